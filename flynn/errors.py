@@ -1,0 +1,101 @@
+"""The one exception tree for flynn; SDK and library errors are mapped onto it at the edges.
+
+    FlynnError
+    ├── ConfigError              invalid configuration; carries every problem with its key path
+    ├── StoreError               the memory store failed (database unreadable, migration refused)
+    ├── ProviderError            a language-model call failed; retry and fallback branch on the type
+    │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
+    │   ├── Unavailable          5xx, connection refused or reset, overloaded
+    │   │   ├── ProviderTimeout  no answer within ``llm.timeout_seconds``
+    │   │   └── MalformedResponse  the server answered, but not in a shape we can read
+    │   ├── ContextTooLong       the prompt does not fit the model's window
+    │   ├── AuthFailed           the key was refused (401/403); retrying will not help
+    │   └── BadRequest           the request itself was refused (400/404/422)
+    └── SessionBusy              a session's inbox is full
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FlynnError(Exception):
+    """Base of every error flynn raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong with the configuration, named by its dotted key path."""
+
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message}"
+
+
+class ConfigError(FlynnError):
+    """The configuration is invalid; ``problems`` lists each key at fault."""
+
+    def __init__(self, problems: list[ConfigProblem], source: str | None = None) -> None:
+        self.problems = problems
+        self.source = source
+        where = f" in {source}" if source else ""
+        lines = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"invalid configuration{where}:\n{lines}")
+
+
+class StoreError(FlynnError):
+    """The memory store could not do what was asked; nothing was half-written."""
+
+
+class ProviderError(FlynnError):
+    """A language-model call failed. ``provider`` names the backend, never a key or URL secret."""
+
+    retriable: bool = False
+
+    def __init__(self, message: str, *, provider: str = "") -> None:
+        super().__init__(message)
+        self.provider = provider
+
+
+class RateLimited(ProviderError):
+    """The provider asked us to slow down."""
+
+    retriable = True
+
+    def __init__(
+        self, message: str, *, provider: str = "", retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, provider=provider)
+        self.retry_after = retry_after
+
+
+class Unavailable(ProviderError):
+    """The provider could not be reached or failed on its side."""
+
+    retriable = True
+
+
+class ProviderTimeout(Unavailable):
+    """The provider did not answer in time."""
+
+
+class MalformedResponse(Unavailable):
+    """The provider answered with something that is not a valid response."""
+
+
+class ContextTooLong(ProviderError):
+    """The prompt is larger than the model's context window."""
+
+
+class AuthFailed(ProviderError):
+    """The provider refused our credentials."""
+
+
+class BadRequest(ProviderError):
+    """The provider refused the request as malformed or unsupported."""
+
+
+class SessionBusy(FlynnError):
+    """A session already has as many messages waiting as it accepts."""

@@ -1,0 +1,1 @@
+"""Memory: namespaced documents, working memory, facts, message history and costs (SQLite)."""

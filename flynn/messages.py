@@ -1,0 +1,74 @@
+"""Typed messages that cross module boundaries: what arrives from a channel and what goes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NewType
+
+ChannelName = NewType("ChannelName", str)
+"""A channel's stable name: ``telegram``, ``discord``, ``gateway`` or ``cli``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelAccount:
+    """One account on one channel; kept as a pair, never a joined string."""
+
+    channel: str
+    external_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionKey:
+    """Identifies one conversation: a chat on a channel, optionally a thread inside it."""
+
+    channel: str
+    chat_id: str
+    thread: str | None = None
+
+    def __str__(self) -> str:
+        base = f"{self.channel}:{self.chat_id}"
+        return f"{base}:{self.thread}" if self.thread else base
+
+    @classmethod
+    def parse(cls, text: str) -> SessionKey:
+        """Inverse of ``str()``: ``channel:chat_id[:thread]``."""
+        channel, _, rest = text.partition(":")
+        if not channel or not rest:
+            raise ValueError(f"not a session key: {text!r}")
+        chat_id, _, thread = rest.partition(":")
+        return cls(channel, chat_id, thread or None)
+
+
+@dataclass(frozen=True, slots=True)
+class InboundMessage:
+    """A message from a person, parsed once at the channel edge."""
+
+    channel: str
+    chat_id: str
+    sender_id: str
+    text: str
+    message_id: str
+    received_at: datetime
+    thread: str | None = None
+    sender_name: str | None = None
+    is_group: bool = False
+
+    @property
+    def session_key(self) -> SessionKey:
+        return SessionKey(self.channel, self.chat_id, self.thread)
+
+    @property
+    def account(self) -> ChannelAccount:
+        return ChannelAccount(self.channel, self.sender_id)
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundMessage:
+    """A reply for a channel to deliver, split to the channel's limits by the channel itself."""
+
+    session: SessionKey
+    text: str
+    reply_to: str | None = None
+    is_error: bool = False
+    parts: tuple[str, ...] = field(default=())

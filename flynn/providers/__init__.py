@@ -1,0 +1,1 @@
+"""Language-model providers behind one narrow Protocol (see ``base``)."""

@@ -1,0 +1,256 @@
+"""Configuration: one pydantic model per component, from a YAML file and ``FLYNN_*`` variables.
+
+Precedence, highest first: environment (``FLYNN_<SECTION>__<KEY>``), the YAML file, the defaults
+embedded here. Unknown keys are errors everywhere. ``load_settings`` turns every validation problem
+into a ``ConfigProblem`` naming its dotted key path, so the CLI can print them and exit 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from flynn.errors import ConfigError, ConfigProblem
+
+ProviderName = Literal["anthropic", "openai", "offline"]
+ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
+TaskName = Literal["compaction", "extraction", "distill"]
+AccountId = Annotated[str, BeforeValidator(lambda value: str(value))]
+"""A channel account id; YAML may spell Telegram and Discord ids as numbers."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class ProviderSettings(_Section):
+    """One concrete backend: used for fallbacks and per-task overrides."""
+
+    provider: ProviderName
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+
+
+class TaskSettings(_Section):
+    """Per-task override; unset fields inherit from ``llm``."""
+
+    provider: ProviderName | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    max_output_tokens: int | None = Field(default=None, ge=16, le=200_000)
+
+
+class LlmSettings(_Section):
+    provider: ProviderChoice = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    context_window: int = Field(default=200_000, ge=1024, le=10_000_000)
+    max_output_tokens: int = Field(default=2048, ge=16, le=200_000)
+    timeout_seconds: float = Field(default=60, gt=0, le=3600)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    stream: bool = True
+    fallbacks: list[ProviderSettings] = Field(default_factory=list)
+    tasks: dict[TaskName, TaskSettings] = Field(default_factory=dict)
+
+
+class MemorySettings(_Section):
+    user_namespace: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
+    working_memory_ttl_days: int = Field(default=14, ge=1, le=365)
+    working_memory_max_tokens: int = Field(default=1000, ge=100, le=4000)
+    proactive_session_greeting: bool = False
+    auto_extract: bool = True
+    extraction_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+    retrieval_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
+    recall_max_tokens: int = Field(default=1500, ge=0, le=20_000)
+
+
+class CompactionSettings(_Section):
+    reserve_tokens: int = Field(default=16_384, ge=0)
+    keep_recent_tokens: int = Field(default=20_000, ge=0)
+
+
+class PersonaSettings(_Section):
+    name: str = Field(default="flynn", pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
+    tier: int = Field(default=2, ge=1, le=4)
+    inject_datetime: bool = True
+    timezone: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown IANA timezone {value!r}") from None
+        return value
+
+
+class UserAccounts(_Section):
+    """The accounts one person uses; ids are kept as strings whatever the YAML type."""
+
+    telegram: list[AccountId] = Field(default_factory=list)
+    discord: list[AccountId] = Field(default_factory=list)
+    gateway: list[AccountId] = Field(default_factory=list)
+    cli: list[AccountId] = Field(default_factory=list)
+
+
+class GatewaySettings(_Section):
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    token: SecretStr | None = None
+    max_message_bytes: int = Field(default=65_536, ge=1024, le=16 * 1024 * 1024)
+
+
+class TelegramSettings(_Section):
+    enabled: bool = False
+    token: SecretStr | None = None
+    base_url: str | None = None
+    allowed_users: list[AccountId] = Field(default_factory=list)
+    require_mention_in_groups: bool = True
+
+
+class DiscordSettings(_Section):
+    enabled: bool = False
+    token: SecretStr | None = None
+    allowed_users: list[AccountId] = Field(default_factory=list)
+    require_mention_in_guilds: bool = True
+
+
+class ChannelsSettings(_Section):
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    telegram: TelegramSettings = Field(default_factory=TelegramSettings)
+    discord: DiscordSettings = Field(default_factory=DiscordSettings)
+
+
+class LoggingSettings(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["auto", "console", "json"] = "auto"
+
+
+class Settings(BaseSettings):
+    """The whole configuration. Build it with ``load_settings``, not directly."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FLYNN_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+        case_sensitive=False,
+    )
+
+    data_dir: Path = Path("~/.flynn")
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    persona: PersonaSettings = Field(default_factory=PersonaSettings)
+    users: dict[str, UserAccounts] = Field(default_factory=dict)
+    channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+
+    @field_validator("data_dir")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @field_validator("users")
+    @classmethod
+    def _user_names(cls, value: dict[str, UserAccounts]) -> dict[str, UserAccounts]:
+        seen: dict[tuple[str, str], str] = {}
+        for name, accounts in value.items():
+            if not name.replace("_", "").replace("-", "").isalnum():
+                raise ValueError(f"user name {name!r} may hold only letters, digits, - and _")
+            for channel in ("telegram", "discord", "gateway", "cli"):
+                for external_id in getattr(accounts, channel):
+                    other = seen.setdefault((channel, external_id), name)
+                    if other != name:
+                        raise ValueError(
+                            f"{channel} account {external_id} is listed for both {other} and {name}"
+                        )
+        return value
+
+    @model_validator(mode="after")
+    def _budgets_fit_window(self) -> Settings:
+        usable = self.llm.context_window - self.compaction.reserve_tokens
+        if usable < 512:
+            raise ValueError(
+                "compaction.reserve_tokens must leave at least 512 tokens of llm.context_window "
+                f"(context_window={self.llm.context_window}, "
+                f"reserve_tokens={self.compaction.reserve_tokens})"
+            )
+        if self.compaction.keep_recent_tokens >= usable:
+            # Keeping this much verbatim would leave compaction nothing to summarise; clamp
+            # rather than refuse, since the defaults are sized for a 200k window.
+            self.compaction.keep_recent_tokens = usable // 2
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The YAML file arrives as init kwargs; the environment must win over it.
+        return (env_settings, init_settings)
+
+
+def parse_yaml(text: str, source: str | None = None) -> dict[str, Any]:
+    """The YAML document as a mapping; an empty file is an empty mapping."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "file"
+        raise ConfigError([ConfigProblem(where, f"not valid YAML ({exc})")], source) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError([ConfigProblem("(top level)", "must be a mapping of keys")], source)
+    return data
+
+
+def load_settings(data: Mapping[str, Any] | None = None, source: str | None = None) -> Settings:
+    """Validate ``data`` (the parsed YAML) merged under ``FLYNN_*`` variables.
+
+    Raises ``ConfigError`` listing every problem with its key path.
+    """
+    try:
+        return Settings(**dict(data or {}))
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc), source) from None
+
+
+def _problems(exc: ValidationError) -> list[ConfigProblem]:
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = "unknown key"
+        elif message.startswith("Value error, "):
+            message = message.removeprefix("Value error, ")
+        problems.append(ConfigProblem(key, message))
+    return problems
