@@ -1,0 +1,338 @@
+"""Rule-based fact extraction from each user message: precompiled patterns, no LLM, reply path.
+
+It proposes; reconciliation decides. Patterns are deliberately conservative: a missed fact is
+picked up by LLM extraction later, a wrong one would be believed until corrected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from flynn.memory.store import FactKind
+
+EXPLICIT_CONFIDENCE = 0.9
+INFERRED_NAME_CONFIDENCE = 0.7
+MAX_VALUE_CHARS = 200
+MAX_TRIGGER_CHARS = 100
+MAX_SCANNED_CHARS = 8000
+"""Long pastes (logs, documents) are not self-descriptions; only their start is scanned."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedFact:
+    """A fact a rule found; ``target`` names the document family it belongs to."""
+
+    kind: FactKind
+    field: str | None
+    value: str
+    confidence: float
+    target: Literal["profile", "patterns"]
+
+
+_FLAGS = re.IGNORECASE
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+# A full stop ends a sentence only before whitespace, so "example.com" and "3.5" stay whole.
+_SENTENCE_END = re.compile(r"[!?\n;]|\.(?=\s|$)")
+_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|St)\.$")
+
+# A new clause starts at a comma or conjunction followed by a fresh subject ("..., I live in X",
+# "... and my name is Y"), or at a subordinating conjunction; a comma inside a list is not split.
+_SUBJECT = r"(?:i|i'm|im|i am|my|call me)\b"
+_CLAUSE_SPLIT = re.compile(
+    rf",\s*(?=(?:(?:and|but|so|also)\s+)?{_SUBJECT}"
+    r"|(?:it|it's|that|that's|this|you|thanks|thank|please|which)\b)"
+    rf"|\s+(?:(?:and|but|so|also)\s+(?={_SUBJECT})|(?:because|although|though|whereas)\s+)",
+    _FLAGS,
+)
+_QUESTION_START = re.compile(r"^\W*(?:what|who|whom|whose|where|why|how|which)\b", _FLAGS)
+_WORD = re.compile(r"[\w']+")
+# Words before a match that make it negated, hypothetical or someone else's claim.
+_BLOCKING_WORDS = _words(
+    """
+    not never if unless whether suppose supposing imagine pretend wish hope wonder wondering
+    asked ask said says thinks whatever
+    """
+)
+
+_ACTION = re.compile(
+    r"^\W*(?:(?:from now on|also|and|so|btw|by the way|ok|okay|oh)\W+)*"
+    r"(?:when|whenever|if)\s+i\s+say\s+(?P<trigger>[^,]{1,100}?)\s*,\s*"
+    r"(?:(?:then|please|just)\s+)*(?P<action>.+)$",
+    _FLAGS,
+)
+_I_MEAN = re.compile(r"^(?:i|you)\s+mean\s+", _FLAGS)
+
+_NAME = re.compile(
+    r"\bmy\s+name(?:\s+is|'s)\s+(?:(?:actually|really|just|now)\s+)?(?P<v>.+)", _FLAGS
+)
+_CALL_ME = re.compile(r"\bcall\s+me\s+(?P<v>.+)", _FLAGS)
+_I_AM = re.compile(r"\bi(?:'m|\s+am)\s+(?P<v>.+)", _FLAGS)
+_ADVERBS = (
+    r"(?:(?:really|also|much|just|generally|usually|do|definitely|absolutely|truly|still)\s+)*"
+)
+_LIKE = re.compile(rf"\bi\s+{_ADVERBS}(?:prefer|like|love|enjoy)\s+(?P<v>.+)", _FLAGS)
+_DISLIKE = re.compile(
+    rf"\bi\s+{_ADVERBS}(?:dislike|hate|detest|can't\s+stand|cannot\s+stand"
+    rf"|(?:don't|do\s+not)\s+{_ADVERBS}(?:like|enjoy))\s+(?P<v>.+)",
+    _FLAGS,
+)
+_LIVE_IN = re.compile(
+    r"\bi\s+(?:(?:currently|now|still)\s+)?(?:live|am\s+based|'m\s+based)\s+in\s+(?P<v>.+)", _FLAGS
+)
+_MY_FIELD = re.compile(
+    r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:is|are)\s+(?P<v>.+)", _FLAGS
+)
+# Plain str.strip sets, not regexes: a regex anchored at the end backtracks quadratically
+# over a long run of these characters.
+_LEADING_NOISE = " \t\r\n\"'`“”‘’([*_~-"
+_TRAILING_NOISE = " \t\r\n.,;:!?…)]\"'`“”‘’*_~-"
+_LOCATION_TAIL = re.compile(
+    r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$", _FLAGS
+)
+_LIKING_WORDS = ("like", "prefer", "love", "enjoy", "hate", "detest", "stand")
+_FIELD_CHARS = re.compile(r"[^a-z0-9]+")
+
+_NAME_STOPWORDS = _words(
+    """
+    a an the this that these those my your his her their our its it me you him them us
+    not no never so very really just also still too quite pretty only even actually honestly
+    literally definitely probably maybe always currently now today tomorrow tonight later soon
+    here there back home away out off up down over in on at from with for to into about of by as
+    like kind sort all both one some any called named what who how why when where if and or but
+    then than please thanks sure fine ok okay good great well glad happy sad tired sorry busy
+    ready done hungry thirsty sick ill bored excited afraid scared aware able late early free
+    available right wrong confused curious interested worried stressed exhausted alive almost
+    lost stuck awake asleep new old alone serious kidding joking certain positive convinced
+    grateful thankful surprised impressed annoyed angry upset frustrated disappointed nervous
+    anxious calm cool hot cold warm crazy fan big huge total bit little vegan vegetarian married
+    single pregnant retired unemployed human male female gay straight trans guy girl man woman
+    american british english french german italian spanish portuguese brazilian canadian
+    australian indian chinese japanese korean russian dutch irish scottish welsh mexican polish
+    swedish norwegian danish finnish greek turkish jewish muslim christian catholic buddhist
+    hindu atheist european african asian
+    """
+)
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame"})
+_OBJECT_STOPWORDS = _words(
+    """
+    it that this these those them you him her what how when where why which who your yours
+    not to
+    """
+)
+_FIELD_STOPWORDS = _words(
+    """
+    point guess question problem issue concern understanding feeling thought thoughts
+    thinking impression answer bad fault idea suggestion opinion take view sense experience reply
+    response message request mistake assumption hunch worry excuse hope bet advice reason head
+    heart mind day week life turn pleasure apologies apology main own whole only favorite
+    favourite
+    """
+)
+_VALUE_STOPWORDS = _words(
+    """
+    not so too very really kinda kind sort being getting going still also just always never
+    currently now here there it that this what how why who which when where broken down dead
+    slow fine ok okay good great bad done gone missing failing acting crashing working
+    """
+)
+_FIELD_ALIASES = {"time_zone": "timezone", "tz": "timezone", "home_town": "hometown"}
+
+
+class RuleExtractor:
+    """Finds explicit self-descriptions and trigger -> action requests in a user message.
+
+    Stateless and pure: ``extract`` never raises for any input text.
+    """
+
+    def extract(self, text: str) -> list[ProposedFact]:
+        """Proposed facts in order of appearance, without duplicates."""
+        text = text[:MAX_SCANNED_CHARS].replace("’", "'").replace("‘", "'")
+        if "```" in text:
+            text = _CODE_BLOCK.sub(" ", text)
+        if ">" in text:
+            text = _QUOTED_LINE.sub("", text)
+        caps_free = not any(char.isupper() for char in text)
+        found: list[ProposedFact] = []
+        for sentence in _sentences(text):
+            if sentence.endswith("?") or _QUESTION_START.match(sentence):
+                continue
+            action = _action(sentence)
+            if action is not None:
+                found.append(action)
+                continue
+            for clause in _CLAUSE_SPLIT.split(sentence):
+                found.extend(_clause_facts(clause, caps_free=caps_free))
+        return _unique(found)
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences with their closing punctuation, so a question is still recognisable."""
+    sentences = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        stop = end.end()
+        # Only the last few characters can hold an abbreviation; searching the whole growing
+        # piece would be quadratic in a run of them.
+        if end.group() == "." and _ABBREVIATION.search(text, max(start, stop - 6), stop):
+            continue
+        sentences.append(text[start:stop].strip())
+        start = stop
+    sentences.append(text[start:].strip())
+    return [sentence for sentence in sentences if len(sentence) > 1]
+
+
+def _action(sentence: str) -> ProposedFact | None:
+    match = _ACTION.match(sentence)
+    if match is None:
+        return None
+    trigger = " ".join(_strip(match["trigger"]).lower().split())
+    action = _I_MEAN.sub("means ", _strip(match["action"]), count=1)
+    if not trigger or not action or len(trigger) > MAX_TRIGGER_CHARS:
+        return None
+    return ProposedFact("action", trigger, _cap(action), EXPLICIT_CONFIDENCE, "patterns")
+
+
+def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
+    # Substring checks gate each regex: most clauses match none, and ``in`` is far cheaper.
+    low = clause.lower()
+    facts: list[ProposedFact] = []
+    named = False
+    if "name" in low and (match := _usable(clause, _NAME.search(clause))):
+        named = True
+        if name := _name(match["v"], need_caps=False, max_words=3):
+            facts.append(_profile("name", name, EXPLICIT_CONFIDENCE))
+    if (
+        "call" in low
+        and (match := _usable(clause, _CALL_ME.search(clause)))
+        and (name := _name(match["v"], need_caps=not caps_free, max_words=3))
+    ):
+        facts.append(_profile("name", name, EXPLICIT_CONFIDENCE))
+    if (
+        ("i'm" in low or "i am" in low)
+        and (match := _usable(clause, _I_AM.search(clause)))
+        and (name := _name(match["v"], need_caps=True, max_words=2, strict=True))
+    ):
+        facts.append(_profile("name", name, INFERRED_NAME_CONFIDENCE))
+    if any(word in low for word in _LIKING_WORDS):
+        if match := _usable(clause, _DISLIKE.search(clause)):
+            if obj := _object(match["v"]):
+                facts.append(_profile(None, f"dislikes {obj}", EXPLICIT_CONFIDENCE))
+        elif (match := _usable(clause, _LIKE.search(clause))) and (obj := _object(match["v"])):
+            facts.append(_profile(None, f"prefers {obj}", EXPLICIT_CONFIDENCE))
+    if " in " in low and (match := _usable(clause, _LIVE_IN.search(clause))):
+        place = _LOCATION_TAIL.sub("", _strip(match["v"]))
+        if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
+            facts.append(_profile("location", place, EXPLICIT_CONFIDENCE))
+    if not named and "my " in low and (match := _usable(clause, _MY_FIELD.search(clause))):
+        field = _field(match["f"])
+        value = _strip(match["v"])
+        if field and value and value.split()[0].lower() not in _VALUE_STOPWORDS:
+            facts.append(_profile(field, value, EXPLICIT_CONFIDENCE))
+    return facts
+
+
+def _usable(clause: str, match: re.Match[str] | None) -> re.Match[str] | None:
+    """``match`` unless the words before it negate it or make it hypothetical."""
+    if match is None:
+        return None
+    for word in _WORD.findall(clause, 0, match.start()):
+        word = word.lower()
+        if word in _BLOCKING_WORDS or word.endswith("n't"):
+            return None
+    return match
+
+
+def _name(rest: str, *, need_caps: bool, max_words: int, strict: bool = False) -> str | None:
+    """The leading name-like words of ``rest``, or ``None`` when it does not start with a name.
+
+    ``strict`` (for "I'm X") also refuses all-caps words, possessives and gerunds, since the
+    phrase far more often introduces a state than a name.
+    """
+    words: list[str] = []
+    for raw in rest.split()[: max_words + 1]:
+        word = _strip(raw)
+        is_title = word.lower() in _TITLES
+        if is_title and raw.endswith("."):
+            word += "."
+        if not word or not word[0].isalpha() or not all(c.isalpha() or c in "'-." for c in word):
+            break
+        if word.lower() in _NAME_STOPWORDS:
+            break
+        if need_caps and not word[0].isupper():
+            break
+        if words and words[0][0].isupper() and not word[0].isupper():
+            break
+        if strict and (
+            (len(word) > 1 and word.isupper())
+            or word.lower().endswith("'s")
+            or (len(word) > 4 and word.lower().endswith("ing"))
+        ):
+            return None
+        if len(words) == max_words:
+            # More name-like words than a name has: probably a title or a sentence in caps.
+            return None if strict else " ".join(words)
+        words.append(word)
+        if not words[0][0].isupper():
+            break  # a lowercase name is taken one word at a time; what follows is not vetted
+        if raw != word and not is_title:
+            break  # the name ended at punctuation
+    if not words or (len(words) == 1 and words[0].rstrip(".").lower() in _TITLES):
+        return None
+    return " ".join(words)
+
+
+def _object(rest: str) -> str | None:
+    value = _strip(rest)
+    if not value:
+        return None
+    first = value.split()[0].lower()
+    if first in _OBJECT_STOPWORDS or value.lower().startswith("the way"):
+        return None
+    return value
+
+
+def _field(phrase: str) -> str | None:
+    words = phrase.lower().replace("'s ", " ").split()
+    if not words or words[-1] in _FIELD_STOPWORDS:
+        return None
+    field = _FIELD_CHARS.sub("_", " ".join(words)).strip("_")
+    if field == "name":
+        return None  # "my name is ..." has its own, stricter rule
+    return _FIELD_ALIASES.get(field, field) or None
+
+
+def _profile(field: str | None, value: str, confidence: float) -> ProposedFact:
+    return ProposedFact("profile", field, _cap(value), confidence, "profile")
+
+
+def _strip(value: str) -> str:
+    return value.lstrip(_LEADING_NOISE).rstrip(_TRAILING_NOISE).strip()
+
+
+def _cap(value: str) -> str:
+    value = " ".join(value.split())
+    if len(value) <= MAX_VALUE_CHARS:
+        return value
+    cut = value[:MAX_VALUE_CHARS]
+    space = cut.rfind(" ")
+    return _strip(cut[:space] if space > MAX_VALUE_CHARS // 2 else cut)
+
+
+def _unique(facts: list[ProposedFact]) -> list[ProposedFact]:
+    seen: set[tuple[str, str | None, str]] = set()
+    unique = []
+    for fact in facts:
+        key = (fact.kind, fact.field, fact.value.lower())
+        if key not in seen:
+            seen.add(key)
+            unique.append(fact)
+    return unique

@@ -1,0 +1,275 @@
+"""Persona files by context tier, the ``flynn init`` templates, and the per-request system block.
+
+The persona is the stable top of the system prompt; files are re-read only when they change on disk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+TIER_FILES: tuple[tuple[str, ...], ...] = (
+    ("IDENTITY.md",),
+    (
+        "SOUL.md",
+        "PROTOCOLS.md",
+        "USER.md",
+        "MEMORY_SHORT.md",
+        "MEMORY_MID.md",
+        "REMINDERS.md",
+    ),
+    ("MEMORY_LONG.md", "CONTEXT_TIERS.md"),
+    ("SCRATCH.md", "TASKS.json"),
+)
+"""The files each context tier adds, in prompt order (seeds/004)."""
+
+MIN_TIER = 1
+MAX_TIER = len(TIER_FILES)
+
+DEFAULT_IDENTITY = """\
+You are Flynn, a personal assistant who remembers the person you talk with across conversations \
+and channels. What you know about them comes from notes kept between conversations: use it \
+naturally, without reciting it, and when you are unsure whether you remember something, say so \
+rather than guess. Never claim to remember what is not in front of you. When the current message \
+disagrees with something stored in memory, trust the current message: people move, change their \
+minds and correct mistakes. Be direct, warm and concise."""
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+_EMPTY_JSON = frozenset({"", "[]", "{}"})
+
+
+def files_for_tier(tier: int) -> tuple[str, ...]:
+    """Every persona file loaded at ``tier``, in prompt order; ``ValueError`` outside 1..4."""
+    if not MIN_TIER <= tier <= MAX_TIER:
+        raise ValueError(f"persona tier must be {MIN_TIER}..{MAX_TIER}, not {tier}")
+    return tuple(name for added in TIER_FILES[:tier] for name in added)
+
+
+def persona_directory(data_dir: Path, name: str) -> Path:
+    """Where the persona called ``name`` keeps its files."""
+    return data_dir / "persona" / name
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    signature: tuple[int, int, int]
+    text: str
+
+
+class Persona:
+    """The persona text for one directory and tier.
+
+    ``render`` stats each file once per call and re-reads only files whose modification time, size
+    or inode changed, so edits (including an editor's write-and-rename) apply on the next turn.
+    """
+
+    def __init__(self, directory: Path, tier: int) -> None:
+        self._files = files_for_tier(tier)
+        self.directory = directory
+        self.tier = tier
+        self._cache: dict[str, _Cached] = {}
+
+    def render(self) -> str:
+        """The assembled persona: each non-empty file under a heading naming it.
+
+        Without a usable IDENTITY.md the built-in identity stands in its place. Unreadable files
+        are logged and skipped; this method does not raise for file problems.
+        """
+        sections: list[str] = []
+        for name in self._files:
+            text = self._read(name)
+            if name == "IDENTITY.md" and not text:
+                sections.append(f"--- Identity ---\n{DEFAULT_IDENTITY}")
+            elif text:
+                sections.append(f"--- {name} ---\n{text}")
+        return "\n\n".join(sections)
+
+    def _read(self, name: str) -> str:
+        path = self.directory / name
+        try:
+            stat = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            self._cache.pop(name, None)
+            return ""
+        except OSError as exc:
+            self._cache.pop(name, None)
+            log.warning("persona.file_unreadable", file=str(path), error=str(exc))
+            return ""
+        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = self._cache.get(name)
+        if cached is not None and cached.signature == signature:
+            return cached.text
+        try:
+            text = _clean(name, path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return ""
+        except (OSError, UnicodeDecodeError) as exc:
+            # Cached as empty so a broken file is reported once per change, not once per turn.
+            log.warning("persona.file_unreadable", file=str(path), error=str(exc))
+            text = ""
+        self._cache[name] = _Cached(signature, text)
+        return text
+
+
+def _clean(name: str, raw: str) -> str:
+    # HTML comments hold the templates' guidance for the human editing the file; they would
+    # only cost tokens in every prompt.
+    text = raw.strip()
+    if name.endswith(".md"):
+        text = _BLANK_RUNS.sub("\n\n", _COMMENT.sub("", text)).strip()
+    elif name.endswith(".json") and text.replace(" ", "").replace("\n", "") in _EMPTY_JSON:
+        text = ""
+    return text
+
+
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+OFF_THE_RECORD_LINE = (
+    "Current mode: Off The Record — this conversation is private and will not be logged or "
+    "included in memory distillation"
+)
+
+
+def system_block(
+    now: datetime, *, timezone: str | None, inject_datetime: bool, off_the_record: bool
+) -> str:
+    """The ``--- System ---`` block, or ``""`` when it would say nothing.
+
+    ``now`` must be timezone-aware; it is shown in the IANA ``timezone`` (the system's local zone
+    when ``None``). Raises ``ValueError`` for a naive ``now`` and ``ZoneInfoNotFoundError`` for an
+    unknown zone (settings validation rejects those earlier).
+    """
+    lines: list[str] = []
+    if inject_datetime:
+        if now.tzinfo is None or now.utcoffset() is None:
+            raise ValueError("system_block needs a timezone-aware datetime")
+        local = now.astimezone(ZoneInfo(timezone)) if timezone else now.astimezone()
+        lines.append(f"Current date and time: {_spoken(local)}")
+    if off_the_record:
+        lines.append(OFF_THE_RECORD_LINE)
+    if not lines:
+        return ""
+    return "\n".join(["--- System ---", *lines])
+
+
+def _spoken(local: datetime) -> str:
+    # Day name and AM/PM are spelled here rather than with %A/%p, which follow the C locale.
+    hour = local.hour % 12 or 12
+    meridiem = "AM" if local.hour < 12 else "PM"
+    zone = local.tzname() or local.strftime("%z")
+    return f"{_DAYS[local.weekday()]}, {local:%Y-%m-%d} at {hour:02d}:{local:%M} {meridiem} {zone}"
+
+
+_TEMPLATES: dict[str, str] = {
+    "IDENTITY.md": f"""\
+<!--
+IDENTITY.md: who the assistant is. Loaded at every context tier (1-4), first.
+Change the name, role and voice to taste. Text inside these comment markers is for you
+and is never sent to the model. If this file is missing or empty, a built-in identity is used.
+-->
+# Identity
+
+{DEFAULT_IDENTITY}
+""",
+    "SOUL.md": """\
+<!--
+SOUL.md: values, personality and voice. Loaded from tier 2.
+-->
+# Soul
+
+- Care about the person's goals more than about sounding clever.
+- Be candid: disagree politely when something looks wrong, and explain why.
+- Keep answers as short as the question allows; offer detail rather than forcing it.
+""",
+    "PROTOCOLS.md": """\
+<!--
+PROTOCOLS.md: behavioural rules, how to respond and what to avoid. Loaded from tier 2.
+-->
+# Protocols
+
+- Answer in the language the person writes in.
+- When memory and the current message disagree, follow the message and say what changed.
+- Ask before acting on anything irreversible.
+- Do not invent facts about the person; if something is not remembered, say so.
+""",
+    "USER.md": """\
+<!--
+USER.md: what you want the assistant to know about you from the start. Loaded from tier 2.
+Facts learned in conversation are kept in flynn's memory database, not here; use this file
+for things you would rather state once, e.g.:
+
+# About me
+- Name: Ana
+- Works as: backend engineer, Europe/Lisbon time
+- Prefers: short answers, metric units
+-->
+""",
+    "CONTEXT_TIERS.md": """\
+<!--
+CONTEXT_TIERS.md: tells the model which files it is seeing. Loaded from tier 3.
+Set the tier with `persona.tier` in the config (default 2).
+-->
+# Context tiers
+
+1. IDENTITY.md: minimal context, for lightweight tasks.
+2. + SOUL.md, PROTOCOLS.md, USER.md, MEMORY_SHORT.md, MEMORY_MID.md, REMINDERS.md: standard chat.
+3. + MEMORY_LONG.md, CONTEXT_TIERS.md: deep sessions and long tasks.
+4. + SCRATCH.md, TASKS.json: full state, agent mode.
+""",
+    "REMINDERS.md": """\
+<!--
+REMINDERS.md: pending reminders the assistant should bring up when relevant. Loaded from tier 2.
+One per line, e.g. "- 2026-06-01: renew the passport".
+-->
+""",
+    "SCRATCH.md": """\
+<!--
+SCRATCH.md: an ephemeral scratchpad for work in progress. Loaded at tier 4 only.
+-->
+""",
+    "MEMORY_SHORT.md": """\
+<!--
+MEMORY_SHORT.md: digest of recent sessions. Rewritten by `flynn distill short`; edits are
+overwritten at the next distillation. Loaded from tier 2.
+-->
+""",
+    "MEMORY_MID.md": """\
+<!--
+MEMORY_MID.md: concise summary of recent weeks. Rewritten by `flynn distill mid`.
+Loaded from tier 2.
+-->
+""",
+    "MEMORY_LONG.md": """\
+<!--
+MEMORY_LONG.md: long-term memory integrated over months. Updated by `flynn distill long`;
+review it after the first run. Loaded from tier 3.
+-->
+""",
+    # JSON cannot carry guidance comments; an empty list is skipped when rendering.
+    "TASKS.json": "[]\n",
+}
+
+
+def write_persona_templates(directory: Path) -> list[Path]:
+    """Writes the template files missing from ``directory`` (creating it); returns those written.
+
+    Existing files are never overwritten, so running ``flynn init`` again is safe.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, content in _TEMPLATES.items():
+        path = directory / name
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(content)
+        except FileExistsError:
+            continue
+        written.append(path)
+    return written

@@ -1,0 +1,169 @@
+"""The commented configuration file ``flynn init`` writes; it documents every settings key.
+
+``tests/test_scaffold.py`` fails when a key of ``flynn.settings`` is missing here, or when the
+values shown here differ from the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+CONFIG_TEMPLATE = """\
+# flynn configuration. Every key is optional: the values shown are the defaults.
+# Every key can also be set in the environment as FLYNN_<SECTION>__<KEY>, which wins over this
+# file, e.g. FLYNN_LLM__MODEL=claude-sonnet-4-5 or FLYNN_CHANNELS__TELEGRAM__TOKEN=123:abc.
+# Unknown keys are errors. Secrets are shown as null: prefer the environment for them, so this
+# file can be shared and committed without leaking anything.
+
+# Where flynn keeps its SQLite database and persona files (created if missing).
+data_dir: ~/.flynn
+
+llm:
+  # Backend: auto | anthropic | openai | offline. auto picks anthropic when ANTHROPIC_API_KEY
+  # is set, else openai when OPENAI_API_KEY is set, else offline (no language model; for
+  # trying flynn out and for tests).
+  provider: auto
+  # Model name; null uses the provider's default model.
+  model: null
+  # Another endpoint: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio), or an
+  # Anthropic-compatible proxy. null uses the vendor's own API.
+  base_url: null
+  # Secret. Prefer ANTHROPIC_API_KEY / OPENAI_API_KEY (or FLYNN_LLM__API_KEY) in the environment.
+  api_key: null
+  # Tokens the model can read in one request (1024..10000000); compaction plans around it.
+  context_window: 200000
+  # Longest reply, in tokens (16..200000).
+  max_output_tokens: 2048
+  # Seconds to wait for one model call before giving up (greater than 0, at most 3600).
+  timeout_seconds: 60
+  # Retries of a failed call (rate limits, outages) before falling back or failing (0..10).
+  max_retries: 3
+  # Stream replies to channels that can edit a message as it grows.
+  stream: true
+  # Backends tried in order when the main one is unavailable. Each entry:
+  #   - provider: openai             # anthropic | openai | offline (required)
+  #     model: null                  # the provider's default when null
+  #     base_url: null               # e.g. http://localhost:11434/v1 for Ollama
+  #     api_key: null                # secret; prefer the environment
+  fallbacks: []
+  # Per-task overrides for background work; unset fields inherit from llm. Tasks: compaction,
+  # extraction, distill. Example:
+  #   extraction:
+  #     provider: openai             # anthropic | openai | offline
+  #     model: gpt-4o-mini
+  #     base_url: null
+  #     api_key: null                # secret; prefer the environment
+  #     max_output_tokens: 1024      # 16..200000; null inherits llm.max_output_tokens
+  tasks: {}
+
+memory:
+  # One memory for one person across every channel, e.g. "user" (letters, digits, _ . -;
+  # at most 64). null keeps memory per session unless `users` below maps accounts to people.
+  user_namespace: null
+  # Days working memory stays valid after the last compaction (1..365).
+  working_memory_ttl_days: 14
+  # Token budget for working memory injected at the start of a session (100..4000).
+  working_memory_max_tokens: 1000
+  # On the first turn of a session, ask the model to acknowledge what it remembers.
+  proactive_session_greeting: false
+  # Extract facts from conversation (rules on every message, an LLM pass in the background).
+  auto_extract: true
+  # Minimum confidence for an extracted fact to be stored (0.0..1.0).
+  extraction_threshold: 0.7
+  # Minimum relevance for a memory to be recalled into the prompt (0.0..1.0).
+  retrieval_threshold: 0.3
+  # Token budget for memory recalled for each message (0..20000).
+  recall_max_tokens: 1500
+
+compaction:
+  # Compact when the prompt would exceed llm.context_window minus this many tokens (at least
+  # 0, and it must leave 512 tokens of the window).
+  reserve_tokens: 16384
+  # Most recent turns kept verbatim when compacting (at least 0; clamped to half the usable
+  # window when larger).
+  keep_recent_tokens: 20000
+
+persona:
+  # Persona files live in <data_dir>/persona/<name>/ (letters, digits, _ . -; at most 64);
+  # `flynn init` writes templates there.
+  name: flynn
+  # Context tier 1..4: how many persona files are loaded. 1 identity only; 2 adds soul,
+  # protocols, user, short/mid memory, reminders; 3 adds long memory; 4 adds scratch and tasks.
+  tier: 2
+  # Tell the model the current date and time on every turn.
+  inject_datetime: true
+  # IANA zone for that date and time, e.g. Europe/Lisbon; null uses the system's local zone.
+  timezone: null
+
+# Several people, each with their own memory (users/<name>/...). List the accounts each person
+# writes from; an account listed for no one gets no one's memory. Names: letters, digits, - _.
+# An account may belong to only one person. Example:
+#   ana:
+#     telegram: [123456789]          # Telegram user ids
+#     discord: [987654321]           # Discord user ids
+#     gateway: ["ana-laptop"]        # gateway client_id values
+#     cli: ["ana"]                   # `flynn chat` account ids
+users: {}
+
+channels:
+  # WebSocket gateway and web chat page (ws://host:port/ws, http://host:port/).
+  gateway:
+    enabled: true
+    # Interface to listen on; 127.0.0.1 keeps it to this machine.
+    host: 127.0.0.1
+    # TCP port (0..65535; 0 picks a free port).
+    port: 8765
+    # Secret clients must present. null: generated at first start and kept in data_dir.
+    # Prefer FLYNN_CHANNELS__GATEWAY__TOKEN in the environment.
+    token: null
+    # Largest accepted frame, in bytes (1024..16777216).
+    max_message_bytes: 65536
+  telegram:
+    enabled: false
+    # Secret bot token from @BotFather. Prefer FLYNN_CHANNELS__TELEGRAM__TOKEN.
+    token: null
+    # Another Bot API server (self-hosted telegram-bot-api), e.g. http://host:8081/bot;
+    # null uses api.telegram.org.
+    base_url: null
+    # Telegram user ids allowed to talk to the bot, e.g. [123456789].
+    allowed_users: []
+    # In groups, answer only messages that mention the bot or reply to it.
+    require_mention_in_groups: true
+  discord:
+    enabled: false
+    # Secret bot token. Prefer FLYNN_CHANNELS__DISCORD__TOKEN.
+    token: null
+    # Discord user ids allowed to talk to the bot, e.g. ["987654321"].
+    allowed_users: []
+    # In servers, answer only messages that mention the bot.
+    require_mention_in_guilds: true
+
+logging:
+  # debug | info | warning | error. Message bodies are logged only at debug.
+  level: info
+  # auto | console | json. auto: console on a terminal, JSON otherwise.
+  format: auto
+"""
+
+
+def write_config(path: Path, *, data_dir: Path | None = None) -> bool:
+    """Writes ``CONFIG_TEMPLATE`` to ``path`` (creating its directory); ``False`` if it exists.
+
+    ``data_dir`` replaces the template's default data directory, so ``flynn init DIR`` yields a
+    config that keeps its data beside it.
+
+    The file is created owner-only (0600) because it may later hold secrets. Raises ``OSError``
+    when the directory cannot be written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # exist_ok=False creates with O_EXCL, so a concurrent writer cannot be overwritten.
+        path.touch(mode=0o600, exist_ok=False)
+    except FileExistsError:
+        return False
+    text = CONFIG_TEMPLATE
+    if data_dir is not None:
+        text = text.replace("\ndata_dir: ~/.flynn", f"\ndata_dir: {json.dumps(str(data_dir))}", 1)
+    path.write_text(text, encoding="utf-8")
+    return True

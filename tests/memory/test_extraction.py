@@ -1,0 +1,241 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from flynn.memory.extraction import MAX_VALUE_CHARS, ProposedFact, RuleExtractor
+
+extractor = RuleExtractor()
+
+
+def _profile(field: str | None, value: str, confidence: float = 0.9) -> ProposedFact:
+    return ProposedFact("profile", field, value, confidence, "profile")
+
+
+def _action(trigger: str, value: str) -> ProposedFact:
+    return ProposedFact("action", trigger, value, 0.9, "patterns")
+
+
+def test_my_name_is() -> None:
+    assert extractor.extract("My name is Ana.") == [_profile("name", "Ana")]
+
+
+def test_my_name_is_keeps_full_name_and_case_as_written() -> None:
+    assert extractor.extract("my name's Jean-Luc Picard!") == [_profile("name", "Jean-Luc Picard")]
+    assert extractor.extract("my name is ana") == [_profile("name", "ana")]
+
+
+def test_call_me() -> None:
+    assert extractor.extract("Please call me Annie") == [_profile("name", "Annie")]
+    assert extractor.extract("call me Dr. Smith") == [_profile("name", "Dr. Smith")]
+
+
+def test_call_me_lowercase_when_the_whole_message_is() -> None:
+    assert extractor.extract("call me ana") == [_profile("name", "ana")]
+
+
+def test_i_am_a_name_has_lower_confidence() -> None:
+    assert extractor.extract("Hi, I'm Ana") == [_profile("name", "Ana", 0.7)]
+    assert extractor.extract("I am Ana Silva") == [_profile("name", "Ana Silva", 0.7)]
+
+
+@pytest.mark.parametrize("verb", ["prefer", "like", "love", "really like"])
+def test_preferences(verb: str) -> None:
+    assert extractor.extract(f"I {verb} short answers.") == [
+        _profile(None, "prefers short answers")
+    ]
+
+
+@pytest.mark.parametrize("verb", ["dislike", "don't like", "hate", "do not like", "can't stand"])
+def test_dislikes(verb: str) -> None:
+    assert extractor.extract(f"I {verb} cilantro!") == [_profile(None, "dislikes cilantro")]
+
+
+def test_my_field_is() -> None:
+    assert extractor.extract("my favorite color is blue") == [_profile("favorite_color", "blue")]
+    assert extractor.extract("My dog's name is Rex.") == [_profile("dog_name", "Rex")]
+    assert extractor.extract("my email is ana@example.com.") == [
+        _profile("email", "ana@example.com")
+    ]
+
+
+def test_timezone() -> None:
+    assert extractor.extract("My timezone is Europe/Lisbon") == [
+        _profile("timezone", "Europe/Lisbon")
+    ]
+    assert extractor.extract("my time zone is UTC+1") == [_profile("timezone", "UTC+1")]
+
+
+def test_location() -> None:
+    assert extractor.extract("I live in Lisbon.") == [_profile("location", "Lisbon")]
+    assert extractor.extract("I live in St. Louis now") == [_profile("location", "St. Louis")]
+
+
+def test_when_i_say() -> None:
+    assert extractor.extract("When I say 'ship it', run the deploy script.") == [
+        _action("ship it", "run the deploy script")
+    ]
+
+
+def test_when_i_say_do() -> None:
+    assert extractor.extract("From now on, when I say GM, do a morning briefing") == [
+        _action("gm", "do a morning briefing")
+    ]
+
+
+def test_if_i_say() -> None:
+    assert extractor.extract('if I say "prod", I mean the EU cluster') == [
+        _action("prod", "means the EU cluster")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what is my name?",
+        "What's my name",
+        "is my name Ana?",
+        "Do you remember that my name is Ana?",
+        "When I say deploy, what do you do?",
+        "how do I prefer my coffee",
+    ],
+)
+def test_questions_extract_nothing(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm tired",
+        "I'm Tired.",
+        "I am going home",
+        "I am not sure",
+        "I'm a teacher",
+        "I'm Italian",
+        "I'm Ana's sister",
+        "I'M LEAVING",
+        "i am ana",
+    ],
+)
+def test_i_am_without_a_name_extracts_nothing(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my name is not Bob",
+        "My name isn't Bob",
+        "Don't call me Ana",
+        "Never call me Bobby",
+        "I don't think I like jazz",
+        "If my name is Bob, then what?",
+        "If my favorite color is blue",
+        "I wish I lived in Paris",
+        "call me later",
+        "Call me crazy",
+        "call me when you're done",
+    ],
+)
+def test_negated_or_hypothetical_statements_extract_nothing(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love you",
+        "I like it",
+        "I like the way you think",
+        "I hate it when that happens",
+        "I'd like a coffee",
+        "I would like to book a flight",
+        "I prefer not to say",
+        "my point is that we should go",
+        "my code is broken",
+        "my bad",
+    ],
+)
+def test_conversational_phrases_extract_nothing(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+def test_quoted_and_code_text_is_ignored() -> None:
+    text = "> my name is Bob\n```\nmy name is Carl\n```\nAnyway, call me Ana"
+    assert extractor.extract(text) == [_profile("name", "Ana")]
+
+
+def test_several_facts_in_one_message() -> None:
+    text = (
+        "Hi, I'm Ana and I live in Lisbon. I prefer short answers; my favorite color is green. "
+        "When I say standup, summarise yesterday's notes. What's the weather?"
+    )
+    assert extractor.extract(text) == [
+        _profile("name", "Ana", 0.7),
+        _profile("location", "Lisbon"),
+        _profile(None, "prefers short answers"),
+        _profile("favorite_color", "green"),
+        _action("standup", "summarise yesterday's notes"),
+    ]
+
+
+def test_clauses_split_at_a_new_subject_only() -> None:
+    assert extractor.extract("I like cats, dogs and birds") == [
+        _profile(None, "prefers cats, dogs and birds")
+    ]
+    assert extractor.extract("My name is Ana, and I hate Mondays because they are long") == [
+        _profile("name", "Ana"),
+        _profile(None, "dislikes Mondays"),
+    ]
+
+
+def test_mixed_case() -> None:
+    assert extractor.extract("MY NAME IS ANA") == [_profile("name", "ANA")]
+    assert extractor.extract("i PREFER Tea") == [_profile(None, "prefers Tea")]
+    assert extractor.extract("My Favorite Color Is Blue") == [_profile("favorite_color", "Blue")]
+
+
+def test_repeated_facts_are_proposed_once() -> None:
+    assert extractor.extract("My name is Ana. Call me Ana.") == [_profile("name", "Ana")]
+
+
+def test_values_are_capped() -> None:
+    [fact] = extractor.extract("I prefer " + "very long words " * 40)
+    assert len(fact.value) <= MAX_VALUE_CHARS
+    assert not fact.value.endswith(" ")
+
+
+def test_nothing_in_ordinary_messages() -> None:
+    for text in ["", "ok", "sounds good, lets do that tomorrow", "Thanks!", "???", "...", "my"]:
+        assert extractor.extract(text) == []
+
+
+def test_fast_enough_for_the_reply_path() -> None:
+    message = (
+        "Hey, thanks for the help yesterday. I prefer short answers, and my favorite color is "
+        "green. Can you remind me what we discussed about the deploy?"
+    )
+    runs = 2000
+    start = time.perf_counter()
+    for _ in range(runs):
+        extractor.extract(message)
+    per_message = (time.perf_counter() - start) / runs
+    # Typically ~20 µs; the bound is loose so a busy CI machine does not fail it.
+    assert per_message < 0.0005
+
+
+def test_long_adversarial_input_stays_fast() -> None:
+    texts = [
+        "my " * 3000 + "a" * 3000 + " is",
+        "when I say " + "a " * 3000,
+        "I'm " * 5000,
+        "Dr. " * 2000,
+        "my x is " + " -" * 4000 + "y",
+        "```" * 3000,
+    ]
+    start = time.perf_counter()
+    for text in texts:
+        extractor.extract(text)
+    assert time.perf_counter() - start < 0.5
