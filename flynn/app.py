@@ -1,0 +1,159 @@
+"""Composition root: the only place that builds concrete classes from ``Settings``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import structlog
+
+from flynn.identity import Identity, MemoryScope
+from flynn.memory.extraction import RuleExtractor
+from flynn.memory.llm_extraction import LlmExtractor
+from flynn.memory.recall import Recall
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.sqlite import SqliteMemory
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.persona import Persona, persona_directory
+from flynn.providers.base import Provider, Task
+from flynn.providers.build import build_task_providers
+from flynn.sessions.compaction import CompactionConfig, Compactor
+from flynn.sessions.orchestrator import Orchestrator, SessionServices, TurnConfig
+from flynn.settings import Settings
+
+log = structlog.get_logger(__name__)
+
+DATABASE_FILE = "flynn.db"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def database_path(settings: Settings) -> Path:
+    return settings.data_dir / DATABASE_FILE
+
+
+class App:
+    """The composed process: memory, providers, identity, and one orchestrator per session key.
+
+    Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for compactions in
+    flight, closes provider clients, then closes the database last.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        memory: SqliteMemory,
+        providers: Mapping[Task, Provider],
+        services: SessionServices,
+    ) -> None:
+        self.settings = settings
+        self.memory = memory
+        self.providers = providers
+        self.services = services
+        self.identity = Identity(
+            user_namespace=settings.memory.user_namespace, users=settings.users
+        )
+        self._orchestrators: dict[SessionKey, Orchestrator] = {}
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        env: Mapping[str, str],
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        providers: Mapping[Task, Provider] | None = None,
+    ) -> App:
+        """Opens the database and builds every part. ``providers`` replaces the configured ones
+        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``."""
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        memory = SqliteMemory.open(database_path(settings))
+        try:
+            if providers is None:
+                providers = build_task_providers(settings.llm, env, memory.costs)
+            services = _services(settings, memory, providers, clock)
+        except BaseException:
+            memory.close()
+            raise
+        return cls(settings, memory, providers, services)
+
+    def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
+        return self.identity.resolve(account, key)
+
+    def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator:
+        """The session's orchestrator, created on first use (resuming stored history)."""
+        orchestrator = self._orchestrators.get(key)
+        if orchestrator is None:
+            orchestrator = Orchestrator(key, self.scope_for(key, account), self.services)
+            self._orchestrators[key] = orchestrator
+        return orchestrator
+
+    async def aclose(self) -> None:
+        for orchestrator in list(self._orchestrators.values()):
+            await orchestrator.aclose()
+        self._orchestrators.clear()
+        closed: set[int] = set()
+        for provider in self.providers.values():
+            aclose = getattr(provider, "aclose", None)
+            if aclose is not None and id(provider) not in closed:
+                closed.add(id(provider))
+                await aclose()
+        self.memory.close()
+
+
+def _services(
+    settings: Settings,
+    memory: SqliteMemory,
+    providers: Mapping[Task, Provider],
+    clock: Callable[[], datetime],
+) -> SessionServices:
+    llm = settings.llm
+    reconciler = RuleReconciler(memory.facts)
+    extractor = (
+        LlmExtractor(providers["extraction"], threshold=settings.memory.extraction_threshold)
+        if settings.memory.auto_extract
+        else None
+    )
+    compactor = Compactor(
+        history=memory.history,
+        documents=memory.documents,
+        provider=providers["compaction"],
+        extractor=extractor,
+        reconciler=reconciler,
+        config=CompactionConfig(
+            keep_recent_tokens=settings.compaction.keep_recent_tokens,
+            input_budget_tokens=llm.context_window - settings.compaction.reserve_tokens,
+            working_memory_ttl_days=settings.memory.working_memory_ttl_days,
+            working_memory_max_tokens=settings.memory.working_memory_max_tokens,
+            auto_extract=settings.memory.auto_extract,
+            summary_max_tokens=min(llm.max_output_tokens, 2048),
+        ),
+        clock=clock,
+    )
+    return SessionServices(
+        documents=memory.documents,
+        facts=memory.facts,
+        history=memory.history,
+        chat=providers["chat"],
+        compactor=compactor,
+        recall=Recall(
+            memory.facts, memory.history, threshold=settings.memory.retrieval_threshold
+        ),
+        rules=RuleExtractor(),
+        reconciler=reconciler,
+        persona=Persona(persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier),
+        config=TurnConfig(
+            context_window=llm.context_window,
+            reserve_tokens=settings.compaction.reserve_tokens,
+            max_output_tokens=llm.max_output_tokens,
+            stream=llm.stream,
+            recall_max_tokens=settings.memory.recall_max_tokens,
+            proactive_greeting=settings.memory.proactive_session_greeting,
+            inject_datetime=settings.persona.inject_datetime,
+            timezone=settings.persona.timezone,
+        ),
+        clock=clock,
+    )

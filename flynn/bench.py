@@ -1,0 +1,136 @@
+"""``flynn bench turn``: everything flynn does per turn except the model call, at scale.
+
+A temporary database is filled with synthetic history and facts through the real stores, then a
+real orchestrator (with an instant scripted provider) is timed over many turns.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from flynn.app import App
+from flynn.memory.store import NewFact
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.providers.scripted import ScriptedProvider
+from flynn.settings import load_settings
+
+_COMMON = (
+    "the a to and of in is it you that for on with this be have are was not what can do my "
+    "about we at so just like get if me your how but know think when would will all there "
+    "time project meeting code deploy server email plan trip book call today tomorrow week"
+).split()
+_SUFFIXES = ("ing", "er", "ion", "ly", "s", "ed", "ment", "ness", "al", "ity")
+
+
+def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
+    consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"
+    words = set(_COMMON)
+    while len(words) < size:
+        syllables = rng.randint(1, 3)
+        stem = "".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(syllables))
+        words.add(stem + (rng.choice(_SUFFIXES) if rng.random() < 0.4 else ""))
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    return list(_COMMON) + [w for w in ordered if w not in _COMMON]
+
+
+def _sentence(rng: random.Random, vocabulary: list[str], words: int) -> str:
+    # Zipf-like: common words dominate, as in real conversation.
+    count = len(vocabulary)
+    picks = [vocabulary[min(int(rng.paretovariate(1.1)) - 1, count - 1)] for _ in range(words)]
+    return " ".join(picks).capitalize() + "."
+
+
+def _percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def bench_turn(*, messages: int, facts: int, turns: int, seed: int = 7) -> dict[str, object]:
+    """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts."""
+    rng = random.Random(seed)
+    vocabulary = _vocabulary(rng)
+    with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
+        settings = load_settings(
+            {
+                "data_dir": str(Path(tmp)),
+                "memory": {"user_namespace": "user"},
+                "llm": {"provider": "offline"},
+            }
+        )
+        provider = ScriptedProvider(default="Noted, thanks.")
+        providers = {"chat": provider, "compaction": provider, "extraction": provider,
+                     "distill": provider}
+        app = App.open(settings, {}, providers=providers)
+        try:
+            setup_started = time.perf_counter()
+            _fill(app, rng, vocabulary, messages=messages, facts=facts)
+            setup_seconds = time.perf_counter() - setup_started
+
+            orchestrator = app.orchestrator(
+                SessionKey("bench", "1"), ChannelAccount("bench", "1")
+            )
+            texts = [_sentence(rng, vocabulary, rng.randint(6, 30)) for _ in range(64)]
+            texts += [
+                "My name is Ana and I prefer green tea.",
+                "When I say ship it, run the deploy checklist.",
+                "What did we decide about the server migration last week?",
+            ]
+            for index in range(min(20, turns)):
+                await orchestrator.handle(texts[index % len(texts)])
+            samples = []
+            for index in range(turns):
+                text = texts[rng.randrange(len(texts))]
+                started = time.perf_counter()
+                await orchestrator.handle(text)
+                samples.append((time.perf_counter() - started) * 1000)
+        finally:
+            await app.aclose()
+    return {
+        "bench": "turn",
+        "turns": turns,
+        "messages": messages,
+        "facts": facts,
+        "p50_ms": round(_percentile(samples, 0.50), 3),
+        "p90_ms": round(_percentile(samples, 0.90), 3),
+        "p99_ms": round(_percentile(samples, 0.99), 3),
+        "mean_ms": round(statistics.fmean(samples), 3),
+        "max_ms": round(max(samples), 3),
+        "setup_s": round(setup_seconds, 2),
+    }
+
+
+def _fill(app: App, rng: random.Random, vocabulary: list[str], *, messages: int, facts: int) -> None:
+    memory = app.memory
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    per_session = 200
+    with memory.db.transaction():
+        for index in range(messages):
+            session = f"bench:history-{index // per_session}"
+            role = "user" if index % 2 == 0 else "assistant"
+            text = _sentence(rng, vocabulary, rng.randint(5, 40))
+            memory.history.append(
+                session, "user", role, text, tokens=len(text) // 4 + 1,
+                now=start + timedelta(minutes=index),
+            )
+        for index in range(facts):
+            # A profile holds tens of facts; extracted observations are what grow large.
+            namespace = "user/profile" if index < 50 else "user/facts"
+            field = f"topic_{index}" if index % 5 == 0 else None
+            memory.facts.add(
+                NewFact(
+                    namespace=namespace,
+                    kind="observation" if field is None else "profile",
+                    field=field,
+                    value=_sentence(rng, vocabulary, rng.randint(3, 12)),
+                    confidence=0.5 + rng.random() / 2,
+                    source="llm",
+                ),
+                now=start + timedelta(minutes=index),
+            )

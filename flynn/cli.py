@@ -1,0 +1,304 @@
+"""The ``flynn`` command: the only module that reads the environment and config files.
+
+Exit codes: 0 success, 1 failure (a check failed, a benchmark failed), 2 invalid configuration or
+usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from flynn import __version__
+from flynn.app import App, database_path, utc_now
+from flynn.bench import bench_turn
+from flynn.errors import ConfigError, ConfigProblem, FlynnError
+from flynn.identity import Identity, MemoryScope
+from flynn.logs import configure_logging
+from flynn.memory.snapshot import memory_snapshot
+from flynn.memory.sqlite import SqliteMemory
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.persona import persona_directory, write_persona_templates
+from flynn.scaffold import write_config
+from flynn.sessions.orchestrator import Orchestrator
+from flynn.settings import Settings, load_settings, parse_yaml
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_CONFIG
+    try:
+        return int(args.handler(args))
+    except ConfigError as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except FlynnError as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flynn", description="A personal assistant that remembers you."
+    )
+    parser.add_argument("--version", action="version", version=f"flynn {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+        return sub
+
+    chat = command("chat", "talk to flynn in this terminal (reads stdin lines when piped)")
+    chat.set_defaults(handler=_cmd_chat)
+
+    init = commands.add_parser("init", help="write a commented config and persona templates")
+    init.add_argument("dir", nargs="?", type=Path, default=Path("~/.flynn"))
+    init.set_defaults(handler=_cmd_init)
+
+    memory = commands.add_parser("memory", help="show, export or forget what flynn remembers")
+    memory_commands = memory.add_subparsers(title="memory commands", metavar="ACTION")
+
+    def memory_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = memory_commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+        sub.add_argument("--user", help="a person from the users: map")
+        sub.add_argument("--session", help="a session key (channel:chat_id) for session memory")
+        return sub
+
+    show = memory_command("show", "profile, patterns, working memory and active facts")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.set_defaults(handler=_cmd_memory_show)
+    export = memory_command("export", "everything remembered, as markdown")
+    export.set_defaults(handler=_cmd_memory_export)
+    forget = memory_command("forget", "delete memory for real")
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--all", action="store_true", help="everything stored for this person")
+    what.add_argument("--field", help="a fact field, e.g. name (its whole history)")
+    what.add_argument("--fact", type=int, help="a fact id (its whole supersession chain)")
+    forget.set_defaults(handler=_cmd_memory_forget)
+
+    bench = commands.add_parser("bench", help="benchmarks; each prints one JSON object")
+    bench_commands = bench.add_subparsers(title="benchmarks", metavar="BENCH")
+    turn = bench_commands.add_parser("turn", help="per-turn overhead with an instant provider")
+    turn.add_argument("--messages", type=int, default=100_000)
+    turn.add_argument("--facts", type=int, default=10_000)
+    turn.add_argument("--turns", type=int, default=1000)
+    turn.add_argument("--seed", type=int, default=7)
+    turn.set_defaults(handler=_cmd_bench_turn)
+    return parser
+
+
+# -- configuration -----------------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    path: Path | None = getattr(args, "config", None)
+    if path is None and env.get("FLYNN_CONFIG"):
+        path = Path(env["FLYNN_CONFIG"])
+    if path is None:
+        return load_settings({})
+    path = path.expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        problem = ConfigProblem("--config", f"cannot read {path}: {exc.strerror or exc}")
+        raise ConfigError([problem]) from None
+    return load_settings(parse_yaml(text, str(path)), str(path))
+
+
+def _logging(settings: Settings, *, quiet: bool = False) -> None:
+    level = settings.logging.level
+    if quiet and level in ("debug", "info"):
+        # An interactive session would drown in turn logs; debug still shows everything.
+        level = "debug" if level == "debug" else "warning"
+    configure_logging(level, settings.logging.format)
+
+
+def _local_user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "local"
+
+
+# -- chat --------------------------------------------------------------------------------------
+
+
+def _cmd_chat(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    return asyncio.run(_chat(settings, os.environ))
+
+
+async def _chat(settings: Settings, env: Mapping[str, str]) -> int:
+    user = _local_user()
+    key = SessionKey("cli", user)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    app = App.open(settings, env)
+    try:
+        orchestrator = app.orchestrator(key, ChannelAccount("cli", user))
+        if interactive:
+            print(f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "
+                  "Ctrl-D to leave.")
+        while True:
+            if interactive:
+                print("you> ", end="", flush=True)
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                break
+            text = line.rstrip("\n")
+            if not text.strip():
+                continue
+            if interactive:
+                await _interactive_turn(orchestrator, text)
+            else:
+                result = await orchestrator.handle(text)
+                print(_one_line(result.text), flush=True)
+    finally:
+        await app.aclose()
+    return EXIT_OK
+
+
+async def _interactive_turn(orchestrator: Orchestrator, text: str) -> None:
+    streamed = False
+
+    async def on_delta(delta: str) -> None:
+        nonlocal streamed
+        if not streamed:
+            print("flynn> ", end="")
+            streamed = True
+        print(delta, end="", flush=True)
+
+    result = await orchestrator.handle(text, on_delta)
+    if streamed:
+        print()
+    else:
+        print(f"flynn> {result.text}")
+
+
+def _one_line(text: str) -> str:
+    """Piped output is one reply per line, so scripts can read it line by line."""
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+# -- init --------------------------------------------------------------------------------------
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    directory: Path = args.dir.expanduser()
+    directory.mkdir(parents=True, exist_ok=True)
+    config = directory / "config.yaml"
+    wrote_config = write_config(config, data_dir=directory)
+    persona = persona_directory(directory, "flynn")
+    written = write_persona_templates(persona)
+    print(f"{'wrote' if wrote_config else 'kept existing'} {config}")
+    print(f"persona templates in {persona} ({len(written)} new files)")
+    print(f"next: flynn chat --config {config}   (or: flynn run --config {config})")
+    return EXIT_OK
+
+
+# -- memory ------------------------------------------------------------------------------------
+
+
+def _memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
+    identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
+    if args.session:
+        try:
+            key = SessionKey.parse(args.session)
+        except ValueError as exc:
+            raise ConfigError([ConfigProblem("--session", str(exc))]) from None
+        return identity.resolve(ChannelAccount(key.channel, key.chat_id), key)
+    scope = identity.scope_for_user(args.user)
+    if scope is not None:
+        return scope
+    if args.user:
+        known = ", ".join(sorted(settings.users)) or "none configured"
+        raise ConfigError([ConfigProblem("--user", f"no user {args.user!r} (users: {known})")])
+    # Session-scoped memory: default to this machine's terminal session.
+    user = _local_user()
+    return identity.resolve(ChannelAccount("cli", user), SessionKey("cli", user))
+
+
+def _open_memory(settings: Settings) -> SqliteMemory:
+    return SqliteMemory.open(database_path(settings))
+
+
+def _cmd_memory_show(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    scope = _memory_scope(args, settings)
+    with _open_memory(settings) as memory:
+        snapshot = memory_snapshot(memory, scope, now=utc_now())
+    if args.json:
+        print(json.dumps(snapshot.as_json(), indent=2, ensure_ascii=False))
+    else:
+        print(snapshot.as_text())
+    return EXIT_OK
+
+
+def _cmd_memory_export(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    scope = _memory_scope(args, settings)
+    with _open_memory(settings) as memory:
+        print(memory_snapshot(memory, scope, now=utc_now()).as_markdown())
+    return EXIT_OK
+
+
+def _cmd_memory_forget(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    scope = _memory_scope(args, settings)
+    with _open_memory(settings) as memory:
+        if args.all:
+            counts = memory.forget_namespace(scope.root)
+            print(f"forgot everything under {scope.root}: " + ", ".join(
+                f"{n} {table}" for table, n in counts.items()
+            ))
+        elif args.field:
+            field = "_".join(args.field.casefold().split())
+            removed = sum(
+                memory.facts.forget(ns, field=field)
+                for ns in (scope.profile, scope.patterns, scope.facts)
+            )
+            print(f"forgot {removed} rows of {field!r} under {scope.root}")
+        else:
+            fact = memory.facts.get(args.fact)
+            if fact is None or not _within(fact.namespace, scope.root):
+                print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
+                return EXIT_FAILED
+            print(f"forgot {memory.forget_fact(args.fact)} rows (fact {args.fact} and its chain)")
+    return EXIT_OK
+
+
+def _within(namespace: str, root: str) -> bool:
+    return namespace == root or namespace.startswith(root + "/")
+
+
+# -- bench -------------------------------------------------------------------------------------
+
+
+def _cmd_bench_turn(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    result = asyncio.run(
+        bench_turn(messages=args.messages, facts=args.facts, turns=args.turns, seed=args.seed)
+    )
+    print(json.dumps(result))
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""Sessions: the per-conversation orchestrator, prompt assembly and compaction."""

@@ -1,0 +1,530 @@
+"""One conversation: persist, remember, assemble, ask the model, reply, compact; one turn at a time.
+
+An ``Orchestrator`` serves one session key. Turns are serialised by its lock; a compaction that
+follows a turn runs in a tracked task after the reply, and the next turn waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import structlog
+
+from flynn.errors import (
+    AuthFailed,
+    BadRequest,
+    ContextTooLong,
+    FlynnError,
+    ProviderError,
+    RateLimited,
+)
+from flynn.identity import MemoryScope
+from flynn.memory.extraction import ProposedFact, RuleExtractor
+from flynn.memory.recall import Recall, RecalledMemory
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.store import Documents, Fact, Facts, History, StoredMessage
+from flynn.memory.working import read_working_memory
+from flynn.messages import SessionKey
+from flynn.persona import Persona, system_block
+from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, MemoryView, Provider
+from flynn.sessions.compaction import CompactionOutcome, Compactor
+from flynn.sessions.prompt import Prompt, assemble, build_session_context
+from flynn.tokens import estimate_tokens
+
+log = structlog.get_logger(__name__)
+
+OnDelta = Callable[[str], Awaitable[None]]
+COMMANDS = ("new", "reset", "status", "compact", "otr", "forget", "help")
+_PROFILE_LINES_MAX = 40
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """What to send back. ``error_code`` follows the gateway protocol's codes when set."""
+
+    text: str
+    error_code: str | None = None
+    compacted: bool = False
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_code is not None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnConfig:
+    context_window: int
+    reserve_tokens: int
+    max_output_tokens: int
+    stream: bool
+    recall_max_tokens: int
+    proactive_greeting: bool
+    inject_datetime: bool
+    timezone: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionServices:
+    """Everything the orchestrators of one process share; built once by ``flynn.app``."""
+
+    documents: Documents
+    facts: Facts
+    history: History
+    chat: Provider
+    compactor: Compactor
+    recall: Recall
+    rules: RuleExtractor
+    reconciler: RuleReconciler
+    persona: Persona
+    config: TurnConfig
+    clock: Callable[[], datetime]
+
+
+def fact_line(fact: Fact) -> str:
+    if fact.kind == "action" and fact.field:
+        return f"- when they say {fact.field!r}: {fact.value}"
+    return f"- {fact.field}: {fact.value}" if fact.field else f"- {fact.value}"
+
+
+@dataclass(slots=True)
+class _State:
+    turns: list[StoredMessage] | None = None
+    summary: str | None = None
+    session_context: str | None = None
+    off_the_record: bool = False
+    otr_turns: list[ChatMessage] = field(default_factory=list)
+    last_input_tokens: int | None = None
+    added_since: int = 0
+    turn_count: int = 0
+
+
+class Orchestrator:
+    """Serves one session key with one memory scope."""
+
+    def __init__(self, key: SessionKey, scope: MemoryScope, services: SessionServices) -> None:
+        self.key = key
+        self.scope = scope
+        self._services = services
+        self._session = str(key)
+        self._lock = asyncio.Lock()
+        self._state = _State()
+        self._pending: asyncio.Task[CompactionOutcome | None] | None = None
+
+    @property
+    def off_the_record(self) -> bool:
+        return self._state.off_the_record
+
+    async def handle(self, text: str, on_delta: OnDelta | None = None) -> TurnResult:
+        """One message from the person: a ``/command`` or a turn. Never raises except on
+        cancellation; failures become an error result and the session keeps working."""
+        stripped = text.strip()
+        if stripped.startswith("/") and len(stripped) > 1:
+            name, _, arg = stripped[1:].partition(" ")
+            name = name.split("@", 1)[0].casefold()  # Telegram appends @botname in groups
+            return await self.command(name, arg.strip())
+        return await self.turn(text, on_delta)
+
+    async def turn(self, text: str, on_delta: OnDelta | None = None) -> TurnResult:
+        async with self._lock:
+            await self._await_pending()
+            try:
+                return await self._turn(text, on_delta)
+            except FlynnError as exc:
+                log.error("turn.failed", error=type(exc).__name__, exc_info=True)
+                return TurnResult("Something went wrong on my side; please try again.", "internal")
+            except Exception:  # noqa: BLE001 - the per-turn boundary: log, answer, keep serving
+                log.exception("turn.crashed")
+                return TurnResult("Something went wrong on my side; please try again.", "internal")
+
+    async def command(self, name: str, arg: str = "") -> TurnResult:
+        async with self._lock:
+            await self._await_pending()
+            handler = {
+                "new": self._cmd_new,
+                "reset": self._cmd_reset,
+                "status": self._cmd_status,
+                "compact": self._cmd_compact,
+                "otr": self._cmd_otr,
+                "forget": self._cmd_forget,
+                "help": self._cmd_help,
+                "start": self._cmd_help,
+            }.get(name)
+            if handler is None:
+                return TurnResult(
+                    f"Unknown command /{name}. Commands: "
+                    + ", ".join(f"/{c}" for c in COMMANDS)
+                    + ".",
+                    "bad_request",
+                )
+            try:
+                return await handler(arg)
+            except Exception:  # noqa: BLE001 - per-command boundary
+                log.exception("command.crashed", command=name)
+                return TurnResult("That command failed on my side; please try again.", "internal")
+
+    async def wait_idle(self) -> None:
+        """Returns once no turn runs and no compaction is in flight."""
+        async with self._lock:
+            await self._await_pending()
+
+    async def aclose(self) -> None:
+        """Waits for a compaction in flight, so nothing summarised is left half-done."""
+        await self.wait_idle()
+
+    # -- the turn ---------------------------------------------------------------------------
+
+    async def _turn(self, text: str, on_delta: OnDelta | None) -> TurnResult:
+        services = self._services
+        state = self._state
+        now = services.clock()
+        turns = self._load()
+        if state.session_context is None:
+            state.session_context = self._session_context()
+        if not state.off_the_record:
+            stored = services.history.append(
+                self._session,
+                self.scope.root,
+                "user",
+                text,
+                tokens=estimate_tokens(text),
+                now=now,
+            )
+            turns.append(stored)
+        state.turn_count += 1
+        state.added_since += estimate_tokens(text)
+
+        recalled = services.recall.recall(
+            self.scope.root,
+            text,
+            now=now,
+            budget_tokens=services.config.recall_max_tokens,
+            exclude_session=self._session,
+            skip_lines=state.session_context.splitlines(),
+        )
+        compacted = False
+        prompt = self._prompt(text, recalled, now)
+        if self._over_budget(prompt):
+            compacted = await self._compact_now() is not None
+            prompt = self._prompt(text, recalled, now)
+
+        request = ChatRequest(
+            system=prompt.system,
+            messages=prompt.messages,
+            max_tokens=services.config.max_output_tokens,
+            memory=self._memory_view(recalled, now),
+        )
+        try:
+            response = await self._call(request, on_delta)
+        except ContextTooLong:
+            log.info("turn.context_too_long")
+            compacted = await self._compact_now() is not None
+            prompt = self._prompt(text, recalled, now)
+            request = ChatRequest(
+                system=prompt.system,
+                messages=prompt.messages,
+                max_tokens=services.config.max_output_tokens,
+                memory=request.memory,
+            )
+            try:
+                response = await self._call(request, on_delta)
+            except ProviderError as exc:
+                return self._provider_failure(exc)
+        except ProviderError as exc:
+            return self._provider_failure(exc)
+
+        state.last_input_tokens = response.usage.input_tokens or None
+        state.added_since = estimate_tokens(response.text)
+        if state.off_the_record:
+            state.otr_turns += [ChatMessage("user", text), ChatMessage("assistant", response.text)]
+        else:
+            turns.append(
+                services.history.append(
+                    self._session,
+                    self.scope.root,
+                    "assistant",
+                    response.text,
+                    tokens=estimate_tokens(response.text),
+                    now=services.clock(),
+                )
+            )
+            self._remember(services.rules.extract(text), now)
+        log.info(
+            "turn.completed",
+            tokens_in=response.usage.input_tokens,
+            tokens_out=response.usage.output_tokens,
+            recalled=len(recalled.lines),
+        )
+        if not state.off_the_record and self._over_budget(None):
+            # After the reply, off its path; the next turn (or shutdown) awaits it first.
+            self._pending = asyncio.create_task(
+                self._compact_now(), name=f"compaction:{self._session}"
+            )
+        return TurnResult(response.text, compacted=compacted)
+
+    async def _call(self, request: ChatRequest, on_delta: OnDelta | None) -> ChatResponse:
+        provider = self._services.chat
+        if on_delta is None or not self._services.config.stream:
+            return await provider.chat(request)
+        final: ChatResponse | None = None
+        async for event in provider.stream(request):
+            if isinstance(event, str):
+                if event:
+                    await on_delta(event)
+            else:
+                final = event
+        if final is None:
+            raise BadRequest("stream ended without a final response", provider=provider.name)
+        return final
+
+    def _provider_failure(self, exc: ProviderError) -> TurnResult:
+        log.warning("turn.provider_failed", error=type(exc).__name__, provider=exc.provider)
+        saved = "" if self._state.off_the_record else " Your message is saved."
+        if isinstance(exc, RateLimited):
+            return TurnResult(
+                "The language model is rate-limiting me right now; please try again in a minute."
+                + saved,
+                "rate_limited",
+            )
+        if isinstance(exc, AuthFailed):
+            return TurnResult(
+                "The language model refused my API key, so I can't answer. Check the key in the "
+                "configuration (or the ANTHROPIC_API_KEY / OPENAI_API_KEY variable)." + saved,
+                "llm_unavailable",
+            )
+        if isinstance(exc, ContextTooLong | BadRequest):
+            return TurnResult(
+                "The language model refused this request (it may be too long)." + saved,
+                "bad_request",
+            )
+        return TurnResult(
+            "I couldn't reach the language model just now; please try again shortly." + saved,
+            "llm_unavailable",
+        )
+
+    def _load(self) -> list[StoredMessage]:
+        if self._state.turns is None:
+            self._state.turns = self._services.history.recent(self._session)
+            self._state.summary = self._services.history.summary(self._session)
+        return self._state.turns
+
+    def _prompt(self, text: str, recalled: RecalledMemory, now: datetime) -> Prompt:
+        services = self._services
+        state = self._state
+        turns = self._load()
+        if state.off_the_record:
+            history = [ChatMessage(m.role, m.content) for m in turns] + state.otr_turns
+        else:
+            # The newest stored turn is the current message itself; ``assemble`` appends it.
+            history = [ChatMessage(m.role, m.content) for m in turns[:-1]]
+        return assemble(
+            system_block=system_block(
+                now,
+                timezone=services.config.timezone,
+                inject_datetime=services.config.inject_datetime,
+                off_the_record=state.off_the_record,
+            ),
+            persona=services.persona.render(),
+            session_context=state.session_context or "",
+            recalled=recalled,
+            summary=state.summary,
+            turns=history,
+            message=text,
+        )
+
+    def _over_budget(self, prompt: Prompt | None) -> bool:
+        """Measured usage (the provider's last prompt tokens plus an estimate of what was added
+        since), or, before any call, an estimate of the whole prompt, against the window."""
+        config = self._services.config
+        limit = config.context_window - config.reserve_tokens
+        state = self._state
+        if state.last_input_tokens is not None:
+            projected = state.last_input_tokens + state.added_since
+        elif prompt is not None:
+            projected = estimate_tokens(prompt.system) + sum(
+                estimate_tokens(m.content) + 4 for m in prompt.messages
+            )
+        else:
+            projected = estimate_tokens(state.summary or "") + sum(
+                m.tokens for m in self._load()
+            )
+        return projected > limit
+
+    def _session_context(self) -> str:
+        """Built once per session key and kept, so a second orchestrator for the same key (after
+        eviction or a restart) reuses it rather than re-injecting; ``reset`` clears it."""
+        if not self.scope.shared:
+            return ""
+        services = self._services
+        key = self.scope.session_context(self.key)
+        stored = services.documents.read(key)
+        if stored is not None:
+            return stored.content
+        working = read_working_memory(services.documents, self.scope.working, now=services.clock())
+        context = build_session_context(
+            self._profile_lines(),
+            working,
+            proactive_greeting=services.config.proactive_greeting,
+        )
+        services.documents.replace(key, context, now=services.clock())
+        return context
+
+    def _profile_lines(self) -> list[str]:
+        facts = self._services.facts
+        rows = facts.active(self.scope.profile) + facts.active(self.scope.patterns)
+        return [fact_line(fact) for fact in rows[:_PROFILE_LINES_MAX]]
+
+    def _memory_view(self, recalled: RecalledMemory, now: datetime) -> MemoryView:
+        facts = self._services.facts
+        names = facts.active(self.scope.profile, field="name")
+        working = read_working_memory(self._services.documents, self.scope.working, now=now)
+        return MemoryView(
+            user_name=names[0].value if names else None,
+            facts=tuple(self._profile_lines()),
+            working_memory=working.content if working is not None else None,
+            recalled=recalled.lines,
+        )
+
+    def _remember(self, proposed: list[ProposedFact], now: datetime) -> None:
+        for fact in proposed:
+            namespace = self.scope.patterns if fact.target == "patterns" else self.scope.profile
+            outcome = self._services.reconciler.apply(
+                namespace,
+                fact,
+                source="rule",
+                now=now,
+                session=self._session,
+                channel=self.key.channel,
+            )
+            if outcome.action != "noop":
+                log.info("memory.fact", action=outcome.action, field=fact.field, kind=fact.kind)
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def _await_pending(self) -> None:
+        task, self._pending = self._pending, None
+        if task is not None:
+            with contextlib.suppress(Exception):
+                await task
+
+    async def _compact_now(self) -> CompactionOutcome | None:
+        try:
+            outcome = await self._services.compactor.compact(self._session, self.scope)
+        except FlynnError:
+            log.error("compaction.failed", exc_info=True)
+            return None
+        # Reload what is left verbatim; the usage anchor no longer describes the prompt.
+        self._state.turns = None
+        self._state.last_input_tokens = None
+        self._state.added_since = 0
+        self._load()
+        return outcome
+
+    # -- commands ---------------------------------------------------------------------------
+
+    async def _cmd_help(self, _: str) -> TurnResult:
+        return TurnResult(
+            "I'm Flynn, your assistant. I remember what you tell me across our conversations.\n"
+            "/new – start a fresh conversation (what we were doing is kept as working memory)\n"
+            "/reset – clear this conversation without summarising it\n"
+            "/status – what I know about this session\n"
+            "/compact – summarise the conversation now\n"
+            "/otr – toggle off-the-record: nothing is stored while it is on\n"
+            "/forget – delete this conversation's messages for good; /forget FIELD deletes a fact"
+        )
+
+    async def _cmd_new(self, _: str) -> TurnResult:
+        outcome = await self._compact_all()
+        self._clear_conversation()
+        note = " What we were doing is kept in working memory." if outcome else ""
+        return TurnResult("Started a new conversation." + note)
+
+    async def _cmd_reset(self, _: str) -> TurnResult:
+        self._clear_conversation()
+        return TurnResult("Conversation reset. Stored facts about you are kept.")
+
+    async def _compact_all(self) -> CompactionOutcome | None:
+        if self._state.off_the_record:
+            return None
+        return await self._compact_now()
+
+    def _clear_conversation(self) -> None:
+        services = self._services
+        turns = self._load()
+        if turns:
+            services.history.save_summary(
+                self._session, "", through_id=turns[-1].id, now=services.clock()
+            )
+        services.documents.delete(self.scope.session_context(self.key))
+        self._state = _State(off_the_record=self._state.off_the_record)
+
+    async def _cmd_status(self, _: str) -> TurnResult:
+        services = self._services
+        state = self._state
+        turns = self._load()
+        working = read_working_memory(
+            services.documents, self.scope.working, now=services.clock()
+        )
+        tokens = estimate_tokens(state.summary or "") + sum(m.tokens for m in turns)
+        lines = [
+            f"Session: {self._session}",
+            f"Memory: {self.scope.root}" + (" (shared across channels)" if self.scope.shared else ""),
+            f"Model: {services.chat.name}",
+            f"Messages in context: {len(turns)} (~{tokens} tokens of "
+            f"{services.config.context_window - services.config.reserve_tokens} before compaction)",
+            f"Summary of earlier turns: {'yes' if state.summary else 'no'}",
+            "Off the record: " + ("on" if state.off_the_record else "off"),
+        ]
+        if working is not None:
+            lines.append(
+                f"Working memory: updated {working.updated_at:%Y-%m-%d %H:%M} UTC, "
+                f"expires {working.expires_at:%Y-%m-%d}"
+            )
+        return TurnResult("\n".join(lines))
+
+    async def _cmd_compact(self, _: str) -> TurnResult:
+        if self._state.off_the_record:
+            return TurnResult("Nothing to compact while off the record.")
+        outcome = await self._compact_now()
+        if outcome is None:
+            return TurnResult("Nothing to compact yet.")
+        how = "" if outcome.used_model else " (the model was unavailable, so I kept key excerpts)"
+        return TurnResult(
+            f"Compacted {outcome.summarized} messages into a summary; kept the last "
+            f"{outcome.kept} verbatim (~{outcome.tokens_before} → ~{outcome.tokens_after} tokens)."
+            + how,
+            compacted=True,
+        )
+
+    async def _cmd_otr(self, arg: str) -> TurnResult:
+        wanted = {"on": True, "off": False}.get(arg.casefold(), not self._state.off_the_record)
+        self._state.off_the_record = wanted
+        self._state.otr_turns = []
+        if wanted:
+            return TurnResult(
+                "Off the record: nothing from here on is stored or remembered. Send /otr to end it."
+            )
+        return TurnResult("Back on the record.")
+
+    async def _cmd_forget(self, arg: str) -> TurnResult:
+        services = self._services
+        if arg:
+            field_name = "_".join(arg.casefold().split())
+            removed = 0
+            for namespace in (self.scope.profile, self.scope.patterns, self.scope.facts):
+                removed += services.facts.forget(namespace, field=field_name)
+            if not removed:
+                return TurnResult(f"I had nothing stored under {field_name!r}.")
+            self._state.session_context = None
+            services.documents.delete(self.scope.session_context(self.key))
+            return TurnResult(f"Forgotten: {field_name} ({removed} stored rows deleted).")
+        removed = services.history.forget_session(self._session)
+        services.documents.delete(self.scope.session_context(self.key))
+        self._state = _State(off_the_record=self._state.off_the_record)
+        return TurnResult(
+            f"Deleted this conversation ({removed} messages). Facts you told me are kept; "
+            "use /forget FIELD (e.g. /forget name) to remove one."
+        )

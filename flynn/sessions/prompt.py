@@ -1,0 +1,96 @@
+"""Prompt assembly in DESIGN.md section 6 order: system block, persona, session context, recalled
+memory (trust-labelled), compacted summary, then the turns.
+
+Pure functions of their inputs: nothing here reads storage or the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flynn.memory.recall import RecalledMemory
+from flynn.memory.working import WorkingMemory
+from flynn.providers.base import ChatMessage
+
+PROFILE_HEADING = "--- Who you're talking to ---"
+RECENT_HEADING = "--- Recent context ---"
+RECALL_HEADING = "--- Recalled memory ---"
+SUMMARY_HEADING = "--- Earlier in this conversation (summary) ---"
+GREETING_INSTRUCTION = (
+    "[If relevant, briefly acknowledge what the user was last working on before responding to "
+    "their first message.]"
+)
+TRUST_CURRENT = (
+    "Stored memory can be incomplete or out of date. When it disagrees with what the person says "
+    "now, trust the current message."
+)
+
+
+def build_session_context(
+    profile_lines: Sequence[str],
+    working: WorkingMemory | None,
+    *,
+    proactive_greeting: bool,
+) -> str:
+    """The one-time session-start block: profile and unexpired working memory ('' if neither)."""
+    sections = []
+    if profile_lines:
+        sections.append(PROFILE_HEADING + "\n" + "\n".join(profile_lines))
+    if working is not None and working.content:
+        sections.append(RECENT_HEADING + "\n" + working.content)
+    if not sections:
+        return ""
+    context = "\n\n".join(sections)
+    if proactive_greeting:
+        context += "\n\n" + GREETING_INSTRUCTION
+    return context
+
+
+def render_recalled(recalled: RecalledMemory) -> str:
+    if recalled.is_empty:
+        return ""
+    parts = [RECALL_HEADING, TRUST_CURRENT]
+    for block in recalled.blocks:
+        parts.append(f"[{block.title} (trust: {block.trust})]")
+        parts.extend(block.lines)
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    system: str
+    messages: tuple[ChatMessage, ...]
+
+
+def assemble(
+    *,
+    system_block: str,
+    persona: str,
+    session_context: str,
+    recalled: RecalledMemory,
+    summary: str | None,
+    turns: Sequence[ChatMessage],
+    message: str,
+) -> Prompt:
+    """The system prompt and the message list for one call.
+
+    Turns are normalised for strict providers: the list starts with a user turn and roles
+    alternate (consecutive same-role turns, e.g. after a failed call, are joined).
+    """
+    sections = [system_block, persona, session_context, render_recalled(recalled)]
+    if summary:
+        sections.append(SUMMARY_HEADING + "\n" + summary)
+    system = "\n\n".join(section for section in sections if section)
+
+    merged: list[ChatMessage] = []
+    for turn in [*turns, ChatMessage("user", message)]:
+        if not turn.content:
+            continue
+        if not merged and turn.role != "user":
+            continue
+        if merged and merged[-1].role == turn.role:
+            merged[-1] = ChatMessage(turn.role, merged[-1].content + "\n\n" + turn.content)
+        else:
+            merged.append(turn)
+    return Prompt(system, tuple(merged))

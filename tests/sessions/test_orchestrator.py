@@ -1,0 +1,332 @@
+"""The orchestrator against real SQLite and a scripted provider: seed 000's success criteria,
+compaction paths, commands, and failure handling."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from conftest import SMALL_WINDOW, Harness
+
+from flynn.errors import ContextTooLong, RateLimited, Unavailable
+from flynn.memory.working import read_working_memory
+from flynn.providers.base import ChatRequest
+from flynn.sessions.compaction import build_compaction_prompt
+from flynn.sessions.orchestrator import Orchestrator
+from flynn.sessions.prompt import PROFILE_HEADING, RECENT_HEADING
+
+SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
+LONG = "We are migrating the billing service to Postgres and keeping the old API stable. " * 6
+
+
+async def talk_until_compacted(h: Harness, session: Orchestrator, turns: int = 30) -> None:
+    before = len(h.compaction.requests)
+    for index in range(turns):
+        await session.handle(f"Step {index}: {LONG}")
+        await session.wait_idle()
+        if len(h.compaction.requests) > before:
+            return
+    raise AssertionError("no compaction happened")
+
+
+async def test_working_memory_survives_restart_and_is_injected_on_another_channel(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    web = h.session("gateway", "laptop")
+    await web.handle("My name is Ana.")
+    h.compaction.default = "- Ana is migrating billing to Postgres; next: cut over on Friday"
+    await talk_until_compacted(h, web)
+    await h.close()
+
+    h.open()  # a daemon restart
+    telegram = h.session("telegram", "42")
+    await telegram.handle("hi")
+    system = h.chat.requests[-1].system
+    assert PROFILE_HEADING in system
+    assert "name: Ana" in system
+    assert RECENT_HEADING in system
+    assert "cut over on Friday" in system
+
+
+async def test_two_sessions_with_user_namespace_share_profile_and_working_memory(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    first = h.session("gateway", "laptop")
+    await first.handle("My name is Ana.")
+    h.compaction.default = "- planning the Lisbon trip"
+    await talk_until_compacted(h, first)
+
+    second = h.session("discord", "99")
+    await second.handle("hello")
+    system = h.chat.requests[-1].system
+    assert "name: Ana" in system
+    assert "planning the Lisbon trip" in system
+
+
+async def test_without_user_namespace_nothing_is_injected_or_written(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SMALL_WINDOW)
+    app = h.open()
+    first = h.session("gateway", "laptop")
+    await first.handle("My name is Ana.")
+    await talk_until_compacted(h, first)
+    assert h.compaction.requests[0].system == build_compaction_prompt(personal_assistant=False)
+    assert app.memory.documents.list("user") == []
+
+    second = h.session("telegram", "42")
+    await second.handle("hi")
+    system = h.chat.requests[-1].system
+    assert PROFILE_HEADING not in system
+    assert RECENT_HEADING not in system
+    assert "Ana" not in system
+
+
+async def test_every_compaction_writes_working_memory(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    session = h.session()
+    h.compaction.default = "- first summary"
+    await talk_until_compacted(h, session)
+    first = read_working_memory(app.memory.documents, "user/working", now=h.clock())
+    assert first is not None and "first summary" in first.content
+    assert h.compaction.requests[0].system == build_compaction_prompt(personal_assistant=True)
+
+    h.clock.advance(hours=1)
+    h.compaction.default = "- second summary"
+    await talk_until_compacted(h, session)
+    second = read_working_memory(app.memory.documents, "user/working", now=h.clock())
+    assert second is not None
+    assert "second summary" in second.content and "first summary" not in second.content
+    assert second.updated_at > first.updated_at
+
+
+async def test_expired_working_memory_is_ignored_silently(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    app.memory.documents.replace(
+        "user/working",
+        "# Working Memory\nUpdated: 2025-01-01T00:00:00Z\nExpires: 2025-01-02T00:00:00Z\n\n"
+        "stale content",
+        now=datetime(2025, 1, 1, tzinfo=UTC),
+    )
+    result = await h.session().handle("hello")
+    assert not result.is_error
+    assert "stale content" not in h.chat.requests[-1].system
+    assert RECENT_HEADING not in h.chat.requests[-1].system
+
+
+async def test_session_context_is_built_once_and_reset_clears_it(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    app.memory.documents.replace("user/working", "", now=h.clock())
+    from flynn.memory.working import write_working_memory
+
+    write_working_memory(
+        app.memory.documents, "user/working", "old plans", ttl_days=14, max_tokens=1000,
+        now=h.clock(),
+    )
+    session = h.session()
+    await session.handle("hi")
+    persona_first = h.chat.requests[-1].system
+    assert "old plans" in persona_first
+
+    write_working_memory(
+        app.memory.documents, "user/working", "new plans", ttl_days=14, max_tokens=1000,
+        now=h.clock(),
+    )
+    await session.handle("and again")
+    assert "old plans" in h.chat.requests[-1].system
+    await h.close()
+
+    h.open()  # a second orchestrator for the same session key keeps what was built
+    again = h.session()
+    await again.handle("back")
+    assert "old plans" in h.chat.requests[-1].system
+    assert "new plans" not in h.chat.requests[-1].system
+
+    await again.handle("/reset")
+    await again.handle("fresh start")
+    assert "new plans" in h.chat.requests[-1].system
+
+
+async def test_proactive_greeting_adds_the_seed_instruction(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SMALL_WINDOW, memory={"user_namespace": "user", "proactive_session_greeting": True})
+    h.open()
+    session = h.session()
+    await session.handle("My name is Ana.")
+    await session.handle("/new")
+    await session.handle("hi")
+    assert "briefly acknowledge what the user was last working on" in h.chat.requests[-1].system
+
+
+async def test_summary_failure_falls_back_to_an_extractive_summary(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    h.compaction.default = Unavailable("down")
+    session = h.session()
+    await session.handle("Please look at src/billing/migrate.py and https://example.test/runbook")
+    await talk_until_compacted(h, session)
+    working = read_working_memory(app.memory.documents, "user/working", now=h.clock())
+    assert working is not None
+    assert "src/billing/migrate.py" in working.content
+    assert "## Recent requests" in working.content
+    result = await session.handle("still there?")
+    assert not result.is_error
+
+
+async def test_context_too_long_compacts_then_retries_once(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    for index in range(4):
+        await session.handle(f"note {index}: {LONG[:200]}")
+    h.chat.push(ContextTooLong("too long"), "answer after compaction")
+    result = await session.handle("what now?")
+    assert result.text == "answer after compaction"
+    assert result.compacted
+    assert len(h.compaction.requests) >= 1
+
+
+async def test_off_the_record_stores_nothing(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    session = h.session()
+    await session.handle("/otr")
+    await session.handle("My name is Zed and my secret project is Falcon.")
+    assert "Off The Record" in h.chat.requests[-1].system
+    assert app.memory.history.recent("gateway:laptop") == []
+    assert app.memory.facts.active("user/profile") == []
+    await session.handle("/otr")
+    await session.handle("hello")
+    assert "Off The Record" not in h.chat.requests[-1].system
+    assert "Falcon" not in str(h.chat.requests[-1].messages)
+
+
+async def test_provider_failure_keeps_the_message_and_the_session(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    session = h.session()
+    h.chat.push(RateLimited("slow down", retry_after=3))
+    result = await session.handle("remember the dentist on Tuesday")
+    assert result.error_code == "rate_limited"
+    stored = app.memory.history.recent("gateway:laptop")
+    assert [m.content for m in stored] == ["remember the dentist on Tuesday"]
+
+    result = await session.handle("are you back?")
+    assert not result.is_error
+    sent = h.chat.requests[-1].messages
+    assert sent[0].role == "user" and "dentist" in sent[0].content
+
+
+async def test_rule_extraction_feeds_the_profile_and_memory_view(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    session = h.session()
+    await session.handle("My name is Ana. When I say ship it, run the deploy checklist.")
+    await session.handle("Actually, call me Annie.")
+    names = app.memory.facts.history("user/profile", "name")
+    assert [(f.value, f.status) for f in names] == [("Ana", "superseded"), ("Annie", "active")]
+    assert app.memory.facts.active("user/patterns")
+    await session.handle("hi")
+    request: ChatRequest = h.chat.requests[-1]
+    assert request.memory is not None and request.memory.user_name == "Annie"
+
+
+async def test_llm_extraction_at_compaction_goes_to_the_facts_namespace(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    h.extraction.default = (
+        'Sure! ```json {"profile": [{"field": "employer", "value": "Acme", "confidence": 0.9}, '
+        '{"field": "pet", "value": "a cat", "confidence": 0.2}], "observations": [{"text": '
+    )
+    await talk_until_compacted(h, h.session())
+    facts = app.memory.facts.active("user/facts")
+    assert [(f.field, f.value) for f in facts] == [("employer", "Acme")]
+
+
+async def test_garbage_extraction_output_is_harmless(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    h.extraction.default = "}{ not json at all ]["
+    session = h.session()
+    await talk_until_compacted(h, session)
+    assert app.memory.facts.active("user/facts") == []
+    assert not (await session.handle("ok?")).is_error
+
+
+async def test_compactions_never_overlap(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    for index in range(6):
+        await session.handle(f"item {index}: {LONG[:300]}")
+    running = 0
+    peak = 0
+    release = asyncio.Event()
+
+    original_chat = h.compaction.chat
+
+    async def counting_chat(request: ChatRequest):  # type: ignore[no-untyped-def]
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await release.wait()
+        running -= 1
+        return await original_chat(request)
+
+    h.compaction.chat = counting_chat  # type: ignore[method-assign]
+    first = asyncio.create_task(session.handle("/compact"))
+    second = asyncio.create_task(session.handle("/compact"))
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(first, second)
+    assert peak == 1
+
+
+async def test_commands(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    unknown = await session.handle("/frobnicate")
+    assert unknown.error_code == "bad_request" and "/status" in unknown.text
+    await session.handle("My name is Ana.")
+    status = await session.handle("/status")
+    assert "gateway:laptop" in status.text and "shared across channels" in status.text
+    nothing = await session.handle("/compact")
+    assert "Nothing to compact" in nothing.text or "Compacted" in nothing.text
+    forgot = await session.handle("/forget name")
+    assert "Forgotten" in forgot.text
+    assert h.app is not None and h.app.memory.facts.active("user/profile", field="name") == []
+
+
+async def test_the_base_prompt_is_never_mutated(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    await session.handle("hello")
+    await session.handle("My name is Ana.")
+    await session.handle("hello again")
+    persona = h.app.services.persona.render() if h.app else ""
+    systems = [r.system for r in h.chat.requests]
+    assert all(persona in s for s in systems)
+    assert all(s.count(persona) == 1 for s in systems)
