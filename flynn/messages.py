@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import NewType
 
@@ -65,10 +65,14 @@ class InboundMessage:
 
 @dataclass(frozen=True, slots=True)
 class OutboundMessage:
-    """A reply for a channel to deliver, split to the channel's limits by the channel itself."""
+    """Something for a channel to deliver, split to its limits by the channel itself.
+
+    ``final`` is False for a streamed delta (only sent to channels that stream); ``error_code``
+    is set on error replies and uses the gateway protocol's codes.
+    """
 
     session: SessionKey
     text: str
     reply_to: str | None = None
-    is_error: bool = False
-    parts: tuple[str, ...] = field(default=())
+    final: bool = True
+    error_code: str | None = None

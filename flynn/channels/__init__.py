@@ -1,0 +1,1 @@
+"""Channels: Telegram, Discord and the WebSocket gateway behind one Protocol (see ``base``)."""

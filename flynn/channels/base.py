@@ -1,0 +1,70 @@
+"""The Channel seam: how messages arrive from a chat service and how replies go back.
+
+A channel parses its wire format once, at the edge, into ``InboundMessage`` and hands it to the
+``on_message`` callback; it delivers ``OutboundMessage``s the router sends back, split to its own
+limits. Access control, mention rules and typing indicators are the channel's business; turns,
+memory and commands are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from flynn.messages import InboundMessage, OutboundMessage
+
+LengthUnit = Literal["utf16", "chars"]
+
+OnMessage = Callable[[InboundMessage], Awaitable[None]]
+"""The router's intake. Returns once the message is accepted (deduplicated and queued); raises
+``SessionBusy`` when the session's inbox is full, so the channel can say so."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelCapabilities:
+    can_edit: bool
+    can_stream: bool
+    max_len: int
+    length_unit: LengthUnit
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelStatus:
+    """What ``/readyz`` reports for one channel."""
+
+    name: str
+    connected: bool
+    last_inbound: datetime | None = None
+    last_error: str | None = None
+    last_error_at: datetime | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "connected": self.connected,
+            "last_inbound": self.last_inbound.isoformat() if self.last_inbound else None,
+            "last_error": self.last_error,
+            "last_error_at": self.last_error_at.isoformat() if self.last_error_at else None,
+        }
+
+
+class Channel(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> ChannelCapabilities: ...
+
+    def status(self) -> ChannelStatus: ...
+
+    async def run(self, on_message: OnMessage) -> None:
+        """Connects and delivers inbound messages until cancelled; then disconnects cleanly and
+        re-raises ``CancelledError``. Raises on a failure it cannot recover from itself (the
+        daemon restarts the channel with backoff)."""
+        ...
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        """Delivers ``message``; returns the channel's ids of what was sent (several when split).
+        Deltas (``final=False``) are ignored by channels that cannot stream."""
+        ...
