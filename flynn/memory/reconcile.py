@@ -73,13 +73,12 @@ class RuleReconciler:
                 return Outcome("noop", latest)
             return Outcome("update", self._facts.supersede(latest.id, new, now=now), latest)
 
-        active = self._facts.active(namespace, kind=proposed.kind)
-        wanted = _norm(proposed.value)
-        if any(_norm(fact.value) == wanted and fact.field is None for fact in active):
+        value = " ".join(proposed.value.split())
+        if any(fact.field is None for fact in self._facts.find(namespace, value)):
             return Outcome("noop", None)
-        opposite = _opposite(proposed.value)
+        opposite = _opposite(value)
         if opposite is not None:
-            for fact in active:
-                if fact.field is None and _norm(fact.value) == opposite:
+            for fact in self._facts.find(namespace, opposite):
+                if fact.field is None:
                     return Outcome("update", self._facts.supersede(fact.id, new, now=now), fact)
         return Outcome("add", self._facts.add(new, now=now))

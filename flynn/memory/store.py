@@ -4,8 +4,9 @@ Everything above ``flynn.memory`` talks to these, never to SQL, so a PostgreSQL 
 follow. Namespaces are plain strings such as ``user/profile`` or ``sessions/telegram:42/facts``;
 every read filters by namespace (or by a ``namespace/`` prefix) in the query itself.
 
-The calls are synchronous on purpose: each is a sub-millisecond SQLite statement on the event loop's
-thread, cheaper than a hop to a worker thread, and one connection used from one thread needs no lock.
+The calls are synchronous on purpose: each is a sub-millisecond SQLite statement on the event
+loop's thread, cheaper than a hop to a worker thread, and one connection used from one thread needs
+no lock.
 Each call that writes is one transaction: it lands whole or not at all.
 """
 
@@ -101,6 +102,11 @@ class Documents(Protocol):
 
 
 class Facts(Protocol):
+    def generation(self) -> tuple[int, int]:
+        """A value that differs after any change to any fact (made by this store or by another
+        process), so readers can cache what they derive from facts."""
+        ...
+
     def add(self, fact: NewFact, *, now: datetime) -> Fact: ...
 
     def supersede(self, old_id: int, new: NewFact, *, now: datetime) -> Fact:
@@ -117,6 +123,10 @@ class Facts(Protocol):
         self, namespace: str, *, kind: FactKind | None = None, field: str | None = None
     ) -> list[Fact]:
         """Active facts of exactly this namespace, newest first."""
+        ...
+
+    def find(self, namespace: str, value: str) -> list[Fact]:
+        """Active facts of exactly this namespace whose value equals ``value`` (case ignored)."""
         ...
 
     def history(self, namespace: str, field: str) -> list[Fact]:
@@ -170,6 +180,10 @@ class History(Protocol):
 
     def forget(self, namespace_prefix: str) -> int: ...
 
+    def forget_session(self, session: str) -> int:
+        """Deletes one session's messages (and index rows) and its summary for real."""
+        ...
+
 
 class Costs(Protocol):
     def record(
@@ -185,4 +199,20 @@ class Costs(Protocol):
 
     def totals(self) -> dict[str, tuple[int, int]]:
         """Input and output tokens per task."""
+        ...
+
+
+class InboundLog(Protocol):
+    """Which inbound message ids were already handled, so a redelivery is answered once."""
+
+    def claim(self, channel: str, message_id: str, session: str, *, now: datetime) -> bool:
+        """Records the message as being handled; ``False`` if it was seen before."""
+        ...
+
+    def complete(self, channel: str, message_id: str, *, now: datetime) -> None:
+        """Records that the reply was sent."""
+        ...
+
+    def prune(self, *, before: datetime) -> int:
+        """Forgets ids received before ``before``; returns how many."""
         ...

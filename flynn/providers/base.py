@@ -78,6 +78,10 @@ class Provider(Protocol):
         """Text deltas as they arrive, then exactly one final ``ChatResponse``."""
         ...
 
+    async def aclose(self) -> None:
+        """Releases the SDK client. Idempotent; never raises ``ProviderError``."""
+        ...
+
 
 class UsageSink(Protocol):
     """Where token usage of every call is recorded (the ``costs`` table)."""

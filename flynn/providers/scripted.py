@@ -40,9 +40,8 @@ class ScriptedProvider:
         if isinstance(reply, ProviderError):
             raise reply
         text = reply(request) if callable(reply) else reply
-        prompt = estimate_tokens(request.system) + sum(
-            estimate_tokens(m.content) + 4 for m in request.messages
-        )
+        chars = len(request.system) + sum(len(m.content) for m in request.messages)
+        prompt = chars // 4 + 4 * len(request.messages)
         return ChatResponse(text, Usage(prompt, estimate_tokens(text)), "script", self._name)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

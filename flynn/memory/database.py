@@ -1,0 +1,373 @@
+"""The SQLite connection: pragmas, numbered forward-only migrations, transactions, time encoding.
+
+Every sqlite3 error is mapped to ``StoreError`` here, so nothing above sees the driver's exceptions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+
+from flynn.errors import StoreError
+
+Params = Sequence[object] | Mapping[str, object]
+
+_SCHEMA_V1 = """
+CREATE TABLE documents (
+    namespace  TEXT PRIMARY KEY,
+    content    TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    expires_at TEXT
+);
+
+-- AUTOINCREMENT: fact ids are shown to people (``memory forget``) and linked by ``supersedes``,
+-- so an id must never be handed out twice, even after the newest row is forgotten.
+CREATE TABLE facts (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace  TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    field      TEXT,
+    value      TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    source     TEXT NOT NULL,
+    status     TEXT NOT NULL DEFAULT 'active'
+               CHECK (status IN ('active', 'superseded', 'deleted')),
+    supersedes INTEGER REFERENCES facts(id) ON DELETE SET NULL,
+    session    TEXT,
+    channel    TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX facts_namespace_status_field ON facts(namespace, status, field);
+CREATE INDEX facts_namespace_field ON facts(namespace, field);
+-- Walks supersession chains forward, and keeps ON DELETE SET NULL from scanning the table.
+CREATE INDEX facts_supersedes ON facts(supersedes);
+
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+    field, value, content='facts', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, field, value) VALUES (new.id, new.field, new.value);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value)
+    VALUES ('delete', old.id, old.field, old.value);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value)
+    VALUES ('delete', old.id, old.field, old.value);
+    INSERT INTO facts_fts(rowid, field, value) VALUES (new.id, new.field, new.value);
+END;
+
+CREATE TABLE sessions (
+    key                TEXT PRIMARY KEY,
+    namespace          TEXT NOT NULL,
+    summary            TEXT,
+    summarized_through INTEGER,
+    created_at         TEXT NOT NULL,
+    updated_at         TEXT NOT NULL
+);
+CREATE INDEX sessions_namespace ON sessions(namespace);
+
+CREATE TABLE messages (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session    TEXT NOT NULL,
+    namespace  TEXT NOT NULL,
+    role       TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    tokens     INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    summarized INTEGER NOT NULL DEFAULT 0 CHECK (summarized IN (0, 1))
+);
+CREATE INDEX messages_session ON messages(session, summarized, id);
+CREATE INDEX messages_namespace ON messages(namespace, id);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE TABLE costs (
+    id            INTEGER PRIMARY KEY,
+    provider      TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    task          TEXT NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cost          REAL,
+    created_at    TEXT NOT NULL
+);
+"""
+
+# Inbound message ids already handled, so a channel's redelivery is answered once. Holds no message
+# text; pruned by age.
+_SCHEMA_V2 = """
+CREATE TABLE inbound (
+    channel      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    session      TEXT NOT NULL,
+    received_at  TEXT NOT NULL,
+    completed_at TEXT,
+    PRIMARY KEY (channel, message_id)
+) WITHOUT ROWID;
+CREATE INDEX inbound_received_at ON inbound(received_at);
+"""
+
+# Exact-value lookups for reconciliation (is this observation already known?) without reading
+# every active fact of the namespace.
+_SCHEMA_V3 = """
+CREATE INDEX facts_namespace_value
+    ON facts(namespace, value COLLATE NOCASE) WHERE status = 'active';
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3)
+"""Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
+
+LATEST_VERSION = len(MIGRATIONS)
+
+_PRAGMAS = (
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA busy_timeout = 5000",
+    # NORMAL under WAL may lose the last commits on power loss, never consistency.
+    "PRAGMA synchronous = NORMAL",
+    # 32 MiB of page cache keeps the FTS indexes of a large history hot between turns.
+    "PRAGMA cache_size = -32768",
+    # A turn writes ~10 pages, so the default (1000) made every ~100th turn pay for a checkpoint
+    # and its fsyncs. Fewer, larger ones keep that out of the 99th percentile; with a
+    # ``WalCheckpointer`` running, this is only a safety net.
+    "PRAGMA wal_autocheckpoint = 4000",
+)
+
+
+_ZERO = timedelta(0)
+
+
+def encode_time(moment: datetime) -> str:
+    """``moment`` as fixed-width ISO-8601 UTC text, so that text order is time order."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment!r}: pass a timezone-aware time")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def decode_time(text: str) -> datetime:
+    """Inverse of ``encode_time``: a timezone-aware UTC datetime."""
+    moment = datetime.fromisoformat(text)
+    # Stored times are always UTC ("+00:00"); swapping the tzinfo is far cheaper than astimezone.
+    return moment.replace(tzinfo=UTC) if moment.utcoffset() == _ZERO else moment.astimezone(UTC)
+
+
+def decode_optional_time(text: str | None) -> datetime | None:
+    return None if text is None else decode_time(text)
+
+
+@contextmanager
+def _mapped_errors(action: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"{action}: {exc}") from exc
+
+
+class Database:
+    """One ``sqlite3.Connection`` in autocommit mode; multi-statement writes use ``transaction``.
+
+    Not thread-safe: use it from the thread that opened it (the event loop's).
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        """Use ``Database.open``; this takes an already configured connection."""
+        self._connection = connection
+        self._path = path
+        self._depth = 0
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: Path) -> Database:
+        """Opens (creating if needed) the database at ``path`` and migrates it to the latest schema.
+
+        Raises ``StoreError`` if the file cannot be opened, is not a database, a migration fails,
+        or the schema is newer than this code.
+        """
+        with _mapped_errors(f"cannot open database {path}"):
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create directory for database {path}: {exc}") from exc
+            connection = sqlite3.connect(path, isolation_level=None, cached_statements=256)
+        database = cls(connection, path)
+        try:
+            connection.row_factory = sqlite3.Row
+            with _mapped_errors(f"cannot configure database {path}"):
+                for pragma in _PRAGMAS:
+                    connection.execute(pragma).close()
+            database._migrate()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def version(self) -> int:
+        """The schema version recorded in ``PRAGMA user_version``."""
+        row = self.fetchone("PRAGMA user_version")
+        assert row is not None
+        return int(row[0])
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process, e.g. ``flynn memory forget``)
+        commits to the database; commits of this connection do not change it."""
+        row = self.fetchone("PRAGMA data_version")
+        assert row is not None
+        return int(row[0])
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def integrity_check(self) -> list[str]:
+        """Problems found in the file and the full-text indexes; empty when healthy."""
+        problems = [
+            str(row[0]) for row in self.fetchall("PRAGMA integrity_check") if str(row[0]) != "ok"
+        ]
+        for index in ("facts_fts", "messages_fts"):
+            try:
+                self.execute(f"INSERT INTO {index}({index}) VALUES ('integrity-check')")
+            except StoreError as exc:
+                problems.append(f"{index}: {exc}")
+        return problems
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Runs one statement to completion; returns the number of rows it changed."""
+        with _mapped_errors("database statement failed"):
+            cursor = self._connection.execute(sql, params)
+            try:
+                return cursor.rowcount
+            finally:
+                cursor.close()
+
+    def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        """The first row of ``sql`` (which may be ``INSERT ... RETURNING``), or ``None``."""
+        with _mapped_errors("database query failed"):
+            cursor = self._connection.execute(sql, params)
+            try:
+                row: sqlite3.Row | None = cursor.fetchone()
+                return row
+            finally:
+                # Resets the statement: a half-stepped ``RETURNING`` statement would otherwise
+                # keep its implicit write transaction open.
+                cursor.close()
+
+    def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        with _mapped_errors("database query failed"):
+            cursor = self._connection.execute(sql, params)
+            try:
+                rows: list[sqlite3.Row] = cursor.fetchall()
+                return rows
+            finally:
+                cursor.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Runs the block as one write transaction: everything lands, or nothing does.
+
+        The outermost use takes the write lock up front (``BEGIN IMMEDIATE``), so a concurrent
+        writer waits out ``busy_timeout`` instead of failing mid-way. Nested uses are savepoints:
+        an exception rolls back only the inner block if it is caught inside the outer one.
+        Any exception, including cancellation, rolls back and propagates.
+        """
+        savepoint = f"flynn_{self._depth}"
+        outermost = self._depth == 0
+        with _mapped_errors("cannot begin transaction"):
+            self._connection.execute("BEGIN IMMEDIATE" if outermost else f"SAVEPOINT {savepoint}")
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._depth -= 1
+            self._rollback(outermost, savepoint)
+            raise
+        self._depth -= 1
+        try:
+            with _mapped_errors("cannot commit transaction"):
+                self._connection.execute("COMMIT" if outermost else f"RELEASE {savepoint}")
+        except StoreError:
+            self._rollback(outermost, savepoint)
+            raise
+
+    def _rollback(self, outermost: bool, savepoint: str) -> None:
+        with _mapped_errors("cannot roll back transaction"):
+            if outermost:
+                if self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")
+            else:
+                self._connection.execute(f"ROLLBACK TO {savepoint}")
+                self._connection.execute(f"RELEASE {savepoint}")
+
+    def close(self) -> None:
+        """Closes the connection; safe to call twice. An open transaction is rolled back."""
+        if self._closed:
+            return
+        self._closed = True
+        with _mapped_errors(f"cannot close database {self._path}"):
+            self._connection.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        current = self.version
+        if current > LATEST_VERSION:
+            raise StoreError(
+                f"database {self._path} has schema version {current}, but this flynn only knows "
+                f"versions up to {LATEST_VERSION}; upgrade flynn (or restore an older backup)"
+            )
+        for version in range(current + 1, LATEST_VERSION + 1):
+            with self.transaction():
+                # Another process may have migrated while we waited for the write lock.
+                if self.version >= version:
+                    continue
+                with _mapped_errors(f"migration {version} of {self._path} failed"):
+                    for statement in _statements(MIGRATIONS[version - 1]):
+                        self._connection.execute(statement).close()
+                    # PRAGMA takes no bound parameters; ``version`` is our own int.
+                    self._connection.execute(f"PRAGMA user_version = {version:d}").close()
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Splits a script into statements; ``executescript`` would commit our open transaction."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        # complete_statement knows about strings, comments and trigger bodies.
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                yield pending
+            pending = ""
+    if pending.strip(" \n\t;"):
+        raise StoreError(f"incomplete statement in migration: {pending.strip()[:80]!r}")

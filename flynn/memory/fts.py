@@ -1,0 +1,153 @@
+"""Turns what a person typed into a safe FTS5 query (quoted words joined with OR, never raw
+syntax), choosing the words so that ranking stays cheap on a large table.
+
+Shared by fact and message search, so both treat user text the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from flynn.memory.database import Database
+
+# Words too common to say anything about relevance; matching them only costs time, because every
+# match of an OR term must be ranked.
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing don down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its itself
+    just let me more most my myself no nor not now of off on once only or other our ours ourselves
+    out over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which while
+    who whom why will with would you your yours yourself yourselves
+    doesn didn isn aren wasn weren won ll ve re
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+MAX_TERMS = 24
+"""Longer text (a pasted paragraph) keeps its first distinct terms; each term widens the search."""
+
+_WORD = re.compile(r"\w+")
+
+
+def search_terms(text: str) -> list[str]:
+    """Distinct lower-case words of ``text`` worth searching for, in order of appearance."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    for match in _WORD.finditer(text.lower()):
+        # unicode61 splits on underscores too; so do we, so a term never becomes a phrase.
+        for word in match.group().split("_"):
+            if len(word) < 2 or word in STOPWORDS or word in seen:
+                continue
+            seen.add(word)
+            terms.append(word)
+            if len(terms) == MAX_TERMS:
+                return terms
+    return terms
+
+
+def _or_of(terms: list[str]) -> str:
+    return " OR ".join(_quoted(term) for term in terms)
+
+
+def _quoted(term: str) -> str:
+    # Double quotes make a term a literal string: FTS5 operators (AND, NOT, NEAR, *, ^, :) inside
+    # it are plain text. ``\w`` never contains '"', but escape it anyway.
+    return '"' + term.replace('"', '""') + '"'
+
+
+CANDIDATE_BUDGET = 300
+"""Most rows a search ranks. bm25 costs about 1.5 µs per matching row, so this bounds a search
+under a millisecond however large the history grows."""
+
+_MAX_COMMON_WORDS = 20_000
+_MAX_COUNTED_WORDS = 50_000
+_COUNT_TTL_SECONDS = 300.0
+"""Bound on the cache of words known to be common (a few hundred in practice)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPlan:
+    """What to run: an FTS5 ``MATCH`` expression, restricted to rowids ``>= min_rowid``."""
+
+    expression: str
+    min_rowid: int = 0
+
+
+class FtsQueryPlanner:
+    """Chooses which words of a text to search for in one FTS5 table, keeping ranking cheap.
+
+    FTS5 ranks every row that matches before it can return the best few, and an OR of common
+    words matches much of the table. So the words are counted first (each count stops at the
+    budget) and searched rarest first, adding words while their matches fit ``budget``. Rare words
+    carry the most relevance under bm25 anyway. When even the rarest word matches more rows than
+    the budget, only its most recent ``budget`` matches are ranked.
+    """
+
+    def __init__(self, db: Database, table: str, *, budget: int = CANDIDATE_BUDGET) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"not a table name: {table!r}")
+        self._db = db
+        self._budget = budget
+        self._count_sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+        )
+        self._window_sql = (
+            f"SELECT min(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?)"
+        )
+        self._common: set[str] = set()
+        # Counts of words that occur, reused for a while: a count that has grown since only makes
+        # the search rank a few more rows. Absent words are never cached, so a word is searchable
+        # the moment it is stored.
+        self._counts: dict[str, tuple[int, float]] = {}
+
+    def forget_counts(self) -> None:
+        """Drops what was learnt about common words; call after deleting rows."""
+        self._common.clear()
+        self._counts.clear()
+
+    def plan(self, text: str) -> MatchPlan | None:
+        """The search for ``text``, or ``None`` when no word of it occurs in the table."""
+        counted = []
+        for position, term in enumerate(search_terms(text)):
+            count = self._count(term)
+            if count:
+                counted.append((count, position, term))
+        if not counted:
+            return None
+        counted.sort()
+        chosen: list[str] = []
+        total = 0
+        for count, _, term in counted:
+            if chosen and total + count > self._budget:
+                break
+            chosen.append(term)
+            total += count
+        expression = _or_of(chosen)
+        if total <= self._budget:
+            return MatchPlan(expression)
+        row = self._db.fetchone(self._window_sql, (expression, self._budget))
+        return MatchPlan(expression, int(row[0]) if row is not None and row[0] is not None else 0)
+
+    def _count(self, term: str) -> int:
+        """Rows matching ``term``, counted up to ``budget + 1`` (enough to know it is too many)."""
+        if term in self._common:
+            return self._budget + 1
+        now = time.monotonic()
+        cached = self._counts.get(term)
+        if cached is not None and now - cached[1] < _COUNT_TTL_SECONDS:
+            return cached[0]
+        row = self._db.fetchone(self._count_sql, (_quoted(term), self._budget + 1))
+        count = 0 if row is None else int(row[0])
+        if count > self._budget:
+            if len(self._common) >= _MAX_COMMON_WORDS:
+                self._common.clear()
+            self._common.add(term)
+        elif count:
+            if len(self._counts) >= _MAX_COUNTED_WORDS:
+                self._counts.clear()
+            self._counts[term] = (count, now)
+        return count

@@ -1,0 +1,181 @@
+"""Conversation history in SQLite: every persisted turn, per session, searchable through FTS5.
+
+Compaction marks rows summarised and stores the running summary on the session; rows are only
+deleted by ``forget``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from flynn.errors import StoreError
+from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.fts import FtsQueryPlanner
+from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.store import MessageRole, SearchHit, StoredMessage
+
+EXCERPT_TOKENS = 16
+"""Words around the best match in a search excerpt (FTS5 allows 1..64)."""
+
+_COLUMNS = "id, session, namespace, role, content, tokens, created_at, summarized"
+_M_COLUMNS = ", ".join(f"m.{column.strip()}" for column in _COLUMNS.split(","))
+
+_TOUCH_SESSION = """
+INSERT INTO sessions (key, namespace, created_at, updated_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at
+"""
+_INSERT = f"""
+INSERT INTO messages (session, namespace, role, content, tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?)
+RETURNING {_COLUMNS}
+"""
+_RECENT = f"SELECT {_COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
+_SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
+_MARK_SUMMARIZED = (
+    "UPDATE messages SET summarized = 1 WHERE session = ? AND summarized = 0 AND id <= ?"
+)
+_SAVE_SUMMARY = """
+UPDATE sessions
+SET summary = ?, summarized_through = max(coalesce(summarized_through, 0), ?), updated_at = ?
+WHERE key = ?
+"""
+# CROSS JOIN keeps the FTS table as the outer loop (see facts.py); FTS5 sorts by ``rank`` (bm25)
+# itself, so ``snippet`` is only computed for the rows that survive the filters and LIMIT.
+_SEARCH = f"""
+SELECT {_M_COLUMNS},
+       snippet(messages_fts, 0, '[', ']', '…', {EXCERPT_TOKENS}) AS excerpt,
+       messages_fts.rank AS rank
+FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
+"""
+_SEARCH_ALL = _SEARCH + " ORDER BY messages_fts.rank LIMIT ?"
+_SEARCH_EXCLUDING = _SEARCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
+_FORGET_SESSION_MESSAGES = "DELETE FROM messages WHERE session = ?"
+_FORGET_SESSION = "DELETE FROM sessions WHERE key = ?"
+_FORGET_MESSAGES = f"DELETE FROM messages WHERE {namespace_scope('namespace')}"
+# Also sessions that wrote under the prefix while recorded under another namespace (the identity
+# config changed): their summaries hold the same person's words.
+_FORGET_SESSIONS = f"""
+DELETE FROM sessions WHERE {namespace_scope("namespace")}
+    OR key IN (SELECT session FROM messages WHERE {namespace_scope("namespace")})
+"""
+
+
+class SqliteHistory:
+    """``History`` on the ``messages`` and ``sessions`` tables; ``messages_fts`` follows by
+    triggers, so a deleted message leaves no index row behind."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._planner = FtsQueryPlanner(db, "messages_fts")
+
+    def append(
+        self,
+        session: str,
+        namespace: str,
+        role: MessageRole,
+        content: str,
+        *,
+        tokens: int,
+        now: datetime,
+    ) -> StoredMessage:
+        """Stores one message and creates or touches its session row, in one transaction."""
+        at = encode_time(now)
+        with self._db.transaction():
+            self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
+            row = self._db.fetchone(_INSERT, (session, namespace, role, content, tokens, at))
+        if row is None:
+            raise StoreError("message insert returned no row")
+        return _message(row)
+
+    def recent(self, session: str) -> list[StoredMessage]:
+        """The session's messages not yet summarised by compaction, oldest first."""
+        return [_message(row) for row in self._db.fetchall(_RECENT, (session,))]
+
+    def summary(self, session: str) -> str | None:
+        """The session's running compaction summary, if it was ever compacted."""
+        row = self._db.fetchone(_SUMMARY, (session,))
+        summary: str | None = None if row is None else row["summary"]
+        return summary
+
+    def save_summary(self, session: str, summary: str, *, through_id: int, now: datetime) -> int:
+        """Stores the session summary and marks messages up to ``through_id`` summarised, in one
+        transaction; returns how many were marked. Rows are never deleted here.
+
+        Raises ``StoreError`` (and changes nothing) if the session has no row, i.e. never had a
+        message appended.
+        """
+        with self._db.transaction():
+            marked = self._db.execute(_MARK_SUMMARIZED, (session, through_id))
+            updated = self._db.execute(
+                _SAVE_SUMMARY, (summary, through_id, encode_time(now), session)
+            )
+            if updated != 1:
+                raise StoreError(f"no session {session!r} to save a summary for")
+        return marked
+
+    def search(
+        self,
+        namespace_prefix: str,
+        query: str,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+    ) -> list[SearchHit]:
+        """Messages under ``namespace_prefix`` matching the words of ``query``, best first.
+
+        ``query`` is plain text (FTS5 syntax in it is treated as words). ``SearchHit.score`` is
+        the negated bm25 rank: higher is better. Excerpts mark matches with ``[`` and ``]``.
+        """
+        if limit <= 0:
+            return []
+        plan = self._planner.plan(query)
+        if plan is None:
+            return []
+        match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
+        if exclude_session is None:
+            rows = self._db.fetchall(_SEARCH_ALL, (*match, limit))
+        else:
+            rows = self._db.fetchall(_SEARCH_EXCLUDING, (*match, exclude_session, limit))
+        return [
+            SearchHit(message=_message(row), excerpt=row["excerpt"], score=-row["rank"])
+            for row in rows
+        ]
+
+    def forget(self, namespace_prefix: str) -> int:
+        """Deletes messages (with their index rows) and session rows under the prefix, for real;
+        returns how many messages went."""
+        messages, _ = self.forget_counted(namespace_prefix)
+        return messages
+
+    def forget_session(self, session: str) -> int:
+        """Deletes one session's messages (and index rows) and its summary for real, in one
+        transaction; returns how many messages went."""
+        self._planner.forget_counts()
+        with self._db.transaction():
+            messages = self._db.execute(_FORGET_SESSION_MESSAGES, (session,))
+            self._db.execute(_FORGET_SESSION, (session,))
+        return messages
+
+    def forget_counted(self, namespace_prefix: str) -> tuple[int, int]:
+        """Like ``forget``, in one transaction; returns (messages, sessions) deleted."""
+        scope = scope_params(namespace_prefix)
+        self._planner.forget_counts()
+        with self._db.transaction():
+            sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
+            messages = self._db.execute(_FORGET_MESSAGES, scope)
+        return messages, sessions
+
+
+def _message(row: sqlite3.Row) -> StoredMessage:
+    return StoredMessage(
+        id=row["id"],
+        session=row["session"],
+        namespace=row["namespace"],
+        role=row["role"],
+        content=row["content"],
+        tokens=row["tokens"],
+        created_at=decode_time(row["created_at"]),
+        summarized=bool(row["summarized"]),
+    )

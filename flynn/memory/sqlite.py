@@ -1,0 +1,63 @@
+"""The SQLite memory as one object: the database plus every store built on it, and forgetting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from flynn.memory.costs import SqliteCosts
+from flynn.memory.database import Database
+from flynn.memory.documents import SqliteDocuments
+from flynn.memory.facts import SqliteFacts
+from flynn.memory.history import SqliteHistory
+from flynn.memory.inbound import SqliteInboundLog
+
+
+class SqliteMemory:
+    """Documents, facts, history, costs and the inbound log sharing one ``Database``; closing it
+    closes them all."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.documents = SqliteDocuments(db)
+        self.facts = SqliteFacts(db)
+        self.history = SqliteHistory(db)
+        self.costs = SqliteCosts(db)
+        self.inbound = SqliteInboundLog(db)
+
+    @classmethod
+    def open(cls, path: Path) -> SqliteMemory:
+        """Opens and migrates the database at ``path``; raises ``StoreError`` if it cannot."""
+        return cls(Database.open(path))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SqliteMemory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        """Deletes for real everything stored under ``prefix`` (``prefix`` or ``prefix/...``):
+        documents, facts, messages with their index rows, and sessions, in one transaction.
+
+        Returns the rows deleted per table. Costs carry no namespace and are kept.
+        Raises ``ValueError`` for an empty prefix, ``StoreError`` if the delete fails (then
+        nothing was deleted).
+        """
+        with self.db.transaction():
+            documents = self.documents.forget(prefix)
+            facts = self.facts.forget(prefix)
+            messages, sessions = self.history.forget_counted(prefix)
+        return {"documents": documents, "facts": facts, "messages": messages, "sessions": sessions}
+
+    def forget_fact(self, fact_id: int) -> int:
+        """Deletes the fact and its whole supersession chain for real; returns how many rows."""
+        return self.facts.forget_chain(fact_id)

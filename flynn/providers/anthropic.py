@@ -1,0 +1,246 @@
+"""The Anthropic Messages API as a ``Provider``; SDK errors become ``flynn.errors`` here.
+
+The SDK's own retries are off (``max_retries=0``): ``RetryingProvider`` decides, by error type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+import anthropic
+
+# httpx2 is the SDK's HTTP library; its errors escape the SDK while a stream body is being read.
+import httpx2
+from anthropic.types import (
+    AssistantMessageParam,
+    Message,
+    MessageParam,
+    TextBlock,
+    UserMessageParam,
+)
+from anthropic.types import Usage as AnthropicUsage
+
+from flynn.errors import (
+    AuthFailed,
+    BadRequest,
+    ContextTooLong,
+    MalformedResponse,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    Unavailable,
+)
+from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.http_errors import retry_after_seconds, safe_message, utc_now
+
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+# What the SDK raises about a call: its own errors, transport errors while streaming, and
+# ValueError (json.JSONDecodeError) for a body that is not JSON.
+_SDK_ERRORS = (anthropic.AnthropicError, httpx2.HTTPError, ValueError)
+
+
+class AnthropicProvider:
+    """Claude through ``anthropic.AsyncAnthropic``. Close with ``aclose`` (or ``async with``)."""
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str,
+        *,
+        base_url: str | None,
+        timeout_seconds: float,
+        max_output_tokens: int,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self._model = model
+        self._timeout_seconds = timeout_seconds
+        self._max_output_tokens = max_output_tokens
+        self._clock = clock
+        # Kept only to scrub it from error text, should a server ever echo it back.
+        self._api_key = api_key
+        self._closed = False
+        # An explicit base_url keeps the SDK from reading ANTHROPIC_BASE_URL behind the config.
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url or DEFAULT_ANTHROPIC_BASE_URL,
+            timeout=timeout_seconds,
+            max_retries=0,
+        )
+
+    @property
+    def name(self) -> str:
+        return f"anthropic:{self._model}"
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        """The whole reply. Raises ``ProviderError`` subclasses only."""
+        try:
+            message: object = await self._client.messages.create(
+                model=self._model,
+                max_tokens=request.max_tokens or self._max_output_tokens,
+                messages=_messages(request),
+                system=_system(request),
+            )
+        except _SDK_ERRORS as exc:
+            raise self._map_error(exc) from exc
+        if not isinstance(message, Message):
+            raise MalformedResponse(
+                f"{self.name}: the response is not a message", provider=self.name
+            )
+        text = self._text_of(message)
+        return ChatResponse(
+            text=text,
+            usage=self._usage_of(message),
+            model=self._model_of(message),
+            provider="anthropic",
+        )
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Text deltas, then the ``ChatResponse``. Raises ``ProviderError`` subclasses only."""
+        pieces: list[str] = []
+        try:
+            async with self._client.messages.stream(
+                model=self._model,
+                max_tokens=request.max_tokens or self._max_output_tokens,
+                messages=_messages(request),
+                system=_system(request),
+            ) as events:
+                async for delta in events.text_stream:
+                    pieces.append(delta)
+                    yield delta
+                final: object = await events.get_final_message()
+        except _SDK_ERRORS as exc:
+            raise self._map_error(exc) from exc
+        except AssertionError as exc:
+            # The SDK asserts when the stream ended before its ``message_start`` event.
+            raise MalformedResponse(
+                f"{self.name}: the stream ended before the message began", provider=self.name
+            ) from exc
+        if not isinstance(final, Message):
+            raise MalformedResponse(f"{self.name}: the stream held no message", provider=self.name)
+        yield ChatResponse(
+            text="".join(pieces),
+            usage=self._usage_of(final),
+            model=self._model_of(final),
+            provider="anthropic",
+        )
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            await self._client.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- request and response ---------------------------------------------------------------
+
+    def _text_of(self, message: Message) -> str:
+        content: object = message.content
+        if not isinstance(content, list):
+            raise MalformedResponse(f"{self.name}: the message has no content", provider=self.name)
+        return "".join(block.text for block in content if isinstance(block, TextBlock))
+
+    def _usage_of(self, message: Message) -> Usage:
+        usage: object = message.usage
+        if not isinstance(usage, AnthropicUsage):
+            raise MalformedResponse(f"{self.name}: the message has no usage", provider=self.name)
+        # Cached prompt tokens are counted apart from input_tokens but fill the window all the same.
+        prompt = (
+            usage.input_tokens
+            + (usage.cache_read_input_tokens or 0)
+            + (usage.cache_creation_input_tokens or 0)
+        )
+        return Usage(input_tokens=prompt, output_tokens=usage.output_tokens)
+
+    def _model_of(self, message: Message) -> str:
+        model: object = message.model
+        return model if isinstance(model, str) and model else self._model
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def _map_error(self, exc: Exception) -> ProviderError:
+        name = self.name
+        if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
+            return ProviderTimeout(
+                f"{name}: no answer within {self._timeout_seconds:g}s", provider=name
+            )
+        if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+            return Unavailable(f"{name}: connection failed ({type(exc).__name__})", provider=name)
+        if isinstance(exc, anthropic.APIStatusError):
+            return self._map_status_error(exc)
+        if isinstance(exc, anthropic.CredentialsError):
+            return AuthFailed(f"{name}: no usable credentials", provider=name)
+        if isinstance(exc, anthropic.APIResponseValidationError | ValueError):
+            return MalformedResponse(f"{name}: the response could not be read", provider=name)
+        return Unavailable(f"{name}: {type(exc).__name__}", provider=name)
+
+    def _map_status_error(self, exc: anthropic.APIStatusError) -> ProviderError:
+        name = self.name
+        status = exc.status_code
+        # ``type`` is the body's ``error.type``; it also classifies errors sent mid-stream, where
+        # the HTTP status is still 200.
+        kind = exc.type
+        message = safe_message(
+            f"{name} answered {status} {kind or ''}: {exc.api_message or ''}".rstrip(": "),
+            self._api_key,
+        )
+        if status == 429 or kind == "rate_limit_error":
+            retry_after = retry_after_seconds(exc.response.headers, self._clock())
+            return RateLimited(message, provider=name, retry_after=retry_after)
+        if status in (401, 402, 403) or kind in (
+            "authentication_error",
+            "permission_error",
+            "billing_error",
+        ):
+            # A billing refusal (402) will not pass by retrying either; another provider may work.
+            return AuthFailed(message, provider=name)
+        if status == 408 or kind == "timeout_error":
+            return ProviderTimeout(message, provider=name)
+        if status == 413:
+            # request_too_large: the prompt exceeds the request size limit; compaction is the cure.
+            return ContextTooLong(message, provider=name)
+        if status >= 500 or status == 409 or kind in ("api_error", "overloaded_error"):
+            return Unavailable(message, provider=name)
+        if status == 400 and _says_prompt_too_long(exc.api_message):
+            return ContextTooLong(message, provider=name)
+        if 400 <= status < 500:
+            return BadRequest(message, provider=name)
+        return Unavailable(message, provider=name)
+
+
+def _messages(request: ChatRequest) -> list[MessageParam]:
+    messages: list[MessageParam] = []
+    for message in request.messages:
+        if message.role == "user":
+            messages.append(UserMessageParam(role="user", content=message.content))
+        else:
+            messages.append(AssistantMessageParam(role="assistant", content=message.content))
+    return messages
+
+
+def _system(request: ChatRequest) -> str | anthropic.Omit:
+    # The API refuses an empty system text block; no system prompt means leaving it out.
+    return request.system if request.system else anthropic.omit
+
+
+def _says_prompt_too_long(api_message: str | None) -> bool:
+    # The one place message text is read: the API reports an over-long prompt as a plain
+    # invalid_request_error with no distinct type or code, so only its wording tells it apart.
+    text = (api_message or "").lower()
+    return any(
+        phrase in text
+        for phrase in ("prompt is too long", "context length", "context window", "too many tokens")
+    )

@@ -1,0 +1,21 @@
+"""Real SQLite databases in tmp_path for the memory tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flynn.memory.sqlite import SqliteMemory
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "flynn.db"
+
+
+@pytest.fixture
+def memory(db_path: Path) -> Iterator[SqliteMemory]:
+    with SqliteMemory.open(db_path) as opened:
+        yield opened

@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from flynn.errors import StoreError
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.store import MessageRole, StoredMessage
+
+T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
+
+
+def _say(
+    memory: SqliteMemory,
+    content: str,
+    *,
+    session: str = "telegram:1",
+    namespace: str = "user",
+    role: MessageRole = "user",
+    minutes: int = 0,
+) -> StoredMessage:
+    return memory.history.append(
+        session,
+        namespace,
+        role,
+        content,
+        tokens=len(content) // 4,
+        now=T0 + timedelta(minutes=minutes),
+    )
+
+
+def _count(memory: SqliteMemory, sql: str) -> int:
+    row = memory.db.fetchone(sql)
+    assert row is not None
+    return int(row[0])
+
+
+def test_append_and_recent(memory: SqliteMemory) -> None:
+    first = _say(memory, "hello there", minutes=1)
+    second = _say(memory, "hi!", role="assistant", minutes=2)
+    _say(memory, "elsewhere", session="discord:9")
+    assert first == StoredMessage(
+        id=first.id,
+        session="telegram:1",
+        namespace="user",
+        role="user",
+        content="hello there",
+        tokens=2,
+        created_at=T0 + timedelta(minutes=1),
+        summarized=False,
+    )
+    assert memory.history.recent("telegram:1") == [first, second]
+    assert memory.history.summary("telegram:1") is None
+    assert memory.history.recent("nobody") == []
+
+
+def test_append_is_one_transaction(memory: SqliteMemory) -> None:
+    memory.db.execute(
+        "CREATE TRIGGER fail_insert BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'x'); END"
+    )
+    with pytest.raises(StoreError):
+        _say(memory, "lost")
+    assert _count(memory, "SELECT count(*) FROM sessions") == 0
+
+
+def test_save_summary_marks_through_id(memory: SqliteMemory) -> None:
+    messages = [_say(memory, f"turn {i}", minutes=i) for i in range(5)]
+    marked = memory.history.save_summary(
+        "telegram:1", "- early turns", through_id=messages[2].id, now=T0 + timedelta(hours=1)
+    )
+    assert marked == 3
+    assert [m.content for m in memory.history.recent("telegram:1")] == ["turn 3", "turn 4"]
+    assert memory.history.summary("telegram:1") == "- early turns"
+    again = memory.history.save_summary(
+        "telegram:1", "- all turns", through_id=messages[4].id, now=T0 + timedelta(hours=2)
+    )
+    assert again == 2
+    assert memory.history.recent("telegram:1") == []
+    assert memory.history.summary("telegram:1") == "- all turns"
+    # Summarised rows stay, and stay searchable.
+    assert _count(memory, "SELECT count(*) FROM messages") == 5
+    assert len(memory.history.search("user", "turn", limit=10)) == 5
+
+
+def test_save_summary_leaves_other_sessions_alone(memory: SqliteMemory) -> None:
+    mine = _say(memory, "mine")
+    other = _say(memory, "theirs", session="discord:9")
+    memory.history.save_summary("telegram:1", "s", through_id=other.id, now=T0)
+    assert memory.history.recent("telegram:1") == []
+    assert memory.history.recent("discord:9") == [other]
+    assert mine.id < other.id
+
+
+def test_save_summary_failure_changes_nothing(memory: SqliteMemory) -> None:
+    messages = [_say(memory, f"turn {i}") for i in range(3)]
+    # Fails after the messages were already marked inside the transaction.
+    memory.db.execute(
+        "CREATE TRIGGER fail_summary BEFORE UPDATE OF summary ON sessions "
+        "BEGIN SELECT RAISE(ABORT, 'disk on fire'); END"
+    )
+    with pytest.raises(StoreError, match="disk on fire"):
+        memory.history.save_summary("telegram:1", "s", through_id=messages[-1].id, now=T0)
+    assert memory.history.recent("telegram:1") == messages
+    assert memory.history.summary("telegram:1") is None
+    assert not memory.db.in_transaction
+
+
+def test_save_summary_for_unknown_session_fails(memory: SqliteMemory) -> None:
+    with pytest.raises(StoreError, match="no session"):
+        memory.history.save_summary("ghost", "s", through_id=10, now=T0)
+
+
+def test_search_highlights_and_ranks(memory: SqliteMemory) -> None:
+    _say(memory, "We talked about the garden and the weather for a long while today")
+    best = _say(memory, "Tomatoes in the garden, garden tomatoes", minutes=1)
+    _say(memory, "Nothing relevant here", minutes=2)
+    hits = memory.history.search("user", "how are the tomatoes in my garden?", limit=5)
+    assert len(hits) == 2
+    assert hits[0].message.id == best.id
+    assert hits[0].excerpt == "[Tomatoes] in the [garden], [garden] [tomatoes]"
+    assert "[garden]" in hits[1].excerpt
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_search_excerpt_is_short_for_long_messages(memory: SqliteMemory) -> None:
+    filler = " ".join(f"filler{i}" for i in range(200))
+    _say(memory, f"{filler} the passport is in the drawer {filler}")
+    (hit,) = memory.history.search("user", "passport", limit=3)
+    assert "[passport]" in hit.excerpt
+    assert hit.excerpt.startswith("…") and hit.excerpt.endswith("…")
+    assert len(hit.excerpt.split()) <= 20
+
+
+def test_search_excludes_session_and_respects_limit(memory: SqliteMemory) -> None:
+    for i in range(5):
+        _say(memory, f"kayak trip {i}", minutes=i)
+    _say(memory, "kayak now", session="current")
+    assert len(memory.history.search("user", "kayak", limit=3)) == 3
+    hits = memory.history.search("user", "kayak", limit=10, exclude_session="current")
+    assert len(hits) == 5
+    assert all(hit.message.session != "current" for hit in hits)
+
+
+def test_search_never_crosses_users(memory: SqliteMemory) -> None:
+    _say(memory, "alice kayak", namespace="users/alice", session="a")
+    _say(memory, "bob kayak", namespace="users/bob", session="b")
+    _say(memory, "alicia kayak", namespace="users/alice2", session="c")
+    hits = memory.history.search("users/alice", "kayak", limit=10)
+    assert [hit.message.content for hit in hits] == ["alice kayak"]
+
+
+@pytest.mark.parametrize(
+    "query", ['"', "NOT", "kayak NOT", "NEAR(kayak", "content:kayak", "kayak*", "(", "^", "' OR 1"]
+)
+def test_search_never_raises_on_hostile_text(memory: SqliteMemory, query: str) -> None:
+    _say(memory, "kayak content")
+    hits = memory.history.search("user", query, limit=5)
+    assert all(hit.message.content == "kayak content" for hit in hits)
+
+
+def test_forget_removes_messages_sessions_and_index_rows(memory: SqliteMemory) -> None:
+    mine = _say(memory, "secret walrus plan", namespace="user")
+    _say(memory, "walrus summary", namespace="user/x", session="telegram:2")
+    _say(memory, "walrus too", namespace="username", session="other")
+    memory.history.save_summary("telegram:1", "walrus", through_id=mine.id, now=T0)
+    assert memory.history.forget("user") == 2
+    assert memory.history.search("user", "walrus", limit=5) == []
+    assert memory.history.recent("telegram:1") == []
+    assert memory.history.summary("telegram:1") is None
+    assert [h.message.content for h in memory.history.search("username", "walrus", limit=5)] == [
+        "walrus too"
+    ]
+    index_hits = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'walrus'"
+    assert _count(memory, index_hits) == 1
+    assert memory.db.integrity_check() == []
+
+
+def test_forget_removes_sessions_that_moved_namespace(memory: SqliteMemory) -> None:
+    _say(memory, "first under the session scope", namespace="sessions/telegram:1")
+    _say(memory, "then under the user", namespace="user")
+    memory.history.save_summary("telegram:1", "summary", through_id=1, now=T0)
+    assert memory.history.forget("user") == 1
+    assert memory.history.summary("telegram:1") is None
+
+
+def test_forget_session_removes_only_that_session(memory: SqliteMemory) -> None:
+    mine = _say(memory, "my secret narwhal")
+    _say(memory, "narwhal elsewhere", session="discord:9")
+    memory.history.save_summary("telegram:1", "narwhal talk", through_id=mine.id, now=T0)
+    assert memory.history.forget_session("telegram:1") == 1
+    assert memory.history.summary("telegram:1") is None
+    hits = memory.history.search("user", "narwhal", limit=5)
+    assert [hit.message.session for hit in hits] == ["discord:9"]
+    assert memory.history.forget_session("telegram:1") == 0
+    assert memory.db.integrity_check() == []
+
+
+def test_ids_are_not_reused_after_forget(memory: SqliteMemory) -> None:
+    old = _say(memory, "first")
+    memory.history.forget("user")
+    assert _say(memory, "second").id > old.id
