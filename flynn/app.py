@@ -8,6 +8,9 @@ from pathlib import Path
 
 import structlog
 
+from flynn.channels.base import Channel
+from flynn.channels.gateway import GatewayChannel
+from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.llm_extraction import LlmExtractor
@@ -18,6 +21,7 @@ from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
+from flynn.providers.lifecycle import close_providers
 from flynn.sessions.compaction import CompactionConfig, Compactor
 from flynn.sessions.orchestrator import Orchestrator, SessionServices, TurnConfig
 from flynn.settings import Settings
@@ -91,17 +95,79 @@ class App:
             self._orchestrators[key] = orchestrator
         return orchestrator
 
+    async def evict(self, key: SessionKey) -> None:
+        orchestrator = self._orchestrators.pop(key, None)
+        if orchestrator is not None:
+            await orchestrator.aclose()
+
     async def aclose(self) -> None:
         for orchestrator in list(self._orchestrators.values()):
             await orchestrator.aclose()
         self._orchestrators.clear()
-        closed: set[int] = set()
-        for provider in self.providers.values():
-            aclose = getattr(provider, "aclose", None)
-            if aclose is not None and id(provider) not in closed:
-                closed.add(id(provider))
-                await aclose()
+        await close_providers(self.providers.values())
         self.memory.close()
+
+
+def allowed_accounts(settings: Settings, channel: str) -> frozenset[str]:
+    """Who may talk on ``channel``: its ``allowed_users`` plus every account the ``users:`` map
+    lists for it. Empty means nobody (a personal assistant is not open to strangers)."""
+    section = getattr(settings.channels, channel)
+    listed = {account for user in settings.users.values() for account in getattr(user, channel)}
+    return frozenset(section.allowed_users) | frozenset(listed)
+
+
+def build_channels(
+    settings: Settings,
+    identity: Identity,
+    *,
+    gateway_token: str,
+    readiness: Callable[[], Mapping[str, object]],
+    clock: Callable[[], datetime] = utc_now,
+) -> dict[str, Channel]:
+    """The enabled channels, gateway first. Raises ``ConfigError`` for an enabled channel that
+    lacks its token."""
+    channels: dict[str, Channel] = {}
+    problems = []
+    section = settings.channels
+    if section.gateway.enabled:
+        channels["gateway"] = GatewayChannel(
+            section.gateway, token=gateway_token, readiness=readiness, clock=clock
+        )
+    if section.telegram.enabled:
+        if section.telegram.token is None:
+            problems.append(
+                ConfigProblem(
+                    "channels.telegram.token",
+                    "required when telegram is enabled (or set FLYNN_CHANNELS__TELEGRAM__TOKEN)",
+                )
+            )
+        else:
+            # Imported here: the SDK costs ~150 ms of start-up for everyone not using it.
+            from flynn.channels.telegram import TelegramChannel
+
+            channels["telegram"] = TelegramChannel(
+                section.telegram, allowed=allowed_accounts(settings, "telegram"), clock=clock
+            )
+    if section.discord.enabled:
+        if section.discord.token is None:
+            problems.append(
+                ConfigProblem(
+                    "channels.discord.token",
+                    "required when discord is enabled (or set FLYNN_CHANNELS__DISCORD__TOKEN)",
+                )
+            )
+        else:
+            from flynn.channels.discord import DiscordChannel  # ~220 ms of imports, as above
+
+            channels["discord"] = DiscordChannel(
+                section.discord, allowed=allowed_accounts(settings, "discord"), clock=clock
+            )
+    if problems:
+        raise ConfigError(problems)
+    for name in ("telegram", "discord"):
+        if name in channels and not allowed_accounts(settings, name):
+            log.warning("channel.nobody_allowed", channel=name)
+    return channels
 
 
 def _services(
@@ -139,12 +205,12 @@ def _services(
         history=memory.history,
         chat=providers["chat"],
         compactor=compactor,
-        recall=Recall(
-            memory.facts, memory.history, threshold=settings.memory.retrieval_threshold
-        ),
+        recall=Recall(memory.facts, memory.history, threshold=settings.memory.retrieval_threshold),
         rules=RuleExtractor(),
         reconciler=reconciler,
-        persona=Persona(persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier),
+        persona=Persona(
+            persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier
+        ),
         config=TurnConfig(
             context_window=llm.context_window,
             reserve_tokens=settings.compaction.reserve_tokens,

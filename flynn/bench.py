@@ -6,6 +6,8 @@ real orchestrator (with an instant scripted provider) is timed over many turns.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 import statistics
 import tempfile
@@ -13,21 +15,23 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from flynn.app import App
-from flynn.memory.store import NewFact
+from flynn.app import App, database_path
+from flynn.memory.checkpointer import WalCheckpointer
+from flynn.memory.store import MessageRole, NewFact
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.settings import load_settings
 
-_COMMON = (
+_COMMON = tuple(
     "the a to and of in is it you that for on with this be have are was not what can do my "
     "about we at so just like get if me your how but know think when would will all there "
-    "time project meeting code deploy server email plan trip book call today tomorrow week"
-).split()
+    "time project meeting code deploy server email plan trip book call today tomorrow week".split()
+)
 _SUFFIXES = ("ing", "er", "ion", "ly", "s", "ed", "ment", "ness", "al", "ity")
 
 
-def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
+def _vocabulary(rng: random.Random, size: int = 20_000) -> list[str]:
     consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"
     words = set(_COMMON)
     while len(words) < size:
@@ -39,11 +43,21 @@ def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     return list(_COMMON) + [w for w in ordered if w not in _COMMON]
 
 
-def _sentence(rng: random.Random, vocabulary: list[str], words: int) -> str:
-    # Zipf-like: common words dominate, as in real conversation.
-    count = len(vocabulary)
-    picks = [vocabulary[min(int(rng.paretovariate(1.1)) - 1, count - 1)] for _ in range(words)]
-    return " ".join(picks).capitalize() + "."
+class _Zipf:
+    """Words drawn with probability proportional to 1/rank, as in real text: a few very common
+    words (mostly stopwords) and a long tail of rare ones that searches actually match on."""
+
+    def __init__(self, vocabulary: list[str]) -> None:
+        self.words = vocabulary
+        total = 0.0
+        self.cumulative = []
+        for rank in range(1, len(vocabulary) + 1):
+            total += 1.0 / rank
+            self.cumulative.append(total)
+
+    def sentence(self, rng: random.Random, words: int) -> str:
+        picks = rng.choices(self.words, cum_weights=self.cumulative, k=words)
+        return " ".join(picks).capitalize() + "."
 
 
 def _percentile(samples: list[float], fraction: float) -> float:
@@ -55,7 +69,7 @@ def _percentile(samples: list[float], fraction: float) -> float:
 async def bench_turn(*, messages: int, facts: int, turns: int, seed: int = 7) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts."""
     rng = random.Random(seed)
-    vocabulary = _vocabulary(rng)
+    zipf = _Zipf(_vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
             {
@@ -65,31 +79,35 @@ async def bench_turn(*, messages: int, facts: int, turns: int, seed: int = 7) ->
             }
         )
         provider = ScriptedProvider(default="Noted, thanks.")
-        providers = {"chat": provider, "compaction": provider, "extraction": provider,
-                     "distill": provider}
+        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
         try:
             setup_started = time.perf_counter()
-            _fill(app, rng, vocabulary, messages=messages, facts=facts)
+            _fill(app, rng, zipf, messages=messages, facts=facts)
             setup_seconds = time.perf_counter() - setup_started
 
-            orchestrator = app.orchestrator(
-                SessionKey("bench", "1"), ChannelAccount("bench", "1")
-            )
-            texts = [_sentence(rng, vocabulary, rng.randint(6, 30)) for _ in range(64)]
+            orchestrator = app.orchestrator(SessionKey("bench", "1"), ChannelAccount("bench", "1"))
+            texts = [zipf.sentence(rng, rng.randint(6, 30)) for _ in range(64)]
             texts += [
                 "My name is Ana and I prefer green tea.",
                 "When I say ship it, run the deploy checklist.",
                 "What did we decide about the server migration last week?",
             ]
-            for index in range(min(20, turns)):
-                await orchestrator.handle(texts[index % len(texts)])
-            samples = []
-            for index in range(turns):
-                text = texts[rng.randrange(len(texts))]
-                started = time.perf_counter()
-                await orchestrator.handle(text)
-                samples.append((time.perf_counter() - started) * 1000)
+            # The daemon checkpoints the WAL in the background; so does the benchmark.
+            checkpointer = asyncio.create_task(WalCheckpointer(database_path(settings)).run())
+            try:
+                for index in range(min(20, turns)):
+                    await orchestrator.handle(texts[index % len(texts)])
+                samples = []
+                for _ in range(turns):
+                    text = texts[rng.randrange(len(texts))]
+                    started = time.perf_counter()
+                    await orchestrator.handle(text)
+                    samples.append((time.perf_counter() - started) * 1000)
+            finally:
+                checkpointer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await checkpointer
         finally:
             await app.aclose()
     return {
@@ -106,17 +124,21 @@ async def bench_turn(*, messages: int, facts: int, turns: int, seed: int = 7) ->
     }
 
 
-def _fill(app: App, rng: random.Random, vocabulary: list[str], *, messages: int, facts: int) -> None:
+def _fill(app: App, rng: random.Random, zipf: _Zipf, *, messages: int, facts: int) -> None:
     memory = app.memory
     start = datetime(2026, 1, 1, tzinfo=UTC)
     per_session = 200
     with memory.db.transaction():
         for index in range(messages):
             session = f"bench:history-{index // per_session}"
-            role = "user" if index % 2 == 0 else "assistant"
-            text = _sentence(rng, vocabulary, rng.randint(5, 40))
+            role: MessageRole = "user" if index % 2 == 0 else "assistant"
+            text = zipf.sentence(rng, rng.randint(5, 40))
             memory.history.append(
-                session, "user", role, text, tokens=len(text) // 4 + 1,
+                session,
+                "user",
+                role,
+                text,
+                tokens=len(text) // 4 + 1,
                 now=start + timedelta(minutes=index),
             )
         for index in range(facts):
@@ -128,7 +150,7 @@ def _fill(app: App, rng: random.Random, vocabulary: list[str], *, messages: int,
                     namespace=namespace,
                     kind="observation" if field is None else "profile",
                     field=field,
-                    value=_sentence(rng, vocabulary, rng.randint(3, 12)),
+                    value=zipf.sentence(rng, rng.randint(3, 12)),
                     confidence=0.5 + rng.random() / 2,
                     source="llm",
                 ),

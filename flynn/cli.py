@@ -155,8 +155,10 @@ async def _chat(settings: Settings, env: Mapping[str, str]) -> int:
     try:
         orchestrator = app.orchestrator(key, ChannelAccount("cli", user))
         if interactive:
-            print(f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "
-                  "Ctrl-D to leave.")
+            print(
+                f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "
+                "Ctrl-D to leave."
+            )
         while True:
             if interactive:
                 print("you> ", end="", flush=True)
@@ -269,9 +271,10 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
     with _open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
-            print(f"forgot everything under {scope.root}: " + ", ".join(
-                f"{n} {table}" for table, n in counts.items()
-            ))
+            print(
+                f"forgot everything under {scope.root}: "
+                + ", ".join(f"{n} {table}" for table, n in counts.items())
+            )
         elif args.field:
             field = "_".join(args.field.casefold().split())
             removed = sum(

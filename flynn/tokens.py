@@ -18,7 +18,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> str:
-    """``text`` cut to at most ``max_tokens`` estimated tokens, preferring a line or word boundary."""
+    """``text`` cut to at most ``max_tokens`` estimated tokens, preferably at a line or word
+    boundary."""
     limit = max_tokens * CHARS_PER_TOKEN
     if len(text) <= limit:
         return text

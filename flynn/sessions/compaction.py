@@ -233,7 +233,9 @@ class Compactor:
             for chunk in _chunks(turns, budget - estimate_tokens(summary or "")):
                 body = format_transcript(chunk)
                 if summary:
-                    body = f"Summary of the conversation so far:\n{summary}\n\nContinuation:\n{body}"
+                    body = (
+                        f"Summary of the conversation so far:\n{summary}\n\nContinuation:\n{body}"
+                    )
                 request = ChatRequest(
                     system=prompt,
                     messages=(ChatMessage("user", body),),
@@ -241,10 +243,12 @@ class Compactor:
                     max_tokens=self._config.summary_max_tokens,
                 )
                 response = await self._provider.chat(request)
-                if not response.text.strip():
-                    raise ValueError("empty summary")
-                summary = response.text.strip()
-        except (ProviderError, ValueError) as exc:
+                text = response.text.strip()
+                if not text:
+                    log.warning("compaction.summary_empty")
+                    return extractive_summary(turns, previous), False
+                summary = text
+        except ProviderError as exc:
             log.warning("compaction.summary_failed", error=type(exc).__name__)
             return extractive_summary(turns, previous), False
         return summary or extractive_summary(turns, previous), True

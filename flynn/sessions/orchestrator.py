@@ -31,8 +31,9 @@ from flynn.memory.working import read_working_memory
 from flynn.messages import SessionKey
 from flynn.persona import Persona, system_block
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, MemoryView, Provider
+from flynn.providers.lifecycle import open_stream
 from flynn.sessions.compaction import CompactionOutcome, Compactor
-from flynn.sessions.prompt import Prompt, assemble, build_session_context
+from flynn.sessions.prompt import Prompt, append_turn, assemble, build_session_context
 from flynn.tokens import estimate_tokens
 
 log = structlog.get_logger(__name__)
@@ -90,9 +91,17 @@ def fact_line(fact: Fact) -> str:
     return f"- {fact.field}: {fact.value}" if fact.field else f"- {fact.value}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Profile:
+    generation: tuple[int, int]
+    lines: tuple[str, ...]
+    name: str | None
+
+
 @dataclass(slots=True)
 class _State:
     turns: list[StoredMessage] | None = None
+    history: list[ChatMessage] = field(default_factory=list)  # ``turns`` in provider shape
     summary: str | None = None
     session_context: str | None = None
     off_the_record: bool = False
@@ -113,6 +122,7 @@ class Orchestrator:
         self._lock = asyncio.Lock()
         self._state = _State()
         self._pending: asyncio.Task[CompactionOutcome | None] | None = None
+        self._profile: _Profile | None = None
 
     @property
     def off_the_record(self) -> bool:
@@ -136,7 +146,7 @@ class Orchestrator:
             except FlynnError as exc:
                 log.error("turn.failed", error=type(exc).__name__, exc_info=True)
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
-            except Exception:  # noqa: BLE001 - the per-turn boundary: log, answer, keep serving
+            except Exception:
                 log.exception("turn.crashed")
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
 
@@ -162,7 +172,7 @@ class Orchestrator:
                 )
             try:
                 return await handler(arg)
-            except Exception:  # noqa: BLE001 - per-command boundary
+            except Exception:
                 log.exception("command.crashed", command=name)
                 return TurnResult("That command failed on my side; please try again.", "internal")
 
@@ -232,15 +242,18 @@ class Orchestrator:
             try:
                 response = await self._call(request, on_delta)
             except ProviderError as exc:
-                return self._provider_failure(exc)
+                return self._provider_failure(exc, text)
         except ProviderError as exc:
-            return self._provider_failure(exc)
+            return self._provider_failure(exc, text)
 
         state.last_input_tokens = response.usage.input_tokens or None
         state.added_since = estimate_tokens(response.text)
         if state.off_the_record:
-            state.otr_turns += [ChatMessage("user", text), ChatMessage("assistant", response.text)]
+            append_turn(state.otr_turns, ChatMessage("user", text))
+            append_turn(state.otr_turns, ChatMessage("assistant", response.text))
         else:
+            append_turn(state.history, ChatMessage("user", text))
+            append_turn(state.history, ChatMessage("assistant", response.text))
             turns.append(
                 services.history.append(
                     self._session,
@@ -270,18 +283,22 @@ class Orchestrator:
         if on_delta is None or not self._services.config.stream:
             return await provider.chat(request)
         final: ChatResponse | None = None
-        async for event in provider.stream(request):
-            if isinstance(event, str):
-                if event:
-                    await on_delta(event)
-            else:
-                final = event
+        async with open_stream(provider, request) as events:
+            async for event in events:
+                if isinstance(event, str):
+                    if event:
+                        await on_delta(event)
+                else:
+                    final = event
         if final is None:
             raise BadRequest("stream ended without a final response", provider=provider.name)
         return final
 
-    def _provider_failure(self, exc: ProviderError) -> TurnResult:
+    def _provider_failure(self, exc: ProviderError, text: str) -> TurnResult:
         log.warning("turn.provider_failed", error=type(exc).__name__, provider=exc.provider)
+        if not self._state.off_the_record:
+            # The message is stored; keep it in the context so the next turn sees it too.
+            append_turn(self._state.history, ChatMessage("user", text))
         saved = "" if self._state.off_the_record else " Your message is saved."
         if isinstance(exc, RateLimited):
             return TurnResult(
@@ -306,20 +323,24 @@ class Orchestrator:
         )
 
     def _load(self) -> list[StoredMessage]:
-        if self._state.turns is None:
-            self._state.turns = self._services.history.recent(self._session)
-            self._state.summary = self._services.history.summary(self._session)
-        return self._state.turns
+        state = self._state
+        if state.turns is None:
+            state.turns = self._services.history.recent(self._session)
+            state.summary = self._services.history.summary(self._session)
+            state.history = []
+            for message in state.turns:
+                append_turn(state.history, ChatMessage(message.role, message.content))
+        return state.turns
 
     def _prompt(self, text: str, recalled: RecalledMemory, now: datetime) -> Prompt:
         services = self._services
         state = self._state
-        turns = self._load()
-        if state.off_the_record:
-            history = [ChatMessage(m.role, m.content) for m in turns] + state.otr_turns
-        else:
-            # The newest stored turn is the current message itself; ``assemble`` appends it.
-            history = [ChatMessage(m.role, m.content) for m in turns[:-1]]
+        self._load()
+        history: list[ChatMessage] = state.history
+        if state.off_the_record and state.otr_turns:
+            history = list(history)
+            for turn in state.otr_turns:
+                append_turn(history, turn)
         return assemble(
             system_block=system_block(
                 now,
@@ -348,9 +369,7 @@ class Orchestrator:
                 estimate_tokens(m.content) + 4 for m in prompt.messages
             )
         else:
-            projected = estimate_tokens(state.summary or "") + sum(
-                m.tokens for m in self._load()
-            )
+            projected = estimate_tokens(state.summary or "") + sum(m.tokens for m in self._load())
         return projected > limit
 
     def _session_context(self) -> str:
@@ -372,18 +391,31 @@ class Orchestrator:
         services.documents.replace(key, context, now=services.clock())
         return context
 
-    def _profile_lines(self) -> list[str]:
+    def _current_profile(self) -> _Profile:
+        """Profile and pattern lines, re-read only when some fact changed (here or elsewhere)."""
         facts = self._services.facts
-        rows = facts.active(self.scope.profile) + facts.active(self.scope.patterns)
-        return [fact_line(fact) for fact in rows[:_PROFILE_LINES_MAX]]
+        generation = facts.generation()
+        if self._profile is None or self._profile.generation != generation:
+            rows = facts.active(self.scope.profile) + facts.active(self.scope.patterns)
+            names = [
+                f.value for f in rows if f.field == "name" and f.namespace == self.scope.profile
+            ]
+            self._profile = _Profile(
+                generation,
+                tuple(fact_line(fact) for fact in rows[:_PROFILE_LINES_MAX]),
+                names[0] if names else None,
+            )
+        return self._profile
+
+    def _profile_lines(self) -> list[str]:
+        return list(self._current_profile().lines)
 
     def _memory_view(self, recalled: RecalledMemory, now: datetime) -> MemoryView:
-        facts = self._services.facts
-        names = facts.active(self.scope.profile, field="name")
+        profile = self._current_profile()
         working = read_working_memory(self._services.documents, self.scope.working, now=now)
         return MemoryView(
-            user_name=names[0].value if names else None,
-            facts=tuple(self._profile_lines()),
+            user_name=profile.name,
+            facts=profile.lines,
             working_memory=working.content if working is not None else None,
             recalled=recalled.lines,
         )
@@ -465,13 +497,12 @@ class Orchestrator:
         services = self._services
         state = self._state
         turns = self._load()
-        working = read_working_memory(
-            services.documents, self.scope.working, now=services.clock()
-        )
+        working = read_working_memory(services.documents, self.scope.working, now=services.clock())
         tokens = estimate_tokens(state.summary or "") + sum(m.tokens for m in turns)
         lines = [
             f"Session: {self._session}",
-            f"Memory: {self.scope.root}" + (" (shared across channels)" if self.scope.shared else ""),
+            f"Memory: {self.scope.root}"
+            + (" (shared across channels)" if self.scope.shared else ""),
             f"Model: {services.chat.name}",
             f"Messages in context: {len(turns)} (~{tokens} tokens of "
             f"{services.config.context_window - services.config.reserve_tokens} before compaction)",

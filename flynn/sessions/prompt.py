@@ -63,6 +63,19 @@ class Prompt:
     messages: tuple[ChatMessage, ...]
 
 
+def append_turn(turns: list[ChatMessage], turn: ChatMessage) -> None:
+    """Appends ``turn`` keeping the shape strict providers require: the list starts with a user
+    turn and roles alternate (a same-role turn, e.g. after a failed call, is joined on)."""
+    if not turn.content:
+        return
+    if not turns and turn.role != "user":
+        return
+    if turns and turns[-1].role == turn.role:
+        turns[-1] = ChatMessage(turn.role, turns[-1].content + "\n\n" + turn.content)
+    else:
+        turns.append(turn)
+
+
 def assemble(
     *,
     system_block: str,
@@ -73,24 +86,12 @@ def assemble(
     turns: Sequence[ChatMessage],
     message: str,
 ) -> Prompt:
-    """The system prompt and the message list for one call.
-
-    Turns are normalised for strict providers: the list starts with a user turn and roles
-    alternate (consecutive same-role turns, e.g. after a failed call, are joined).
-    """
+    """The system prompt and the message list for one call. ``turns`` must already have the shape
+    ``append_turn`` keeps; the current ``message`` is appended the same way."""
     sections = [system_block, persona, session_context, render_recalled(recalled)]
     if summary:
         sections.append(SUMMARY_HEADING + "\n" + summary)
     system = "\n\n".join(section for section in sections if section)
-
-    merged: list[ChatMessage] = []
-    for turn in [*turns, ChatMessage("user", message)]:
-        if not turn.content:
-            continue
-        if not merged and turn.role != "user":
-            continue
-        if merged and merged[-1].role == turn.role:
-            merged[-1] = ChatMessage(turn.role, merged[-1].content + "\n\n" + turn.content)
-        else:
-            merged.append(turn)
-    return Prompt(system, tuple(merged))
+    messages = list(turns)
+    append_turn(messages, ChatMessage("user", message))
+    return Prompt(system, tuple(messages))
