@@ -1,17 +1,17 @@
 """The one exception tree for flynn; SDK and library errors are mapped onto it at the edges.
 
-    FlynnError
-    ├── ConfigError              invalid configuration; carries every problem with its key path
-    ├── StoreError               the memory store failed (database unreadable, migration refused)
-    ├── ProviderError            a language-model call failed; retry and fallback branch on the type
-    │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
-    │   ├── Unavailable          5xx, connection refused or reset, overloaded
-    │   │   ├── ProviderTimeout  no answer within ``llm.timeout_seconds``
-    │   │   └── MalformedResponse  the server answered, but not in a shape we can read
-    │   ├── ContextTooLong       the prompt does not fit the model's window
-    │   ├── AuthFailed           the key was refused (401/403); retrying will not help
-    │   └── BadRequest           the request itself was refused (400/404/422)
-    └── SessionBusy              a session's inbox is full
+FlynnError
+├── ConfigError              invalid configuration; carries every problem with its key path
+├── StoreError               the memory store failed (database unreadable, migration refused)
+├── ProviderError            a language-model call failed; retry and fallback branch on the type
+│   ├── RateLimited          429; ``retry_after`` seconds when the server said so
+│   ├── Unavailable          5xx, connection refused or reset, overloaded
+│   │   ├── ProviderTimeout  no answer within ``llm.timeout_seconds``
+│   │   └── MalformedResponse  the server answered, but not in a shape we can read
+│   ├── ContextTooLong       the prompt does not fit the model's window
+│   ├── AuthFailed           the key was refused (401/403); retrying will not help
+│   └── BadRequest           the request itself was refused (400/404/422)
+└── SessionBusy              a session's inbox is full
 """
 
 from __future__ import annotations

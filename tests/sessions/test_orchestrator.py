@@ -130,7 +130,11 @@ async def test_session_context_is_built_once_and_reset_clears_it(
     from flynn.memory.working import write_working_memory
 
     write_working_memory(
-        app.memory.documents, "user/working", "old plans", ttl_days=14, max_tokens=1000,
+        app.memory.documents,
+        "user/working",
+        "old plans",
+        ttl_days=14,
+        max_tokens=1000,
         now=h.clock(),
     )
     session = h.session()
@@ -139,7 +143,11 @@ async def test_session_context_is_built_once_and_reset_clears_it(
     assert "old plans" in persona_first
 
     write_working_memory(
-        app.memory.documents, "user/working", "new plans", ttl_days=14, max_tokens=1000,
+        app.memory.documents,
+        "user/working",
+        "new plans",
+        ttl_days=14,
+        max_tokens=1000,
         now=h.clock(),
     )
     await session.handle("and again")
@@ -160,7 +168,9 @@ async def test_session_context_is_built_once_and_reset_clears_it(
 async def test_proactive_greeting_adds_the_seed_instruction(
     harness: Callable[..., Harness],
 ) -> None:
-    h = harness(**SMALL_WINDOW, memory={"user_namespace": "user", "proactive_session_greeting": True})
+    h = harness(
+        **SMALL_WINDOW, memory={"user_namespace": "user", "proactive_session_greeting": True}
+    )
     h.open()
     session = h.session()
     await session.handle("My name is Ana.")
