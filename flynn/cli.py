@@ -1,7 +1,7 @@
 """The ``flynn`` command: the only module that reads the environment and config files.
 
-Exit codes: 0 success, 1 failure (a check failed, a benchmark failed), 2 invalid configuration or
-usage.
+Exit codes: 0 success, 1 failure (a check failed, the database is unusable), 2 invalid configuration
+or usage, 3 the gateway's port is in use.
 """
 
 from __future__ import annotations
@@ -18,6 +18,14 @@ from pathlib import Path
 from flynn import __version__
 from flynn.app import App, database_path, utc_now
 from flynn.bench import bench_turn
+from flynn.daemon import (
+    EXIT_PORT_IN_USE,
+    Daemon,
+    DaemonOptions,
+    PortInUse,
+    install_signal_handlers,
+)
+from flynn.doctor import run_checks
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
@@ -28,6 +36,7 @@ from flynn.persona import persona_directory, write_persona_templates
 from flynn.scaffold import write_config
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings, load_settings, parse_yaml
+from flynn.systemd import SystemdNotifier
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -64,8 +73,17 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
         return sub
 
+    run = command("run", "the daemon: every enabled channel, until SIGTERM")
+    run.set_defaults(handler=_cmd_run)
+
     chat = command("chat", "talk to flynn in this terminal (reads stdin lines when piped)")
     chat.set_defaults(handler=_cmd_chat)
+
+    doctor = command("doctor", "check config, secrets, data dir, database and channels")
+    doctor.add_argument(
+        "--no-network", action="store_true", help="skip the channel credential checks"
+    )
+    doctor.set_defaults(handler=_cmd_doctor)
 
     init = commands.add_parser("init", help="write a commented config and persona templates")
     init.add_argument("dir", nargs="?", type=Path, default=Path("~/.flynn"))
@@ -136,6 +154,51 @@ def _local_user() -> str:
         return getpass.getuser()
     except (OSError, KeyError):
         return "local"
+
+
+# -- run ---------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings)
+    return asyncio.run(_run(settings, os.environ))
+
+
+async def _run(settings: Settings, env: Mapping[str, str]) -> int:
+    stop = asyncio.Event()
+    install_signal_handlers(stop)
+    daemon = Daemon(
+        settings,
+        env,
+        notifier=SystemdNotifier.from_environment(env),
+        options=DaemonOptions(show_token=sys.stdout.isatty()),
+        announce=lambda line: print(line, flush=True),
+    )
+    try:
+        return await daemon.run(stop)
+    except PortInUse:
+        gateway = settings.channels.gateway
+        print(
+            f"flynn: cannot listen on {gateway.host}:{gateway.port}: the port is in use "
+            "(is flynn already running? set channels.gateway.port to use another)",
+            file=sys.stderr,
+        )
+        return EXIT_PORT_IN_USE
+
+
+# -- doctor ------------------------------------------------------------------------------------
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    configure_logging("error", "console")
+    checks = asyncio.run(run_checks(settings, os.environ, network=not args.no_network))
+    for check in checks:
+        print(check.line())
+    failed = [c for c in checks if not c.ok and not c.warning]
+    print("healthy" if not failed else f"{len(failed)} check(s) failed")
+    return EXIT_OK if not failed else EXIT_FAILED
 
 
 # -- chat --------------------------------------------------------------------------------------

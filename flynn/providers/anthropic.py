@@ -34,10 +34,8 @@ from flynn.errors import (
     Unavailable,
 )
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.defaults import DEFAULT_ANTHROPIC_BASE_URL
 from flynn.providers.http_errors import retry_after_seconds, safe_message, utc_now
-
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
-DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 # What the SDK raises about a call: its own errors, transport errors while streaming, and
 # ValueError (json.JSONDecodeError) for a body that is not JSON.

@@ -11,13 +11,12 @@ from urllib.parse import urlsplit
 from pydantic import SecretStr
 
 from flynn.errors import ConfigError, ConfigProblem
-from flynn.providers.anthropic import DEFAULT_ANTHROPIC_MODEL, AnthropicProvider
 from flynn.providers.base import TASKS, Task, UsageSink
+from flynn.providers.defaults import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
 from flynn.providers.fallback import FallbackProvider
 from flynn.providers.lifecycle import ClosableProvider
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.offline import OFFLINE, OfflineProvider
-from flynn.providers.openai import DEFAULT_OPENAI_MODEL, OpenAIProvider
 from flynn.providers.retrying import RetryingProvider
 from flynn.settings import LlmSettings, ProviderName
 
@@ -262,7 +261,10 @@ def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> Clo
         # Not retried: offline fails only on purpose (tasks other than chat), and at once.
         return OfflineProvider()
     provider: ClosableProvider
+    # The SDKs are imported only for the vendors in use (about a second of start-up for both).
     if backend.vendor == "anthropic":
+        from flynn.providers.anthropic import AnthropicProvider
+
         if backend.api_key is None:
             raise AssertionError("resolution guarantees an Anthropic key")
         provider = AnthropicProvider(
@@ -273,6 +275,8 @@ def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> Clo
             max_output_tokens=max_output_tokens,
         )
     else:
+        from flynn.providers.openai import OpenAIProvider
+
         provider = OpenAIProvider(
             backend.api_key.get_secret_value() if backend.api_key else None,
             backend.model,

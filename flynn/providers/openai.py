@@ -31,11 +31,10 @@ from flynn.errors import (
     Unavailable,
 )
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.defaults import DEFAULT_OPENAI_BASE_URL
 from flynn.providers.http_errors import retry_after_seconds, safe_message, utc_now
 from flynn.tokens import estimate_tokens
 
-DEFAULT_OPENAI_MODEL = "gpt-5.5"
-DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 NO_API_KEY = "not-needed"
 """Sent to local servers that take no key; the SDK insists on having one."""
 

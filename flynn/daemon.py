@@ -1,0 +1,231 @@
+"""The daemon's lifecycle, top to bottom: start, serve until asked to stop, shut down in order.
+
+Start: open memory and providers, build the channels and the router, start the gateway first (so
+``/healthz`` answers while the rest connect), then the other channels, then tell systemd READY=1.
+Stop (SIGTERM/SIGINT only set an event): STOPPING=1, refuse new messages, let in-flight turns finish
+within ``drain_seconds`` (their replies still go out), cancel and log stragglers, stop the channels,
+then close the app: compactions in flight are awaited, provider clients closed, the database last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import random
+import secrets
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from flynn.app import App, build_channels, database_path, utc_now
+from flynn.channels.base import Channel, OnMessage
+from flynn.memory.checkpointer import WalCheckpointer
+from flynn.providers.base import Provider, Task
+from flynn.router import Router
+from flynn.settings import Settings
+from flynn.systemd import SystemdNotifier
+
+log = structlog.get_logger(__name__)
+
+EXIT_OK = 0
+EXIT_PORT_IN_USE = 3
+TOKEN_FILE = "gateway-token"
+
+
+class PortInUse(Exception):
+    """The gateway's port is taken by another process."""
+
+
+def ensure_gateway_token(data_dir: Path) -> tuple[str, bool]:
+    """The gateway token kept in the data dir, generated (owner-only file) on first start;
+    returns it and whether it was just created."""
+    path = data_dir / TOKEN_FILE
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    if token:
+        return token, False
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token, True
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonOptions:
+    drain_seconds: float = 20.0
+    idle_seconds: float = 900.0
+    inbox_size: int = 8
+    restart_max_seconds: float = 300.0
+    show_token: bool = False
+    """Print the web chat URL with its token (on a terminal); otherwise only say where the token
+    file is, so the token never lands in a log such as the journal."""
+
+
+class Daemon:
+    def __init__(
+        self,
+        settings: Settings,
+        env: Mapping[str, str],
+        *,
+        notifier: SystemdNotifier | None = None,
+        providers: Mapping[Task, Provider] | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        options: DaemonOptions = DaemonOptions(),
+        announce: Callable[[str], None] = print,
+    ) -> None:
+        self._settings = settings
+        self._env = env
+        self._notifier = notifier or SystemdNotifier(None)
+        self._providers = providers
+        self._clock = clock
+        self._options = options
+        self._announce = announce
+        self.ready = asyncio.Event()
+        self.channels: dict[str, Channel] = {}
+        self.router: Router | None = None
+        self.app: App | None = None
+
+    async def run(self, stop: asyncio.Event) -> int:
+        """Serves until ``stop`` is set. Raises ``PortInUse`` when the gateway cannot bind, and
+        ``ConfigError`` / ``StoreError`` when it cannot start."""
+        settings = self._settings
+        app = App.open(settings, self._env, clock=self._clock, providers=self._providers)
+        self.app = app
+        try:
+            token = self._gateway_token()
+            self.channels = build_channels(
+                settings, app.identity, gateway_token=token, readiness=self.readiness
+            )
+            router = Router(
+                app,
+                self.channels,
+                app.identity,
+                app.memory.inbound,
+                clock=self._clock,
+                inbox_size=self._options.inbox_size,
+                idle_seconds=self._options.idle_seconds,
+            )
+            self.router = router
+            await self._serve(router, stop)
+        finally:
+            await app.aclose()
+            log.info("daemon.stopped")
+        return EXIT_OK
+
+    async def _serve(self, router: Router, stop: asyncio.Event) -> None:
+        async with asyncio.TaskGroup() as group:
+            tasks = []
+            for name, channel in self.channels.items():
+                started = getattr(channel, "started", None)
+                task = group.create_task(
+                    self._supervise(
+                        channel, router.on_message, first_start_fatal=name == "gateway"
+                    ),
+                    name=f"channel:{name}",
+                )
+                tasks.append(task)
+                if isinstance(started, asyncio.Event):
+                    await self._wait_started(started, task)
+            watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
+            checkpointer = group.create_task(
+                WalCheckpointer(database_path(self._settings)).run(), name="wal-checkpointer"
+            )
+            self._notifier.notify("READY=1")
+            self.ready.set()
+            log.info(
+                "daemon.ready",
+                channels=sorted(self.channels),
+                provider=router_provider_name(self.app),
+            )
+            await stop.wait()
+
+            log.info("daemon.stopping")
+            self._notifier.notify("STOPPING=1")
+            router.close_intake()
+            cancelled = await router.drain(self._options.drain_seconds)
+            if cancelled:
+                log.warning("daemon.turns_cancelled", sessions=cancelled)
+            for task in (*tasks, watchdog, checkpointer):
+                task.cancel()
+
+    @staticmethod
+    async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:
+        waiter = asyncio.ensure_future(started.wait())
+        try:
+            await asyncio.wait({waiter, task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if task.done() and not started.is_set():
+            task.result()  # re-raises the startup failure (e.g. PortInUse)
+
+    async def _supervise(
+        self, channel: Channel, on_message: OnMessage, *, first_start_fatal: bool
+    ) -> None:
+        """Runs a channel, restarting it with backoff when it crashes; the rest keep serving."""
+        delay = 1.0
+        first = True
+        while True:
+            began = asyncio.get_running_loop().time()
+            try:
+                await channel.run(on_message)
+                log.warning("channel.returned", channel=channel.name)
+            except OSError as exc:
+                if first and first_start_fatal and exc.errno == errno.EADDRINUSE:
+                    raise PortInUse(str(exc)) from exc
+                log.exception("channel.crashed", channel=channel.name, error=type(exc).__name__)
+            except Exception as exc:
+                log.error(
+                    "channel.crashed", channel=channel.name, error=type(exc).__name__, exc_info=True
+                )
+            first = False
+            if asyncio.get_running_loop().time() - began > 60:
+                delay = 1.0
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, self._options.restart_max_seconds)
+
+    def readiness(self) -> dict[str, object]:
+        statuses = {name: channel.status() for name, channel in self.channels.items()}
+        ready = self.ready.is_set() and all(status.connected for status in statuses.values())
+        return {
+            "ready": ready,
+            "channels": {name: status.as_json() for name, status in statuses.items()},
+            "sessions": self.router.active_sessions if self.router else 0,
+        }
+
+    def _gateway_token(self) -> str:
+        gateway = self._settings.channels.gateway
+        if not gateway.enabled:
+            return ""
+        if gateway.token is not None:
+            return gateway.token.get_secret_value()
+        token, created = ensure_gateway_token(self._settings.data_dir)
+        host = "127.0.0.1" if gateway.host in ("0.0.0.0", "::") else gateway.host
+        url = f"http://{host}:{gateway.port}/"
+        if self._options.show_token:
+            self._announce(f"Web chat: {url}#token={token}")
+        else:
+            where = self._settings.data_dir / TOKEN_FILE
+            new = "generated and stored" if created else "stored"
+            self._announce(f"Web chat: {url}#token=<the token {new} in {where}>")
+        return token
+
+
+def router_provider_name(app: App | None) -> str:
+    return app.providers["chat"].name if app is not None else ""
+
+
+def install_signal_handlers(stop: asyncio.Event) -> None:
+    """SIGTERM and SIGINT only set ``stop``; shutdown itself runs in the main task."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)

@@ -1,0 +1,199 @@
+"""``flynn doctor``: every check a running daemon depends on, each reported on one line.
+
+Nothing here changes state except a probe file in the data dir (removed again); network checks
+(channel credentials) have short timeouts and can be skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from flynn.app import allowed_accounts, database_path
+from flynn.errors import ConfigError, FlynnError, StoreError
+from flynn.memory.database import LATEST_VERSION
+from flynn.memory.sqlite import SqliteMemory
+from flynn.providers.build import build_task_providers, describe_provider
+from flynn.providers.lifecycle import close_providers
+from flynn.settings import Settings
+
+NETWORK_TIMEOUT_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    warning: bool = False
+
+    def line(self) -> str:
+        mark = "ok  " if self.ok else ("warn" if self.warning else "FAIL")
+        return f"[{mark}] {self.name}: {self.detail}"
+
+
+class _NullSink:
+    def record_usage(self, **_: object) -> None:
+        return None
+
+
+async def run_checks(
+    settings: Settings, env: Mapping[str, str], *, network: bool = True
+) -> list[Check]:
+    """All checks, in the order a start-up would hit them. A warning does not fail the run."""
+    checks = [Check("config", True, "valid (unknown keys and ranges checked)")]
+    checks.append(await _provider(settings, env))
+    checks.append(_data_dir(settings))
+    checks.append(_database(settings))
+    checks.extend(_channels(settings))
+    if network:
+        checks.extend(await _credentials(settings))
+    return checks
+
+
+async def _provider(settings: Settings, env: Mapping[str, str]) -> Check:
+    try:
+        providers = build_task_providers(settings.llm, env, _NullSink())
+    except ConfigError as exc:
+        return Check("language model", False, "; ".join(str(p) for p in exc.problems))
+    await close_providers(providers.values())
+    return Check("language model", True, describe_provider(settings.llm, env))
+
+
+def _data_dir(settings: Settings) -> Check:
+    directory = settings.data_dir
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Check("data dir", False, f"{directory} is not writable ({exc.strerror or exc})")
+    return Check("data dir", True, f"{directory} is writable")
+
+
+def _database(settings: Settings) -> Check:
+    path = database_path(settings)
+    existed = path.exists()
+    try:
+        with SqliteMemory.open(path) as memory:
+            problems = memory.db.integrity_check()
+            version = memory.db.version
+    except StoreError as exc:
+        return Check("database", False, str(exc))
+    if problems:
+        return Check("database", False, f"{path}: " + "; ".join(problems[:5]))
+    state = "created" if not existed else "intact"
+    return Check("database", True, f"{path} {state}, schema version {version}/{LATEST_VERSION}")
+
+
+def _channels(settings: Settings) -> list[Check]:
+    checks = []
+    channels = settings.channels
+    gateway = channels.gateway
+    if gateway.enabled:
+        checks.append(_port(gateway.host, gateway.port))
+    for name in ("telegram", "discord"):
+        section = getattr(channels, name)
+        if not section.enabled:
+            continue
+        if section.token is None:
+            env_name = f"FLYNN_CHANNELS__{name.upper()}__TOKEN"
+            checks.append(Check(name, False, f"enabled but no token (set {env_name})"))
+            continue
+        allowed = allowed_accounts(settings, name)
+        if not allowed:
+            checks.append(
+                Check(
+                    name,
+                    False,
+                    f"nobody may talk to it: add ids to channels.{name}.allowed_users or users:",
+                    warning=True,
+                )
+            )
+        else:
+            checks.append(Check(name, True, f"token set; {len(allowed)} allowed account(s)"))
+    if not any(getattr(channels, n).enabled for n in ("gateway", "telegram", "discord")):
+        checks.append(Check("channels", False, "no channel is enabled", warning=True))
+    return checks
+
+
+def _port(host: str, port: int) -> Check:
+    if port == 0:
+        return Check("gateway", True, f"{host}: any free port")
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return Check(
+                "gateway",
+                False,
+                f"port {port} on {host} is in use (is flynn already running?)",
+                warning=True,
+            )
+        return Check("gateway", False, f"cannot listen on {host}:{port} ({exc.strerror or exc})")
+    return Check("gateway", True, f"can listen on {host}:{port}")
+
+
+async def _credentials(settings: Settings) -> list[Check]:
+    probes: list[tuple[str, Callable[[], Awaitable[str]]]] = []
+    telegram = settings.channels.telegram
+    if telegram.enabled and telegram.token is not None:
+        probes.append(("telegram login", lambda: _telegram_me(settings)))
+    discord_settings = settings.channels.discord
+    if discord_settings.enabled and discord_settings.token is not None:
+        probes.append(("discord login", lambda: _discord_me(settings)))
+    checks = []
+    for name, probe in probes:
+        try:
+            async with asyncio.timeout(NETWORK_TIMEOUT_SECONDS):
+                detail = await probe()
+        except TimeoutError:
+            checks.append(Check(name, False, "no answer within 10 s"))
+        except FlynnError as exc:
+            checks.append(Check(name, False, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - report any library failure as a failed check
+            # The type only: library messages can embed the request URL, and with it the token.
+            checks.append(Check(name, False, f"failed ({type(exc).__name__})"))
+        else:
+            checks.append(Check(name, True, detail))
+    return checks
+
+
+async def _telegram_me(settings: Settings) -> str:
+    from telegram import Bot
+    from telegram.error import InvalidToken
+
+    section = settings.channels.telegram
+    assert section.token is not None
+    bot = Bot(
+        section.token.get_secret_value(),
+        base_url=section.base_url or "https://api.telegram.org/bot",
+    )
+    try:
+        async with bot:
+            me = await bot.get_me()
+    except InvalidToken:
+        raise FlynnError("the token was refused") from None
+    return f"logged in as @{me.username}"
+
+
+async def _discord_me(settings: Settings) -> str:
+    import discord
+
+    section = settings.channels.discord
+    assert section.token is not None
+    client = discord.Client(intents=discord.Intents.none())
+    try:
+        await client.login(section.token.get_secret_value())
+        user = client.user
+    except discord.LoginFailure:
+        raise FlynnError("the token was refused") from None
+    finally:
+        await client.close()
+    return f"logged in as {user}"

@@ -1,0 +1,65 @@
+"""A channel that records what it is asked to send and lets tests inject inbound messages."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.messages import InboundMessage, OutboundMessage
+
+
+class RecordingChannel:
+    def __init__(self, name: str = "gateway", *, can_stream: bool = True) -> None:
+        self._name = name
+        self._capabilities = ChannelCapabilities(
+            can_edit=False, can_stream=can_stream, max_len=100_000, length_unit="chars"
+        )
+        self.sent: list[OutboundMessage] = []
+        self.finals: asyncio.Queue[OutboundMessage] = asyncio.Queue()
+        self._counter = 0
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def capabilities(self) -> ChannelCapabilities:
+        return self._capabilities
+
+    def status(self) -> ChannelStatus:
+        return ChannelStatus(self._name, connected=True)
+
+    async def run(self, on_message: OnMessage) -> None:
+        await asyncio.Event().wait()
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        self.sent.append(message)
+        if message.final:
+            self.finals.put_nowait(message)
+        self._counter += 1
+        return [str(self._counter)]
+
+    def inbound(
+        self,
+        text: str,
+        *,
+        chat_id: str = "c1",
+        sender_id: str | None = None,
+        message_id: str | None = None,
+        is_group: bool = False,
+    ) -> InboundMessage:
+        self._counter += 1
+        return InboundMessage(
+            channel=self._name,
+            chat_id=chat_id,
+            sender_id=sender_id or chat_id,
+            text=text,
+            message_id=message_id or f"m{self._counter}",
+            received_at=datetime(2026, 11, 2, 10, 0, tzinfo=UTC),
+            is_group=is_group,
+        )
+
+    async def reply(self, within: float = 5.0) -> OutboundMessage:
+        async with asyncio.timeout(within):
+            return await self.finals.get()

@@ -1,0 +1,215 @@
+"""The router with a real App (SQLite in tmp_path), a scripted provider and a recording channel."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.channel import RecordingChannel
+
+from flynn.app import App
+from flynn.errors import SessionBusy
+from flynn.providers.base import TASKS, ChatRequest, Provider, Task
+from flynn.providers.scripted import ScriptedProvider
+from flynn.router import Router
+from flynn.settings import load_settings
+
+
+class GatedProvider(ScriptedProvider):
+    """Holds each chat call until the test opens the gate; counts calls in flight."""
+
+    def __init__(self) -> None:
+        super().__init__(default=lambda request: f"re: {request.messages[-1].content}")
+        self.gate = asyncio.Event()
+        self.in_flight = 0
+        self.peak = 0
+        self.entered = asyncio.Event()
+
+    async def chat(self, request: ChatRequest) -> Any:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        self.entered.set()
+        try:
+            await self.gate.wait()
+            return await super().chat(request)
+        finally:
+            self.in_flight -= 1
+
+
+async def make(
+    tmp_path: Path, provider: Provider, *, settings: dict[str, Any] | None = None, **router: Any
+) -> tuple[App, Router, RecordingChannel]:
+    data: dict[str, Any] = {"data_dir": str(tmp_path / "data"), **(settings or {})}
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+    app = App.open(load_settings(data), {}, providers=providers)
+    channel = RecordingChannel()
+    return (
+        app,
+        Router(
+            app,
+            {"gateway": channel},
+            app.identity,
+            app.memory.inbound,
+            clock=app.services.clock,
+            **router,
+        ),
+        channel,
+    )
+
+
+@pytest.fixture
+async def closing() -> AsyncIterator[list[tuple[App, Router]]]:
+    made: list[tuple[App, Router]] = []
+    yield made
+    for app, router in made:
+        router.close_intake()
+        await router.drain(0)
+        await app.aclose()
+
+
+async def test_a_reply_goes_back_once_even_when_the_message_is_redelivered(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    app, router, channel = await make(tmp_path, ScriptedProvider(default="hello back"))
+    closing.append((app, router))
+    message = channel.inbound("hello", message_id="42")
+    await router.on_message(message)
+    await router.on_message(message)
+    reply = await channel.reply()
+    assert reply.text == "hello back" and reply.reply_to == "42"
+    await router.drain(5)
+    assert [m.text for m in channel.sent if m.final] == ["hello back"]
+    assert len(app.memory.history.recent("gateway:c1")) == 2
+
+
+async def test_turns_are_serial_within_a_session_and_concurrent_across_sessions(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("one", chat_id="a"))
+    await router.on_message(channel.inbound("two", chat_id="a"))
+    await router.on_message(channel.inbound("three", chat_id="b"))
+    while provider.in_flight < 2:
+        provider.entered.clear()
+        await provider.entered.wait()
+    assert provider.in_flight == 2  # a's first turn and b's turn; a's second waits
+    provider.gate.set()
+    replies = [await channel.reply() for _ in range(3)]
+    assert sorted(r.text for r in replies) == ["re: one", "re: three", "re: two"]
+    a_replies = [r.text for r in replies if r.session.chat_id == "a"]
+    assert a_replies == ["re: one", "re: two"]
+    assert provider.peak == 2
+
+
+async def test_a_full_inbox_is_refused_with_session_busy(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider, inbox_size=2)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("first"))
+    await provider.entered.wait()
+    await router.on_message(channel.inbound("second"))
+    await router.on_message(channel.inbound("third"))
+    refused = channel.inbound("fourth", message_id="x4")
+    with pytest.raises(SessionBusy):
+        await router.on_message(refused)
+    provider.gate.set()
+    for _ in range(3):
+        await channel.reply()
+    # Refused messages were not claimed, so the channel's redelivery is accepted later.
+    await router.on_message(refused)
+    assert (await channel.reply()).text == "re: fourth"
+
+
+async def test_streaming_channels_get_deltas_before_the_reply(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    app, router, channel = await make(tmp_path, ScriptedProvider(default="a streamed answer"))
+    closing.append((app, router))
+    await router.on_message(channel.inbound("go", message_id="s1"))
+    reply = await channel.reply()
+    deltas = [m.text for m in channel.sent if not m.final]
+    assert "".join(deltas) == "a streamed answer" == reply.text
+    assert all(m.reply_to == "s1" for m in channel.sent)
+
+
+async def test_idle_sessions_are_evicted_and_resumed_from_the_database(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = ScriptedProvider(default="ok")
+    app, router, channel = await make(tmp_path, provider, idle_seconds=0.05)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("remember the blue door"))
+    await channel.reply()
+    await router.wait_until_idle()
+    assert app._orchestrators == {}
+    await router.on_message(channel.inbound("where was I?"))
+    await channel.reply()
+    contents = [m.content for m in provider.requests[-1].messages]
+    assert "remember the blue door" in contents[0]
+
+
+async def test_drain_finishes_in_flight_turns_and_intake_closes(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("slow one"))
+    await provider.entered.wait()
+    router.close_intake()
+    with pytest.raises(SessionBusy):
+        await router.on_message(channel.inbound("too late"))
+    drained = asyncio.create_task(router.drain(5))
+    provider.gate.set()
+    assert await drained == 0
+    assert [m.text for m in channel.sent if m.final] == ["re: slow one"]
+
+
+async def test_drain_cancels_stragglers_after_the_grace_period(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("never finishes"))
+    await provider.entered.wait()
+    router.close_intake()
+    assert await router.drain(0.05) == 1
+    assert router.active_sessions == 0
+
+
+async def test_two_people_in_one_group_never_see_each_others_memory(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = ScriptedProvider(default="ok")
+    users = {"alice": {"gateway": ["alice-id"]}, "bob": {"gateway": ["bob-id"]}}
+    app, router, channel = await make(tmp_path, provider, settings={"users": users})
+    closing.append((app, router))
+    await router.on_message(
+        channel.inbound("My name is Alice.", chat_id="group", sender_id="alice-id", is_group=True)
+    )
+    await channel.reply()
+    await router.on_message(
+        channel.inbound("My name is Bob.", chat_id="group", sender_id="bob-id", is_group=True)
+    )
+    await channel.reply()
+    await router.on_message(
+        channel.inbound("who am I?", chat_id="group", sender_id="bob-id", is_group=True)
+    )
+    await channel.reply()
+    bob_prompt = provider.requests[-1]
+    assert "Alice" not in bob_prompt.system
+    assert all("Alice" not in m.content for m in bob_prompt.messages)
+    assert bob_prompt.memory is not None and bob_prompt.memory.user_name == "Bob"
+    await router.on_message(channel.inbound("hi", chat_id="alice-id", sender_id="alice-id"))
+    await channel.reply()
+    alice_dm = provider.requests[-1]
+    assert "Bob" not in alice_dm.system and alice_dm.memory is not None
+    assert alice_dm.memory.user_name == "Alice"
