@@ -44,6 +44,9 @@ EXIT_CONFIG = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # python-telegram-bot warns on every RetryAfter unless told to use its newer timedelta API,
+    # which the Telegram channel handles.
+    os.environ.setdefault("PTB_TIMEDELTA", "1")
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

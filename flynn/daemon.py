@@ -25,6 +25,7 @@ import structlog
 
 from flynn.app import App, build_channels, database_path, utc_now
 from flynn.channels.base import Channel, OnMessage
+from flynn.errors import ConfigError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
@@ -178,6 +179,13 @@ class Daemon:
             try:
                 await channel.run(on_message)
                 log.warning("channel.returned", channel=channel.name)
+            except ConfigError as exc:
+                # A refused token or missing setting: restarting cannot help. The channel stays
+                # down (and says so in /readyz); the rest keep serving.
+                log.error(  # noqa: TRY400 - the problems say it all; a traceback adds noise
+                    "channel.misconfigured", channel=channel.name, problems=str(exc)
+                )
+                return
             except OSError as exc:
                 if first and first_start_fatal and exc.errno == errno.EADDRINUSE:
                     raise PortInUse(str(exc)) from exc

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 
 import pytest
 from fakes import FakeAnthropic, FakeOpenAI
+
+# As ``flynn.cli.main`` does for the daemon: python-telegram-bot's timedelta API, no warnings.
+os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 
 @pytest.fixture

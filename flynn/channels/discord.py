@@ -1,0 +1,500 @@
+"""The Discord channel: discord.py driven inside flynn's loop, parsed once into ``InboundMessage``.
+
+Event callbacks are a thin layer over plain methods that take duck-typed objects (the Protocols
+below), so access control, mention rules, typing and delivery are testable without the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import discord
+import structlog
+
+from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.split import split_text
+from flynn.errors import ConfigError, ConfigProblem, SessionBusy
+from flynn.messages import InboundMessage, OutboundMessage, SessionKey
+from flynn.settings import DiscordSettings
+
+log = structlog.get_logger(__name__)
+
+NAME = "discord"
+MAX_LEN = 2000
+REFUSAL = (
+    "Sorry, I only talk to my owner. "
+    "If that's you, add {user_id} to channels.discord.allowed_users."
+)
+BUSY_REPLY = "I'm still working on your earlier messages; please wait a moment."
+FAILURE_REPLY = "Sorry, something went wrong on my side; please try again."
+TYPING_LIMIT_SECONDS = 600.0
+"""A final reply that never comes (a dropped duplicate, a crashed turn) must not leave the bot
+typing forever."""
+
+_REFUSALS_REMEMBERED = 1024
+_THREAD_TYPES = frozenset(
+    {
+        discord.ChannelType.public_thread,
+        discord.ChannelType.private_thread,
+        discord.ChannelType.news_thread,
+    }
+)
+_PRIVATE_TYPES = frozenset({discord.ChannelType.private, discord.ChannelType.group})
+
+_CoroT = TypeVar("_CoroT", bound=Callable[..., Coroutine[Any, Any, Any]])
+
+
+class DiscordUser(Protocol):
+    """A message author or mentioned user (``discord.User``, ``discord.Member``)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def bot(self) -> bool: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+
+class DiscordSent(Protocol):
+    @property
+    def id(self) -> int: ...
+
+
+@runtime_checkable
+class DiscordTarget(Protocol):
+    """A text channel, thread or DM we can write to. ``type`` is ``None`` only for a partial
+    channel discord.py could not classify."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def type(self) -> discord.ChannelType | None: ...
+
+    def typing(self) -> AbstractAsyncContextManager[None]: ...
+
+    async def send(
+        self,
+        content: str,
+        *,
+        allowed_mentions: discord.AllowedMentions = ...,
+        reference: discord.MessageReference = ...,
+        mention_author: bool = ...,
+    ) -> DiscordSent: ...
+
+
+class DiscordReference(Protocol):
+    @property
+    def resolved(self) -> object | None:
+        """The replied-to message, a deleted-message stub, or ``None`` when not resolved."""
+        ...
+
+
+class DiscordMessage(Protocol):
+    """What the channel reads from a ``discord.Message``; threads also carry ``parent_id``."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def author(self) -> DiscordUser: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def channel(self) -> DiscordTarget: ...
+
+    @property
+    def guild(self) -> object | None: ...
+
+    @property
+    def mentions(self) -> Sequence[DiscordUser]: ...
+
+    @property
+    def reference(self) -> DiscordReference | None: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class DiscordClient(Protocol):
+    """The part of ``discord.Client`` the channel drives; the seam tests replace."""
+
+    @property
+    def user(self) -> DiscordUser | None: ...
+
+    def event(self, coro: _CoroT, /) -> _CoroT: ...
+
+    async def start(self, token: str, *, reconnect: bool = ...) -> None: ...
+
+    def get_channel(self, id: int, /) -> object | None: ...
+
+    async def fetch_channel(self, channel_id: int, /) -> object: ...
+
+    async def __aenter__(self) -> object: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
+
+
+ClientFactory = Callable[[discord.Intents], DiscordClient]
+
+
+def discord_intents() -> discord.Intents:
+    """Guilds, DMs and guild messages with their content (a privileged intent: enable "Message
+    Content Intent" for the bot in the developer portal)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.dm_messages = True
+    intents.guild_messages = True
+    intents.message_content = True
+    return intents
+
+
+def discord_client(intents: discord.Intents) -> DiscordClient:
+    # Mentions off by default as well, so nothing sent through the client can ping anyone.
+    return discord.Client(intents=intents, allowed_mentions=discord.AllowedMentions.none())
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class DiscordChannel:
+    """Talks to allowed Discord users in DMs, and in guilds when mentioned or replied to."""
+
+    def __init__(
+        self,
+        settings: DiscordSettings,
+        *,
+        allowed: frozenset[str],
+        clock: Callable[[], datetime] = _utc_now,
+        client_factory: ClientFactory = discord_client,
+    ) -> None:
+        if settings.token is None:
+            raise ConfigError([ConfigProblem("channels.discord.token", "required")])
+        self._token = settings.token.get_secret_value()
+        self._require_mention = settings.require_mention_in_guilds
+        self._allowed = allowed
+        self._clock = clock
+        self._client_factory = client_factory
+        self._client: DiscordClient | None = None
+        self._on_message: OnMessage | None = None
+        self._typing: dict[SessionKey, asyncio.Task[None]] = {}
+        self._refused: OrderedDict[int, None] = OrderedDict()
+        self._connected = False
+        self._last_inbound: datetime | None = None
+        self._last_error: str | None = None
+        self._last_error_at: datetime | None = None
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def capabilities(self) -> ChannelCapabilities:
+        return ChannelCapabilities(
+            can_edit=False, can_stream=False, max_len=MAX_LEN, length_unit="chars"
+        )
+
+    def status(self) -> ChannelStatus:
+        return ChannelStatus(
+            name=NAME,
+            connected=self._connected,
+            last_inbound=self._last_inbound,
+            last_error=self._last_error,
+            last_error_at=self._last_error_at,
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def run(self, on_message: OnMessage) -> None:
+        """Logs in and serves until cancelled; on cancellation stops typing, closes the client
+        and re-raises ``CancelledError``. Gateway disconnects are retried by discord.py and only
+        show in ``status()``. Raises ``ConfigError`` for a refused token or a missing message
+        content intent (restarting helps neither), other errors discord.py gives up on, and
+        ``ConnectionError`` if the client stops by itself. Raises ``RuntimeError`` if already
+        running."""
+        if self._client is not None:
+            raise RuntimeError("the Discord channel is already running")
+        client = self._client_factory(discord_intents())
+        self._register_events(client)
+        self._client, self._on_message = client, on_message
+        try:
+            async with client:
+                try:
+                    await client.start(self._token)
+                finally:
+                    # Stop intake first, so no new typing task starts while we stop the others.
+                    self._on_message = None
+                    await self._stop_all_typing()
+        except (discord.LoginFailure, discord.PrivilegedIntentsRequired) as exc:
+            # Restarting cannot fix these; ConfigError tells the daemon to leave the channel down.
+            self._record_error(f"{type(exc).__name__}: {exc}")
+            problem = (
+                "refused by Discord"
+                if isinstance(exc, discord.LoginFailure)
+                else "the bot lacks the message content intent (enable it in the portal)"
+            )
+            raise ConfigError([ConfigProblem("channels.discord.token", problem)]) from None
+        except Exception as exc:
+            # The daemon logs the crash; status() keeps it for /readyz.
+            self._record_error(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self._client, self._on_message = None, None
+            self._connected = False
+        self._record_error("the Discord client stopped by itself")
+        raise ConnectionError("the Discord client stopped by itself")
+
+    def _register_events(self, client: DiscordClient) -> None:
+        # The thin layer: discord.py looks handlers up by function name.
+        async def on_ready() -> None:
+            self.handle_connected("ready")
+
+        async def on_resumed() -> None:
+            self.handle_connected("resumed")
+
+        async def on_disconnect() -> None:
+            self.handle_disconnected()
+
+        async def on_message(message: discord.Message) -> None:
+            await self.handle_discord_message(message)
+
+        client.event(on_ready)
+        client.event(on_resumed)
+        client.event(on_disconnect)
+        client.event(on_message)
+
+    def handle_connected(self, how: str) -> None:
+        """The gateway session is up (``ready``) or back (``resumed``)."""
+        self._connected = True
+        user = self._client.user if self._client else None
+        log.info(f"discord.{how}", bot_id=user.id if user else None)
+
+    def handle_disconnected(self) -> None:
+        """The gateway connection dropped; discord.py reconnects by itself."""
+        self._connected = False
+        if self._on_message is not None:  # closing on shutdown is not an error
+            self._record_error("disconnected from the Discord gateway")
+            log.warning("discord.disconnected")
+
+    def _record_error(self, error: str) -> None:
+        self._last_error, self._last_error_at = error, self._clock()
+
+    # -- inbound -----------------------------------------------------------------------------
+
+    async def handle_discord_message(self, message: DiscordMessage) -> None:
+        """Decides what one Discord message is: ignored, refused, or passed on (then typing
+        starts). Messages arriving while not running are ignored. Raises only
+        ``CancelledError``; every other failure is logged and answered."""
+        client, on_message = self._client, self._on_message
+        me = client.user if client is not None else None
+        if on_message is None or me is None:
+            return
+        author = message.author
+        if author.bot or author.id == me.id:
+            return
+        is_group = message.guild is not None
+        if is_group and self._require_mention and not _addresses(message, me.id):
+            return
+        self._last_inbound = self._clock()
+        target = message.channel
+        if str(author.id) not in self._allowed:
+            await self._refuse_once(target, author.id)
+            return
+        text = _strip_mention(message.content, me.id)
+        if not text:
+            return
+        inbound = _inbound(message, text, is_group=is_group)
+        try:
+            await on_message(inbound)
+        except SessionBusy:
+            await self._say(target, BUSY_REPLY)
+            return
+        except Exception:
+            log.exception("discord.intake_failed", chat_id=inbound.chat_id)
+            await self._say(target, FAILURE_REPLY)
+            return
+        self._start_typing(inbound.session_key, target)
+
+    async def _refuse_once(self, target: DiscordTarget, user_id: int) -> None:
+        if target.id in self._refused:
+            return
+        self._refused[target.id] = None
+        if len(self._refused) > _REFUSALS_REMEMBERED:
+            self._refused.popitem(last=False)
+        log.info("discord.refused", user_id=str(user_id), chat_id=str(target.id))
+        await self._say(target, REFUSAL.format(user_id=user_id))
+
+    async def _say(self, target: DiscordTarget, text: str) -> None:
+        try:
+            await target.send(text, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            log.warning("discord.notice_failed", chat_id=str(target.id), status=exc.status)
+
+    # -- typing ------------------------------------------------------------------------------
+
+    def _start_typing(self, key: SessionKey, target: DiscordTarget) -> None:
+        if self._on_message is None or key in self._typing:
+            return
+        task = asyncio.create_task(self._keep_typing(target), name=f"discord-typing-{key}")
+        self._typing[key] = task
+        task.add_done_callback(lambda done: self._forget_typing(key, done))
+
+    def _forget_typing(self, key: SessionKey, task: asyncio.Task[None]) -> None:
+        if self._typing.get(key) is task:
+            del self._typing[key]
+
+    async def _keep_typing(self, target: DiscordTarget) -> None:
+        try:
+            async with asyncio.timeout(TYPING_LIMIT_SECONDS), target.typing():
+                await asyncio.Event().wait()  # until the final reply (or shutdown) cancels us
+        except TimeoutError:
+            log.info("discord.typing_limit", chat_id=str(target.id))
+        except Exception:
+            # A task boundary: a refused typing call must not cost the reply.
+            log.warning("discord.typing_failed", chat_id=str(target.id), exc_info=True)
+
+    async def _stop_typing(self, key: SessionKey) -> None:
+        task = self._typing.pop(key, None)
+        if task is not None:
+            task.cancel()
+            # wait() rather than awaiting the task: our own cancellation must still propagate.
+            await asyncio.wait([task])
+
+    async def _stop_all_typing(self) -> None:
+        tasks = list(self._typing.values())
+        self._typing.clear()
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        """Stops the session's typing and delivers ``message`` in parts of at most 2000
+        characters, the first replying to ``reply_to`` in guilds; never pings anyone. Deltas
+        (``final=False``) are ignored. Delivery failures are logged, not raised: returns the
+        ids of the parts sent before the failure (``[]`` when not running)."""
+        if not message.final:
+            return []
+        # Before sending: a typing call racing our message would show "typing" after the reply.
+        await self._stop_typing(message.session)
+        parts = split_text(message.text, MAX_LEN, "chars")
+        if not parts:
+            return []
+        target = await self._resolve(message.session)
+        if target is None:
+            return []
+        reference = _reference(message.reply_to, target)
+        mentions = discord.AllowedMentions.none()
+        sent: list[str] = []
+        for part in parts:
+            try:
+                if reference is None:
+                    posted = await target.send(part, allowed_mentions=mentions)
+                else:
+                    posted = await target.send(
+                        part, allowed_mentions=mentions, reference=reference, mention_author=False
+                    )
+            except discord.HTTPException as exc:
+                # discord.py already waited out 429s; anything else will not improve by retrying.
+                log.warning(
+                    "discord.send_failed",
+                    session=str(message.session),
+                    status=exc.status,
+                    code=exc.code,
+                    sent=len(sent),
+                    parts=len(parts),
+                )
+                break
+            sent.append(str(posted.id))
+            reference = None
+        return sent
+
+    async def _resolve(self, session: SessionKey) -> DiscordTarget | None:
+        """The channel or thread to write to, from discord.py's cache or else the API."""
+        client = self._client
+        if client is None:
+            log.warning("discord.send_while_stopped", session=str(session))
+            return None
+        try:
+            channel_id = int(session.thread or session.chat_id)
+        except ValueError:
+            log.warning("discord.bad_session", session=str(session))
+            return None
+        found = client.get_channel(channel_id)
+        if found is None:
+            try:
+                found = await client.fetch_channel(channel_id)
+            except discord.DiscordException as exc:
+                log.warning(
+                    "discord.channel_unavailable", session=str(session), error=type(exc).__name__
+                )
+                return None
+        if not isinstance(found, DiscordTarget):
+            log.warning("discord.not_messageable", session=str(session))
+            return None
+        return found
+
+
+def _addresses(message: DiscordMessage, bot_id: int) -> bool:
+    """Whether a guild message mentions the bot or replies to one of its messages."""
+    if any(user.id == bot_id for user in message.mentions):
+        return True
+    resolved = message.reference.resolved if message.reference is not None else None
+    # A deleted replied-to message resolves to a stub without an author.
+    author = getattr(resolved, "author", None)
+    return getattr(author, "id", None) == bot_id
+
+
+def _strip_mention(content: str, bot_id: int) -> str:
+    return re.sub(rf"<@!?{bot_id}>", "", content).strip()
+
+
+def _inbound(message: DiscordMessage, text: str, *, is_group: bool) -> InboundMessage:
+    channel = message.channel
+    chat_id, thread = str(channel.id), None
+    if channel.type in _THREAD_TYPES:
+        # A thread is a conversation inside its parent channel, like a Telegram forum topic.
+        parent_id = getattr(channel, "parent_id", None)
+        chat_id, thread = str(parent_id or channel.id), str(channel.id)
+    return InboundMessage(
+        channel=NAME,
+        chat_id=chat_id,
+        sender_id=str(message.author.id),
+        text=text,
+        message_id=str(message.id),
+        received_at=message.created_at,
+        thread=thread,
+        sender_name=message.author.display_name,
+        is_group=is_group,
+    )
+
+
+def _reference(reply_to: str | None, target: DiscordTarget) -> discord.MessageReference | None:
+    """A reply reference in guild channels; in a DM the reply would only add noise."""
+    if reply_to is None or not reply_to.isdigit():
+        return None
+    if target.type is None or target.type in _PRIVATE_TYPES:
+        return None
+    # fail_if_not_exists=False: if the original was deleted, send without the reply link.
+    return discord.MessageReference(
+        message_id=int(reply_to), channel_id=target.id, fail_if_not_exists=False
+    )

@@ -1,0 +1,476 @@
+"""A fake Telegram Bot API server on 127.0.0.1 that python-telegram-bot talks to over real HTTP.
+
+Tests queue updates (private, group, mention, reply to the bot, redelivered), read what the bot
+sent, and script failures (500s, dropped connections, 409, 401, refused HTML, 429 flood control).
+It checks the token in ``/bot<token>/<method>`` and validates HTML the way Telegram does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+from collections import deque
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from types import TracebackType
+from typing import Any, Literal, Self
+from urllib.parse import parse_qsl
+
+TOKEN = "123456:TEST-fake-token"
+BOT_ID = 4242
+BOT_USERNAME = "flynn_test_bot"
+OWNER_ID = 1001
+STRANGER_ID = 666
+GROUP_ID = -1005550001
+SENT_AT = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+"""The ``date`` of every queued message."""
+
+PollFailure = Literal["server_error", "drop", "conflict", "unauthorized"]
+SendFailure = Literal["rate_limited", "server_error", "drop"]
+
+_WAIT_SECONDS = 5.0
+"""How long ``wait_for_*`` waits before failing the test instead of hanging it."""
+_ALLOWED_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "code", "pre", "a"}
+_BARE_AMPERSAND = re.compile(r"&(?!(?:lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);)")
+_TAG = re.compile(r"</?[a-z][a-z-]*(?:\s[^<>]*)?>")
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One Bot API request; ``params`` are the form values (non-strings JSON-encoded)."""
+
+    method: str
+    params: dict[str, str]
+
+    def json(self, name: str) -> Any:
+        return json.loads(self.params[name]) if name in self.params else None
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message the bot sent, as the fake stored it."""
+
+    message_id: int
+    chat_id: int
+    text: str
+    parse_mode: str | None
+    reply_to: int | None
+    thread: int | None
+
+
+class FakeTelegram:
+    """Start with ``async with FakeTelegram() as server``; point the bot at ``server.base_url``."""
+
+    def __init__(
+        self, *, token: str = TOKEN, bot_id: int = BOT_ID, username: str = BOT_USERNAME
+    ) -> None:
+        self.token = token
+        self.bot_id = bot_id
+        self.username = username
+        self.calls: list[ApiCall] = []
+        self.sent: list[SentMessage] = []
+        self.commands: list[dict[str, str]] = []
+        self.offsets: list[int] = []
+        """The ``offset`` of every getUpdates call, in order (0 when none was given)."""
+        self._pending: list[dict[str, Any]] = []
+        self._sticky: list[dict[str, Any]] = []
+        self._history: dict[int, dict[str, Any]] = {}
+        self._failures: dict[str, deque[PollFailure]] = {}
+        self._send_failures: deque[tuple[SendFailure, int]] = deque()
+        self._html_rejections = 0
+        self._next_update_id = 500_000
+        self._next_message_id = 100
+        self._changed = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+
+    async def aclose(self) -> None:
+        """Stop listening and cut every connection, including pending long polls."""
+        if self._server is None:
+            return
+        server, self._server = self._server, None
+        server.close()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        await server.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
+
+    @property
+    def base_url(self) -> str:
+        """python-telegram-bot's form: the token is appended."""
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    # -- queueing updates --------------------------------------------------------------------
+
+    def queue_private(
+        self, text: str, *, user_id: int = OWNER_ID, first_name: str = "Ada", **extra: Any
+    ) -> int:
+        """A text message in the private chat with ``user_id``; returns its update id."""
+        chat = {"id": user_id, "type": "private", "first_name": first_name}
+        return self.queue_message(chat, _user(user_id, first_name), text, **extra)
+
+    def queue_group(
+        self,
+        text: str,
+        *,
+        user_id: int = OWNER_ID,
+        chat_id: int = GROUP_ID,
+        mention: bool = False,
+        reply_to_bot: bool = False,
+        thread: int | None = None,
+    ) -> int:
+        """A supergroup message; ``mention`` prefixes ``@botname`` (with its entity),
+        ``reply_to_bot`` makes it a reply to the bot's last message, ``thread`` puts it in a forum
+        topic the bot created."""
+        chat = {
+            "id": chat_id,
+            "type": "supergroup",
+            "title": "Team",
+            "is_forum": thread is not None,
+        }
+        extra: dict[str, Any] = {}
+        if mention:
+            handle = f"@{self.username}"
+            text = f"{handle} {text}"
+            extra["entities"] = [{"type": "mention", "offset": 0, "length": len(handle)}]
+        if thread is not None:
+            extra["message_thread_id"] = thread
+            extra["is_topic_message"] = True
+            # Telegram sets every topic message's reply_to_message to the topic's first message.
+            extra["reply_to_message"] = self._bot_message(chat, thread, "topic created")
+        if reply_to_bot:
+            bot_message_id = self.sent[-1].message_id if self.sent else 1
+            extra["reply_to_message"] = self._bot_message(chat, bot_message_id, "earlier reply")
+        return self.queue_message(chat, _user(user_id, "Ada"), text, **extra)
+
+    def queue_message(
+        self, chat: dict[str, Any], sender: dict[str, Any], text: str, **extra: Any
+    ) -> int:
+        message: dict[str, Any] = {
+            "message_id": self._new_message_id(),
+            "date": int(SENT_AT.timestamp()),
+            "chat": chat,
+            "from": sender,
+            "text": text,
+            **extra,
+        }
+        if text.startswith("/") and "entities" not in extra:
+            command = text.split(maxsplit=1)[0]
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
+        return self.queue_update({"message": message})
+
+    def queue_update(self, body: dict[str, Any]) -> int:
+        """Any update body (``{"message": ...}``); the update id is assigned here."""
+        update_id = self._next_update_id
+        self._next_update_id += 1
+        update = {"update_id": update_id, **body}
+        self._history[update_id] = update
+        self._pending.append(update)
+        self._notify()
+        return update_id
+
+    def message_id_of(self, update_id: int) -> int:
+        """The Telegram message id inside a queued update."""
+        message_id: int = self._history[update_id]["message"]["message_id"]
+        return message_id
+
+    def redeliver(self, update_id: int) -> None:
+        """Deliver ``update_id`` once more even though it was confirmed (a server glitch)."""
+        self._sticky.append(self._history[update_id])
+        self._notify()
+
+    # -- scripting failures ------------------------------------------------------------------
+
+    def fail_polls(self, count: int, kind: PollFailure = "server_error") -> None:
+        """The next ``count`` getUpdates calls fail as ``kind``."""
+        self.fail_calls("getUpdates", count, kind)
+
+    def fail_calls(self, method: str, count: int, kind: PollFailure = "server_error") -> None:
+        """The next ``count`` calls to ``method`` fail as ``kind`` (sendMessage: ``fail_sends``)."""
+        self._failures.setdefault(method, deque()).extend([kind] * count)
+
+    def fail_sends(self, kind: SendFailure, count: int = 1, *, retry_after: int = 1) -> None:
+        """The next ``count`` sendMessage calls fail as ``kind`` (429 carries ``retry_after``)."""
+        self._send_failures.extend([(kind, retry_after)] * count)
+
+    def reject_html(self, count: int = 1) -> None:
+        """The next ``count`` HTML sendMessage calls get Telegram's "can't parse entities"."""
+        self._html_rejections += count
+
+    # -- inspecting --------------------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[ApiCall]:
+        return [call for call in self.calls if call.method == method]
+
+    async def wait_for_calls(self, method: str, count: int = 1) -> list[ApiCall]:
+        """Return once ``count`` calls to ``method`` arrived (fails the test after 5 s)."""
+        await self._wait(lambda: len(self.calls_to(method)) >= count, f"{count} x {method}")
+        return self.calls_to(method)
+
+    async def wait_for_sent(self, count: int = 1) -> list[SentMessage]:
+        await self._wait(lambda: len(self.sent) >= count, f"{count} sent messages")
+        return self.sent
+
+    async def wait_for_offset(self, offset: int) -> None:
+        """Return once a getUpdates call confirmed everything below ``offset``."""
+        await self._wait(lambda: any(o >= offset for o in self.offsets), f"offset {offset}")
+
+    async def _wait(self, predicate: Callable[[], bool], what: str) -> None:
+        try:
+            async with asyncio.timeout(_WAIT_SECONDS):
+                await self._until(predicate)
+        except TimeoutError:
+            raise AssertionError(f"fake Telegram: timed out waiting for {what}") from None
+
+    # -- the Bot API -------------------------------------------------------------------------
+
+    async def _api(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
+        """The status and JSON answer to one request; None to drop the connection."""
+        match = re.fullmatch(r"/bot([^/]+)/(\w+)", path.split("?")[0])
+        if match is None:
+            return _error(404, "Not Found")
+        if match.group(1) != self.token:
+            return _error(401, "Unauthorized")
+        method = match.group(2)
+        self.calls.append(ApiCall(method, params))
+        self._notify()
+        call = self.calls[-1]
+        failures = self._failures.get(method)
+        if failures:
+            kind = failures.popleft()
+            if kind == "drop":
+                return None
+            return {
+                "server_error": _error(500, "Internal Server Error"),
+                "conflict": _error(409, "Conflict: terminated by other getUpdates request"),
+                "unauthorized": _error(401, "Unauthorized"),
+            }[kind]
+        if method == "getMe":
+            return _ok(_user(self.bot_id, "Flynn", username=self.username, is_bot=True))
+        if method in ("deleteWebhook", "sendChatAction"):
+            return _ok(True)
+        if method == "setMyCommands":
+            self.commands = call.json("commands")
+            return _ok(True)
+        if method == "getUpdates":
+            return await self._get_updates(call)
+        if method == "sendMessage":
+            return self._send_message(call)
+        if method == "editMessageText":
+            chat = {"id": int(call.params["chat_id"]), "type": "private"}
+            message_id = int(call.params["message_id"])
+            return _ok(self._bot_message(chat, message_id, call.params["text"]))
+        return _error(404, "Not Found: method not found")
+
+    async def _get_updates(self, call: ApiCall) -> tuple[int, dict[str, Any]] | None:
+        offset = int(call.params.get("offset", "0"))
+        self.offsets.append(offset)
+        self._pending = [u for u in self._pending if u["update_id"] >= offset]
+        self._notify()
+        timeout = float(call.params.get("timeout", "0"))
+        with suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self._until(lambda: bool(self._pending or self._sticky))
+        limit = int(call.params.get("limit", "100"))
+        batch = [*self._sticky, *(u for u in self._pending if u["update_id"] >= offset)]
+        self._sticky = []
+        batch = batch[:limit]
+        return _ok(batch)
+
+    def _send_message(self, call: ApiCall) -> tuple[int, dict[str, Any]] | None:
+        if self._send_failures:
+            kind, retry_after = self._send_failures.popleft()
+            if kind == "drop":
+                return None
+            if kind == "rate_limited":
+                return _error(
+                    429,
+                    f"Too Many Requests: retry after {retry_after}",
+                    parameters={"retry_after": retry_after},
+                )
+            return _error(500, "Internal Server Error")
+        text = call.params["text"]
+        parse_mode = call.params.get("parse_mode")
+        visible = text
+        if parse_mode == "HTML":
+            if self._html_rejections:
+                self._html_rejections -= 1
+                return _error(400, "Bad Request: can't parse entities: unsupported start tag")
+            problem = _html_problem(text)
+            if problem:
+                return _error(400, f"Bad Request: can't parse entities: {problem}")
+            visible = html.unescape(re.sub(r"<[^>]+>", "", text))
+        if len(visible.encode("utf-16-le")) // 2 > 4096:
+            return _error(400, "Bad Request: message is too long")
+        reply = call.json("reply_parameters")
+        thread = call.params.get("message_thread_id")
+        sent = SentMessage(
+            message_id=self._new_message_id(),
+            chat_id=int(call.params["chat_id"]),
+            text=text,
+            parse_mode=parse_mode,
+            reply_to=reply["message_id"] if reply else None,
+            thread=int(thread) if thread else None,
+        )
+        self.sent.append(sent)
+        self._notify()
+        chat_type = "private" if sent.chat_id > 0 else "supergroup"
+        chat = {"id": sent.chat_id, "type": chat_type}
+        return _ok(self._bot_message(chat, sent.message_id, text))
+
+    # -- HTTP/1.1 ----------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while True:
+                request = await _read_request(reader)
+                if request is None:
+                    break
+                path, params = request
+                answer = await self._api(path, params)
+                if answer is None:
+                    break
+                status, payload = answer
+                body = json.dumps(payload).encode()
+                head = (
+                    f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
+                    f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+                )
+                writer.write(head.encode() + body)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with suppress(ConnectionError):
+                await writer.wait_closed()
+
+    def _notify(self) -> None:
+        """Wake every waiter to re-check its predicate (an Event, so sync helpers can call it)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _until(self, predicate: Callable[[], bool]) -> None:
+        while not predicate():
+            await self._changed.wait()
+
+    def _new_message_id(self) -> int:
+        self._next_message_id += 1
+        return self._next_message_id
+
+    def _bot_message(self, chat: dict[str, Any], message_id: int, text: str) -> dict[str, Any]:
+        return {
+            "message_id": message_id,
+            "date": int(SENT_AT.timestamp()),
+            "chat": chat,
+            "from": _user(self.bot_id, "Flynn", username=self.username, is_bot=True),
+            "text": text,
+        }
+
+
+async def _read_request(reader: asyncio.StreamReader) -> tuple[str, dict[str, str]] | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    _method, path, _version = lines[0].split(" ", 2)
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    raw = await reader.readexactly(int(headers.get("content-length", "0")))
+    content_type = headers.get("content-type", "")
+    if content_type.startswith("application/json"):
+        params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in json.loads(raw).items()}
+    else:
+        params = dict(parse_qsl(raw.decode(), keep_blank_values=True))
+    return path, params
+
+
+def _user(
+    user_id: int, first_name: str, *, username: str | None = None, is_bot: bool = False
+) -> dict[str, Any]:
+    user: dict[str, Any] = {"id": user_id, "is_bot": is_bot, "first_name": first_name}
+    if username:
+        user["username"] = username
+    return user
+
+
+def _ok(result: object) -> tuple[int, dict[str, Any]]:
+    return 200, {"ok": True, "result": result}
+
+
+def _error(
+    code: int, description: str, parameters: dict[str, Any] | None = None
+) -> tuple[int, dict[str, Any]]:
+    body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return code, body
+
+
+class _TagChecker(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.problem: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in _ALLOWED_TAGS:
+            self.problem = self.problem or f"unsupported start tag {tag!r}"
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack.pop() != tag:
+            self.problem = self.problem or f"unexpected end tag {tag!r}"
+
+
+def _html_problem(text: str) -> str | None:
+    """What Telegram would refuse in ``text`` as HTML, or None."""
+    if _BARE_AMPERSAND.search(text):
+        return "unescaped '&'"
+    tags = len(_TAG.findall(text))
+    if text.count("<") != tags or text.count(">") != tags:
+        return "unescaped '<' or '>'"
+    checker = _TagChecker()
+    checker.feed(text)
+    checker.close()
+    if checker.problem:
+        return checker.problem
+    if checker.stack:
+        return f"unclosed tag {checker.stack[-1]!r}"
+    return None
