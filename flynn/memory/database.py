@@ -133,7 +133,57 @@ CREATE INDEX facts_namespace_value
     ON facts(namespace, value COLLATE NOCASE) WHERE status = 'active';
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3)
+# The knowledge graph (seed 003): entities and typed relations per namespace, and which messages
+# mention an entity, so recall can reach the turns behind a person, project or place.
+_SCHEMA_V4 = """
+CREATE TABLE entities (
+    id          INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    name_key    TEXT NOT NULL,
+    type        TEXT NOT NULL DEFAULT 'thing',
+    description TEXT,
+    confidence  REAL NOT NULL DEFAULT 1.0,
+    mentions    INTEGER NOT NULL DEFAULT 1,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    UNIQUE (namespace, name_key)
+);
+CREATE TABLE relations (
+    id          INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    source_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    target_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    type        TEXT NOT NULL,
+    confidence  REAL NOT NULL DEFAULT 1.0,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    UNIQUE (source_id, target_id, type)
+);
+CREATE INDEX relations_target ON relations(target_id);
+CREATE INDEX relations_namespace ON relations(namespace);
+CREATE TABLE entity_mentions (
+    entity_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    PRIMARY KEY (entity_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_mentions_message ON entity_mentions(message_id);
+"""
+
+# Optional local embeddings (``memory.embeddings``): one vector per message or fact and model.
+_SCHEMA_V5 = """
+CREATE TABLE embeddings (
+    kind        TEXT NOT NULL,
+    ref_id      INTEGER NOT NULL,
+    namespace   TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    vector      BLOB NOT NULL,
+    PRIMARY KEY (kind, ref_id, model)
+) WITHOUT ROWID;
+CREATE INDEX embeddings_namespace ON embeddings(namespace, kind);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3, _SCHEMA_V4, _SCHEMA_V5)
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 
 LATEST_VERSION = len(MIGRATIONS)
