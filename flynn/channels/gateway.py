@@ -1,0 +1,387 @@
+"""The WebSocket gateway: protocol v1 (DESIGN.md section 8) at ``/ws``, with the probes and the
+web chat page (``gateway_http``) on the same port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import secrets
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+
+from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.gateway_frames import (
+    CLIENT_ID,
+    ClientText,
+    Rejected,
+    delta_frame,
+    error_frame,
+    parse_frame,
+    parse_json_object,
+    peek_id,
+    ready_frame,
+    reply_frame,
+)
+from flynn.channels.gateway_http import GatewayHttp
+from flynn.errors import SessionBusy
+from flynn.messages import InboundMessage, OutboundMessage
+from flynn.settings import GatewaySettings
+
+log = structlog.get_logger(__name__)
+
+CHANNEL = "gateway"
+
+# Close codes: 44xx mirror the HTTP status a REST API would use; 1013 is the standard "try later".
+CLOSE_BAD_HELLO = 4400
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_HELLO_TIMEOUT = 4408
+CLOSE_TOO_MANY_TABS = 4409
+CLOSE_FLOOD = 4429
+CLOSE_SERVER_FULL = 1013
+
+_HELLO_MAX_CHARS = 4096
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class GatewayChannel:
+    """Serves protocol v1 at ``ws://HOST:PORT/ws`` plus HTTP on the same port.
+
+    One authenticated connection belongs to one ``client_id`` (session ``gateway:<client_id>``);
+    a client may hold several (tabs), and every one of them receives the session's replies.
+    Final replies produced while a client has no live connection wait in a small outbox and
+    are delivered right after its next ``ready``. Close codes: 4400 bad hello, 4401
+    unauthorized, 4408 no hello in time, 4409 too many connections for one client_id, 4429
+    flooding, 1013 server full; 1009 for a frame above the hard size cap.
+    """
+
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        *,
+        token: str,
+        readiness: Callable[[], Mapping[str, object]],
+        clock: Callable[[], datetime] = _utc_now,
+        rate_per_second: float = 5.0,
+        burst: int = 20,
+        hello_timeout: float = 10.0,
+        flood_close_after: int = 100,
+        max_connections: int = 1000,
+        max_connections_per_client: int = 8,
+        outbox_size: int = 20,
+        outbox_clients: int = 256,
+        send_timeout: float = 10.0,
+    ) -> None:
+        if not token:
+            raise ValueError("the gateway needs a non-empty token")
+        self._settings = settings
+        self._token = token.encode()
+        self._clock = clock
+        self._rate = rate_per_second
+        self._burst = float(burst)
+        self._hello_timeout = hello_timeout
+        self._flood_close_after = flood_close_after
+        self._max_connections = max_connections
+        self._max_per_client = max_connections_per_client
+        self._outbox_size = outbox_size
+        self._outbox_clients = outbox_clients
+        self._send_timeout = send_timeout
+        self._max_bytes = settings.max_message_bytes
+        # Frames between max_message_bytes and this cap get a too_large error frame; above it
+        # websockets itself closes with 1009 rather than buffer an unbounded message.
+        self._hard_max = max(4 * settings.max_message_bytes, 1 << 20)
+        self._http = GatewayHttp(readiness)
+        self._clients: dict[str, list[ServerConnection]] = {}
+        self._outbox: OrderedDict[str, deque[str]] = OrderedDict()
+        self._open = 0
+        self._on_message: OnMessage | None = None
+        self._server: Server | None = None
+        self._last_inbound: datetime | None = None
+        self._last_error: str | None = None
+        self._last_error_at: datetime | None = None
+        self.started = asyncio.Event()
+        """Set while the server listens; ``bound_port`` is valid then."""
+
+    @property
+    def name(self) -> str:
+        return CHANNEL
+
+    @property
+    def capabilities(self) -> ChannelCapabilities:
+        return ChannelCapabilities(
+            can_edit=False, can_stream=True, max_len=1 << 30, length_unit="chars"
+        )
+
+    @property
+    def bound_port(self) -> int | None:
+        """The port actually listened on (useful with port 0); None when not listening."""
+        if self._server is None or not self._server.sockets:
+            return None
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
+
+    def status(self) -> ChannelStatus:
+        return ChannelStatus(
+            CHANNEL,
+            connected=self.started.is_set(),
+            last_inbound=self._last_inbound,
+            last_error=self._last_error,
+            last_error_at=self._last_error_at,
+        )
+
+    async def wait_started(self) -> None:
+        await self.started.wait()
+
+    async def run(self, on_message: OnMessage) -> None:
+        """Listens until cancelled, then closes every connection (1001) and re-raises
+        ``CancelledError``. Raises ``OSError`` when the port cannot be bound."""
+        self._on_message = on_message
+        settings = self._settings
+        try:
+            server = await serve(
+                self._serve_connection,
+                settings.host,
+                settings.port,
+                process_request=self._process_request,
+                # Chat frames are small; deflate would cost more CPU than the bytes it saves.
+                compression=None,
+                max_size=self._hard_max,
+                server_header=None,
+            )
+        except OSError as exc:
+            self._record_error(f"cannot listen on {settings.host}:{settings.port}: {exc}")
+            raise
+        self._server = server
+        self.started.set()
+        log.info("gateway.listening", host=settings.host, port=self.bound_port)
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            self.started.clear()
+            server.close()
+            await server.wait_closed()
+            self._server = None
+            log.info("gateway.stopped")
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        """Sends ``message`` to every live connection of its client; a final reply nobody
+        could take waits in the client's outbox. Never raises for a closed connection."""
+        session = message.session
+        client_id = f"{session.chat_id}:{session.thread}" if session.thread else session.chat_id
+        frame_id = _client_frame_id(client_id, message.reply_to)
+        if not message.final:
+            data = delta_frame(frame_id, message.text)
+        elif message.error_code:
+            data = error_frame(message.error_code, message.text, frame_id)
+        else:
+            data = reply_frame(frame_id, message.text)
+        delivered = False
+        for connection in tuple(self._clients.get(client_id, ())):
+            delivered = await _deliver(connection, data, self._send_timeout) or delivered
+        if delivered:
+            return [frame_id]
+        if message.final:
+            self._keep(client_id, data)
+            return [frame_id]
+        return []
+
+    # Connections
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        return self._http.respond(request)
+
+    async def _serve_connection(self, ws: ServerConnection) -> None:
+        if self._open >= self._max_connections:
+            await ws.close(CLOSE_SERVER_FULL, "server full")
+            return
+        self._open += 1
+        try:
+            client_id = await self._authenticate(ws)
+            if client_id is None:
+                return
+            await ws.send(ready_frame(f"{CHANNEL}:{client_id}"))
+            # No await between registering and taking the outbox: a reply produced meanwhile
+            # lands in exactly one of the two.
+            self._clients.setdefault(client_id, []).append(ws)
+            waiting = self._outbox.pop(client_id, None)
+            try:
+                while waiting:
+                    await ws.send(waiting[0])
+                    waiting.popleft()
+                await self._receive(ws, client_id)
+            finally:
+                connections = self._clients[client_id]
+                connections.remove(ws)
+                if not connections:
+                    del self._clients[client_id]
+                if waiting:  # died before taking them all; they are older than any kept since
+                    waiting.extend(self._outbox.pop(client_id, ()))
+                    self._outbox[client_id] = waiting
+        except ConnectionClosed:
+            pass
+        finally:
+            self._open -= 1
+
+    async def _authenticate(self, ws: ServerConnection) -> str | None:
+        """The client_id of a valid hello; None after refusing the connection."""
+        try:
+            async with asyncio.timeout(self._hello_timeout):
+                raw = await ws.recv()
+        except TimeoutError:
+            await _refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
+            return None
+        frame = parse_json_object(raw) if len(raw) <= _HELLO_MAX_CHARS else None
+        if frame is None or frame.get("type") != "hello":
+            await _refuse(ws, "unauthorized", "the first frame must be a hello", CLOSE_UNAUTHORIZED)
+            return None
+        token = frame.get("token")
+        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
+            log.info("gateway.unauthorized", peer=_peer(ws))
+            await _refuse(ws, "unauthorized", "invalid token", CLOSE_UNAUTHORIZED)
+            return None
+        client_id = frame.get("client_id")
+        if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
+            await _refuse(
+                ws,
+                "bad_request",
+                "client_id must be 1-128 characters of A-Z a-z 0-9 _ . : -",
+                CLOSE_BAD_HELLO,
+            )
+            return None
+        if len(self._clients.get(client_id, ())) >= self._max_per_client:
+            await _refuse(
+                ws, "rate_limited", "too many connections for this client_id", CLOSE_TOO_MANY_TABS
+            )
+            return None
+        return client_id
+
+    async def _receive(self, ws: ServerConnection, client_id: str) -> None:
+        """Handles frames until the connection closes, under a per-connection token bucket."""
+        clock = asyncio.get_running_loop().time
+        rate, burst = self._rate, self._burst
+        tokens, last, dropped = burst, clock(), 0
+        async for raw in ws:
+            now = clock()
+            tokens = min(burst, tokens + (now - last) * rate)
+            last = now
+            if tokens < 1.0:
+                dropped += 1
+                if dropped >= self._flood_close_after:
+                    log.warning("gateway.flood", client=client_id)
+                    await _close_draining(ws, CLOSE_FLOOD, "too many frames")
+                    return
+                await ws.send(
+                    error_frame("rate_limited", "too many frames; slow down", peek_id(raw))
+                )
+                continue
+            tokens -= 1.0
+            dropped = 0
+            frame = parse_frame(raw, self._max_bytes)
+            if isinstance(frame, Rejected):
+                await ws.send(error_frame(frame.code, frame.message, frame.id))
+            else:
+                await self._intake(ws, client_id, frame)
+
+    async def _intake(self, ws: ServerConnection, client_id: str, frame: ClientText) -> None:
+        assert self._on_message is not None, "frames arrive only while run() is serving"
+        # A generated id is random so it never matches an earlier dedupe key.
+        frame_id = frame.id or f"cmd-{secrets.token_hex(6)}"
+        message = InboundMessage(
+            channel=CHANNEL,
+            chat_id=client_id,
+            sender_id=client_id,
+            text=frame.text,
+            message_id=f"{client_id}:{frame_id}",
+            received_at=self._clock(),
+        )
+        self._last_inbound = message.received_at
+        try:
+            await self._on_message(message)
+        except SessionBusy:
+            await ws.send(
+                error_frame("rate_limited", "busy: still working on earlier messages", frame_id)
+            )
+        except Exception as exc:  # per-frame boundary: answer, keep the connection
+            log.exception("gateway.intake_failed", client=client_id)
+            self._record_error(f"intake failed: {type(exc).__name__}")
+            await ws.send(error_frame("internal", "could not take the message; retry", frame_id))
+
+    def _keep(self, client_id: str, data: str) -> None:
+        """Holds a final frame for a client with no live connection (bounded both ways)."""
+        box = self._outbox.get(client_id)
+        if box is None:
+            if len(self._outbox) >= self._outbox_clients:
+                self._outbox.popitem(last=False)
+            box = self._outbox[client_id] = deque(maxlen=self._outbox_size)
+        else:
+            self._outbox.move_to_end(client_id)
+        box.append(data)
+
+    def _record_error(self, text: str) -> None:
+        self._last_error, self._last_error_at = text, self._clock()
+
+
+def _client_frame_id(client_id: str, reply_to: str | None) -> str:
+    """The id the client used: ``reply_to`` without the ``client_id:`` prefix added at intake."""
+    if reply_to is None:
+        return f"srv-{secrets.token_hex(6)}"
+    prefix = f"{client_id}:"
+    return reply_to[len(prefix) :] if reply_to.startswith(prefix) else reply_to
+
+
+async def _deliver(connection: ServerConnection, data: str, backlog_seconds: float) -> bool:
+    """Sends ``data``; False when the connection is closing, closed or too slow to take it."""
+    # send() on a closing connection waits for the close to finish, and one whose transport
+    # was aborted has not noticed yet: skip both.
+    if connection.state is not State.OPEN or connection.transport.is_closing():
+        return False
+    try:
+        if connection.transport.get_write_buffer_size():
+            # Backlogged: a tab that stopped reading must not hold up the session's sender
+            # until keepalive notices. Only here, so the common path pays for no timer.
+            async with asyncio.timeout(backlog_seconds):
+                await connection.send(data)
+        else:
+            await connection.send(data)
+    except ConnectionClosed:
+        return False
+    except TimeoutError:
+        log.info("gateway.slow_client_dropped", peer=_peer(connection))
+        connection.transport.abort()
+        return False
+    return True
+
+
+async def _refuse(ws: ServerConnection, code: str, message: str, close_code: int) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await ws.send(error_frame(code, message))
+        await ws.close(close_code, message)
+
+
+async def _close_draining(ws: ServerConnection, code: int, reason: str) -> None:
+    """Closes while discarding what the peer already queued: with the receive queue full,
+    websockets stops reading and would never see the peer's close frame."""
+    closing = asyncio.ensure_future(ws.close(code, reason))
+    try:
+        async for _ in ws:
+            pass
+    except ConnectionClosed:
+        pass
+    finally:
+        await closing
+
+
+def _peer(ws: ServerConnection) -> str:
+    address = ws.remote_address
+    return str(address[0]) if address else "?"

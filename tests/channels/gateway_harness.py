@@ -1,0 +1,151 @@
+"""A started GatewayChannel on 127.0.0.1:0 with a recording handler that answers like the router
+(deltas, then a reply), plus small protocol and HTTP client helpers for the gateway tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from flynn.channels.gateway import GatewayChannel
+from flynn.errors import SessionBusy
+from flynn.messages import InboundMessage, OutboundMessage
+from flynn.settings import GatewaySettings
+
+TOKEN = "s3cret-token-for-tests"
+TIMEOUT = 5.0
+
+
+@dataclass
+class RecordingHandler:
+    """The router's intake as the gateway sees it. By the text it receives: ``busy`` raises
+    SessionBusy, ``crash`` raises RuntimeError, ``fail`` answers with an llm_unavailable
+    error, ``hold`` records without answering; anything else streams ``echo: <text>``."""
+
+    channel: GatewayChannel | None = None
+    received: asyncio.Queue[InboundMessage] = field(default_factory=asyncio.Queue)
+
+    async def __call__(self, message: InboundMessage) -> None:
+        self.received.put_nowait(message)
+        if message.text == "busy":
+            raise SessionBusy("inbox full")
+        if message.text == "crash":
+            raise RuntimeError("intake broke")
+        if message.text == "hold":
+            return
+        assert self.channel is not None
+        key, reply_to = message.session_key, message.message_id
+        if message.text == "fail":
+            await self.channel.send(
+                OutboundMessage(
+                    key, "the model is unavailable", reply_to=reply_to, error_code="llm_unavailable"
+                )
+            )
+            return
+        await self.channel.send(OutboundMessage(key, "echo: ", reply_to=reply_to, final=False))
+        await self.channel.send(OutboundMessage(key, message.text, reply_to=reply_to, final=False))
+        await self.channel.send(OutboundMessage(key, f"echo: {message.text}", reply_to=reply_to))
+
+    async def next(self) -> InboundMessage:
+        async with asyncio.timeout(TIMEOUT):
+            return await self.received.get()
+
+
+@dataclass
+class Gateway:
+    channel: GatewayChannel
+    handler: RecordingHandler
+    state: dict[str, object]
+    task: asyncio.Task[None]
+    """The task running ``channel.run``."""
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.channel.bound_port}/ws"
+
+    @property
+    def http_base(self) -> str:
+        return f"http://127.0.0.1:{self.channel.bound_port}"
+
+    @contextlib.asynccontextmanager
+    async def client(
+        self, client_id: str = "tab", *, hello: bool = True, **options: Any
+    ) -> AsyncIterator[ClientConnection]:
+        """A connected client; after a hello that got its ``ready`` unless ``hello=False``.
+        ``options`` go to websockets' ``connect``."""
+        async with connect(self.url, compression=None, **options) as ws:
+            if hello:
+                await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client_id}))
+                ready = await recv(ws)
+                assert ready == {"type": "ready", "session": f"gateway:{client_id}"}
+            yield ws
+
+    async def http(self, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+        """One plain HTTP/1.1 request; the status, lower-cased headers and body."""
+        port = self.channel.bound_port
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            writer.write(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            async with asyncio.timeout(TIMEOUT):
+                raw = await reader.read()
+        finally:
+            writer.close()
+            await writer.wait_closed()
+        head, _, body = raw.partition(b"\r\n\r\n")
+        status_line, *lines = head.decode().split("\r\n")
+        headers = {}
+        for line in lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        return int(status_line.split()[1]), headers, body
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(
+    *, max_message_bytes: int = 65_536, **options: Any
+) -> AsyncIterator[Gateway]:
+    """A GatewayChannel serving on an ephemeral port until the block exits."""
+    state: dict[str, object] = {"ready": True, "channels": {"gateway": {"connected": True}}}
+    settings = GatewaySettings(host="127.0.0.1", port=0, max_message_bytes=max_message_bytes)
+    channel = GatewayChannel(settings, token=TOKEN, readiness=lambda: state, **options)
+    handler = RecordingHandler(channel)
+    task = asyncio.create_task(channel.run(handler))
+    started = asyncio.create_task(channel.started.wait())
+    try:
+        await asyncio.wait({task, started}, return_when=asyncio.FIRST_COMPLETED)
+        started.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await started
+        if task.done():
+            task.result()
+        yield Gateway(channel, handler, state, task)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def recv(ws: ClientConnection) -> Mapping[str, Any]:
+    async with asyncio.timeout(TIMEOUT):
+        frame = json.loads(await ws.recv())
+    assert isinstance(frame, dict)
+    return frame
+
+
+async def send(ws: ClientConnection, frame: Mapping[str, Any]) -> None:
+    await ws.send(json.dumps(frame))
+
+
+async def recv_close(ws: ClientConnection) -> int | None:
+    """Reads (and drops) frames until the server closes; the close code it sent."""
+    async with asyncio.timeout(TIMEOUT):
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await ws.recv()
+    return ws.close_code

@@ -1,0 +1,505 @@
+"""GatewayChannel against a real websockets client: protocol v1, limits, outbox, HTTP."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from gateway_harness import TOKEN, Gateway, recv, recv_close, running_gateway, send
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from flynn.channels.gateway import GatewayChannel
+from flynn.messages import OutboundMessage, SessionKey
+from flynn.settings import GatewaySettings
+
+
+@pytest.fixture
+async def gateway() -> AsyncIterator[Gateway]:
+    async with running_gateway() as running:
+        yield running
+
+
+# Hello
+
+
+async def test_hello_gets_ready_and_a_message_streams_back(gateway: Gateway) -> None:
+    async with gateway.client("laptop") as ws:
+        await send(ws, {"type": "message", "id": "c1", "text": "hi there"})
+        inbound = await gateway.handler.next()
+        assert (inbound.channel, inbound.chat_id, inbound.sender_id) == (
+            "gateway",
+            "laptop",
+            "laptop",
+        )
+        assert inbound.text == "hi there"
+        assert inbound.message_id == "laptop:c1"
+        assert str(inbound.session_key) == "gateway:laptop"
+        assert await recv(ws) == {"type": "delta", "id": "c1", "text": "echo: "}
+        assert await recv(ws) == {"type": "delta", "id": "c1", "text": "hi there"}
+        assert await recv(ws) == {"type": "reply", "id": "c1", "text": "echo: hi there"}
+    assert gateway.channel.status().last_inbound == inbound.received_at
+
+
+@pytest.mark.parametrize(
+    "hello",
+    [
+        {"type": "hello", "token": "wrong", "client_id": "tab"},
+        {"type": "hello", "client_id": "tab"},
+        {"type": "hello", "token": 42, "client_id": "tab"},
+        {"type": "hello", "token": "tökén", "client_id": "tab"},
+        {"type": "message", "id": "c1", "text": "before hello"},
+        ["hello"],
+    ],
+)
+async def test_anything_but_a_valid_hello_is_unauthorized(gateway: Gateway, hello: object) -> None:
+    async with gateway.client(hello=False) as ws:
+        await ws.send(json.dumps(hello))
+        error = await recv(ws)
+        assert error["type"] == "error"
+        assert error["code"] == "unauthorized"
+        assert await recv_close(ws) == 4401
+    assert gateway.handler.received.empty()
+
+
+async def test_non_json_first_frame_is_unauthorized(gateway: Gateway) -> None:
+    async with gateway.client(hello=False) as ws:
+        await ws.send("not json")
+        assert (await recv(ws))["code"] == "unauthorized"
+        assert await recv_close(ws) == 4401
+
+
+@pytest.mark.parametrize("client_id", ["", "has space", "x" * 129, 7, None])
+async def test_bad_client_id_is_a_bad_request(gateway: Gateway, client_id: object) -> None:
+    async with gateway.client(hello=False) as ws:
+        await send(ws, {"type": "hello", "token": TOKEN, "client_id": client_id})
+        assert (await recv(ws))["code"] == "bad_request"
+        assert await recv_close(ws) == 4400
+
+
+async def test_client_id_may_use_the_documented_punctuation(gateway: Gateway) -> None:
+    async with gateway.client("phone_2.home:a-b") as ws:
+        await send(ws, {"type": "message", "id": "c1", "text": "ok"})
+        await recv(ws)
+        inbound = await gateway.handler.next()
+        assert inbound.message_id == "phone_2.home:a-b:c1"
+        assert (await recv(ws))["id"] == "c1"
+
+
+async def test_idle_socket_without_hello_is_closed() -> None:
+    async with running_gateway(hello_timeout=0.05) as gateway, gateway.client(hello=False) as ws:
+        assert (await recv(ws))["code"] == "unauthorized"
+        assert await recv_close(ws) == 4408
+
+
+async def test_second_hello_is_a_bad_request(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await send(ws, {"type": "hello", "token": TOKEN, "client_id": "tab", "id": "h2"})
+        assert await recv(ws) == {
+            "type": "error",
+            "id": "h2",
+            "code": "bad_request",
+            "message": "already authenticated",
+        }
+
+
+# Malformed frames keep the connection
+
+
+@pytest.mark.parametrize(
+    ("frame", "echo_id"),
+    [
+        ("{not json", None),
+        ("[1, 2]", None),
+        ('"text"', None),
+        ('{"id": "x1", "text": "no type"}', "x1"),
+        ('{"type": "dance", "id": "x2"}', "x2"),
+        ('{"type": 5, "id": "x3"}', "x3"),
+        ('{"type": "message", "id": 5, "text": "numeric id"}', None),
+        ('{"type": "message", "id": "", "text": "empty id"}', None),
+        ('{"type": "message", "text": "no id"}', None),
+        ('{"type": "message", "id": "x4", "text": 5}', "x4"),
+        ('{"type": "message", "id": "x5", "text": ""}', "x5"),
+        ('{"type": "message", "id": "x6"}', "x6"),
+        ('{"type": "command", "id": "x7", "name": 5}', "x7"),
+        ('{"type": "command", "id": "x8", "name": "status", "arg": 5}', "x8"),
+        ('{"type": "command", "id": 9, "name": "status"}', None),
+        ("[" * 50_000, None),
+    ],
+)
+async def test_malformed_frames_get_bad_request_and_the_connection_keeps_working(
+    gateway: Gateway, frame: str, echo_id: str | None
+) -> None:
+    async with gateway.client() as ws:
+        await ws.send(frame)
+        error = await recv(ws)
+        assert error["type"] == "error"
+        assert error["code"] == "bad_request"
+        assert error.get("id") == echo_id
+        assert error["message"]
+        await send(ws, {"type": "message", "id": "after", "text": "still here"})
+        assert (await recv(ws))["type"] == "delta"
+    assert (await gateway.handler.next()).text == "still here"
+    assert gateway.handler.received.empty()
+
+
+async def test_binary_frames_are_bad_requests(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await ws.send(b'{"type": "message", "id": "b1", "text": "bytes"}')
+        assert (await recv(ws))["code"] == "bad_request"
+        await send(ws, {"type": "message", "id": "c1", "text": "text"})
+        assert (await recv(ws))["id"] == "c1"
+
+
+async def test_unknown_command_is_a_bad_request(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await send(ws, {"type": "command", "id": "k1", "name": "dance"})
+        error = await recv(ws)
+        assert (error["code"], error["id"]) == ("bad_request", "k1")
+        assert "status" in error["message"]
+    assert gateway.handler.received.empty()
+
+
+# Commands
+
+
+@pytest.mark.parametrize(
+    ("frame", "text"),
+    [
+        ({"name": "new"}, "/new"),
+        ({"name": "reset"}, "/reset"),
+        ({"name": "status"}, "/status"),
+        ({"name": "compact"}, "/compact"),
+        ({"name": "otr", "arg": "on"}, "/otr on"),
+        ({"name": "forget", "arg": "  my address  "}, "/forget my address"),
+        ({"name": "search", "arg": "cats"}, "/search cats"),
+        ({"name": "help", "arg": ""}, "/help"),
+    ],
+)
+async def test_commands_pass_through_as_slash_text(
+    gateway: Gateway, frame: dict[str, str], text: str
+) -> None:
+    async with gateway.client("cli-1") as ws:
+        await send(ws, {"type": "command", "id": "k1", **frame})
+        inbound = await gateway.handler.next()
+        assert inbound.text == text
+        assert inbound.message_id == "cli-1:k1"
+        frames = [await recv(ws) for _ in range(3)]
+        assert frames[-1] == {"type": "reply", "id": "k1", "text": f"echo: {text}"}
+
+
+async def test_command_without_id_gets_a_fresh_one(gateway: Gateway) -> None:
+    async with gateway.client("cli-1") as ws:
+        await send(ws, {"type": "command", "name": "status"})
+        await send(ws, {"type": "command", "name": "status"})
+        first, second = await gateway.handler.next(), await gateway.handler.next()
+        assert first.message_id.startswith("cli-1:cmd-")
+        assert first.message_id != second.message_id
+        replies = [
+            frame for frame in [await recv(ws) for _ in range(6)] if frame["type"] == "reply"
+        ]
+        assert [reply["id"] for reply in replies] == [
+            first.message_id.removeprefix("cli-1:"),
+            second.message_id.removeprefix("cli-1:"),
+        ]
+
+
+# Errors from the session side
+
+
+async def test_session_busy_becomes_a_rate_limited_error(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await send(ws, {"type": "message", "id": "c9", "text": "busy"})
+        assert await recv(ws) == {
+            "type": "error",
+            "id": "c9",
+            "code": "rate_limited",
+            "message": "busy: still working on earlier messages",
+        }
+        await send(ws, {"type": "message", "id": "c10", "text": "again"})
+        assert (await recv(ws))["id"] == "c10"
+
+
+async def test_error_replies_carry_their_code(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await send(ws, {"type": "message", "id": "c1", "text": "fail"})
+        assert await recv(ws) == {
+            "type": "error",
+            "id": "c1",
+            "code": "llm_unavailable",
+            "message": "the model is unavailable",
+        }
+
+
+async def test_a_crashing_intake_answers_internal_and_keeps_serving(gateway: Gateway) -> None:
+    async with gateway.client() as ws:
+        await send(ws, {"type": "message", "id": "c1", "text": "crash"})
+        error = await recv(ws)
+        assert (error["code"], error["id"]) == ("internal", "c1")
+        await send(ws, {"type": "message", "id": "c2", "text": "fine"})
+        assert (await recv(ws))["id"] == "c2"
+    assert gateway.channel.status().last_error == "intake failed: RuntimeError"
+
+
+# Size limits
+
+
+async def test_too_large_frames_are_refused_and_the_connection_stays() -> None:
+    async with running_gateway(max_message_bytes=1024) as gateway, gateway.client() as ws:
+        await send(ws, {"type": "message", "id": "big", "text": "x" * 2000})
+        assert await recv(ws) == {
+            "type": "error",
+            "id": "big",
+            "code": "too_large",
+            "message": "frames are limited to 1024 bytes",
+        }
+        # 600 characters but 1200 bytes of UTF-8.
+        await send(ws, {"type": "message", "id": "wide", "text": "é" * 600})
+        assert (await recv(ws))["code"] == "too_large"
+        await send(ws, {"type": "message", "id": "ok", "text": "é" * 300})
+        assert (await recv(ws))["id"] == "ok"
+
+
+async def test_frames_above_the_hard_cap_close_the_connection() -> None:
+    async with running_gateway(max_message_bytes=1024) as gateway, gateway.client() as ws:
+        await ws.send("x" * (2 << 20))
+        assert await recv_close(ws) == 1009
+
+
+# Floods and connection caps
+
+
+async def test_flood_is_rate_limited_while_another_client_is_served() -> None:
+    async with (
+        running_gateway(rate_per_second=0.001, burst=3) as gateway,
+        gateway.client("flooder") as flooder,
+        gateway.client("calm") as calm,
+    ):
+        for index in range(10):
+            await send(flooder, {"type": "message", "id": f"f{index}", "text": "hold"})
+        limited = [await recv(flooder) for _ in range(7)]
+        assert {(frame["code"], frame["type"]) for frame in limited} == {("rate_limited", "error")}
+        assert [frame["id"] for frame in limited] == [f"f{index}" for index in range(3, 10)]
+        await send(calm, {"type": "message", "id": "c1", "text": "hello"})
+        frames = [await recv(calm) for _ in range(3)]
+        assert frames[-1] == {"type": "reply", "id": "c1", "text": "echo: hello"}
+        taken = [await gateway.handler.next() for _ in range(4)]
+        assert [message.message_id for message in taken if message.chat_id == "flooder"] == [
+            "flooder:f0",
+            "flooder:f1",
+            "flooder:f2",
+        ]
+
+
+async def test_sustained_flood_closes_the_connection() -> None:
+    async with (
+        running_gateway(rate_per_second=0.001, burst=1, flood_close_after=20) as gateway,
+        gateway.client() as ws,
+    ):
+        with contextlib.suppress(ConnectionClosed):
+            for index in range(40):
+                await send(ws, {"type": "message", "id": f"f{index}", "text": "hold"})
+        assert await recv_close(ws) == 4429
+
+
+async def test_connections_per_client_are_capped() -> None:
+    async with (
+        running_gateway(max_connections_per_client=2) as gateway,
+        gateway.client("tab"),
+        gateway.client("tab"),
+        gateway.client("other"),
+        gateway.client("tab", hello=False) as third,
+    ):
+        await send(third, {"type": "hello", "token": TOKEN, "client_id": "tab"})
+        assert (await recv(third))["code"] == "rate_limited"
+        assert await recv_close(third) == 4409
+
+
+async def test_total_connections_are_capped() -> None:
+    async with (
+        running_gateway(max_connections=1) as gateway,
+        gateway.client("one"),
+        gateway.client(hello=False) as second,
+    ):
+        assert await recv_close(second) == 1013
+
+
+# Outbound routing
+
+
+async def test_every_tab_of_a_client_receives_the_reply(gateway: Gateway) -> None:
+    async with gateway.client("me") as first, gateway.client("me") as second:
+        await send(first, {"type": "message", "id": "c1", "text": "both"})
+        for ws in (first, second):
+            frames = [await recv(ws) for _ in range(3)]
+            assert [frame["type"] for frame in frames] == ["delta", "delta", "reply"]
+            assert {frame["id"] for frame in frames} == {"c1"}
+
+
+async def test_reply_produced_while_offline_arrives_after_reconnect(gateway: Gateway) -> None:
+    channel = gateway.channel
+    key = SessionKey("gateway", "phone")
+    async with gateway.client("phone") as ws:
+        await send(ws, {"type": "message", "id": "c1", "text": "hold"})
+        inbound = await gateway.handler.next()
+    # The client is gone (the server may or may not have noticed yet); neither may raise.
+    delta = OutboundMessage(key, "lost", reply_to=inbound.message_id, final=False)
+    assert await channel.send(delta) == []
+    reply = OutboundMessage(key, "kept for you", reply_to=inbound.message_id)
+    assert await channel.send(reply) == ["c1"]
+    failure = OutboundMessage(key, "and this", reply_to="phone:c2", error_code="internal")
+    assert await channel.send(failure) == ["c2"]
+    async with gateway.client("phone") as ws:
+        assert await recv(ws) == {"type": "reply", "id": "c1", "text": "kept for you"}
+        assert await recv(ws) == {
+            "type": "error",
+            "id": "c2",
+            "code": "internal",
+            "message": "and this",
+        }
+        await send(ws, {"type": "message", "id": "c3", "text": "next"})
+        assert (await recv(ws))["id"] == "c3"
+    # Delivered once: a further reconnect finds the outbox empty.
+    async with gateway.client("phone") as ws:
+        await send(ws, {"type": "message", "id": "c4", "text": "fresh"})
+        assert (await recv(ws))["id"] == "c4"
+
+
+async def test_outbox_keeps_only_the_latest_replies() -> None:
+    async with running_gateway(outbox_size=2) as gateway:
+        key = SessionKey("gateway", "away")
+        for index in range(5):
+            await gateway.channel.send(OutboundMessage(key, f"r{index}", reply_to=f"away:c{index}"))
+        async with gateway.client("away") as ws:
+            assert [(await recv(ws))["text"] for _ in range(2)] == ["r3", "r4"]
+
+
+async def test_a_tab_that_stopped_reading_is_dropped_and_its_replies_kept() -> None:
+    async with running_gateway(send_timeout=0.1) as gateway:
+        key = SessionKey("gateway", "stuck")
+        chunk = "z" * 65_536
+        # The stuck client never reads the server's close frame either: do not wait for it.
+        async with gateway.client("stuck", max_queue=1, close_timeout=0):
+            # 25 MiB: more than the kernel buffers on both ends can hold for a reader that
+            # stopped, so one send times out and the rest go to the outbox.
+            for index in range(400):
+                ids = await gateway.channel.send(
+                    OutboundMessage(key, chunk, reply_to=f"stuck:r{index}")
+                )
+                assert ids == [f"r{index}"]
+        async with gateway.client("stuck") as ws:
+            kept = [(await recv(ws))["id"] for _ in range(20)]
+            assert kept == [f"r{index}" for index in range(380, 400)]
+
+
+async def test_server_initiated_message_gets_a_server_id(gateway: Gateway) -> None:
+    async with gateway.client("me") as ws:
+        ids = await gateway.channel.send(
+            OutboundMessage(SessionKey("gateway", "me"), "good morning")
+        )
+        frame = await recv(ws)
+        assert frame == {"type": "reply", "id": ids[0], "text": "good morning"}
+        assert ids[0].startswith("srv-")
+
+
+# Lifecycle
+
+
+async def test_run_reports_status_and_stops_on_cancel() -> None:
+    async with running_gateway() as gateway:
+        channel = gateway.channel
+        assert channel.status().connected
+        assert channel.capabilities.can_stream
+        assert not channel.capabilities.can_edit
+        port = channel.bound_port
+        assert port
+        async with gateway.client() as ws:
+            pass
+    assert not channel.status().connected
+    assert channel.bound_port is None
+    with pytest.raises(OSError):
+        async with connect(f"ws://127.0.0.1:{port}/ws"):
+            pass
+    assert ws.close_code is not None
+
+
+async def test_open_connections_are_closed_on_stop() -> None:
+    async with running_gateway() as gateway, gateway.client() as ws:
+        gateway.task.cancel()
+        assert await recv_close(ws) == 1001
+        assert not gateway.channel.status().connected
+
+
+async def test_port_in_use_raises() -> None:
+    async with running_gateway() as gateway:
+        settings = GatewaySettings(host="127.0.0.1", port=gateway.channel.bound_port or 0)
+        second = GatewayChannel(settings, token=TOKEN, readiness=dict)
+        with pytest.raises(OSError):
+            await second.run(gateway.handler)
+        assert second.status().last_error is not None
+        assert not second.status().connected
+
+
+def test_an_empty_token_is_refused() -> None:
+    with pytest.raises(ValueError, match="token"):
+        GatewayChannel(GatewaySettings(), token="", readiness=dict)
+
+
+# HTTP on the same port
+
+
+async def test_healthz(gateway: Gateway) -> None:
+    status, headers, body = await gateway.http("GET", "/healthz")
+    assert status == 200
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body) == {"status": "ok"}
+
+
+async def test_readyz_follows_the_readiness_callable(gateway: Gateway) -> None:
+    status, _, body = await gateway.http("GET", "/readyz")
+    assert status == 200
+    assert json.loads(body)["channels"] == {"gateway": {"connected": True}}
+    gateway.state["ready"] = False
+    status, _, body = await gateway.http("GET", "/readyz")
+    assert status == 503
+    assert json.loads(body)["ready"] is False
+
+
+async def test_readyz_without_a_verdict_checks_every_channel(gateway: Gateway) -> None:
+    gateway.state.clear()
+    gateway.state.update(
+        {"channels": {"gateway": {"connected": True}, "telegram": {"connected": False}}}
+    )
+    assert (await gateway.http("GET", "/readyz"))[0] == 503
+    gateway.state["channels"] = {"gateway": {"connected": True}}
+    assert (await gateway.http("GET", "/readyz"))[0] == 200
+
+
+async def test_web_page_is_served_with_a_strict_csp(gateway: Gateway) -> None:
+    status, headers, body = await gateway.http("GET", "/")
+    assert status == 200
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    csp = headers["content-security-policy"]
+    assert "default-src 'none'" in csp
+    assert "script-src 'self'" in csp
+    assert "style-src 'self'" in csp
+    assert f"ws://127.0.0.1:{gateway.channel.bound_port}" in csp
+    assert "unsafe" not in csp
+    assert b"<textarea" in body
+    for path, kind in [("/app.js", "text/javascript"), ("/app.css", "text/css")]:
+        status, headers, body = await gateway.http("GET", path)
+        assert status == 200
+        assert headers["content-type"].startswith(kind)
+        assert body
+
+
+async def test_unknown_paths_and_methods(gateway: Gateway) -> None:
+    assert (await gateway.http("GET", "/nope"))[0] == 404
+    assert (await gateway.http("GET", "/ws/../etc/passwd"))[0] == 404
+    status, headers, _ = await gateway.http("POST", "/")
+    assert status == 405
+    assert headers["allow"] == "GET"
+    # The socket path without an upgrade is not a page.
+    assert (await gateway.http("GET", "/ws"))[0] == 426

@@ -1,0 +1,70 @@
+"""Parsing and encoding of gateway protocol v1 frames, without a socket."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flynn.channels.gateway_frames import (
+    ClientText,
+    Rejected,
+    delta_frame,
+    error_frame,
+    parse_frame,
+    peek_id,
+    ready_frame,
+    reply_frame,
+)
+
+
+def test_message_and_command_frames_become_text() -> None:
+    assert parse_frame('{"type":"message","id":"c1","text":"hi"}', 1024) == ClientText("c1", "hi")
+    assert parse_frame('{"type":"command","name":"otr","arg":" on "}', 1024) == ClientText(
+        None, "/otr on"
+    )
+
+
+def test_extra_fields_are_ignored() -> None:
+    frame = '{"type":"message","id":"c1","text":"hi","client_time":123}'
+    assert parse_frame(frame, 1024) == ClientText("c1", "hi")
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "a\\ud83d"])
+def test_lone_surrogates_are_refused(escape: str) -> None:
+    frame = parse_frame(f'{{"type":"message","id":"c1","text":"{escape}"}}', 1024)
+    assert frame == Rejected("bad_request", "text holds an unpaired surrogate", "c1")
+    command = parse_frame(f'{{"type":"command","name":"search","arg":"{escape}"}}', 1024)
+    assert isinstance(command, Rejected)
+
+
+def test_an_escaped_surrogate_pair_is_fine() -> None:
+    frame = parse_frame('{"type":"message","id":"c1","text":"\\ud83d\\ude00"}', 1024)
+    assert frame == ClientText("c1", "😀")
+
+
+def test_size_is_counted_in_utf8_bytes() -> None:
+    text = "€" * 400  # 400 characters, 1200 bytes
+    frame = json.dumps({"type": "message", "id": "c1", "text": text}, ensure_ascii=False)
+    assert parse_frame(frame, 1024) == Rejected(
+        "too_large", "frames are limited to 1024 bytes", "c1"
+    )
+    assert parse_frame(frame, 2048) == ClientText("c1", text)
+
+
+def test_peek_id_reads_only_the_start() -> None:
+    assert peek_id('{"type":"message","id":"c7","text":"…"}') == "c7"
+    assert peek_id('{"text":"' + "x" * 600 + '","id":"late"}') is None
+    assert peek_id(b'{"id":"bytes"}') is None
+
+
+def test_server_frames_are_compact_json_safe_for_any_text() -> None:
+    assert ready_frame("gateway:tab") == '{"type":"ready","session":"gateway:tab"}'
+    assert json.loads(delta_frame("c1", "é")) == {"type": "delta", "id": "c1", "text": "é"}
+    # A lone surrogate survives as an escape instead of failing the UTF-8 encoding of a send.
+    reply_frame("c1", "\ud800").encode()
+    assert json.loads(error_frame("internal", "oops")) == {
+        "type": "error",
+        "code": "internal",
+        "message": "oops",
+    }

@@ -1,0 +1,243 @@
+"""The web chat page in a real browser (Debian's Chromium driven by Playwright) against a live
+gateway: token handling, streaming, error notices, commands, safe rendering, phone layout."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from gateway_harness import TOKEN, Gateway, RecordingHandler, running_gateway
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from flynn.channels.gateway import GatewayChannel
+from flynn.messages import OutboundMessage
+from flynn.settings import GatewaySettings
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = Path("/tmp/flynn-web.png")
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+# One browser for the module (launching takes most of a second); a fresh context per test.
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
+    pytest.mark.asyncio(loop_scope="module"),
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def gateway() -> AsyncIterator[Gateway]:
+    async with running_gateway() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Browser, gateway: Gateway) -> AsyncIterator[Page]:
+    """A phone-sized page, opened at the chat URL with the token in the fragment."""
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    try:
+        page = await context.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on(
+            "console",
+            lambda message: problems.append(message.text) if message.type == "error" else None,
+        )
+        await page.goto(f"{gateway.http_base}/#token={TOKEN}")
+        await expect(page.locator("#state")).to_have_text("connected")
+        yield page
+        # CSP violations and script errors show up here.
+        assert problems == []
+    finally:
+        await context.close()
+
+
+async def say(page: Page, text: str) -> None:
+    await page.fill("#input", text)
+    await page.press("#input", "Enter")
+
+
+async def test_token_leaves_the_address_bar_and_survives_a_reload(
+    gateway: Gateway, page: Page
+) -> None:
+    assert "token" not in page.url
+    assert await page.evaluate("sessionStorage.getItem('flynn.token')") == TOKEN
+    client_id = await page.evaluate("localStorage.getItem('flynn.client_id')")
+    assert client_id.startswith("web-")
+    await page.reload()
+    await expect(page.locator("#state")).to_have_text("connected")
+    assert await page.evaluate("localStorage.getItem('flynn.client_id')") == client_id
+
+
+async def test_enter_sends_and_the_streamed_reply_appears(gateway: Gateway, page: Page) -> None:
+    await say(page, "hello browser")
+    await expect(page.locator(".msg.user")).to_have_text("hello browser")
+    await expect(page.locator(".msg.assistant")).to_have_text("echo: hello browser")
+    inbound = await gateway.handler.next()
+    assert inbound.text == "hello browser"
+    assert inbound.chat_id.startswith("web-")
+
+
+async def test_shift_enter_makes_a_newline(gateway: Gateway, page: Page) -> None:
+    await page.fill("#input", "line one")
+    await page.press("#input", "Shift+Enter")
+    await page.locator("#input").press_sequentially("line two")
+    assert await page.input_value("#input") == "line one\nline two"
+    await page.press("#input", "Enter")
+    assert (await gateway.handler.next()).text == "line one\nline two"
+
+
+async def test_deltas_grow_the_pending_bubble_until_the_reply(gateway: Gateway, page: Page) -> None:
+    await say(page, "hold")
+    inbound = await gateway.handler.next()
+    key, reply_to = inbound.session_key, inbound.message_id
+    bubble = page.locator(".msg.assistant")
+    await expect(bubble).to_have_class("msg assistant pending")
+    for part in ("Thinking", " it over", "…"):
+        await gateway.channel.send(OutboundMessage(key, part, reply_to=reply_to, final=False))
+    await expect(bubble).to_have_text("Thinking it over…")
+    await gateway.channel.send(OutboundMessage(key, "Done.", reply_to=reply_to))
+    await expect(bubble).to_have_text("Done.")
+
+
+async def test_error_frames_are_shown_visibly(gateway: Gateway, page: Page) -> None:
+    await say(page, "fail")
+    notice = page.locator(".msg.error")
+    await expect(notice).to_be_visible()
+    await expect(notice).to_contain_text("the model is unavailable")
+    color = await notice.evaluate("el => getComputedStyle(el).color")
+    red, green, _ = (int(part) for part in color[color.index("(") + 1 : -1].split(",")[:3])
+    assert red > green + 60
+
+
+async def test_command_buttons_and_typed_commands(gateway: Gateway, page: Page) -> None:
+    await page.click("button[data-command='status']")
+    assert (await gateway.handler.next()).text == "/status"
+    await say(page, "/otr on")
+    assert (await gateway.handler.next()).text == "/otr on"
+    await say(page, "/not-a-command")
+    assert (await gateway.handler.next()).text == "/not-a-command"
+
+
+async def test_model_output_is_rendered_as_text(gateway: Gateway, page: Page) -> None:
+    await say(page, "hold")
+    inbound = await gateway.handler.next()
+    text = "Try this:\n```html\n<b>bold</b><img src=x onerror=alert(1)>\n```\nthen <i>reload</i>."
+    await gateway.channel.send(
+        OutboundMessage(inbound.session_key, text, reply_to=inbound.message_id)
+    )
+    bubble = page.locator(".msg.assistant")
+    await expect(bubble.locator("pre code")).to_have_text("<b>bold</b><img src=x onerror=alert(1)>")
+    await expect(bubble).to_contain_text("then <i>reload</i>.")
+    assert await page.locator(".log b, .log img, .log i").count() == 0
+
+
+async def test_phone_layout_screenshot(gateway: Gateway, page: Page) -> None:
+    await say(page, "What is on my plate today?")
+    await expect(page.locator(".msg.assistant")).to_have_count(1)
+    await say(page, "hold")
+    inbound = await gateway.handler.next()
+    inbound = await gateway.handler.next()
+    reply = (
+        "Three things:\n1. Finish the gateway review\n2. Call the dentist\n"
+        "```sh\nflynn memory show --user alice\n```\nWant reminders?"
+    )
+    await gateway.channel.send(
+        OutboundMessage(inbound.session_key, reply, reply_to=inbound.message_id)
+    )
+    await say(page, "fail")
+    await expect(page.locator(".msg.error")).to_be_visible()
+    await page.fill("#input", "Draft a reply to")
+    await page.screenshot(path=str(SCREENSHOT))
+    layout = await page.evaluate(
+        """() => {
+            const dock = document.querySelector('.dock').getBoundingClientRect();
+            const send = document.querySelector('#send').getBoundingClientRect();
+            return {scrollWidth: document.documentElement.scrollWidth, dockBottom: dock.bottom,
+                    sendHeight: send.height, sendRight: send.right};
+        }"""
+    )
+    assert layout["scrollWidth"] <= 390
+    assert layout["dockBottom"] <= 844
+    assert layout["sendHeight"] >= 44
+    assert layout["sendRight"] <= 390
+
+
+async def test_a_refused_token_asks_for_another(browser: Browser, gateway: Gateway) -> None:
+    context = await browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = await context.new_page()
+        await page.goto(f"{gateway.http_base}/#token=wrong")
+        await expect(page.locator("#state")).to_have_text("token refused")
+        await page.fill("#token-input", TOKEN)
+        await page.click("#token-form button")
+        await expect(page.locator("#state")).to_have_text("connected")
+        await expect(page.locator("#token-form")).to_be_hidden()
+    finally:
+        await context.close()
+
+
+async def test_reconnects_and_gets_the_reply_made_while_offline(browser: Browser) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    channel = GatewayChannel(GatewaySettings(port=port), token=TOKEN, readiness=dict)
+    handler = RecordingHandler(channel)
+
+    async def start() -> asyncio.Task[None]:
+        task = asyncio.create_task(channel.run(handler))
+        await channel.started.wait()
+        return task
+
+    async def stop(task: asyncio.Task[None]) -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    task = await start()
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{port}/#token={TOKEN}")
+        await expect(page.locator("#state")).to_have_text("connected")
+        await say(page, "hold")
+        inbound = await handler.next()
+        await stop(task)
+        await expect(page.locator("#state")).to_contain_text("retrying")
+        reply = OutboundMessage(
+            inbound.session_key, "while you were away", reply_to=inbound.message_id
+        )
+        await channel.send(reply)
+        task = await start()
+        await expect(page.locator("#state")).to_have_text("connected")
+        await expect(page.locator(".msg.assistant")).to_have_text("while you were away")
+    finally:
+        await context.close()
+        await stop(task)
