@@ -67,8 +67,8 @@ class DaemonOptions:
     inbox_size: int = 8
     restart_max_seconds: float = 300.0
     show_token: bool = False
-    """Print the web chat URL with its token (on a terminal); otherwise only say where the token
-    file is, so the token never lands in a log such as the journal."""
+    """Print the web chat URL with its generated token (on a terminal); otherwise only say where
+    the token is, so it never lands in a log such as the journal."""
 
 
 class Daemon:
@@ -94,6 +94,8 @@ class Daemon:
         self.channels: dict[str, Channel] = {}
         self.router: Router | None = None
         self.app: App | None = None
+        self._token_source = ""
+        self._generated_token = ""
 
     async def run(self, stop: asyncio.Event) -> int:
         """Serves until ``stop`` is set. Raises ``PortInUse`` when the gateway cannot bind, and
@@ -116,7 +118,11 @@ class Daemon:
                 idle_seconds=self._options.idle_seconds,
             )
             self.router = router
-            await self._serve(router, stop)
+            try:
+                await self._serve(router, stop)
+            except* PortInUse as group:
+                # The TaskGroup wraps it; callers (the CLI's exit code 3) want the error itself.
+                raise group.exceptions[0] from None
         finally:
             await app.aclose()
             log.info("daemon.stopped")
@@ -136,6 +142,7 @@ class Daemon:
                 tasks.append(task)
                 if isinstance(started, asyncio.Event):
                     await self._wait_started(started, task)
+            self._announce_web_chat()
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
             checkpointer = group.create_task(
                 WalCheckpointer(database_path(self._settings)).run(), name="wal-checkpointer"
@@ -153,10 +160,10 @@ class Daemon:
             self._notifier.notify("STOPPING=1")
             router.close_intake()
             cancelled = await router.drain(self._options.drain_seconds)
-            if cancelled:
-                log.warning("daemon.turns_cancelled", sessions=cancelled)
+            log.info("daemon.drained", cancelled_sessions=cancelled)
             for task in (*tasks, watchdog, checkpointer):
                 task.cancel()
+        log.info("daemon.channels_stopped")
 
     @staticmethod
     async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:
@@ -214,17 +221,27 @@ class Daemon:
         if not gateway.enabled:
             return ""
         if gateway.token is not None:
+            self._token_source = "the configured channels.gateway.token"
             return gateway.token.get_secret_value()
         token, created = ensure_gateway_token(self._settings.data_dir)
-        host = "127.0.0.1" if gateway.host in ("0.0.0.0", "::") else gateway.host
-        url = f"http://{host}:{gateway.port}/"
-        if self._options.show_token:
-            self._announce(f"Web chat: {url}#token={token}")
-        else:
-            where = self._settings.data_dir / TOKEN_FILE
-            new = "generated and stored" if created else "stored"
-            self._announce(f"Web chat: {url}#token=<the token {new} in {where}>")
+        where = self._settings.data_dir / TOKEN_FILE
+        self._token_source = f"the token {'generated into' if created else 'kept in'} {where}"
+        self._generated_token = token
         return token
+
+    def _announce_web_chat(self) -> None:
+        gateway = self._settings.channels.gateway
+        channel = self.channels.get("gateway")
+        if channel is None:
+            return
+        host = "127.0.0.1" if gateway.host in ("0.0.0.0", "::") else gateway.host
+        port = getattr(channel, "bound_port", None) or gateway.port
+        url = f"http://{host}:{port}/"
+        if self._options.show_token and self._generated_token:
+            self._announce(f"Web chat: {url}#token={self._generated_token}")
+        else:
+            # Not on a terminal (a journal, a container log): never print the token itself.
+            self._announce(f"Web chat: {url}#token=... (use {self._token_source})")
 
 
 def router_provider_name(app: App | None) -> str:

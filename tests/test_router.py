@@ -9,34 +9,14 @@ from typing import Any
 
 import pytest
 from fakes.channel import RecordingChannel
+from fakes.gated_provider import GatedProvider
 
 from flynn.app import App
 from flynn.errors import SessionBusy
-from flynn.providers.base import TASKS, ChatRequest, Provider, Task
+from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import load_settings
-
-
-class GatedProvider(ScriptedProvider):
-    """Holds each chat call until the test opens the gate; counts calls in flight."""
-
-    def __init__(self) -> None:
-        super().__init__(default=lambda request: f"re: {request.messages[-1].content}")
-        self.gate = asyncio.Event()
-        self.in_flight = 0
-        self.peak = 0
-        self.entered = asyncio.Event()
-
-    async def chat(self, request: ChatRequest) -> Any:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        self.entered.set()
-        try:
-            await self.gate.wait()
-            return await super().chat(request)
-        finally:
-            self.in_flight -= 1
 
 
 async def make(

@@ -358,19 +358,23 @@ class Orchestrator:
 
     def _over_budget(self, prompt: Prompt | None) -> bool:
         """Measured usage (the provider's last prompt tokens plus an estimate of what was added
-        since), or, before any call, an estimate of the whole prompt, against the window."""
+        since) against the window. The estimate of the whole prompt is the floor: some
+        OpenAI-compatible servers report no usage, or too little."""
         config = self._services.config
         limit = config.context_window - config.reserve_tokens
         state = self._state
-        if state.last_input_tokens is not None:
-            projected = state.last_input_tokens + state.added_since
-        elif prompt is not None:
-            projected = estimate_tokens(prompt.system) + sum(
-                estimate_tokens(m.content) + 4 for m in prompt.messages
-            )
+        # Stored turns carry their token estimate, so this is a sum of ints, not a re-count.
+        estimated = sum(m.tokens + 4 for m in self._load()) + sum(
+            estimate_tokens(m.content) + 4 for m in state.otr_turns
+        )
+        if prompt is not None:
+            estimated += estimate_tokens(prompt.system)
         else:
-            projected = estimate_tokens(state.summary or "") + sum(m.tokens for m in self._load())
-        return projected > limit
+            estimated += estimate_tokens(state.summary or "")
+        measured = 0
+        if state.last_input_tokens is not None:
+            measured = state.last_input_tokens + state.added_since
+        return max(measured, estimated) > limit
 
     def _session_context(self) -> str:
         """Built once per session key and kept, so a second orchestrator for the same key (after
