@@ -1,0 +1,545 @@
+"""Entities and relations in text: cheap rule patterns for every user message, and an LLM prompt
+with a defensive parser for the slower path (seed 003's graph extractor).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flynn.memory.fts import STOPWORDS
+from flynn.memory.graph_names import GENERIC_TYPE, name_key, type_name
+from flynn.memory.llm_extraction import format_transcript, json_objects
+from flynn.providers.base import ChatMessage, ChatRequest, Provider
+
+USER_ENTITY = "User"
+"""The pseudo-entity standing for the person flynn talks to ("my sister Maya": User -sister->
+Maya). The LLM prompt asks for the same name, so both paths meet in one entity."""
+
+PATTERN_CONFIDENCE = 0.9
+"""E-mail addresses, URLs and file paths: exact strings, nothing to misread."""
+CUE_CONFIDENCE = 0.8
+"""Names introduced by a cue ("my sister Maya", "I work at Acme")."""
+NAME_CONFIDENCE = 0.5
+"""Capitalised words with nothing said about them: probably a name, of unknown kind."""
+
+MAX_SCANNED_CHARS = 4000
+MAX_RULE_ENTITIES = 20
+MAX_RULE_RELATIONS = 20
+MAX_LLM_ENTITIES = 10
+MAX_LLM_RELATIONS = 15
+MAX_NAME_CHARS = 100
+MAX_DESCRIPTION_CHARS = 300
+MAX_NAME_WORDS = 4
+"""A longer run of capitalised words is a heading or shouting, not a name."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedEntity:
+    """An entity found in text; ``confidence`` ``None`` leaves it to the ingesting caller."""
+
+    name: str
+    type: str
+    description: str | None = None
+    confidence: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedRelation:
+    """``source -type-> target`` between entity names (proposed or already stored)."""
+
+    source: str
+    type: str
+    target: str
+    confidence: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphProposal:
+    entities: tuple[ProposedEntity, ...] = ()
+    relations: tuple[ProposedRelation, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.entities and not self.relations
+
+
+class _Collected:
+    """Entities by name key (a typed sighting upgrades a ``thing``) and relations, deduplicated."""
+
+    def __init__(self, max_entities: int, max_relations: int) -> None:
+        self._entities: dict[str, ProposedEntity] = {}
+        self._relations: dict[tuple[str, str, str], ProposedRelation] = {}
+        self._max_entities = max_entities
+        self._max_relations = max_relations
+
+    def entity(self, entity: ProposedEntity) -> bool:
+        key = name_key(entity.name)
+        if not key:
+            return False
+        old = self._entities.get(key)
+        if old is None:
+            if len(self._entities) >= self._max_entities:
+                return False
+            self._entities[key] = entity
+        else:
+            # The first spelling stays; a later sighting can only add what it knows.
+            confidences = [c for c in (old.confidence, entity.confidence) if c is not None]
+            self._entities[key] = ProposedEntity(
+                old.name,
+                entity.type if old.type == GENERIC_TYPE else old.type,
+                old.description or entity.description,
+                max(confidences) if confidences else None,
+            )
+        return True
+
+    def relation(self, relation: ProposedRelation) -> None:
+        source, target = name_key(relation.source), name_key(relation.target)
+        key = (source, relation.type, target)
+        if not source or not target or source == target or key in self._relations:
+            return
+        if len(self._relations) < self._max_relations:
+            self._relations[key] = relation
+
+    def proposal(self) -> GraphProposal:
+        return GraphProposal(tuple(self._entities.values()), tuple(self._relations.values()))
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+_CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_URL = re.compile(r"\bhttps?://[^\s<>\"'`]+", re.IGNORECASE)
+_URL_TAIL = ".,;:!?)]}'\""
+# Paths need a directory part (``~/notes``, ``./run.sh``, ``/etc/hosts``; one segment like
+# ``/reset`` is a chat command) or a known file extension (``report.pdf``; not ``example.com``).
+_EXTENSIONS = (
+    "py|pyi|ts|tsx|jsx|go|rs|rb|java|kt|cpp|hpp|cc|cs|swift|php|sh|bash|zsh|sql|md|rst|txt|pdf"
+    "|docx?|xlsx?|pptx?|odt|csv|tsv|json|ya?ml|toml|ini|cfg|conf|xml|html?|css|scss|png|jpe?g"
+    "|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz|tgz|log|db|sqlite|ipynb|lock"
+)
+_PATH = re.compile(
+    r"(?<![\w/@.:~-])(?:(?:~|\.{1,2})(?:/[\w.+@-]+)+|(?:/[\w.+@-]+){2,}/?"
+    rf"|(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS}))(?![\w/])"
+)
+_WORD = re.compile(r"[^\W_][\w&'.-]*")
+_WORD_TAIL = ".'-"
+_SENTENCE_BREAK = frozenset('.!?\n:;"“”()[]*•')
+
+_CAP_STOPWORDS = STOPWORDS | frozenset(
+    """
+    i i'm i've i'll i'd im ive ill yes no yeah yep nope ok okay sure thanks thank thx cheers hi
+    hello hey dear please sorry well oh ah hmm lol haha omg wow btw fyi imo asap tbh idk pm am eod
+    eta tldr ps nb also maybe perhaps actually anyway however still just really so then now
+    today tomorrow yesterday tonight morning afternoon evening night week weekend month year
+    monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri
+    sat sun january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec good nice cool awesome fine happy merry
+    first last next birthday christmas easter god mr mrs ms miss dr prof sir mom
+    mum dad let lets let's can could would should will shall might must yet it's that's there's
+    what's here's we're we've they're you're he's she's don't can't won't isn't didn't doesn't
+    """.split()
+)
+# Capitalised only because they open a sentence ("Tell Maya ...", "Ask Bob ...").
+_LEADING_VERBS = frozenset(
+    """
+    tell ask call remind email text message ping meet thank send help invite visit show give pay
+    book cancel find check write say schedule add remove buy get see make take bring note
+    remember forget update set move put
+    """.split()
+)
+# Lower-case words that may sit inside a name: "Bank of America", "Ludwig van Beethoven".
+_CONNECTORS = frozenset("of de van von der den la le du da di del al bin y".split())
+# Who a cue's verb is about: the user, or the name right before the verb.
+_SUBJECT_FILLERS = frozenset(
+    """
+    also now currently still just actually really already am 'm been have has had 've is was
+    will 'll going to recently
+    """.split()
+)
+_SELF = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll"})
+# Words that make a cue hypothetical or someone else's claim ("if I lived in Paris").
+_BLOCKING = frozenset(
+    """
+    if unless whether suppose supposing imagine pretend wish hope wonder would could should might
+    maybe perhaps asked ask said says
+    """.split()
+)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+_RELATIVES = (
+    "best friend|friend|sister|brother|mother|mom|mum|father|dad|wife|husband|partner"
+    "|girlfriend|boyfriend|fianc[eé]e?|son|daughter|child|kid|baby|cousin|aunt|uncle|grandma"
+    "|grandmother|grandpa|grandfather|grandson|granddaughter|niece|nephew|boss|manager"
+    "|colleague|coworker|co-worker|roommate|flatmate|housemate|neighbou?r|teacher|doctor"
+    "|therapist|mentor|dog|cat|puppy|kitten|pet"
+)
+_PETS = frozenset({"dog", "cat", "puppy", "kitten", "pet"})
+_FLAGS = re.IGNORECASE
+_MY_RELATIVE = re.compile(rf"\bmy\s+(?P<rel>{_RELATIVES})(?:\s*,)?\s+(?=\w)", _FLAGS)
+_WORKS_AT = re.compile(
+    r"\b(?P<verb>works|work|worked|working)\s+(?:at|for)\s+(?:the\s+)?(?=\w)", _FLAGS
+)
+_LIVES_IN = re.compile(
+    r"\b(?P<verb>live|lives|living|lived|moved|moving|relocated|based)\s+(?:in|to)\s+"
+    r"(?:the\s+)?(?=\w)",
+    _FLAGS,
+)
+_FROM = re.compile(r"\b(?:i'm|im|i\s+am)\s+(?:originally\s+)?from\s+(?:the\s+)?(?=\w)", _FLAGS)
+_PROJECT = re.compile(r"\bproject\s+(?P<called>(?:called|named)\s+)?(?=\w)", _FLAGS)
+_WORKING_ON = re.compile(
+    r"\b(?P<verb>working)\s+on\s+(?:the\s+|my\s+|our\s+|a\s+project\s+called\s+)?(?=\w)", _FLAGS
+)
+_USES = re.compile(r"\b(?P<verb>uses|use|using)\s+(?:the\s+)?(?=\w)", _FLAGS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    text: str
+    key: str
+    start: int
+    initial: bool
+    """First word of a sentence, so capitalised whatever it is."""
+    joined: bool
+    """Separated from the previous word by spaces only (so may continue its name)."""
+    possessive: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    name: str
+    first: int
+    last: int
+    initial: bool
+
+
+_USER_RUN = _Run(USER_ENTITY, -1, -1, initial=False)
+
+
+class _Text:
+    """A message split into words, with the runs of capitalised words that may be names."""
+
+    def __init__(self, prose: str) -> None:
+        self.caps_free = not any(char.isupper() for char in prose)
+        self.words = _words(prose)
+        self.index_at = {word.start: index for index, word in enumerate(self.words)}
+        self.runs = _runs(self.words)
+        self.run_at = {run.first: run for run in self.runs}
+        self.run_ending = {run.last: run for run in self.runs}
+
+    def name_at(self, position: int, *, lower_ok: bool = False) -> _Run | None:
+        """The name starting at character ``position``: a run of capitalised words, or (in a
+        text written all in lower case, where the cue allows it) one word."""
+        index = self.index_at.get(position)
+        if index is None:
+            return None
+        run = self.run_at.get(index)
+        if run is not None:
+            return run
+        word = self.words[index]
+        if lower_ok and self.caps_free and word.key not in _CAP_STOPWORDS:
+            return _Run(word.text, index, index, word.initial)
+        return None
+
+    def subject_before(self, position: int) -> _Run | None:
+        """Who the verb at ``position`` is about: the user ("I ...", as a run named
+        ``USER_ENTITY`` with ``first == -1``), the name right before it, or ``None``."""
+        index = self.index_at.get(position)
+        if index is None:
+            return None
+        index -= 1
+        while index >= 0 and self.words[index].key in _SUBJECT_FILLERS:
+            index -= 1
+        if index < 0:
+            return None
+        if self.words[index].key in _SELF:
+            return _USER_RUN
+        return self.run_ending.get(index)
+
+
+class RuleGraphExtractor:
+    """Finds e-mail addresses, URLs, file paths and capitalised names, typed and related by simple
+    cues ("my sister Maya", "Maya works at Acme", "I live in Lisbon", "project Apollo", "Flynn
+    uses Go"). Stateless; ``extract`` never raises for any text."""
+
+    def extract(self, text: str) -> GraphProposal:
+        text = text[:MAX_SCANNED_CHARS].replace("’", "'").replace("‘", "'")
+        if "```" in text:
+            text = _CODE_BLOCK.sub(" ", text)
+        if ">" in text:
+            text = _QUOTED_LINE.sub("", text)
+        found = _Collected(MAX_RULE_ENTITIES, MAX_RULE_RELATIONS)
+        prose = _take_patterns(text, found)
+        words = _Text(prose)
+        cued: set[int] = set()
+        _cues(prose, words, found, cued)
+        # Title Case or shouting makes every word look like a name; only cues are trusted then.
+        in_names = sum(run.last - run.first + 1 for run in words.runs)
+        shouting = not any(char.islower() for char in prose)
+        if not shouting and (len(words.words) < 5 or in_names <= 0.6 * len(words.words)):
+            for run in words.runs:
+                if run.first in cued or (run.initial and run.first == run.last):
+                    continue  # a lone capitalised word opening a sentence says nothing
+                kind = "project" if _followed_by_project(words, run) else GENERIC_TYPE
+                confidence = CUE_CONFIDENCE if kind == "project" else NAME_CONFIDENCE
+                found.entity(ProposedEntity(run.name, kind, confidence=confidence))
+        return found.proposal()
+
+
+def _take_patterns(text: str, found: _Collected) -> str:
+    """Collects e-mail addresses, URLs and paths; returns the text with them blanked out, so
+    their parts are not read as names."""
+    spans: list[tuple[int, int]] = []
+    # URLs first: one may hold an address (``https://user@host/``) or a path.
+    if "://" in text:
+        for match in _URL.finditer(text):
+            url = match.group().rstrip(_URL_TAIL)
+            found.entity(ProposedEntity(url, "url", confidence=PATTERN_CONFIDENCE))
+            spans.append((match.start(), match.start() + len(url)))
+    if "@" in text:
+        for match in _EMAIL.finditer(_blank(text, spans)):
+            found.entity(ProposedEntity(match.group(), "email", confidence=PATTERN_CONFIDENCE))
+            spans.append(match.span())
+    if "/" in text or "." in text:
+        for match in _PATH.finditer(_blank(text, spans)):
+            if not match.group().strip(" ./~"):
+                continue
+            found.entity(ProposedEntity(match.group(), "file_path", confidence=PATTERN_CONFIDENCE))
+            spans.append(match.span())
+    return _blank(text, spans)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    pieces = []
+    position = 0
+    for start, end in sorted(spans):
+        if start < position:
+            continue
+        pieces.append(text[position:start])
+        # A full stop keeps the words around it apart, as the removed text did.
+        pieces.append(" " * (end - start - 1) + ".")
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _words(prose: str) -> list[_Word]:
+    words: list[_Word] = []
+    previous_end = 0
+    for match in _WORD.finditer(prose):
+        raw = match.group().rstrip(_WORD_TAIL)
+        if not raw:
+            continue
+        possessive = raw.endswith(("'s", "'S")) and len(raw) > 2
+        text = raw[:-2] if possessive else raw
+        gap = prose[previous_end : match.start()]
+        words.append(
+            _Word(
+                text=text,
+                key=text.casefold(),
+                start=match.start(),
+                initial=not words or any(char in _SENTENCE_BREAK for char in gap),
+                joined=bool(words) and not gap.strip(" \t") and not words[-1].possessive,
+                possessive=possessive,
+            )
+        )
+        previous_end = match.start() + len(raw)
+    return words
+
+
+def _is_name_word(word: _Word) -> bool:
+    return (
+        word.text[0].isupper()
+        and word.key not in _CAP_STOPWORDS
+        and not (word.initial and word.key in _LEADING_VERBS)
+        # "Q3", "H1", "V2": labels, not names.
+        and not (len(word.text) <= 3 and word.text[1:].isdigit())
+    )
+
+
+def _runs(words: list[_Word]) -> list[_Run]:
+    """Maximal runs of capitalised, non-common words (with connectors inside), as names."""
+    runs: list[_Run] = []
+    names = [_is_name_word(word) for word in words]
+    index = 0
+    while index < len(words):
+        if not names[index]:
+            index += 1
+            continue
+        first = last = index
+        probe = index + 1
+        while probe < len(words) and words[probe].joined:
+            if names[probe]:
+                last = probe
+            elif not (
+                words[probe].key in _CONNECTORS
+                and probe + 1 < len(words)
+                and names[probe + 1]
+                and words[probe + 1].joined
+            ):
+                break
+            probe += 1
+        index = last + 1
+        size = sum(1 for position in range(first, last + 1) if names[position])
+        if size > MAX_NAME_WORDS:
+            continue
+        name = " ".join(word.text for word in words[first : last + 1])
+        runs.append(_Run(name, first, last, words[first].initial))
+    return runs
+
+
+def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
+    """Typed entities and relations from the cue phrases; ``cued`` gets the runs they used."""
+    low = prose.lower()
+
+    def entity(run: _Run | None, kind: str) -> str | None:
+        if run is None:
+            return None
+        if run is not _USER_RUN:
+            cued.add(run.first)
+            found.entity(ProposedEntity(run.name, kind, confidence=CUE_CONFIDENCE))
+        return run.name
+
+    def relate(match: re.Match[str], source: str | None, kind: str, target: str | None) -> None:
+        if source is None or target is None or _is_unasserted(low, match.start()):
+            return
+        found.relation(ProposedRelation(source, kind, target, confidence=CUE_CONFIDENCE))
+
+    if "my " in low:
+        for match in _MY_RELATIVE.finditer(prose):
+            relative = " ".join(match["rel"].lower().split())
+            kind = "pet" if relative in _PETS else "person"
+            if name := entity(words.name_at(match.end()), kind):
+                relate(match, USER_ENTITY, type_name(relative), name)
+    if "work" in low:
+        for match in _WORKS_AT.finditer(prose):
+            if org := entity(words.name_at(match.end()), "org"):
+                who = entity(words.subject_before(match.start("verb")), "person")
+                kind = "worked_at" if match["verb"].lower() == "worked" else "works_at"
+                relate(match, who, kind, org)
+        for match in _WORKING_ON.finditer(prose):
+            project = entity(words.name_at(match.end()), "project")
+            if words.subject_before(match.start("verb")) is _USER_RUN:
+                relate(match, USER_ENTITY, "works_on", project)
+    if " in " in low or " to " in low:
+        for match in _LIVES_IN.finditer(prose):
+            if place := entity(words.name_at(match.end()), "place"):
+                who = entity(words.subject_before(match.start("verb")), "person")
+                kind = "lived_in" if match["verb"].lower() == "lived" else "lives_in"
+                relate(match, who, kind, place)
+    if "from " in low:
+        for match in _FROM.finditer(prose):
+            if place := entity(words.name_at(match.end()), "place"):
+                relate(match, USER_ENTITY, "from", place)
+    if "project" in low:
+        for match in _PROJECT.finditer(prose):
+            entity(words.name_at(match.end(), lower_ok=match["called"] is not None), "project")
+    if "us" in low:
+        for match in _USES.finditer(prose):
+            if tool := entity(words.name_at(match.end()), GENERIC_TYPE):
+                who = entity(words.subject_before(match.start("verb")), GENERIC_TYPE)
+                relate(match, who, "uses", tool)
+
+
+def _is_unasserted(low: str, position: int) -> bool:
+    """Whether the sentence around ``position`` is a question or hypothetical, so states no
+    relation (its names are still worth keeping)."""
+    start = max(low.rfind(char, 0, position) for char in ".!?\n") + 1
+    end = _SENTENCE_END.search(low, position)
+    if end is not None and end.group() == "?":
+        return True
+    return not _BLOCKING.isdisjoint(low[start:position].split())
+
+
+def _followed_by_project(words: _Text, run: _Run) -> bool:
+    if run.last + 1 >= len(words.words):
+        return False
+    following = words.words[run.last + 1]
+    return following.key == "project" and following.joined
+
+
+# --- LLM -------------------------------------------------------------------------------------
+
+GRAPH_EXTRACTION_PROMPT = f"""\
+Extract entities and relations from this conversation: the people, places, organisations,
+projects, tools and ideas that matter to the user, and how they are connected.
+
+Return only JSON, no prose:
+{{"entities": [{{"name": "Flynn", "type": "project", "description": "Local-first AI assistant"}}],
+ "relations": [{{"source": "Flynn", "target": "Go", "type": "uses"}}]}}
+
+Types are short lower-case words: person, place, org, project, tool, language, concept, ...
+Relation types too: uses, works_at, lives_in, depends_on, sister, friend, ...
+Refer to the user as "{USER_ENTITY}". Descriptions are one short phrase, or omitted.
+Only what is stated or strongly implied. Limit: {MAX_LLM_ENTITIES} entities, \
+{MAX_LLM_RELATIONS} relations."""
+
+
+def _string(raw: object, limit: int) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    text = " ".join(raw.split())[:limit].strip()
+    return text or None
+
+
+def _optional_confidence(raw: object) -> float | None:
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return min(max(float(raw), 0.0), 1.0)
+
+
+def parse_graph_extraction(text: str) -> GraphProposal:
+    """Entities and relations from a model's (possibly broken) JSON answer.
+
+    Every complete object that looks like an entity (``name``) or a relation (``source``,
+    ``target``, ``type``) counts, wherever it sits, so a truncated answer keeps what arrived.
+    Never raises.
+    """
+    found = _Collected(MAX_LLM_ENTITIES, MAX_LLM_RELATIONS)
+    for item in json_objects(text):
+        if "source" in item and "target" in item:
+            source = _string(item["source"], MAX_NAME_CHARS)
+            target = _string(item["target"], MAX_NAME_CHARS)
+            raw_type = _string(item.get("type"), MAX_NAME_CHARS)
+            kind = type_name(raw_type) if raw_type else ""
+            if source and target and kind:
+                confidence = _optional_confidence(item.get("confidence"))
+                found.relation(ProposedRelation(source, kind, target, confidence))
+        elif "name" in item:
+            name = _string(item["name"], MAX_NAME_CHARS)
+            if not name:
+                continue
+            raw_type = _string(item.get("type"), MAX_NAME_CHARS)
+            found.entity(
+                ProposedEntity(
+                    name,
+                    (type_name(raw_type) if raw_type else "") or GENERIC_TYPE,
+                    _string(item.get("description"), MAX_DESCRIPTION_CHARS),
+                    _optional_confidence(item.get("confidence")),
+                )
+            )
+    return found.proposal()
+
+
+class LlmGraphExtractor:
+    """Runs the graph prompt on a provider. Raises ``ProviderError`` when the call fails."""
+
+    def __init__(self, provider: Provider, *, max_tokens: int = 1024) -> None:
+        self._provider = provider
+        self._max_tokens = max_tokens
+
+    async def extract(self, turns: Sequence[ChatMessage]) -> GraphProposal:
+        if not turns:
+            return GraphProposal()
+        request = ChatRequest(
+            system=GRAPH_EXTRACTION_PROMPT,
+            messages=(ChatMessage("user", format_transcript(turns)),),
+            task="extraction",
+            max_tokens=self._max_tokens,
+        )
+        response = await self._provider.chat(request)
+        return parse_graph_extraction(response.text)

@@ -1,0 +1,135 @@
+"""Feeding the knowledge graph: each stored user message (rule extraction, plus the known names it
+mentions) and each LLM-extracted proposal land as one transaction of upserts and mention links.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from flynn.memory.graph_extraction import USER_ENTITY, GraphProposal
+from flynn.memory.graph_names import GENERIC_TYPE, name_key, spoken
+from flynn.memory.store import Entity, Graph
+
+RULE_CONFIDENCE = 0.5
+"""For rule proposals that carry none of their own (rules set theirs: 0.5 .. 0.9)."""
+
+MAX_KNOWN_PER_MESSAGE = 10
+"""Known entities a message can be linked to besides the ones extracted from it."""
+
+_USER_KEY = name_key(USER_ENTITY)
+
+
+class GraphExtractor(Protocol):
+    def extract(self, text: str) -> GraphProposal: ...
+
+
+class GraphIngestor:
+    """Writes what a message says into the graph. Each call is one transaction, rolled back
+    whole if any write fails (the ``StoreError`` propagates)."""
+
+    def __init__(self, graph: Graph, extractor: GraphExtractor) -> None:
+        self._graph = graph
+        self._extractor = extractor
+
+    def ingest(
+        self, namespace: str, text: str, message_id: int | None, *, now: datetime
+    ) -> list[Entity]:
+        """Upserts the entities and relations the rules find in ``text``, bumps the known entities
+        it names, and links them all to the stored message ``message_id`` (when given).
+
+        Returns the entities touched, the extracted ones first.
+        """
+        proposal = self._extractor.extract(text)
+        with self._graph.transaction():
+            # Looked up before the upserts, so the limit is spent on entities only the
+            # lookup can find ("maya" written in lower case, a name without a cue).
+            known = spoken(
+                text, self._graph.entities_in(namespace, text, limit=MAX_KNOWN_PER_MESSAGE)
+            )
+            touched = self._apply(
+                namespace, proposal, message_id, now=now, confidence=RULE_CONFIDENCE
+            )
+            for entity in known:
+                key = name_key(entity.name)
+                if entity.namespace != namespace or key in touched or key == _USER_KEY:
+                    continue
+                # Upserting it as it is only counts the sighting.
+                touched[key] = self._graph.upsert_entity(
+                    namespace,
+                    entity.name,
+                    entity.type,
+                    confidence=entity.confidence,
+                    now=now,
+                )
+                if message_id is not None:
+                    self._graph.mention(entity.id, message_id)
+        return list(touched.values())
+
+    def ingest_proposal(
+        self,
+        namespace: str,
+        proposal: GraphProposal,
+        message_id: int | None,
+        *,
+        now: datetime,
+        confidence: float,
+    ) -> list[Entity]:
+        """Upserts an (LLM-extracted) proposal, linking its entities to ``message_id`` when
+        given; ``confidence`` applies where the proposal gives none. Returns the entities."""
+        with self._graph.transaction():
+            touched = self._apply(namespace, proposal, message_id, now=now, confidence=confidence)
+        return list(touched.values())
+
+    def _apply(
+        self,
+        namespace: str,
+        proposal: GraphProposal,
+        message_id: int | None,
+        *,
+        now: datetime,
+        confidence: float,
+    ) -> dict[str, Entity]:
+        touched: dict[str, Entity] = {}
+        for proposed in proposal.entities:
+            key = name_key(proposed.name)
+            if not key:
+                continue
+            touched[key] = self._graph.upsert_entity(
+                namespace,
+                proposed.name,
+                proposed.type,
+                description=proposed.description,
+                confidence=_or(proposed.confidence, confidence),
+                now=now,
+            )
+        for relation in proposal.relations:
+            ends = []
+            for name in (relation.source, relation.target):
+                key = name_key(name)
+                if key and key not in touched:
+                    kind = "person" if key == _USER_KEY else GENERIC_TYPE
+                    touched[key] = self._graph.upsert_entity(
+                        namespace, name, kind, confidence=confidence, now=now
+                    )
+                ends.append(touched.get(key))
+            source, target = ends
+            if source is None or target is None or source.id == target.id:
+                continue
+            self._graph.relate(
+                namespace,
+                source.id,
+                target.id,
+                relation.type,
+                confidence=_or(relation.confidence, confidence),
+                now=now,
+            )
+        if message_id is not None:
+            for key, entity in touched.items():
+                if key != _USER_KEY:
+                    self._graph.mention(entity.id, message_id)
+        return touched
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value

@@ -1,0 +1,478 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
+
+import pytest
+
+from flynn.errors import StoreError
+from flynn.memory.graph import SqliteGraph
+from flynn.memory.graph_context import GraphContextBuilder
+from flynn.memory.graph_extraction import (
+    GraphProposal,
+    ProposedEntity,
+    ProposedRelation,
+    RuleGraphExtractor,
+)
+from flynn.memory.graph_ingest import GraphIngestor
+from flynn.memory.graph_names import candidate_keys, name_key, spoken
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.store import Entity
+
+T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
+NS = "user/graph"
+
+
+def _entity(graph: SqliteGraph, name: str, kind: str = "thing", **kw: object) -> Entity:
+    confidence = kw.pop("confidence", 0.5)
+    assert isinstance(confidence, float)
+    description = kw.pop("description", None)
+    assert description is None or isinstance(description, str)
+    namespace = kw.pop("namespace", NS)
+    assert isinstance(namespace, str)
+    return graph.upsert_entity(
+        namespace, name, kind, description=description, confidence=confidence, now=T0
+    )
+
+
+def _message(memory: SqliteMemory, text: str, session: str = "user:chat") -> int:
+    return memory.history.append(session, "user", "user", text, tokens=4, now=T0).id
+
+
+# --- entities ------------------------------------------------------------------------------------
+
+
+def test_upsert_is_idempotent_and_counts_mentions(memory: SqliteMemory) -> None:
+    first = _entity(memory.graph, "Maya", "person", confidence=0.6)
+    again = memory.graph.upsert_entity(NS, "Maya", "person", confidence=0.6, now=T0 + timedelta(1))
+    assert again.id == first.id
+    assert (first.mentions, again.mentions) == (1, 2)
+    assert again.updated_at == T0 + timedelta(1)
+    row = memory.db.fetchone("SELECT count(*) FROM entities")
+    assert row is not None and row[0] == 1
+
+
+def test_confidence_is_the_larger_of_old_and_new(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Maya", confidence=0.6)
+    assert _entity(memory.graph, "Maya", confidence=0.9).confidence == 0.9
+    assert _entity(memory.graph, "Maya", confidence=0.2).confidence == 0.9
+
+
+def test_identity_ignores_case_spacing_and_punctuation(memory: SqliteMemory) -> None:
+    ids = {
+        _entity(memory.graph, name).id
+        for name in ("New York", "new york", " NEW   York ", "New York.")
+    }
+    assert len(ids) == 1
+    found = memory.graph.find(NS, "NEW YORK")
+    assert found is not None and found.name == "New York" and found.mentions == 4
+
+
+def test_a_capitalised_spelling_replaces_a_lower_case_name(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "maya")
+    assert _entity(memory.graph, "Maya").name == "Maya"
+    assert _entity(memory.graph, "MAYA").name == "Maya"
+
+
+def test_type_is_upgraded_from_thing_but_not_downgraded(memory: SqliteMemory) -> None:
+    assert _entity(memory.graph, "Flynn").type == "thing"
+    assert _entity(memory.graph, "Flynn", "Project").type == "project"
+    assert _entity(memory.graph, "Flynn", "thing", confidence=0.9).type == "project"
+    # An equally (or less) confident different type does not override a specific one ...
+    assert _entity(memory.graph, "Flynn", "org", confidence=0.9).type == "project"
+    # ... a more confident one does.
+    assert _entity(memory.graph, "Flynn", "tool", confidence=1.0).type == "tool"
+
+
+def test_description_is_replaced_only_when_given(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Flynn", description="An  assistant\n")
+    assert _entity(memory.graph, "Flynn").description == "An assistant"
+    assert _entity(memory.graph, "Flynn", description="A daemon").description == "A daemon"
+
+
+def test_upsert_rejects_empty_names_and_bad_confidence(memory: SqliteMemory) -> None:
+    with pytest.raises(ValueError, match="not a name"):
+        _entity(memory.graph, " !? ")
+    with pytest.raises(ValueError, match="outside"):
+        _entity(memory.graph, "Maya", confidence=1.5)
+
+
+def test_find_is_per_exact_namespace(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Maya", namespace="users/alice/graph")
+    assert memory.graph.find("users/alice/graph", "maya") is not None
+    assert memory.graph.find("users/bob/graph", "maya") is None
+
+
+# --- relations -----------------------------------------------------------------------------------
+
+
+def test_relate_upserts_on_source_target_and_type(memory: SqliteMemory) -> None:
+    flynn = _entity(memory.graph, "Flynn", "project")
+    go = _entity(memory.graph, "Go", "language")
+    first = memory.graph.relate(NS, flynn.id, go.id, "uses", confidence=0.6, now=T0)
+    again = memory.graph.relate(NS, flynn.id, go.id, "Uses", confidence=0.8, now=T0)
+    lower = memory.graph.relate(NS, flynn.id, go.id, "uses", confidence=0.1, now=T0)
+    other = memory.graph.relate(NS, flynn.id, go.id, "written in", confidence=0.7, now=T0)
+    assert first.id == again.id == lower.id != other.id
+    assert lower.confidence == 0.8
+    assert other.type == "written_in"
+    assert (first.source_name, first.type, first.target_name) == ("Flynn", "uses", "Go")
+
+
+def test_relate_refuses_self_links_other_namespaces_and_missing_ends(
+    memory: SqliteMemory,
+) -> None:
+    maya = _entity(memory.graph, "Maya")
+    bob = _entity(memory.graph, "Bob", namespace="users/bob/graph")
+    with pytest.raises(ValueError, match="itself"):
+        memory.graph.relate(NS, maya.id, maya.id, "knows", confidence=0.5, now=T0)
+    with pytest.raises(ValueError, match="relation type"):
+        memory.graph.relate(NS, maya.id, bob.id, " - ", confidence=0.5, now=T0)
+    with pytest.raises(StoreError, match="not both in"):
+        memory.graph.relate(NS, maya.id, bob.id, "knows", confidence=0.5, now=T0)
+    with pytest.raises(StoreError, match="not both in"):
+        memory.graph.relate(NS, maya.id, 999, "knows", confidence=0.5, now=T0)
+    assert memory.graph.relations_of(maya.id, limit=5) == []
+
+
+def test_relations_of_covers_both_directions_most_confident_first(memory: SqliteMemory) -> None:
+    user, maya, acme = (_entity(memory.graph, name) for name in ("User", "Maya", "Acme"))
+    memory.graph.relate(NS, user.id, maya.id, "sister", confidence=0.6, now=T0)
+    memory.graph.relate(NS, maya.id, acme.id, "works_at", confidence=0.9, now=T0)
+    relations = memory.graph.relations_of(maya.id, limit=5)
+    assert [(r.source_name, r.type, r.target_name) for r in relations] == [
+        ("Maya", "works_at", "Acme"),
+        ("User", "sister", "Maya"),
+    ]
+    assert len(memory.graph.relations_of(maya.id, limit=1)) == 1
+    assert memory.graph.relations_of(maya.id, limit=0) == []
+
+
+def _chain(graph: SqliteGraph, names: str) -> list[Entity]:
+    entities = [_entity(graph, name) for name in names.split()]
+    for left, right in pairwise(entities):
+        graph.relate(NS, left.id, right.id, "next", confidence=0.5, now=T0)
+    return entities
+
+
+def test_path_follows_relations_in_either_direction(memory: SqliteMemory) -> None:
+    a, b, c = _chain(memory.graph, "A B C")
+    d = _entity(memory.graph, "D")
+    memory.graph.relate(NS, d.id, c.id, "points_at", confidence=0.5, now=T0)
+    path = memory.graph.path(NS, a.id, d.id)
+    assert [(r.source_name, r.type, r.target_name) for r in path] == [
+        ("A", "next", "B"),
+        ("B", "next", "C"),
+        ("D", "points_at", "C"),
+    ]
+    assert [r.target_name for r in memory.graph.path(NS, d.id, b.id)] == ["C", "C"]
+
+
+def test_path_is_the_shortest(memory: SqliteMemory) -> None:
+    a, _, _, d = _chain(memory.graph, "A B C D")
+    shortcut = memory.graph.relate(NS, a.id, d.id, "knows", confidence=0.1, now=T0)
+    assert memory.graph.path(NS, a.id, d.id) == [shortcut]
+
+
+def test_path_is_empty_when_unreachable_or_the_same_entity(memory: SqliteMemory) -> None:
+    a, _ = _chain(memory.graph, "A B")
+    island, _ = _chain(memory.graph, "X Y")
+    assert memory.graph.path(NS, a.id, island.id) == []
+    assert memory.graph.path(NS, a.id, a.id) == []
+    assert memory.graph.path(NS, a.id, 12345) == []
+
+
+def test_path_is_bounded_by_depth(memory: SqliteMemory) -> None:
+    chain = _chain(memory.graph, "A B C D E F")
+    assert memory.graph.path(NS, chain[0].id, chain[5].id) == []
+    assert len(memory.graph.path(NS, chain[0].id, chain[5].id, max_depth=5)) == 5
+    assert len(memory.graph.path(NS, chain[0].id, chain[4].id)) == 4
+    assert memory.graph.path(NS, chain[0].id, chain[1].id, max_depth=0) == []
+
+
+def test_path_stays_in_its_namespace(memory: SqliteMemory) -> None:
+    a, b = _chain(memory.graph, "A B")
+    assert memory.graph.path("users/bob/graph", a.id, b.id) == []
+
+
+# --- finding names in text -----------------------------------------------------------------------
+
+
+def test_entities_in_matches_any_case_and_multi_word_names(memory: SqliteMemory) -> None:
+    for name in ("Maya", "New York", "Bank of America", "node.js", "maya@example.com", "C++"):
+        _entity(memory.graph, name)
+    text = "MAYA moved to new york, works at BANK OF AMERICA with Node.js (maya@example.com), C++"
+    found = memory.graph.entities_in("user", text, limit=10)
+    assert {e.name for e in found} == {
+        "Maya",
+        "New York",
+        "Bank of America",
+        "node.js",
+        "maya@example.com",
+        "C++",
+    }
+
+
+def test_entities_in_matches_whole_words_only(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Maya")
+    _entity(memory.graph, "New York")
+    assert memory.graph.entities_in("user", "the Mayans of Newark", limit=5) == []
+    assert memory.graph.entities_in("user", "a new yorker", limit=5) == []
+    assert [e.name for e in memory.graph.entities_in("user", "Maya's car", limit=5)] == ["Maya"]
+
+
+def test_entities_in_orders_by_confidence_then_mentions_and_limits(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Ana", confidence=0.5)
+    _entity(memory.graph, "Bob", confidence=0.9)
+    for _ in range(3):
+        _entity(memory.graph, "Cy", confidence=0.5)
+    found = memory.graph.entities_in("user", "ana bob cy", limit=5)
+    assert [e.name for e in found] == ["Bob", "Cy", "Ana"]
+    assert [e.name for e in memory.graph.entities_in("user", "ana bob cy", limit=1)] == ["Bob"]
+    assert memory.graph.entities_in("user", "", limit=5) == []
+    assert memory.graph.entities_in("user", "ana", limit=0) == []
+
+
+def test_namespaces_are_isolated(memory: SqliteMemory) -> None:
+    _entity(memory.graph, "Maya", namespace="users/alice/graph")
+    _entity(memory.graph, "Maya", namespace="users/bob/graph")
+    _entity(memory.graph, "Maya", namespace="users/alicea/graph")
+    found = memory.graph.entities_in("users/alice", "Maya", limit=10)
+    assert [e.namespace for e in found] == ["users/alice/graph"]
+    assert memory.graph.entities_in("users/carol", "Maya", limit=10) == []
+    builder = GraphContextBuilder(memory.graph)
+    _entity(memory.graph, "Maya", "person", namespace="users/bob/graph")
+    assert builder.build("users/alice", "Maya") == ""
+    assert "Maya (person)" in builder.build("users/bob", "Maya")
+
+
+def test_candidate_keys_skip_runs_ending_in_common_words() -> None:
+    keys = candidate_keys("Bank of America is in the US")
+    assert "bank of america" in keys and "bank of" not in keys and "the" not in keys
+    assert keys["bank of america"] is True and keys["is in the us"] is False
+    assert name_key("  Maya's ") == "maya"
+
+
+def test_spoken_needs_capitals_for_short_names_from_writers_who_use_them() -> None:
+    go = Entity(1, NS, "Go", "language", None, 1.0, 1, T0)
+    grep = Entity(2, NS, "grep", "tool", None, 1.0, 1, T0)
+    flynn = Entity(3, NS, "Flynn", "project", None, 1.0, 1, T0)
+    assert spoken("let's go home with flynn", [go, grep, flynn]) == [go, grep, flynn]
+    assert spoken("Let's go and grep flynn", [go, grep, flynn]) == [grep, flynn]
+    assert spoken("We wrote it in Go", [go]) == [go]
+
+
+# --- mentions and forgetting ---------------------------------------------------------------------
+
+
+def test_messages_mentioning_is_newest_first_without_repeats(memory: SqliteMemory) -> None:
+    maya, bob, cy = (_entity(memory.graph, name) for name in ("Maya", "Bob", "Cy"))
+    ids = [_message(memory, f"message {n}") for n in range(5)]
+    for message_id in ids[:4]:
+        memory.graph.mention(maya.id, message_id)
+    memory.graph.mention(maya.id, ids[0])  # idempotent
+    memory.graph.mention(bob.id, ids[1])
+    memory.graph.mention(bob.id, ids[4])
+    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=10) == ids[::-1]
+    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=2) == [ids[4], ids[3]]
+    assert memory.graph.messages_mentioning([cy.id], limit=5) == []
+    assert memory.graph.messages_mentioning([], limit=5) == []
+    with pytest.raises(StoreError):
+        memory.graph.mention(maya.id, 999_999)
+
+
+def test_deleting_messages_removes_their_mentions(memory: SqliteMemory) -> None:
+    maya = _entity(memory.graph, "Maya")
+    kept = _message(memory, "Maya called", session="user:other")
+    gone = _message(memory, "Maya again")
+    memory.graph.mention(maya.id, kept)
+    memory.graph.mention(maya.id, gone)
+    memory.history.forget_session("user:chat")
+    assert memory.graph.messages_mentioning([maya.id], limit=5) == [kept]
+    assert memory.graph.find(NS, "Maya") is not None
+
+
+def test_forget_removes_entities_relations_and_mentions_under_the_prefix(
+    memory: SqliteMemory,
+) -> None:
+    for namespace in ("users/alice/graph", "users/alicea/graph"):
+        maya = _entity(memory.graph, "Maya", namespace=namespace)
+        acme = _entity(memory.graph, "Acme", namespace=namespace)
+        memory.graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
+        memory.graph.mention(maya.id, _message(memory, "Maya", session=namespace))
+    assert memory.graph.forget("users/alice") == 2
+    for table, left in (("entities", 2), ("relations", 1), ("entity_mentions", 1)):
+        row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
+        assert row is not None and row[0] == left, table
+    assert memory.graph.entities_in("users/alice", "Maya", limit=5) == []
+
+
+def test_forget_namespace_includes_the_graph(memory: SqliteMemory) -> None:
+    message = _message(memory, "my sister Maya works at Acme")
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    ingestor.ingest("user/graph", "my sister Maya works at Acme", message, now=T0)
+    _entity(memory.graph, "Maya", namespace="username/graph")
+    counts = memory.forget_namespace("user")
+    assert counts["entities"] == 3 and counts["messages"] == 1
+    for table in ("relations", "entity_mentions"):
+        row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
+        assert row is not None and row[0] == 0, table
+    assert memory.graph.find("username/graph", "Maya") is not None
+    assert memory.db.integrity_check() == []
+
+
+def test_transaction_rolls_back_every_write(memory: SqliteMemory) -> None:
+    with pytest.raises(RuntimeError), memory.graph.transaction():
+        _entity(memory.graph, "Maya")
+        raise RuntimeError
+    assert memory.graph.find(NS, "Maya") is None
+
+
+# --- ingestion -----------------------------------------------------------------------------------
+
+
+def test_ingest_stores_entities_relations_and_mentions(memory: SqliteMemory) -> None:
+    text = "My sister Maya works at Acme Corp."
+    message = _message(memory, text)
+    touched = GraphIngestor(memory.graph, RuleGraphExtractor()).ingest(NS, text, message, now=T0)
+    assert {(e.name, e.type) for e in touched} == {
+        ("Maya", "person"),
+        ("Acme Corp", "org"),
+        ("User", "person"),
+    }
+    maya = memory.graph.find(NS, "maya")
+    user = memory.graph.find(NS, "user")
+    assert maya is not None and user is not None
+    assert {
+        (r.source_name, r.type, r.target_name) for r in memory.graph.relations_of(maya.id, limit=5)
+    } == {
+        ("User", "sister", "Maya"),
+        ("Maya", "works_at", "Acme Corp"),
+    }
+    assert memory.graph.messages_mentioning([maya.id], limit=5) == [message]
+    # The user is in every message; linking them would say nothing.
+    assert memory.graph.messages_mentioning([user.id], limit=5) == []
+
+
+def test_ingest_links_known_names_however_they_were_found(memory: SqliteMemory) -> None:
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    first = _message(memory, "my sister Maya works at Acme")
+    ingestor.ingest(NS, "my sister Maya works at Acme", first, now=T0)
+    second = _message(memory, "maya says acme is hiring")
+    touched = ingestor.ingest(NS, "maya says acme is hiring", second, now=T0)
+    assert {e.name for e in touched} == {"Maya", "Acme"}
+    maya = memory.graph.find(NS, "Maya")
+    assert maya is not None and maya.mentions == 2 and maya.type == "person"
+    assert memory.graph.messages_mentioning([maya.id], limit=5) == [second, first]
+    # From a writer who capitalises, "go" is the verb, not the language.
+    _entity(memory.graph, "Go", "language")
+    third = _message(memory, "Shall we go? Maya can wait.")
+    touched = ingestor.ingest(NS, "Shall we go? Maya can wait.", third, now=T0)
+    assert [e.name for e in touched] == ["Maya"]
+    assert memory.graph.messages_mentioning([maya.id], limit=5) == [third, second, first]
+
+
+def test_ingest_without_a_message_records_no_mentions(memory: SqliteMemory) -> None:
+    GraphIngestor(memory.graph, RuleGraphExtractor()).ingest(NS, "I live in Lisbon", None, now=T0)
+    assert memory.graph.find(NS, "Lisbon") is not None
+    row = memory.db.fetchone("SELECT count(*) FROM entity_mentions")
+    assert row is not None and row[0] == 0
+
+
+def test_ingest_is_one_transaction(memory: SqliteMemory) -> None:
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    with pytest.raises(StoreError):
+        ingestor.ingest(NS, "my sister Maya works at Acme", 424242, now=T0)
+    row = memory.db.fetchone("SELECT count(*) FROM entities")
+    assert row is not None and row[0] == 0
+
+
+def test_ingest_proposal_uses_the_default_confidence_where_none_is_given(
+    memory: SqliteMemory,
+) -> None:
+    proposal = GraphProposal(
+        entities=(
+            ProposedEntity("Flynn", "project", "Local-first AI assistant"),
+            ProposedEntity("Go", "language", confidence=0.95),
+        ),
+        relations=(
+            ProposedRelation("Flynn", "uses", "Go"),
+            ProposedRelation("Flynn", "uses", "SQLite", confidence=0.9),
+            ProposedRelation("flynn", "is", "Flynn"),
+        ),
+    )
+    message = _message(memory, "about flynn")
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    touched = ingestor.ingest_proposal(NS, proposal, message, now=T0, confidence=0.7)
+    assert {(e.name, e.type, e.confidence) for e in touched} == {
+        ("Flynn", "project", 0.7),
+        ("Go", "language", 0.95),
+        ("SQLite", "thing", 0.7),
+    }
+    flynn = memory.graph.find(NS, "flynn")
+    assert flynn is not None and flynn.description == "Local-first AI assistant"
+    assert sorted(
+        (r.target_name, r.confidence) for r in memory.graph.relations_of(flynn.id, limit=9)
+    ) == [
+        ("Go", 0.7),
+        ("SQLite", 0.9),
+    ]
+    assert memory.graph.messages_mentioning([flynn.id], limit=5) == [message]
+
+
+# --- prompt context ------------------------------------------------------------------------------
+
+
+def _knowledge(graph: SqliteGraph) -> None:
+    flynn = _entity(
+        graph, "Flynn", "project", description="Local-first AI assistant", confidence=0.9
+    )
+    go = _entity(graph, "Go", "language", description="Programming language", confidence=0.8)
+    sqlite = _entity(graph, "SQLite", "tool", confidence=0.6)
+    graph.relate(NS, flynn.id, go.id, "uses", confidence=0.9, now=T0)
+    graph.relate(NS, flynn.id, sqlite.id, "stores_in", confidence=0.7, now=T0)
+
+
+def test_context_has_the_seed_format_entities_then_relations(memory: SqliteMemory) -> None:
+    _knowledge(memory.graph)
+    block = GraphContextBuilder(memory.graph).build("user", "How does flynn use Go?")
+    assert block == (
+        "Relevant Knowledge:\n"
+        "- Flynn (project): Local-first AI assistant\n"
+        "- Go (language): Programming language\n"
+        "- Flynn → uses → Go\n"
+        "- Flynn → stores in → SQLite"
+    )
+
+
+def test_context_skips_bare_things_but_keeps_their_relations(memory: SqliteMemory) -> None:
+    maya = _entity(memory.graph, "Maya")
+    acme = _entity(memory.graph, "Acme", "org")
+    memory.graph.relate(NS, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
+    block = GraphContextBuilder(memory.graph).build("user", "Maya called")
+    assert block == "Relevant Knowledge:\n- Maya → works at → Acme"
+
+
+def test_context_is_empty_when_nothing_is_known(memory: SqliteMemory) -> None:
+    _knowledge(memory.graph)
+    assert GraphContextBuilder(memory.graph).build("user", "what's the weather") == ""
+    assert GraphContextBuilder(memory.graph).build("other", "Flynn") == ""
+
+
+def test_context_never_exceeds_max_chars(memory: SqliteMemory) -> None:
+    _knowledge(memory.graph)
+    for index in range(30):
+        person = _entity(memory.graph, f"Person{index}", "person", description="x" * 300)
+        flynn = memory.graph.find(NS, "Flynn")
+        assert flynn is not None
+        memory.graph.relate(NS, person.id, flynn.id, "works_on", confidence=0.5, now=T0)
+    text = "Flynn, Go, " + ", ".join(f"Person{index}" for index in range(30))
+    full = GraphContextBuilder(memory.graph, max_chars=100_000).build("user", text)
+    for budget in range(0, 1500, 7):
+        block = GraphContextBuilder(memory.graph, max_chars=budget).build("user", text)
+        assert len(block) <= budget
+        # Lines are dropped whole and the rest keeps its order.
+        lines = block.splitlines()
+        assert lines == [line for line in full.splitlines() if line in lines]
+    short = GraphContextBuilder(memory.graph, max_chars=120).build("user", text)
+    assert short.splitlines()[1] == "- Flynn (project): Local-first AI assistant"
