@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from flynn.memory.dates import parse_timezone
 from flynn.memory.store import FactKind
 
 EXPLICIT_CONFIDENCE = 0.9
@@ -22,13 +23,18 @@ MAX_SCANNED_CHARS = 8000
 
 @dataclass(frozen=True, slots=True)
 class ProposedFact:
-    """A fact a rule found; ``target`` names the document family it belongs to."""
+    """A fact a rule found; ``target`` names the document family it belongs to.
+
+    ``retracts`` marks a statement that the fact is no longer true ("I no longer live in Lisbon"):
+    reconciliation retires the matching active fact instead of storing this one.
+    """
 
     kind: FactKind
     field: str | None
     value: str
     confidence: float
     target: Literal["profile", "patterns"]
+    retracts: bool = False
 
 
 _FLAGS = re.IGNORECASE
@@ -91,6 +97,57 @@ _LIVE_IN = re.compile(
 _MY_FIELD = re.compile(
     r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:is|are)\s+(?P<v>.+)", _FLAGS
 )
+_NO_LONGER_LIVE = re.compile(
+    r"\bi\s+(?:no\s+longer|(?:don't|do\s+not)\s+(?:(?:actually|really)\s+)?)\s*live\s+in\s+(?P<v>.+)",
+    _FLAGS,
+)
+# "I don't like X" is a dislike; only "no longer" or "any more" makes it a retraction.
+_NO_LONGER_LIKE = re.compile(
+    rf"\bi\s+(?:no\s+longer|(?:don't|do\s+not)(?=.*\bany\s*more\b))\s+{_ADVERBS}"
+    r"(?P<verb>prefer|like|love|enjoy|dislike|hate|detest|mind)\s+(?P<v>.+)",
+    _FLAGS,
+)
+_ANY_MORE_TAIL = re.compile(r"\s+any\s*more$", _FLAGS)
+_ANY_MORE_IN = re.compile(r"\bany\s*more\b|\bno\s+longer\b")
+# A path or URL: what "my blog is ..." or "I'm working on ..." points at.
+_LOCATOR = (
+    r"(?:https?://[^\s<>\"'`]+"
+    r"|(?:~|\.{1,2})?/?(?:[\w@+.-]+/)+[\w@+.-]*"
+    r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
+)
+_LOCATOR_END = r"(?=$|[\s,;:!?)\]])"
+_WORKING_ON = re.compile(
+    r"\bi(?:'m|\s+am)\s+(?:(?:currently|now|still|mostly|also)\s+)?working\s+on\s+"
+    rf"(?:the\s+file\s+)?(?P<v>{_LOCATOR}){_LOCATOR_END}",
+    _FLAGS,
+)
+_STOPPED_WORKING_ON = re.compile(
+    r"\bi(?:(?:'m|\s+am)\s+(?P<neg>no\s+longer|not)|\s+(?:stopped|finished|quit))\s+"
+    rf"working\s+on\s+(?P<v>{_LOCATOR}){_LOCATOR_END}",
+    _FLAGS,
+)
+_MY_LINK = re.compile(
+    r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?::|\s+(?:is\s+|lives\s+)?at)\s+"
+    rf"(?P<v>{_LOCATOR}){_LOCATOR_END}",
+    _FLAGS,
+)
+_AT_LOCATOR = re.compile(rf"^at\s+(?P<v>{_LOCATOR})$", _FLAGS)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_ME_AT = re.compile(
+    r"\b(?:reach|e-?mail|mail|contact|ping|write\s+to|find)\s+me\s+(?:at|on|via)\s+"
+    r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
+    _FLAGS,
+)
+# "I'm in UTC+2", "I am on Europe/Berlin time", "I'm in CET": an offset, an IANA name or a
+# capitalised abbreviation; anything else after "I'm in" is a place or a state, not a zone.
+_IN_TIMEZONE = re.compile(
+    r"\bi(?:'m|\s+am)\s+(?:(?:currently|now|usually)\s+)?(?:in|on)\s+(?:the\s+)?"
+    r"(?P<v>(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d{2})?|utc|gmt"
+    r"|[A-Za-z]+(?:/[A-Za-z0-9_+\-]+){1,2}|[A-Z]{2,5})"
+    r"(?:\s+time(?:\s*zone)?)?(?=$|[\s,;.!?)])",
+    _FLAGS,
+)
+_EMAIL_FIELDS = frozenset({"email", "email_address", "e_mail", "mail", "mail_address"})
 # Plain str.strip sets, not regexes: a regex anchored at the end backtracks quadratically
 # over a long run of these characters.
 _LEADING_NOISE = " \t\r\n\"'`“”‘’([*_~-"
@@ -222,7 +279,17 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
         and (name := _name(match["v"], need_caps=True, max_words=2, strict=True))
     ):
         facts.append(_profile("name", name, INFERRED_NAME_CONFIDENCE))
-    if any(word in low for word in _LIKING_WORDS):
+    retracted_liking = False
+    if (
+        ("longer" in low or "more" in low)
+        and (match := _usable(clause, _NO_LONGER_LIKE.search(clause)))
+        and (obj := _object(_ANY_MORE_TAIL.sub("", _strip(match["v"]))))
+    ):
+        verb = match["verb"].lower()
+        predicate = "prefers" if verb in ("prefer", "like", "love", "enjoy") else "dislikes"
+        facts.append(_retraction(None, f"{predicate} {obj}"))
+        retracted_liking = True
+    if not retracted_liking and any(word in low for word in _LIKING_WORDS):
         if match := _usable(clause, _DISLIKE.search(clause)):
             if obj := _object(match["v"]):
                 facts.append(_profile(None, f"dislikes {obj}", EXPLICIT_CONFIDENCE))
@@ -232,12 +299,79 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
         place = _LOCATION_TAIL.sub("", _strip(match["v"]))
         if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
             facts.append(_profile("location", place, EXPLICIT_CONFIDENCE))
-    if not named and "my " in low and (match := _usable(clause, _MY_FIELD.search(clause))):
+    if (
+        " in " in low
+        and ("longer" in low or "live" in low)
+        and (match := _usable(clause, _NO_LONGER_LIVE.search(clause)))
+    ):
+        place = _LOCATION_TAIL.sub("", _ANY_MORE_TAIL.sub("", _strip(match["v"])))
+        if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
+            facts.append(_retraction("location", place))
+    if not named and "my " in low:
+        facts.extend(_my_field_facts(clause))
+    if "working" in low:
+        facts.extend(_working_on(clause, low))
+    if "@" in clause and "me " in low and (match := _usable(clause, _ME_AT.search(clause))):
+        facts.append(_profile("email", match["v"].rstrip("."), EXPLICIT_CONFIDENCE))
+    if (
+        ("i'm" in low or "i am" in low)
+        and (" in " in low or " on " in low)
+        and (match := _usable(clause, _IN_TIMEZONE.search(clause)))
+        and (zone := _timezone(match["v"]))
+    ):
+        facts.append(_profile("timezone", zone, EXPLICIT_CONFIDENCE))
+    return facts
+
+
+def _my_field_facts(clause: str) -> list[ProposedFact]:
+    """ "my X is Y" (Y may be a correction, a retraction, a link or an email address)."""
+    if match := _usable(clause, _MY_FIELD.search(clause)):
         field = _field(match["f"])
         value = _strip(match["v"])
-        if field and value and value.split()[0].lower() not in _VALUE_STOPWORDS:
-            facts.append(_profile(field, value, EXPLICIT_CONFIDENCE))
-    return facts
+        if field and value:
+            retracts = value.lower().startswith("no longer ")
+            if retracts:
+                value = _strip(value[len("no longer ") :])
+            if field in _EMAIL_FIELDS:
+                field = "email"
+                if email := _EMAIL.search(value):
+                    value = email.group().rstrip(".")
+            if at := _AT_LOCATOR.match(value):
+                value = _strip_locator(at["v"])
+            if retracts:
+                return [_retraction(field, value)] if value else []
+            if value.split()[0].lower() not in _VALUE_STOPWORDS:
+                return [_profile(field, value, EXPLICIT_CONFIDENCE)]
+            return []
+    if (match := _usable(clause, _MY_LINK.search(clause))) and (field := _field(match["f"])):
+        return [_profile(field, _strip_locator(match["v"]), EXPLICIT_CONFIDENCE)]
+    return []
+
+
+def _working_on(clause: str, low: str) -> list[ProposedFact]:
+    if match := _usable(clause, _STOPPED_WORKING_ON.search(clause)):
+        if match["neg"] and match["neg"].lower() == "not" and not _ANY_MORE_IN.search(low):
+            return []  # "I'm not working on x today" is about today, not a change
+        value = f"working on {_strip_locator(match['v'])}"
+        return [_retraction(None, value, kind="observation")]
+    if match := _usable(clause, _WORKING_ON.search(clause)):
+        value = f"working on {_strip_locator(match['v'])}"
+        return [ProposedFact("observation", None, _cap(value), EXPLICIT_CONFIDENCE, "profile")]
+    return []
+
+
+def _timezone(raw: str) -> str | None:
+    """The zone as stored: offsets as ``UTC+2``, IANA names in their canonical case."""
+    value = "".join(raw.split()).replace("−", "-")
+    if value[:3].lower() in ("utc", "gmt"):
+        value = value[:3].upper() + value[3:]
+        return value if parse_timezone(value) is not None else None
+    if "/" not in value and not value.isupper():
+        return None  # "I'm in town": only capitalised abbreviations (CET, EST) are zones
+    for candidate in (value, "/".join(part.title() for part in value.split("/"))):
+        if parse_timezone(candidate) is not None:
+            return candidate
+    return None
 
 
 def _usable(clause: str, match: re.Match[str] | None) -> re.Match[str] | None:
@@ -314,8 +448,17 @@ def _profile(field: str | None, value: str, confidence: float) -> ProposedFact:
     return ProposedFact("profile", field, _cap(value), confidence, "profile")
 
 
+def _retraction(field: str | None, value: str, *, kind: FactKind = "profile") -> ProposedFact:
+    return ProposedFact(kind, field, _cap(value), EXPLICIT_CONFIDENCE, "profile", retracts=True)
+
+
 def _strip(value: str) -> str:
     return value.lstrip(_LEADING_NOISE).rstrip(_TRAILING_NOISE).strip()
+
+
+def _strip_locator(value: str) -> str:
+    """A path or URL without the sentence's punctuation after it; its start is kept (``~/x``)."""
+    return value.rstrip(".,;:!?…\"'`”’*")
 
 
 def _cap(value: str) -> str:
@@ -328,10 +471,10 @@ def _cap(value: str) -> str:
 
 
 def _unique(facts: list[ProposedFact]) -> list[ProposedFact]:
-    seen: set[tuple[str, str | None, str]] = set()
+    seen: set[tuple[str, str | None, str, bool]] = set()
     unique = []
     for fact in facts:
-        key = (fact.kind, fact.field, fact.value.lower())
+        key = (fact.kind, fact.field, fact.value.lower(), fact.retracts)
         if key not in seen:
             seen.add(key)
             unique.append(fact)

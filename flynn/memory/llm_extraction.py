@@ -24,7 +24,9 @@ Return only JSON, no prose:
  "observations": [{"text": "...", "confidence": 0.0-1.0}]}
 
 Only extract facts explicitly stated or strongly implied by the user. Skip small talk and anything
-transient. Set overwrite=true if the user is correcting previous information."""
+transient. Set overwrite=true if the user is correcting previous information; say what stopped being
+true as an observation ("no longer vegetarian"). Keep relative dates (yesterday, next Friday, in 3
+days) exactly as the user wrote them: they are turned into calendar dates afterwards."""
 
 _MAX_VALUE_CHARS = 300
 
@@ -46,7 +48,7 @@ def _field_name(raw: str) -> str:
     return "_".join(raw.casefold().replace("-", " ").split())[:64]
 
 
-def _json_objects(text: str) -> list[dict[str, object]]:
+def json_objects(text: str) -> list[dict[str, object]]:
     """Every JSON object that parses, scanning from each ``{``; nested ones included."""
     decoder = json.JSONDecoder()
     found: list[dict[str, object]] = []
@@ -62,11 +64,14 @@ def _json_objects(text: str) -> list[dict[str, object]]:
     return found
 
 
+_json_objects = json_objects  # the name graph extraction imports
+
+
 def parse_extraction(text: str, *, threshold: float) -> list[ProposedFact]:
     """Facts at or above ``threshold`` confidence from a model's (possibly broken) JSON answer."""
     facts: list[ProposedFact] = []
     seen: set[tuple[str | None, str]] = set()
-    for item in _json_objects(text):
+    for item in json_objects(text):
         confidence = _confidence(item.get("confidence", 0.8))
         if confidence is None or confidence < threshold:
             continue

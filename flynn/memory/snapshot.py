@@ -1,4 +1,5 @@
-"""What flynn remembers about one scope, gathered for ``flynn memory show`` and ``export``."""
+"""What flynn remembers about one scope, gathered for ``flynn memory show`` and ``export``, and
+what it believed about one field over time (``flynn memory show --history FIELD``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from flynn.identity import MemoryScope
+from flynn.memory.reconcile import RETRACTION_PREFIX
 from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import WorkingMemory, read_working_memory, render_working_memory
 
@@ -85,6 +87,82 @@ def memory_snapshot(memory: _Memory, scope: MemoryScope, *, now: datetime) -> Me
         facts=tuple(memory.facts.active(scope.facts)),
         working=read_working_memory(memory.documents, scope.working, now=now),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FactHistory:
+    """Every row ever stored for one field in a scope (profile, patterns and extracted facts),
+    oldest first. A row was believed from ``created_at`` until it was superseded or retired
+    (``updated_at``); an active row still is; a retraction row (status ``deleted``, value
+    ``no longer: ...``) records when the belief it supersedes ended and was never believed."""
+
+    scope: MemoryScope
+    field: str
+    rows: tuple[Fact, ...]
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "namespace": self.scope.root,
+            "field": self.field,
+            "history": [_history_json(fact) for fact in self.rows],
+        }
+
+    def as_text(self) -> str:
+        lines = [f"History of {self.field!r} for {self.scope.root} (oldest first):"]
+        if not self.rows:
+            lines.append("  (nothing stored)")
+        for fact in self.rows:
+            start, end = _believed(fact)
+            when = (
+                f"recorded {_iso(fact.created_at)}"
+                if _is_retraction(fact)
+                else f"believed {_iso(start)} -> {_iso(end) if end else 'now'}"
+            )
+            replaces = f", replaces [{fact.supersedes}]" if fact.supersedes else ""
+            lines.append(f"  [{fact.id}] {fact.value}")
+            lines.append(
+                f"      {fact.status}, {fact.source}, confidence {fact.confidence:.2f}, "
+                f"{fact.namespace}; {when}{replaces}"
+            )
+        return "\n".join(lines)
+
+
+def fact_history(memory: _Memory, scope: MemoryScope, field: str) -> FactHistory:
+    rows = [
+        fact
+        for namespace in (scope.profile, scope.patterns, scope.facts)
+        for fact in memory.facts.history(namespace, field)
+    ]
+    rows.sort(key=lambda fact: (fact.created_at, fact.id))
+    return FactHistory(scope, field, tuple(rows))
+
+
+def _is_retraction(fact: Fact) -> bool:
+    return fact.status == "deleted" and fact.value.startswith(RETRACTION_PREFIX)
+
+
+def _believed(fact: Fact) -> tuple[datetime, datetime | None]:
+    """When the row started and stopped being believed (``None``: it still is)."""
+    return fact.created_at, None if fact.status == "active" else fact.updated_at
+
+
+def _history_json(fact: Fact) -> dict[str, object]:
+    start, end = _believed(fact)
+    retraction = _is_retraction(fact)
+    return {
+        "id": fact.id,
+        "namespace": fact.namespace,
+        "kind": fact.kind,
+        "value": fact.value,
+        "status": fact.status,
+        "source": fact.source,
+        "confidence": fact.confidence,
+        "supersedes": fact.supersedes,
+        "retraction": retraction,
+        "created_at": _iso(fact.created_at),
+        "believed_from": None if retraction else _iso(start),
+        "believed_until": None if retraction or end is None else _iso(end),
+    }
 
 
 def _iso(moment: datetime) -> str:

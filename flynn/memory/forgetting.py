@@ -1,0 +1,202 @@
+"""Forgetting for real in SQLite, beyond a whole namespace: a field, one fact's chain, or a span of
+time, with what was derived from it (index rows, embeddings, graph rows, session summaries,
+working memory, and the value's mentions in messages and documents, which are redacted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from flynn.memory.database import Database, encode_time
+from flynn.memory.graph_names import name_key
+from flynn.memory.reconcile import RETRACTION_PREFIX, observation_key
+from flynn.memory.scope import namespace_scope, scope_params
+
+REDACTED = "(forgotten)"
+"""What a forgotten value becomes where a message or document mentions it."""
+MIN_REDACTED_CHARS = 3
+"""Shorter values ("no", "42") would redact unrelated words; the fact rows still go."""
+
+_SCOPE = namespace_scope("namespace")
+_FIELD_VALUES = f"SELECT value FROM facts WHERE {_SCOPE} AND field = ?"
+_FORGET_FIELD = f"DELETE FROM facts WHERE {_SCOPE} AND field = ?"
+# The chains (lines: a fact is superseded at most once) through every seed fact, both ways.
+_CHAINS = """
+WITH RECURSIVE
+    seeds(id) AS ({seeds}),
+    older(id, supersedes) AS (
+        SELECT id, supersedes FROM facts WHERE id IN (SELECT id FROM seeds)
+        UNION SELECT f.id, f.supersedes FROM facts AS f JOIN older ON f.id = older.supersedes
+    ),
+    newer(id) AS (
+        SELECT id FROM seeds
+        UNION SELECT f.id FROM facts AS f JOIN newer ON f.supersedes = newer.id
+    )
+SELECT id FROM older UNION SELECT id FROM newer
+"""
+_ONE_CHAIN = _CHAINS.format(seeds="SELECT :id")
+_CHAIN_ROWS = f"SELECT namespace, value FROM facts WHERE id IN ({_ONE_CHAIN})"
+_FORGET_ONE_CHAIN = f"DELETE FROM facts WHERE id IN ({_ONE_CHAIN})"
+_IN_RANGE = f"{_SCOPE} AND created_at >= ? AND created_at < ?"
+# Facts written in the span, and facts taken from a message written in it (``message_id``,
+# recorded from migration 6 on), whenever they were written.
+_RANGE_SEEDS = (
+    f"SELECT id FROM facts WHERE {_IN_RANGE} "
+    f"UNION SELECT f.id FROM facts AS f JOIN messages AS m ON m.id = f.message_id "
+    f"WHERE {namespace_scope('m.namespace')} AND m.created_at >= ? AND m.created_at < ?"
+)
+_FORGET_RANGE_FACTS = f"DELETE FROM facts WHERE id IN ({_CHAINS.format(seeds=_RANGE_SEEDS)})"
+_RANGE_SESSIONS = f"SELECT DISTINCT session FROM messages WHERE {_IN_RANGE} AND summarized = 1"
+_FORGET_RANGE_MESSAGES = f"DELETE FROM messages WHERE {_IN_RANGE}"
+_RANGE_TOUCHED = f"SELECT DISTINCT session FROM messages WHERE {_IN_RANGE}"
+_DROP_SUMMARY = "UPDATE sessions SET summary = NULL WHERE key = ?"
+_FORGET_EMPTY_SESSION = (
+    "DELETE FROM sessions WHERE key = ? AND NOT EXISTS (SELECT 1 FROM messages WHERE session = ?)"
+)
+_FORGET_RANGE_RELATIONS = f"DELETE FROM relations WHERE {_IN_RANGE}"
+# Entities first seen in the span that no remaining message mentions (mentions went with the
+# messages); their relations go with them (ON DELETE CASCADE).
+_FORGET_RANGE_ENTITIES = (
+    f"DELETE FROM entities WHERE {_IN_RANGE} "
+    "AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = entities.id)"
+)
+_FORGET_DOCUMENTS = f"DELETE FROM documents WHERE {_SCOPE}"
+_FORGET_DOCUMENT = "DELETE FROM documents WHERE namespace = ?"
+_FORGET_EMBEDDINGS = f"DELETE FROM embeddings WHERE {_SCOPE}"
+_MESSAGES = f"SELECT id, content FROM messages WHERE {_SCOPE}"
+_SET_MESSAGE = "UPDATE messages SET content = ? WHERE id = ?"
+_DOCUMENTS = f"SELECT namespace, content FROM documents WHERE {_SCOPE}"
+_SET_DOCUMENT = "UPDATE documents SET content = ? WHERE namespace = ?"
+_SUMMARIES = f"SELECT key, summary FROM sessions WHERE {_SCOPE} AND summary IS NOT NULL"
+_SET_SUMMARY = "UPDATE sessions SET summary = ? WHERE key = ?"
+_FORGET_MESSAGE_EMBEDDING = "DELETE FROM embeddings WHERE kind = 'message' AND ref_id = ?"
+_FORGET_ENTITY = f"DELETE FROM entities WHERE {_SCOPE} AND name_key = ?"
+
+
+def redactable(value: str) -> str | None:
+    """The part of a fact's value that mentions of it would contain verbatim: the object of a
+    keyed observation ("prefers green tea" -> "green tea"), else the value; ``None`` if too short
+    to redact safely."""
+    value = value.removeprefix(RETRACTION_PREFIX)
+    key = observation_key(value)
+    text = " ".join((key[1] if key is not None else value).split())
+    return text if len(text) >= MIN_REDACTED_CHARS else None
+
+
+class SqliteForgetting:
+    """Each method is one transaction: everything it names goes, or nothing does. Counts per
+    kind of row are returned; ``ValueError`` for an empty prefix, ``StoreError`` on failure."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
+        """Every row ever stored for ``field`` under ``prefix``, and its values wherever a message,
+        summary or document under ``prefix`` mentions them."""
+        scope = scope_params(prefix)
+        with self._db.transaction():
+            values = [row["value"] for row in self._db.fetchall(_FIELD_VALUES, (*scope, field))]
+            facts = self._db.execute(_FORGET_FIELD, (*scope, field))
+            return {"facts": facts, **self._redact(prefix, values)}
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
+        """The fact's whole supersession chain and its values' mentions under ``prefix``;
+        ``None`` (nothing done) when the fact does not exist or its chain leaves ``prefix``."""
+        with self._db.transaction():
+            rows = self._db.fetchall(_CHAIN_ROWS, {"id": fact_id})
+            if not rows or not all(_within(row["namespace"], prefix) for row in rows):
+                return None
+            facts = self._db.execute(_FORGET_ONE_CHAIN, {"id": fact_id})
+            return {"facts": facts, **self._redact(prefix, [row["value"] for row in rows])}
+
+    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
+        """Everything under ``prefix`` written in ``[since, until)``: messages (with their index
+        rows, graph mentions and vectors), the whole chains of facts written then or taken
+        from those messages, and graph rows first seen then. Summaries and working memory cannot
+        be edited surgically: when a message goes, the summaries of sessions it was summarised
+        into, the working memory document and the cached session contexts go too
+        (``documents`` counts them)."""
+        span = (*scope_params(prefix), encode_time(since), encode_time(until))
+        with self._db.transaction():
+            summarised = [row[0] for row in self._db.fetchall(_RANGE_SESSIONS, span)]
+            touched = [row[0] for row in self._db.fetchall(_RANGE_TOUCHED, span)]
+            facts = self._db.execute(_FORGET_RANGE_FACTS, (*span, *span))
+            messages = self._db.execute(_FORGET_RANGE_MESSAGES, span)
+            for session in summarised:
+                self._db.execute(_DROP_SUMMARY, (session,))
+            sessions = sum(self._db.execute(_FORGET_EMPTY_SESSION, (s, s)) for s in touched)
+            documents = 0
+            if messages:
+                documents = self._db.execute(_FORGET_DOCUMENT, (f"{prefix.rstrip('/')}/working",))
+                documents += self._db.execute(
+                    _FORGET_DOCUMENTS, scope_params(f"{prefix.rstrip('/')}/context")
+                )
+            relations = self._db.execute(_FORGET_RANGE_RELATIONS, span)
+            entities = self._db.execute(_FORGET_RANGE_ENTITIES, span)
+        return {
+            "messages": messages,
+            "facts": facts,
+            "summaries": len(summarised),
+            "sessions": sessions,
+            "documents": documents,
+            "entities": entities,
+            "relations": relations,
+        }
+
+    def forget_embeddings(self, prefix: str) -> int:
+        """Vectors stored under ``prefix`` (those of deleted messages and facts go with them, by
+        trigger, wherever they are stored)."""
+        return self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
+
+    def _redact(self, prefix: str, values: Iterable[str]) -> dict[str, int]:
+        """Replaces each value, as a whole word in any case, with ``REDACTED`` in messages,
+        session summaries and documents under ``prefix``; a redacted message loses its vector,
+        and a graph entity named after a value goes."""
+        texts = sorted({text for value in values if (text := redactable(value))}, key=len)
+        counts = {
+            "redacted_messages": 0,
+            "redacted_summaries": 0,
+            "redacted_documents": 0,
+            "entities": 0,
+            "embeddings": 0,
+        }
+        if not texts:
+            return counts
+        # Longest first, so "green tea" is redacted before "tea" could split it.
+        pattern = re.compile(
+            "|".join(rf"(?<!\w){re.escape(text)}(?!\w)" for text in reversed(texts)),
+            re.IGNORECASE,
+        )
+        scope = scope_params(prefix)
+        for message_id, content in self._changed(_MESSAGES, scope, pattern):
+            self._db.execute(_SET_MESSAGE, (content, message_id))
+            counts["embeddings"] += self._db.execute(_FORGET_MESSAGE_EMBEDDING, (message_id,))
+            counts["redacted_messages"] += 1
+        for key, summary in self._changed(_SUMMARIES, scope, pattern):
+            self._db.execute(_SET_SUMMARY, (summary, key))
+            counts["redacted_summaries"] += 1
+        for namespace, content in self._changed(_DOCUMENTS, scope, pattern):
+            self._db.execute(_SET_DOCUMENT, (content, namespace))
+            counts["redacted_documents"] += 1
+        for text in texts:
+            if key := name_key(text):
+                counts["entities"] += self._db.execute(_FORGET_ENTITY, (*scope, key))
+        return counts
+
+    def _changed(
+        self, sql: str, scope: tuple[str, str, str], pattern: re.Pattern[str]
+    ) -> list[tuple[object, str]]:
+        changed = []
+        for row in self._db.fetchall(sql, scope):
+            text = row[1]
+            redacted = pattern.sub(REDACTED, text)
+            if redacted != text:
+                changed.append((row[0], redacted))
+        return changed
+
+
+def _within(namespace: str, prefix: str) -> bool:
+    prefix = prefix.rstrip("/")
+    return namespace == prefix or namespace.startswith(prefix + "/")

@@ -1,0 +1,78 @@
+"""Learning from a batch of stored turns with a language model, off the reply path: extraction
+(blind of stored memory), each fact tied to the turn it came from (whose time resolves relative
+dates), then LLM reconciliation into one facts namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flynn.memory.dates import relative_phrases
+from flynn.memory.extraction import ProposedFact
+from flynn.memory.llm_extraction import LlmExtractor
+from flynn.memory.llm_reconcile import LlmReconciler
+from flynn.memory.reconcile import content_words
+from flynn.memory.store import StoredMessage
+from flynn.providers.base import ChatMessage
+
+
+class FactLearner:
+    """Extracts and reconciles facts from stored turns. One call at a time per session is the
+    caller's job (the orchestrator and compaction never overlap)."""
+
+    def __init__(self, extractor: LlmExtractor, reconciler: LlmReconciler) -> None:
+        self._extractor = extractor
+        self._reconciler = reconciler
+
+    async def learn(
+        self,
+        messages: Sequence[StoredMessage],
+        namespace: str,
+        *,
+        session: str | None = None,
+        channel: str | None = None,
+    ) -> int:
+        """Learns from ``messages`` (oldest first) into ``namespace``; returns how many facts
+        changed memory (ADD, UPDATE or DELETE).
+
+        Raises ``ProviderError`` when the extraction call fails (then nothing was written) and
+        ``StoreError`` when the store fails; reconciliation calls that fail fall back silently.
+        On cancellation, facts reconciled so far stay (each is its own transaction).
+        """
+        if not messages:
+            return 0
+        turns = [ChatMessage(message.role, message.content) for message in messages]
+        proposed = await self._extractor.extract(turns)
+        changed = 0
+        for fact in proposed:
+            origin = source_message(fact, messages)
+            outcome = await self._reconciler.apply(
+                namespace,
+                fact,
+                source="llm",
+                session=session,
+                channel=channel,
+                message_id=origin.id if origin.role == "user" else None,
+                said_at=origin.created_at,
+            )
+            changed += outcome.action != "noop"
+        return changed
+
+
+def source_message(fact: ProposedFact, messages: Sequence[StoredMessage]) -> StoredMessage:
+    """The turn a fact most likely came from: the newest person's turn containing its relative
+    date phrase ("next Friday"), else the one sharing most words with it, else the newest turn."""
+    said = [message for message in messages if message.role == "user"] or list(messages)
+    phrases = relative_phrases(fact.value)
+    if phrases:
+        for message in reversed(said):
+            content = message.content.casefold()
+            if any(phrase in content for phrase in phrases):
+                return message
+    words = content_words(f"{fact.field or ''} {fact.value}")
+    best, best_shared = said[-1], 0
+    for message in reversed(said):
+        shared = len(words & content_words(message.content))
+        if shared > best_shared:
+            best, best_shared = message, shared
+    return best

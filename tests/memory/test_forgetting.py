@@ -1,0 +1,179 @@
+"""Forgetting for real: after forgetting a field, a fact chain, a time range or a person, nothing of
+it can be recalled (``Recall``) or found (``History.search``, ``Facts.search``), and nothing of
+another person goes with it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flynn.memory.extraction import RuleExtractor
+from flynn.memory.forgetting import REDACTED
+from flynn.memory.recall import Recall
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.store import NewFact, StoredMessage
+from flynn.memory.working import read_working_memory, write_working_memory
+
+T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+def say(memory: SqliteMemory, root: str, text: str, at: datetime) -> StoredMessage:
+    """What a live turn leaves behind: the message, its rule facts (with provenance), a vector
+    and graph mentions for the names in it."""
+    session = f"gateway:{root.rsplit('/', 1)[-1]}"
+    message = memory.history.append(session, root, "user", text, tokens=10, now=at)
+    reconciler = RuleReconciler(memory.facts)
+    for fact in RuleExtractor().extract(text):
+        reconciler.apply(
+            f"{root}/profile", fact, source="rule", now=at, session=session, message_id=message.id
+        )
+    memory.db.execute(
+        "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)",
+        ("message", message.id, root, "test", b"\x00" * 8),
+    )
+    for word in text.replace(".", " ").split():
+        if word.istitle() and len(word) > 3:
+            entity = memory.graph.upsert_entity(root, word, "thing", confidence=0.9, now=at)
+            memory.graph.mention(entity.id, message.id)
+    memory.history.append(session, root, "assistant", "Noted.", tokens=2, now=at)
+    return message
+
+
+def recalled(memory: SqliteMemory, root: str, query: str) -> str:
+    recall = Recall(memory.facts, memory.history, threshold=0.0, graph=memory.graph)
+    memory_text = recall.recall(root, query, now=T0 + DAY, budget_tokens=2000)
+    return "\n".join(memory_text.lines)
+
+
+def everything(memory: SqliteMemory, root: str, words: str) -> str:
+    """All a later turn could reach for ``words``: recall, message and fact search, documents."""
+    found = [recalled(memory, root, words)]
+    found += [hit.excerpt for hit in memory.history.search(root, words, limit=20)]
+    found += [f"{f.field}: {f.value}" for f in memory.facts.search(root, words, limit=20)]
+    found += [document.content for document in memory.documents.list(root)]
+    return "\n".join(found)
+
+
+def fill(memory: SqliteMemory) -> None:
+    for root in ("users/ana", "users/bob"):
+        say(memory, root, "My email is ana@example.com and I live in Lisbon.", T0 - 2 * DAY)
+        say(memory, root, "I moved, I live in Porto now. The dentist is Doctor Ferreira.", T0 - DAY)
+        say(memory, root, "I prefer green tea in the morning.", T0)
+        write_working_memory(
+            memory.documents,
+            f"{root}/working",
+            "- Ana moved to Porto; email ana@example.com; sees Doctor Ferreira",
+            ttl_days=14,
+            max_tokens=1000,
+            now=T0,
+        )
+
+
+def embeddings(memory: SqliteMemory, root: str) -> int:
+    row = memory.db.fetchone("SELECT count(*) FROM embeddings WHERE namespace = ?", (root,))
+    assert row is not None
+    return int(row[0])
+
+
+def test_the_setup_is_recallable(memory: SqliteMemory) -> None:
+    fill(memory)
+    for words in ("ana@example.com", "Porto", "Lisbon", "Ferreira", "green tea"):
+        assert words.split("@")[0].lower() in everything(memory, "users/ana", words).lower()
+
+
+def test_forget_a_field(memory: SqliteMemory) -> None:
+    fill(memory)
+    memory.facts.add(
+        NewFact(
+            namespace="users/ana/facts", kind="profile", field="email", value="ana@example.com"
+        ),
+        now=T0,
+    )
+    counts = memory.forget_field("users/ana", "email")
+    assert counts["facts"] == 2
+    assert counts["redacted_messages"] == 1 and counts["redacted_documents"] == 1
+    assert counts["embeddings"] == 1  # the redacted message's vector was made from the value
+    found = everything(memory, "users/ana", "ana@example.com email example")
+    assert "example.com" not in found
+    assert memory.facts.history("users/ana/profile", "email") == []
+    working = read_working_memory(memory.documents, "users/ana/working", now=T0)
+    assert working is not None and f"email {REDACTED}" in working.content
+    # The rest of the conversation stays, and so does the other person's email.
+    assert "Lisbon" in everything(memory, "users/ana", "Lisbon")
+    assert "example.com" in everything(memory, "users/bob", "ana@example.com email")
+
+
+def test_forget_a_fact_chain(memory: SqliteMemory) -> None:
+    fill(memory)
+    [porto] = memory.facts.active("users/ana/profile", field="location")
+    assert porto.value == "Porto" and porto.supersedes is not None
+    bobs = memory.facts.active("users/bob/profile", field="location")[0]
+    assert memory.forget_chain("users/ana", bobs.id) is None  # not this person's
+    counts = memory.forget_chain("users/ana", porto.id)
+    assert counts is not None and counts["facts"] == 2
+    assert counts["entities"] == 2  # Lisbon and Porto
+    for place in ("Lisbon", "Porto"):
+        assert place.lower() not in everything(memory, "users/ana", place).lower()
+    assert memory.facts.history("users/ana/profile", "location") == []
+    assert "Ferreira" in everything(memory, "users/ana", "Ferreira dentist")
+    assert "Porto" in everything(memory, "users/bob", "Porto")
+
+
+def test_forget_a_time_range(memory: SqliteMemory) -> None:
+    fill(memory)
+    summarised = memory.history.recent("gateway:ana")[:2]
+    memory.history.save_summary(
+        "gateway:ana", "Ana's email is ana@example.com", through_id=summarised[-1].id, now=T0
+    )
+    # A fact learnt later (compaction) from a message in the range goes too.
+    middle = memory.history.recent("gateway:ana")[0]
+    memory.facts.add(
+        NewFact(
+            namespace="users/ana/facts",
+            kind="observation",
+            value="sees Doctor Ferreira about a crown",
+            message_id=middle.id,
+        ),
+        now=T0 + DAY,
+    )
+    counts = memory.forget_range("users/ana", since=T0 - DAY, until=T0 - DAY + timedelta(hours=1))
+    assert counts["messages"] == 2
+    assert counts["facts"] == 3  # Porto (with Lisbon, its chain) and the learnt observation
+    assert counts["summaries"] == 0  # the summary covered only older messages
+    assert counts["documents"] == 1  # working memory
+    assert counts["entities"] == 3  # Porto, Doctor, Ferreira: first seen then, not since
+    assert embeddings(memory, "users/ana") == 2
+    for words in ("Ferreira dentist", "Porto"):
+        assert words.split()[0].lower() not in everything(memory, "users/ana", words).lower()
+    # Lisbon was superseded in that span (the chain goes); the older message saying it stays.
+    assert memory.facts.search("users/ana", "Lisbon", limit=5) == []
+    assert len(memory.history.search("users/ana", "Lisbon", limit=5)) == 1
+    assert read_working_memory(memory.documents, "users/ana/working", now=T0) is None
+    # Outside the range: kept.
+    assert "green tea" in everything(memory, "users/ana", "green tea")
+    assert memory.history.summary("gateway:ana") == "Ana's email is ana@example.com"
+    assert "Ferreira" in everything(memory, "users/bob", "Ferreira")
+
+
+def test_a_range_covering_summarised_messages_drops_the_summary(memory: SqliteMemory) -> None:
+    fill(memory)
+    first = memory.history.recent("gateway:ana")[1]
+    memory.history.save_summary("gateway:ana", "lives in Lisbon", through_id=first.id, now=T0)
+    counts = memory.forget_range("users/ana", since=T0 - 3 * DAY, until=T0 - 2 * DAY + DAY / 2)
+    assert counts["summaries"] == 1
+    assert memory.history.summary("gateway:ana") is None
+    assert "lisbon" not in everything(memory, "users/ana", "Lisbon").lower()
+
+
+def test_forget_a_person(memory: SqliteMemory) -> None:
+    fill(memory)
+    counts = memory.forget_namespace("users/ana")
+    assert counts["messages"] == 6 and counts["entities"] > 0
+    for words in ("ana@example.com", "Porto", "Lisbon", "Ferreira", "green tea"):
+        assert everything(memory, "users/ana", words).strip() == ""
+    assert embeddings(memory, "users/ana") == 0
+    assert memory.graph.find("users/ana", "Porto") is None
+    assert memory.graph.find("users/bob", "Porto") is not None
+    assert embeddings(memory, "users/bob") == 3
+    assert memory.db.integrity_check() == []

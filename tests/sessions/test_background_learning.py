@@ -1,0 +1,152 @@
+"""LLM extraction off the reply path (batched every N turns, never for off-the-record turns),
+relative dates on the rule path, and the ``/search`` command's scoping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+from conftest import SMALL_WINDOW, Harness
+
+from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
+
+SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
+EMPLOYER = '{"profile": [{"field": "employer", "value": "Acme", "confidence": 0.9}]}'
+
+
+class GatedProvider:
+    """Answers every request with ``reply``, but only once ``gate`` is set."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.gate = asyncio.Event()
+        self.started = asyncio.Event()
+        self.requests: list[ChatRequest] = []
+
+    @property
+    def name(self) -> str:
+        return "gated"
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        self.started.set()
+        await self.gate.wait()
+        return ChatResponse(self.reply)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        yield await self.chat(request)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_extraction_runs_after_the_reply_and_never_blocks_one(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    gated = GatedProvider(EMPLOYER)
+    h.extraction = gated  # type: ignore[assignment]
+    app = h.open()
+    session = h.session()
+    for index in range(3):
+        await session.handle(f"hello {index}")
+    assert gated.requests == []
+
+    reply = await asyncio.wait_for(session.handle("I work at Acme now"), 5)
+    assert reply.text == "ok"
+    await asyncio.wait_for(gated.started.wait(), 5)  # extraction is running, in the background
+    assert app.memory.facts.active("user/facts") == []
+    # The next turn does not wait for it either.
+    assert (await asyncio.wait_for(session.handle("anyway"), 5)).text == "ok"
+
+    gated.gate.set()
+    await session.wait_idle()
+    facts = app.memory.facts.active("user/facts")
+    assert [(f.field, f.value, f.source) for f in facts] == [("employer", "Acme", "llm")]
+    [request] = gated.requests
+    assert request.task == "extraction"
+    transcript = request.messages[0].content
+    assert "hello 0" in transcript and "I work at Acme now" in transcript
+
+
+async def test_off_the_record_turns_are_never_extracted(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    await session.handle("/otr")
+    for index in range(6):
+        await session.handle(f"secret project Falcon {index}")
+    await session.wait_idle()
+    assert h.extraction.requests == []
+
+    await session.handle("/otr")
+    for index in range(4):
+        await session.handle(f"on the record {index}")
+    await session.wait_idle()
+    [request] = h.extraction.requests
+    transcript = request.messages[0].content
+    assert "Falcon" not in transcript and "on the record 0" in transcript
+
+
+async def test_batches_and_compaction_never_learn_a_turn_twice(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    long = "We are migrating the billing service to Postgres and keeping the API stable. " * 6
+    for index in range(30):
+        await session.handle(f"Step {index}: {long}")
+        await session.wait_idle()
+        if h.compaction.requests:
+            break
+    assert h.compaction.requests, "no compaction happened"
+    transcripts = [request.messages[0].content for request in h.extraction.requests]
+    assert len(transcripts) >= 2
+    for index in range(30):
+        assert sum(f"Step {index}:" in text for text in transcripts) <= 1
+
+
+async def test_batching_can_be_turned_off(harness: Callable[..., Harness]) -> None:
+    h = harness(**SMALL_WINDOW, memory={"user_namespace": "user", "extract_every_turns": 0})
+    h.open()
+    session = h.session()
+    for index in range(8):
+        await session.handle(f"hello {index}")
+    await session.wait_idle()
+    assert h.extraction.requests == []
+
+
+async def test_rule_facts_get_absolute_dates(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED, persona={"timezone": "Europe/Lisbon"})
+    app = h.open()  # the clock says Monday 2026-11-02
+    await h.session().handle("My dentist appointment is next Friday.")
+    [fact] = app.memory.facts.active("user/profile", field="dentist_appointment")
+    assert fact.value == "on Friday 2026-11-06"
+
+
+async def test_search_command_sees_only_the_persons_own_turns(
+    harness: Callable[..., Harness],
+) -> None:
+    users = {"ana": {"gateway": ["laptop"], "telegram": ["1"]}, "bob": {"gateway": ["phone"]}}
+    h = harness(**SMALL_WINDOW, users=users)
+    h.open()
+    ana_web, ana_phone = h.session("gateway", "laptop"), h.session("telegram", "1")
+    bob = h.session("gateway", "phone")
+    await ana_web.handle("the dentist moved to Friday")
+    h.clock.advance(days=1)
+    await bob.handle("my dentist is Doctor Who")
+    await ana_phone.handle("remind me about the dentist")
+
+    result = await ana_phone.handle("/search dentist")
+    assert not result.is_error
+    lines = result.text.splitlines()
+    assert lines.index("2026-11-03") < lines.index("2026-11-02")
+    assert "the **dentist** moved to Friday" in result.text
+    assert "gateway:laptop" in result.text and "telegram:1" in result.text
+    assert "Doctor Who" not in result.text
+    assert "Doctor Who" in (await bob.handle("/search dentist")).text
+    assert "moved" not in (await bob.handle("/search dentist")).text
+    usage = await bob.handle("/search")
+    assert "Usage" in usage.text and not usage.is_error
+    assert "/search" in (await bob.handle("/help")).text
