@@ -12,11 +12,19 @@ from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
+from flynn.memory.dates import parse_timezone
+from flynn.memory.embeddings import WordLlamaEmbedder
 from flynn.memory.extraction import RuleExtractor
+from flynn.memory.graph_extraction import RuleGraphExtractor
+from flynn.memory.graph_ingest import GraphIngestor
+from flynn.memory.learning import FactLearner
 from flynn.memory.llm_extraction import LlmExtractor
+from flynn.memory.llm_reconcile import LlmReconciler
 from flynn.memory.recall import Recall
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.vectors import SqliteVectors
+from flynn.memory.writer import MemoryWriter
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
@@ -177,9 +185,15 @@ def _services(
     clock: Callable[[], datetime],
 ) -> SessionServices:
     llm = settings.llm
-    reconciler = RuleReconciler(memory.facts)
-    extractor = (
-        LlmExtractor(providers["extraction"], threshold=settings.memory.extraction_threshold)
+    zone = settings.persona.timezone
+    reconciler = RuleReconciler(
+        memory.facts, timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo
+    )
+    learner = (
+        FactLearner(
+            LlmExtractor(providers["extraction"], threshold=settings.memory.extraction_threshold),
+            LlmReconciler(providers["extraction"], reconciler, clock=clock),
+        )
         if settings.memory.auto_extract
         else None
     )
@@ -187,8 +201,7 @@ def _services(
         history=memory.history,
         documents=memory.documents,
         provider=providers["compaction"],
-        extractor=extractor,
-        reconciler=reconciler,
+        learner=learner,
         config=CompactionConfig(
             keep_recent_tokens=settings.compaction.keep_recent_tokens,
             input_budget_tokens=llm.context_window - settings.compaction.reserve_tokens,
@@ -199,14 +212,27 @@ def _services(
         ),
         clock=clock,
     )
+    rules = RuleExtractor()
+    vectors = (
+        SqliteVectors(memory.db, WordLlamaEmbedder.installed())
+        if settings.memory.embeddings
+        else None
+    )
     return SessionServices(
         documents=memory.documents,
         facts=memory.facts,
         history=memory.history,
         chat=providers["chat"],
         compactor=compactor,
-        recall=Recall(memory.facts, memory.history, threshold=settings.memory.retrieval_threshold),
-        rules=RuleExtractor(),
+        recall=Recall(
+            memory.facts,
+            memory.history,
+            threshold=settings.memory.retrieval_threshold,
+            ranker=settings.memory.recall_ranker,
+            graph=memory.graph,
+            vectors=vectors,
+        ),
+        rules=rules,
         reconciler=reconciler,
         persona=Persona(
             persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier
@@ -222,4 +248,13 @@ def _services(
             timezone=settings.persona.timezone,
         ),
         clock=clock,
+        writer=MemoryWriter(
+            memory.history,
+            rules,
+            reconciler,
+            graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
+            vectors=vectors,
+        ),
+        learner=learner,
+        learn_every_turns=settings.memory.extract_every_turns,
     )

@@ -13,11 +13,14 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 
 from flynn import __version__
 from flynn.app import App, database_path, utc_now
 from flynn.bench import bench_turn
+from flynn.bench_gateway import bench_gateway
+from flynn.bench_recall import bench_recall, load_dataset
 from flynn.daemon import (
     EXIT_PORT_IN_USE,
     Daemon,
@@ -29,7 +32,10 @@ from flynn.doctor import run_checks
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
-from flynn.memory.snapshot import memory_snapshot
+from flynn.memory.dates import parse_timezone
+from flynn.memory.recall import RANKERS
+from flynn.memory.session_search import render_results, results_json, search_sessions
+from flynn.memory.snapshot import fact_history, memory_snapshot
 from flynn.memory.sqlite import SqliteMemory
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import persona_directory, write_persona_templates
@@ -104,6 +110,11 @@ def _parser() -> argparse.ArgumentParser:
 
     show = memory_command("show", "profile, patterns, working memory and active facts")
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.add_argument(
+        "--history",
+        metavar="FIELD",
+        help="every value FIELD ever had, oldest first, with when each was believed",
+    )
     show.set_defaults(handler=_cmd_memory_show)
     export = memory_command("export", "everything remembered, as markdown")
     export.set_defaults(handler=_cmd_memory_export)
@@ -112,7 +123,31 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--all", action="store_true", help="everything stored for this person")
     what.add_argument("--field", help="a fact field, e.g. name (its whole history)")
     what.add_argument("--fact", type=int, help="a fact id (its whole supersession chain)")
+    what.add_argument(
+        "--since",
+        metavar="DATE",
+        help="everything written from DATE (YYYY-MM-DD or an ISO time, in persona.timezone or "
+        "this machine's zone) until --until or now",
+    )
+    forget.add_argument(
+        "--until", metavar="DATE", help="end of the --since range (a date includes that day)"
+    )
     forget.set_defaults(handler=_cmd_memory_forget)
+
+    sessions = commands.add_parser("sessions", help="past conversations")
+    sessions_commands = sessions.add_subparsers(title="sessions commands", metavar="ACTION")
+    search = sessions_commands.add_parser(
+        "search",
+        help="past turns matching words, grouped by date, newest first",
+        description="past turns of one person matching words, grouped by date, newest first",
+    )
+    search.add_argument("query", nargs="+", help="words to look for")
+    search.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+    search.add_argument("--user", help="a person from the users: map")
+    search.add_argument("--session", help="only this session key (channel:chat_id)")
+    search.add_argument("--limit", type=int, default=20, help="most matches shown (default 20)")
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    search.set_defaults(handler=_cmd_sessions_search)
 
     bench = commands.add_parser("bench", help="benchmarks; each prints one JSON object")
     bench_commands = bench.add_subparsers(title="benchmarks", metavar="BENCH")
@@ -122,6 +157,25 @@ def _parser() -> argparse.ArgumentParser:
     turn.add_argument("--turns", type=int, default=1000)
     turn.add_argument("--seed", type=int, default=7)
     turn.set_defaults(handler=_cmd_bench_turn)
+    recall = bench_commands.add_parser(
+        "recall", help="recall quality (recall@k), injected tokens and latency over a dataset"
+    )
+    recall.add_argument("--dataset", type=Path, required=True, help="conversations + questions")
+    recall.add_argument("--k", default="1,5,10,50", help="comma-separated cut-offs")
+    recall.add_argument("--ranker", choices=RANKERS, default="hybrid")
+    recall.add_argument("--embeddings", action="store_true", help="rank with local embeddings")
+    recall.add_argument(
+        "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
+    )
+    recall.add_argument("--seed", type=int, default=7)
+    recall.set_defaults(handler=_cmd_bench_recall)
+    gateway = bench_commands.add_parser(
+        "gateway", help="full-path throughput against a bare websockets echo server"
+    )
+    gateway.add_argument("--clients", type=int, default=200)
+    gateway.add_argument("--seconds", type=float, default=10.0)
+    gateway.add_argument("--idle-sessions", type=int, default=2000)
+    gateway.set_defaults(handler=_cmd_bench_gateway)
     return parser
 
 
@@ -312,6 +366,15 @@ def _cmd_memory_show(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _logging(settings, quiet=True)
     scope = _memory_scope(args, settings)
+    if args.history:
+        field = "_".join(args.history.casefold().split())
+        with _open_memory(settings) as memory:
+            history = fact_history(memory, scope, field)
+        if args.json:
+            print(json.dumps(history.as_json(), indent=2, ensure_ascii=False))
+        else:
+            print(history.as_text())
+        return EXIT_OK
     with _open_memory(settings) as memory:
         snapshot = memory_snapshot(memory, scope, now=utc_now())
     if args.json:
@@ -334,26 +397,97 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _logging(settings, quiet=True)
     scope = _memory_scope(args, settings)
+    if args.until is not None and args.since is None:
+        raise ConfigError([ConfigProblem("--until", "only goes with --since")])
+    span = None
+    if args.since is not None:
+        zone = _zone(settings)
+        span = (
+            _parse_when("--since", args.since, zone, end_of_day=False),
+            _parse_when("--until", args.until, zone, end_of_day=True) if args.until else utc_now(),
+        )
+        if span[1] <= span[0]:
+            raise ConfigError([ConfigProblem("--until", "must be after --since")])
     with _open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
-            print(
-                f"forgot everything under {scope.root}: "
-                + ", ".join(f"{n} {table}" for table, n in counts.items())
-            )
+            print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif args.field:
             field = "_".join(args.field.casefold().split())
-            removed = sum(
-                memory.facts.forget(ns, field=field)
-                for ns in (scope.profile, scope.patterns, scope.facts)
+            counts = memory.forget_field(scope.root, field)
+            print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
+        elif span is not None:
+            counts = memory.forget_range(scope.root, since=span[0], until=span[1])
+            print(
+                f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
+                f"{span[1].isoformat()}: {_counts(counts)}"
             )
-            print(f"forgot {removed} rows of {field!r} under {scope.root}")
+            if counts["messages"]:
+                print(
+                    "working memory and conversation summaries may have repeated those messages "
+                    "and cannot be edited surgically, so they were deleted as well"
+                )
         else:
-            fact = memory.facts.get(args.fact)
-            if fact is None or not _within(fact.namespace, scope.root):
+            chain = memory.forget_chain(scope.root, args.fact)
+            if chain is None:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
-            print(f"forgot {memory.forget_fact(args.fact)} rows (fact {args.fact} and its chain)")
+            print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+    return EXIT_OK
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items())
+
+
+def _zone(settings: Settings) -> tzinfo | None:
+    """The person's calendar: ``persona.timezone``, else this machine's zone."""
+    name = settings.persona.timezone
+    return parse_timezone(name) if name else datetime.now().astimezone().tzinfo
+
+
+def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool) -> datetime:
+    """A date (its start, or with ``end_of_day`` the start of the next day) or an ISO time;
+    times without an offset are in ``zone``."""
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            moment = datetime.combine(day + timedelta(days=1) if end_of_day else day, time())
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        problem = ConfigProblem(option, f"not a date (YYYY-MM-DD) or ISO time: {text!r}")
+        raise ConfigError([problem]) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
+    return moment
+
+
+# -- sessions ----------------------------------------------------------------------------------
+
+
+def _cmd_sessions_search(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    scope = _memory_scope(args, settings)
+    if args.limit < 1:
+        raise ConfigError([ConfigProblem("--limit", "must be at least 1")])
+    query = " ".join(args.query)
+    session = str(SessionKey.parse(args.session)) if args.session else None
+    with _open_memory(settings) as memory:
+        days = search_sessions(
+            memory.history,
+            scope.root,
+            query,
+            limit=args.limit,
+            session=session,
+            timezone=_zone(settings),
+        )
+    if args.json:
+        report = {"namespace": scope.root, "query": query, "days": results_json(days)}
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(render_results(days, query))
     return EXIT_OK
 
 
@@ -362,6 +496,44 @@ def _within(namespace: str, root: str) -> bool:
 
 
 # -- bench -------------------------------------------------------------------------------------
+
+
+def _cmd_bench_gateway(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    result = asyncio.run(
+        bench_gateway(clients=args.clients, seconds=args.seconds, idle_sessions=args.idle_sessions)
+    )
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_recall(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    try:
+        ks = [int(k) for k in args.k.split(",") if k.strip()]
+    except ValueError:
+        print(f"flynn: --k takes comma-separated numbers, not {args.k!r}", file=sys.stderr)
+        return EXIT_CONFIG
+    if not ks or min(ks) < 1:
+        print("flynn: --k needs cut-offs of at least 1", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        dataset = load_dataset(args.dataset)
+        result = asyncio.run(
+            bench_recall(
+                dataset,
+                ks=ks,
+                ranker=args.ranker,
+                embeddings=args.embeddings,
+                scale=args.scale,
+                seed=args.seed,
+            )
+        )
+    except FlynnError as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(json.dumps(result))
+    return EXIT_OK
 
 
 def _cmd_bench_turn(args: argparse.Namespace) -> int:

@@ -75,6 +75,12 @@ class Router:
     def active_sessions(self) -> int:
         return len(self._workers)
 
+    async def wait_quiet(self) -> None:
+        """Returns once every queued and running turn has finished; sessions stay open."""
+        while any(w.busy or not w.inbox.empty() for w in self._workers.values()):
+            for worker in list(self._workers.values()):
+                await worker.inbox.join()
+
     async def wait_until_idle(self) -> None:
         """Returns once no session has a worker (all idle sessions were evicted)."""
         await self._idle.wait()

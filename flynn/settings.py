@@ -78,8 +78,11 @@ class MemorySettings(_Section):
     proactive_session_greeting: bool = False
     auto_extract: bool = True
     extraction_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+    extract_every_turns: int = Field(default=4, ge=0, le=1000)
     retrieval_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_max_tokens: int = Field(default=1500, ge=0, le=20_000)
+    recall_ranker: Literal["hybrid", "baseline", "bm25"] = "hybrid"
+    embeddings: bool = False
 
 
 class CompactionSettings(_Section):

@@ -6,9 +6,15 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
+from flynn.memory.extraction import ProposedFact
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.working import write_working_memory
 
 
 def flynn(
@@ -120,3 +126,83 @@ def test_bench_turn_prints_one_json_object_last(home: Path) -> None:
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["turns"] == 20
     assert 0 < report["p50_ms"] <= report["p99_ms"]
+
+
+def _seed_memory(home: Path) -> None:
+    """Three days of one person's turns, another session's memory, and a timezone chain."""
+    day = datetime(2026, 11, 17, 9, 0, tzinfo=UTC)
+    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+        for offset, session, text in [
+            (0, "telegram:1", "the dentist moved my appointment"),
+            (1, "gateway:laptop", "remind me about the dentist tomorrow"),
+            (2, "gateway:laptop", "the dentist said all is well"),
+        ]:
+            memory.history.append(
+                session, "user", "user", text, tokens=5, now=day + offset * timedelta(1)
+            )
+        memory.history.append(
+            "gateway:other",
+            "sessions/gateway:other",
+            "user",
+            "my dentist is far",
+            tokens=5,
+            now=day,
+        )
+        write_working_memory(
+            memory.documents, "user/working", "dentist", ttl_days=14, max_tokens=100, now=day
+        )
+        rules = RuleReconciler(memory.facts)
+        for offset, zone in [(0, "Europe/Lisbon"), (1, "Europe/Berlin")]:
+            fact = ProposedFact("profile", "timezone", zone, 0.9, "profile")
+            rules.apply("user/profile", fact, source="rule", now=day + offset * timedelta(1))
+
+
+ONE_PERSON = {"FLYNN_MEMORY__USER_NAMESPACE": "user", "FLYNN_PERSONA__TIMEZONE": "UTC"}
+
+
+def test_sessions_search_and_fact_history(home: Path) -> None:
+    _seed_memory(home)
+    found = flynn("sessions", "search", "dentist", "--json", home=home, env=ONE_PERSON)
+    assert found.returncode == 0, found.stderr
+    report = json.loads(found.stdout)
+    assert [day["date"] for day in report["days"]] == ["2026-11-19", "2026-11-18", "2026-11-17"]
+    assert report["days"][0]["results"][0]["excerpt"] == "the [dentist] said all is well"
+    assert "far" not in found.stdout  # another namespace's turn
+
+    text = flynn("sessions", "search", "dentist", "--limit", "1", home=home, env=ONE_PERSON)
+    lines = text.stdout.splitlines()
+    assert lines[0] == "1 past message matching “dentist”:" and lines[2].startswith("2026-11-1")
+    assert "- 09:00 telegram:1, user: the **dentist** moved my appointment" in lines
+
+    shown = flynn("memory", "show", "--history", "timezone", "--json", home=home, env=ONE_PERSON)
+    assert shown.returncode == 0, shown.stderr
+    chain = json.loads(shown.stdout)["history"]
+    assert [(row["value"], row["status"]) for row in chain] == [
+        ("Europe/Lisbon", "superseded"),
+        ("Europe/Berlin", "active"),
+    ]
+    assert chain[0]["believed_until"] == chain[1]["believed_from"] == "2026-11-18T09:00:00Z"
+    assert chain[1]["supersedes"] == chain[0]["id"] and chain[1]["believed_until"] is None
+
+
+def test_memory_forget_a_time_range(home: Path) -> None:
+    _seed_memory(home)
+    wrong = flynn("memory", "forget", "--field", "x", "--until", "2026-11-18", home=home)
+    assert wrong.returncode == 2 and "--until" in wrong.stderr
+    result = flynn(
+        "memory",
+        "forget",
+        "--since",
+        "2026-11-18",
+        "--until",
+        "2026-11-18",
+        home=home,
+        env=ONE_PERSON,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 messages" in result.stdout and "working memory" in result.stdout
+    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+        left = [hit.message.content for hit in memory.history.search("user", "dentist", limit=9)]
+        assert sorted(left) == ["the dentist moved my appointment", "the dentist said all is well"]
+        assert memory.documents.read("user/working") is None
+        assert [f.value for f in memory.facts.active("user/profile")] == []  # Berlin, and its chain

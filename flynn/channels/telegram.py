@@ -48,6 +48,7 @@ COMMANDS: Final = (
     ("compact", "Summarise the conversation now"),
     ("otr", "Toggle off-the-record: nothing is stored"),
     ("forget", "Delete this conversation's messages for good"),
+    ("search", "Find what we said before, by day"),
     ("help", "What I can do"),
 )
 

@@ -143,22 +143,26 @@ CREATE TABLE entities (
     name_key    TEXT NOT NULL,
     type        TEXT NOT NULL DEFAULT 'thing',
     description TEXT,
-    confidence  REAL NOT NULL DEFAULT 1.0,
+    confidence  REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
     mentions    INTEGER NOT NULL DEFAULT 1,
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
     UNIQUE (namespace, name_key)
 );
+-- Finding the entities a message names looks up its word n-grams by key across a namespace
+-- prefix; keyed on name_key first, each candidate is one seek however many entities there are.
+CREATE INDEX entities_name_key ON entities(name_key, namespace);
 CREATE TABLE relations (
     id          INTEGER PRIMARY KEY,
     namespace   TEXT NOT NULL,
     source_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
     target_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
     type        TEXT NOT NULL,
-    confidence  REAL NOT NULL DEFAULT 1.0,
+    confidence  REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
-    UNIQUE (source_id, target_id, type)
+    UNIQUE (source_id, target_id, type),
+    CHECK (source_id != target_id)
 );
 CREATE INDEX relations_target ON relations(target_id);
 CREATE INDEX relations_namespace ON relations(namespace);
@@ -183,7 +187,30 @@ CREATE TABLE embeddings (
 CREATE INDEX embeddings_namespace ON embeddings(namespace, kind);
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3, _SCHEMA_V4, _SCHEMA_V5)
+# Turn-level provenance: the message a fact was extracted from, so recall can treat a fact and
+# the turn behind it as near-duplicates and credit the right turn. Recall also reads a person's
+# messages by time ("what did we talk about last week"), hence the second index.
+_SCHEMA_V6 = """
+ALTER TABLE facts ADD COLUMN message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL;
+CREATE INDEX facts_message_id ON facts(message_id);
+CREATE INDEX messages_namespace_created ON messages(namespace, created_at);
+-- A vector says what its text said: it goes with the row, on every path that deletes one.
+CREATE TRIGGER messages_embeddings_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM embeddings WHERE kind = 'message' AND ref_id = old.id;
+END;
+CREATE TRIGGER facts_embeddings_delete AFTER DELETE ON facts BEGIN
+    DELETE FROM embeddings WHERE kind = 'fact' AND ref_id = old.id;
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    _SCHEMA_V1,
+    _SCHEMA_V2,
+    _SCHEMA_V3,
+    _SCHEMA_V4,
+    _SCHEMA_V5,
+    _SCHEMA_V6,
+)
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -6,6 +6,7 @@ The supersession chain (``supersedes`` links) keeps what flynn believed and when
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime
 
 from flynn.errors import StoreError
@@ -16,14 +17,14 @@ from flynn.memory.store import Fact, FactKind, NewFact
 
 _COLUMNS = (
     "id, namespace, kind, field, value, confidence, source, status, supersedes, session, channel, "
-    "created_at, updated_at"
+    "created_at, updated_at, message_id"
 )
 _F_COLUMNS = ", ".join(f"f.{column.strip()}" for column in _COLUMNS.split(","))
 
 _INSERT = f"""
 INSERT INTO facts (namespace, kind, field, value, confidence, source, status, supersedes,
-                   session, channel, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)
+                   session, channel, created_at, updated_at, message_id)
+VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)
 RETURNING {_COLUMNS}
 """
 _SET_STATUS = "UPDATE facts SET status = ?, updated_at = ? WHERE id = ? AND status = 'active'"
@@ -92,6 +93,17 @@ class SqliteFacts:
             if self._db.execute(_SET_STATUS, ("superseded", encode_time(now), old_id)) != 1:
                 raise StoreError(f"fact {old_id} is not active (or does not exist)")
             return self._insert(new, supersedes=old_id, now=now)
+
+    def retract(self, old_id: int, retraction: NewFact, *, now: datetime) -> Fact:
+        """Marks ``old_id`` superseded and stores ``retraction`` linked to it with status
+        ``deleted`` (a retraction record, never shown as a belief), in one transaction.
+
+        Raises ``StoreError`` (and changes nothing) if ``old_id`` is missing or not active.
+        """
+        with self._db.transaction():
+            stored = self.supersede(old_id, retraction, now=now)
+            self._db.execute(_SET_STATUS, ("deleted", encode_time(now), stored.id))
+        return replace(stored, status="deleted")
 
     def retire(self, fact_id: int, *, now: datetime) -> None:
         """Marks an active fact ``deleted`` (kept for provenance; ``forget`` removes for real).
@@ -174,6 +186,7 @@ class SqliteFacts:
                 fact.channel,
                 at,
                 at,
+                fact.message_id,
             ),
         )
         if row is None:
@@ -197,4 +210,5 @@ def _fact(row: sqlite3.Row) -> Fact:
         channel=row["channel"],
         created_at=decode_time(row["created_at"]),
         updated_at=decode_time(row["updated_at"]),
+        message_id=row["message_id"],
     )

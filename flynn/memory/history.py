@@ -7,13 +7,20 @@ deleted by ``forget``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner
 from flynn.memory.scope import namespace_scope, scope_params
-from flynn.memory.store import MessageRole, SearchHit, StoredMessage
+from flynn.memory.store import (
+    MessageMatch,
+    MessageRole,
+    SearchHit,
+    SessionSummary,
+    StoredMessage,
+)
 
 EXCERPT_TOKENS = 16
 """Words around the best match in a search excerpt (FTS5 allows 1..64)."""
@@ -51,6 +58,35 @@ WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.n
 """
 _SEARCH_ALL = _SEARCH + " ORDER BY messages_fts.rank LIMIT ?"
 _SEARCH_EXCLUDING = _SEARCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
+_MATCH = f"""
+SELECT {_M_COLUMNS}, messages_fts.rank AS rank
+FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
+"""
+_MATCH_ALL = _MATCH + " ORDER BY messages_fts.rank LIMIT ?"
+_MATCH_EXCLUDING = _MATCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
+# A small rowid window around the hit: the primary key range is the cheapest read there is, and
+# a session's turns are nearly consecutive (other sessions' turns may interleave).
+_AROUND = f"""
+SELECT {_COLUMNS} FROM messages
+WHERE id BETWEEN ? AND ? AND session = ? AND {namespace_scope("namespace")}
+ORDER BY id
+"""
+_BETWEEN = f"""
+SELECT {_COLUMNS} FROM messages
+WHERE {namespace_scope("namespace")} AND created_at >= ? AND created_at < ?
+"""
+_BETWEEN_ALL = _BETWEEN + " ORDER BY created_at DESC LIMIT ?"
+_BETWEEN_EXCLUDING = _BETWEEN + " AND session != ? ORDER BY created_at DESC LIMIT ?"
+_SUMMARIES = f"""
+SELECT key, namespace, summary, summarized_through, updated_at FROM sessions
+WHERE {namespace_scope("namespace")} AND summary IS NOT NULL AND summary != ''
+ORDER BY updated_at DESC LIMIT ?
+"""
+_AROUND_WINDOW = 8
+"""How far (in message ids) to look for a neighbour of the same session."""
+WIDE_BUDGET = 3000
+"""Rows ranked by a recall search (``match(wide=True)``): at ~1.5 µs each, a few milliseconds."""
 _FORGET_SESSION_MESSAGES = "DELETE FROM messages WHERE session = ?"
 _FORGET_SESSION = "DELETE FROM sessions WHERE key = ?"
 _FORGET_MESSAGES = f"DELETE FROM messages WHERE {namespace_scope('namespace')}"
@@ -69,6 +105,7 @@ class SqliteHistory:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._planner = FtsQueryPlanner(db, "messages_fts")
+        self._wide_planner = FtsQueryPlanner(db, "messages_fts", budget=WIDE_BUDGET)
 
     def append(
         self,
@@ -143,6 +180,97 @@ class SqliteHistory:
             for row in rows
         ]
 
+    def match(
+        self,
+        namespace_prefix: str,
+        query: str,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+        wide: bool = False,
+    ) -> list[MessageMatch]:
+        """Like ``search`` without excerpts, best first; ``wide`` ranks up to ``WIDE_BUDGET``
+        rows instead of the interactive budget."""
+        if limit <= 0:
+            return []
+        plan = (self._wide_planner if wide else self._planner).plan(query)
+        if plan is None:
+            return []
+        match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
+        if exclude_session is None:
+            rows = self._db.fetchall(_MATCH_ALL, (*match, limit))
+        else:
+            rows = self._db.fetchall(_MATCH_EXCLUDING, (*match, exclude_session, limit))
+        return [MessageMatch(message=_message(row), score=-row["rank"]) for row in rows]
+
+    def around(
+        self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
+    ) -> list[StoredMessage]:
+        """For each id, up to ``radius`` messages of the same session just before and after it
+        (looked for within a few ids, so a session interleaved with many others may show fewer);
+        the ids themselves are not returned. Unknown ids are ignored."""
+        if radius <= 0 or not message_ids:
+            return []
+        scope = scope_params(namespace_prefix)
+        wanted = set(message_ids)
+        found: dict[int, StoredMessage] = {}
+        for anchor in self.messages(sorted(wanted)):
+            window = radius + _AROUND_WINDOW
+            rows = self._db.fetchall(
+                _AROUND, (anchor.id - window, anchor.id + window, anchor.session, *scope)
+            )
+            before = [row for row in rows if row["id"] < anchor.id][-radius:]
+            after = [row for row in rows if row["id"] > anchor.id][:radius]
+            for row in (*before, *after):
+                if row["id"] not in wanted:
+                    found.setdefault(row["id"], _message(row))
+        return [found[key] for key in sorted(found)]
+
+    def between(
+        self,
+        namespace_prefix: str,
+        start: datetime,
+        end: datetime,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+    ) -> list[StoredMessage]:
+        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
+        if limit <= 0 or end <= start:
+            return []
+        params = (*scope_params(namespace_prefix), encode_time(start), encode_time(end))
+        if exclude_session is None:
+            rows = self._db.fetchall(_BETWEEN_ALL, (*params, limit))
+        else:
+            rows = self._db.fetchall(_BETWEEN_EXCLUDING, (*params, exclude_session, limit))
+        return [_message(row) for row in rows]
+
+    def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
+        """Non-empty compaction summaries of sessions under ``namespace_prefix``, newest first."""
+        if limit <= 0:
+            return []
+        rows = self._db.fetchall(_SUMMARIES, (*scope_params(namespace_prefix), limit))
+        return [
+            SessionSummary(
+                session=row["key"],
+                namespace=row["namespace"],
+                summary=row["summary"],
+                through_id=row["summarized_through"] or 0,
+                updated_at=decode_time(row["updated_at"]),
+            )
+            for row in rows
+        ]
+
+    def messages(self, ids: Sequence[int]) -> list[StoredMessage]:
+        """The messages with these ids that exist, in id order."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self._db.fetchall(
+            f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks}) ORDER BY id", ids
+        )
+        return [_message(row) for row in rows]
+
     def forget(self, namespace_prefix: str) -> int:
         """Deletes messages (with their index rows) and session rows under the prefix, for real;
         returns how many messages went."""
@@ -153,6 +281,7 @@ class SqliteHistory:
         """Deletes one session's messages (and index rows) and its summary for real, in one
         transaction; returns how many messages went."""
         self._planner.forget_counts()
+        self._wide_planner.forget_counts()
         with self._db.transaction():
             messages = self._db.execute(_FORGET_SESSION_MESSAGES, (session,))
             self._db.execute(_FORGET_SESSION, (session,))
@@ -162,6 +291,7 @@ class SqliteHistory:
         """Like ``forget``, in one transaction; returns (messages, sessions) deleted."""
         scope = scope_params(namespace_prefix)
         self._planner.forget_counts()
+        self._wide_planner.forget_counts()
         with self._db.transaction():
             sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
             messages = self._db.execute(_FORGET_MESSAGES, scope)

@@ -1,24 +1,54 @@
-"""Adaptive per-turn recall: the stored facts and past turns most relevant to one message, within a
-token budget, as trust-labelled blocks.
+"""Adaptive per-turn recall: the stored facts, past turns, summaries and graph context most relevant
+to one message, ranked (``Recall.rank``) and then packed into a token budget as trust-labelled
+blocks (``Recall.pack``; ``Recall.recall`` does both, as the orchestrator needs).
 
-Ranking is seed 003's relevance formula (0.6 keyword overlap + 0.2 recency + 0.2 confidence) over
-FTS5 candidates; ``memory.retrieval_threshold`` drops weak matches.
+Three rankers share the packing: ``hybrid`` (the default, see ``flynn.memory.ranking``),
+``baseline`` (seed 003's relevance formula, kept to compare against) and ``bm25`` (plain
+full-text ranking of past turns, the floor any ranker must beat).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
-from flynn.memory.store import Fact, Facts, History
-from flynn.tokens import estimate_tokens
+from flynn.memory.query import analyse
+from flynn.memory.ranking import HybridRanker, RecallItem, Trust, fact_trust, message_item
+from flynn.memory.store import Fact, Facts, Graph, History
+from flynn.memory.vectors import VectorSearch
+from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
+
+RankerName = Literal["hybrid", "baseline", "bm25"]
+RANKERS: tuple[RankerName, ...] = ("hybrid", "baseline", "bm25")
+
+RANK_LIMIT = 50
+"""Items ranked for one message before packing; more than a 1,500-token budget holds."""
+ITEM_MAX_TOKENS = 120
+"""A long past message is cut to an excerpt of about this size."""
+FRAME_TOKENS = 48
+"""Kept out of the budget for what frames the blocks in the prompt (``render_recalled``'s
+heading and its instruction to trust the current message)."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _RECENCY_DAYS = 30.0
-_FACT_CANDIDATES = 12
-_MESSAGE_CANDIDATES = 8
+_BASELINE_FACTS = 12
+_BASELINE_MESSAGES = 8
+
+__all__ = [
+    "RANKERS",
+    "RankerName",
+    "Recall",
+    "RecallBlock",
+    "RecallItem",
+    "RecalledMemory",
+    "Trust",
+    "baseline_relevance",
+    "keyword_overlap",
+    "recency",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +62,10 @@ class RecallBlock:
 
 @dataclass(frozen=True, slots=True)
 class RecalledMemory:
+    """What recall injects: trust-labelled blocks, and the ranked items they were packed from."""
+
     blocks: tuple[RecallBlock, ...] = ()
+    items: tuple[RecallItem, ...] = field(default=())
 
     @property
     def is_empty(self) -> bool:
@@ -41,6 +74,34 @@ class RecalledMemory:
     @property
     def lines(self) -> tuple[str, ...]:
         return tuple(line for block in self.blocks for line in block.lines)
+
+
+# Block order is trust order: what the person stated, the verbatim record, then what was derived.
+_BLOCKS: tuple[tuple[Trust, str, str], ...] = (
+    ("stated", "Facts they told you", "high: stated by them, though it may have changed since"),
+    (
+        "verbatim",
+        "Past conversations, verbatim",
+        "high for what was said and when; your own past replies may have been mistaken",
+    ),
+    (
+        "extracted",
+        "Facts extracted from past conversations",
+        "medium: extracted automatically, may be imprecise",
+    ),
+    ("inferred", "Inferred", "low: inferred, never confirmed by them"),
+    (
+        "summary",
+        "Summaries of earlier conversations",
+        "low: condensed, details may be missing or distorted",
+    ),
+)
+
+
+# What a block's title line costs when rendered: "[title (trust: ...)]" and its newline.
+_TITLE_TOKENS = {
+    trust: estimate_tokens(f"[{title} (trust: {said})]") + 1 for trust, title, said in _BLOCKS
+}
 
 
 def keyword_overlap(query_terms: set[str], text: str) -> float:
@@ -62,21 +123,96 @@ def baseline_relevance(overlap: float, recent: float, confidence: float) -> floa
     return 0.6 * overlap + 0.2 * recent + 0.2 * confidence
 
 
-def _terms(text: str) -> set[str]:
-    return {word.casefold() for word in _WORD.findall(text) if len(word) > 2}
-
-
-def _fact_line(fact: Fact) -> str:
-    return f"- {fact.field}: {fact.value}" if fact.field else f"- {fact.value}"
-
-
 class Recall:
-    """Finds memory for a message under one namespace root. Reads only; never writes."""
+    """Finds memory for a message under one namespace root. Reads only; never writes.
 
-    def __init__(self, facts: Facts, history: History, *, threshold: float) -> None:
+    ``graph`` and ``vectors`` are optional sources (the knowledge graph, local embeddings);
+    without them the hybrid ranker uses full-text search, time and structure alone.
+    """
+
+    def __init__(
+        self,
+        facts: Facts,
+        history: History,
+        *,
+        threshold: float,
+        ranker: RankerName = "hybrid",
+        graph: Graph | None = None,
+        vectors: VectorSearch | None = None,
+    ) -> None:
         self._facts = facts
         self._history = history
         self._threshold = threshold
+        self._ranker = ranker
+        self._hybrid = HybridRanker(facts, history, graph=graph, vectors=vectors)
+
+    @property
+    def ranker(self) -> RankerName:
+        return self._ranker
+
+    def rank(
+        self,
+        root: str,
+        query: str,
+        *,
+        now: datetime,
+        limit: int = RANK_LIMIT,
+        exclude_session: str | None = None,
+    ) -> list[RecallItem]:
+        """The items most relevant to ``query`` under ``root``, best first, at most ``limit``.
+
+        Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
+        ``threshold`` (relative to the best, for the hybrid ranker) are left out.
+        """
+        if limit <= 0 or not query.strip():
+            return []
+        if self._ranker == "baseline":
+            return self._rank_baseline(root, query, now=now, limit=limit, exclude=exclude_session)
+        if self._ranker == "bm25":
+            matches = self._history.match(
+                root, query, limit=limit, exclude_session=exclude_session, wide=True
+            )
+            return [message_item(m.message, m.score) for m in matches]
+        analysis = analyse(query, now=now)
+        items = self._hybrid.rank(root, analysis, now=now, limit=limit, exclude=exclude_session)
+        if not items:
+            return []
+        floor = items[0].score * self._threshold
+        return [item for item in items if item.score >= floor]
+
+    def pack(
+        self, items: Sequence[RecallItem], *, budget_tokens: int, skip_lines: Iterable[str] = ()
+    ) -> RecalledMemory:
+        """Packs ranked ``items`` into ``budget_tokens`` (what the rendered lines cost), best
+        first: no two lines alike, no message twice, and a fact dropped when the turn it came
+        from is already in (or the turn dropped when the fact ranked higher). Lines are grouped
+        into blocks by trust; past turns are shown in time order."""
+        if budget_tokens <= FRAME_TOKENS:
+            return RecalledMemory()
+        skip = {_normal(line) for line in skip_lines}
+        seen_text: set[str] = set()
+        seen_messages: set[int] = set()
+        opened: set[Trust] = set()
+        spent = FRAME_TOKENS
+        packed: list[tuple[RecallItem, str]] = []
+        for item in items:
+            line = _line(item)
+            key = _normal(item.text)
+            if key in seen_text or _normal(line) in skip or key in skip:
+                continue
+            if item.message_ids and seen_messages.intersection(item.message_ids):
+                continue
+            cost = estimate_tokens(line) + 1  # the newline between lines
+            if item.trust not in opened:
+                cost += _TITLE_TOKENS[item.trust]
+            if spent + cost > budget_tokens:
+                continue
+            spent += cost
+            opened.add(item.trust)
+            seen_text.add(key)
+            seen_messages.update(item.message_ids)
+            packed.append((item, line))
+        return _blocks(packed)
 
     def recall(
         self,
@@ -88,72 +224,84 @@ class Recall:
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
     ) -> RecalledMemory:
-        if budget_tokens <= 0 or not query.strip():
+        """``pack(rank(...))``: what the orchestrator injects for one message."""
+        if budget_tokens <= 0:
             return RecalledMemory()
-        terms = _terms(query)
-        skip = set(skip_lines)
-        spent = 0
+        items = self.rank(root, query, now=now, exclude_session=exclude_session)
+        return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines)
 
-        stated: list[str] = []
-        extracted: list[str] = []
-        scored_facts = []
-        for fact in self._facts.search(root, query, limit=_FACT_CANDIDATES):
-            text = f"{fact.field or ''} {fact.value}"
+    def _rank_baseline(
+        self, root: str, query: str, *, now: datetime, limit: int, exclude: str | None
+    ) -> list[RecallItem]:
+        terms = {word.casefold() for word in _WORD.findall(query) if len(word) > 2}
+        scored: list[RecallItem] = []
+        for fact in self._facts.search(root, query, limit=_BASELINE_FACTS):
             score = baseline_relevance(
-                keyword_overlap(terms, text), recency(fact.updated_at, now), fact.confidence
+                keyword_overlap(terms, f"{fact.field or ''} {fact.value}"),
+                recency(fact.updated_at, now),
+                fact.confidence,
             )
-            if score >= self._threshold:
-                scored_facts.append((score, fact))
-        scored_facts.sort(key=lambda pair: pair[0], reverse=True)
-        for _, fact in scored_facts:
-            line = _fact_line(fact)
-            cost = estimate_tokens(line)
-            if line in skip or spent + cost > budget_tokens:
-                continue
-            spent += cost
-            skip.add(line)
-            (extracted if fact.source in ("llm", "inferred") else stated).append(line)
-
-        excerpts: list[str] = []
-        hits = self._history.search(
-            root, query, limit=_MESSAGE_CANDIDATES, exclude_session=exclude_session
-        )
-        for hit in hits:
-            message = hit.message
+            scored.append(_fact_item(fact, score))
+        for match in self._history.match(
+            root, query, limit=max(_BASELINE_MESSAGES, limit), exclude_session=exclude
+        ):
+            message = match.message
             score = baseline_relevance(
                 keyword_overlap(terms, message.content), recency(message.created_at, now), 1.0
             )
-            if score < self._threshold:
-                continue
-            when = message.created_at.strftime("%Y-%m-%d")
-            who = "they said" if message.role == "user" else "you said"
-            line = f"- {when}, {who}: {hit.excerpt}"
-            cost = estimate_tokens(line)
-            if line in skip or spent + cost > budget_tokens:
-                continue
-            spent += cost
-            skip.add(line)
-            excerpts.append(line)
+            scored.append(message_item(message, score))
+        kept = [item for item in scored if item.score >= self._threshold]
+        kept.sort(key=lambda item: item.score, reverse=True)
+        return kept[:limit]
 
-        blocks = []
-        if stated:
-            blocks.append(
-                RecallBlock("Facts the person told you", "high: stated by them", tuple(stated))
-            )
-        if extracted:
-            blocks.append(
-                RecallBlock(
-                    "Facts inferred from past conversations",
-                    "medium: extracted, may be imprecise",
-                    tuple(extracted),
-                )
-            )
-        if excerpts:
-            blocks.append(
-                RecallBlock(
-                    "Excerpts from past conversations",
-                    "high for what was said, but it may be out of date",
-                    tuple(excerpts),
-                )
-            )
-        return RecalledMemory(tuple(blocks))
+
+def _fact_item(fact: Fact, score: float) -> RecallItem:
+    text = f"{fact.field}: {fact.value}" if fact.field else fact.value
+    return RecallItem(
+        kind="fact",
+        ref=fact.id,
+        text=text,
+        session=fact.session,
+        message_ids=(fact.message_id,) if fact.message_id is not None else (),
+        time=fact.updated_at,
+        score=score,
+        trust=fact_trust(fact),
+    )
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _line(item: RecallItem) -> str:
+    text = _excerpt(item.text, ITEM_MAX_TOKENS)
+    if item.kind == "message":
+        who = "they said" if item.role == "user" else "you said"
+        return f"- {item.time:%Y-%m-%d %a}, {who}: {text}"
+    if item.kind == "summary":
+        return f"- conversation of {item.time:%Y-%m-%d}: {text}"
+    return f"- {text}"
+
+
+def _excerpt(text: str, max_tokens: int) -> str:
+    text = " ".join(text.split())
+    limit = max_tokens * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + " …"
+
+
+def _blocks(packed: list[tuple[RecallItem, str]]) -> RecalledMemory:
+    if not packed:
+        return RecalledMemory()
+    blocks = []
+    for trust, title, said in _BLOCKS:
+        chosen = [(item, line) for item, line in packed if item.trust == trust]
+        if not chosen:
+            continue
+        if trust == "verbatim":
+            chosen.sort(key=lambda pair: (pair[0].time, pair[0].ref))
+        blocks.append(RecallBlock(title, said, tuple(line for _, line in chosen)))
+    return RecalledMemory(tuple(blocks), tuple(item for item, _ in packed))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -9,13 +10,15 @@ from flynn.memory.costs import SqliteCosts
 from flynn.memory.database import Database
 from flynn.memory.documents import SqliteDocuments
 from flynn.memory.facts import SqliteFacts
+from flynn.memory.forgetting import SqliteForgetting
+from flynn.memory.graph import SqliteGraph
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqliteInboundLog
 
 
 class SqliteMemory:
-    """Documents, facts, history, costs and the inbound log sharing one ``Database``; closing it
-    closes them all."""
+    """Documents, facts, history, the knowledge graph, costs and the inbound log sharing one
+    ``Database``; closing it closes them all."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -24,6 +27,8 @@ class SqliteMemory:
         self.history = SqliteHistory(db)
         self.costs = SqliteCosts(db)
         self.inbound = SqliteInboundLog(db)
+        self.graph = SqliteGraph(db)
+        self._forgetting = SqliteForgetting(db)
 
     @classmethod
     def open(cls, path: Path) -> SqliteMemory:
@@ -46,7 +51,8 @@ class SqliteMemory:
 
     def forget_namespace(self, prefix: str) -> dict[str, int]:
         """Deletes for real everything stored under ``prefix`` (``prefix`` or ``prefix/...``):
-        documents, facts, messages with their index rows, and sessions, in one transaction.
+        documents, facts, messages with their index rows, sessions, and graph entities with their
+        relations and mentions, in one transaction.
 
         Returns the rows deleted per table. Costs carry no namespace and are kept.
         Raises ``ValueError`` for an empty prefix, ``StoreError`` if the delete fails (then
@@ -56,8 +62,32 @@ class SqliteMemory:
             documents = self.documents.forget(prefix)
             facts = self.facts.forget(prefix)
             messages, sessions = self.history.forget_counted(prefix)
-        return {"documents": documents, "facts": facts, "messages": messages, "sessions": sessions}
+            entities = self.graph.forget(prefix)
+            embeddings = self._forgetting.forget_embeddings(prefix)
+        return {
+            "documents": documents,
+            "facts": facts,
+            "messages": messages,
+            "sessions": sessions,
+            "entities": entities,
+            "embeddings": embeddings,
+        }
 
     def forget_fact(self, fact_id: int) -> int:
         """Deletes the fact and its whole supersession chain for real; returns how many rows."""
         return self.facts.forget_chain(fact_id)
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
+        """Every row of ``field`` under ``prefix``, with its values redacted wherever messages,
+        summaries and documents there mention them (``flynn.memory.forgetting``)."""
+        return self._forgetting.forget_field(prefix, field)
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
+        """The fact's whole chain, redacted like ``forget_field``; ``None`` if the fact is not
+        under ``prefix``."""
+        return self._forgetting.forget_chain(prefix, fact_id)
+
+    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
+        """Everything under ``prefix`` written in ``[since, until)``, and the summaries and
+        working memory that may repeat it (``flynn.memory.forgetting``)."""
+        return self._forgetting.forget_range(prefix, since=since, until=until)

@@ -12,6 +12,8 @@ Each call that writes is one transaction: it lands whole or not at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
@@ -43,6 +45,8 @@ class NewFact:
     source: FactSource = "explicit"
     session: str | None = None
     channel: str | None = None
+    message_id: int | None = None
+    """The stored message the fact was extracted from (turn-level provenance), if known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,7 @@ class Fact:
     channel: str | None
     created_at: datetime
     updated_at: datetime
+    message_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,26 @@ class SearchHit:
     message: StoredMessage
     excerpt: str
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class MessageMatch:
+    """A past message found by full-text search for recall: no excerpt; ``score`` is the negated
+    bm25 rank (higher is better)."""
+
+    message: StoredMessage
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A session's running compaction summary and the newest message it covers."""
+
+    session: str
+    namespace: str
+    summary: str
+    through_id: int
+    updated_at: datetime
 
 
 class Documents(Protocol):
@@ -115,6 +140,13 @@ class Facts(Protocol):
 
     def retire(self, fact_id: int, *, now: datetime) -> None:
         """Marks an active fact ``deleted`` (kept for provenance; ``forget`` removes for real)."""
+        ...
+
+    def retract(self, old_id: int, retraction: NewFact, *, now: datetime) -> Fact:
+        """Marks ``old_id`` superseded and stores ``retraction`` linked to it with status
+        ``deleted``, in one transaction: the chain records when the belief ended, and nothing of
+        it reaches a prompt. Raises ``StoreError`` (changing nothing) if ``old_id`` is not active.
+        """
         ...
 
     def get(self, fact_id: int) -> Fact | None: ...
@@ -178,6 +210,46 @@ class History(Protocol):
         """Messages under ``namespace_prefix`` matching the FTS5 ``query``, best first."""
         ...
 
+    def match(
+        self,
+        namespace_prefix: str,
+        query: str,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+        wide: bool = False,
+    ) -> list[MessageMatch]:
+        """Like ``search`` without excerpts, best first. ``wide`` ranks more rows (recall's
+        budget rather than interactive search's), still a bounded number."""
+        ...
+
+    def messages(self, ids: Sequence[int]) -> list[StoredMessage]:
+        """The messages with these ids that exist, in id order (callers check namespaces)."""
+        ...
+
+    def around(
+        self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
+    ) -> list[StoredMessage]:
+        """For each id, up to ``radius`` messages of the same session just before and just after
+        it (under ``namespace_prefix`` only); the ids themselves are not returned."""
+        ...
+
+    def between(
+        self,
+        namespace_prefix: str,
+        start: datetime,
+        end: datetime,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+    ) -> list[StoredMessage]:
+        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
+        ...
+
+    def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
+        """Non-empty compaction summaries of sessions under ``namespace_prefix``, newest first."""
+        ...
+
     def forget(self, namespace_prefix: str) -> int: ...
 
     def forget_session(self, session: str) -> int:
@@ -215,4 +287,116 @@ class InboundLog(Protocol):
 
     def prune(self, *, before: datetime) -> int:
         """Forgets ids received before ``before``; returns how many."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A node of the knowledge graph: a person, place, project, tool ... named in conversation.
+
+    ``mentions`` counts the times it was seen (created or upserted again)."""
+
+    id: int
+    namespace: str
+    name: str
+    type: str
+    description: str | None
+    confidence: float
+    mentions: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed edge ``source -type-> target`` between two entities of one namespace; the names
+    are carried along so a relation can be shown without another lookup."""
+
+    id: int
+    namespace: str
+    source_id: int
+    target_id: int
+    type: str
+    confidence: float
+    updated_at: datetime
+    source_name: str
+    target_name: str
+
+
+class Graph(Protocol):
+    """The knowledge graph (seed 003). Names are identified case-insensitively within a namespace;
+    types are lower-case words (``person``, ``works_at``); confidences lie in 0..1."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Makes the calls inside the block one transaction (nested blocks are savepoints)."""
+        ...
+
+    def upsert_entity(
+        self,
+        namespace: str,
+        name: str,
+        type: str,
+        *,
+        description: str | None = None,
+        confidence: float,
+        now: datetime,
+    ) -> Entity:
+        """Creates the entity, or updates the one with the same name (any case): confidence
+        becomes the larger of the two, ``mentions`` grows by one, a given description replaces
+        the old, and a specific type replaces ``thing`` (or a less confident type).
+
+        Raises ``ValueError`` for a name without words or a confidence outside 0..1.
+        """
+        ...
+
+    def find(self, namespace: str, name: str) -> Entity | None:
+        """The entity of exactly this namespace with this name (any case)."""
+        ...
+
+    def relate(
+        self,
+        namespace: str,
+        source_id: int,
+        target_id: int,
+        type: str,
+        *,
+        confidence: float,
+        now: datetime,
+    ) -> Relation:
+        """Creates ``source -type-> target``, or raises the confidence of the existing one.
+
+        Raises ``ValueError`` for a self-relation, an empty type or a confidence outside 0..1,
+        and ``StoreError`` when either entity is missing or outside ``namespace``.
+        """
+        ...
+
+    def mention(self, entity_id: int, message_id: int) -> None:
+        """Records that the stored message names the entity (idempotent). The link goes when
+        either is deleted. Raises ``StoreError`` if either does not exist."""
+        ...
+
+    def entities_in(self, namespace_prefix: str, text: str, *, limit: int) -> list[Entity]:
+        """Entities under ``namespace_prefix`` whose names occur in ``text`` as whole words (any
+        case), most confident and most mentioned first. One indexed lookup, whatever the size
+        of the graph."""
+        ...
+
+    def relations_of(self, entity_id: int, *, limit: int) -> list[Relation]:
+        """Relations from or to the entity, most confident and most recent first."""
+        ...
+
+    def path(
+        self, namespace: str, from_id: int, to_id: int, *, max_depth: int = 4
+    ) -> list[Relation]:
+        """A shortest chain of relations (followed in either direction) leading from ``from_id``
+        to ``to_id`` within ``namespace``, at most ``max_depth`` long, in walking order. Empty
+        when there is none within reach, or when the two are the same entity."""
+        ...
+
+    def messages_mentioning(self, entity_ids: Sequence[int], *, limit: int) -> list[int]:
+        """Ids of stored messages naming any of the entities, newest first, without repeats."""
+        ...
+
+    def forget(self, namespace_prefix: str) -> int:
+        """Deletes entities under the prefix with their relations and mentions, for real;
+        returns how many entities."""
         ...

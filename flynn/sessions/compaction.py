@@ -16,8 +16,8 @@ import structlog
 
 from flynn.errors import ProviderError
 from flynn.identity import MemoryScope
-from flynn.memory.llm_extraction import LlmExtractor, format_transcript
-from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.learning import FactLearner
+from flynn.memory.llm_extraction import format_transcript
 from flynn.memory.store import Documents, History, StoredMessage
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
@@ -145,6 +145,8 @@ class CompactionOutcome:
     tokens_before: int
     tokens_after: int
     facts_extracted: int
+    through_id: int = 0
+    """The newest message summarised (and learnt from, when extraction is on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,21 +168,23 @@ class Compactor:
         history: History,
         documents: Documents,
         provider: Provider,
-        extractor: LlmExtractor | None,
-        reconciler: RuleReconciler,
+        learner: FactLearner | None,
         config: CompactionConfig,
         clock: Callable[[], datetime],
     ) -> None:
         self._history = history
         self._documents = documents
         self._provider = provider
-        self._extractor = extractor
-        self._reconciler = reconciler
+        self._learner = learner
         self._config = config
         self._clock = clock
 
-    async def compact(self, session: str, scope: MemoryScope) -> CompactionOutcome | None:
+    async def compact(
+        self, session: str, scope: MemoryScope, *, extracted_through: int = 0
+    ) -> CompactionOutcome | None:
         """Summarise the session's older turns; ``None`` when there is nothing to summarise.
+        Facts are learnt from the summarised turns newer than ``extracted_through`` (the caller
+        already learnt from the older ones).
 
         Raises only on storage failure (``StoreError``), in which case nothing was marked.
         """
@@ -204,7 +208,10 @@ class Compactor:
                 max_tokens=self._config.working_memory_max_tokens,
                 now=self._clock(),
             )
-        extracted = await self._extract(turns, scope, session) if self._config.auto_extract else 0
+        unlearned = [message for message in older if message.id > extracted_through]
+        extracted = (
+            await self._extract(unlearned, scope, session) if self._config.auto_extract else 0
+        )
         self._history.save_summary(session, summary, through_id=older[-1].id, now=self._clock())
         before = estimate_tokens(previous or "") + sum(m.tokens for m in messages)
         after = estimate_tokens(summary) + sum(m.tokens for m in kept)
@@ -218,7 +225,7 @@ class Compactor:
             facts=extracted,
         )
         return CompactionOutcome(
-            len(older), len(kept), summary, used_model, before, after, extracted
+            len(older), len(kept), summary, used_model, before, after, extracted, older[-1].id
         )
 
     async def _summarise(
@@ -253,22 +260,16 @@ class Compactor:
             return extractive_summary(turns, previous), False
         return summary or extractive_summary(turns, previous), True
 
-    async def _extract(self, turns: list[ChatMessage], scope: MemoryScope, session: str) -> int:
-        if self._extractor is None:
+    async def _extract(
+        self, messages: list[StoredMessage], scope: MemoryScope, session: str
+    ) -> int:
+        if self._learner is None or not messages:
             return 0
         try:
-            proposed = await self._extractor.extract(turns)
+            return await self._learner.learn(messages, scope.facts, session=session)
         except ProviderError as exc:
             log.info("extraction.skipped", error=type(exc).__name__)
             return 0
-        now = self._clock()
-        changed = 0
-        for fact in proposed:
-            outcome = self._reconciler.apply(
-                scope.facts, fact, source="llm", now=now, session=session
-            )
-            changed += outcome.action != "noop"
-        return changed
 
 
 def _chunks(turns: list[ChatMessage], budget_tokens: int) -> list[list[ChatMessage]]:

@@ -23,11 +23,15 @@ from flynn.errors import (
     RateLimited,
 )
 from flynn.identity import MemoryScope
+from flynn.memory.dates import parse_timezone
 from flynn.memory.extraction import ProposedFact, RuleExtractor
+from flynn.memory.learning import FactLearner
 from flynn.memory.recall import Recall, RecalledMemory
 from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.store import Documents, Fact, Facts, History, StoredMessage
+from flynn.memory.session_search import render_results, search_sessions
+from flynn.memory.store import Documents, Fact, Facts, History, MessageRole, StoredMessage
 from flynn.memory.working import read_working_memory
+from flynn.memory.writer import MemoryWriter
 from flynn.messages import SessionKey
 from flynn.persona import Persona, system_block
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, MemoryView, Provider
@@ -39,7 +43,8 @@ from flynn.tokens import estimate_tokens
 log = structlog.get_logger(__name__)
 
 OnDelta = Callable[[str], Awaitable[None]]
-COMMANDS = ("new", "reset", "status", "compact", "otr", "forget", "help")
+COMMANDS = ("new", "reset", "status", "compact", "otr", "forget", "search", "help")
+SEARCH_LIMIT = 10
 _PROFILE_LINES_MAX = 40
 
 
@@ -83,6 +88,12 @@ class SessionServices:
     persona: Persona
     config: TurnConfig
     clock: Callable[[], datetime]
+    learner: FactLearner | None = None
+    """LLM extraction + reconciliation, run in the background; ``None`` turns it off."""
+    learn_every_turns: int = 0
+    """Learn after this many of the person's messages (0: only at compaction)."""
+    writer: MemoryWriter | None = None
+    """Persists turns and what they teach; ``None`` writes through ``history`` and ``rules``."""
 
 
 def fact_line(fact: Fact) -> str:
@@ -123,6 +134,11 @@ class Orchestrator:
         self._state = _State()
         self._pending: asyncio.Task[CompactionOutcome | None] | None = None
         self._profile: _Profile | None = None
+        # Background LLM learning: at most one task; messages up to ``_learnt_through`` (an id)
+        # were learnt from, and ``_unlearnt_turns`` person's messages arrived since.
+        self._learning: asyncio.Task[int] | None = None
+        self._learnt_through = 0
+        self._unlearnt_turns = 0
 
     @property
     def off_the_record(self) -> bool:
@@ -153,6 +169,8 @@ class Orchestrator:
     async def command(self, name: str, arg: str = "") -> TurnResult:
         async with self._lock:
             await self._await_pending()
+            # A command may forget or reset what background learning is about to write.
+            await self._await_learning()
             handler = {
                 "new": self._cmd_new,
                 "reset": self._cmd_reset,
@@ -160,6 +178,7 @@ class Orchestrator:
                 "compact": self._cmd_compact,
                 "otr": self._cmd_otr,
                 "forget": self._cmd_forget,
+                "search": self._cmd_search,
                 "help": self._cmd_help,
                 "start": self._cmd_help,
             }.get(name)
@@ -177,12 +196,13 @@ class Orchestrator:
                 return TurnResult("That command failed on my side; please try again.", "internal")
 
     async def wait_idle(self) -> None:
-        """Returns once no turn runs and no compaction is in flight."""
+        """Returns once no turn runs and no compaction or background learning is in flight."""
         async with self._lock:
             await self._await_pending()
+            await self._await_learning()
 
     async def aclose(self) -> None:
-        """Waits for a compaction in flight, so nothing summarised is left half-done."""
+        """Waits for a compaction or learning in flight, so nothing is left half-done."""
         await self.wait_idle()
 
     # -- the turn ---------------------------------------------------------------------------
@@ -194,16 +214,10 @@ class Orchestrator:
         turns = self._load()
         if state.session_context is None:
             state.session_context = self._session_context()
+        asked: StoredMessage | None = None
         if not state.off_the_record:
-            stored = services.history.append(
-                self._session,
-                self.scope.root,
-                "user",
-                text,
-                tokens=estimate_tokens(text),
-                now=now,
-            )
-            turns.append(stored)
+            asked = self._persist("user", text, now)
+            turns.append(asked)
         state.turn_count += 1
         state.added_since += estimate_tokens(text)
 
@@ -254,17 +268,12 @@ class Orchestrator:
         else:
             append_turn(state.history, ChatMessage("user", text))
             append_turn(state.history, ChatMessage("assistant", response.text))
-            turns.append(
-                services.history.append(
-                    self._session,
-                    self.scope.root,
-                    "assistant",
-                    response.text,
-                    tokens=estimate_tokens(response.text),
-                    now=services.clock(),
-                )
-            )
-            self._remember(services.rules.extract(text), now)
+            turns.append(self._persist("assistant", response.text, services.clock()))
+            if services.writer is not None and asked is not None:
+                services.writer.learn(self.scope, asked, now=now, channel=self.key.channel)
+            else:
+                self._remember(services.rules.extract(text), now)
+            self._unlearnt_turns += 1
         log.info(
             "turn.completed",
             tokens_in=response.usage.input_tokens,
@@ -276,6 +285,8 @@ class Orchestrator:
             self._pending = asyncio.create_task(
                 self._compact_now(), name=f"compaction:{self._session}"
             )
+        elif not state.off_the_record:
+            self._start_learning()
         return TurnResult(response.text, compacted=compacted)
 
     async def _call(self, request: ChatRequest, on_delta: OnDelta | None) -> ChatResponse:
@@ -424,6 +435,14 @@ class Orchestrator:
             recalled=recalled.lines,
         )
 
+    def _persist(self, role: MessageRole, text: str, now: datetime) -> StoredMessage:
+        services = self._services
+        if services.writer is not None:
+            return services.writer.message(self.scope, self._session, role, text, now=now)
+        return services.history.append(
+            self._session, self.scope.root, role, text, tokens=estimate_tokens(text), now=now
+        )
+
     def _remember(self, proposed: list[ProposedFact], now: datetime) -> None:
         for fact in proposed:
             namespace = self.scope.patterns if fact.target == "patterns" else self.scope.profile
@@ -447,17 +466,64 @@ class Orchestrator:
                 await task
 
     async def _compact_now(self) -> CompactionOutcome | None:
+        # Compaction learns from what it summarises; never alongside a background batch.
+        await self._await_learning()
         try:
-            outcome = await self._services.compactor.compact(self._session, self.scope)
+            outcome = await self._services.compactor.compact(
+                self._session, self.scope, extracted_through=self._learnt_through
+            )
         except FlynnError:
             log.error("compaction.failed", exc_info=True)
             return None
+        if outcome is not None:
+            self._learnt_through = max(self._learnt_through, outcome.through_id)
         # Reload what is left verbatim; the usage anchor no longer describes the prompt.
         self._state.turns = None
         self._state.last_input_tokens = None
         self._state.added_since = 0
         self._load()
         return outcome
+
+    # -- background learning ----------------------------------------------------------------
+
+    def _start_learning(self) -> None:
+        """Starts LLM learning from the turns not yet learnt from, once enough arrived; never a
+        second batch while one runs (the next turn tries again, with a bigger batch)."""
+        services = self._services
+        every = services.learn_every_turns
+        if services.learner is None or every <= 0 or self._unlearnt_turns < every:
+            return
+        if self._learning is not None and not self._learning.done():
+            return
+        batch = [message for message in self._load() if message.id > self._learnt_through]
+        if not batch:
+            return
+        self._unlearnt_turns = 0
+        self._learning = asyncio.create_task(
+            self._learn(services.learner, batch), name=f"learning:{self._session}"
+        )
+
+    async def _learn(self, learner: FactLearner, batch: list[StoredMessage]) -> int:
+        """One batch; a task boundary, so failures are logged here and never raised. On a
+        provider failure the batch stays unlearnt and the next one includes it."""
+        try:
+            changed = await learner.learn(
+                batch, self.scope.facts, session=self._session, channel=self.key.channel
+            )
+        except ProviderError as exc:
+            log.info("learning.skipped", error=type(exc).__name__)
+            return 0
+        except Exception:
+            log.exception("learning.crashed")
+            return 0
+        self._learnt_through = max(self._learnt_through, batch[-1].id)
+        log.info("learning.completed", messages=len(batch), facts=changed)
+        return changed
+
+    async def _await_learning(self) -> None:
+        task, self._learning = self._learning, None
+        if task is not None:
+            await task  # ``_learn`` never raises except on cancellation
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -469,7 +535,8 @@ class Orchestrator:
             "/status – what I know about this session\n"
             "/compact – summarise the conversation now\n"
             "/otr – toggle off-the-record: nothing is stored while it is on\n"
-            "/forget – delete this conversation's messages for good; /forget FIELD deletes a fact"
+            "/forget – delete this conversation's messages for good; /forget FIELD deletes a fact\n"
+            "/search WORDS – find what we said before, grouped by day"
         )
 
     async def _cmd_new(self, _: str) -> TurnResult:
@@ -533,6 +600,18 @@ class Orchestrator:
             + how,
             compacted=True,
         )
+
+    async def _cmd_search(self, arg: str) -> TurnResult:
+        if not arg:
+            return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
+        services = self._services
+        # Days as the person lives them: the configured zone, else the machine's (DESIGN 10).
+        name = services.config.timezone
+        zone = parse_timezone(name) if name else services.clock().astimezone().tzinfo
+        days = search_sessions(
+            services.history, self.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
+        )
+        return TurnResult(render_results(days, arg))
 
     async def _cmd_otr(self, arg: str) -> TurnResult:
         wanted = {"on": True, "off": False}.get(arg.casefold(), not self._state.off_the_record)

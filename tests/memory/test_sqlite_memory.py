@@ -36,7 +36,14 @@ def test_forget_namespace_removes_everything_under_the_prefix(memory: SqliteMemo
         provider="p", model="m", task="chat", input_tokens=1, output_tokens=1, now=T0
     )
     counts = memory.forget_namespace("user")
-    assert counts == {"documents": 2, "facts": 1, "messages": 2, "sessions": 1}
+    assert counts == {
+        "documents": 2,
+        "facts": 1,
+        "messages": 2,
+        "sessions": 1,
+        "entities": 0,
+        "embeddings": 0,
+    }
     assert memory.documents.list("user") == []
     assert memory.facts.search("user", "otter", limit=5) == []
     assert memory.history.search("user", "otters", limit=5) == []

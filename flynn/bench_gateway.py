@@ -1,0 +1,177 @@
+"""``flynn bench gateway``: the full path (gateway -> router -> orchestrator -> memory -> instant
+scripted provider -> reply) against a bare ``websockets`` echo server, measured by the same load
+generator (a separate process) in the same run; plus the resident memory of an idle session."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from websockets.asyncio.server import ServerConnection, serve
+
+from flynn.app import App
+from flynn.channels.base import Channel, ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.gateway import GatewayChannel
+from flynn.messages import InboundMessage, OutboundMessage
+from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.scripted import ScriptedProvider
+from flynn.router import Router
+from flynn.settings import load_settings
+
+_TOKEN = "bench-token"
+
+
+def _rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dict[str, float]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "flynn.bench_load",
+        url,
+        "--clients",
+        str(clients),
+        "--seconds",
+        str(seconds),
+        "--token",
+        _TOKEN,
+        "--protocol",
+        protocol,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"load generator failed ({protocol})")
+    result: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
+    return result
+
+
+async def _echo(clients: int, seconds: float) -> dict[str, float]:
+    async def handler(connection: ServerConnection) -> None:
+        async for message in connection:
+            await connection.send(message)
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        return await _load(
+            f"ws://127.0.0.1:{port}/", clients=clients, seconds=seconds, protocol="echo"
+        )
+
+
+class _NullChannel:
+    """Where replies of the idle-session measurement go."""
+
+    name = "bench"
+    capabilities = ChannelCapabilities(False, False, 1_000_000, "chars")
+
+    def status(self) -> ChannelStatus:
+        return ChannelStatus("bench", connected=True)
+
+    async def run(self, on_message: OnMessage) -> None:
+        await asyncio.Event().wait()
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        return []
+
+
+async def bench_gateway(
+    *, clients: int, seconds: float, idle_sessions: int = 2000
+) -> dict[str, object]:
+    echo = await _echo(clients, seconds)
+    with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
+        settings = load_settings(
+            {
+                "data_dir": tmp,
+                "memory": {"user_namespace": None},
+                "channels": {"gateway": {"port": 0, "token": _TOKEN}},
+            }
+        )
+        provider = ScriptedProvider(default="Noted; anything else?")
+        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+        app = App.open(settings, {}, providers=providers)
+        # Built here rather than by app.build_channels: the benchmark lifts the per-connection
+        # flood limit, which exists for hostile clients, not for a load generator.
+        gateway = GatewayChannel(
+            settings.channels.gateway,
+            token=_TOKEN,
+            readiness=lambda: {"ready": True},
+            rate_per_second=1e9,
+            burst=1_000_000,
+        )
+        null = _NullChannel()
+        channels: dict[str, Channel] = {"gateway": gateway, "bench": null}
+        router = Router(app, channels, app.identity, app.memory.inbound, clock=app.services.clock)
+        serving = asyncio.create_task(gateway.run(router.on_message))
+        try:
+            await gateway.wait_started()
+            url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
+            flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
+            rss_per_session = await _idle_session_rss(router, idle_sessions)
+        finally:
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
+            router.close_intake()
+            await router.drain(5)
+            await app.aclose()
+    ratio = flynn["msgs_per_s"] / echo["msgs_per_s"] if echo["msgs_per_s"] else 0.0
+    return {
+        "bench": "gateway",
+        "clients": clients,
+        "seconds": seconds,
+        "flynn_msgs_per_s": flynn["msgs_per_s"],
+        "p50_ms": flynn["p50_ms"],
+        "p99_ms": flynn["p99_ms"],
+        "echo_msgs_per_s": echo["msgs_per_s"],
+        "echo_p50_ms": echo["p50_ms"],
+        "ratio": round(ratio, 3),
+        "rss_per_session_kb": rss_per_session,
+        "idle_sessions_measured": idle_sessions,
+    }
+
+
+async def _idle_session_rss(router: Router, count: int) -> float:
+    """RSS growth per session after ``count`` sessions each had one turn and went idle."""
+
+    async def one_turn(index: int) -> None:
+        await router.on_message(
+            InboundMessage(
+                channel="bench",
+                chat_id=f"idle-{index}",
+                sender_id=f"idle-{index}",
+                text="hello there, just saying hi",
+                message_id=f"idle-{index}",
+                received_at=datetime.now(UTC),
+            )
+        )
+
+    # Warm-up: caches, statement cache and allocator arenas reach their steady size first.
+    for index in range(200):
+        await one_turn(-1 - index)
+    await _settle(router)
+    gc.collect()
+    before = _rss_kb()
+    for index in range(count):
+        await one_turn(index)
+        if index % 100 == 99:
+            await _settle(router)
+    await _settle(router)
+    gc.collect()
+    after = _rss_kb()
+    return round(max(after - before, 0) / count, 2)
+
+
+async def _settle(router: Router) -> None:
+    """Waits until every queued turn ran (sessions stay open: idle, not evicted)."""
+    await router.wait_quiet()

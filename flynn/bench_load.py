@@ -1,0 +1,93 @@
+"""The load generator for ``flynn bench gateway``, run as its own process (``python -m
+flynn.bench_load``) so it does not share the server's core: N websocket clients, each sending one
+message and awaiting its reply, over and over, for a fixed time. Prints one JSON line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+
+from websockets.asyncio.client import connect
+
+_TEXTS = (
+    "Can you remind me what we decided about the billing migration?",
+    "My sister Maya arrives on Friday; add that to my notes.",
+    "What's a good name for a cat that likes boxes?",
+    "Summarise the plan for the trip to Lisbon in two lines.",
+    "I prefer green tea in the afternoon.",
+)
+
+
+async def _client(
+    url: str, index: int, deadline: float, token: str, protocol: str, latencies: list[float]
+) -> int:
+    sent = 0
+    async with connect(url, compression=None, max_size=2**22) as ws:
+        if protocol == "flynn":
+            hello = {"type": "hello", "token": token, "client_id": f"bench-{index}"}
+            await ws.send(json.dumps(hello))
+            json.loads(await ws.recv())
+        while time.perf_counter() < deadline:
+            frame_id = f"{index}-{sent}"
+            text = _TEXTS[(index + sent) % len(_TEXTS)]
+            started = time.perf_counter()
+            await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
+            while True:
+                answer = json.loads(await ws.recv())
+                if protocol == "echo" or answer.get("type") in ("reply", "error"):
+                    break
+            latencies.append((time.perf_counter() - started) * 1000)
+            sent += 1
+    return sent
+
+
+async def run_load(
+    url: str, *, clients: int, seconds: float, token: str, protocol: str
+) -> dict[str, object]:
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    counts = await asyncio.gather(
+        *(_client(url, i, deadline, token, protocol, latencies) for i in range(clients))
+    )
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+
+    def percentile(fraction: float) -> float:
+        if not latencies:
+            return 0.0
+        return latencies[min(len(latencies) - 1, round(fraction * (len(latencies) - 1)))]
+
+    return {
+        "messages": sum(counts),
+        "seconds": round(elapsed, 3),
+        "msgs_per_s": round(sum(counts) / elapsed, 1),
+        "p50_ms": round(percentile(0.5), 3),
+        "p99_ms": round(percentile(0.99), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m flynn.bench_load")
+    parser.add_argument("url")
+    parser.add_argument("--clients", type=int, required=True)
+    parser.add_argument("--seconds", type=float, required=True)
+    parser.add_argument("--token", default="")
+    parser.add_argument("--protocol", choices=("flynn", "echo"), default="flynn")
+    args = parser.parse_args()
+    result = asyncio.run(
+        run_load(
+            args.url,
+            clients=args.clients,
+            seconds=args.seconds,
+            token=args.token,
+            protocol=args.protocol,
+        )
+    )
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,395 @@
+"""``flynn bench recall``: how well recall finds the turns that answer a question, how much it
+injects, and how fast it is, over a dataset of multi-session conversations.
+
+Every turn is written through ``MemoryWriter`` (as live turns are: history, rule extraction into
+facts with their source message, graph and embeddings when configured), one shared namespace per
+conversation and one session key per session. Each question is then ranked and packed by the
+same ``Recall`` the orchestrator uses. Dataset format (JSON)::
+
+    {"conversations": [{"id": "c1", "sessions": [{"id": "s1", "time": "2023-05-08T13:56:00",
+        "turns": [{"id": "t1", "speaker": "Caroline", "text": "..."}]}]}],
+     "questions": [{"conversation": "c1", "question": "...", "evidence": ["t1"],
+                    "category": "temporal"}]}
+
+The first speaker of a conversation is the person (role ``user``); the others are stored as the
+assistant's side. Text is stored as ``Speaker: text`` so names are searchable, as a person's name
+is known in a live chat.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from flynn.app import App
+from flynn.bench import _percentile, _vocabulary, _Zipf
+from flynn.errors import FlynnError
+from flynn.identity import MemoryScope
+from flynn.memory.recall import RankerName, RecallItem
+from flynn.memory.store import MessageRole
+from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.scripted import ScriptedProvider
+from flynn.sessions.prompt import render_recalled
+from flynn.settings import load_settings
+from flynn.tokens import estimate_tokens
+
+DEFAULT_KS = (1, 5, 10, 50)
+TURN_SPACING = timedelta(seconds=45)
+"""Time between consecutive turns of a session (a dataset gives one time per session)."""
+_FILLER_PER_SESSION = 40
+
+
+class DatasetError(FlynnError):
+    """The dataset file is not in the expected shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: str
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    time: datetime
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: str
+    sessions: tuple[Session, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    conversation: str
+    question: str
+    evidence: tuple[str, ...]
+    category: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    conversations: tuple[Conversation, ...]
+    questions: tuple[Question, ...]
+
+
+def _time(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def parse_dataset(data: Any) -> Dataset:
+    """The dataset in ``data`` (parsed JSON); raises ``DatasetError`` naming what is wrong."""
+    try:
+        conversations = tuple(
+            Conversation(
+                id=str(conversation["id"]),
+                sessions=tuple(
+                    Session(
+                        id=str(session["id"]),
+                        time=_time(session["time"]),
+                        turns=tuple(
+                            Turn(str(turn["id"]), str(turn["speaker"]), str(turn["text"]))
+                            for turn in session["turns"]
+                        ),
+                    )
+                    for session in conversation["sessions"]
+                ),
+            )
+            for conversation in data["conversations"]
+        )
+        questions = tuple(
+            Question(
+                conversation=str(question["conversation"]),
+                question=str(question["question"]),
+                evidence=tuple(str(turn) for turn in question.get("evidence", ())),
+                category=str(question.get("category", "uncategorised")),
+            )
+            for question in data["questions"]
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DatasetError(f"malformed dataset: {type(exc).__name__}: {exc}") from exc
+    known: dict[str, set[str]] = {}
+    for conversation in conversations:
+        turns = known.setdefault(conversation.id, set())
+        for session in conversation.sessions:
+            for turn in session.turns:
+                if turn.id in turns:
+                    raise DatasetError(f"turn id {turn.id!r} repeats in {conversation.id!r}")
+                turns.add(turn.id)
+    for question in questions:
+        if question.conversation not in known:
+            raise DatasetError(f"question names unknown conversation {question.conversation!r}")
+        missing = [turn for turn in question.evidence if turn not in known[question.conversation]]
+        if missing:
+            raise DatasetError(f"question {question.question!r} cites unknown turns {missing}")
+    return Dataset(conversations, questions)
+
+
+def load_dataset(path: Path) -> Dataset:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"cannot read dataset {path}: {exc}") from exc
+    return parse_dataset(data)
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """Where a stored message came from in the dataset."""
+
+    conversation: str
+    session: str
+    turn: str
+
+
+def _scope(conversation: str) -> MemoryScope:
+    return MemoryScope(f"users/{conversation}", shared=True, user=conversation)
+
+
+def _session_key(conversation: str, session: str) -> str:
+    return f"bench:{conversation}/{session}"
+
+
+def _ingest(app: App, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, datetime]]:
+    writer = app.services.writer
+    assert writer is not None  # App always builds one
+    where: dict[int, _Where] = {}
+    last: dict[str, datetime] = {}
+    for conversation in dataset.conversations:
+        scope = _scope(conversation.id)
+        person = next(
+            (turn.speaker for s in conversation.sessions for turn in s.turns), conversation.id
+        )
+        for session in sorted(conversation.sessions, key=lambda s: s.time):
+            key = _session_key(conversation.id, session.id)
+            with app.memory.db.transaction():
+                for index, turn in enumerate(session.turns):
+                    now = session.time + index * TURN_SPACING
+                    role: MessageRole = "user" if turn.speaker == person else "assistant"
+                    stored = writer.message(
+                        scope, key, role, f"{turn.speaker}: {turn.text}", now=now
+                    )
+                    writer.learn(scope, stored, now=now, channel="bench")
+                    where[stored.id] = _Where(conversation.id, session.id, turn.id)
+                    last[conversation.id] = max(last.get(conversation.id, now), now)
+    return where, last
+
+
+def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
+    """Adds synthetic filler turns until ``total`` turns are stored: half in the dataset's own
+    namespaces (spread over their time span), half in other people's. Written after the dataset,
+    so the filler has the newer row ids (the harder case for bounded full-text search)."""
+    stored = sum(len(s.turns) for c in dataset.conversations for s in c.sessions)
+    missing = total - stored
+    if missing <= 0 or not dataset.conversations:
+        return 0
+    rng = random.Random(seed)
+    zipf = _Zipf(_vocabulary(rng))
+    writer = app.services.writer
+    assert writer is not None
+    spans = []
+    for each in dataset.conversations:
+        times = [s.time for s in each.sessions] or [datetime(2024, 1, 1, tzinfo=UTC)]
+        spans.append((each.id, min(times) - timedelta(days=365), max(times)))
+    added = 0
+    while added < missing:
+        count = min(_FILLER_PER_SESSION, missing - added)
+        index = added // _FILLER_PER_SESSION
+        if index % 2 == 0:
+            owner, first, final = spans[(index // 2) % len(spans)]
+            scope = _scope(owner)
+        else:
+            first, final = spans[0][1], spans[0][2]
+            scope = _scope(f"filler-{index % 97}")
+        start = first + (final - first) * rng.random()
+        key = f"bench:filler/{index}"
+        with app.memory.db.transaction():
+            for turn in range(count):
+                role: MessageRole = "user" if turn % 2 == 0 else "assistant"
+                text = zipf.sentence(rng, rng.randint(6, 30))
+                writer.message(scope, key, role, text, now=start + turn * TURN_SPACING)
+        added += count
+    return added
+
+
+def _turn_recall(
+    items: Sequence[RecallItem], evidence: set[str], where: dict[int, _Where], k: int
+) -> float:
+    found: set[str] = set()
+    for item in items[:k]:
+        for message_id in item.message_ids:
+            origin = where.get(message_id)
+            if origin is not None:
+                found.add(origin.turn)
+    return len(found & evidence) / len(evidence)
+
+
+def _session_recall(
+    items: Sequence[RecallItem],
+    evidence: set[str],
+    conversation: str,
+    k: int,
+) -> float:
+    ranked: list[str] = []
+    for item in items:
+        if item.session is None:
+            continue
+        prefix = f"bench:{conversation}/"
+        if item.session.startswith(prefix):
+            session = item.session.removeprefix(prefix)
+            if session not in ranked:
+                ranked.append(session)
+        if len(ranked) >= k:
+            break
+    return len(set(ranked[:k]) & evidence) / len(evidence)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(statistics.fmean(values), 4) if values else 0.0
+
+
+async def bench_recall(
+    dataset: Dataset,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    ranker: RankerName = "hybrid",
+    embeddings: bool = False,
+    scale: int = 0,
+    seed: int = 7,
+    warmup: int = 5,
+) -> dict[str, object]:
+    """Runs the benchmark in a temporary data directory; returns the result object."""
+    ks = sorted(set(ks))
+    with tempfile.TemporaryDirectory(prefix="flynn-bench-recall-") as tmp:
+        settings = load_settings(
+            {
+                "data_dir": str(Path(tmp)),
+                "llm": {"provider": "offline"},
+                "memory": {"recall_ranker": ranker, "embeddings": embeddings},
+            }
+        )
+        provider = ScriptedProvider(default="ok")
+        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+        app = App.open(settings, {}, providers=providers)
+        try:
+            started = time.perf_counter()
+            where, last = _ingest(app, dataset)
+            padded = _pad(app, dataset, total=scale, seed=seed)
+            ingest_seconds = time.perf_counter() - started
+            result = _evaluate(app, dataset, where, last, ks=ks, warmup=warmup)
+        finally:
+            await app.aclose()
+    result.update(
+        {
+            "bench": "recall",
+            "config": {
+                "ranker": ranker,
+                "embeddings": embeddings,
+                "recall_max_tokens": settings.memory.recall_max_tokens,
+                "retrieval_threshold": settings.memory.retrieval_threshold,
+                "stored_turns": len(where) + padded,
+                "dataset_turns": len(where),
+                "filler_turns": padded,
+            },
+            "ingest_s": round(ingest_seconds, 2),
+        }
+    )
+    return result
+
+
+def _evaluate(
+    app: App,
+    dataset: Dataset,
+    where: dict[int, _Where],
+    last: dict[str, datetime],
+    *,
+    ks: Sequence[int],
+    warmup: int,
+) -> dict[str, object]:
+    recall = app.services.recall
+    budget = app.settings.memory.recall_max_tokens
+    sessions_of: dict[str, dict[str, str]] = defaultdict(dict)
+    for conversation in dataset.conversations:
+        for session in conversation.sessions:
+            for turn in session.turns:
+                sessions_of[conversation.id][turn.id] = session.id
+    limit = max(max(ks), 50)
+
+    def run(question: Question) -> tuple[list[RecallItem], float, int, Sequence[RecallItem]]:
+        root = _scope(question.conversation).root
+        now = last.get(question.conversation, datetime.now(UTC)) + timedelta(days=1)
+        began = time.perf_counter()
+        items = recall.rank(
+            root,
+            question.question,
+            now=now,
+            limit=limit,
+            exclude_session=_session_key(question.conversation, "question"),
+        )
+        packed = recall.pack(items, budget_tokens=budget)
+        elapsed = (time.perf_counter() - began) * 1000
+        return items, elapsed, estimate_tokens(render_recalled(packed)), packed.items
+
+    for question in dataset.questions[:warmup]:
+        run(question)
+
+    turn_at: dict[int, list[float]] = defaultdict(list)
+    session_at: dict[int, list[float]] = defaultdict(list)
+    injected: list[float] = []
+    categories: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
+        lambda: {"turn": defaultdict(list), "session": defaultdict(list)}
+    )
+    latencies: list[float] = []
+    tokens: list[int] = []
+    for question in dataset.questions:
+        items, elapsed, spent, packed = run(question)
+        latencies.append(elapsed)
+        tokens.append(spent)
+        evidence = set(question.evidence)
+        if not evidence:
+            continue
+        known = sessions_of[question.conversation]
+        evidence_sessions = {known[turn] for turn in evidence}
+        for k in ks:
+            turn_score = _turn_recall(items, evidence, where, k)
+            session_score = _session_recall(items, evidence_sessions, question.conversation, k)
+            turn_at[k].append(turn_score)
+            session_at[k].append(session_score)
+            categories[question.category]["turn"][k].append(turn_score)
+            categories[question.category]["session"][k].append(session_score)
+        injected.append(_turn_recall(packed, evidence, where, len(packed)))
+    return {
+        "turn": {str(k): _mean(turn_at[k]) for k in ks},
+        "session": {str(k): _mean(session_at[k]) for k in ks},
+        "by_category": {
+            category: {
+                kind: {str(k): _mean(values[k]) for k in ks} for kind, values in table.items()
+            }
+            | {"questions": len(table["turn"][ks[0]])}
+            for category, table in sorted(categories.items())
+        },
+        "injected_turn_recall": _mean(injected),
+        "latency_ms": {
+            "p50": round(_percentile(latencies, 0.50), 3),
+            "p99": round(_percentile(latencies, 0.99), 3),
+            "max": round(max(latencies), 3) if latencies else 0.0,
+        },
+        "tokens_injected_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
+        "tokens_injected_max": max(tokens, default=0),
+        "questions": len(dataset.questions),
+        "questions_with_evidence": len(injected),
+    }

@@ -1,0 +1,99 @@
+"""A local static text embedder for ``memory.embeddings``: WordLlama's token vectors (256
+dimensions, shipped inside the ``wordllama`` wheel with its tokenizer), mean-pooled.
+
+Installed with ``pip install flynn[embeddings]``; nothing is downloaded at run time. The package's
+files are read directly (weights with safetensors, the tokenizer with ``tokenizers``) rather than
+through its Python API, which configures the root logger when imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flynn.errors import ConfigError, ConfigProblem
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
+
+WORDLLAMA_MODEL = "wordllama-l2-supercat-256"
+_WEIGHTS = "weights/l2_supercat_256.safetensors"
+_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+_MAX_TOKENS = 256
+"""Tokens of a text that are pooled: a long paste is described by its start."""
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _unavailable(detail: str) -> ConfigError:
+    return ConfigError(
+        [
+            ConfigProblem(
+                "memory.embeddings",
+                f"{detail}; install them with `pip install 'flynn[embeddings]'` "
+                "or set memory.embeddings: false",
+            )
+        ]
+    )
+
+
+class WordLlamaEmbedder:
+    """Mean of the (stored, trained) token vectors of a text, normalised to unit length."""
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        """Loads both files; raises ``ConfigError`` if the libraries or files are missing."""
+        try:
+            import numpy as np
+            from safetensors.numpy import load_file
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise _unavailable(f"the embedding libraries are not installed ({exc.name})") from exc
+        if not weights.is_file() or not tokenizer.is_file():
+            raise _unavailable(f"the embedding model files are missing ({weights.parent})")
+        table = load_file(str(weights))["embedding.weight"].astype(np.float32)
+        self._table: Matrix = table
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+    @classmethod
+    def installed(cls) -> WordLlamaEmbedder:
+        """The model shipped in the installed ``wordllama`` package (found without importing
+        it); raises ``ConfigError`` when it is not installed."""
+        root = _package_dir("wordllama")
+        if root is None:
+            raise _unavailable("the embedding model (package wordllama) is not installed")
+        return cls(root / _WEIGHTS, root / _TOKENIZER)
+
+    @property
+    def model(self) -> str:
+        return WORDLLAMA_MODEL
+
+    @property
+    def dimensions(self) -> int:
+        return int(self._table.shape[1])
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        import numpy as np
+
+        out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        vocabulary = self._table.shape[0]
+        for row, encoding in enumerate(encodings):
+            ids = [i for i in encoding.ids[:_MAX_TOKENS] if 0 <= i < vocabulary]
+            if not ids:
+                continue
+            vector = self._table[ids].mean(axis=0)
+            norm = float(np.linalg.norm(vector))
+            if norm > 0:
+                out[row] = vector / norm
+        return out

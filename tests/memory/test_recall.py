@@ -1,0 +1,252 @@
+"""Recall over a real SQLite memory: ranking, packing into the budget, trust blocks, isolation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from flynn.identity import MemoryScope
+from flynn.memory.extraction import RuleExtractor
+from flynn.memory.query import analyse
+from flynn.memory.recall import FRAME_TOKENS, Recall, RecalledMemory, baseline_relevance
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.store import MessageRole, NewFact
+from flynn.memory.writer import MemoryWriter
+from flynn.sessions.prompt import render_recalled
+from flynn.tokens import estimate_tokens
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+ANA = MemoryScope("users/ana", shared=True, user="ana")
+BEN = MemoryScope("users/ben", shared=True, user="ben")
+
+
+def _writer(memory: SqliteMemory) -> MemoryWriter:
+    return MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+
+
+def _say(
+    memory: SqliteMemory,
+    scope: MemoryScope,
+    texts: list[tuple[MessageRole, str]],
+    *,
+    at: datetime,
+    session: str = "telegram:1",
+) -> None:
+    writer = _writer(memory)
+    for index, (role, text) in enumerate(texts):
+        moment = at + timedelta(minutes=index)
+        stored = writer.message(scope, session, role, text, now=moment)
+        writer.learn(scope, stored, now=moment, channel="telegram")
+
+
+def _recall(memory: SqliteMemory, **kwargs: object) -> Recall:
+    return Recall(memory.facts, memory.history, threshold=0.3, graph=memory.graph, **kwargs)  # type: ignore[arg-type]
+
+
+def test_writer_keeps_the_source_message_of_a_fact(memory: SqliteMemory) -> None:
+    writer = _writer(memory)
+    stored = writer.message(
+        ANA, "telegram:1", "user", "My name is Ana and I live in Porto.", now=NOW
+    )
+    outcomes = writer.learn(ANA, stored, now=NOW, channel="telegram")
+
+    assert {o.fact.field for o in outcomes if o.fact} == {"name", "location"}
+    assert all(o.fact is not None and o.fact.message_id == stored.id for o in outcomes)
+    (name,) = memory.facts.active(ANA.profile, field="name")
+    assert memory.facts.get(name.id) == name and name.message_id == stored.id
+    # The assistant's words teach nothing about the person.
+    reply = writer.message(ANA, "telegram:1", "assistant", "My name is Flynn.", now=NOW)
+    assert writer.learn(ANA, reply, now=NOW) == []
+
+
+def test_ranks_the_turn_that_answers_and_its_neighbour(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "The contractor starts tearing out the kitchen cabinets next week."),
+            ("assistant", "Do you have a budget in mind?"),
+            ("user", "We agreed on eighteen thousand euros at most."),
+            ("user", "Also my sister visits in March."),
+        ],
+        at=NOW - timedelta(days=30),
+    )
+    items = _recall(memory).rank("users/ana", "How much is the kitchen renovation budget?", now=NOW)
+
+    texts = [item.text for item in items]
+    assert texts[0].startswith("The contractor") or texts[0].startswith("Do you have")
+    assert "We agreed on eighteen thousand euros at most." in texts[:3]
+    assert all(item.kind == "message" and item.trust == "verbatim" for item in items)
+
+
+def test_a_query_never_returns_another_namespaces_rows(memory: SqliteMemory) -> None:
+    for scope in (ANA, BEN, MemoryScope("users/anabel", shared=True)):
+        _say(
+            memory,
+            scope,
+            [("user", "I love pottery and my dog is called Biscuit."), ("assistant", "Lovely!")],
+            at=NOW - timedelta(days=2),
+            session=f"gateway:{scope.root}",
+        )
+    recall = _recall(memory)
+    items = recall.rank("users/ana", "What is the dog called? pottery", now=NOW)
+
+    assert items
+    for item in items:
+        rows = memory.history.messages(list(item.message_ids))
+        assert all(row.namespace == "users/ana" for row in rows)
+        if item.kind == "fact":
+            fact = memory.facts.get(item.ref)
+            assert fact is not None and fact.namespace.startswith("users/ana/")
+    assert recall.rank("users/nobody", "dog pottery Biscuit", now=NOW) == []
+
+
+def test_packing_respects_the_budget_including_the_frame(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", f"Garden note {index}: the tomatoes need water and the basil needs sun.")
+            for index in range(60)
+        ],
+        at=NOW - timedelta(days=3),
+    )
+    recall = _recall(memory)
+    for budget in (FRAME_TOKENS, 80, 200, 1500):
+        packed = recall.recall("users/ana", "tomatoes basil garden", now=NOW, budget_tokens=budget)
+        rendered = render_recalled(packed)
+        assert estimate_tokens(rendered) <= budget
+    assert recall.recall("users/ana", "tomatoes", now=NOW, budget_tokens=0) == RecalledMemory()
+
+
+def test_packing_drops_duplicates_and_a_fact_next_to_its_turn(memory: SqliteMemory) -> None:
+    _say(memory, ANA, [("user", "I prefer green tea in the morning.")], at=NOW - timedelta(days=9))
+    _say(
+        memory,
+        ANA,
+        [("user", "I prefer green tea in the morning."), ("assistant", "Noted!")],
+        at=NOW - timedelta(days=1),
+        session="gateway:laptop",
+    )
+    recall = _recall(memory)
+    items = recall.rank("users/ana", "green tea morning", now=NOW)
+    kinds = {item.kind for item in items}
+    assert kinds == {"message", "fact"}
+
+    packed = recall.pack(items, budget_tokens=1500)
+    texts = [item.text.casefold() for item in packed.items]
+    assert len(texts) == len(set(texts))
+    covered = [m for item in packed.items for m in item.message_ids]
+    assert len(covered) == len(set(covered))
+
+
+def test_blocks_are_labelled_and_ordered_by_trust(memory: SqliteMemory) -> None:
+    facts = memory.facts
+    facts.add(NewFact("users/ana/profile", "profile", "Porto", field="location"), now=NOW)
+    facts.add(
+        NewFact("users/ana/facts", "observation", "plans a trip to Porto", source="llm"), now=NOW
+    )
+    facts.add(
+        NewFact("users/ana/facts", "observation", "may move to Porto", source="inferred"), now=NOW
+    )
+    _say(memory, ANA, [("user", "Porto was lovely in May.")], at=NOW - timedelta(days=20))
+
+    packed = _recall(memory).recall("users/ana", "Porto", now=NOW, budget_tokens=1500)
+    titles = [block.title for block in packed.blocks]
+    assert titles == [
+        "Facts they told you",
+        "Past conversations, verbatim",
+        "Facts extracted from past conversations",
+        "Inferred",
+    ]
+    assert all(block.trust for block in packed.blocks)
+    rendered = render_recalled(packed)
+    assert "trust the current message" in rendered
+    assert "they said: Porto was lovely in May." in rendered
+
+
+def test_skip_lines_keep_what_the_session_context_already_says(memory: SqliteMemory) -> None:
+    memory.facts.add(NewFact("users/ana/profile", "profile", "Porto", field="location"), now=NOW)
+    recall = _recall(memory)
+    assert recall.recall("users/ana", "Porto", now=NOW, budget_tokens=500).lines
+    assert recall.recall(
+        "users/ana", "Porto", now=NOW, budget_tokens=500, skip_lines=["- location: Porto"]
+    ).is_empty
+
+
+def test_time_words_favour_turns_from_that_time(memory: SqliteMemory) -> None:
+    _say(memory, ANA, [("user", "Dinner was pasta with friends.")], at=NOW - timedelta(days=40))
+    _say(
+        memory,
+        ANA,
+        [("user", "Dinner was soup at home.")],
+        at=NOW - timedelta(days=1),
+        session="gateway:2",
+    )
+    _say(
+        memory,
+        ANA,
+        [("user", "Dinner was sushi downtown.")],
+        at=NOW - timedelta(days=10),
+        session="gateway:3",
+    )
+    recall = _recall(memory)
+    assert recall.rank("users/ana", "What did I have for dinner yesterday?", now=NOW)[0].text == (
+        "Dinner was soup at home."
+    )
+    top = recall.rank("users/ana", "What was dinner last month?", now=NOW)[0]
+    assert top.text == "Dinner was pasta with friends."
+    # A time word alone still finds that day's turns.
+    assert [i.text for i in recall.rank("users/ana", "what about yesterday?", now=NOW)] == [
+        "Dinner was soup at home."
+    ]
+
+
+def test_when_questions_favour_turns_that_place_things_in_time(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "The marathon was so hard, my legs hurt."),
+            ("assistant", "Well done!"),
+            ("user", "I ran the marathon last Sunday with my brother."),
+        ],
+        at=NOW - timedelta(days=5),
+    )
+    top = _recall(memory).rank("users/ana", "When did I run the marathon?", now=NOW)[0]
+    assert top.text == "I ran the marathon last Sunday with my brother."
+
+
+def test_query_analysis() -> None:
+    query = analyse(
+        "When did Caroline's sister go to the LGBTQ support group in May 2023?", now=NOW
+    )
+    assert query.asks_when
+    assert query.terms == ("caroline", "sister", "lgbtq", "support", "group")
+    assert query.names == ("caroline", "lgbtq")
+    assert query.topic_terms == ("sister", "support", "group")
+    assert query.window is not None
+    assert (query.window.start, query.window.end) == (
+        datetime(2023, 5, 1, tzinfo=UTC),
+        datetime(2023, 6, 1, tzinfo=UTC),
+    )
+    # "may" as a verb is not a month; a capital at the start of a sentence is not a name.
+    verb = analyse("Painting may help, Tom said. Lovely.", now=NOW)
+    assert verb.window is None and verb.names == ("tom",)
+    last_week = analyse("what did we do last week", now=NOW).window
+    assert last_week is not None and last_week.end - last_week.start == timedelta(days=7)
+    assert last_week.closeness(last_week.start) == 1.0
+    assert last_week.closeness(last_week.end + timedelta(days=30)) == 0.0
+
+
+@pytest.mark.parametrize("ranker", ["baseline", "bm25"])
+def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: str) -> None:
+    _say(memory, ANA, [("user", "Pottery class on Tuesday was fun.")], at=NOW - timedelta(days=1))
+    recall = _recall(memory, ranker=ranker)
+    assert recall.ranker == ranker
+    assert [i.text for i in recall.rank("users/ana", "pottery class", now=NOW)] == [
+        "Pottery class on Tuesday was fun."
+    ]
+    assert baseline_relevance(1.0, 1.0, 1.0) == pytest.approx(1.0)

@@ -1,0 +1,148 @@
+"""`flynn bench recall` on a tiny inline dataset: the JSON it prints and the metrics in it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from flynn.bench_recall import DatasetError, parse_dataset
+from flynn.cli import main
+
+DATASET = {
+    "conversations": [
+        {
+            "id": "c1",
+            "sessions": [
+                {
+                    "id": "s1",
+                    "time": "2023-05-08T13:56:00",
+                    "turns": [
+                        {"id": "t1", "speaker": "Caroline", "text": "I went to a support group."},
+                        {"id": "t2", "speaker": "Melanie", "text": "How was it?"},
+                        {"id": "t3", "speaker": "Caroline", "text": "Powerful, people shared."},
+                    ],
+                },
+                {
+                    "id": "s2",
+                    "time": "2023-05-25T10:00:00",
+                    "turns": [
+                        {"id": "t4", "speaker": "Melanie", "text": "I painted a lake sunrise."},
+                        {"id": "t5", "speaker": "Caroline", "text": "My name is Caroline."},
+                    ],
+                },
+            ],
+        },
+        {
+            "id": "c2",
+            "sessions": [
+                {
+                    "id": "s1",
+                    "time": "2023-06-01T09:00:00",
+                    "turns": [
+                        {"id": "t1", "speaker": "Jon", "text": "I painted my garage door red."}
+                    ],
+                }
+            ],
+        },
+    ],
+    "questions": [
+        {
+            "conversation": "c1",
+            "question": "Where did Caroline go for support?",
+            "evidence": ["t1"],
+            "category": "single-hop",
+        },
+        {
+            "conversation": "c1",
+            "question": "What did Melanie paint?",
+            "evidence": ["t4"],
+            "category": "single-hop",
+        },
+        {
+            "conversation": "c2",
+            "question": "What colour is the garage door?",
+            "evidence": ["t1"],
+            "category": "open-domain",
+        },
+        {"conversation": "c2", "question": "Unanswerable?", "evidence": [], "category": "adv"},
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """The command configures logging for the process; later tests expect the default."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps(DATASET), encoding="utf-8")
+    assert main(["bench", "recall", "--dataset", str(path), *args]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    result: dict[str, object] = json.loads(out[-1])
+    return result
+
+
+def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run(tmp_path, capsys)
+    assert result["turn"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}
+    assert result["session"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}
+    categories = result["by_category"]
+    assert isinstance(categories, dict) and set(categories) == {"single-hop", "open-domain"}
+    assert set(categories["single-hop"]) == {"turn", "session", "questions"}
+    latency = result["latency_ms"]
+    assert isinstance(latency, dict) and set(latency) >= {"p50", "p99"}
+    tokens = result["tokens_injected_mean"]
+    assert isinstance(tokens, float) and 0 < tokens <= 1500
+    assert result["questions"] == 4
+    assert result["config"] == {
+        "ranker": "hybrid",
+        "embeddings": False,
+        "recall_max_tokens": 1500,
+        "retrieval_threshold": 0.3,
+        "stored_turns": 6,
+        "dataset_turns": 6,
+        "filler_turns": 0,
+    }
+
+
+def test_other_rankers_cut_offs_and_padding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = _run(tmp_path, capsys, "--ranker", "bm25", "--k", "1,3", "--scale", "300")
+    assert set(result["turn"]) == {"1", "3"}  # type: ignore[arg-type]
+    config = result["config"]
+    assert isinstance(config, dict)
+    assert config["ranker"] == "bm25" and config["stored_turns"] == 300
+
+
+def test_embeddings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("numpy")
+    pytest.importorskip("wordllama")
+    result = _run(tmp_path, capsys, "--embeddings")
+    assert result["config"]["embeddings"] is True  # type: ignore[index]
+    assert result["turn"]["10"] == 1.0  # type: ignore[index]
+
+
+def test_bad_datasets_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(DatasetError, match="unknown turns"):
+        parse_dataset(
+            {
+                "conversations": [{"id": "c", "sessions": []}],
+                "questions": [{"conversation": "c", "question": "?", "evidence": ["x"]}],
+            }
+        )
+    with pytest.raises(DatasetError, match="malformed"):
+        parse_dataset({"conversations": [{"sessions": []}], "questions": []})
+    path = tmp_path / "broken.json"
+    path.write_text("{", encoding="utf-8")
+    assert main(["bench", "recall", "--dataset", str(path)]) != 0
+    assert "cannot read dataset" in capsys.readouterr().err
+    assert main(["bench", "recall", "--dataset", str(path), "--k", "x"]) != 0
