@@ -212,7 +212,6 @@ def _services(
         ),
         clock=clock,
     )
-    rules = RuleExtractor()
     vectors = (
         SqliteVectors(memory.db, WordLlamaEmbedder.installed())
         if settings.memory.embeddings
@@ -232,8 +231,6 @@ def _services(
             graph=memory.graph,
             vectors=vectors,
         ),
-        rules=rules,
-        reconciler=reconciler,
         persona=Persona(
             persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier
         ),
@@ -250,11 +247,12 @@ def _services(
         clock=clock,
         writer=MemoryWriter(
             memory.history,
-            rules,
+            RuleExtractor(),
             reconciler,
             graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
             vectors=vectors,
         ),
+        forgetter=memory,
         learner=learner,
         learn_every_turns=settings.memory.extract_every_turns,
     )

@@ -7,23 +7,39 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import time
 
 from websockets.asyncio.client import connect
 
-_TEXTS = (
-    "Can you remind me what we decided about the billing migration?",
-    "My sister Maya arrives on Friday; add that to my notes.",
-    "What's a good name for a cat that likes boxes?",
-    "Summarise the plan for the trip to Lisbon in two lines.",
-    "I prefer green tea in the afternoon.",
+from flynn.bench import _vocabulary as vocabulary
+from flynn.bench import _Zipf as Zipf
+
+_TEMPLATES = (
+    "Can you remind me what we decided about the {0} {1}?",
+    "My {0} arrives on Friday; add that to my notes about {1}.",
+    "What's a good way to handle {0} when the {1} is late?",
+    "Summarise the plan for {0} and {1} in two lines.",
+    "I prefer {0} in the afternoon, not {1}.",
 )
+
+
+def _texts(index: int, count: int = 64) -> list[str]:
+    """Varied messages, as people send: the same few shapes over a long tail of words, so
+    searches match a handful of past turns rather than every turn of every client."""
+    rng = random.Random(index)
+    zipf = Zipf(vocabulary(random.Random(7), size=5000))
+    return [
+        rng.choice(_TEMPLATES).format(*zipf.sentence(rng, 2).rstrip(".").lower().split()[:2])
+        for _ in range(count)
+    ]
 
 
 async def _client(
     url: str, index: int, deadline: float, token: str, protocol: str, latencies: list[float]
 ) -> int:
     sent = 0
+    texts = _texts(index)
     async with connect(url, compression=None, max_size=2**22) as ws:
         if protocol == "flynn":
             hello = {"type": "hello", "token": token, "client_id": f"bench-{index}"}
@@ -31,7 +47,7 @@ async def _client(
             json.loads(await ws.recv())
         while time.perf_counter() < deadline:
             frame_id = f"{index}-{sent}"
-            text = _TEXTS[(index + sent) % len(_TEXTS)]
+            text = texts[sent % len(texts)]
             started = time.perf_counter()
             await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
             while True:

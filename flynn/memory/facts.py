@@ -76,6 +76,11 @@ class SqliteFacts:
         self._planner = FtsQueryPlanner(db, "facts_fts")
         self._writes = 0
 
+    def note_changed(self) -> None:
+        """For writers that change facts with their own SQL (``forgetting``): readers that
+        cache by ``generation`` must see it change."""
+        self._writes += 1
+
     def generation(self) -> tuple[int, int]:
         """Differs after any change to any fact, by this store or by another process."""
         return self._writes, self._db.data_version()

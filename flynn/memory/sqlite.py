@@ -80,14 +80,17 @@ class SqliteMemory:
     def forget_field(self, prefix: str, field: str) -> dict[str, int]:
         """Every row of ``field`` under ``prefix``, with its values redacted wherever messages,
         summaries and documents there mention them (``flynn.memory.forgetting``)."""
+        self.facts.note_changed()
         return self._forgetting.forget_field(prefix, field)
 
     def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
         """The fact's whole chain, redacted like ``forget_field``; ``None`` if the fact is not
         under ``prefix``."""
+        self.facts.note_changed()
         return self._forgetting.forget_chain(prefix, fact_id)
 
     def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
         """Everything under ``prefix`` written in ``[since, until)``, and the summaries and
         working memory that may repeat it (``flynn.memory.forgetting``)."""
+        self.facts.note_changed()
         return self._forgetting.forget_range(prefix, since=since, until=until)

@@ -400,3 +400,12 @@ class Graph(Protocol):
         """Deletes entities under the prefix with their relations and mentions, for real;
         returns how many entities."""
         ...
+
+
+class Forgetter(Protocol):
+    """Forgetting for real beyond whole rows: a field with every mention of its values."""
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
+        """Deletes every row of ``field`` under ``prefix`` and redacts its values wherever
+        messages, summaries and documents there mention them; counts per kind of row."""
+        ...

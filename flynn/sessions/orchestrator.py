@@ -24,12 +24,18 @@ from flynn.errors import (
 )
 from flynn.identity import MemoryScope
 from flynn.memory.dates import parse_timezone
-from flynn.memory.extraction import ProposedFact, RuleExtractor
 from flynn.memory.learning import FactLearner
 from flynn.memory.recall import Recall, RecalledMemory
-from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.session_search import render_results, search_sessions
-from flynn.memory.store import Documents, Fact, Facts, History, MessageRole, StoredMessage
+from flynn.memory.store import (
+    Documents,
+    Fact,
+    Facts,
+    Forgetter,
+    History,
+    MessageRole,
+    StoredMessage,
+)
 from flynn.memory.working import read_working_memory
 from flynn.memory.writer import MemoryWriter
 from flynn.messages import SessionKey
@@ -83,17 +89,16 @@ class SessionServices:
     chat: Provider
     compactor: Compactor
     recall: Recall
-    rules: RuleExtractor
-    reconciler: RuleReconciler
     persona: Persona
     config: TurnConfig
     clock: Callable[[], datetime]
+    writer: MemoryWriter
+    """Persists turns and what they teach (rules, graph, embeddings)."""
+    forgetter: Forgetter
     learner: FactLearner | None = None
     """LLM extraction + reconciliation, run in the background; ``None`` turns it off."""
     learn_every_turns: int = 0
     """Learn after this many of the person's messages (0: only at compaction)."""
-    writer: MemoryWriter | None = None
-    """Persists turns and what they teach; ``None`` writes through ``history`` and ``rules``."""
 
 
 def fact_line(fact: Fact) -> str:
@@ -269,10 +274,8 @@ class Orchestrator:
             append_turn(state.history, ChatMessage("user", text))
             append_turn(state.history, ChatMessage("assistant", response.text))
             turns.append(self._persist("assistant", response.text, services.clock()))
-            if services.writer is not None and asked is not None:
+            if asked is not None:
                 services.writer.learn(self.scope, asked, now=now, channel=self.key.channel)
-            else:
-                self._remember(services.rules.extract(text), now)
             self._unlearnt_turns += 1
         log.info(
             "turn.completed",
@@ -436,26 +439,7 @@ class Orchestrator:
         )
 
     def _persist(self, role: MessageRole, text: str, now: datetime) -> StoredMessage:
-        services = self._services
-        if services.writer is not None:
-            return services.writer.message(self.scope, self._session, role, text, now=now)
-        return services.history.append(
-            self._session, self.scope.root, role, text, tokens=estimate_tokens(text), now=now
-        )
-
-    def _remember(self, proposed: list[ProposedFact], now: datetime) -> None:
-        for fact in proposed:
-            namespace = self.scope.patterns if fact.target == "patterns" else self.scope.profile
-            outcome = self._services.reconciler.apply(
-                namespace,
-                fact,
-                source="rule",
-                now=now,
-                session=self._session,
-                channel=self.key.channel,
-            )
-            if outcome.action != "noop":
-                log.info("memory.fact", action=outcome.action, field=fact.field, kind=fact.kind)
+        return self._services.writer.message(self.scope, self._session, role, text, now=now)
 
     # -- compaction -------------------------------------------------------------------------
 
@@ -627,14 +611,18 @@ class Orchestrator:
         services = self._services
         if arg:
             field_name = "_".join(arg.casefold().split())
-            removed = 0
-            for namespace in (self.scope.profile, self.scope.patterns, self.scope.facts):
-                removed += services.facts.forget(namespace, field=field_name)
-            if not removed:
+            counts = services.forgetter.forget_field(self.scope.root, field_name)
+            if not counts.get("facts"):
                 return TurnResult(f"I had nothing stored under {field_name!r}.")
-            self._state.session_context = None
+            # The session context and the loaded turns may quote the value: rebuild them.
             services.documents.delete(self.scope.session_context(self.key))
-            return TurnResult(f"Forgotten: {field_name} ({removed} stored rows deleted).")
+            self._state = _State(off_the_record=self._state.off_the_record)
+            redacted = sum(n for kind, n in counts.items() if kind != "facts")
+            return TurnResult(
+                f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
+                + (f", {redacted} mentions redacted" if redacted else "")
+                + ")."
+            )
         removed = services.history.forget_session(self._session)
         services.documents.delete(self.scope.session_context(self.key))
         self._state = _State(off_the_record=self._state.off_the_record)

@@ -340,3 +340,24 @@ async def test_the_base_prompt_is_never_mutated(harness: Callable[..., Harness])
     systems = [r.system for r in h.chat.requests]
     assert all(persona in s for s in systems)
     assert all(s.count(persona) == 1 for s in systems)
+
+
+async def test_forget_field_in_chat_removes_the_fact_and_its_mentions(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    session = h.session()
+    await session.handle("My name is Zanzibar.")
+    await session.handle("hello again")
+    assert app.memory.facts.active("user/profile", field="name")
+
+    forgot = await session.handle("/forget name")
+    assert "Forgotten: name" in forgot.text and "redacted" in forgot.text
+    assert app.memory.facts.active("user/profile", field="name") == []
+    assert app.memory.history.search("user", "Zanzibar", limit=5) == []
+    await session.handle("who am I?")
+    request = h.chat.requests[-1]
+    assert "Zanzibar" not in request.system
+    assert all("Zanzibar" not in m.content for m in request.messages)
+    assert request.memory is not None and request.memory.user_name is None
