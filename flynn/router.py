@@ -141,7 +141,28 @@ class Router:
             assert worker.task is not None
             with contextlib.suppress(asyncio.CancelledError):
                 await worker.task
+        # Messages that never got their turn: say so, rather than leave them unanswered.
+        for worker in stragglers:
+            while not worker.inbox.empty():
+                await self._notify_unanswered(worker.key, worker.inbox.get_nowait())
         return unfinished
+
+    async def _notify_unanswered(self, key: SessionKey, message: InboundMessage) -> None:
+        channel = self._channels.get(message.channel)
+        if channel is None:
+            return
+        notice = OutboundMessage(
+            key,
+            "Flynn is restarting and could not answer this message; please send it again in a "
+            "moment.",
+            reply_to=message.message_id,
+            error_code="internal",
+        )
+        try:
+            async with asyncio.timeout(2):
+                await channel.send(notice)
+        except Exception:  # noqa: BLE001 - best effort during shutdown
+            log.warning("router.notice_failed", channel=message.channel)
 
     async def _work(self, worker: _Worker) -> None:
         try:

@@ -160,9 +160,13 @@ async def test_drain_cancels_stragglers_after_the_grace_period(
     closing.append((app, router))
     await router.on_message(channel.inbound("never finishes"))
     await provider.entered.wait()
+    await router.on_message(channel.inbound("queued behind it", message_id="q2"))
     router.close_intake()
     assert await router.drain(0.05) == 1
     assert router.active_sessions == 0
+    notice = await channel.reply()
+    assert notice.reply_to == "q2" and notice.error_code == "internal"
+    assert "restarting" in notice.text
 
 
 async def test_two_people_in_one_group_never_see_each_others_memory(
