@@ -192,7 +192,8 @@ def _ingest(app: App, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, da
 def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
     """Adds synthetic filler turns until ``total`` turns are stored: half in the dataset's own
     namespaces (spread over their time span), half in other people's. Written after the dataset,
-    so the filler has the newer row ids (the harder case for bounded full-text search)."""
+    so the filler has the newer row ids (the harder case for bounded full-text search); imported
+    a session at a time (and embedded when embeddings are on), nothing learnt from it."""
     stored = sum(len(s.turns) for c in dataset.conversations for s in c.sessions)
     missing = total - stored
     if missing <= 0 or not dataset.conversations:
@@ -217,11 +218,17 @@ def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
             scope = _scope(f"filler-{index % 97}")
         start = first + (final - first) * rng.random()
         key = f"bench:filler/{index}"
+        turns: list[tuple[MessageRole, str, datetime]] = [
+            (
+                "user" if turn % 2 == 0 else "assistant",
+                zipf.sentence(rng, rng.randint(6, 30)),
+                start + turn * TURN_SPACING,
+            )
+            for turn in range(count)
+        ]
+        # One transaction per session also when embeddings make the import turn by turn.
         with app.memory.db.transaction():
-            for turn in range(count):
-                role: MessageRole = "user" if turn % 2 == 0 else "assistant"
-                text = zipf.sentence(rng, rng.randint(6, 30))
-                writer.message(scope, key, role, text, now=start + turn * TURN_SPACING)
+            writer.import_session(scope, key, turns)
         added += count
     return added
 

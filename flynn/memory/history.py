@@ -6,17 +6,21 @@ deleted by ``forget``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
-from flynn.memory.fts import FtsQueryPlanner
+from flynn.memory.fts import FtsQueryPlanner, MatchPlan
 from flynn.memory.scope import namespace_scope, scope_params
 from flynn.memory.store import (
     MessageMatch,
     MessageRole,
+    Neighbour,
+    NewMessage,
+    Postings,
     SearchHit,
     SessionSummary,
     StoredMessage,
@@ -36,6 +40,10 @@ _INSERT = f"""
 INSERT INTO messages (session, namespace, role, content, tokens, created_at)
 VALUES (?, ?, ?, ?, ?, ?)
 RETURNING {_COLUMNS}
+"""
+_INSERT_MANY = """
+INSERT INTO messages (session, namespace, role, content, tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?)
 """
 _RECENT = f"SELECT {_COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
@@ -65,19 +73,51 @@ WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.n
 """
 _MATCH_ALL = _MATCH + " ORDER BY messages_fts.rank LIMIT ?"
 _MATCH_EXCLUDING = _MATCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
-# A small rowid window around the hit: the primary key range is the cheapest read there is, and
-# a session's turns are nearly consecutive (other sessions' turns may interleave).
+# A small rowid window around each anchor: the primary key range is the cheapest read there is,
+# and a session's turns are nearly consecutive (other sessions' turns may interleave). One
+# statement for all anchors; ``place`` numbers a session's rows outward from the anchor, computed
+# before the wanted rows are read whole. The unary ``+`` keeps SQLite from reading a whole session
+# (or namespace) through an index instead of the few rows in the window.
 _AROUND = f"""
-SELECT {_COLUMNS} FROM messages
-WHERE id BETWEEN ? AND ? AND session = ? AND {namespace_scope("namespace")}
-ORDER BY id
+WITH near AS (
+    SELECT m.id AS id, a.id AS anchor,
+           iif(m.id < a.id, -1, 1) * row_number() OVER (
+               PARTITION BY a.id, m.id < a.id ORDER BY abs(m.id - a.id)
+           ) AS place
+    FROM messages AS a
+    JOIN messages AS m
+        ON m.id BETWEEN a.id - ? AND a.id + ? AND m.id != a.id AND +m.session = a.session
+    WHERE a.id IN (SELECT value FROM json_each(?)) AND {namespace_scope("+m.namespace")}
+)
+SELECT {_M_COLUMNS}, near.anchor, near.place
+FROM near CROSS JOIN messages AS m ON m.id = near.id
+WHERE abs(near.place) <= ?
 """
-_BETWEEN = f"""
+_UNDER = f"""
 SELECT {_COLUMNS} FROM messages
-WHERE {namespace_scope("namespace")} AND created_at >= ? AND created_at < ?
+WHERE id IN (SELECT value FROM json_each(?)) AND {namespace_scope("+namespace")}
 """
-_BETWEEN_ALL = _BETWEEN + " ORDER BY created_at DESC LIMIT ?"
-_BETWEEN_EXCLUDING = _BETWEEN + " AND session != ? ORDER BY created_at DESC LIMIT ?"
+_UNDER_EXCLUDING = _UNDER + " AND session != ?"
+# The root namespace and the namespaces under it are read apart: as one OR, SQLite reads every
+# row of the window through two indexes and sorts them all; apart, the root's newest rows come
+# straight off ``messages_namespace_created`` and the read stops at the limit.
+_BETWEEN = """
+SELECT * FROM (
+    SELECT {columns} FROM messages
+    WHERE namespace = :root AND created_at >= :start AND created_at < :end {excluding}
+    ORDER BY created_at DESC LIMIT :limit
+)
+UNION ALL
+SELECT * FROM (
+    SELECT {columns} FROM messages
+    WHERE namespace >= :below AND namespace < :after
+        AND created_at >= :start AND created_at < :end {excluding}
+    ORDER BY created_at DESC LIMIT :limit
+)
+ORDER BY created_at DESC LIMIT :limit
+"""
+_BETWEEN_ALL = _BETWEEN.format(columns=_COLUMNS, excluding="")
+_BETWEEN_EXCLUDING = _BETWEEN.format(columns=_COLUMNS, excluding="AND session != :exclude")
 _SUMMARIES = f"""
 SELECT key, namespace, summary, summarized_through, updated_at FROM sessions
 WHERE {namespace_scope("namespace")} AND summary IS NOT NULL AND summary != ''
@@ -86,7 +126,8 @@ ORDER BY updated_at DESC LIMIT ?
 _AROUND_WINDOW = 8
 """How far (in message ids) to look for a neighbour of the same session."""
 WIDE_BUDGET = 3000
-"""Rows ranked by a recall search (``match(wide=True)``): at ~1.5 µs each, a few milliseconds."""
+"""Rows ranked by a recall search (``match(wide=True)``) whose rarest word is too common for the
+interactive budget: at ~1.5 µs each, a few milliseconds."""
 _FORGET_SESSION_MESSAGES = "DELETE FROM messages WHERE session = ?"
 _FORGET_SESSION = "DELETE FROM sessions WHERE key = ?"
 _FORGET_MESSAGES = f"DELETE FROM messages WHERE {namespace_scope('namespace')}"
@@ -125,6 +166,20 @@ class SqliteHistory:
         if row is None:
             raise StoreError("message insert returned no row")
         return _message(row)
+
+    def append_many(self, session: str, namespace: str, messages: Sequence[NewMessage]) -> int:
+        """Stores many messages of one session and creates or touches its session row, in one
+        transaction; returns how many were stored."""
+        if not messages:
+            return 0
+        rows = [
+            (session, namespace, m.role, m.content, m.tokens, encode_time(m.created_at))
+            for m in messages
+        ]
+        first, last = rows[0][5], max(row[5] for row in rows)
+        with self._db.transaction():
+            self._db.execute(_TOUCH_SESSION, (session, namespace, first, last))
+            return self._db.executemany(_INSERT_MANY, rows)
 
     def recent(self, session: str) -> list[StoredMessage]:
         """The session's messages not yet summarised by compaction, oldest first."""
@@ -189,11 +244,11 @@ class SqliteHistory:
         exclude_session: str | None = None,
         wide: bool = False,
     ) -> list[MessageMatch]:
-        """Like ``search`` without excerpts, best first; ``wide`` ranks up to ``WIDE_BUDGET``
-        rows instead of the interactive budget."""
+        """Like ``search`` without excerpts, best first. ``wide`` ranks up to ``WIDE_BUDGET``
+        rows when the interactive budget cannot hold every match of even the rarest word."""
         if limit <= 0:
             return []
-        plan = (self._wide_planner if wide else self._planner).plan(query)
+        plan = self._plan(query, wide=wide)
         if plan is None:
             return []
         match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
@@ -203,28 +258,51 @@ class SqliteHistory:
             rows = self._db.fetchall(_MATCH_EXCLUDING, (*match, exclude_session, limit))
         return [MessageMatch(message=_message(row), score=-row["rank"]) for row in rows]
 
+    def postings(self, query: str, *, wide: bool = False) -> Postings | None:
+        """The words ``match`` would search ``query`` for, each with the ids of the messages
+        containing it (every namespace); ``None`` when no word occurs. Reads only the index."""
+        plan = self._plan(query, wide=wide)
+        return None if plan is None else self._planner.postings(plan)
+
+    def messages_under(
+        self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
+    ) -> list[StoredMessage]:
+        """The messages with these ids under ``namespace_prefix`` (and not of
+        ``exclude_session``), in no particular order."""
+        if not ids:
+            return []
+        params = (json.dumps(list(ids)), *scope_params(namespace_prefix))
+        if exclude_session is None:
+            rows = self._db.fetchall(_UNDER, params)
+        else:
+            rows = self._db.fetchall(_UNDER_EXCLUDING, (*params, exclude_session))
+        return [_message(row) for row in rows]
+
+    def _plan(self, query: str, *, wide: bool) -> MatchPlan | None:
+        """The interactive plan; with ``wide``, the wide one when the interactive budget could
+        not hold every match of even the rarest word (the plan ranks only the newest): other
+        words it leaves out are common ones, which weigh little under bm25 and would cost
+        several times as much to rank."""
+        plan = self._planner.plan(query)
+        if wide and plan is not None and plan.is_windowed:
+            return self._wide_planner.plan(query)
+        return plan
+
     def around(
         self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
-    ) -> list[StoredMessage]:
+    ) -> list[Neighbour]:
         """For each id, up to ``radius`` messages of the same session just before and after it
-        (looked for within a few ids, so a session interleaved with many others may show fewer);
-        the ids themselves are not returned. Unknown ids are ignored."""
+        (looked for within a few ids, so a session interleaved with many others may show fewer),
+        in one statement. Unknown ids are ignored."""
         if radius <= 0 or not message_ids:
             return []
-        scope = scope_params(namespace_prefix)
-        wanted = set(message_ids)
-        found: dict[int, StoredMessage] = {}
-        for anchor in self.messages(sorted(wanted)):
-            window = radius + _AROUND_WINDOW
-            rows = self._db.fetchall(
-                _AROUND, (anchor.id - window, anchor.id + window, anchor.session, *scope)
-            )
-            before = [row for row in rows if row["id"] < anchor.id][-radius:]
-            after = [row for row in rows if row["id"] > anchor.id][:radius]
-            for row in (*before, *after):
-                if row["id"] not in wanted:
-                    found.setdefault(row["id"], _message(row))
-        return [found[key] for key in sorted(found)]
+        window = radius + _AROUND_WINDOW
+        anchors = json.dumps(sorted(set(message_ids)))
+        params = (window, window, anchors, *scope_params(namespace_prefix), radius)
+        return [
+            Neighbour(anchor=row["anchor"], offset=row["place"], message=_message(row))
+            for row in self._db.fetchall(_AROUND, params)
+        ]
 
     def between(
         self,
@@ -238,11 +316,19 @@ class SqliteHistory:
         """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
         if limit <= 0 or end <= start:
             return []
-        params = (*scope_params(namespace_prefix), encode_time(start), encode_time(end))
+        root, below, after = scope_params(namespace_prefix)
+        params = {
+            "root": root,
+            "below": below,
+            "after": after,
+            "start": encode_time(start),
+            "end": encode_time(end),
+            "limit": limit,
+        }
         if exclude_session is None:
-            rows = self._db.fetchall(_BETWEEN_ALL, (*params, limit))
+            rows = self._db.fetchall(_BETWEEN_ALL, params)
         else:
-            rows = self._db.fetchall(_BETWEEN_EXCLUDING, (*params, exclude_session, limit))
+            rows = self._db.fetchall(_BETWEEN_EXCLUDING, {**params, "exclude": exclude_session})
         return [_message(row) for row in rows]
 
     def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
@@ -299,13 +385,8 @@ class SqliteHistory:
 
 
 def _message(row: sqlite3.Row) -> StoredMessage:
+    # By position (every query here starts with ``_COLUMNS``): recall decodes hundreds of rows
+    # per turn, and that is measurably cheaper than by name.
     return StoredMessage(
-        id=row["id"],
-        session=row["session"],
-        namespace=row["namespace"],
-        role=row["role"],
-        content=row["content"],
-        tokens=row["tokens"],
-        created_at=decode_time(row["created_at"]),
-        summarized=bool(row["summarized"]),
+        row[0], row[1], row[2], row[3], row[4], row[5], decode_time(row[6]), bool(row[7])
     )

@@ -10,6 +10,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from flynn.memory.fts import STOPWORDS
 
@@ -30,7 +31,37 @@ _TIME_WORDS = frozenset(
     months year years day days night
     """.split()
 )
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+# English verbs whose past forms the stemmer cannot reach ("ran" is not "run"): a question asks
+# "when did she run" of a turn that says "I ran". Base, past and participle; regular forms and
+# "-ing"/"-s" are left to the index's stemmer.
+_IRREGULAR_VERBS = """
+    arise arose arisen; awake awoke awoken; bear bore born; beat beat beaten; become became;
+    begin began begun; bend bent; bet bet; bite bit bitten; bleed bled; blow blew blown;
+    break broke broken; breed bred; bring brought; build built; burn burnt; buy bought;
+    catch caught; choose chose chosen; cling clung; creep crept; deal dealt; dig dug;
+    draw drew drawn; dream dreamt; drink drank drunk; drive drove driven; eat ate eaten;
+    fall fell fallen; feed fed; feel felt; fight fought; find found; flee fled; fly flew flown;
+    forbid forbade forbidden; forget forgot forgotten; forgive forgave forgiven;
+    freeze froze frozen;
+    give gave given; grind ground; grow grew grown; hang hung; hear heard; hide hid hidden;
+    hold held; hurt hurt; keep kept; kneel knelt; lay laid; lead led; lean leant; leap leapt;
+    learn learnt; leave left; lend lent; lie lay lain; light lit; lose lost; make made;
+    mean meant; meet met; pay paid; ride rode ridden; ring rang rung; rise rose risen; run ran;
+    see saw seen; seek sought; sell sold; send sent; shake shook shaken; shine shone; shoot shot;
+    show showed shown; shrink shrank shrunk; sing sang sung; sink sank sunk; sit sat; sleep slept;
+    slide slid; speak spoke spoken; speed sped; spell spelt; spend spent; spin spun;
+    spit spat; spring sprang sprung; stand stood; steal stole stolen; stick stuck; sting stung;
+    stink stank; strike struck; swear swore sworn; sweep swept; swim swam swum; swing swung;
+    take took taken; teach taught; tear tore torn; think thought; throw threw thrown;
+    understand understood; wake woke woken; wear wore worn; weave wove woven; weep wept;
+    win won; wind wound; write wrote written
+"""
+_VERB_FORMS: dict[str, tuple[str, ...]] = {}
+for _entry in _IRREGULAR_VERBS.replace("\n", " ").split(";"):
+    _forms = tuple(dict.fromkeys(_entry.split()))
+    for _form in _forms:
+        _VERB_FORMS.setdefault(_form, _forms)
+_WORD = re.compile(r"[^\W_](?:[^\W_]|['’-])*")
 _MONTH_NAMES = {name.lower(): index for index, name in enumerate(calendar.month_name) if name}
 _WEEKDAYS = {name.lower(): index for index, name in enumerate(calendar.day_name)}
 _NOT_NAMES = (
@@ -46,17 +77,62 @@ _WHEN = re.compile(
     r"|how\s+long\s+ago|since\s+when|how\s+long\s+(?:has|have|had|did|was|were))\b",
     re.IGNORECASE,
 )
-# A turn that places something in time: the likely answer to a "when" question.
-TIME_MENTION = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|last|next|weekend|morning"
-    r"|afternoon|evening|week|weeks|month|months|year|years|since|birthday|anniversary"
-    r"|(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th)|"
-    + "|".join(sorted(_MONTH_NAMES))
-    + "|"
-    + "|".join(sorted(_WEEKDAYS))
-    + r")\b",
+# Questions that want a number, a place or a person, and what a turn holding one looks like: the
+# classic answer-type prior of question answering, a hint about which matching turn answers.
+_ASKS_NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|far|old|often|fast|big|tall|heavy)\b"
+    r"|\bwhat\s+(?:percentage|percent|number|amount|age|size|score|price)\b",
     re.IGNORECASE,
 )
+_ASKS_PLACE = re.compile(
+    r"\bwhere\b|\b(?:which|what)\s+(?:city|country|town|place|restaurant|shop|street"
+    r"|neighbourhood|neighborhood|island|beach|park|museum|venue|hotel)\b",
+    re.IGNORECASE,
+)
+_ASKS_PERSON = re.compile(r"\bwho(?:m|se)?\b|\bwhat\s+is\s+the\s+name\b", re.IGNORECASE)
+_NUMBER_WORDS = frozenset(
+    """
+    one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
+    fifty hundred thousand million dozen half couple once twice
+    """.split()
+)
+_TIME_MENTIONS = (
+    frozenset(
+        """
+    yesterday today tonight tomorrow ago recently lately last next weekend morning afternoon
+    evening week weeks month months year years since birthday anniversary
+    """.split()
+    )
+    | frozenset(_MONTH_NAMES)
+    | frozenset(_WEEKDAYS)
+)
+_TIME_NUMBER = re.compile(r"\b(?:(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
+# A capitalised word after a preposition ("in Porto", "at the Alfama"): a named place.
+_PLACE = re.compile(r"\b(?:in|at|to|from|near|around|of)\s+(?:the\s+)?[A-Z][\w'-]+")
+# A capitalised word inside a sentence (not its first word): most likely a name.
+_PERSON = re.compile(r"[a-z,]\s+[A-Z][a-z]+")
+
+AnswerKind = Literal["time", "number", "place", "person"]
+
+
+def mentions(kind: AnswerKind, text: str) -> bool:
+    """Whether ``text`` holds the kind of thing a question wants, as far as its surface tells:
+    a time ("yesterday", "in May", "the 22nd"), a number, a named place or a person's name.
+    Word lists are looked up in a set: one regex alternation of them costs ten times more."""
+    if kind == "time":
+        words = _LETTERS.findall(text.lower())
+        return not _TIME_MENTIONS.isdisjoint(words) or _TIME_NUMBER.search(text) is not None
+    if kind == "number":
+        if _DIGIT.search(text):
+            return True
+        return not _NUMBER_WORDS.isdisjoint(_LETTERS.findall(text.lower()))
+    if kind == "place":
+        return _PLACE.search(text) is not None
+    return _PERSON.search(text) is not None
+
+
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30}
 _UNITS.update({"year": 365, "years": 365})
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -110,6 +186,10 @@ class QueryAnalysis:
     names: tuple[str, ...]
     window: TimeWindow | None
     asks_when: bool
+    variants: tuple[str, ...] = ()
+    """Other forms of its irregular verbs ("ran" for "run"), to search for as well."""
+    expects: AnswerKind | None = None
+    """What kind of answer the question wants, when its words say."""
 
     @property
     def topic_terms(self) -> tuple[str, ...]:
@@ -146,13 +226,43 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         # A capital at the start of a sentence says nothing, unless it is a possessive.
         if capitalised and word not in _NOT_NAMES and (not at_start or possessive):
             names.append(word)
+    variants: set[str] = set()
+    for term in terms:
+        base = _base_form(term)
+        forms = _VERB_FORMS.get(term) or _VERB_FORMS.get(base, ())
+        # The stemmer already finds the base form from "-ing" and "-s" forms.
+        skip = forms[:1] if forms and base == forms[0] else ()
+        variants.update(form for form in forms if form not in seen and form not in skip)
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
         names=tuple(names),
         window=time_window(text, now=now),
         asks_when=bool(_WHEN.search(text)),
+        variants=tuple(sorted(variants)),
+        expects=_expects(text),
     )
+
+
+def _expects(text: str) -> AnswerKind | None:
+    if _ASKS_NUMBER.search(text):
+        return "number"
+    if _ASKS_PLACE.search(text):
+        return "place"
+    if _ASKS_PERSON.search(text):
+        return "person"
+    return None
+
+
+def _base_form(word: str) -> str:
+    """``word`` without an "-ing" or "-s" ("running" -> "run", "swims" -> "swim"), to look up
+    an irregular verb by."""
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+        return word[:-1] if len(word) > 2 and word[-1] == word[-2] else word
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def time_window(text: str, *, now: datetime) -> TimeWindow | None:

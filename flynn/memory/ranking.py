@@ -1,24 +1,31 @@
 """The hybrid recall ranker: full-text candidates from several query variants, fused, then shaped
-by what a question implies: names it mentions, the time it points at, whether it asks *when*,
-the turns around a strong hit, and which past conversations hold most of the evidence.
+by what a question implies: names it mentions, the time it points at, whether it asks *when* (or
+for a number, a place, a person), the turns around a strong hit, and which past conversations
+hold most of the evidence.
 
-Everything is bounded: each full-text search ranks a bounded number of rows (the FTS query
-planner's budget), and the Python work is linear in a few hundred candidates.
+Everything is bounded: the words searched for match a bounded number of rows (the FTS query
+planner's budget), which are weighed from the index's posting lists (``flynn.memory.bm25``);
+only the best ``Tuning.candidates`` of each list are read, and the Python work is linear in a
+few hundred candidates. Which searched words a turn contains comes from the same lists, so no
+turn's text is tokenised here.
 """
 
 from __future__ import annotations
 
+import functools
+import heapq
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from flynn.memory.fts import STOPWORDS
-from flynn.memory.query import QUESTION_WORDS, TIME_MENTION, QueryAnalysis
-from flynn.memory.store import Fact, Facts, Graph, History, MessageRole, StoredMessage
+from flynn.memory.bm25 import TermMatches, read_best
+from flynn.memory.fts import STOPWORDS, search_terms
+from flynn.memory.query import QUESTION_WORDS, QueryAnalysis, mentions
+from flynn.memory.store import Entity, Fact, Facts, Graph, History, MessageRole, StoredMessage
 from flynn.memory.vectors import VectorSearch
 
 ItemKind = Literal["message", "fact", "summary", "graph"]
@@ -79,10 +86,11 @@ class Tuning:
     name: float = 0.25
     time_window: float = 0.6
     when: float = 0.25
+    answer: float = 0.15
     graph: float = 0.15
     recency: float = 0.05
     recency_days: float = 180.0
-    neighbours_of: int = 20
+    neighbours_of: int = 10
     feedback: float = 0.0
     feedback_docs: int = 5
     feedback_terms: int = 6
@@ -92,7 +100,8 @@ class Tuning:
     neighbour_additive: bool = True
     session: float = 0.2
     session_top: int = 3
-    facts: int = 20
+    session_cover: float = 0.2
+    facts: int = 10
     fact: float = 0.9
     summaries: int = 50
     summary: float = 0.6
@@ -107,12 +116,12 @@ class _Candidate:
     semantic: float = 0.0
     inherited: float = 0.0
     score: float = 0.0
-    stems: frozenset[str] = frozenset()
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def stem(word: str) -> str:
     """A crude suffix-stripper, enough to see that "painting" and "painted" share "paint";
     only compared with itself (full-text search uses SQLite's Porter stemmer)."""
@@ -132,7 +141,23 @@ def stem(word: str) -> str:
 
 
 def stems(text: str) -> frozenset[str]:
-    return frozenset(stem(token) for token in _TOKEN.findall(text.lower()))
+    return frozenset(map(stem, _TOKEN.findall(text.lower())))
+
+
+_PAGES = 4
+"""Pages of a ranked list read at most, when the best turns are mostly out of scope."""
+
+
+@dataclass(frozen=True, slots=True)
+class _QueryWords:
+    """The words a question was searched for: ``matches`` says which turns contain which
+    (``None`` when none occurs), ``asked`` how many there were, ``names`` the names among them;
+    ``unsearched_names`` finds in a text the names the search left out as too common."""
+
+    matches: TermMatches | None
+    asked: int
+    names: frozenset[str]
+    unsearched_names: re.Pattern[str] | None
 
 
 class HybridRanker:
@@ -164,7 +189,8 @@ class HybridRanker:
         exclude: str | None = None,
     ) -> list[RecallItem]:
         tuning = self.tuning
-        candidates = self._lexical(root, query, exclude)
+        words = self._words(query)
+        candidates = self._lexical(root, query, words, exclude)
         self._semantic(root, query, candidates, exclude)
         if query.window is not None:
             for message in self._history.between(
@@ -175,62 +201,108 @@ class HybridRanker:
                 exclude_session=exclude,
             ):
                 candidates.setdefault(message.id, _Candidate(message))
-        mentioned = self._mentioned(root, query)
-        self._score(candidates.values(), query, now, mentioned)
-        self._neighbours(root, candidates, query, now, mentioned)
-        self._sessions(candidates.values())
+        entities = self._entities(root, query)
+        mentioned = self._mentioned(entities)
+        self._score(candidates.values(), query, words, now, mentioned)
+        self._neighbours(root, candidates, query, words, now, mentioned)
+        self._sessions(candidates.values(), words)
 
-        items = [message_item(c.message, c.score) for c in candidates.values() if c.score > 0]
+        # Only the turns that can make the cut become items.
+        best = heapq.nlargest(
+            limit,
+            (c for c in candidates.values() if c.score > 0),
+            key=lambda c: (c.score, c.message.created_at),
+        )
+        items = [message_item(c.message, c.score) for c in best]
         items.extend(self._fact_items(root, query))
         items.extend(self._summary_items(root, query, exclude))
-        items.extend(self._graph_items(root, query))
+        items.extend(self._graph_items(entities))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
         return items[:limit]
 
     # -- candidates -------------------------------------------------------------------------
 
+    def _words(self, query: QueryAnalysis) -> _QueryWords:
+        asked = search_terms(" ".join(query.terms))
+        names = frozenset(search_terms(" ".join(query.names)))
+        searched = " ".join((*asked, *query.variants))
+        postings = self._history.postings(searched, wide=True) if asked else None
+        matches = None if postings is None else TermMatches(postings)
+        # A name the search left out (it matches too many rows) is looked for in the text.
+        unsearched = sorted(names - set(matches.weights if matches else ()))
+        pattern = (
+            re.compile(r"\b(?:" + "|".join(map(re.escape, unsearched)) + r")\b", re.IGNORECASE)
+            if unsearched
+            else None
+        )
+        return _QueryWords(matches, len(asked), names, pattern)
+
     def _lexical(
-        self, root: str, query: QueryAnalysis, exclude: str | None
+        self, root: str, query: QueryAnalysis, words: _QueryWords, exclude: str | None
     ) -> dict[int, _Candidate]:
         """BM25 over past turns for the whole question; when it names someone, for its topic
         alone (a name is in half the turns of a conversation with that person); and for the
         question widened by words its best hits share (pseudo-relevance feedback, for answers
-        worded differently from the question). Lists are fused by reciprocal rank."""
+        worded differently from the question). Lists are fused by reciprocal rank.
+
+        Every turn matching a searched word is weighed from the posting lists; only the best of
+        each list are read (their lengths complete the bm25 score)."""
         tuning = self.tuning
         candidates: dict[int, _Candidate] = {}
-        self._add_matches(root, query.terms, candidates, exclude, weight=1.0)
+        if words.matches is None:
+            return candidates
+        self._add_ranked(root, words.matches, candidates, exclude, leave_out=(), weight=1.0)
         if query.names and query.topic_terms:
-            self._add_matches(root, query.topic_terms, candidates, exclude, weight=1.0)
+            self._add_ranked(
+                root, words.matches, candidates, exclude, leave_out=words.names, weight=1.0
+            )
         if tuning.feedback > 0 and candidates:
             extra = _feedback_terms(candidates.values(), query, tuning.feedback_docs)
-            if extra:
-                terms = (*query.terms, *extra[: tuning.feedback_terms])
-                self._add_matches(root, terms, candidates, exclude, weight=tuning.feedback)
+            terms = (*query.terms, *extra[: tuning.feedback_terms])
+            postings = self._history.postings(" ".join(terms), wide=True) if extra else None
+            if postings is not None:
+                widened = TermMatches(postings)
+                self._add_ranked(
+                    root, widened, candidates, exclude, leave_out=(), weight=tuning.feedback
+                )
         return candidates
 
-    def _add_matches(
+    def _add_ranked(
         self,
         root: str,
-        terms: Sequence[str],
+        matches: TermMatches,
         candidates: dict[int, _Candidate],
         exclude: str | None,
         *,
+        leave_out: Collection[str],
         weight: float,
     ) -> None:
-        if not terms:
-            return
+        """Reads the best turns of one list under ``root`` (those not read yet) and adds them
+        with their lexical scores."""
         tuning = self.tuning
-        matches = self._history.match(
-            root, " ".join(terms), limit=tuning.candidates, exclude_session=exclude, wide=True
+
+        def read(ids: Sequence[int]) -> list[StoredMessage]:
+            known = [candidates[key].message for key in ids if key in candidates]
+            missing = [key for key in ids if key not in candidates]
+            return known + self._history.messages_under(root, missing, exclude_session=exclude)
+
+        scored = read_best(
+            matches,
+            read,
+            _message_id,
+            _message_text,
+            limit=tuning.candidates,
+            leave_out=leave_out,
+            pages=_PAGES,
         )
-        if not matches:
+        if not scored:
             return
-        best = matches[0].score or 1.0
-        for position, match in enumerate(matches):
-            candidate = candidates.get(match.message.id)
+        best = scored[0][0] or 1.0
+        for position, (score, message) in enumerate(scored):
+            candidate = candidates.get(message.id)
             if candidate is None:
-                candidate = candidates[match.message.id] = _Candidate(match.message)
-            candidate.lexical = max(candidate.lexical, weight * match.score / best)
+                candidate = candidates[message.id] = _Candidate(message)
+            candidate.lexical = max(candidate.lexical, weight * score / best)
             candidate.fused += weight / (tuning.rrf_k + position + 1)
 
     def _semantic(
@@ -254,11 +326,13 @@ class HybridRanker:
                 candidate.semantic = max(0.0, similarity)
                 candidate.fused += 1.0 / (tuning.rrf_k + position + 1)
 
-    def _mentioned(self, root: str, query: QueryAnalysis) -> frozenset[int]:
+    def _entities(self, root: str, query: QueryAnalysis) -> list[Entity]:
         if self._graph is None:
-            return frozenset()
-        entities = self._graph.entities_in(root, query.text, limit=8)
-        if not entities:
+            return []
+        return self._graph.entities_in(root, query.text, limit=8)
+
+    def _mentioned(self, entities: Sequence[Entity]) -> frozenset[int]:
+        if self._graph is None or not entities:
             return frozenset()
         return frozenset(
             self._graph.messages_mentioning([entity.id for entity in entities], limit=500)
@@ -270,28 +344,37 @@ class HybridRanker:
         self,
         candidates: Iterable[_Candidate],
         query: QueryAnalysis,
+        words: _QueryWords,
         now: datetime,
         mentioned: frozenset[int],
     ) -> None:
         tuning = self.tuning
-        wanted = {stem(term) for term in query.terms}
-        names = {stem(name) for name in query.names}
+        matches = words.matches
+        expected = query.expects if tuning.answer else None
         pool = list(candidates)
         top_fused = max((c.fused for c in pool), default=0.0) or 1.0
         for candidate in pool:
             message = candidate.message
-            candidate.stems = stems(message.content)
+            found = matches.words(message.id) if matches is not None else ()
             score = tuning.lexical * candidate.lexical
             score += tuning.fused * candidate.fused / top_fused
             score += tuning.semantic * candidate.semantic
-            if wanted:
-                score += tuning.coverage * len(wanted & candidate.stems) / len(wanted)
-            if names and names & candidate.stems:
+            if words.asked:
+                score += tuning.coverage * min(1.0, len(found) / words.asked)
+            if words.names and (
+                not words.names.isdisjoint(found)
+                or (
+                    words.unsearched_names is not None
+                    and words.unsearched_names.search(message.content)
+                )
+            ):
                 score += tuning.name
             if query.window is not None:
                 score += tuning.time_window * query.window.closeness(message.created_at)
-            if query.asks_when and TIME_MENTION.search(message.content):
+            if query.asks_when and mentions("time", message.content):
                 score += tuning.when
+            if expected is not None and mentions(expected, message.content):
+                score += tuning.answer
             if message.id in mentioned:
                 score += tuning.graph
             age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
@@ -303,49 +386,37 @@ class HybridRanker:
         root: str,
         candidates: dict[int, _Candidate],
         query: QueryAnalysis,
+        words: _QueryWords,
         now: datetime,
         mentioned: frozenset[int],
     ) -> None:
         """The turn just before or after a strong hit often holds the answer (the question it
         answers, or the reply that completes it): it inherits part of the hit's score."""
         tuning = self.tuning
-        strong = sorted(candidates.values(), key=lambda c: c.score, reverse=True)
-        strong = strong[: tuning.neighbours_of]
+        strong = {
+            c.message.id: c
+            for c in heapq.nlargest(tuning.neighbours_of, candidates.values(), key=_score_of)
+        }
         if not strong:
             return
-        by_session: dict[str, list[_Candidate]] = defaultdict(list)
-        for candidate in strong:
-            by_session[candidate.message.session].append(candidate)
-        found = self._history.around(
-            root, [c.message.id for c in strong], radius=tuning.neighbour_radius
-        )
-        # Position within the session, to tell the next turn from the one after it.
-        order = {
-            message.id: index
-            for index, message in enumerate(
-                sorted([*found, *(c.message for c in strong)], key=lambda m: m.id)
-            )
-        }
         fresh: list[_Candidate] = []
-        for message in found:
-            for parent in by_session.get(message.session, ()):
-                distance = abs(order[parent.message.id] - order[message.id])
-                if not 0 < distance <= tuning.neighbour_radius:
-                    continue
-                share = tuning.neighbour * tuning.neighbour_decay ** (distance - 1)
-                neighbour = candidates.get(message.id)
-                if neighbour is None:
-                    neighbour = candidates[message.id] = _Candidate(message)
-                    fresh.append(neighbour)
-                neighbour.inherited = max(neighbour.inherited, share * parent.score)
-        self._score(fresh, query, now, mentioned)
+        for near in self._history.around(root, list(strong), radius=tuning.neighbour_radius):
+            if near.message.id in strong:
+                continue
+            share = tuning.neighbour * tuning.neighbour_decay ** (abs(near.offset) - 1)
+            neighbour = candidates.get(near.message.id)
+            if neighbour is None:
+                neighbour = candidates[near.message.id] = _Candidate(near.message)
+                fresh.append(neighbour)
+            neighbour.inherited = max(neighbour.inherited, share * strong[near.anchor].score)
+        self._score(fresh, query, words, now, mentioned)
         for each in candidates.values():
             if tuning.neighbour_additive:
                 each.score += each.inherited
             else:
                 each.score = max(each.score, each.inherited)
 
-    def _sessions(self, candidates: Iterable[_Candidate]) -> None:
+    def _sessions(self, candidates: Iterable[_Candidate], words: _QueryWords) -> None:
         """Evidence clusters in a few past conversations: a turn's score grows with the
         strength of its session (the sum of the session's best few turns)."""
         tuning = self.tuning
@@ -358,8 +429,30 @@ class HybridRanker:
             for session, scores in per_session.items()
         }
         best = max(strength.values(), default=0.0) or 1.0
+        cover = self._session_cover(pool, words) if tuning.session_cover else {}
         for candidate in pool:
-            candidate.score += tuning.session * strength[candidate.message.session] / best
+            session = candidate.message.session
+            candidate.score += tuning.session * strength[session] / best
+            candidate.score += tuning.session_cover * cover.get(session, 0.0)
+
+    def _session_cover(self, pool: Sequence[_Candidate], words: _QueryWords) -> dict[str, float]:
+        """How much of the question each session's turns say between them (the idf share of
+        its searched words they contain): a question's words are often split over a question
+        and its answer, or over several turns of one conversation."""
+        matches = words.matches
+        if matches is None:
+            return {}
+        total = sum(matches.weights.values()) or 1.0
+        found: dict[str, set[str]] = defaultdict(set)
+        for candidate in pool:
+            words_of = matches.words(candidate.message.id)
+            if words_of:
+                found[candidate.message.session].update(words_of)
+        weights = matches.weights
+        return {
+            session: sum(weights[term] for term in terms) / total
+            for session, terms in found.items()
+        }
 
     # -- other kinds ------------------------------------------------------------------------
 
@@ -414,11 +507,11 @@ class HybridRanker:
             )
         return items
 
-    def _graph_items(self, root: str, query: QueryAnalysis) -> list[RecallItem]:
+    def _graph_items(self, entities: Sequence[Entity]) -> list[RecallItem]:
         if self._graph is None:
             return []
         items = []
-        for entity in self._graph.entities_in(root, query.text, limit=4):
+        for entity in entities[:4]:
             for relation in self._graph.relations_of(entity.id, limit=4):
                 items.append(
                     RecallItem(
@@ -460,6 +553,18 @@ def _feedback_terms(
     shared = [form for form, count in counts.items() if count >= 2]
     shared.sort(key=lambda form: counts[form], reverse=True)
     return [first[form] for form in shared]
+
+
+def _message_id(message: StoredMessage) -> int:
+    return message.id
+
+
+def _message_text(message: StoredMessage) -> str:
+    return message.content
+
+
+def _score_of(candidate: _Candidate) -> float:
+    return candidate.score
 
 
 def _under(namespace: str, root: str) -> bool:

@@ -196,11 +196,13 @@ class Recall:
         spent = FRAME_TOKENS
         packed: list[tuple[RecallItem, str]] = []
         for item in items:
-            line = _line(item)
-            key = _normal(item.text)
-            if key in seen_text or _normal(line) in skip or key in skip:
-                continue
             if item.message_ids and seen_messages.intersection(item.message_ids):
+                continue
+            key = _normal(item.text)
+            if key in seen_text or key in skip:
+                continue
+            line = _line(item)
+            if skip and _normal(line) in skip:
                 continue
             cost = estimate_tokens(line) + 1  # the newline between lines
             if item.trust not in opened:
@@ -273,13 +275,19 @@ def _normal(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
 def _line(item: RecallItem) -> str:
     text = _excerpt(item.text, ITEM_MAX_TOKENS)
+    # isoformat and a fixed table rather than strftime: several times cheaper, and the same
+    # English day names whatever the process locale.
     if item.kind == "message":
         who = "they said" if item.role == "user" else "you said"
-        return f"- {item.time:%Y-%m-%d %a}, {who}: {text}"
+        day = item.time.date()
+        return f"- {day.isoformat()} {_DAYS[day.weekday()]}, {who}: {text}"
     if item.kind == "summary":
-        return f"- conversation of {item.time:%Y-%m-%d}: {text}"
+        return f"- conversation of {item.time.date().isoformat()}: {text}"
     return f"- {text}"
 
 

@@ -12,7 +12,7 @@ Each call that writes is one transaction: it lands whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -77,6 +77,37 @@ class StoredMessage:
     tokens: int
     created_at: datetime
     summarized: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """For each searched word, the ids of the stored messages containing it, in every namespace,
+    as the full-text index matches words (stemmed, any case): a ranker can score every match
+    from these lists and then read only the rows it keeps. ``documents`` is how many messages
+    the index holds, what the rarity of a word is measured against."""
+
+    documents: int
+    terms: Mapping[str, tuple[int, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """A message near an ``anchor`` message in the same session: ``offset`` is its position
+    relative to the anchor among that session's messages (-1 just before, 1 just after)."""
+
+    anchor: int
+    offset: int
+    message: StoredMessage
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message to store in bulk (``History.append_many``)."""
+
+    role: MessageRole
+    content: str
+    tokens: int
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +217,11 @@ class History(Protocol):
         now: datetime,
     ) -> StoredMessage: ...
 
+    def append_many(self, session: str, namespace: str, messages: Sequence[NewMessage]) -> int:
+        """Stores many messages of one session in one transaction (an import); returns how
+        many. Several times cheaper per message than ``append``."""
+        ...
+
     def recent(self, session: str) -> list[StoredMessage]:
         """The session's messages not yet summarised by compaction, oldest first."""
         ...
@@ -227,11 +263,25 @@ class History(Protocol):
         """The messages with these ids that exist, in id order (callers check namespaces)."""
         ...
 
+    def postings(self, query: str, *, wide: bool = False) -> Postings | None:
+        """The words of ``query`` that ``match`` would search for, each with the messages that
+        contain it; ``None`` when no word occurs. Bounded as ``match`` is, but reading only the
+        index: no row is ranked or read."""
+        ...
+
+    def messages_under(
+        self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
+    ) -> list[StoredMessage]:
+        """The messages with these ids under ``namespace_prefix`` and not of
+        ``exclude_session``, in no particular order."""
+        ...
+
     def around(
         self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
-    ) -> list[StoredMessage]:
+    ) -> list[Neighbour]:
         """For each id, up to ``radius`` messages of the same session just before and just after
-        it (under ``namespace_prefix`` only); the ids themselves are not returned."""
+        it (under ``namespace_prefix`` only), in one read. A message near several anchors is
+        listed once per anchor; an anchor may be another anchor's neighbour."""
         ...
 
     def between(

@@ -15,7 +15,7 @@ import structlog
 
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.reconcile import Outcome, RuleReconciler
-from flynn.memory.store import History, MessageRole, StoredMessage
+from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
 from flynn.tokens import estimate_tokens
 
 log = structlog.get_logger(__name__)
@@ -78,6 +78,22 @@ class MemoryWriter:
         if self._vectors is not None:
             self._vectors.add("message", [(stored.id, stored.namespace, stored.content)])
         return stored
+
+    def import_session(
+        self,
+        scope: WriteScope,
+        session: str,
+        turns: Sequence[tuple[MessageRole, str, datetime]],
+    ) -> int:
+        """Appends many ``(role, text, time)`` turns of one session at once, learning nothing
+        from them (an import, or benchmark filler); returns how many. One transaction, unless
+        embeddings are on: then each is stored and embedded as ``message`` does."""
+        if self._vectors is not None:
+            for role, text, now in turns:
+                self.message(scope, session, role, text, now=now)
+            return len(turns)
+        batch = [NewMessage(role, text, estimate_tokens(text), now) for role, text, now in turns]
+        return self._history.append_many(session, scope.root, batch)
 
     def learn(
         self,

@@ -6,7 +6,7 @@ import pytest
 
 from flynn.errors import StoreError
 from flynn.memory.sqlite import SqliteMemory
-from flynn.memory.store import MessageRole, StoredMessage
+from flynn.memory.store import MessageRole, NewMessage, StoredMessage
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -200,3 +200,90 @@ def test_ids_are_not_reused_after_forget(memory: SqliteMemory) -> None:
     old = _say(memory, "first")
     memory.history.forget("user")
     assert _say(memory, "second").id > old.id
+
+
+def test_around_finds_each_anchors_neighbours_in_its_own_session(memory: SqliteMemory) -> None:
+    # Two sessions interleaved, and another namespace's turn in between.
+    a = [_say(memory, f"a{n}", session="s:a", minutes=2 * n) for n in range(3)]
+    _say(memory, "elsewhere", session="s:x", namespace="other", minutes=5)
+    b = [_say(memory, f"b{n}", session="s:b", minutes=2 * n + 1) for n in range(3)]
+    a += [_say(memory, f"a{n}", session="s:a", minutes=10 + n) for n in range(3, 5)]
+
+    near = memory.history.around("user", [a[2].id, b[0].id], radius=2)
+
+    found = {(n.anchor, n.offset, n.message.content) for n in near}
+    assert found == {
+        (a[2].id, -2, "a0"),
+        (a[2].id, -1, "a1"),
+        (a[2].id, 1, "a3"),
+        (a[2].id, 2, "a4"),
+        (b[0].id, 1, "b1"),
+        (b[0].id, 2, "b2"),
+    }
+    assert memory.history.around("other", [a[2].id], radius=2) == []
+    assert memory.history.around("user", [], radius=2) == []
+    assert memory.history.around("user", [a[2].id], radius=0) == []
+
+
+def test_postings_list_the_matching_rows_of_each_searched_word(memory: SqliteMemory) -> None:
+    painted = _say(memory, "I painted the garage door")
+    paints = _say(memory, "She paints lakes", namespace="other")
+    _say(memory, "nothing to see")
+
+    postings = memory.history.postings("painting garage zebra")
+
+    assert postings is not None
+    # Stemmed like the index matches them, across namespaces; absent words are not searched.
+    assert dict(postings.terms) == {"painting": (painted.id, paints.id), "garage": (painted.id,)}
+    assert postings.documents == 3
+    assert memory.history.postings("zebra") is None
+
+
+def test_messages_under_keeps_the_namespace_and_leaves_out_a_session(
+    memory: SqliteMemory,
+) -> None:
+    mine = _say(memory, "mine", session="s:1")
+    other = _say(memory, "other session", session="s:2")
+    below = _say(memory, "below", namespace="user/sub", session="s:3")
+    foreign = _say(memory, "foreign", namespace="users", session="s:4")
+    ids = [mine.id, other.id, below.id, foreign.id, 999]
+
+    assert {m.id for m in memory.history.messages_under("user", ids)} == {
+        mine.id,
+        other.id,
+        below.id,
+    }
+    kept = memory.history.messages_under("user", ids, exclude_session="s:2")
+    assert {m.id for m in kept} == {mine.id, below.id}
+    assert memory.history.messages_under("user", []) == []
+
+
+def test_append_many_stores_a_session_in_one_go(memory: SqliteMemory) -> None:
+    batch = [NewMessage("user", f"imported {n}", 2, T0 + timedelta(minutes=n)) for n in range(3)]
+    assert memory.history.append_many("import:1", "user", batch) == 3
+    assert memory.history.append_many("import:1", "user", []) == 0
+
+    stored = memory.history.recent("import:1")
+    assert [m.content for m in stored] == ["imported 0", "imported 1", "imported 2"]
+    assert stored[2].created_at == T0 + timedelta(minutes=2)
+    assert [h.message.id for h in memory.history.search("user", "imported", limit=5)]
+
+
+def test_between_reads_the_root_and_namespaces_under_it_newest_first(
+    memory: SqliteMemory,
+) -> None:
+    for n in range(4):
+        _say(memory, f"root {n}", minutes=2 * n)
+    _say(memory, "below", namespace="user/sub", minutes=3, session="s:sub")
+    _say(memory, "sideways", namespace="user2", minutes=3, session="s:side")
+
+    found = memory.history.between(
+        "user", T0 + timedelta(minutes=1), T0 + timedelta(minutes=5), limit=10
+    )
+    assert [m.content for m in found] == ["root 2", "below", "root 1"]
+    limited = memory.history.between("user", T0, T0 + timedelta(minutes=9), limit=2)
+    assert [m.content for m in limited] == ["root 3", "root 2"]
+    excluded = memory.history.between(
+        "user", T0, T0 + timedelta(minutes=9), limit=10, exclude_session="s:sub"
+    )
+    assert [m.content for m in excluded] == ["root 3", "root 2", "root 1", "root 0"]

@@ -1,0 +1,126 @@
+"""Okapi BM25 in Python over the full-text index's posting lists: recall weighs every message that
+matches a question's words from the lists alone, and reads only the rows it keeps.
+
+The weights are FTS5's (``bm25()`` with its defaults), with each word counted once per message:
+in a chat turn a content word rarely occurs twice, and the lists do not say.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Collection, Iterable, Sequence
+from operator import itemgetter
+from typing import TypeVar
+
+from flynn.memory.store import Postings
+
+Row = TypeVar("Row")
+
+K1 = 1.2
+B = 0.75
+_FLOOR = 1e-6
+"""FTS5's floor for the idf of a word found in most rows: it still counts, a little."""
+
+
+def idf(documents: int, containing: int) -> float:
+    """How much finding a word says, when ``containing`` of ``documents`` rows have it."""
+    value = math.log((documents - containing + 0.5) / (containing + 0.5))
+    return value if value > 0 else _FLOOR
+
+
+def length_factor(length: int, average: float) -> float:
+    """What one occurrence of a word is worth in a row of ``length`` words: more in a short
+    row than in a long one, 1.0 at the average length."""
+    return (K1 + 1) / (1 + K1 * (1 - B + B * length / average))
+
+
+class TermMatches:
+    """Posting lists turned around: the searched words each matching row contains, what each
+    word weighs, and what each row's words weigh together."""
+
+    def __init__(self, postings: Postings) -> None:
+        self.weights = {
+            term: idf(max(postings.documents, len(ids)), len(ids))
+            for term, ids in postings.terms.items()
+        }
+        words: dict[int, list[str]] = {}
+        totals: dict[int, float] = {}
+        for term, ids in postings.terms.items():
+            weight = self.weights[term]
+            for row in ids:
+                found = words.get(row)
+                if found is None:
+                    words[row] = [term]
+                    totals[row] = weight
+                else:
+                    found.append(term)
+                    totals[row] += weight
+        self._words = words
+        self._totals = totals
+
+    def __len__(self) -> int:
+        """How many rows matched some word."""
+        return len(self._totals)
+
+    def words(self, row: int) -> Collection[str]:
+        """The searched words row ``row`` contains (none if it matched no list)."""
+        return self._words.get(row, ())
+
+    def weight(self, row: int, leave_out: Collection[str] = ()) -> float:
+        """The summed idf of the words row ``row`` contains, but those in ``leave_out``."""
+        if not leave_out:
+            return self._totals.get(row, 0.0)
+        return sum(self.weights[term] for term in self._words.get(row, ()) if term not in leave_out)
+
+    def best(self, limit: int, *, leave_out: Collection[str] = ()) -> list[tuple[int, float]]:
+        """At most ``limit`` row ids with their summed idf, best first (newest first among
+        equals): the rows worth reading, before their lengths are known."""
+        if leave_out:
+            totals = {row: self.weight(row, leave_out) for row in self._words}
+            weighed = [(row, total) for row, total in totals.items() if total > 0]
+        else:
+            weighed = list(self._totals.items())
+        # A sort beats a heap unless the limit is a small part of the rows.
+        if limit * 8 < len(weighed):
+            return heapq.nlargest(limit, weighed, key=_WEIGHT_THEN_ROW)
+        weighed.sort(key=_WEIGHT_THEN_ROW, reverse=True)
+        return weighed[:limit]
+
+
+_WEIGHT_THEN_ROW = itemgetter(1, 0)
+
+
+def read_best(
+    matches: TermMatches,
+    read: Callable[[Sequence[int]], Iterable[Row]],
+    key: Callable[[Row], int],
+    text: Callable[[Row], str],
+    *,
+    limit: int,
+    leave_out: Collection[str] = (),
+    pages: int = 4,
+) -> list[tuple[float, Row]]:
+    """The best rows by bm25, best first, at most ``limit``.
+
+    Ids are ranked by summed idf and read ``limit`` at a time through ``read``, which leaves out
+    rows out of scope (another namespace's, say), until half a page was kept or ``pages`` were
+    read; what was read is then scored with its length (in words of ``text``)."""
+    if limit <= 0:
+        return []
+    ranking = [row for row, _ in matches.best(limit * pages, leave_out=leave_out)]
+    found: list[Row] = []
+    for start in range(0, len(ranking), limit):
+        found.extend(read(ranking[start : start + limit]))
+        if 2 * len(found) >= limit:
+            break
+    if not found:
+        return []
+    lengths = [len(text(row).split()) for row in found]
+    average = max(1.0, sum(lengths) / len(lengths))
+    scored = [
+        (matches.weight(key(row), leave_out) * length_factor(length, average), key(row), row)
+        for row, length in zip(found, lengths, strict=True)
+    ]
+    scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    return [(score, row) for score, _, row in scored[:limit]]

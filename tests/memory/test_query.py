@@ -1,0 +1,59 @@
+"""Query analysis beyond words and time: verb forms the stemmer cannot reach, the kind of answer a
+question wants, and words outside ASCII."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from flynn.memory.query import AnswerKind, analyse, mentions
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+
+
+def test_irregular_verbs_are_searched_in_their_other_forms() -> None:
+    assert analyse("When did Sam run the race?", now=NOW).variants == ("ran",)
+    assert analyse("Where did Ana fly to?", now=NOW).variants == ("flew", "flown")
+    # The stemmer finds "swim" from "swimming"; only the forms it cannot reach are added.
+    assert analyse("How is the swimming going?", now=NOW).variants == ("swam", "swum")
+    assert analyse("Who taught her to swim?", now=NOW).variants == ("swam", "swum", "teach")
+    assert analyse("What did the kids paint?", now=NOW).variants == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many cups of coffee may Ana drink?", "number"),
+        ("What percentage raise did she get?", "number"),
+        ("Where does Lucia live?", "place"),
+        ("Which city did they visit?", "place"),
+        ("Who is Ana's boss?", "person"),
+        ("What is the name of the dog?", "person"),
+        ("What did Ana cook?", None),
+    ],
+)
+def test_questions_say_what_kind_of_answer_they_want(question: str, kind: str | None) -> None:
+    assert analyse(question, now=NOW).expects == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "yes", "no"),
+    [
+        ("time", "She lands on March 14th.", "She lands soon."),
+        ("time", "We met two weeks ago.", "We met at the cafe."),
+        ("number", "Max two cups a day.", "Not too many cups."),
+        ("number", "It costs 1,200 euros.", "It costs a lot."),
+        ("place", "We found a place in Alfama.", "We found a place nearby."),
+        ("person", "My manager Priscila is counting on me.", "My manager is counting on me."),
+    ],
+)
+def test_mentions_recognise_an_answer_of_that_kind(kind: AnswerKind, yes: str, no: str) -> None:
+    assert mentions(kind, yes)
+    assert not mentions(kind, no)
+
+
+def test_words_outside_ascii_are_kept_whole() -> None:
+    query = analyse("What is the café called, Zoë?", now=NOW)
+    assert query.terms == ("café", "called", "zoë")
+    assert query.names == ("zoë",)
