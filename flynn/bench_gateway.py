@@ -85,10 +85,40 @@ class _NullChannel:
         return []
 
 
+async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
+    """The gateway with a handler that answers at once: protocol, auth, framing and routing of
+    replies, without sessions or memory. Separates the transport's cost from a turn's."""
+    with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
+        settings = load_settings({"data_dir": tmp, "channels": {"gateway": {"port": 0}}})
+        gateway = GatewayChannel(
+            settings.channels.gateway,
+            token=_TOKEN,
+            readiness=lambda: {"ready": True},
+            rate_per_second=1e9,
+            burst=1_000_000,
+        )
+
+        async def answer(message: InboundMessage) -> None:
+            await gateway.send(
+                OutboundMessage(message.session_key, "Noted.", reply_to=message.message_id)
+            )
+
+        serving = asyncio.create_task(gateway.run(answer))
+        try:
+            await gateway.wait_started()
+            url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
+            return await _load(url, clients=clients, seconds=seconds, protocol="flynn")
+        finally:
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
+
+
 async def bench_gateway(
     *, clients: int, seconds: float, idle_sessions: int = 2000
 ) -> dict[str, object]:
     echo = await _echo(clients, seconds)
+    transport = await _gateway_only(clients, seconds)
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
             {
@@ -136,6 +166,10 @@ async def bench_gateway(
         "echo_msgs_per_s": echo["msgs_per_s"],
         "echo_p50_ms": echo["p50_ms"],
         "ratio": round(ratio, 3),
+        "gateway_only_msgs_per_s": transport["msgs_per_s"],
+        "gateway_only_ratio": round(transport["msgs_per_s"] / echo["msgs_per_s"], 3)
+        if echo["msgs_per_s"]
+        else 0.0,
         "rss_per_session_kb": rss_per_session,
         "idle_sessions_measured": idle_sessions,
     }
