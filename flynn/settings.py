@@ -82,6 +82,7 @@ class MemorySettings(_Section):
     retrieval_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_max_tokens: int = Field(default=1500, ge=0, le=20_000)
     recall_ranker: Literal["hybrid", "baseline", "bm25"] = "hybrid"
+    recall_depth: Literal["adaptive", "full"] = "adaptive"
     embeddings: bool = False
 
 

@@ -104,6 +104,7 @@ def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert result["questions"] == 4
     assert result["config"] == {
         "ranker": "hybrid",
+        "recall_depth": "adaptive",
         "embeddings": False,
         "recall_max_tokens": 1500,
         "retrieval_threshold": 0.3,
@@ -146,3 +147,12 @@ def test_bad_datasets_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["bench", "recall", "--dataset", str(path)]) != 0
     assert "cannot read dataset" in capsys.readouterr().err
     assert main(["bench", "recall", "--dataset", str(path), "--k", "x"]) != 0
+
+
+def test_recall_depth_is_chosen_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = _run(tmp_path, capsys, "--recall-depth", "full")
+    config = result["config"]
+    assert isinstance(config, dict) and config["recall_depth"] == "full"
+    assert result["turn"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}

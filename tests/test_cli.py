@@ -125,6 +125,7 @@ def test_bench_turn_prints_one_json_object_last(home: Path) -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["turns"] == 20
+    assert report["recall_depth"] == "adaptive"
     assert 0 < report["p50_ms"] <= report["p99_ms"]
 
 

@@ -4,6 +4,7 @@ datagrams, and the port-in-use exit."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import socket
 import subprocess
@@ -50,6 +51,8 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
         with structlog.testing.capture_logs() as logs:
             running = asyncio.create_task(daemon.run(stop))
             await asyncio.wait_for(daemon.ready.wait(), 10)
+            # What start-up allocated is out of the collector's sight while it serves.
+            assert gc.get_freeze_count() > 0
             port = daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
             async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
                 hello = {"type": "hello", "token": "secret-token", "client_id": "t"}
@@ -66,6 +69,7 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
                         frames.append(json.loads(await ws.recv()))
                 assert frames[-1] == {"type": "reply", "id": "1", "text": "re: finish me"}
             assert await asyncio.wait_for(running, 10) == 0
+            assert gc.get_freeze_count() == 0
         datagrams = [notify.recv(64), notify.recv(64)]
 
     events = [entry["event"] for entry in logs if entry["event"].startswith("daemon.")]

@@ -115,6 +115,23 @@ def test_edits_are_picked_up_without_a_restart(tmp_path: Path) -> None:
     assert DEFAULT_IDENTITY in persona.render()
 
 
+def test_with_a_recheck_interval_files_are_looked_at_once_per_interval(tmp_path: Path) -> None:
+    identity = tmp_path / "IDENTITY.md"
+    identity.write_text("first", encoding="utf-8")
+    now = [100.0]
+    persona = Persona(tmp_path, 2, recheck_seconds=1.0, clock=lambda: now[0])
+    assert "first" in persona.render()
+
+    identity.write_text("second version", encoding="utf-8")
+    now[0] += 0.5
+    assert "first" in persona.render()  # not looked at yet
+    now[0] += 0.5
+    assert "second version" in persona.render()
+    identity.unlink()
+    now[0] += 1.0
+    assert DEFAULT_IDENTITY in persona.render()
+
+
 def test_unchanged_files_are_not_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ in a chat turn a content word rarely occurs twice, and the lists do not say.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -116,11 +117,25 @@ def read_best(
             break
     if not found:
         return []
-    lengths = [len(text(row).split()) for row in found]
+    lengths = [word_count(text(row)) for row in found]
     average = max(1.0, sum(lengths) / len(lengths))
-    scored = [
-        (matches.weight(key(row), leave_out) * length_factor(length, average), key(row), row)
-        for row, length in zip(found, lengths, strict=True)
-    ]
-    scored.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    scored = []
+    for row, length in zip(found, lengths, strict=True):
+        row_id = key(row)
+        weight = matches.weight(row_id, leave_out)
+        # ``length_factor``, inline: this runs for every row read.
+        scored.append(
+            (weight * ((K1 + 1) / (1 + K1 * (1 - B + B * length / average))), row_id, row)
+        )
+    scored.sort(key=_SCORE_THEN_ID, reverse=True)
     return [(score, row) for score, _, row in scored[:limit]]
+
+
+_SCORE_THEN_ID = itemgetter(0, 1)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def word_count(text: str) -> int:
+    """Words in ``text``, as bm25 weighs a row's length; the same turns are weighed again and
+    again, so counts are remembered."""
+    return len(text.split())

@@ -274,6 +274,8 @@ class Database:
         self._path = path
         self._depth = 0
         self._closed = False
+        # Rows of watched tables this connection updated or deleted (see ``watch_rewrites``).
+        self._rewrites: dict[str, int] = {}
 
     @classmethod
     def open(cls, path: Path) -> Database:
@@ -321,6 +323,37 @@ class Database:
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0
+
+    def watch_rewrites(self, table: str) -> None:
+        """Starts counting the rows of ``table`` this connection updates or deletes, whatever
+        SQL does it (a store's own, ``forgetting``'s, a cascade): temporary triggers call back
+        into Python, so the count costs no query to read. Idempotent.
+
+        Inserts are not counted: they never change a row that was read before. (Neither is a
+        row a ``REPLACE`` conflict deletes; nothing writes that way.) Raises ``StoreError``."""
+        if not table.isidentifier():
+            raise ValueError(f"not a table name: {table!r}")
+        if table in self._rewrites:
+            return
+        self._rewrites[table] = 0
+        function = f"flynn_rewrote_{table}"
+
+        def rewrote() -> None:
+            self._rewrites[table] += 1
+
+        with _mapped_errors(f"cannot watch {table}"):
+            self._connection.create_function(function, 0, rewrote)
+            for event in ("UPDATE", "DELETE"):
+                self._connection.execute(
+                    f"CREATE TEMP TRIGGER IF NOT EXISTS flynn_{table}_{event.lower()}_watch "
+                    f"AFTER {event} ON main.{table} BEGIN SELECT {function}(); END"
+                ).close()
+
+    def rewrites(self, table: str) -> tuple[int, int]:
+        """Differs after this connection updated or deleted a row of ``table`` (or rolled a
+        transaction back), or another connection committed: what a cache of rows read from
+        ``table`` is valid for. ``table`` must be watched (``watch_rewrites``)."""
+        return self._rewrites[table], self.data_version()
 
     def integrity_check(self) -> list[str]:
         """Problems found in the file and the full-text indexes; empty when healthy."""
@@ -402,6 +435,9 @@ class Database:
             raise
 
     def _rollback(self, outermost: bool, savepoint: str) -> None:
+        # Rows read inside the transaction may be gone, and their ids handed out again.
+        for table in self._rewrites:
+            self._rewrites[table] += 1
         with _mapped_errors("cannot roll back transaction"):
             if outermost:
                 if self._connection.in_transaction:

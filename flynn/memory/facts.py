@@ -5,11 +5,14 @@ The supersession chain (``supersedes`` links) keeps what flynn believed and when
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from flynn.errors import StoreError
+from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner
 from flynn.memory.scope import namespace_scope, scope_params
@@ -19,7 +22,6 @@ _COLUMNS = (
     "id, namespace, kind, field, value, confidence, source, status, supersedes, session, channel, "
     "created_at, updated_at, message_id"
 )
-_F_COLUMNS = ", ".join(f"f.{column.strip()}" for column in _COLUMNS.split(","))
 
 _INSERT = f"""
 INSERT INTO facts (namespace, kind, field, value, confidence, source, status, supersedes,
@@ -36,17 +38,9 @@ _FIND = (
     " AND status = 'active'"
 )
 _HISTORY = f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND field = ? ORDER BY created_at, id"
-# CROSS JOIN pins the FTS table as the outer loop: the planner would otherwise be free to walk
-# every fact of the namespace and probe the index once per row. ``rank`` is bm25; FTS5 sorts by
-# it internally, so LIMIT stops after the best rows.
-_SEARCH = f"""
-SELECT {_F_COLUMNS}
-FROM facts_fts CROSS JOIN facts AS f ON f.id = facts_fts.rowid
-WHERE facts_fts MATCH ? AND facts_fts.rowid >= ? AND f.status = 'active'
-    AND {namespace_scope("f.namespace")}
-ORDER BY facts_fts.rank
-LIMIT ?
-"""
+_BY_ID = f"SELECT {_COLUMNS} FROM facts WHERE id IN (SELECT value FROM json_each(?))"
+_MAX_CACHED = 4096
+"""Facts kept decoded after a search read them, until any fact changes."""
 # A fact is superseded at most once (only active facts can be), so its chain is a line: walk back
 # through ``supersedes`` and forward through the rows pointing at it. The CTE sits inside the
 # DELETE because Python's sqlite3 reports no rowcount for a statement that starts with WITH.
@@ -72,9 +66,12 @@ class SqliteFacts:
     """``Facts`` on the ``facts`` table, with ``facts_fts`` kept in sync by triggers."""
 
     def __init__(self, db: Database) -> None:
+        db.watch_rewrites("facts")
         self._db = db
         self._planner = FtsQueryPlanner(db, "facts_fts")
         self._writes = 0
+        self._cached: dict[int, Fact] = {}
+        self._cached_generation: tuple[int, int] | None = None
 
     def note_changed(self) -> None:
         """For writers that change facts with their own SQL (``forgetting``): readers that
@@ -82,8 +79,10 @@ class SqliteFacts:
         self._writes += 1
 
     def generation(self) -> tuple[int, int]:
-        """Differs after any change to any fact, by this store or by another process."""
-        return self._writes, self._db.data_version()
+        """Differs after any change to any fact: by this store, by other SQL on this connection
+        (a foreign key's ``SET NULL`` too), or by another process."""
+        rewrites, version = self._db.rewrites("facts")
+        return self._writes + rewrites, version
 
     def add(self, fact: NewFact, *, now: datetime) -> Fact:
         return self._insert(fact, supersedes=None, now=now)
@@ -149,15 +148,43 @@ class SqliteFacts:
     def search(self, namespace_prefix: str, query: str, *, limit: int) -> list[Fact]:
         """Active facts under ``namespace_prefix`` matching the words of ``query``, best first.
 
-        ``query`` is plain text; FTS5 syntax in it is treated as words.
+        ``query`` is plain text; FTS5 syntax in it is treated as words. Every fact matching a
+        searched word is weighed from the index's posting lists (bm25, ``flynn.memory.bm25``)
+        and only the best few are read. Counts, lists and decoded facts are kept until any fact
+        changes (``generation``): facts change seldom, so most searches query no index at all.
         """
         if limit <= 0:
             return []
-        plan = self._planner.plan(query)
+        generation = self.generation()
+        plan = self._planner.plan(query, generation=generation)
         if plan is None:
             return []
-        params = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix), limit)
-        return [_fact(row) for row in self._db.fetchall(_SEARCH, params)]
+        matches = TermMatches(self._planner.postings(plan, generation=generation))
+        root, below, after = scope_params(namespace_prefix)
+
+        def read(ids: Sequence[int]) -> list[Fact]:
+            return [
+                fact
+                for fact in self._read(ids, generation)
+                if fact.status == "active"
+                and (fact.namespace == root or below <= fact.namespace < after)
+            ]
+
+        return [fact for _, fact in read_best(matches, read, _fact_id, _fact_text, limit=limit)]
+
+    def _read(self, ids: Sequence[int], generation: tuple[int, int]) -> list[Fact]:
+        """The facts with these ids, kept decoded while ``generation`` stays the same."""
+        if generation != self._cached_generation or len(self._cached) > _MAX_CACHED:
+            self._cached = {}
+            self._cached_generation = generation
+        cached = self._cached
+        found = [cached[key] for key in ids if key in cached]
+        missing = [key for key in ids if key not in cached]
+        if missing:
+            for row in self._db.fetchall(_BY_ID, (json.dumps(missing),)):
+                fact = cached[row[0]] = _fact(row)
+                found.append(fact)
+        return found
 
     def forget(self, namespace_prefix: str, *, field: str | None = None) -> int:
         """Deletes rows (and their index rows) for real; returns how many."""
@@ -199,21 +226,31 @@ class SqliteFacts:
         return _fact(row)
 
 
+def _fact_id(fact: Fact) -> int:
+    return fact.id
+
+
+def _fact_text(fact: Fact) -> str:
+    """What the index holds of a fact (both its columns)."""
+    return f"{fact.field} {fact.value}" if fact.field else fact.value
+
+
 def _fact(row: sqlite3.Row) -> Fact:
+    # By position (every query here selects ``_COLUMNS``): recall decodes facts on every turn.
     return Fact(
-        id=row["id"],
-        namespace=row["namespace"],
-        kind=row["kind"],
-        field=row["field"],
-        value=row["value"],
+        id=row[0],
+        namespace=row[1],
+        kind=row[2],
+        field=row[3],
+        value=row[4],
         # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
-        confidence=float(row["confidence"]),
-        source=row["source"],
-        status=row["status"],
-        supersedes=row["supersedes"],
-        session=row["session"],
-        channel=row["channel"],
-        created_at=decode_time(row["created_at"]),
-        updated_at=decode_time(row["updated_at"]),
-        message_id=row["message_id"],
+        confidence=float(row[5]),
+        source=row[6],
+        status=row[7],
+        supersedes=row[8],
+        session=row[9],
+        channel=row[10],
+        created_at=decode_time(row[11]),
+        updated_at=decode_time(row[12]),
+        message_id=row[13],
     )

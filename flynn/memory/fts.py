@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 
 from flynn.memory.database import Database
 from flynn.memory.store import Postings
@@ -68,6 +69,8 @@ _MAX_COMMON_WORDS = 20_000
 _MAX_COUNTED_WORDS = 50_000
 _COUNT_TTL_SECONDS = 300.0
 """Bound on the cache of words known to be common (a few hundred in practice)."""
+_MAX_KEPT = 8192
+"""Counts and posting lists kept for a table that changes seldom (``generation=...``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,17 +117,28 @@ class FtsQueryPlanner:
         # the search rank a few more rows. Absent words are never cached, so a word is searchable
         # the moment it is stored.
         self._counts: dict[str, tuple[int, float]] = {}
+        self._kept = _Kept(None)
 
     def forget_counts(self) -> None:
         """Drops what was learnt about common words; call after deleting rows."""
         self._common.clear()
         self._counts.clear()
+        self._kept = _Kept(None)
 
-    def plan(self, text: str) -> MatchPlan | None:
-        """The search for ``text``, or ``None`` when no word of it occurs in the table."""
+    def plan(
+        self, text: str, *, generation: Hashable = None, max_terms: int = 0
+    ) -> MatchPlan | None:
+        """The search for ``text``, or ``None`` when no word of it occurs in the table; with
+        ``max_terms``, for no more than that many of its words (the rarest).
+
+        With a ``generation`` (anything that differs once the table's rows changed, such as
+        ``Facts.generation()``), what was counted is kept for as long as it stays the same, and
+        ``postings`` with the same generation keeps the lists: for a table that changes seldom,
+        most searches then read nothing from the index."""
+        kept = self._keep(generation)
         counted = []
         for position, term in enumerate(search_terms(text)):
-            count = self._count(term)
+            count = self._count(term) if kept is None else kept.count(term, self._count)
             if count:
                 counted.append((count, position, term))
         if not counted:
@@ -133,30 +147,64 @@ class FtsQueryPlanner:
         chosen: list[str] = []
         total = 0
         for count, _, term in counted:
-            if chosen and total + count > self._budget:
+            if chosen and (total + count > self._budget or len(chosen) == max_terms):
                 break
             chosen.append(term)
             total += count
         expression = _or_of(chosen)
         if total <= self._budget:
             return MatchPlan(expression, terms=tuple(chosen))
-        row = self._db.fetchone(self._window_sql, (expression, self._budget))
-        min_rowid = int(row[0]) if row is not None and row[0] is not None else 0
+        if kept is None:
+            min_rowid = self._window(expression)
+        else:
+            min_rowid = kept.windows.get(expression, -1)
+            if min_rowid < 0:
+                min_rowid = kept.windows[expression] = self._window(expression)
         return MatchPlan(expression, min_rowid, tuple(chosen))
 
-    def postings(self, plan: MatchPlan) -> Postings:
+    def postings(self, plan: MatchPlan, *, generation: Hashable = None) -> Postings:
         """The rows matching each word of ``plan`` (no more than it ranks): reading the index
-        only, about a third of what ranking the same rows with bm25 costs."""
-        terms = {
-            term: tuple(
-                row[0]
-                for row in self._db.fetchall(self._postings_sql, (quoted(term), plan.min_rowid))
+        only, about a third of what ranking the same rows with bm25 costs. With a
+        ``generation``, kept as ``plan`` describes."""
+        kept = self._keep(generation)
+        if kept is None:
+            return Postings(
+                documents=self._documents(),
+                terms={term: self._postings(term, plan.min_rowid) for term in plan.terms},
             )
-            for term in plan.terms
-        }
+        terms = {}
+        for term in plan.terms:
+            key = (term, plan.min_rowid)
+            rows = kept.lists.get(key)
+            if rows is None:
+                rows = kept.lists[key] = self._postings(term, plan.min_rowid)
+            terms[term] = rows
+        if kept.documents < 0:
+            kept.documents = self._documents()
+        return Postings(documents=kept.documents, terms=terms)
+
+    def _keep(self, generation: Hashable) -> _Kept | None:
+        """What is kept for ``generation`` (started afresh when it changed); ``None`` for none."""
+        if generation is None:
+            return None
+        kept = self._kept
+        if kept.generation != generation or kept.size() > _MAX_KEPT:
+            kept = self._kept = _Kept(generation)
+        return kept
+
+    def _window(self, expression: str) -> int:
+        row = self._db.fetchone(self._window_sql, (expression, self._budget))
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+    def _postings(self, term: str, min_rowid: int) -> tuple[int, ...]:
+        return tuple(
+            row[0] for row in self._db.fetchall(self._postings_sql, (quoted(term), min_rowid))
+        )
+
+    def _documents(self) -> int:
         # The newest rowid stands for the row count: deleted rows only make words look rarer.
         row = self._db.fetchone(self._documents_sql)
-        return Postings(documents=0 if row is None else int(row[0]), terms=terms)
+        return 0 if row is None else int(row[0])
 
     def _count(self, term: str) -> int:
         """Rows matching ``term``, counted up to ``budget + 1`` (enough to know it is too many)."""
@@ -177,3 +225,25 @@ class FtsQueryPlanner:
                 self._counts.clear()
             self._counts[term] = (count, now)
         return count
+
+
+@dataclass(slots=True)
+class _Kept:
+    """What a planner learnt of its table while the table's ``generation`` stays the same:
+    word counts (absent words too), search windows, posting lists and the row count (-1 until
+    read)."""
+
+    generation: Hashable
+    counts: dict[str, int] = field(default_factory=dict)
+    windows: dict[str, int] = field(default_factory=dict)
+    lists: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    documents: int = -1
+
+    def count(self, term: str, count: Callable[[str], int]) -> int:
+        known = self.counts.get(term)
+        if known is None:
+            known = self.counts[term] = count(term)
+        return known
+
+    def size(self) -> int:
+        return len(self.counts) + len(self.windows) + len(self.lists)

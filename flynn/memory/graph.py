@@ -108,6 +108,9 @@ class SqliteGraph:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # The last text's name candidates: a turn looks up the same text twice (recall, then
+        # the graph ingest of the message), and finding them is most of a lookup's cost.
+        self._last_keys: tuple[str, dict[str, bool]] = ("", {})
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -199,7 +202,11 @@ class SqliteGraph:
         """Entities under the prefix named in ``text`` (any case); see ``Graph.entities_in``."""
         if limit <= 0:
             return []
-        keys = candidate_keys(text)
+        if self._last_keys[0] == text:
+            keys = self._last_keys[1]
+        else:
+            keys = candidate_keys(text)
+            self._last_keys = (text, keys)
         if not keys:
             return []
         params = (json.dumps(list(keys)), *scope_params(namespace_prefix), limit)

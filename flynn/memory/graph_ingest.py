@@ -41,18 +41,18 @@ class GraphIngestor:
         Returns the entities touched, the extracted ones first.
         """
         proposal = self._extractor.extract(text)
+        if proposal.is_empty and not self._known(namespace, text):
+            return []  # nothing to write: no transaction, no write lock
         with self._graph.transaction():
             # Looked up before the upserts, so the limit is spent on entities only the
             # lookup can find ("maya" written in lower case, a name without a cue).
-            known = spoken(
-                text, self._graph.entities_in(namespace, text, limit=MAX_KNOWN_PER_MESSAGE)
-            )
+            known = self._known(namespace, text)
             touched = self._apply(
                 namespace, proposal, message_id, now=now, confidence=RULE_CONFIDENCE
             )
             for entity in known:
                 key = name_key(entity.name)
-                if entity.namespace != namespace or key in touched or key == _USER_KEY:
+                if key in touched:
                     continue
                 # Upserting it as it is only counts the sighting.
                 touched[key] = self._graph.upsert_entity(
@@ -65,6 +65,15 @@ class GraphIngestor:
                 if message_id is not None:
                     self._graph.mention(entity.id, message_id)
         return list(touched.values())
+
+    def _known(self, namespace: str, text: str) -> list[Entity]:
+        """The entities of ``namespace`` that ``text`` names (the person themself aside)."""
+        found = spoken(text, self._graph.entities_in(namespace, text, limit=MAX_KNOWN_PER_MESSAGE))
+        return [
+            entity
+            for entity in found
+            if entity.namespace == namespace and name_key(entity.name) != _USER_KEY
+        ]
 
     def ingest_proposal(
         self,

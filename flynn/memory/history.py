@@ -6,9 +6,11 @@ deleted by ``forget``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from flynn.errors import StoreError
@@ -75,29 +77,13 @@ _MATCH_ALL = _MATCH + " ORDER BY messages_fts.rank LIMIT ?"
 _MATCH_EXCLUDING = _MATCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
 # A small rowid window around each anchor: the primary key range is the cheapest read there is,
 # and a session's turns are nearly consecutive (other sessions' turns may interleave). One
-# statement for all anchors; ``place`` numbers a session's rows outward from the anchor, computed
-# before the wanted rows are read whole. The unary ``+`` keeps SQLite from reading a whole session
-# (or namespace) through an index instead of the few rows in the window.
-_AROUND = f"""
-WITH near AS (
-    SELECT m.id AS id, a.id AS anchor,
-           iif(m.id < a.id, -1, 1) * row_number() OVER (
-               PARTITION BY a.id, m.id < a.id ORDER BY abs(m.id - a.id)
-           ) AS place
-    FROM messages AS a
-    JOIN messages AS m
-        ON m.id BETWEEN a.id - ? AND a.id + ? AND m.id != a.id AND +m.session = a.session
-    WHERE a.id IN (SELECT value FROM json_each(?)) AND {namespace_scope("+m.namespace")}
-)
-SELECT {_M_COLUMNS}, near.anchor, near.place
-FROM near CROSS JOIN messages AS m ON m.id = near.id
-WHERE abs(near.place) <= ?
+# statement for all anchors reads only what places a row (its session and namespace); the
+# neighbours chosen are then read whole, most of them from the cache of decoded rows.
+_NEAR = """
+SELECT a.value, m.id, m.session, m.namespace
+FROM json_each(?) AS a JOIN messages AS m ON m.id BETWEEN a.value - ? AND a.value + ?
 """
-_UNDER = f"""
-SELECT {_COLUMNS} FROM messages
-WHERE id IN (SELECT value FROM json_each(?)) AND {namespace_scope("+namespace")}
-"""
-_UNDER_EXCLUDING = _UNDER + " AND session != ?"
+_BY_ID = f"SELECT {_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))"
 # The root namespace and the namespaces under it are read apart: as one OR, SQLite reads every
 # row of the window through two indexes and sorts them all; apart, the root's newest rows come
 # straight off ``messages_namespace_created`` and the read stops at the limit.
@@ -125,6 +111,10 @@ ORDER BY updated_at DESC LIMIT ?
 """
 _AROUND_WINDOW = 8
 """How far (in message ids) to look for a neighbour of the same session."""
+ROW_CACHE_SIZE = 8192
+"""Messages kept decoded after a read, by id (a few megabytes): recall reads many of the same
+turns again for related messages, and a kept one costs a dict lookup instead of a seek and a
+decode."""
 WIDE_BUDGET = 3000
 """Rows ranked by a recall search (``match(wide=True)``) whose rarest word is too common for the
 interactive budget: at ~1.5 µs each, a few milliseconds."""
@@ -143,10 +133,11 @@ class SqliteHistory:
     """``History`` on the ``messages`` and ``sessions`` tables; ``messages_fts`` follows by
     triggers, so a deleted message leaves no index row behind."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, cached_rows: int = ROW_CACHE_SIZE) -> None:
         self._db = db
         self._planner = FtsQueryPlanner(db, "messages_fts")
         self._wide_planner = FtsQueryPlanner(db, "messages_fts", budget=WIDE_BUDGET)
+        self._rows = _CachedRows(db, cached_rows)
 
     def append(
         self,
@@ -258,10 +249,11 @@ class SqliteHistory:
             rows = self._db.fetchall(_MATCH_EXCLUDING, (*match, exclude_session, limit))
         return [MessageMatch(message=_message(row), score=-row["rank"]) for row in rows]
 
-    def postings(self, query: str, *, wide: bool = False) -> Postings | None:
-        """The words ``match`` would search ``query`` for, each with the ids of the messages
-        containing it (every namespace); ``None`` when no word occurs. Reads only the index."""
-        plan = self._plan(query, wide=wide)
+    def postings(self, query: str, *, wide: bool = False, max_terms: int = 0) -> Postings | None:
+        """The words ``match`` would search ``query`` for (at most ``max_terms``, the rarest,
+        when it is not 0), each with the ids of the messages containing it (every namespace);
+        ``None`` when no word occurs. Reads only the index."""
+        plan = self._plan(query, wide=wide, max_terms=max_terms)
         return None if plan is None else self._planner.postings(plan)
 
     def messages_under(
@@ -271,21 +263,25 @@ class SqliteHistory:
         ``exclude_session``), in no particular order."""
         if not ids:
             return []
-        params = (json.dumps(list(ids)), *scope_params(namespace_prefix))
-        if exclude_session is None:
-            rows = self._db.fetchall(_UNDER, params)
-        else:
-            rows = self._db.fetchall(_UNDER_EXCLUDING, (*params, exclude_session))
-        return [_message(row) for row in rows]
+        root = namespace_prefix.rstrip("/")
+        if not root:
+            raise ValueError("namespace prefix must not be empty")
+        below = root + "/"
+        return [
+            message
+            for message in self._rows.read(ids)
+            if (message.namespace == root or message.namespace.startswith(below))
+            and message.session != exclude_session
+        ]
 
-    def _plan(self, query: str, *, wide: bool) -> MatchPlan | None:
+    def _plan(self, query: str, *, wide: bool, max_terms: int = 0) -> MatchPlan | None:
         """The interactive plan; with ``wide``, the wide one when the interactive budget could
         not hold every match of even the rarest word (the plan ranks only the newest): other
         words it leaves out are common ones, which weigh little under bm25 and would cost
         several times as much to rank."""
-        plan = self._planner.plan(query)
+        plan = self._planner.plan(query, max_terms=max_terms)
         if wide and plan is not None and plan.is_windowed:
-            return self._wide_planner.plan(query)
+            return self._wide_planner.plan(query, max_terms=max_terms)
         return plan
 
     def around(
@@ -293,15 +289,77 @@ class SqliteHistory:
     ) -> list[Neighbour]:
         """For each id, up to ``radius`` messages of the same session just before and after it
         (looked for within a few ids, so a session interleaved with many others may show fewer),
-        in one statement. Unknown ids are ignored."""
+        under ``namespace_prefix``. Unknown ids are ignored."""
         if radius <= 0 or not message_ids:
             return []
+        root, below, after = scope_params(namespace_prefix)
+
+        def in_scope(namespace: str) -> bool:
+            return namespace == root or below <= namespace < after
+
+        # A session's turns are mostly consecutive ids: read the nearest ids first (most are
+        # cached), and search a window of ids only beside an anchor where another session's
+        # turn (or a gap) sits among them.
+        anchors = sorted(set(message_ids))
+        nearest = [step * place for place in range(1, radius + 1) for step in (-1, 1)]
+        known = {
+            message.id: message
+            for message in self._rows.read(
+                [*anchors, *(anchor + offset for anchor in anchors for offset in nearest)]
+            )
+        }
+        found: list[Neighbour] = []
+        searched: list[tuple[StoredMessage, int]] = []  # (anchor, side: -1 before, 1 after)
+        for anchor_id in anchors:
+            anchor = known.get(anchor_id)
+            if anchor is None:
+                continue
+            for step in (-1, 1):
+                side = [known.get(anchor_id + step * place) for place in range(1, radius + 1)]
+                if all(
+                    near is not None and near.session == anchor.session and in_scope(near.namespace)
+                    for near in side
+                ):
+                    found.extend(
+                        Neighbour(anchor=anchor_id, offset=step * place, message=near)
+                        for place, near in enumerate(side, start=1)
+                        if near is not None
+                    )
+                else:
+                    searched.append((anchor, step))
+        if searched:
+            found.extend(self._search_around(searched, radius, in_scope))
+        return found
+
+    def _search_around(
+        self,
+        sides: Sequence[tuple[StoredMessage, int]],
+        radius: int,
+        in_scope: Callable[[str], bool],
+    ) -> list[Neighbour]:
+        """Neighbours on the given sides (-1 before, 1 after) of anchors, placed from a window of
+        ids read narrowly (session and namespace only); the chosen ones are then read whole."""
         window = radius + _AROUND_WINDOW
-        anchors = json.dumps(sorted(set(message_ids)))
-        params = (window, window, anchors, *scope_params(namespace_prefix), radius)
+        anchors = {anchor.id: anchor for anchor, _ in sides}
+        near = self._db.fetchall(_NEAR, (json.dumps(sorted(anchors)), window, window))
+        by_side: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for anchor_id, near_id, session, namespace in near:
+            if near_id == anchor_id or session != anchors[anchor_id].session:
+                continue
+            if in_scope(namespace):
+                by_side[(anchor_id, 1 if near_id > anchor_id else -1)].append(near_id)
+        placed: list[tuple[int, int, int]] = []  # (anchor, offset, id)
+        for anchor, step in sides:
+            ids = sorted(by_side.get((anchor.id, step), ()), reverse=step < 0)  # nearest first
+            placed.extend(
+                (anchor.id, step * place, near_id)
+                for place, near_id in enumerate(ids[:radius], start=1)
+            )
+        messages = {message.id: message for message in self._rows.read([p[2] for p in placed])}
         return [
-            Neighbour(anchor=row["anchor"], offset=row["place"], message=_message(row))
-            for row in self._db.fetchall(_AROUND, params)
+            Neighbour(anchor=anchor_id, offset=offset, message=messages[near_id])
+            for anchor_id, offset, near_id in placed
+            if near_id in messages
         ]
 
     def between(
@@ -351,11 +409,7 @@ class SqliteHistory:
         """The messages with these ids that exist, in id order."""
         if not ids:
             return []
-        marks = ",".join("?" * len(ids))
-        rows = self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks}) ORDER BY id", ids
-        )
-        return [_message(row) for row in rows]
+        return sorted(self._rows.read(ids), key=_message_id)
 
     def forget(self, namespace_prefix: str) -> int:
         """Deletes messages (with their index rows) and session rows under the prefix, for real;
@@ -382,6 +436,52 @@ class SqliteHistory:
             sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
             messages = self._db.execute(_FORGET_MESSAGES, scope)
         return messages, sessions
+
+
+class _CachedRows:
+    """Messages by id as last read, in any namespace; all dropped whenever a stored message may
+    have changed (``Database.rewrites``: this connection updated or deleted one, or rolled back,
+    or another connection committed). A new message changes none that was read before."""
+
+    def __init__(self, db: Database, size: int) -> None:
+        db.watch_rewrites("messages")
+        self._db = db
+        self._size = size
+        self._rows: dict[int, StoredMessage] = {}
+        self._stamp = db.rewrites("messages")
+
+    def read(self, ids: Iterable[int]) -> list[StoredMessage]:
+        """The messages with these ids that exist, each once, in no particular order."""
+        stamp = self._db.rewrites("messages")
+        if stamp != self._stamp:
+            self._rows.clear()
+            self._stamp = stamp
+        rows = self._rows
+        found: list[StoredMessage] = []
+        missing: list[int] = []
+        for key in dict.fromkeys(ids):
+            message = rows.get(key)
+            if message is None:
+                missing.append(key)
+            else:
+                found.append(message)
+        if not missing:
+            return found
+        read = [_message(row) for row in self._db.fetchall(_BY_ID, (json.dumps(missing),))]
+        found.extend(read)
+        if self._size <= 0:
+            return found
+        excess = len(rows) + len(read) - self._size
+        if excess > 0:  # the oldest reads go first
+            for key in list(itertools.islice(rows, excess)):
+                del rows[key]
+        for message in read[: self._size]:
+            rows[message.id] = message
+        return found
+
+
+def _message_id(message: StoredMessage) -> int:
+    return message.id
 
 
 def _message(row: sqlite3.Row) -> StoredMessage:

@@ -1,5 +1,6 @@
 """What a message asks of memory: its content words, the names in it, the time it points at
-("yesterday", "last week", "in May") and whether it asks *when* something happened.
+("yesterday", "last week", "in May"), whether it asks *when* something happened, and how deep
+recall should look for it (``depth``: DESIGN.md's "adaptive memory for this message").
 
 Pure functions of the text and the clock; recall ranks with what this finds.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -115,6 +117,25 @@ _PLACE = re.compile(r"\b(?:in|at|to|from|near|around|of)\s+(?:the\s+)?[A-Z][\w'-
 _PERSON = re.compile(r"[a-z,]\s+[A-Z][a-z]+")
 
 AnswerKind = Literal["time", "number", "place", "person"]
+Depth = Literal["full", "light"]
+"""How hard recall looks: ``full`` for what asks something of memory, ``light`` for the rest."""
+
+# A sentence that opens with a question word or an inverted auxiliary ("did we ...", "is it ...")
+# asks something even without its question mark; a few openers may come first ("so what ...").
+_ASKS = re.compile(
+    r"(?:^|[.!?\n]\s*)(?:(?:and|but|so|ok|okay|oh|hey|hi|well|also|btw|then|wait)\W+)*"
+    r"(?:what|what's|when|where|who|whom|whose|which|why|how|do|does|did|don't|doesn't|didn't"
+    r"|is|isn't|are|aren't|was|wasn't|were|am|can|can't|could|would|will|won't|should|shall"
+    r"|have|haven't|has|hasn't|had|may|might|any|anything)\b",
+    re.IGNORECASE,
+)
+# Words that point at what was said or done before.
+_POINTS_BACK = re.compile(
+    r"\b(?:remember\w*|recall\w*|remind\w*|forg[eo]t\w*|mention\w*|told\s+(?:you|me)"
+    r"|(?:you|i|we)\s+said|we\s+(?:decided|agreed|discussed|talked|planned|settled|chose)"
+    r"|last\s+time|the\s+other\s+day|earlier|previously|again|as\s+usual)\b",
+    re.IGNORECASE,
+)
 
 
 def mentions(kind: AnswerKind, text: str) -> bool:
@@ -190,6 +211,8 @@ class QueryAnalysis:
     """Other forms of its irregular verbs ("ran" for "run"), to search for as well."""
     expects: AnswerKind | None = None
     """What kind of answer the question wants, when its words say."""
+    depth: Depth = "full"
+    """How deep recall looks for this message (``recall_depth``)."""
 
     @property
     def topic_terms(self) -> tuple[str, ...]:
@@ -233,15 +256,35 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         # The stemmer already finds the base form from "-ing" and "-s" forms.
         skip = forms[:1] if forms and base == forms[0] else ()
         variants.update(form for form in forms if form not in seen and form not in skip)
+    window = time_window(text, now=now)
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
         names=tuple(names),
-        window=time_window(text, now=now),
+        window=window,
         asks_when=bool(_WHEN.search(text)),
         variants=tuple(sorted(variants)),
         expects=_expects(text),
+        depth=recall_depth(text, names=names, window=window),
     )
+
+
+def recall_depth(text: str, *, names: Sequence[str], window: TimeWindow | None) -> Depth:
+    """``full`` when the message asks something or points at memory, else ``light``.
+
+    Full depth for: a question (a question mark, or a sentence opening with a question word or
+    an inverted auxiliary: "what did we ...", "did Sam ...", "is the ..."); a name (a capitalised
+    word inside a sentence: people, places and projects are what memory is asked about); a time
+    it points at ("yesterday", "last week", "in May"); words pointing back ("remember", "we
+    decided", "last time", "you said", "again"). The ranker also looks deep when the graph knows
+    an entity the message names. Everything else is a plain statement ("the deploy went fine"),
+    for which recall stays light: background for the reply, not an answer the person waits for.
+    """
+    if "?" in text or names or window is not None:
+        return "full"
+    if _ASKS.search(text) or _POINTS_BACK.search(text):
+        return "full"
+    return "light"
 
 
 def _expects(text: str) -> AnswerKind | None:

@@ -18,7 +18,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
@@ -78,6 +78,8 @@ class Tuning:
     """Weights of the hybrid score; the defaults were tuned on ``bench/datasets``."""
 
     candidates: int = 120
+    words: int = 0
+    """Most words searched for, the rarest (0: as many as the search budget holds)."""
     rrf_k: float = 20.0
     lexical: float = 1.0
     fused: float = 0.6
@@ -106,6 +108,18 @@ class Tuning:
     summaries: int = 50
     summary: float = 0.6
     window_candidates: int = 150
+
+
+def lighter(tuning: Tuning) -> Tuning:
+    """``tuning`` for a light recall: the three rarest words searched for, a third of the
+    candidates, no neighbour expansion and half the facts; the weights stay as tuned."""
+    return replace(
+        tuning,
+        words=3,
+        candidates=max(1, tuning.candidates // 3),
+        neighbours_of=0,
+        facts=max(1, tuning.facts // 2),
+    )
 
 
 @dataclass(slots=True)
@@ -172,12 +186,15 @@ class HybridRanker:
         graph: Graph | None = None,
         vectors: VectorSearch | None = None,
         tuning: Tuning | None = None,
+        adaptive: bool = True,
     ) -> None:
         self._facts = facts
         self._history = history
         self._graph = graph
         self._vectors = vectors
         self.tuning = tuning or Tuning()
+        # For plain statements (``flynn.memory.query.recall_depth``), unless always full.
+        self.light = lighter(self.tuning) if adaptive else self.tuning
 
     def rank(
         self,
@@ -188,10 +205,12 @@ class HybridRanker:
         limit: int,
         exclude: str | None = None,
     ) -> list[RecallItem]:
-        tuning = self.tuning
-        words = self._words(query)
-        candidates = self._lexical(root, query, words, exclude)
-        self._semantic(root, query, candidates, exclude)
+        entities = self._entities(root, query)
+        # A plain statement gets a light recall, unless it names something the graph knows.
+        tuning = self.tuning if query.depth == "full" or entities else self.light
+        words = self._words(query, tuning)
+        candidates = self._lexical(root, query, words, exclude, tuning)
+        self._semantic(root, query, candidates, exclude, tuning)
         if query.window is not None:
             for message in self._history.between(
                 root,
@@ -201,11 +220,10 @@ class HybridRanker:
                 exclude_session=exclude,
             ):
                 candidates.setdefault(message.id, _Candidate(message))
-        entities = self._entities(root, query)
         mentioned = self._mentioned(entities)
-        self._score(candidates.values(), query, words, now, mentioned)
-        self._neighbours(root, candidates, query, words, now, mentioned)
-        self._sessions(candidates.values(), words)
+        self._score(candidates.values(), query, words, now, mentioned, tuning)
+        self._neighbours(root, candidates, query, words, now, mentioned, tuning)
+        self._sessions(candidates.values(), words, tuning)
 
         # Only the turns that can make the cut become items.
         best = heapq.nlargest(
@@ -214,19 +232,21 @@ class HybridRanker:
             key=lambda c: (c.score, c.message.created_at),
         )
         items = [message_item(c.message, c.score) for c in best]
-        items.extend(self._fact_items(root, query))
-        items.extend(self._summary_items(root, query, exclude))
+        items.extend(self._fact_items(root, query, tuning))
+        items.extend(self._summary_items(root, query, exclude, tuning))
         items.extend(self._graph_items(entities))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
         return items[:limit]
 
     # -- candidates -------------------------------------------------------------------------
 
-    def _words(self, query: QueryAnalysis) -> _QueryWords:
+    def _words(self, query: QueryAnalysis, tuning: Tuning) -> _QueryWords:
         asked = search_terms(" ".join(query.terms))
         names = frozenset(search_terms(" ".join(query.names)))
         searched = " ".join((*asked, *query.variants))
-        postings = self._history.postings(searched, wide=True) if asked else None
+        postings = (
+            self._history.postings(searched, wide=True, max_terms=tuning.words) if asked else None
+        )
         matches = None if postings is None else TermMatches(postings)
         # A name the search left out (it matches too many rows) is looked for in the text.
         unsearched = sorted(names - set(matches.weights if matches else ()))
@@ -238,7 +258,12 @@ class HybridRanker:
         return _QueryWords(matches, len(asked), names, pattern)
 
     def _lexical(
-        self, root: str, query: QueryAnalysis, words: _QueryWords, exclude: str | None
+        self,
+        root: str,
+        query: QueryAnalysis,
+        words: _QueryWords,
+        exclude: str | None,
+        tuning: Tuning,
     ) -> dict[int, _Candidate]:
         """BM25 over past turns for the whole question; when it names someone, for its topic
         alone (a name is in half the turns of a conversation with that person); and for the
@@ -247,14 +272,13 @@ class HybridRanker:
 
         Every turn matching a searched word is weighed from the posting lists; only the best of
         each list are read (their lengths complete the bm25 score)."""
-        tuning = self.tuning
         candidates: dict[int, _Candidate] = {}
         if words.matches is None:
             return candidates
-        self._add_ranked(root, words.matches, candidates, exclude, leave_out=(), weight=1.0)
+        self._add_ranked(root, words.matches, candidates, exclude, tuning, leave_out=())
         if query.names and query.topic_terms:
             self._add_ranked(
-                root, words.matches, candidates, exclude, leave_out=words.names, weight=1.0
+                root, words.matches, candidates, exclude, tuning, leave_out=words.names
             )
         if tuning.feedback > 0 and candidates:
             extra = _feedback_terms(candidates.values(), query, tuning.feedback_docs)
@@ -263,7 +287,7 @@ class HybridRanker:
             if postings is not None:
                 widened = TermMatches(postings)
                 self._add_ranked(
-                    root, widened, candidates, exclude, leave_out=(), weight=tuning.feedback
+                    root, widened, candidates, exclude, tuning, leave_out=(), weight=tuning.feedback
                 )
         return candidates
 
@@ -273,13 +297,13 @@ class HybridRanker:
         matches: TermMatches,
         candidates: dict[int, _Candidate],
         exclude: str | None,
+        tuning: Tuning,
         *,
         leave_out: Collection[str],
-        weight: float,
+        weight: float = 1.0,
     ) -> None:
         """Reads the best turns of one list under ``root`` (those not read yet) and adds them
         with their lexical scores."""
-        tuning = self.tuning
 
         def read(ids: Sequence[int]) -> list[StoredMessage]:
             known = [candidates[key].message for key in ids if key in candidates]
@@ -311,10 +335,10 @@ class HybridRanker:
         query: QueryAnalysis,
         candidates: dict[int, _Candidate],
         exclude: str | None,
+        tuning: Tuning,
     ) -> None:
         if self._vectors is None:
             return
-        tuning = self.tuning
         nearest = self._vectors.nearest(root, query.text, kind="message", limit=tuning.candidates)
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):
@@ -347,38 +371,47 @@ class HybridRanker:
         words: _QueryWords,
         now: datetime,
         mentioned: frozenset[int],
+        tuning: Tuning,
     ) -> None:
-        tuning = self.tuning
         matches = words.matches
         expected = query.expects if tuning.answer else None
         pool = list(candidates)
         top_fused = max((c.fused for c in pool), default=0.0) or 1.0
+        # Looked up once: this runs for every candidate (the sums keep their order).
+        words_of = matches.words if matches is not None else None
+        asked, names, unsearched = words.asked, words.names, words.unsearched_names
+        window, asks_when = query.window, query.asks_when
+        lexical, fused, semantic = tuning.lexical, tuning.fused, tuning.semantic
+        coverage, name, recency, recency_days = (
+            tuning.coverage,
+            tuning.name,
+            tuning.recency,
+            tuning.recency_days,
+        )
+        exp = math.exp
         for candidate in pool:
             message = candidate.message
-            found = matches.words(message.id) if matches is not None else ()
-            score = tuning.lexical * candidate.lexical
-            score += tuning.fused * candidate.fused / top_fused
-            score += tuning.semantic * candidate.semantic
-            if words.asked:
-                score += tuning.coverage * min(1.0, len(found) / words.asked)
-            if words.names and (
-                not words.names.isdisjoint(found)
-                or (
-                    words.unsearched_names is not None
-                    and words.unsearched_names.search(message.content)
-                )
+            found = words_of(message.id) if words_of is not None else ()
+            score = lexical * candidate.lexical
+            score += fused * candidate.fused / top_fused
+            score += semantic * candidate.semantic
+            if asked:
+                score += coverage * min(1.0, len(found) / asked)
+            if names and (
+                not names.isdisjoint(found)
+                or (unsearched is not None and unsearched.search(message.content))
             ):
-                score += tuning.name
-            if query.window is not None:
-                score += tuning.time_window * query.window.closeness(message.created_at)
-            if query.asks_when and mentions("time", message.content):
+                score += name
+            if window is not None:
+                score += tuning.time_window * window.closeness(message.created_at)
+            if asks_when and mentions("time", message.content):
                 score += tuning.when
             if expected is not None and mentions(expected, message.content):
                 score += tuning.answer
             if message.id in mentioned:
                 score += tuning.graph
             age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
-            score += tuning.recency * math.exp(-age_days / tuning.recency_days)
+            score += recency * exp(-age_days / recency_days)
             candidate.score = score
 
     def _neighbours(
@@ -389,10 +422,10 @@ class HybridRanker:
         words: _QueryWords,
         now: datetime,
         mentioned: frozenset[int],
+        tuning: Tuning,
     ) -> None:
         """The turn just before or after a strong hit often holds the answer (the question it
         answers, or the reply that completes it): it inherits part of the hit's score."""
-        tuning = self.tuning
         strong = {
             c.message.id: c
             for c in heapq.nlargest(tuning.neighbours_of, candidates.values(), key=_score_of)
@@ -409,23 +442,27 @@ class HybridRanker:
                 neighbour = candidates[near.message.id] = _Candidate(near.message)
                 fresh.append(neighbour)
             neighbour.inherited = max(neighbour.inherited, share * strong[near.anchor].score)
-        self._score(fresh, query, words, now, mentioned)
+        self._score(fresh, query, words, now, mentioned, tuning)
         for each in candidates.values():
             if tuning.neighbour_additive:
                 each.score += each.inherited
             else:
                 each.score = max(each.score, each.inherited)
 
-    def _sessions(self, candidates: Iterable[_Candidate], words: _QueryWords) -> None:
+    def _sessions(
+        self, candidates: Iterable[_Candidate], words: _QueryWords, tuning: Tuning
+    ) -> None:
         """Evidence clusters in a few past conversations: a turn's score grows with the
         strength of its session (the sum of the session's best few turns)."""
-        tuning = self.tuning
         pool = list(candidates)
         per_session: dict[str, list[float]] = defaultdict(list)
         for candidate in pool:
             per_session[candidate.message.session].append(candidate.score)
+        top = tuning.session_top
         strength = {
-            session: sum(sorted(scores, reverse=True)[: tuning.session_top])
+            session: scores[0]
+            if len(scores) == 1 and top > 0
+            else sum(sorted(scores, reverse=True)[:top])
             for session, scores in per_session.items()
         }
         best = max(strength.values(), default=0.0) or 1.0
@@ -456,10 +493,9 @@ class HybridRanker:
 
     # -- other kinds ------------------------------------------------------------------------
 
-    def _fact_items(self, root: str, query: QueryAnalysis) -> list[RecallItem]:
+    def _fact_items(self, root: str, query: QueryAnalysis, tuning: Tuning) -> list[RecallItem]:
         if not query.terms:
             return []
-        tuning = self.tuning
         wanted = {stem(term) for term in query.terms}
         items = []
         for fact in self._facts.search(root, " ".join(query.terms), limit=tuning.facts):
@@ -480,11 +516,10 @@ class HybridRanker:
         return items
 
     def _summary_items(
-        self, root: str, query: QueryAnalysis, exclude: str | None
+        self, root: str, query: QueryAnalysis, exclude: str | None, tuning: Tuning
     ) -> list[RecallItem]:
         if not query.terms:
             return []
-        tuning = self.tuning
         wanted = {stem(term) for term in query.terms}
         items = []
         for summary in self._history.summaries(root, limit=tuning.summaries):

@@ -23,6 +23,8 @@ from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]
 RANKERS: tuple[RankerName, ...] = ("hybrid", "baseline", "bm25")
+DepthName = Literal["adaptive", "full"]
+DEPTHS: tuple[DepthName, ...] = ("adaptive", "full")
 
 RANK_LIMIT = 50
 """Items ranked for one message before packing; more than a 1,500-token budget holds."""
@@ -38,7 +40,9 @@ _BASELINE_FACTS = 12
 _BASELINE_MESSAGES = 8
 
 __all__ = [
+    "DEPTHS",
     "RANKERS",
+    "DepthName",
     "RankerName",
     "Recall",
     "RecallBlock",
@@ -127,7 +131,9 @@ class Recall:
     """Finds memory for a message under one namespace root. Reads only; never writes.
 
     ``graph`` and ``vectors`` are optional sources (the knowledge graph, local embeddings);
-    without them the hybrid ranker uses full-text search, time and structure alone.
+    without them the hybrid ranker uses full-text search, time and structure alone. With
+    ``depth="adaptive"`` the hybrid ranker looks less deep for plain statements
+    (``flynn.memory.query.recall_depth``); ``"full"`` always looks as deep as for a question.
     """
 
     def __init__(
@@ -137,6 +143,7 @@ class Recall:
         *,
         threshold: float,
         ranker: RankerName = "hybrid",
+        depth: DepthName = "adaptive",
         graph: Graph | None = None,
         vectors: VectorSearch | None = None,
     ) -> None:
@@ -144,7 +151,9 @@ class Recall:
         self._history = history
         self._threshold = threshold
         self._ranker = ranker
-        self._hybrid = HybridRanker(facts, history, graph=graph, vectors=vectors)
+        self._hybrid = HybridRanker(
+            facts, history, graph=graph, vectors=vectors, adaptive=depth == "adaptive"
+        )
 
     @property
     def ranker(self) -> RankerName:
@@ -198,11 +207,14 @@ class Recall:
         for item in items:
             if item.message_ids and seen_messages.intersection(item.message_ids):
                 continue
-            key = _normal(item.text)
+            # Collapsed once: the key, the excerpt and the line are all made from it (and a line
+            # built from collapsed text is its own normal form but for case).
+            text = " ".join(item.text.split())
+            key = text.casefold()
             if key in seen_text or key in skip:
                 continue
-            line = _line(item)
-            if skip and _normal(line) in skip:
+            line = _line(item, text)
+            if skip and line.casefold().rstrip() in skip:
                 continue
             cost = estimate_tokens(line) + 1  # the newline between lines
             if item.trust not in opened:
@@ -278,8 +290,9 @@ def _normal(text: str) -> str:
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
-def _line(item: RecallItem) -> str:
-    text = _excerpt(item.text, ITEM_MAX_TOKENS)
+def _line(item: RecallItem, text: str) -> str:
+    """The line for ``item``, whose text collapsed to single spaces is ``text``."""
+    text = _excerpt(text, ITEM_MAX_TOKENS)
     # isoformat and a fixed table rather than strftime: several times cheaper, and the same
     # English day names whatever the process locale.
     if item.kind == "message":
@@ -292,7 +305,8 @@ def _line(item: RecallItem) -> str:
 
 
 def _excerpt(text: str, max_tokens: int) -> str:
-    text = " ".join(text.split())
+    """``text`` (collapsed to single spaces) cut to about ``max_tokens``, at a word if one is
+    near the cut."""
     limit = max_tokens * CHARS_PER_TOKEN
     if len(text) <= limit:
         return text

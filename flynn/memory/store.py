@@ -263,10 +263,10 @@ class History(Protocol):
         """The messages with these ids that exist, in id order (callers check namespaces)."""
         ...
 
-    def postings(self, query: str, *, wide: bool = False) -> Postings | None:
-        """The words of ``query`` that ``match`` would search for, each with the messages that
-        contain it; ``None`` when no word occurs. Bounded as ``match`` is, but reading only the
-        index: no row is ranked or read."""
+    def postings(self, query: str, *, wide: bool = False, max_terms: int = 0) -> Postings | None:
+        """The words of ``query`` that ``match`` would search for (no more than ``max_terms``,
+        the rarest, unless 0), each with the messages that contain it; ``None`` when no word
+        occurs. Bounded as ``match`` is, but reading only the index: no row is ranked or read."""
         ...
 
     def messages_under(

@@ -101,6 +101,11 @@ class SessionServices:
     """Learn after this many of the person's messages (0: only at compaction)."""
 
 
+def _framed_tokens(message: StoredMessage) -> int:
+    """A stored turn's estimated tokens with what frames it in a request."""
+    return message.tokens + 4
+
+
 def fact_line(fact: Fact) -> str:
     if fact.kind == "action" and fact.field:
         return f"- when they say {fact.field!r}: {fact.value}"
@@ -117,6 +122,7 @@ class _Profile:
 @dataclass(slots=True)
 class _State:
     turns: list[StoredMessage] | None = None
+    turns_tokens: int = 0  # what ``turns`` weigh with their framing, kept as they grow
     history: list[ChatMessage] = field(default_factory=list)  # ``turns`` in provider shape
     summary: str | None = None
     session_context: str | None = None
@@ -216,13 +222,13 @@ class Orchestrator:
         services = self._services
         state = self._state
         now = services.clock()
-        turns = self._load()
+        self._load()
         if state.session_context is None:
             state.session_context = self._session_context()
         asked: StoredMessage | None = None
         if not state.off_the_record:
             asked = self._persist("user", text, now)
-            turns.append(asked)
+            self._keep(asked)
         state.turn_count += 1
         state.added_since += estimate_tokens(text)
 
@@ -273,7 +279,7 @@ class Orchestrator:
         else:
             append_turn(state.history, ChatMessage("user", text))
             append_turn(state.history, ChatMessage("assistant", response.text))
-            turns.append(self._persist("assistant", response.text, services.clock()))
+            self._keep(self._persist("assistant", response.text, services.clock()))
             if asked is not None:
                 services.writer.learn(self.scope, asked, now=now, channel=self.key.channel)
             self._unlearnt_turns += 1
@@ -340,11 +346,18 @@ class Orchestrator:
         state = self._state
         if state.turns is None:
             state.turns = self._services.history.recent(self._session)
+            state.turns_tokens = sum(_framed_tokens(message) for message in state.turns)
             state.summary = self._services.history.summary(self._session)
             state.history = []
             for message in state.turns:
                 append_turn(state.history, ChatMessage(message.role, message.content))
         return state.turns
+
+    def _keep(self, message: StoredMessage) -> None:
+        """Appends a just stored ``message`` to the loaded turns (reloaded if a compaction
+        dropped them)."""
+        self._load().append(message)
+        self._state.turns_tokens += _framed_tokens(message)
 
     def _prompt(self, text: str, recalled: RecalledMemory, now: datetime) -> Prompt:
         services = self._services
@@ -377,8 +390,9 @@ class Orchestrator:
         config = self._services.config
         limit = config.context_window - config.reserve_tokens
         state = self._state
-        # Stored turns carry their token estimate, so this is a sum of ints, not a re-count.
-        estimated = sum(m.tokens + 4 for m in self._load()) + sum(
+        # Stored turns carry their token estimate, summed as they were loaded and added.
+        self._load()
+        estimated = state.turns_tokens + sum(
             estimate_tokens(m.content) + 4 for m in state.otr_turns
         )
         if prompt is not None:

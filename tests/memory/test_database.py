@@ -160,3 +160,37 @@ def test_text_order_is_time_order() -> None:
 def test_naive_time_is_rejected() -> None:
     with pytest.raises(ValueError, match="naive"):
         encode_time(datetime(2026, 1, 1))
+
+
+def test_rewrites_count_updates_and_deletes_by_any_sql_but_not_inserts(db_path: Path) -> None:
+    with Database.open(db_path) as db:
+        db.watch_rewrites("costs")
+        db.watch_rewrites("costs")  # idempotent
+        insert = (
+            "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
+            "VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+        )
+        start = db.rewrites("costs")
+        db.execute(insert)
+        db.execute(insert)
+        assert db.rewrites("costs") == start
+        db.execute("UPDATE costs SET input_tokens = 5")
+        updated = db.rewrites("costs")
+        assert updated != start
+        db.execute("DELETE FROM costs WHERE id = 1")
+        deleted = db.rewrites("costs")
+        assert deleted != updated
+        with pytest.raises(RuntimeError), db.transaction():
+            db.execute(insert)
+            raise RuntimeError("rolled back: ids read inside may be handed out again")
+        assert db.rewrites("costs") != deleted
+
+
+def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
+    with Database.open(db_path) as db:
+        db.watch_rewrites("costs")
+        before = db.rewrites("costs")
+        with closing(sqlite3.connect(db_path)) as other:
+            other.execute("DELETE FROM costs")
+            other.commit()
+        assert db.rewrites("costs") != before

@@ -186,3 +186,28 @@ def test_forget_deletes_rows_and_index_rows(memory: SqliteMemory) -> None:
     index_hits = _count(memory, "SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'zebra'")
     assert index_hits == 1
     assert memory.db.integrity_check() == []
+
+
+def test_search_sees_every_change_to_the_facts_it_keeps(memory: SqliteMemory) -> None:
+    first = memory.facts.add(_fact("kayak on the river", field="hobby"), now=T0)
+    assert [f.value for f in memory.facts.search("user", "kayak", limit=5)] == [first.value]
+    # Counts, lists and rows are kept between searches; each change below must show at once.
+    assert memory.facts.search("user", "canoe", limit=5) == []
+    canoe = memory.facts.add(_fact("canoe trip in May"), now=T0)
+    assert [f.id for f in memory.facts.search("user", "canoe", limit=5)] == [canoe.id]
+
+    newer = memory.facts.supersede(first.id, _fact("kayak at sea", field="hobby"), now=T0)
+    assert [f.id for f in memory.facts.search("user", "kayak", limit=5)] == [newer.id]
+
+    # Other SQL on this connection: a redaction, and a foreign key letting go of a message.
+    message = memory.history.append("s:1", "user", "user", "kayak", tokens=1, now=T0)
+    memory.db.execute(
+        "UPDATE facts SET message_id = ?, value = 'REDACTED' WHERE id = ?", (message.id, canoe.id)
+    )
+    (redacted,) = memory.facts.search("user", "redacted", limit=5)
+    assert redacted.message_id == message.id
+    memory.history.forget_session("s:1")
+    assert memory.facts.search("user", "redacted", limit=5)[0].message_id is None
+
+    memory.facts.forget("user")
+    assert memory.facts.search("user", "kayak", limit=5) == []

@@ -66,3 +66,35 @@ def test_planner_sees_a_word_as_soon_as_it_is_stored(memory: SqliteMemory) -> No
     _say(memory, "a platypus appeared")
     plan = planner.plan("platypus")
     assert plan is not None and plan.expression == '"platypus"'
+
+
+def test_planner_searches_at_most_the_rarest_words_asked_for(memory: SqliteMemory) -> None:
+    for i in range(3):
+        _say(memory, f"common chatter {i}", i)
+    _say(memory, "common chatter zebra okapi", 3)
+    _say(memory, "okapi again", 4)
+    planner = FtsQueryPlanner(memory.db, "messages_fts", budget=100)
+    everything = planner.plan("zebra okapi chatter")
+    assert everything is not None and everything.terms == ("zebra", "okapi", "chatter")
+    rarest = planner.plan("zebra okapi chatter", max_terms=2)
+    assert rarest is not None and rarest.terms == ("zebra", "okapi")
+
+
+def test_planner_keeps_what_it_learnt_while_the_generation_stays(memory: SqliteMemory) -> None:
+    first = _say(memory, "a platypus appeared")
+    planner = FtsQueryPlanner(memory.db, "messages_fts", budget=3)
+    plan = planner.plan("platypus wombat", generation=1)
+    assert plan is not None
+    assert dict(planner.postings(plan, generation=1).terms) == {"platypus": (first,)}
+
+    second = _say(memory, "a wombat and a platypus")
+    # Same generation: what was counted and listed is reused (the caller vouches nothing
+    # changed); a new one sees the new row.
+    stale = planner.plan("platypus wombat", generation=1)
+    assert stale is not None and stale.terms == ("platypus",)
+    assert dict(planner.postings(stale, generation=1).terms) == {"platypus": (first,)}
+    fresh = planner.plan("platypus wombat", generation=2)
+    assert fresh is not None and set(fresh.terms) == {"platypus", "wombat"}
+    postings = planner.postings(fresh, generation=2)
+    assert dict(postings.terms) == {"wombat": (second,), "platypus": (first, second)}
+    assert postings.documents == second

@@ -233,6 +233,20 @@ def test_entities_in_orders_by_confidence_then_mentions_and_limits(memory: Sqlit
     assert memory.graph.entities_in("user", "ana", limit=0) == []
 
 
+def test_entities_in_the_same_text_again_sees_every_change(memory: SqliteMemory) -> None:
+    graph = memory.graph
+    _entity(graph, "Maya")
+    text = "maya and tomas went hiking"
+    assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Maya"]
+    _entity(graph, "Tomas", confidence=0.9)
+    assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Tomas", "Maya"]
+    _entity(graph, "Maya")  # a sighting: the count it answers with follows
+    assert [e.mentions for e in graph.entities_in("user", text, limit=5)] == [1, 2]
+    memory.db.execute("DELETE FROM entities WHERE name = 'Tomas'")  # as forgetting does
+    assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Maya"]
+    assert graph.entities_in("user/other", text, limit=5) == []
+
+
 def test_namespaces_are_isolated(memory: SqliteMemory) -> None:
     _entity(memory.graph, "Maya", namespace="users/alice/graph")
     _entity(memory.graph, "Maya", namespace="users/bob/graph")

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from flynn.errors import StoreError
+from flynn.memory.history import SqliteHistory
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewMessage, StoredMessage
 
@@ -287,3 +291,54 @@ def test_between_reads_the_root_and_namespaces_under_it_newest_first(
         "user", T0, T0 + timedelta(minutes=9), limit=10, exclude_session="s:sub"
     )
     assert [m.content for m in excluded] == ["root 3", "root 2", "root 1", "root 0"]
+
+
+def test_kept_rows_never_outlive_a_change(memory: SqliteMemory, db_path: Path) -> None:
+    said = _say(memory, "the old address is 12 Elm Street")
+    kept = _say(memory, "unchanged")
+    assert memory.history.messages_under("user", [said.id, kept.id])  # now kept decoded
+
+    # Redacted by other SQL on this connection, as forgetting does.
+    memory.db.execute("UPDATE messages SET content = 'REDACTED' WHERE id = ?", (said.id,))
+    assert [m.content for m in memory.history.messages([said.id])] == ["REDACTED"]
+
+    # Changed by another process.
+    with closing(sqlite3.connect(db_path)) as other:
+        other.execute("UPDATE messages SET content = 'from the cli' WHERE id = ?", (said.id,))
+        other.commit()
+    assert [m.content for m in memory.history.messages([said.id])] == ["from the cli"]
+
+    memory.history.forget_session("telegram:1")
+    assert memory.history.messages_under("user", [said.id, kept.id]) == []
+    assert memory.history.around("user", [kept.id], radius=1) == []
+
+
+def test_a_small_row_cache_still_reads_every_row(db_path: Path) -> None:
+    with SqliteMemory.open(db_path) as memory:
+        history = SqliteHistory(memory.db, cached_rows=2)
+        ids = [_say(memory, f"turn {n}", minutes=n).id for n in range(5)]
+        for _ in range(2):
+            assert sorted(m.id for m in history.messages_under("user", ids)) == ids
+        assert [m.id for m in history.messages(ids[::-1])] == ids
+
+
+def test_around_looks_past_other_sessions_and_gaps(memory: SqliteMemory) -> None:
+    # s:a is consecutive around a[3], interleaved with s:b before a[1], and has a gap after
+    # a[5] (a forgotten turn); a turn of s:a written under another namespace never counts.
+    a = [_say(memory, "a0", session="s:a")]
+    for n in range(1, 3):
+        _say(memory, f"b{n}", session="s:b")
+        a.append(_say(memory, f"a{n}", session="s:a"))
+    a += [_say(memory, f"a{n}", session="s:a") for n in range(3, 6)]
+    gone = _say(memory, "gone", session="s:a")
+    _say(memory, "foreign", session="s:a", namespace="other")
+    a.append(_say(memory, "a6", session="s:a"))
+    memory.db.execute("DELETE FROM messages WHERE id = ?", (gone.id,))
+
+    def near(anchor: StoredMessage) -> list[tuple[int, str]]:
+        found = memory.history.around("user", [anchor.id], radius=2)
+        return sorted((n.offset, n.message.content) for n in found)
+
+    assert near(a[3]) == [(-2, "a1"), (-1, "a2"), (1, "a4"), (2, "a5")]
+    assert near(a[1]) == [(-1, "a0"), (1, "a2"), (2, "a3")]
+    assert near(a[5]) == [(-2, "a3"), (-1, "a4"), (1, "a6")]

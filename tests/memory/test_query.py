@@ -57,3 +57,24 @@ def test_words_outside_ascii_are_kept_whole() -> None:
     query = analyse("What is the café called, Zoë?", now=NOW)
     assert query.terms == ("café", "called", "zoë")
     assert query.names == ("zoë",)
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [
+        ("What did we decide about the server?", "full"),
+        ("did Sam ever call back", "full"),  # an inverted auxiliary, no question mark
+        ("ok so where is it", "full"),
+        ("I finished the report. how did the demo go", "full"),  # a later sentence asks
+        ("I talked to Maria about it.", "full"),  # a name
+        ("The deploy broke yesterday.", "full"),  # a time it points at
+        ("Remember the blue kettle.", "full"),
+        ("We decided to go with postgres.", "full"),
+        ("The build failed again.", "full"),
+        ("The deploy went fine.", "light"),
+        ("I know what you mean.", "light"),  # a question word that opens no sentence
+        ("Thanks, that helps a lot.", "light"),
+    ],
+)
+def test_depth_is_full_for_what_asks_or_points_at_memory(text: str, depth: str) -> None:
+    assert analyse(text, now=NOW).depth == depth

@@ -241,6 +241,42 @@ def test_query_analysis() -> None:
     assert last_week.closeness(last_week.end + timedelta(days=30)) == 0.0
 
 
+def _kitchen(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "The contractor starts tearing out the kitchen cabinets soon."),
+            ("assistant", "Sounds like a big job."),
+        ],
+        at=NOW - timedelta(days=3),
+    )
+
+
+def test_a_plain_statement_gets_a_light_recall(memory: SqliteMemory) -> None:
+    _kitchen(memory)
+    neighbour = "Sounds like a big job."
+    adaptive = _recall(memory)
+    # No neighbour expansion for a statement; a question (or depth "full") expands.
+    statement = adaptive.rank("users/ana", "kitchen cabinets are heavy", now=NOW)
+    assert [i.text for i in statement] == [
+        "The contractor starts tearing out the kitchen cabinets soon."
+    ]
+    question = adaptive.rank("users/ana", "what about the kitchen cabinets", now=NOW)
+    assert neighbour in [i.text for i in question]
+    full = _recall(memory, depth="full").rank("users/ana", "kitchen cabinets are heavy", now=NOW)
+    assert neighbour in [i.text for i in full]
+
+
+def test_a_statement_naming_what_the_graph_knows_gets_a_full_recall(
+    memory: SqliteMemory,
+) -> None:
+    _kitchen(memory)
+    memory.graph.upsert_entity("users/ana", "Marisol", "person", confidence=0.8, now=NOW)
+    items = _recall(memory).rank("users/ana", "marisol likes the kitchen cabinets", now=NOW)
+    assert "Sounds like a big job." in [i.text for i in items]
+
+
 @pytest.mark.parametrize("ranker", ["baseline", "bm25"])
 def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: str) -> None:
     _say(memory, ANA, [("user", "Pottery class on Tuesday was fun.")], at=NOW - timedelta(days=1))

@@ -361,3 +361,27 @@ async def test_forget_field_in_chat_removes_the_fact_and_its_mentions(
     assert "Zanzibar" not in request.system
     assert all("Zanzibar" not in m.content for m in request.messages)
     assert request.memory is not None and request.memory.user_name is None
+
+
+async def test_the_context_estimate_follows_the_turns_it_holds(
+    harness: Callable[..., Harness],
+) -> None:
+    # Kept as turns are added rather than recounted on every check; it must never drift from
+    # the turns it describes, through compaction (mid-turn too) and a reset.
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+
+    def recounted() -> int:
+        return sum(message.tokens + 4 for message in session._load())
+
+    await talk_until_compacted(h, session)
+    assert session._state.turns_tokens == recounted()
+    h.chat.push(ContextTooLong("too long"), "answer after compaction")
+    await session.handle("what now?")
+    await session.wait_idle()
+    assert session._state.turns_tokens == recounted()
+    assert session._load()[-1].content == "answer after compaction"
+    await session.handle("/reset")
+    await session.handle("fresh start")
+    assert session._state.turns_tokens == recounted()
