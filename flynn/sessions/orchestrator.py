@@ -145,6 +145,7 @@ class Orchestrator:
         self._state = _State()
         self._pending: asyncio.Task[CompactionOutcome | None] | None = None
         self._profile: _Profile | None = None
+        self._answering: int | None = None  # id of the stored message the turn answers
         # Background LLM learning: at most one task; messages up to ``_learnt_through`` (an id)
         # were learnt from, and ``_unlearnt_turns`` person's messages arrived since.
         self._learning: asyncio.Task[int] | None = None
@@ -176,6 +177,8 @@ class Orchestrator:
             except Exception:
                 log.exception("turn.crashed")
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
+            finally:
+                self._answering = None
 
     async def command(self, name: str, arg: str = "") -> TurnResult:
         async with self._lock:
@@ -229,6 +232,7 @@ class Orchestrator:
         if not state.off_the_record:
             asked = self._persist("user", text, now)
             self._keep(asked)
+            self._answering = asked.id
         state.turn_count += 1
         state.added_since += estimate_tokens(text)
 
@@ -350,7 +354,10 @@ class Orchestrator:
             state.summary = self._services.history.summary(self._session)
             state.history = []
             for message in state.turns:
-                append_turn(state.history, ChatMessage(message.role, message.content))
+                # The message being answered joins the history once it is answered (a reload
+                # mid-turn, after a compaction, must not put it in twice).
+                if message.id != self._answering:
+                    append_turn(state.history, ChatMessage(message.role, message.content))
         return state.turns
 
     def _keep(self, message: StoredMessage) -> None:

@@ -385,3 +385,18 @@ async def test_the_context_estimate_follows_the_turns_it_holds(
     await session.handle("/reset")
     await session.handle("fresh start")
     assert session._state.turns_tokens == recounted()
+
+
+async def test_a_compaction_mid_turn_does_not_repeat_the_message(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    for index in range(4):
+        await session.handle(f"note {index}: {LONG[:200]}")
+    h.chat.push(ContextTooLong("too long"), "fine")
+    await session.handle("what now?")
+    retried = h.chat.requests[-1]
+    assert retried.messages[-1].content == "what now?"
+    assert sum("what now?" in m.content for m in retried.messages) == 1
