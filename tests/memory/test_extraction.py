@@ -213,21 +213,7 @@ def test_nothing_in_ordinary_messages() -> None:
         assert extractor.extract(text) == []
 
 
-def test_fast_enough_for_the_reply_path() -> None:
-    message = (
-        "Hey, thanks for the help yesterday. I prefer short answers, and my favorite color is "
-        "green. Can you remind me what we discussed about the deploy?"
-    )
-    runs = 2000
-    start = time.perf_counter()
-    for _ in range(runs):
-        extractor.extract(message)
-    per_message = (time.perf_counter() - start) / runs
-    # Typically ~20 µs; the bound is loose so a busy CI machine does not fail it.
-    assert per_message < 0.0005
-
-
-def test_long_adversarial_input_stays_fast() -> None:
+def test_long_adversarial_input_does_not_hang() -> None:
     texts = [
         "my " * 3000 + "a" * 3000 + " is",
         "when I say " + "a " * 3000,
@@ -236,10 +222,12 @@ def test_long_adversarial_input_stays_fast() -> None:
         "my x is " + " -" * 4000 + "y",
         "```" * 3000,
     ]
+    # A guard against catastrophic regex backtracking (which takes minutes), not a speed test:
+    # speed is measured by `flynn bench turn`. The bound is far above any healthy run.
     start = time.perf_counter()
     for text in texts:
         extractor.extract(text)
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 10
 
 
 def _retraction(field: str | None, value: str, kind: FactKind = "profile") -> ProposedFact:
@@ -337,16 +325,9 @@ def test_negations_that_are_not_retractions() -> None:
     assert extractor.extract("If I no longer live in Lisbon, then what?") == []
 
 
-def test_new_patterns_keep_the_reply_path_fast() -> None:
+def test_new_patterns_in_one_message() -> None:
     message = (
         "Thanks! I'm in UTC+2 this month, you can reach me at ana@example.com, my blog is at "
         "https://ana.dev and I'm working on src/app.py. I no longer like tea."
     )
     assert len(extractor.extract(message)) == 5
-    runs = 2000
-    start = time.perf_counter()
-    for _ in range(runs):
-        extractor.extract(message)
-    per_message = (time.perf_counter() - start) / runs
-    # The budget is 0.1 ms; typically a third of that. Loose, so a busy CI machine passes.
-    assert per_message < 0.0003

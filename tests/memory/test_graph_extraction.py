@@ -190,7 +190,7 @@ def test_entities_are_capped() -> None:
     assert len(RULES.extract(text).entities) == MAX_RULE_ENTITIES
 
 
-def test_rules_never_raise_and_stay_fast_on_hostile_text() -> None:
+def test_rules_never_raise_or_hang_on_hostile_text() -> None:
     generator = random.Random(3)
     alphabet = "aA b/.:@-_'’ \n?!,My sister works at I live in project uses ~Zé"
     for _ in range(300):
@@ -204,9 +204,11 @@ def test_rules_never_raise_and_stay_fast_on_hostile_text() -> None:
         "/" * 4000,
         "my sister " * 400,
     ):
+        # A guard against catastrophic backtracking (minutes), not a speed test; the speed is
+        # reported by tests/memory/bench_graph.py. The bound is far above any healthy run.
         started = time.perf_counter()
         RULES.extract(hostile)
-        assert time.perf_counter() - started < 0.1, hostile[:10]
+        assert time.perf_counter() - started < 10, hostile[:10]
 
 
 # --- LLM -----------------------------------------------------------------------------------------
