@@ -1,0 +1,84 @@
+"""``flynn doctor``: each check against real files, a real socket and the fake Bot API."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+from fakes.fake_telegram import TOKEN, FakeTelegram
+
+from flynn.doctor import Check, run_checks
+from flynn.settings import load_settings
+
+
+def _settings(tmp_path: Path, **sections: Any):  # type: ignore[no-untyped-def]
+    return load_settings({"data_dir": str(tmp_path / "data"), **sections})
+
+
+def _by_name(checks: list[Check]) -> dict[str, Check]:
+    return {check.name: check for check in checks}
+
+
+async def test_the_embedded_defaults_are_healthy(tmp_path: Path) -> None:
+    checks = _by_name(await run_checks(_settings(tmp_path, channels={"gateway": {"port": 0}}), {}))
+    assert all(check.ok for check in checks.values()), checks
+    assert "offline" in checks["language model"].detail
+    assert "schema version" in checks["database"].detail
+
+
+async def test_missing_keys_and_tokens_fail_by_name(tmp_path: Path) -> None:
+    settings = _settings(
+        tmp_path,
+        llm={"provider": "anthropic"},
+        channels={"gateway": {"port": 0}, "telegram": {"enabled": True}},
+    )
+    checks = _by_name(await run_checks(settings, {}, network=False))
+    assert not checks["language model"].ok and "llm.api_key" in checks["language model"].detail
+    assert (
+        not checks["telegram"].ok and "FLYNN_CHANNELS__TELEGRAM__TOKEN" in checks["telegram"].detail
+    )
+
+
+async def test_a_corrupt_database_fails(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "flynn.db").write_bytes(b"this is not a database" * 100)
+    checks = _by_name(await run_checks(_settings(tmp_path, channels={"gateway": {"port": 0}}), {}))
+    assert not checks["database"].ok
+
+
+async def test_a_taken_port_is_a_warning(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        checks = _by_name(
+            await run_checks(_settings(tmp_path, channels={"gateway": {"port": port}}), {})
+        )
+    gateway = checks["gateway"]
+    assert not gateway.ok and gateway.warning and "in use" in gateway.detail
+
+
+async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Path) -> None:
+    async with FakeTelegram() as telegram:
+        good = _settings(
+            tmp_path,
+            channels={
+                "gateway": {"enabled": False},
+                "telegram": {
+                    "enabled": True,
+                    "token": TOKEN,
+                    "base_url": telegram.base_url,
+                    "allowed_users": [1],
+                },
+            },
+        )
+        checks = _by_name(await run_checks(good, {}))
+        assert checks["telegram login"].ok and telegram.username in checks["telegram login"].detail
+
+        bad = good.model_copy(deep=True)
+        bad.channels.telegram.token = type(bad.channels.telegram.token)("999:wrong")  # type: ignore[misc]
+        refused = _by_name(await run_checks(bad, {}))["telegram login"]
+        assert not refused.ok
+        assert "999:wrong" not in refused.detail
