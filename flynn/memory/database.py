@@ -203,6 +203,72 @@ CREATE TRIGGER facts_embeddings_delete AFTER DELETE ON facts BEGIN
 END;
 """
 
+# The namespace root (``flynn.memory.scope.namespace_root``) of a row, as one full-text token
+# (``namespace_token``), so a search for one person or session counts and lists only its own
+# rows. A virtual column: FTS5 reads an external content table's columns by name.
+_NS_TOKEN = """'n' || lower(hex(CASE
+    WHEN substr(namespace, 1, 6) = 'users/' OR substr(namespace, 1, 9) = 'sessions/' THEN
+        CASE WHEN instr(substr(namespace, instr(namespace, '/') + 1), '/') > 0
+            THEN substr(
+                namespace,
+                1,
+                instr(namespace, '/')
+                    + instr(substr(namespace, instr(namespace, '/') + 1), '/') - 1
+            )
+            ELSE namespace END
+    WHEN instr(namespace, '/') > 0 THEN substr(namespace, 1, instr(namespace, '/') - 1)
+    ELSE namespace
+END)) || 'x'"""
+
+# Full-text candidates scoped by namespace root: each index gains the ``ns`` token column, rebuilt
+# from the base tables; ``rank`` gives it no weight, so bm25 scores stay those of the text.
+_SCHEMA_V7 = f"""
+ALTER TABLE messages ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN}) VIRTUAL;
+ALTER TABLE facts ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN}) VIRTUAL;
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TABLE messages_fts;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, ns, content='messages', content_rowid='id', tokenize='porter unicode61'
+);
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
+    VALUES ('delete', old.id, old.content, old.ns);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, namespace ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
+    VALUES ('delete', old.id, old.content, old.ns);
+    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
+END;
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_delete;
+DROP TRIGGER facts_fts_update;
+DROP TABLE facts_fts;
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+    field, value, ns, content='facts', content_rowid='id', tokenize='porter unicode61'
+);
+INSERT INTO facts_fts(facts_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.0)');
+INSERT INTO facts_fts(facts_fts) VALUES ('rebuild');
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
+    VALUES ('delete', old.id, old.field, old.value, old.ns);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value, namespace ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
+    VALUES ('delete', old.id, old.field, old.value, old.ns);
+    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
+END;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -210,6 +276,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V4,
     _SCHEMA_V5,
     _SCHEMA_V6,
+    _SCHEMA_V7,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

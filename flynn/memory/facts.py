@@ -156,7 +156,7 @@ class SqliteFacts:
         if limit <= 0:
             return []
         generation = self.generation()
-        plan = self._planner.plan(query, generation=generation)
+        plan = self._planner.plan(query, generation=generation, namespace_prefix=namespace_prefix)
         if plan is None:
             return []
         matches = TermMatches(self._planner.postings(plan, generation=generation))

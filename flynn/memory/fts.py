@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from flynn.memory.database import Database
+from flynn.memory.scope import namespace_token
 from flynn.memory.store import Postings
 
 # Words too common to say anything about relevance; matching them only costs time, because every
@@ -54,6 +55,11 @@ def _or_of(terms: list[str]) -> str:
     return " OR ".join(quoted(term) for term in terms)
 
 
+def _scoped(scope: str, expression: str) -> str:
+    """``expression`` among the rows ``scope`` (an FTS5 condition, or empty for all) allows."""
+    return f"{scope} AND ({expression})" if scope else expression
+
+
 def quoted(term: str) -> str:
     """``term`` as an FTS5 query matching that one word."""
     # Double quotes make a term a literal string: FTS5 operators (AND, NOT, NEAR, *, ^, :) inside
@@ -75,12 +81,14 @@ _MAX_KEPT = 8192
 
 @dataclass(frozen=True, slots=True)
 class MatchPlan:
-    """What to run: an FTS5 ``MATCH`` expression (an OR of ``terms``), restricted to rowids
-    ``>= min_rowid``."""
+    """What to run: an FTS5 ``MATCH`` expression (an OR of ``terms``, within ``scope`` when it
+    is not empty), restricted to rowids ``>= min_rowid``."""
 
     expression: str
     min_rowid: int = 0
     terms: tuple[str, ...] = ()
+    scope: str = ""
+    """An FTS5 condition on the namespace root (``ns:"..."``), or empty for every namespace."""
 
     @property
     def is_windowed(self) -> bool:
@@ -96,6 +104,10 @@ class FtsQueryPlanner:
     budget) and searched rarest first, adding words while their matches fit ``budget``. Rare words
     carry the most relevance under bm25 anyway. When even the rarest word matches more rows than
     the budget, only its most recent ``budget`` matches are ranked.
+
+    Given a namespace prefix that lies within one namespace root (``scope.namespace_root``), words
+    are counted, windowed and listed among that root's rows only (the table's ``ns`` column), so
+    a small namespace is not crowded out by a large one and its searches cost what it holds.
     """
 
     def __init__(self, db: Database, table: str, *, budget: int = CANDIDATE_BUDGET) -> None:
@@ -126,7 +138,12 @@ class FtsQueryPlanner:
         self._kept = _Kept(None)
 
     def plan(
-        self, text: str, *, generation: Hashable = None, max_terms: int = 0
+        self,
+        text: str,
+        *,
+        generation: Hashable = None,
+        max_terms: int = 0,
+        namespace_prefix: str | None = None,
     ) -> MatchPlan | None:
         """The search for ``text``, or ``None`` when no word of it occurs in the table; with
         ``max_terms``, for no more than that many of its words (the rarest).
@@ -134,11 +151,27 @@ class FtsQueryPlanner:
         With a ``generation`` (anything that differs once the table's rows changed, such as
         ``Facts.generation()``), what was counted is kept for as long as it stays the same, and
         ``postings`` with the same generation keeps the lists: for a table that changes seldom,
-        most searches then read nothing from the index."""
+        most searches then read nothing from the index.
+
+        With ``namespace_prefix``, when the plan for every namespace would rank only the newest
+        matches (which may all be other namespaces'), words are counted and windowed among the
+        rows of the prefix's namespace root instead; the caller still filters rows by namespace.
+        Otherwise every match is ranked anyway, and scoping would only cost a merge with the
+        root's (possibly huge) list of rows."""
         kept = self._keep(generation)
+        plan = self._plan(text, kept, max_terms, "")
+        if plan is None or not plan.is_windowed or namespace_prefix is None:
+            return plan
+        token = namespace_token(namespace_prefix)
+        if token is None:
+            return plan
+        return self._plan(text, kept, max_terms, f"ns:{quoted(token)}")
+
+    def _plan(self, text: str, kept: _Kept | None, max_terms: int, scope: str) -> MatchPlan | None:
         counted = []
         for position, term in enumerate(search_terms(text)):
-            count = self._count(term) if kept is None else kept.count(term, self._count)
+            query = _scoped(scope, quoted(term))
+            count = self._count(query) if kept is None else kept.count(query, self._count)
             if count:
                 counted.append((count, position, term))
         if not counted:
@@ -151,16 +184,16 @@ class FtsQueryPlanner:
                 break
             chosen.append(term)
             total += count
-        expression = _or_of(chosen)
+        expression = _scoped(scope, _or_of(chosen))
         if total <= self._budget:
-            return MatchPlan(expression, terms=tuple(chosen))
+            return MatchPlan(expression, terms=tuple(chosen), scope=scope)
         if kept is None:
             min_rowid = self._window(expression)
         else:
             min_rowid = kept.windows.get(expression, -1)
             if min_rowid < 0:
                 min_rowid = kept.windows[expression] = self._window(expression)
-        return MatchPlan(expression, min_rowid, tuple(chosen))
+        return MatchPlan(expression, min_rowid, tuple(chosen), scope)
 
     def postings(self, plan: MatchPlan, *, generation: Hashable = None) -> Postings:
         """The rows matching each word of ``plan`` (no more than it ranks): reading the index
@@ -170,14 +203,18 @@ class FtsQueryPlanner:
         if kept is None:
             return Postings(
                 documents=self._documents(),
-                terms={term: self._postings(term, plan.min_rowid) for term in plan.terms},
+                terms={
+                    term: self._postings(_scoped(plan.scope, quoted(term)), plan.min_rowid)
+                    for term in plan.terms
+                },
             )
         terms = {}
         for term in plan.terms:
-            key = (term, plan.min_rowid)
+            query = _scoped(plan.scope, quoted(term))
+            key = (query, plan.min_rowid)
             rows = kept.lists.get(key)
             if rows is None:
-                rows = kept.lists[key] = self._postings(term, plan.min_rowid)
+                rows = kept.lists[key] = self._postings(query, plan.min_rowid)
             terms[term] = rows
         if kept.documents < 0:
             kept.documents = self._documents()
@@ -196,10 +233,8 @@ class FtsQueryPlanner:
         row = self._db.fetchone(self._window_sql, (expression, self._budget))
         return int(row[0]) if row is not None and row[0] is not None else 0
 
-    def _postings(self, term: str, min_rowid: int) -> tuple[int, ...]:
-        return tuple(
-            row[0] for row in self._db.fetchall(self._postings_sql, (quoted(term), min_rowid))
-        )
+    def _postings(self, query: str, min_rowid: int) -> tuple[int, ...]:
+        return tuple(row[0] for row in self._db.fetchall(self._postings_sql, (query, min_rowid)))
 
     def _documents(self) -> int:
         # The newest rowid stands for the row count: deleted rows only make words look rarer.
@@ -207,14 +242,15 @@ class FtsQueryPlanner:
         return 0 if row is None else int(row[0])
 
     def _count(self, term: str) -> int:
-        """Rows matching ``term``, counted up to ``budget + 1`` (enough to know it is too many)."""
+        """Rows matching ``term`` (an FTS5 query for one word, perhaps scoped), counted up to
+        ``budget + 1`` (enough to know it is too many)."""
         if term in self._common:
             return self._budget + 1
         now = time.monotonic()
         cached = self._counts.get(term)
         if cached is not None and now - cached[1] < _COUNT_TTL_SECONDS:
             return cached[0]
-        row = self._db.fetchone(self._count_sql, (quoted(term), self._budget + 1))
+        row = self._db.fetchone(self._count_sql, (term, self._budget + 1))
         count = 0 if row is None else int(row[0])
         if count > self._budget:
             if len(self._common) >= _MAX_COMMON_WORDS:

@@ -213,7 +213,7 @@ class SqliteHistory:
         """
         if limit <= 0:
             return []
-        plan = self._planner.plan(query)
+        plan = self._planner.plan(query, namespace_prefix=namespace_prefix)
         if plan is None:
             return []
         match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
@@ -239,7 +239,7 @@ class SqliteHistory:
         rows when the interactive budget cannot hold every match of even the rarest word."""
         if limit <= 0:
             return []
-        plan = self._plan(query, wide=wide)
+        plan = self._plan(query, wide=wide, namespace_prefix=namespace_prefix)
         if plan is None:
             return []
         match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
@@ -249,11 +249,19 @@ class SqliteHistory:
             rows = self._db.fetchall(_MATCH_EXCLUDING, (*match, exclude_session, limit))
         return [MessageMatch(message=_message(row), score=-row["rank"]) for row in rows]
 
-    def postings(self, query: str, *, wide: bool = False, max_terms: int = 0) -> Postings | None:
+    def postings(
+        self,
+        query: str,
+        *,
+        wide: bool = False,
+        max_terms: int = 0,
+        namespace_prefix: str | None = None,
+    ) -> Postings | None:
         """The words ``match`` would search ``query`` for (at most ``max_terms``, the rarest,
-        when it is not 0), each with the ids of the messages containing it (every namespace);
-        ``None`` when no word occurs. Reads only the index."""
-        plan = self._plan(query, wide=wide, max_terms=max_terms)
+        when it is not 0), each with the ids of the messages containing it: in every namespace,
+        or with ``namespace_prefix``, those of its namespace root (perhaps more namespaces than
+        the prefix; callers still filter). ``None`` when no word occurs. Reads only the index."""
+        plan = self._plan(query, wide=wide, max_terms=max_terms, namespace_prefix=namespace_prefix)
         return None if plan is None else self._planner.postings(plan)
 
     def messages_under(
@@ -274,14 +282,23 @@ class SqliteHistory:
             and message.session != exclude_session
         ]
 
-    def _plan(self, query: str, *, wide: bool, max_terms: int = 0) -> MatchPlan | None:
+    def _plan(
+        self,
+        query: str,
+        *,
+        wide: bool,
+        max_terms: int = 0,
+        namespace_prefix: str | None = None,
+    ) -> MatchPlan | None:
         """The interactive plan; with ``wide``, the wide one when the interactive budget could
         not hold every match of even the rarest word (the plan ranks only the newest): other
         words it leaves out are common ones, which weigh little under bm25 and would cost
         several times as much to rank."""
-        plan = self._planner.plan(query, max_terms=max_terms)
+        plan = self._planner.plan(query, max_terms=max_terms, namespace_prefix=namespace_prefix)
         if wide and plan is not None and plan.is_windowed:
-            return self._wide_planner.plan(query, max_terms=max_terms)
+            return self._wide_planner.plan(
+                query, max_terms=max_terms, namespace_prefix=namespace_prefix
+            )
         return plan
 
     def around(

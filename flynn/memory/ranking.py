@@ -208,7 +208,7 @@ class HybridRanker:
         entities = self._entities(root, query)
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
-        words = self._words(query, tuning)
+        words = self._words(root, query, tuning)
         candidates = self._lexical(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning)
         if query.window is not None:
@@ -240,12 +240,16 @@ class HybridRanker:
 
     # -- candidates -------------------------------------------------------------------------
 
-    def _words(self, query: QueryAnalysis, tuning: Tuning) -> _QueryWords:
+    def _words(self, root: str, query: QueryAnalysis, tuning: Tuning) -> _QueryWords:
         asked = search_terms(" ".join(query.terms))
         names = frozenset(search_terms(" ".join(query.names)))
         searched = " ".join((*asked, *query.variants))
         postings = (
-            self._history.postings(searched, wide=True, max_terms=tuning.words) if asked else None
+            self._history.postings(
+                searched, wide=True, max_terms=tuning.words, namespace_prefix=root
+            )
+            if asked
+            else None
         )
         matches = None if postings is None else TermMatches(postings)
         # A name the search left out (it matches too many rows) is looked for in the text.
@@ -283,7 +287,11 @@ class HybridRanker:
         if tuning.feedback > 0 and candidates:
             extra = _feedback_terms(candidates.values(), query, tuning.feedback_docs)
             terms = (*query.terms, *extra[: tuning.feedback_terms])
-            postings = self._history.postings(" ".join(terms), wide=True) if extra else None
+            postings = (
+                self._history.postings(" ".join(terms), wide=True, namespace_prefix=root)
+                if extra
+                else None
+            )
             if postings is not None:
                 widened = TermMatches(postings)
                 self._add_ranked(

@@ -20,3 +20,24 @@ def scope_params(prefix: str) -> tuple[str, str, str]:
     if not prefix:
         raise ValueError("namespace prefix must not be empty")
     return (prefix, prefix + "/", prefix + "0")
+
+
+_ROOTS_TWO_DEEP = ("users", "sessions")
+"""First segments whose namespaces are rooted one level down (``users/alice``, ``sessions/x``)."""
+
+
+def namespace_root(namespace: str) -> str:
+    """The person or session scope a namespace belongs to: its first segment, or its first two
+    under ``users/`` and ``sessions/``. Must agree with ``_NS_TOKEN`` in ``database.py``."""
+    parts = namespace.split("/")
+    depth = 2 if parts[0] in _ROOTS_TWO_DEEP and len(parts) > 1 else 1
+    return "/".join(parts[:depth])
+
+
+def namespace_token(prefix: str) -> str | None:
+    """The full-text token (column ``ns``) shared by every namespace under ``prefix``, or
+    ``None`` when they span several roots (``users``, ``sessions``)."""
+    prefix = prefix.rstrip("/")
+    if not prefix or prefix in _ROOTS_TWO_DEEP:
+        return None
+    return "n" + namespace_root(prefix).encode().hex() + "x"

@@ -263,10 +263,19 @@ class History(Protocol):
         """The messages with these ids that exist, in id order (callers check namespaces)."""
         ...
 
-    def postings(self, query: str, *, wide: bool = False, max_terms: int = 0) -> Postings | None:
+    def postings(
+        self,
+        query: str,
+        *,
+        wide: bool = False,
+        max_terms: int = 0,
+        namespace_prefix: str | None = None,
+    ) -> Postings | None:
         """The words of ``query`` that ``match`` would search for (no more than ``max_terms``,
-        the rarest, unless 0), each with the messages that contain it; ``None`` when no word
-        occurs. Bounded as ``match`` is, but reading only the index: no row is ranked or read."""
+        the rarest, unless 0), each with the messages that contain it (with
+        ``namespace_prefix``, at least those under it: candidates, to be filtered); ``None``
+        when no word occurs. Bounded as ``match`` is, but reading only the index: no row is
+        ranked or read."""
         ...
 
     def messages_under(

@@ -211,3 +211,14 @@ def test_search_sees_every_change_to_the_facts_it_keeps(memory: SqliteMemory) ->
 
     memory.facts.forget("user")
     assert memory.facts.search("user", "kayak", limit=5) == []
+
+
+def test_fact_search_in_a_small_namespace_beside_a_crowded_one(memory: SqliteMemory) -> None:
+    mine = memory.facts.add(
+        NewFact(namespace="users/alice", kind="pattern", value="swims in the lake"), now=T0
+    )
+    for n in range(1000):
+        memory.facts.add(
+            NewFact(namespace="users/bob", kind="pattern", value=f"swims laps {n}"), now=T0
+        )
+    assert [fact.id for fact in memory.facts.search("users/alice", "swims", limit=3)] == [mine.id]

@@ -3,7 +3,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flynn.memory.fts import MAX_TERMS, FtsQueryPlanner, search_terms
+from flynn.memory.scope import namespace_root, namespace_token
 from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.store import NewMessage
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -98,3 +100,34 @@ def test_planner_keeps_what_it_learnt_while_the_generation_stays(memory: SqliteM
     postings = planner.postings(fresh, generation=2)
     assert dict(postings.terms) == {"wombat": (second,), "platypus": (first, second)}
     assert postings.documents == second
+
+
+def test_namespace_root_scopes_counts_and_postings_when_the_window_is_crowded(
+    memory: SqliteMemory,
+) -> None:
+    # Both namespaces say "hiking"; bob says it far more often, and more recently.
+    alice = [
+        memory.history.append("a", "users/alice", "user", f"hiking trip {n}", tokens=1, now=T0).id
+        for n in range(2)
+    ]
+    batch = [NewMessage("user", f"hiking again {n}", 1, T0) for n in range(10)]
+    memory.history.append_many("b", "users/bob", batch)
+    planner = FtsQueryPlanner(memory.db, "messages_fts", budget=3)
+
+    everywhere = planner.plan("hiking")
+    assert everywhere is not None and everywhere.is_windowed
+    scoped = planner.plan("hiking", namespace_prefix="users/alice")
+    assert scoped is not None and not scoped.is_windowed
+    assert planner.postings(scoped).terms == {"hiking": tuple(alice)}
+    # A prefix spanning several roots plans for every namespace.
+    assert planner.plan("hiking", namespace_prefix="users") == everywhere
+
+
+def test_namespace_root_groups_person_and_session_scopes() -> None:
+    assert namespace_root("users/alice/work") == "users/alice"
+    assert namespace_root("sessions/gateway:abc") == "sessions/gateway:abc"
+    assert namespace_root("user/facts") == "user"
+    assert namespace_token("users") is None
+    assert namespace_token("sessions/") is None
+    assert namespace_token("users/alice/") == namespace_token("users/alice/work")
+    assert namespace_token("users/alice") != namespace_token("users/bob")

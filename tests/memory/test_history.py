@@ -342,3 +342,26 @@ def test_around_looks_past_other_sessions_and_gaps(memory: SqliteMemory) -> None
     assert near(a[3]) == [(-2, "a1"), (-1, "a2"), (1, "a4"), (2, "a5")]
     assert near(a[1]) == [(-1, "a0"), (1, "a2"), (2, "a3")]
     assert near(a[5]) == [(-2, "a3"), (-1, "a4"), (1, "a6")]
+
+
+def test_a_small_namespace_keeps_its_best_rows_beside_a_crowded_one(memory: SqliteMemory) -> None:
+    # Alice mentioned the harbour long ago; bob mentions it thousands of times since, so every
+    # namespace's newest matches would fill the ranking window without one of hers.
+    mine = memory.history.append(
+        "a", "users/alice", "user", "the harbour ferry leaves at noon", tokens=1, now=T0
+    )
+    later = [
+        NewMessage("user", f"harbour ferry note {n}", 1, T0 + timedelta(minutes=n))
+        for n in range(4000)
+    ]
+    memory.history.append_many("b", "users/bob", later)
+
+    hits = memory.history.search("users/alice", "harbour ferry", limit=5)
+    assert [hit.message.id for hit in hits] == [mine.id]
+    matches = memory.history.match("users/alice", "harbour ferry", limit=5, wide=True)
+    assert [match.message.id for match in matches] == [mine.id]
+    postings = memory.history.postings("harbour ferry", namespace_prefix="users/alice")
+    assert postings is not None
+    assert set(postings.terms.values()) == {(mine.id,)}
+    # Bob's own search still ranks only his newest matches, as before.
+    assert len(memory.history.search("users/bob", "harbour ferry", limit=5)) == 5
