@@ -34,7 +34,7 @@ _COMMON = tuple(
 _SUFFIXES = ("ing", "er", "ion", "ly", "s", "ed", "ment", "ness", "al", "ity")
 
 
-def _vocabulary(rng: random.Random, size: int = 20_000) -> list[str]:
+def vocabulary(rng: random.Random, size: int = 20_000) -> list[str]:
     consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"
     words = set(_COMMON)
     while len(words) < size:
@@ -46,7 +46,7 @@ def _vocabulary(rng: random.Random, size: int = 20_000) -> list[str]:
     return list(_COMMON) + [w for w in ordered if w not in _COMMON]
 
 
-class _Zipf:
+class Zipf:
     """Words drawn with probability proportional to 1/rank, as in real text: a few very common
     words (mostly stopwords) and a long tail of rare ones that searches actually match on."""
 
@@ -63,7 +63,7 @@ class _Zipf:
         return " ".join(picks).capitalize() + "."
 
 
-def _percentile(samples: list[float], fraction: float) -> float:
+def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
@@ -75,7 +75,7 @@ async def bench_turn(
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
     with recall at ``depth`` (``memory.recall_depth``)."""
     rng = random.Random(seed)
-    zipf = _Zipf(_vocabulary(rng))
+    zipf = Zipf(vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
             {
@@ -128,16 +128,16 @@ async def bench_turn(
         "messages": messages,
         "facts": facts,
         "recall_depth": depth,
-        "p50_ms": round(_percentile(samples, 0.50), 3),
-        "p90_ms": round(_percentile(samples, 0.90), 3),
-        "p99_ms": round(_percentile(samples, 0.99), 3),
+        "p50_ms": round(percentile(samples, 0.50), 3),
+        "p90_ms": round(percentile(samples, 0.90), 3),
+        "p99_ms": round(percentile(samples, 0.99), 3),
         "mean_ms": round(statistics.fmean(samples), 3),
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
     }
 
 
-def _fill(app: App, rng: random.Random, zipf: _Zipf, *, messages: int, facts: int) -> None:
+def _fill(app: App, rng: random.Random, zipf: Zipf, *, messages: int, facts: int) -> None:
     memory = app.memory
     start = datetime(2026, 1, 1, tzinfo=UTC)
     per_session = 200

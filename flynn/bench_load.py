@@ -12,8 +12,7 @@ import time
 
 from websockets.asyncio.client import connect
 
-from flynn.bench import _vocabulary as vocabulary
-from flynn.bench import _Zipf as Zipf
+from flynn.bench import Zipf, vocabulary
 
 _TEMPLATES = (
     "Can you remind me what we decided about the {0} {1}?",

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from flynn.app import App
-from flynn.bench import _percentile, _vocabulary, _Zipf
+from flynn.bench import Zipf, percentile, vocabulary
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.memory.recall import DepthName, RankerName, RecallItem
@@ -199,7 +199,7 @@ def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
     if missing <= 0 or not dataset.conversations:
         return 0
     rng = random.Random(seed)
-    zipf = _Zipf(_vocabulary(rng))
+    zipf = Zipf(vocabulary(rng))
     writer = app.services.writer
     assert writer is not None
     spans = []
@@ -397,8 +397,8 @@ def _evaluate(
         },
         "injected_turn_recall": _mean(injected),
         "latency_ms": {
-            "p50": round(_percentile(latencies, 0.50), 3),
-            "p99": round(_percentile(latencies, 0.99), 3),
+            "p50": round(percentile(latencies, 0.50), 3),
+            "p99": round(percentile(latencies, 0.99), 3),
             "max": round(max(latencies), 3) if latencies else 0.0,
         },
         "tokens_injected_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
