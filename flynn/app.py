@@ -13,7 +13,7 @@ from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.dates import parse_timezone
-from flynn.memory.embeddings import WordLlamaEmbedder
+from flynn.memory.embeddings import load_embedder
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.graph_extraction import RuleGraphExtractor
 from flynn.memory.graph_ingest import GraphIngestor
@@ -214,7 +214,7 @@ def _services(
         clock=clock,
     )
     vectors = (
-        SqliteVectors(memory.db, WordLlamaEmbedder.installed())
+        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
         if settings.memory.embeddings
         else None
     )

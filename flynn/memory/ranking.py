@@ -38,7 +38,12 @@ class RecallItem:
 
     ``ref`` is the row it came from (message or fact id, entity id for graph context, and the
     session's newest summarised message id for a summary); ``message_ids`` are the stored turns
-    it derives from (a past turn: itself; a fact: the turn it was extracted from)."""
+    it derives from (a past turn: itself; a fact: the turn it was extracted from).
+
+    An *exchange* is a past turn ranked with the turns just around it in its conversation (the
+    question it answers, the reply that completes it): ``ref`` is the turn that ranked, ``parts``
+    the turns in order (each an item of its own, packed as one line each), ``message_ids`` all
+    of them."""
 
     kind: ItemKind
     ref: int
@@ -49,6 +54,7 @@ class RecallItem:
     score: float
     trust: Trust
     role: MessageRole | None = None
+    parts: tuple[RecallItem, ...] = ()
 
 
 def message_item(message: StoredMessage, score: float) -> RecallItem:
@@ -108,16 +114,23 @@ class Tuning:
     summaries: int = 50
     summary: float = 0.6
     window_candidates: int = 150
+    exchange_before: int = 1
+    absolute: float = 0.0
+    absolute_fused: bool = False
+    exchange_after: int = 1
 
 
 def lighter(tuning: Tuning) -> Tuning:
     """``tuning`` for a light recall: the three rarest words searched for, a third of the
-    candidates, no neighbour expansion and half the facts; the weights stay as tuned."""
+    candidates, no neighbour expansion (turns ranked alone, not as exchanges) and half the
+    facts; the weights stay as tuned."""
     return replace(
         tuning,
         words=3,
         candidates=max(1, tuning.candidates // 3),
         neighbours_of=0,
+        exchange_before=0,
+        exchange_after=0,
         facts=max(1, tuning.facts // 2),
     )
 
@@ -231,7 +244,7 @@ class HybridRanker:
             (c for c in candidates.values() if c.score > 0),
             key=lambda c: (c.score, c.message.created_at),
         )
-        items = [message_item(c.message, c.score) for c in best]
+        items = self._exchanges(root, best, tuning)
         items.extend(self._fact_items(root, query, tuning))
         items.extend(self._summary_items(root, query, exclude, tuning))
         items.extend(self._graph_items(entities))
@@ -330,12 +343,16 @@ class HybridRanker:
         if not scored:
             return
         best = scored[0][0] or 1.0
+        if tuning.absolute:
+            ideal = sum(w for term, w in matches.weights.items() if term not in leave_out)
+            best = max(ideal * tuning.absolute, 1e-9)
         for position, (score, message) in enumerate(scored):
             candidate = candidates.get(message.id)
             if candidate is None:
                 candidate = candidates[message.id] = _Candidate(message)
-            candidate.lexical = max(candidate.lexical, weight * score / best)
-            candidate.fused += weight / (tuning.rrf_k + position + 1)
+            strength = min(1.0, score / best)
+            candidate.lexical = max(candidate.lexical, weight * strength)
+            candidate.fused += weight * (strength if tuning.absolute_fused else 1.0) / (tuning.rrf_k + position + 1)
 
     def _semantic(
         self,
@@ -498,6 +515,42 @@ class HybridRanker:
             session: sum(weights[term] for term in terms) / total
             for session, terms in found.items()
         }
+
+    def _exchanges(self, root: str, best: Sequence[_Candidate], tuning: Tuning) -> list[RecallItem]:
+        """Each of the ``best`` turns with the turns around it (``exchange_before`` and
+        ``exchange_after``), best first; a turn already shown in a better exchange is not shown
+        again, and a candidate inside one adds nothing new."""
+        before, after = tuning.exchange_before, tuning.exchange_after
+        radius = max(before, after)
+        if radius <= 0:
+            return [message_item(c.message, c.score) for c in best]
+        near: dict[int, list[StoredMessage]] = defaultdict(list)
+        for each in self._history.around(root, [c.message.id for c in best], radius=radius):
+            if -before <= each.offset <= after:
+                near[each.anchor].append(each.message)
+        shown: set[int] = set()
+        items: list[RecallItem] = []
+        for candidate in best:
+            anchor = candidate.message
+            if anchor.id in shown:
+                continue
+            turns = sorted(
+                (anchor, *(m for m in near.get(anchor.id, ()) if m.id not in shown)),
+                key=_message_id,
+            )
+            shown.update(m.id for m in turns)
+            if len(turns) == 1:
+                items.append(message_item(anchor, candidate.score))
+                continue
+            items.append(
+                replace(
+                    message_item(anchor, candidate.score),
+                    text="\n".join(m.content for m in turns),
+                    message_ids=tuple(m.id for m in turns),
+                    parts=tuple(message_item(m, candidate.score) for m in turns),
+                )
+            )
+        return items
 
     # -- other kinds ------------------------------------------------------------------------
 

@@ -204,28 +204,46 @@ class Recall:
         opened: set[Trust] = set()
         spent = FRAME_TOKENS
         packed: list[tuple[RecallItem, str]] = []
+
+        def lines_of(unit: RecallItem) -> list[tuple[RecallItem, str, str]] | None:
+            """``(item, line, key)`` for each new line of ``unit``; ``None`` if it adds none."""
+            found = []
+            for each in unit.parts or (unit,):
+                if each.message_ids and seen_messages.intersection(each.message_ids):
+                    continue
+                # Collapsed once: the key, the excerpt and the line are all made from it (and
+                # a line built from collapsed text is its own normal form but for case).
+                text = " ".join(each.text.split())
+                key = text.casefold()
+                if key in seen_text or key in skip:
+                    continue
+                line = _line(each, text)
+                if skip and line.casefold().rstrip() in skip:
+                    continue
+                found.append((each, line, key))
+            return found or None
+
+        def cost_of(lines: Sequence[tuple[RecallItem, str, str]]) -> int:
+            cost = sum(estimate_tokens(line) + 1 for _, line, _ in lines)  # +1: the newlines
+            return cost + sum(_TITLE_TOKENS[t] for t in {i.trust for i, _, _ in lines} - opened)
+
         for item in items:
-            if item.message_ids and seen_messages.intersection(item.message_ids):
+            lines = lines_of(item)
+            if lines is None:
                 continue
-            # Collapsed once: the key, the excerpt and the line are all made from it (and a line
-            # built from collapsed text is its own normal form but for case).
-            text = " ".join(item.text.split())
-            key = text.casefold()
-            if key in seen_text or key in skip:
-                continue
-            line = _line(item, text)
-            if skip and line.casefold().rstrip() in skip:
-                continue
-            cost = estimate_tokens(line) + 1  # the newline between lines
-            if item.trust not in opened:
-                cost += _TITLE_TOKENS[item.trust]
-            if spent + cost > budget_tokens:
+            cost = cost_of(lines)
+            if spent + cost > budget_tokens and item.parts:
+                # An exchange that does not fit whole may still fit as the turn that ranked.
+                lines = [line for line in lines if line[0].ref == item.ref]
+                cost = cost_of(lines)
+            if not lines or spent + cost > budget_tokens:
                 continue
             spent += cost
-            opened.add(item.trust)
-            seen_text.add(key)
-            seen_messages.update(item.message_ids)
-            packed.append((item, line))
+            for each, line, key in lines:
+                opened.add(each.trust)
+                seen_text.add(key)
+                seen_messages.update(each.message_ids)
+                packed.append((each, line))
         return _blocks(packed)
 
     def recall(

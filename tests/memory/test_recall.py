@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -9,7 +10,13 @@ import pytest
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.query import analyse
-from flynn.memory.recall import FRAME_TOKENS, Recall, RecalledMemory, baseline_relevance
+from flynn.memory.recall import (
+    FRAME_TOKENS,
+    Recall,
+    RecalledMemory,
+    RecallItem,
+    baseline_relevance,
+)
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewFact
@@ -39,6 +46,11 @@ def _say(
         moment = at + timedelta(minutes=index)
         stored = writer.message(scope, session, role, text, now=moment)
         writer.learn(scope, stored, now=moment, channel="telegram")
+
+
+def _turns(items: Sequence[RecallItem]) -> list[str]:
+    """The texts of the turns ``items`` show, an exchange's one by one."""
+    return [part.text for item in items for part in (item.parts or (item,))]
 
 
 def _recall(memory: SqliteMemory, **kwargs: object) -> Recall:
@@ -75,10 +87,16 @@ def test_ranks_the_turn_that_answers_and_its_neighbour(memory: SqliteMemory) -> 
     )
     items = _recall(memory).rank("users/ana", "How much is the kitchen renovation budget?", now=NOW)
 
-    texts = [item.text for item in items]
-    assert texts[0].startswith("The contractor") or texts[0].startswith("Do you have")
-    assert "We agreed on eighteen thousand euros at most." in texts[:3]
-    assert all(item.kind == "message" and item.trust == "verbatim" for item in items)
+    # The best exchange holds the question the answer replies to, and the answer.
+    best = items[0]
+    assert best.kind == "message" and best.trust == "verbatim"
+    assert [part.text for part in best.parts][1:] == [
+        "Do you have a budget in mind?",
+        "We agreed on eighteen thousand euros at most.",
+    ]
+    assert best.message_ids == tuple(part.ref for part in best.parts)
+    assert best.ref in best.message_ids
+    assert len(_turns(items)) == len(set(_turns(items))) == 4  # each turn shown once
 
 
 def test_a_query_never_returns_another_namespaces_rows(memory: SqliteMemory) -> None:
@@ -140,6 +158,59 @@ def test_packing_drops_duplicates_and_a_fact_next_to_its_turn(memory: SqliteMemo
     assert len(texts) == len(set(texts))
     covered = [m for item in packed.items for m in item.message_ids]
     assert len(covered) == len(set(covered))
+
+
+def test_an_exchange_is_packed_a_line_a_turn_in_time_order(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "The pool near me runs adult lessons."),
+            ("assistant", "Which evening are they?"),
+            ("user", "Swimming lessons are on Tuesday evenings at seven."),
+            ("assistant", "Good, that leaves your Thursdays free."),
+            ("user", "Unrelated: the car needs new tyres."),
+        ],
+        at=NOW - timedelta(days=4),
+    )
+    recall = _recall(memory)
+    items = recall.rank("users/ana", "When are my swimming lessons?", now=NOW)
+    best = items[0]
+    assert _turns([best]) == [
+        "Which evening are they?",
+        "Swimming lessons are on Tuesday evenings at seven.",
+        "Good, that leaves your Thursdays free.",
+    ]
+    packed = recall.pack(items, budget_tokens=1500)
+    (verbatim,) = packed.blocks
+    said = [line.split(": ", 1)[1] for line in verbatim.lines]
+    assert said[said.index("Which evening are they?") :][:3] == _turns([best])
+    assert len(said) == len(set(said))
+    assert any(line.endswith(", you said: Which evening are they?") for line in verbatim.lines)
+    # Every packed item is one turn, so what was injected can be traced turn by turn.
+    assert all(len(item.message_ids) == 1 and not item.parts for item in packed.items)
+
+
+def test_an_exchange_too_big_for_the_budget_keeps_the_turn_that_ranked(
+    memory: SqliteMemory,
+) -> None:
+    filler = "and then we talked about many unrelated things for a long while " * 6
+    _say(
+        memory,
+        ANA,
+        [
+            ("assistant", f"Before that, {filler}"),
+            ("user", "My locker code at the pool is 4471."),
+            ("assistant", f"After that, {filler}"),
+        ],
+        at=NOW - timedelta(days=4),
+    )
+    recall = _recall(memory)
+    items = recall.rank("users/ana", "What is my locker code?", now=NOW)
+    assert len(items[0].parts) == 3
+    whole = estimate_tokens(render_recalled(recall.pack(items, budget_tokens=1500)))
+    packed = recall.pack(items, budget_tokens=whole - 20)
+    assert [item.text for item in packed.items] == ["My locker code at the pool is 4471."]
 
 
 def test_blocks_are_labelled_and_ordered_by_trust(memory: SqliteMemory) -> None:
@@ -216,7 +287,8 @@ def test_when_questions_favour_turns_that_place_things_in_time(memory: SqliteMem
         at=NOW - timedelta(days=5),
     )
     top = _recall(memory).rank("users/ana", "When did I run the marathon?", now=NOW)[0]
-    assert top.text == "I ran the marathon last Sunday with my brother."
+    ranked = next(part for part in top.parts if part.ref == top.ref)
+    assert ranked.text == "I ran the marathon last Sunday with my brother."
 
 
 def test_query_analysis() -> None:
@@ -259,13 +331,12 @@ def test_a_plain_statement_gets_a_light_recall(memory: SqliteMemory) -> None:
     adaptive = _recall(memory)
     # No neighbour expansion for a statement; a question (or depth "full") expands.
     statement = adaptive.rank("users/ana", "kitchen cabinets are heavy", now=NOW)
-    assert [i.text for i in statement] == [
-        "The contractor starts tearing out the kitchen cabinets soon."
-    ]
+    assert _turns(statement) == ["The contractor starts tearing out the kitchen cabinets soon."]
+    assert not statement[0].parts
     question = adaptive.rank("users/ana", "what about the kitchen cabinets", now=NOW)
-    assert neighbour in [i.text for i in question]
+    assert neighbour in _turns(question)
     full = _recall(memory, depth="full").rank("users/ana", "kitchen cabinets are heavy", now=NOW)
-    assert neighbour in [i.text for i in full]
+    assert neighbour in _turns(full)
 
 
 def test_a_statement_naming_what_the_graph_knows_gets_a_full_recall(
@@ -274,7 +345,7 @@ def test_a_statement_naming_what_the_graph_knows_gets_a_full_recall(
     _kitchen(memory)
     memory.graph.upsert_entity("users/ana", "Marisol", "person", confidence=0.8, now=NOW)
     items = _recall(memory).rank("users/ana", "marisol likes the kitchen cabinets", now=NOW)
-    assert "Sounds like a big job." in [i.text for i in items]
+    assert "Sounds like a big job." in _turns(items)
 
 
 @pytest.mark.parametrize("ranker", ["baseline", "bm25"])
