@@ -34,6 +34,7 @@ from flynn.app import App
 from flynn.bench import Zipf, percentile, vocabulary
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
+from flynn.memory.embeddings import EmbeddingModel
 from flynn.memory.recall import DepthName, RankerName, RecallItem
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
@@ -233,16 +234,21 @@ def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
     return added
 
 
-def _turn_recall(
-    items: Sequence[RecallItem], evidence: set[str], where: dict[int, _Where], k: int
-) -> float:
+def _turns_of(items: Sequence[RecallItem], where: dict[int, _Where]) -> set[str]:
+    """The dataset turns ``items`` show or derive from (an exchange: each of its turns)."""
     found: set[str] = set()
-    for item in items[:k]:
+    for item in items:
         for message_id in item.message_ids:
             origin = where.get(message_id)
             if origin is not None:
                 found.add(origin.turn)
-    return len(found & evidence) / len(evidence)
+    return found
+
+
+def _turn_recall(
+    items: Sequence[RecallItem], evidence: set[str], where: dict[int, _Where], k: int
+) -> float:
+    return len(_turns_of(items[:k], where) & evidence) / len(evidence)
 
 
 def _session_recall(
@@ -276,6 +282,7 @@ async def bench_recall(
     ranker: RankerName = "hybrid",
     depth: DepthName = "adaptive",
     embeddings: bool = False,
+    embeddings_model: EmbeddingModel = "auto",
     scale: int = 0,
     seed: int = 7,
     warmup: int = 5,
@@ -291,6 +298,7 @@ async def bench_recall(
                     "recall_ranker": ranker,
                     "recall_depth": depth,
                     "embeddings": embeddings,
+                    "embeddings_model": embeddings_model,
                 },
             }
         )
@@ -303,6 +311,7 @@ async def bench_recall(
             padded = _pad(app, dataset, total=scale, seed=seed)
             ingest_seconds = time.perf_counter() - started
             result = _evaluate(app, dataset, where, last, ks=ks, warmup=warmup)
+            model = app.services.recall.embedding_model
         finally:
             await app.aclose()
     result.update(
@@ -312,6 +321,7 @@ async def bench_recall(
                 "ranker": ranker,
                 "recall_depth": depth,
                 "embeddings": embeddings,
+                "embeddings_model": model,
                 "recall_max_tokens": settings.memory.recall_max_tokens,
                 "retrieval_threshold": settings.memory.retrieval_threshold,
                 "stored_turns": len(where) + padded,
@@ -361,6 +371,7 @@ def _evaluate(
         run(question)
 
     turn_at: dict[int, list[float]] = defaultdict(list)
+    shown_at: dict[int, list[int]] = defaultdict(list)
     session_at: dict[int, list[float]] = defaultdict(list)
     injected: list[float] = []
     categories: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
@@ -372,6 +383,8 @@ def _evaluate(
         items, elapsed, spent, packed = run(question)
         latencies.append(elapsed)
         tokens.append(spent)
+        for k in ks:
+            shown_at[k].append(len(_turns_of(items[:k], where)))
         evidence = set(question.evidence)
         if not evidence:
             continue
@@ -396,6 +409,8 @@ def _evaluate(
             for category, table in sorted(categories.items())
         },
         "injected_turn_recall": _mean(injected),
+        # How many turns the first k items show: an exchange is a turn with its neighbours.
+        "turns_in_top_k_mean": {str(k): _mean(shown_at[k]) for k in ks},
         "latency_ms": {
             "p50": round(percentile(latencies, 0.50), 3),
             "p99": round(percentile(latencies, 0.99), 3),

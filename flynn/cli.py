@@ -33,6 +33,7 @@ from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
 from flynn.memory.dates import parse_timezone
+from flynn.memory.embeddings import EMBEDDING_MODELS
 from flynn.memory.recall import DEPTHS, RANKERS
 from flynn.memory.session_search import render_results, results_json, search_sessions
 from flynn.memory.snapshot import fact_history, memory_snapshot
@@ -170,6 +171,12 @@ def _parser() -> argparse.ArgumentParser:
         "--recall-depth", choices=DEPTHS, default="adaptive", help="memory.recall_depth to use"
     )
     recall.add_argument("--embeddings", action="store_true", help="rank with local embeddings")
+    recall.add_argument(
+        "--embeddings-model",
+        choices=EMBEDDING_MODELS,
+        default="auto",
+        help="memory.embeddings_model to use with --embeddings",
+    )
     recall.add_argument(
         "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
     )
@@ -532,6 +539,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 ranker=args.ranker,
                 depth=args.recall_depth,
                 embeddings=args.embeddings,
+                embeddings_model=args.embeddings_model,
                 scale=args.scale,
                 seed=args.seed,
             )

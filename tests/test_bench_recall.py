@@ -11,6 +11,7 @@ import structlog
 
 from flynn.bench_recall import DatasetError, parse_dataset
 from flynn.cli import main
+from flynn.memory import minilm
 
 DATASET = {
     "conversations": [
@@ -102,10 +103,14 @@ def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[s
     tokens = result["tokens_injected_mean"]
     assert isinstance(tokens, float) and 0 < tokens <= 1500
     assert result["questions"] == 4
+    # The first item is an exchange: the turn that answers with the one after it.
+    shown = result["turns_in_top_k_mean"]
+    assert isinstance(shown, dict) and 1 < shown["1"] <= 3 and shown["1"] <= shown["50"]
     assert result["config"] == {
         "ranker": "hybrid",
         "recall_depth": "adaptive",
         "embeddings": False,
+        "embeddings_model": None,
         "recall_max_tokens": 1500,
         "retrieval_threshold": 0.3,
         "stored_turns": 6,
@@ -124,11 +129,20 @@ def test_other_rankers_cut_offs_and_padding(
     assert config["ranker"] == "bm25" and config["stored_turns"] == 300
 
 
-def test_embeddings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("choice", "model"),
+    [("wordllama", "wordllama-l2-supercat-256"), ("minilm", "all-MiniLM-L6-v2")],
+)
+def test_embeddings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], choice: str, model: str
+) -> None:
     pytest.importorskip("numpy")
     pytest.importorskip("wordllama")
-    result = _run(tmp_path, capsys, "--embeddings")
+    if choice == "minilm" and minilm.model_dir() is None:
+        pytest.skip(f"{minilm.MINILM_PACKAGE} is not installed")
+    result = _run(tmp_path, capsys, "--embeddings", "--embeddings-model", choice)
     assert result["config"]["embeddings"] is True  # type: ignore[index]
+    assert result["config"]["embeddings_model"] == model  # type: ignore[index]
     assert result["turn"]["10"] == 1.0  # type: ignore[index]
 
 

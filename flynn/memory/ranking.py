@@ -117,6 +117,7 @@ class Tuning:
     exchange_before: int = 1
     absolute: float = 0.0
     absolute_fused: bool = False
+    idf_coverage: bool = False
     exchange_after: int = 1
 
 
@@ -352,7 +353,11 @@ class HybridRanker:
                 candidate = candidates[message.id] = _Candidate(message)
             strength = min(1.0, score / best)
             candidate.lexical = max(candidate.lexical, weight * strength)
-            candidate.fused += weight * (strength if tuning.absolute_fused else 1.0) / (tuning.rrf_k + position + 1)
+            candidate.fused += (
+                weight
+                * (strength if tuning.absolute_fused else 1.0)
+                / (tuning.rrf_k + position + 1)
+            )
 
     def _semantic(
         self,
@@ -414,6 +419,7 @@ class HybridRanker:
             tuning.recency_days,
         )
         exp = math.exp
+        total_weight = (sum(matches.weights.values()) if matches is not None else 0.0) or 1.0
         for candidate in pool:
             message = candidate.message
             found = words_of(message.id) if words_of is not None else ()
@@ -421,7 +427,10 @@ class HybridRanker:
             score += fused * candidate.fused / top_fused
             score += semantic * candidate.semantic
             if asked:
-                score += coverage * min(1.0, len(found) / asked)
+                if tuning.idf_coverage and matches is not None:
+                    score += coverage * sum(matches.weights[t] for t in found) / total_weight
+                else:
+                    score += coverage * min(1.0, len(found) / asked)
             if names and (
                 not names.isdisjoint(found)
                 or (unsearched is not None and unsearched.search(message.content))

@@ -151,6 +151,7 @@ class Recall:
         self._history = history
         self._threshold = threshold
         self._ranker = ranker
+        self._vectors = vectors
         self._hybrid = HybridRanker(
             facts, history, graph=graph, vectors=vectors, adaptive=depth == "adaptive"
         )
@@ -158,6 +159,11 @@ class Recall:
     @property
     def ranker(self) -> RankerName:
         return self._ranker
+
+    @property
+    def embedding_model(self) -> str | None:
+        """The embedding model ranking uses, if any."""
+        return None if self._vectors is None else self._vectors.model
 
     def rank(
         self,

@@ -2,8 +2,8 @@
 ``embeddings`` table, and brute-force cosine search over a namespace with numpy.
 
 numpy is imported only when vectors are used, so the default install needs none of it. A
-namespace's matrix is cached in memory; rows this process adds join the cache, and a write by
-another process (seen through ``PRAGMA data_version``) drops it.
+namespace's matrix is cached in memory; rows this process adds join the cache, and a deleted
+row (a forget here, or any write by another process) drops it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ class Embedder(Protocol):
 
 
 class VectorSearch(Protocol):
+    @property
+    def model(self) -> str:
+        """The embedding model the vectors come from."""
+        ...
+
     def nearest(
         self, namespace_prefix: str, text: str, *, kind: str, limit: int
     ) -> list[tuple[int, float]]:
@@ -52,6 +57,8 @@ SELECT ref_id, vector FROM embeddings
 WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
 """
 _MAX_CACHED = 16
+_RECENT_TEXTS = 64
+"""Texts whose vectors are remembered (the last few messages stored or searched for)."""
 """Namespaces whose matrices are kept (each is about 0.5 KiB per message)."""
 
 
@@ -77,7 +84,12 @@ class SqliteVectors:
         self._db = db
         self._embedder = embedder
         self._cache: dict[tuple[str, str], _Cached] = {}
-        self._version = db.data_version()
+        # Deleting a row here (a forget, in this process or another) drops what is cached.
+        db.watch_rewrites("embeddings")
+        self._version = db.rewrites("embeddings")
+        # A message is embedded when stored and again as the query it is recalled for:
+        # the second time comes from here (a sentence encoder takes milliseconds a text).
+        self._recent: dict[str, Matrix] = {}
 
     @property
     def model(self) -> str:
@@ -90,6 +102,8 @@ class SqliteVectors:
         import numpy as np
 
         vectors = self._embedder.embed([text for _, _, text in rows])
+        for (_, _, text), vector in zip(rows, vectors, strict=True):
+            self._remember(text, vector)
         model = self._embedder.model
         with self._db.transaction():
             for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
@@ -115,18 +129,26 @@ class SqliteVectors:
         if not cached.ids:
             return []
         matrix = cached.stacked()
-        query = self._embedder.embed([text])[0]
+        query = self._recent.get(text)
+        if query is None:
+            query = self._embedder.embed([text])[0]
+            self._remember(text, query)
         similarity = matrix @ query
         count = min(limit, similarity.shape[0])
         top = np.argpartition(-similarity, count - 1)[:count]
         top = top[np.argsort(-similarity[top])]
         return [(cached.ids[index], float(similarity[index])) for index in top]
 
+    def _remember(self, text: str, vector: Matrix) -> None:
+        if len(self._recent) >= _RECENT_TEXTS:
+            del self._recent[next(iter(self._recent))]
+        self._recent[text] = vector
+
     def _check_version(self) -> None:
-        version = self._db.data_version()
+        version = self._db.rewrites("embeddings")
         if version != self._version:
             self._version = version
-            self._cache.clear()
+            self.forget_cache()
 
     def _load(self, prefix: str, kind: str) -> _Cached:
         import numpy as np
@@ -149,5 +171,6 @@ class SqliteVectors:
         return cached
 
     def forget_cache(self) -> None:
-        """Drops cached matrices; call after deleting rows in this process."""
+        """Drops cached matrices and remembered texts (done by itself when rows are deleted)."""
         self._cache.clear()
+        self._recent.clear()

@@ -78,3 +78,37 @@ def test_the_shipped_model_loads_offline() -> None:
     assert vectors.shape == (4, embedder.dimensions)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
     assert float(np.linalg.norm(vectors[3])) == 0.0
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_stored_message_is_not_embedded_again_as_the_query(memory: SqliteMemory) -> None:
+    embedder = CountingEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    tea = _add(memory, vectors, "users/ana", "green tea every morning")
+    assert (
+        vectors.nearest("users/ana", "green tea every morning", kind="message", limit=1)[0][0]
+        == tea
+    )
+    assert embedder.texts == ["green tea every morning"]
+    vectors.nearest("users/ana", "coffee", kind="message", limit=1)
+    vectors.nearest("users/ana", "coffee", kind="message", limit=1)
+    assert embedder.texts == ["green tea every morning", "coffee"]
+    # After a forget, nothing of the old texts stays in memory, and the vector is gone.
+    memory.history.forget_session("s")
+    assert vectors.nearest("users/ana", "green tea every morning", kind="message", limit=1) == []
+    _add(memory, vectors, "users/ana", "black coffee")
+    assert tea not in [
+        ref
+        for ref, _ in vectors.nearest(
+            "users/ana", "green tea every morning", kind="message", limit=5
+        )
+    ]
+    assert embedder.texts[-2:] == ["black coffee", "green tea every morning"]
