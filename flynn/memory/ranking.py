@@ -84,12 +84,13 @@ class Tuning:
     """Weights of the hybrid score; the defaults were tuned on ``bench/datasets``."""
 
     candidates: int = 120
+    semantic_candidates: int = 300
     words: int = 0
     """Most words searched for, the rarest (0: as many as the search budget holds)."""
     rrf_k: float = 20.0
     lexical: float = 1.0
     fused: float = 0.6
-    semantic: float = 0.8
+    semantic: float = 1.6
     coverage: float = 0.5
     name: float = 0.25
     time_window: float = 0.6
@@ -115,9 +116,6 @@ class Tuning:
     summary: float = 0.6
     window_candidates: int = 150
     exchange_before: int = 1
-    absolute: float = 0.0
-    absolute_fused: bool = False
-    idf_coverage: bool = False
     exchange_after: int = 1
 
 
@@ -129,6 +127,7 @@ def lighter(tuning: Tuning) -> Tuning:
         tuning,
         words=3,
         candidates=max(1, tuning.candidates // 3),
+        semantic_candidates=max(1, tuning.semantic_candidates // 3),
         neighbours_of=0,
         exchange_before=0,
         exchange_after=0,
@@ -343,21 +342,18 @@ class HybridRanker:
         )
         if not scored:
             return
-        best = scored[0][0] or 1.0
-        if tuning.absolute:
-            ideal = sum(w for term, w in matches.weights.items() if term not in leave_out)
-            best = max(ideal * tuning.absolute, 1e-9)
+        # Strength is measured against a turn holding every searched word once (at the average
+        # length), not against the best hit: when the best hit matched only a common word (a
+        # name found in half the turns), it stays weak, and so does its rank's share.
+        ideal = sum(w for term, w in matches.weights.items() if term not in leave_out)
+        ideal = max(ideal, 1e-9)
         for position, (score, message) in enumerate(scored):
             candidate = candidates.get(message.id)
             if candidate is None:
                 candidate = candidates[message.id] = _Candidate(message)
-            strength = min(1.0, score / best)
-            candidate.lexical = max(candidate.lexical, weight * strength)
-            candidate.fused += (
-                weight
-                * (strength if tuning.absolute_fused else 1.0)
-                / (tuning.rrf_k + position + 1)
-            )
+            strength = weight * min(1.0, score / ideal)
+            candidate.lexical = max(candidate.lexical, strength)
+            candidate.fused += strength / (tuning.rrf_k + position + 1)
 
     def _semantic(
         self,
@@ -369,7 +365,9 @@ class HybridRanker:
     ) -> None:
         if self._vectors is None:
             return
-        nearest = self._vectors.nearest(root, query.text, kind="message", limit=tuning.candidates)
+        nearest = self._vectors.nearest(
+            root, query.text, kind="message", limit=tuning.semantic_candidates
+        )
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):
             if message.session != exclude and _under(message.namespace, root):
@@ -419,7 +417,6 @@ class HybridRanker:
             tuning.recency_days,
         )
         exp = math.exp
-        total_weight = (sum(matches.weights.values()) if matches is not None else 0.0) or 1.0
         for candidate in pool:
             message = candidate.message
             found = words_of(message.id) if words_of is not None else ()
@@ -427,10 +424,7 @@ class HybridRanker:
             score += fused * candidate.fused / top_fused
             score += semantic * candidate.semantic
             if asked:
-                if tuning.idf_coverage and matches is not None:
-                    score += coverage * sum(matches.weights[t] for t in found) / total_weight
-                else:
-                    score += coverage * min(1.0, len(found) / asked)
+                score += coverage * min(1.0, len(found) / asked)
             if names and (
                 not names.isdisjoint(found)
                 or (unsearched is not None and unsearched.search(message.content))
