@@ -72,6 +72,18 @@ _SET_DOCUMENT = "UPDATE documents SET content = ? WHERE namespace = ?"
 _SUMMARIES = f"SELECT key, summary FROM sessions WHERE {_SCOPE} AND summary IS NOT NULL"
 _SET_SUMMARY = "UPDATE sessions SET summary = ? WHERE key = ?"
 _FORGET_MESSAGE_EMBEDDING = "DELETE FROM embeddings WHERE kind = 'message' AND ref_id = ?"
+# A message's vector embeds the message before it too (``flynn.memory.vectors.in_context``): when
+# a message is redacted or deleted, the vector of the one after it goes as well.
+_NEXT_IN_SESSION = "SELECT min(n.id) FROM messages AS n WHERE n.session = m.session AND n.id > m.id"
+_FORGET_NEXT_EMBEDDING = (
+    "DELETE FROM embeddings WHERE kind = 'message' "
+    f"AND ref_id = (SELECT ({_NEXT_IN_SESSION}) FROM messages AS m WHERE m.id = ?)"
+)
+_FORGET_RANGE_NEXT_EMBEDDINGS = (
+    "DELETE FROM embeddings WHERE kind = 'message' AND ref_id IN "
+    f"(SELECT ({_NEXT_IN_SESSION}) FROM messages AS m WHERE {namespace_scope('m.namespace')} "
+    "AND m.created_at >= ? AND m.created_at < ?)"
+)
 _FORGET_ENTITY = f"DELETE FROM entities WHERE {_SCOPE} AND name_key = ?"
 
 
@@ -123,6 +135,7 @@ class SqliteForgetting:
             summarised = [row[0] for row in self._db.fetchall(_RANGE_SESSIONS, span)]
             touched = [row[0] for row in self._db.fetchall(_RANGE_TOUCHED, span)]
             facts = self._db.execute(_FORGET_RANGE_FACTS, (*span, *span))
+            self._db.execute(_FORGET_RANGE_NEXT_EMBEDDINGS, span)
             messages = self._db.execute(_FORGET_RANGE_MESSAGES, span)
             for session in summarised:
                 self._db.execute(_DROP_SUMMARY, (session,))
@@ -173,6 +186,7 @@ class SqliteForgetting:
         for message_id, content in self._changed(_MESSAGES, scope, pattern):
             self._db.execute(_SET_MESSAGE, (content, message_id))
             counts["embeddings"] += self._db.execute(_FORGET_MESSAGE_EMBEDDING, (message_id,))
+            counts["embeddings"] += self._db.execute(_FORGET_NEXT_EMBEDDING, (message_id,))
             counts["redacted_messages"] += 1
         for key, summary in self._changed(_SUMMARIES, scope, pattern):
             self._db.execute(_SET_SUMMARY, (summary, key))

@@ -49,6 +49,15 @@ VALUES (?, ?, ?, ?, ?, ?)
 """
 _RECENT = f"SELECT {_COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
+# Two lookups of the (session, summarized, id) index, each answered from its end.
+_PREVIOUS_ID = """
+SELECT max(
+    coalesce((SELECT max(id) FROM messages
+              WHERE session = :session AND summarized = 0 AND id < :id), 0),
+    coalesce((SELECT max(id) FROM messages
+              WHERE session = :session AND summarized = 1 AND id < :id), 0)
+)
+"""
 _MARK_SUMMARIZED = (
     "UPDATE messages SET summarized = 1 WHERE session = ? AND summarized = 0 AND id <= ?"
 )
@@ -175,6 +184,14 @@ class SqliteHistory:
     def recent(self, session: str) -> list[StoredMessage]:
         """The session's messages not yet summarised by compaction, oldest first."""
         return [_message(row) for row in self._db.fetchall(_RECENT, (session,))]
+
+    def previous(self, session: str, before_id: int) -> StoredMessage | None:
+        """The session's message just before message ``before_id``, if any."""
+        row = self._db.fetchone(_PREVIOUS_ID, {"session": session, "id": before_id})
+        if row is None or not row[0]:  # ids start at 1; 0 means none
+            return None
+        found = self._rows.read([int(row[0])])
+        return found[0] if found else None
 
     def summary(self, session: str) -> str | None:
         """The session's running compaction summary, if it was ever compacted."""

@@ -226,6 +226,10 @@ class History(Protocol):
         """The session's messages not yet summarised by compaction, oldest first."""
         ...
 
+    def previous(self, session: str, before_id: int) -> StoredMessage | None:
+        """The session's message just before message ``before_id``, if any."""
+        ...
+
     def summary(self, session: str) -> str | None:
         """The session's running compaction summary, if it was ever compacted."""
         ...

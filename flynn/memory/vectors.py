@@ -49,6 +49,25 @@ class VectorSearch(Protocol):
         ...
 
 
+CONTEXT_CHARS = 400
+"""How much of the message before it a message is embedded with (its end, nearest the reply)."""
+
+
+def in_context(previous: str | None, text: str) -> str:
+    """What a stored message is embedded as: the end of the message before it in the same
+    conversation, then the message itself. A reply means what it answers ("A 1978 Westfalia,
+    orange and white" answers "what year is the van?"), and on our evaluation sets turns embedded
+    with their predecessor are found for about a tenth more questions than turns alone. The
+    query is embedded alone."""
+    if not previous:
+        return text
+    previous = " ".join(previous.split())
+    if len(previous) > CONTEXT_CHARS:
+        cut = previous[-CONTEXT_CHARS:]
+        previous = cut[cut.find(" ") + 1 :] if " " in cut else cut
+    return f"{previous}\n{text}"
+
+
 _INSERT = """
 INSERT OR REPLACE INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)
 """
@@ -57,8 +76,6 @@ SELECT ref_id, vector FROM embeddings
 WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
 """
 _MAX_CACHED = 16
-_RECENT_TEXTS = 64
-"""Texts whose vectors are remembered (the last few messages stored or searched for)."""
 """Namespaces whose matrices are kept (each is about 0.5 KiB per message)."""
 
 
@@ -87,9 +104,6 @@ class SqliteVectors:
         # Deleting a row here (a forget, in this process or another) drops what is cached.
         db.watch_rewrites("embeddings")
         self._version = db.rewrites("embeddings")
-        # A message is embedded when stored and again as the query it is recalled for:
-        # the second time comes from here (a sentence encoder takes milliseconds a text).
-        self._recent: dict[str, Matrix] = {}
 
     @property
     def model(self) -> str:
@@ -102,8 +116,6 @@ class SqliteVectors:
         import numpy as np
 
         vectors = self._embedder.embed([text for _, _, text in rows])
-        for (_, _, text), vector in zip(rows, vectors, strict=True):
-            self._remember(text, vector)
         model = self._embedder.model
         with self._db.transaction():
             for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
@@ -129,20 +141,12 @@ class SqliteVectors:
         if not cached.ids:
             return []
         matrix = cached.stacked()
-        query = self._recent.get(text)
-        if query is None:
-            query = self._embedder.embed([text])[0]
-            self._remember(text, query)
+        query = self._embedder.embed([text])[0]
         similarity = matrix @ query
         count = min(limit, similarity.shape[0])
         top = np.argpartition(-similarity, count - 1)[:count]
         top = top[np.argsort(-similarity[top])]
         return [(cached.ids[index], float(similarity[index])) for index in top]
-
-    def _remember(self, text: str, vector: Matrix) -> None:
-        if len(self._recent) >= _RECENT_TEXTS:
-            del self._recent[next(iter(self._recent))]
-        self._recent[text] = vector
 
     def _check_version(self) -> None:
         version = self._db.rewrites("embeddings")
@@ -171,6 +175,5 @@ class SqliteVectors:
         return cached
 
     def forget_cache(self) -> None:
-        """Drops cached matrices and remembered texts (done by itself when rows are deleted)."""
+        """Drops cached matrices (done by itself when rows are deleted)."""
         self._cache.clear()
-        self._recent.clear()

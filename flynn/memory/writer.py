@@ -1,5 +1,6 @@
-"""What persisting a turn means, in one place: append to history, rule extraction reconciled into
-facts that remember their source message, and graph ingest when there is a graph.
+"""What persisting a turn means, in one place: append to history (and embed it in its context when
+embeddings are on), rule extraction reconciled into facts that remember their source message, and
+graph ingest when there is a graph.
 
 The orchestrator writes live turns through it, and ``flynn bench recall`` writes its datasets
 through it, so the benchmark measures recall over exactly what live turns leave behind.
@@ -16,6 +17,7 @@ import structlog
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.reconcile import Outcome, RuleReconciler
 from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
+from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
 
 log = structlog.get_logger(__name__)
@@ -76,7 +78,9 @@ class MemoryWriter:
             session, scope.root, role, text, tokens=estimate_tokens(text), now=now
         )
         if self._vectors is not None:
-            self._vectors.add("message", [(stored.id, stored.namespace, stored.content)])
+            previous = self._history.previous(session, stored.id)
+            context = in_context(None if previous is None else previous.content, stored.content)
+            self._vectors.add("message", [(stored.id, stored.namespace, context)])
         return stored
 
     def import_session(

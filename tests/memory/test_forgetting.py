@@ -36,7 +36,12 @@ def say(memory: SqliteMemory, root: str, text: str, at: datetime) -> StoredMessa
         if word.istitle() and len(word) > 3:
             entity = memory.graph.upsert_entity(root, word, "thing", confidence=0.9, now=at)
             memory.graph.mention(entity.id, message.id)
-    memory.history.append(session, root, "assistant", "Noted.", tokens=2, now=at)
+    reply = memory.history.append(session, root, "assistant", "Noted.", tokens=2, now=at)
+    # Embedded with the message before it, as ``MemoryWriter`` does.
+    memory.db.execute(
+        "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)",
+        ("message", reply.id, root, "test", b"\x00" * 8),
+    )
     return message
 
 
@@ -93,7 +98,8 @@ def test_forget_a_field(memory: SqliteMemory) -> None:
     counts = memory.forget_field("users/ana", "email")
     assert counts["facts"] == 2
     assert counts["redacted_messages"] == 1 and counts["redacted_documents"] == 1
-    assert counts["embeddings"] == 1  # the redacted message's vector was made from the value
+    # The redacted message's vector was made from the value, and so was the reply's after it.
+    assert counts["embeddings"] == 2
     found = everything(memory, "users/ana", "ana@example.com email example")
     assert "example.com" not in found
     assert memory.facts.history("users/ana/profile", "email") == []
@@ -143,7 +149,9 @@ def test_forget_a_time_range(memory: SqliteMemory) -> None:
     assert counts["summaries"] == 0  # the summary covered only older messages
     assert counts["documents"] == 1  # working memory
     assert counts["entities"] == 3  # Porto, Doctor, Ferreira: first seen then, not since
-    assert embeddings(memory, "users/ana") == 2
+    # Of six vectors: the forgotten pair's went, and so did the next message's, which was
+    # embedded with the last forgotten one.
+    assert embeddings(memory, "users/ana") == 3
     for words in ("Ferreira dentist", "Porto"):
         assert words.split()[0].lower() not in everything(memory, "users/ana", words).lower()
     # Lisbon was superseded in that span (the chain goes); the older message saying it stays.
@@ -175,5 +183,5 @@ def test_forget_a_person(memory: SqliteMemory) -> None:
     assert embeddings(memory, "users/ana") == 0
     assert memory.graph.find("users/ana", "Porto") is None
     assert memory.graph.find("users/bob", "Porto") is not None
-    assert embeddings(memory, "users/bob") == 3
+    assert embeddings(memory, "users/bob") == 6
     assert memory.db.integrity_check() == []

@@ -10,8 +10,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from flynn.identity import MemoryScope
+from flynn.memory.extraction import RuleExtractor
+from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, in_context
+from flynn.memory.writer import MemoryWriter
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -80,35 +84,44 @@ def test_the_shipped_model_loads_offline() -> None:
     assert float(np.linalg.norm(vectors[3])) == 0.0
 
 
-class CountingEmbedder(HashingEmbedder):
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        self.texts.extend(texts)
-        return super().embed(texts)
-
-
-def test_a_stored_message_is_not_embedded_again_as_the_query(memory: SqliteMemory) -> None:
-    embedder = CountingEmbedder()
-    vectors = SqliteVectors(memory.db, embedder)
+def test_a_deleted_row_leaves_the_cached_matrix(memory: SqliteMemory) -> None:
+    vectors = SqliteVectors(memory.db, HashingEmbedder())
     tea = _add(memory, vectors, "users/ana", "green tea every morning")
-    assert (
-        vectors.nearest("users/ana", "green tea every morning", kind="message", limit=1)[0][0]
-        == tea
+    assert vectors.nearest("users/ana", "green tea", kind="message", limit=1)[0][0] == tea
+    memory.history.forget_session("s")  # in this process: no other connection wrote
+    assert vectors.nearest("users/ana", "green tea", kind="message", limit=1) == []
+
+
+def test_a_message_is_embedded_with_the_one_before_it() -> None:
+    assert in_context(None, "A 1978 Westfalia.") == "A 1978 Westfalia."
+    assert in_context("What  year\n is the van?", "A 1978 Westfalia.") == (
+        "What year is the van?\nA 1978 Westfalia."
     )
-    assert embedder.texts == ["green tea every morning"]
-    vectors.nearest("users/ana", "coffee", kind="message", limit=1)
-    vectors.nearest("users/ana", "coffee", kind="message", limit=1)
-    assert embedder.texts == ["green tea every morning", "coffee"]
-    # After a forget, nothing of the old texts stays in memory, and the vector is gone.
-    memory.history.forget_session("s")
-    assert vectors.nearest("users/ana", "green tea every morning", kind="message", limit=1) == []
-    _add(memory, vectors, "users/ana", "black coffee")
-    assert tea not in [
-        ref
-        for ref, _ in vectors.nearest(
-            "users/ana", "green tea every morning", kind="message", limit=5
-        )
-    ]
-    assert embedder.texts[-2:] == ["black coffee", "green tea every morning"]
+    long = " ".join(f"word{index}" for index in range(400))
+    context = in_context(long, "Yes.")
+    before, _, after = context.rpartition("\n")
+    assert after == "Yes." and len(before) <= CONTEXT_CHARS
+    assert before.startswith("word") and long.endswith(before)  # the end, cut at a word
+
+
+def test_the_writer_embeds_each_message_after_its_predecessor(memory: SqliteMemory) -> None:
+    recorded: list[tuple[int, str, str]] = []
+
+    class Recording:
+        def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
+            recorded.extend(rows)
+
+    writer = MemoryWriter(
+        memory.history,
+        RuleExtractor(),
+        RuleReconciler(memory.facts),
+        vectors=Recording(),
+    )
+    scope = MemoryScope("users/ana", shared=True, user="ana")
+    first = writer.message(scope, "s1", "assistant", "What year is the van?", now=NOW)
+    writer.message(scope, "s2", "user", "Another conversation in between.", now=NOW)
+    second = writer.message(scope, "s1", "user", "A 1978 Westfalia.", now=NOW)
+    assert recorded[0] == (first.id, "users/ana", "What year is the van?")
+    assert recorded[2] == (second.id, "users/ana", "What year is the van?\nA 1978 Westfalia.")
+    assert memory.history.previous("s1", second.id) == first
+    assert memory.history.previous("s1", first.id) is None
