@@ -218,6 +218,15 @@ def _services(
         if settings.memory.embeddings
         else None
     )
+    if vectors is not None and (unembedded := vectors.unembedded()):
+        # Turned on (or the model changed) after messages were stored: those are found by words
+        # only until embedded, which takes a while for a long history, so it is not done here.
+        log.warning(
+            "memory.embeddings_incomplete",
+            model=vectors.model,
+            unembedded=unembedded,
+            fix="flynn memory embed",
+        )
     return SessionServices(
         documents=memory.documents,
         facts=memory.facts,

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 
 from flynn import __version__
@@ -33,11 +33,12 @@ from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
 from flynn.memory.dates import parse_timezone
-from flynn.memory.embeddings import EMBEDDING_MODELS
+from flynn.memory.embeddings import EMBEDDING_MODELS, load_embedder
 from flynn.memory.recall import DEPTHS, RANKERS
 from flynn.memory.session_search import render_results, results_json, search_sessions
 from flynn.memory.snapshot import fact_history, memory_snapshot
 from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.scaffold import write_config
@@ -134,6 +135,16 @@ def _parser() -> argparse.ArgumentParser:
         "--until", metavar="DATE", help="end of the --since range (a date includes that day)"
     )
     forget.set_defaults(handler=_cmd_memory_forget)
+    embed = memory_commands.add_parser(
+        "embed",
+        help="embed stored messages that have no vector of the configured model",
+        description="Embed the stored messages that have no vector of memory.embeddings_model "
+        "(stored before embeddings were on, or under another model), so recall can find them by "
+        "meaning. Safe to interrupt and run again.",
+    )
+    embed.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+    embed.add_argument("--user", help="only this person's messages (from the users: map)")
+    embed.set_defaults(handler=_cmd_memory_embed, session=None)
 
     sessions = commands.add_parser("sessions", help="past conversations")
     sessions_commands = sessions.add_subparsers(title="sessions commands", metavar="ACTION")
@@ -446,6 +457,33 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+    return EXIT_OK
+
+
+def _cmd_memory_embed(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    if not settings.memory.embeddings:
+        raise ConfigError(
+            [ConfigProblem("memory.embeddings", "is false; set it to true to embed messages")]
+        )
+    prefix = None
+    if args.user:
+        prefix = _memory_scope(args, settings).root
+    embedder = load_embedder(settings.memory.embeddings_model)
+    with _open_memory(settings) as memory:
+        vectors = SqliteVectors(memory.db, embedder)
+        total = vectors.unembedded(prefix)
+        done = 0
+        started = datetime.now(UTC)
+        for count in vectors.backfill(prefix):
+            done += count
+            print(f"\rembedded {done}/{total}", end="", file=sys.stderr, flush=True)
+        if done:
+            print(file=sys.stderr)
+        seconds = (datetime.now(UTC) - started).total_seconds()
+    where = prefix or "every namespace"
+    print(f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s")
     return EXIT_OK
 
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from flynn.app import allowed_accounts, database_path
 from flynn.errors import ConfigError, FlynnError, StoreError
 from flynn.memory.database import LATEST_VERSION
+from flynn.memory.embeddings import load_embedder
 from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.vectors import SqliteVectors
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
 from flynn.settings import Settings
@@ -49,6 +51,8 @@ async def run_checks(
     checks.append(await _provider(settings, env))
     checks.append(_data_dir(settings))
     checks.append(_database(settings))
+    if settings.memory.embeddings:
+        checks.append(_embeddings(settings))
     checks.extend(_channels(settings))
     if network:
         checks.extend(await _credentials(settings))
@@ -88,6 +92,31 @@ def _database(settings: Settings) -> Check:
         return Check("database", False, f"{path}: " + "; ".join(problems[:5]))
     state = "created" if not existed else "intact"
     return Check("database", True, f"{path} {state}, schema version {version}/{LATEST_VERSION}")
+
+
+def _embeddings(settings: Settings) -> Check:
+    """The model loads, and how much of what is stored it can search by meaning."""
+    try:
+        embedder = load_embedder(settings.memory.embeddings_model)
+    except ConfigError as exc:
+        return Check("embeddings", False, "; ".join(str(p) for p in exc.problems))
+    path = database_path(settings)
+    if not path.exists():
+        return Check("embeddings", True, f"{embedder.model} loads")
+    try:
+        with SqliteMemory.open(path) as memory:
+            missing = SqliteVectors(memory.db, embedder).unembedded()
+    except StoreError as exc:
+        return Check("embeddings", False, str(exc))
+    if missing:
+        return Check(
+            "embeddings",
+            False,
+            f"{embedder.model} loads; {missing} stored message(s) have no vector of it and are "
+            "found by words only (run `flynn memory embed`)",
+            warning=True,
+        )
+    return Check("embeddings", True, f"{embedder.model} loads; every stored message has a vector")
 
 
 def _channels(settings: Settings) -> list[Check]:

@@ -207,3 +207,22 @@ def test_memory_forget_a_time_range(home: Path) -> None:
         assert sorted(left) == ["the dentist moved my appointment", "the dentist said all is well"]
         assert memory.documents.read("user/working") is None
         assert [f.value for f in memory.facts.active("user/profile")] == []  # Berlin, and its chain
+
+
+def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) -> None:
+    pytest.importorskip("wordllama")
+    assert (
+        flynn("chat", home=home, stdin="I adopted a greyhound\nher name is Pepper\n").returncode
+        == 0
+    )
+    on = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}
+    refused = flynn("memory", "embed", home=home)
+    assert refused.returncode == 2 and "memory.embeddings" in refused.stderr
+    doctor = flynn("doctor", "--no-network", home=home, env=on)
+    assert "[warn] embeddings:" in doctor.stdout and "4 stored message(s)" in doctor.stdout
+    first = flynn("memory", "embed", home=home, env=on)
+    assert first.returncode == 0, first.stderr
+    assert "embedded 4 message(s) under every namespace" in first.stdout
+    again = flynn("memory", "embed", home=home, env=on)
+    assert "embedded 0 message(s)" in again.stdout
+    assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=on).stdout

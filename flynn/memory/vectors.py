@@ -8,7 +8,7 @@ row (a forget here, or any write by another process) drops it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -75,6 +75,31 @@ _LOAD = f"""
 SELECT ref_id, vector FROM embeddings
 WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
 """
+# Messages with no vector of the model yet, each with the message before it in its session (two
+# probes of the (session, summarized, id) index, as ``History.previous`` does).
+_PREVIOUS_CONTENT = """
+(SELECT p.content FROM messages AS p WHERE p.id = max(
+    coalesce((SELECT max(id) FROM messages
+              WHERE session = m.session AND summarized = 0 AND id < m.id), 0),
+    coalesce((SELECT max(id) FROM messages
+              WHERE session = m.session AND summarized = 1 AND id < m.id), 0)))
+"""
+_UNEMBEDDED = f"""
+SELECT m.id, m.namespace, m.content, {_PREVIOUS_CONTENT} AS previous FROM messages AS m
+WHERE m.id > ? AND {namespace_scope("m.namespace")}
+AND NOT EXISTS (
+    SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
+)
+ORDER BY m.id LIMIT ?
+"""
+_COUNT_UNEMBEDDED = f"""
+SELECT count(*) FROM messages AS m WHERE {namespace_scope("m.namespace")}
+AND NOT EXISTS (
+    SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
+)
+"""
+_EVERYWHERE = ("", "", "\U0010ffff")
+"""``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
 _MAX_CACHED = 16
 """Namespaces whose matrices are kept (each is about 0.5 KiB per message)."""
 
@@ -129,6 +154,34 @@ class SqliteVectors:
                 if namespace == prefix or namespace.startswith(prefix + "/"):
                     cached.ids.append(ref_id)
                     cached.rows.append(vector.reshape(1, -1).astype(np.float32))
+
+    def unembedded(self, namespace_prefix: str | None = None) -> int:
+        """How many stored messages (under ``namespace_prefix``, or anywhere) have no vector of
+        this model: those stored before embeddings were on, or under another model."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
+        row = self._db.fetchone(_COUNT_UNEMBEDDED, (*scope, self.model))
+        return 0 if row is None else int(row[0])
+
+    def backfill(self, namespace_prefix: str | None = None, *, batch: int = 64) -> Iterator[int]:
+        """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
+        vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
+        transaction a batch, so an interrupted backfill keeps what it did. Yields how many
+        each batch embedded."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
+        after = 0
+        while True:
+            rows = self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, batch))
+            if not rows:
+                return
+            self.add(
+                "message",
+                [
+                    (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
+                    for row in rows
+                ],
+            )
+            after = int(rows[-1]["id"])
+            yield len(rows)
 
     def nearest(
         self, namespace_prefix: str, text: str, *, kind: str, limit: int

@@ -125,3 +125,35 @@ def test_the_writer_embeds_each_message_after_its_predecessor(memory: SqliteMemo
     assert recorded[2] == (second.id, "users/ana", "What year is the van?\nA 1978 Westfalia.")
     assert memory.history.previous("s1", second.id) == first
     assert memory.history.previous("s1", first.id) is None
+
+
+class RecordingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
+    memory: SqliteMemory,
+) -> None:
+    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+    ana = MemoryScope("users/ana", shared=True, user="ana")
+    bob = MemoryScope("users/bob", shared=True, user="bob")
+    first = writer.message(ana, "s1", "assistant", "What year is the van?", now=NOW)
+    writer.message(bob, "s2", "user", "Bob's own words.", now=NOW)
+    second = writer.message(ana, "s1", "user", "A 1978 Westfalia.", now=NOW)
+    memory.history.save_summary("s1", "about a van", through_id=first.id, now=NOW)
+
+    embedder = RecordingEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    assert vectors.unembedded() == 3 and vectors.unembedded("users/ana") == 2
+    assert list(vectors.backfill("users/ana", batch=1)) == [1, 1]
+    # Each in its context, the predecessor found across the summarised boundary.
+    assert embedder.texts == ["What year is the van?", "What year is the van?\nA 1978 Westfalia."]
+    assert vectors.unembedded("users/ana") == 0 and vectors.unembedded() == 1
+    assert vectors.nearest("users/ana", "a 1978", kind="message", limit=1)[0][0] == second.id
+    assert sum(vectors.backfill()) == 1  # the rest; nothing twice
+    assert list(vectors.backfill()) == [] and vectors.unembedded() == 0
