@@ -117,6 +117,8 @@ class Tuning:
     window_candidates: int = 150
     exchange_before: int = 1
     exchange_after: int = 1
+    exchanges: int = 15
+    """The best turns shown as exchanges; the rest are shown alone, to keep the budget."""
 
 
 def lighter(tuning: Tuning) -> Tuning:
@@ -522,7 +524,9 @@ class HybridRanker:
     def _exchanges(self, root: str, best: Sequence[_Candidate], tuning: Tuning) -> list[RecallItem]:
         """Each of the ``best`` turns with the turns around it (``exchange_before`` and
         ``exchange_after``), best first; a turn already shown in a better exchange is not shown
-        again, and a candidate inside one adds nothing new."""
+        again, and a candidate inside one adds nothing new. Past the first ``exchanges``,
+        turns come alone: a deep hit is there for its words, and context would crowd out
+        other hits from the budget."""
         before, after = tuning.exchange_before, tuning.exchange_after
         radius = max(before, after)
         if radius <= 0:
@@ -537,8 +541,9 @@ class HybridRanker:
             anchor = candidate.message
             if anchor.id in shown:
                 continue
+            around = near.get(anchor.id, ()) if len(items) < tuning.exchanges else ()
             turns = sorted(
-                (anchor, *(m for m in near.get(anchor.id, ()) if m.id not in shown)),
+                (anchor, *(m for m in around if m.id not in shown)),
                 key=_message_id,
             )
             shown.update(m.id for m in turns)

@@ -10,6 +10,7 @@ import pytest
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.query import analyse
+from flynn.memory.ranking import Tuning
 from flynn.memory.recall import (
     FRAME_TOKENS,
     Recall,
@@ -357,3 +358,22 @@ def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: str) -> Non
         "Pottery class on Tuesday was fun."
     ]
     assert baseline_relevance(1.0, 1.0, 1.0) == pytest.approx(1.0)
+
+
+def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
+    for day in range(30):
+        _say(
+            memory,
+            ANA,
+            [
+                ("assistant", f"How was day {day}?"),
+                ("user", f"Day {day}: the pottery wheel spun nicely."),
+                ("assistant", "Lovely."),
+            ],
+            at=NOW - timedelta(days=40 - day),
+            session=f"gateway:{day}",
+        )
+    items = _recall(memory, depth="full").rank("users/ana", "pottery wheel", now=NOW)
+    shapes = [bool(item.parts) for item in items if item.kind == "message"]
+    assert len(shapes) > Tuning().exchanges
+    assert all(shapes[: Tuning().exchanges]) and not any(shapes[Tuning().exchanges :])
