@@ -34,13 +34,12 @@ from flynn.app import App
 from flynn.bench import Zipf, percentile, vocabulary
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
-from flynn.memory.embeddings import EmbeddingModel
 from flynn.memory.recall import DepthName, RankerName, RecallItem
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.sessions.prompt import render_recalled
-from flynn.settings import load_settings
+from flynn.settings import EmbeddingModel, load_settings
 from flynn.tokens import estimate_tokens
 
 DEFAULT_KS = (1, 5, 10, 50)
@@ -234,10 +233,15 @@ def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
     return added
 
 
-def _turns_of(items: Sequence[RecallItem], where: dict[int, _Where]) -> set[str]:
-    """The dataset turns ``items`` show or derive from (an exchange: each of its turns)."""
+def _turns_of(
+    items: Sequence[RecallItem], where: dict[int, _Where], *, shown: bool = False
+) -> set[str]:
+    """The dataset turns ``items`` show or derive from (an exchange: each of its turns); with
+    ``shown``, only those shown verbatim (not a fact's source)."""
     found: set[str] = set()
     for item in items:
+        if shown and item.kind != "message":
+            continue
         for message_id in item.message_ids:
             origin = where.get(message_id)
             if origin is not None:
@@ -384,7 +388,7 @@ def _evaluate(
         latencies.append(elapsed)
         tokens.append(spent)
         for k in ks:
-            shown_at[k].append(len(_turns_of(items[:k], where)))
+            shown_at[k].append(len(_turns_of(items[:k], where, shown=True)))
         evidence = set(question.evidence)
         if not evidence:
             continue

@@ -13,8 +13,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
+from time import perf_counter
 
 from flynn import __version__
 from flynn.app import App, database_path, utc_now
@@ -144,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     embed.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
     embed.add_argument("--user", help="only this person's messages (from the users: map)")
-    embed.set_defaults(handler=_cmd_memory_embed, session=None)
+    embed.set_defaults(handler=_cmd_memory_embed)
 
     sessions = commands.add_parser("sessions", help="past conversations")
     sessions_commands = sessions.add_subparsers(title="sessions commands", metavar="ACTION")
@@ -375,11 +376,15 @@ def _memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
     if scope is not None:
         return scope
     if args.user:
-        known = ", ".join(sorted(settings.users)) or "none configured"
-        raise ConfigError([ConfigProblem("--user", f"no user {args.user!r} (users: {known})")])
+        raise _unknown_user(settings, args.user)
     # Session-scoped memory: default to this machine's terminal session.
     user = _local_user()
     return identity.resolve(ChannelAccount("cli", user), SessionKey("cli", user))
+
+
+def _unknown_user(settings: Settings, user: str) -> ConfigError:
+    known = ", ".join(sorted(settings.users)) or "none configured"
+    return ConfigError([ConfigProblem("--user", f"no user {user!r} (users: {known})")])
 
 
 def _open_memory(settings: Settings) -> SqliteMemory:
@@ -469,19 +474,23 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
         )
     prefix = None
     if args.user:
-        prefix = _memory_scope(args, settings).root
+        identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
+        scope = identity.scope_for_user(args.user)
+        if scope is None:
+            raise _unknown_user(settings, args.user)
+        prefix = scope.root
     embedder = load_embedder(settings.memory.embeddings_model)
     with _open_memory(settings) as memory:
         vectors = SqliteVectors(memory.db, embedder)
         total = vectors.unembedded(prefix)
         done = 0
-        started = datetime.now(UTC)
+        started = perf_counter()
         for count in vectors.backfill(prefix):
             done += count
             print(f"\rembedded {done}/{total}", end="", file=sys.stderr, flush=True)
         if done:
             print(file=sys.stderr)
-        seconds = (datetime.now(UTC) - started).total_seconds()
+        seconds = perf_counter() - started
     where = prefix or "every namespace"
     print(f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s")
     return EXIT_OK

@@ -27,6 +27,9 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from flynn.errors import ConfigError, ConfigProblem
 
+EmbeddingModel = Literal["auto", "minilm", "wordllama"]
+"""``memory.embeddings_model`` (``flynn.memory.embeddings`` says what each is)."""
+
 ProviderName = Literal["anthropic", "openai", "offline"]
 ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
 TaskName = Literal["compaction", "extraction", "distill"]
@@ -84,7 +87,7 @@ class MemorySettings(_Section):
     recall_ranker: Literal["hybrid", "baseline", "bm25"] = "hybrid"
     recall_depth: Literal["adaptive", "full"] = "adaptive"
     embeddings: bool = False
-    embeddings_model: Literal["auto", "minilm", "wordllama"] = "auto"
+    embeddings_model: EmbeddingModel = "auto"
 
 
 class CompactionSettings(_Section):

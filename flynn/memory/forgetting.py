@@ -74,7 +74,17 @@ _SET_SUMMARY = "UPDATE sessions SET summary = ? WHERE key = ?"
 _FORGET_MESSAGE_EMBEDDING = "DELETE FROM embeddings WHERE kind = 'message' AND ref_id = ?"
 # A message's vector embeds the message before it too (``flynn.memory.vectors.in_context``): when
 # a message is redacted or deleted, the vector of the one after it goes as well.
-_NEXT_IN_SESSION = "SELECT min(n.id) FROM messages AS n WHERE n.session = m.session AND n.id > m.id"
+# Two probes of the (session, summarized, id) index, each answered from its end: one ``min`` over
+# the session would scan all of it, for every message forgotten. (``_NONE`` stands for no row.)
+_NONE = 2**63 - 1
+_NEXT_IN_SESSION = f"""
+SELECT nullif(min(
+    coalesce((SELECT min(id) FROM messages
+              WHERE session = m.session AND summarized = 0 AND id > m.id), {_NONE}),
+    coalesce((SELECT min(id) FROM messages
+              WHERE session = m.session AND summarized = 1 AND id > m.id), {_NONE})
+), {_NONE})
+"""
 _FORGET_NEXT_EMBEDDING = (
     "DELETE FROM embeddings WHERE kind = 'message' "
     f"AND ref_id = (SELECT ({_NEXT_IN_SESSION}) FROM messages AS m WHERE m.id = ?)"

@@ -14,11 +14,12 @@ the model's authors publish for a known pair of sentences.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -31,6 +32,7 @@ _MAX_TOKENS = 256
 _BATCH = 32
 _HEADS = 12
 _LAYER_NORM_EPS = 1e-12
+"""all-MiniLM-L6-v2's, used when the package's ``config.json`` does not say."""
 
 
 def model_dir() -> Path | None:
@@ -111,7 +113,14 @@ class MiniLMEncoder:
         if not self._layers:
             raise ValueError(f"no encoder layers in {weights_file}")
         self._hidden = int(self._words.shape[1])
-        self._tokenizer: Any = Tokenizer.from_file(str(tokenizer_file))
+        # The architecture's numbers come with the weights (BERT's config.json).
+        config_file = directory / "config.json"
+        config = json.loads(config_file.read_text("utf-8")) if config_file.is_file() else {}
+        self._heads = int(config.get("num_attention_heads", _HEADS))
+        self._eps = float(config.get("layer_norm_eps", _LAYER_NORM_EPS))
+        if self._hidden % self._heads:
+            raise ValueError(f"{self._hidden} dimensions do not split into {self._heads} heads")
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # The shipped tokenizer pads every text to 128 tokens; pooling must see real tokens only.
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(min(_MAX_TOKENS, int(self._positions.shape[0])))
@@ -159,8 +168,11 @@ class MiniLMEncoder:
         for row, each in enumerate(batch):
             ids[row, : len(each)] = each
             mask[row, : len(each)] = 1.0
-        x = _layer_norm(self._words[ids] + self._positions[:length] + self._segment, self._norm)
-        heads, width = _HEADS, self._hidden // _HEADS
+        eps = self._eps
+        x = _layer_norm(
+            self._words[ids] + self._positions[:length] + self._segment, self._norm, eps
+        )
+        heads, width = self._heads, self._hidden // self._heads
         blocked = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
         scale = np.float32(1.0 / math.sqrt(width))
         for layer in self._layers:
@@ -175,9 +187,11 @@ class MiniLMEncoder:
             attention = np.exp(attention - attention.max(axis=-1, keepdims=True))
             attention /= attention.sum(axis=-1, keepdims=True)
             context = (attention @ v).transpose(0, 2, 1, 3).reshape(size, length, self._hidden)
-            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1)
+            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1, eps)
             x = _layer_norm(
-                x + _gelu(x @ layer.up + layer.up_bias) @ layer.down + layer.down_bias, layer.norm2
+                x + _gelu(x @ layer.up + layer.up_bias) @ layer.down + layer.down_bias,
+                layer.norm2,
+                eps,
             )
         pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -185,12 +199,12 @@ class MiniLMEncoder:
         return unit
 
 
-def _layer_norm(x: Matrix, norm: tuple[Matrix, Matrix]) -> Matrix:
+def _layer_norm(x: Matrix, norm: tuple[Matrix, Matrix], eps: float) -> Matrix:
     import numpy as np
 
     centred = x - x.mean(axis=-1, keepdims=True)
     variance = (centred * centred).mean(axis=-1, keepdims=True)
-    normed: Matrix = centred / np.sqrt(variance + _LAYER_NORM_EPS) * norm[0] + norm[1]
+    normed: Matrix = centred / np.sqrt(variance + np.float32(eps)) * norm[0] + norm[1]
     return normed
 
 

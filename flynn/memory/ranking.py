@@ -181,12 +181,14 @@ _PAGES = 4
 class _QueryWords:
     """The words a question was searched for: ``matches`` says which turns contain which
     (``None`` when none occurs), ``asked`` how many there were, ``names`` the names among them;
-    ``unsearched_names`` finds in a text the names the search left out as too common."""
+    ``unsearched_names`` finds in a text the names the search left out as too common;
+    ``variants`` are other forms of asked words searched too ("bought" for "buy")."""
 
     matches: TermMatches | None
     asked: int
     names: frozenset[str]
     unsearched_names: re.Pattern[str] | None
+    variants: frozenset[str] = frozenset()
 
 
 class HybridRanker:
@@ -274,7 +276,9 @@ class HybridRanker:
             if unsearched
             else None
         )
-        return _QueryWords(matches, len(asked), names, pattern)
+        # Forms searched besides the asked words (a word the question also asks is no variant).
+        variants = frozenset(search_terms(" ".join(query.variants))) - set(asked)
+        return _QueryWords(matches, len(asked), names, pattern, variants)
 
     def _lexical(
         self,
@@ -294,10 +298,19 @@ class HybridRanker:
         candidates: dict[int, _Candidate] = {}
         if words.matches is None:
             return candidates
-        self._add_ranked(root, words.matches, candidates, exclude, tuning, leave_out=())
+        variants = words.variants
+        self._add_ranked(
+            root, words.matches, candidates, exclude, tuning, leave_out=(), variants=variants
+        )
         if query.names and query.topic_terms:
             self._add_ranked(
-                root, words.matches, candidates, exclude, tuning, leave_out=words.names
+                root,
+                words.matches,
+                candidates,
+                exclude,
+                tuning,
+                leave_out=words.names,
+                variants=variants,
             )
         if tuning.feedback > 0 and candidates:
             extra = _feedback_terms(candidates.values(), query, tuning.feedback_docs)
@@ -323,10 +336,11 @@ class HybridRanker:
         tuning: Tuning,
         *,
         leave_out: Collection[str],
+        variants: Collection[str] | None = None,
         weight: float = 1.0,
     ) -> None:
         """Reads the best turns of one list under ``root`` (those not read yet) and adds them
-        with their lexical scores."""
+        with their lexical scores; ``variants`` are searched forms of the asked words."""
 
         def read(ids: Sequence[int]) -> list[StoredMessage]:
             known = [candidates[key].message for key in ids if key in candidates]
@@ -347,7 +361,12 @@ class HybridRanker:
         # Strength is measured against a turn holding every searched word once (at the average
         # length), not against the best hit: when the best hit matched only a common word (a
         # name found in half the turns), it stays weak, and so does its rank's share.
-        ideal = sum(w for term, w in matches.weights.items() if term not in leave_out)
+        # Another form of a word ("bought" for "buy") is an alternative, not one more word.
+        ideal = sum(
+            w
+            for term, w in matches.weights.items()
+            if term not in leave_out and (variants is None or term not in variants)
+        )
         ideal = max(ideal, 1e-9)
         for position, (score, message) in enumerate(scored):
             candidate = candidates.get(message.id)

@@ -214,6 +214,7 @@ class Recall:
         def lines_of(unit: RecallItem) -> list[tuple[RecallItem, str, str]] | None:
             """``(item, line, key)`` for each new line of ``unit``; ``None`` if it adds none."""
             found = []
+            keys: set[str] = set()  # an exchange may say "Thanks!" twice
             for each in unit.parts or (unit,):
                 if each.message_ids and seen_messages.intersection(each.message_ids):
                     continue
@@ -221,8 +222,9 @@ class Recall:
                 # a line built from collapsed text is its own normal form but for case).
                 text = " ".join(each.text.split())
                 key = text.casefold()
-                if key in seen_text or key in skip:
+                if key in seen_text or key in skip or key in keys:
                     continue
+                keys.add(key)
                 line = _line(each, text)
                 if skip and line.casefold().rstrip() in skip:
                     continue

@@ -8,6 +8,7 @@ row (a forget here, or any write by another process) drops it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -49,7 +50,7 @@ class VectorSearch(Protocol):
         ...
 
 
-CONTEXT_CHARS = 400
+CONTEXT_CHARS = 200
 """How much of the message before it a message is embedded with (its end, nearest the reply)."""
 
 
@@ -59,9 +60,9 @@ def in_context(previous: str | None, text: str) -> str:
     orange and white" answers "what year is the van?"), and on our evaluation sets turns embedded
     with their predecessor are found for about a tenth more questions than turns alone. The
     query is embedded alone."""
-    if not previous:
+    previous = " ".join((previous or "").split())
+    if not previous or not text.strip():  # a blank message says nothing, whatever came before
         return text
-    previous = " ".join(previous.split())
     if len(previous) > CONTEXT_CHARS:
         cut = previous[-CONTEXT_CHARS:]
         previous = cut[cut.find(" ") + 1 :] if " " in cut else cut
@@ -78,7 +79,7 @@ WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
 # Messages with no vector of the model yet, each with the message before it in its session (two
 # probes of the (session, summarized, id) index, as ``History.previous`` does).
 _PREVIOUS_CONTENT = """
-(SELECT p.content FROM messages AS p WHERE p.id = max(
+(SELECT p.content FROM messages AS p WHERE p.namespace = m.namespace AND p.id = max(
     coalesce((SELECT max(id) FROM messages
               WHERE session = m.session AND summarized = 0 AND id < m.id), 0),
     coalesce((SELECT max(id) FROM messages
@@ -101,7 +102,8 @@ AND NOT EXISTS (
 _EVERYWHERE = ("", "", "\U0010ffff")
 """``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
 _MAX_CACHED = 16
-"""Namespaces whose matrices are kept (each is about 0.5 KiB per message)."""
+"""Namespaces whose matrices are kept (float32: 1.5 KiB a message with MiniLM's 384
+dimensions)."""
 
 
 @dataclass(slots=True)
@@ -136,11 +138,22 @@ class SqliteVectors:
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
         """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction."""
+        if rows:
+            self.store(kind, rows, self._embedder.embed([text for _, _, text in rows]))
+
+    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix:
+        """The texts' vectors, computed in a worker thread so the event loop keeps running (a
+        sentence encoder takes tens of milliseconds for a long message; numpy releases the
+        GIL). Stores nothing: the caller checks its rows are still current, then ``store``s."""
+        return await asyncio.to_thread(self._embedder.embed, list(texts))
+
+    def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None:
+        """Stores ``(ref_id, namespace, text)`` rows with their ``vectors``, in one
+        transaction."""
         if not rows:
             return
         import numpy as np
 
-        vectors = self._embedder.embed([text for _, _, text in rows])
         model = self._embedder.model
         with self._db.transaction():
             for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):

@@ -150,6 +150,7 @@ class Orchestrator:
         # were learnt from, and ``_unlearnt_turns`` person's messages arrived since.
         self._learning: asyncio.Task[int] | None = None
         self._learnt_through = 0
+        self._embedding: set[asyncio.Task[None]] = set()  # ``MemoryWriter.embed_later``s
         self._unlearnt_turns = 0
 
     @property
@@ -210,10 +211,13 @@ class Orchestrator:
                 return TurnResult("That command failed on my side; please try again.", "internal")
 
     async def wait_idle(self) -> None:
-        """Returns once no turn runs and no compaction or background learning is in flight."""
+        """Returns once no turn runs and no compaction, background learning or embedding is
+        in flight."""
         async with self._lock:
             await self._await_pending()
             await self._await_learning()
+            if self._embedding:
+                await asyncio.gather(*self._embedding)  # ``embed_later`` never raises
 
     async def aclose(self) -> None:
         """Waits for a compaction or learning in flight, so nothing is left half-done."""
@@ -460,7 +464,16 @@ class Orchestrator:
         )
 
     def _persist(self, role: MessageRole, text: str, now: datetime) -> StoredMessage:
-        return self._services.writer.message(self.scope, self._session, role, text, now=now)
+        """Stores a turn; its embedding (when on) is computed off the event loop."""
+        writer = self._services.writer
+        stored = writer.message(self.scope, self._session, role, text, now=now, embed=False)
+        if writer.embeds:
+            task = asyncio.create_task(
+                writer.embed_later(stored), name=f"embedding:{self._session}"
+            )
+            self._embedding.add(task)
+            task.add_done_callback(self._embedding.discard)
+        return stored
 
     # -- compaction -------------------------------------------------------------------------
 

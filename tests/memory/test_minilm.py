@@ -68,3 +68,11 @@ def test_choosing_the_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     monkeypatch.setattr(minilm, "model_dir", lambda: tmp_path)
     with pytest.raises(ConfigError, match=r"memory\.embeddings.*model\.safetensors"):
         load_embedder("minilm")
+
+
+def test_a_damaged_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "model.safetensors").write_bytes(b"not a safetensors file" * 10)
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(minilm, "model_dir", lambda: tmp_path)
+    with pytest.raises(ConfigError, match=r"cannot be loaded.*--force-reinstall"):
+        load_embedder("minilm")

@@ -10,7 +10,7 @@ import pytest
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.query import analyse
-from flynn.memory.ranking import Tuning
+from flynn.memory.ranking import HybridRanker, Tuning
 from flynn.memory.recall import (
     FRAME_TOKENS,
     Recall,
@@ -377,3 +377,50 @@ def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
     shapes = [bool(item.parts) for item in items if item.kind == "message"]
     assert len(shapes) > Tuning().exchanges
     assert all(shapes[: Tuning().exchanges]) and not any(shapes[Tuning().exchanges :])
+
+
+def test_lexical_strength_is_measured_against_a_turn_with_every_word(
+    memory: SqliteMemory,
+) -> None:
+    # Each turn holds one of the two rare words asked about. The name alone is a partial
+    # match even when it is the best hit, weaker than a turn holding both would be, so other
+    # signals (meaning, time) can still outrank it; the topic word is all the question asks
+    # besides the name, and the topic-only list counts it in full.
+    _say(
+        memory,
+        ANA,
+        [("user", f"Small talk number {day}, nothing much.") for day in range(12)]
+        + [("user", "Marisol called this morning."), ("user", "A zeppelin flew over the house.")],
+        at=NOW - timedelta(days=3),
+    )
+    ranker = HybridRanker(memory.facts, memory.history)
+    query = analyse("Did Marisol see the zeppelin?", now=NOW)
+    words = ranker._words("users/ana", query, ranker.tuning)
+    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+    strength = {c.message.content: c.lexical for c in found.values()}
+    assert 0.3 < strength["Marisol called this morning."] < 0.7
+    assert strength["A zeppelin flew over the house."] > 0.9
+    # Both words in one turn: full strength.
+    _say(memory, ANA, [("user", "Marisol saw the zeppelin too.")], at=NOW - timedelta(days=1))
+    words = ranker._words("users/ana", query, ranker.tuning)
+    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+    both = {c.message.content: c.lexical for c in found.values()}
+    assert both["Marisol saw the zeppelin too."] > 0.9
+
+
+def test_an_exchange_saying_the_same_thing_twice_is_packed_once(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("assistant", "Thanks!"),
+            ("user", "The locksmith comes on Thursday at nine."),
+            ("assistant", "Thanks!"),
+        ],
+        at=NOW - timedelta(days=2),
+    )
+    recall = _recall(memory)
+    items = recall.rank("users/ana", "When does the locksmith come?", now=NOW)
+    assert _turns(items[:1]) == ["Thanks!", "The locksmith comes on Thursday at nine.", "Thanks!"]
+    lines = recall.pack(items, budget_tokens=1500).lines
+    assert len(lines) == len(set(lines)) == 2

@@ -3,6 +3,8 @@ their rows; the shipped static model loads offline."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -104,19 +106,27 @@ def test_a_message_is_embedded_with_the_one_before_it() -> None:
     assert before.startswith("word") and long.endswith(before)  # the end, cut at a word
 
 
-def test_the_writer_embeds_each_message_after_its_predecessor(memory: SqliteMemory) -> None:
-    recorded: list[tuple[int, str, str]] = []
+class RecordingVectors(SqliteVectors):
+    """Keeps the ``(ref_id, namespace, text)`` rows it is asked to embed, and embeds nothing."""
 
-    class Recording:
-        def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
-            recorded.extend(rows)
+    def __init__(self, memory: SqliteMemory) -> None:
+        super().__init__(memory.db, HashingEmbedder())
+        self.rows: list[tuple[int, str, str]] = []
 
-    writer = MemoryWriter(
-        memory.history,
-        RuleExtractor(),
-        RuleReconciler(memory.facts),
-        vectors=Recording(),
+    def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
+        self.rows.extend(rows)
+
+
+def _writer(memory: SqliteMemory, vectors: SqliteVectors | None = None) -> MemoryWriter:
+    return MemoryWriter(
+        memory.history, RuleExtractor(), RuleReconciler(memory.facts), vectors=vectors
     )
+
+
+def test_the_writer_embeds_each_message_after_its_predecessor(memory: SqliteMemory) -> None:
+    vectors = RecordingVectors(memory)
+    recorded = vectors.rows
+    writer = _writer(memory, vectors)
     scope = MemoryScope("users/ana", shared=True, user="ana")
     first = writer.message(scope, "s1", "assistant", "What year is the van?", now=NOW)
     writer.message(scope, "s2", "user", "Another conversation in between.", now=NOW)
@@ -139,7 +149,7 @@ class RecordingEmbedder(HashingEmbedder):
 def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
     memory: SqliteMemory,
 ) -> None:
-    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+    writer = _writer(memory)
     ana = MemoryScope("users/ana", shared=True, user="ana")
     bob = MemoryScope("users/bob", shared=True, user="bob")
     first = writer.message(ana, "s1", "assistant", "What year is the van?", now=NOW)
@@ -157,3 +167,53 @@ def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
     assert vectors.nearest("users/ana", "a 1978", kind="message", limit=1)[0][0] == second.id
     assert sum(vectors.backfill()) == 1  # the rest; nothing twice
     assert list(vectors.backfill()) == [] and vectors.unembedded() == 0
+
+
+class GatedEmbedder(RecordingEmbedder):
+    """Blocks in ``embed`` (in the worker thread) until ``go`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        assert self.go.wait(5)
+        return super().embed(texts)
+
+
+async def test_embed_later_runs_off_the_loop_and_a_forget_meanwhile_wins(
+    memory: SqliteMemory,
+) -> None:
+    embedder = GatedEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    writer = _writer(memory, vectors)
+    scope = MemoryScope("users/ana", shared=True, user="ana")
+    assert writer.embeds
+    kept = writer.message(scope, "s1", "user", "I adopted a greyhound.", now=NOW, embed=False)
+    doomed = writer.message(scope, "s2", "user", "My PIN is 4471.", now=NOW, embed=False)
+    assert vectors.unembedded() == 2  # nothing embedded on the way in
+    tasks = [asyncio.create_task(writer.embed_later(m)) for m in (kept, doomed)]
+    await asyncio.sleep(0.05)
+    assert not any(task.done() for task in tasks)  # the loop runs while the model works
+    memory.history.forget_session("s2")  # forgotten while its vector was being computed
+    embedder.go.set()
+    await asyncio.gather(*tasks)
+    count = memory.db.fetchone("SELECT count(*) FROM embeddings")
+    assert count is not None and count[0] == 1
+    assert vectors.nearest("users/ana", "greyhound", kind="message", limit=5)[0][0] == kept.id
+
+
+def test_another_namespace_never_shapes_a_vector(memory: SqliteMemory) -> None:
+    vectors = RecordingVectors(memory)
+    recorded = vectors.rows
+    writer = _writer(memory, vectors)
+    alice = MemoryScope("users/alice", shared=True, user="alice")
+    bob = MemoryScope("users/bob", shared=True, user="bob")
+    # One session, two people (the users: map changed between the two messages).
+    writer.message(alice, "telegram:7", "user", "My diagnosis is type 1 diabetes.", now=NOW)
+    said = writer.message(bob, "telegram:7", "user", "Hello there.", now=NOW)
+    assert recorded[-1] == (said.id, "users/bob", "Hello there.")
+    # The backfill agrees.
+    embedder = RecordingEmbedder()
+    list(SqliteVectors(memory.db, embedder).backfill())
+    assert embedder.texts[-1] == "Hello there."

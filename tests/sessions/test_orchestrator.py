@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import pytest
+import structlog
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.errors import ContextTooLong, RateLimited, Unavailable
@@ -400,3 +402,28 @@ async def test_a_compaction_mid_turn_does_not_repeat_the_message(
     retried = h.chat.requests[-1]
     assert retried.messages[-1].content == "what now?"
     assert sum("what now?" in m.content for m in retried.messages) == 1
+
+
+async def test_turns_are_embedded_off_the_reply_path(harness: Callable[..., Harness]) -> None:
+    pytest.importorskip("wordllama")
+    h = harness(memory={"embeddings": True, "embeddings_model": "wordllama"})
+    app = h.open()
+    session = h.session()
+    await session.handle("I adopted a retired racing greyhound.")
+    await session.wait_idle()
+    rows = app.memory.db.fetchall("SELECT ref_id FROM embeddings WHERE kind = 'message'")
+    assert len(rows) == 2  # the person's message and the reply
+
+
+async def test_start_up_says_when_stored_messages_lack_vectors(
+    harness: Callable[..., Harness],
+) -> None:
+    pytest.importorskip("wordllama")
+    h = harness()
+    h.open()
+    await h.session().handle("I adopted a retired racing greyhound.")
+    await h.close()
+    with structlog.testing.capture_logs() as logs:
+        h.open(memory={"embeddings": True, "embeddings_model": "wordllama"})
+    (warning,) = [entry for entry in logs if entry["event"] == "memory.embeddings_incomplete"]
+    assert warning["unembedded"] == 2 and warning["fix"] == "flynn memory embed"
