@@ -38,20 +38,20 @@ run: $(VENV)/.installed
 	$(BIN)/flynn run
 
 test: $(VENV)/.installed-dev | $(CHROMIUM)
-	$(BIN)/ruff format --check flynn tests
-	$(BIN)/ruff check flynn tests
+	$(BIN)/ruff format --check flynn tests bench
+	$(BIN)/ruff check flynn tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check flynn tests
+	$(BIN)/ruff check flynn tests bench
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev
-	$(BIN)/ruff format flynn tests
-	$(BIN)/ruff check --fix flynn tests
+	$(BIN)/ruff format flynn tests bench
+	$(BIN)/ruff check --fix flynn tests bench
 
 bench: $(VENV)/.installed
 	$(BIN)/flynn bench turn --messages 100000 --facts 10000
