@@ -462,7 +462,22 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+        if settings.memory.embeddings and not args.all:
+            _embed_anew(settings, memory, scope.root)
     return EXIT_OK
+
+
+def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:
+    """After a forget, the messages that lost their vector (redacted ones, and those just after
+    a forgotten message, embedded with it as context) are embedded from what is left."""
+    try:
+        vectors = SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
+    except ConfigError as exc:
+        print(f"flynn: {exc}; run `flynn memory embed` once it loads", file=sys.stderr)
+        return
+    done = sum(vectors.backfill(prefix))
+    if done:
+        print(f"embedded {done} message(s) anew from what is left")
 
 
 def _cmd_memory_embed(args: argparse.Namespace) -> int:

@@ -211,10 +211,7 @@ def test_memory_forget_a_time_range(home: Path) -> None:
 
 def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) -> None:
     pytest.importorskip("wordllama")
-    assert (
-        flynn("chat", home=home, stdin="I adopted a greyhound\nher name is Pepper\n").returncode
-        == 0
-    )
+    assert flynn("chat", home=home, stdin="my name is Anabel\nI adopted a dog\n").returncode == 0
     on = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}
     refused = flynn("memory", "embed", home=home)
     assert refused.returncode == 2 and "memory.embeddings" in refused.stderr
@@ -226,3 +223,8 @@ def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) ->
     again = flynn("memory", "embed", home=home, env=on)
     assert "embedded 0 message(s)" in again.stdout
     assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=on).stdout
+    # Forgetting redacts the name where it was said: those turns are embedded anew.
+    forgot = flynn("memory", "forget", "--field", "name", home=home, env=on)
+    assert forgot.returncode == 0, forgot.stderr
+    assert "message(s) anew from what is left" in forgot.stdout
+    assert "embedded 0 message(s)" in flynn("memory", "embed", home=home, env=on).stdout

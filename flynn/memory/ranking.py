@@ -20,13 +20,16 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.fts import STOPWORDS, search_terms
 from flynn.memory.query import QUESTION_WORDS, QueryAnalysis, mentions
 from flynn.memory.store import Entity, Fact, Facts, Graph, History, MessageRole, StoredMessage
 from flynn.memory.vectors import VectorSearch
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 ItemKind = Literal["message", "fact", "summary", "graph"]
 Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary"]
@@ -221,13 +224,14 @@ class HybridRanker:
         now: datetime,
         limit: int,
         exclude: str | None = None,
+        query_vector: Matrix | None = None,
     ) -> list[RecallItem]:
         entities = self._entities(root, query)
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
         words = self._words(root, query, tuning)
         candidates = self._lexical(root, query, words, exclude, tuning)
-        self._semantic(root, query, candidates, exclude, tuning)
+        self._semantic(root, query, candidates, exclude, tuning, query_vector)
         if query.window is not None:
             for message in self._history.between(
                 root,
@@ -383,11 +387,12 @@ class HybridRanker:
         candidates: dict[int, _Candidate],
         exclude: str | None,
         tuning: Tuning,
+        vector: Matrix | None,
     ) -> None:
         if self._vectors is None:
             return
         nearest = self._vectors.nearest(
-            root, query.text, kind="message", limit=tuning.semantic_candidates
+            root, query.text, kind="message", limit=tuning.semantic_candidates, vector=vector
         )
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):

@@ -13,12 +13,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from flynn.memory.query import analyse
 from flynn.memory.ranking import HybridRanker, RecallItem, Trust, fact_trust, message_item
 from flynn.memory.store import Fact, Facts, Graph, History
 from flynn.memory.vectors import VectorSearch
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]
@@ -165,6 +168,15 @@ class Recall:
         """The embedding model ranking uses, if any."""
         return None if self._vectors is None else self._vectors.model
 
+    async def query_vector(self, query: str) -> Matrix | None:
+        """``query``'s embedding, computed in a worker thread, for ``rank``/``recall`` to use
+        instead of computing it on the event loop; ``None`` when ranking uses no embeddings."""
+        if self._vectors is None or self._ranker != "hybrid" or not query.strip():
+            return None
+        vectors = await self._vectors.embed_in_thread([query])
+        vector: Matrix = vectors[0]
+        return vector
+
     def rank(
         self,
         root: str,
@@ -173,11 +185,13 @@ class Recall:
         now: datetime,
         limit: int = RANK_LIMIT,
         exclude_session: str | None = None,
+        query_vector: Matrix | None = None,
     ) -> list[RecallItem]:
         """The items most relevant to ``query`` under ``root``, best first, at most ``limit``.
 
         Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
         ``threshold`` (relative to the best, for the hybrid ranker) are left out.
+        ``query_vector`` is ``query``'s embedding when already computed (``query_vector()``).
         """
         if limit <= 0 or not query.strip():
             return []
@@ -189,7 +203,14 @@ class Recall:
             )
             return [message_item(m.message, m.score) for m in matches]
         analysis = analyse(query, now=now)
-        items = self._hybrid.rank(root, analysis, now=now, limit=limit, exclude=exclude_session)
+        items = self._hybrid.rank(
+            root,
+            analysis,
+            now=now,
+            limit=limit,
+            exclude=exclude_session,
+            query_vector=query_vector,
+        )
         if not items:
             return []
         floor = items[0].score * self._threshold
@@ -263,11 +284,14 @@ class Recall:
         budget_tokens: int,
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
+        query_vector: Matrix | None = None,
     ) -> RecalledMemory:
         """``pack(rank(...))``: what the orchestrator injects for one message."""
         if budget_tokens <= 0:
             return RecalledMemory()
-        items = self.rank(root, query, now=now, exclude_session=exclude_session)
+        items = self.rank(
+            root, query, now=now, exclude_session=exclude_session, query_vector=query_vector
+        )
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines)
 
     def _rank_baseline(

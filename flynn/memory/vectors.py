@@ -43,10 +43,20 @@ class VectorSearch(Protocol):
         ...
 
     def nearest(
-        self, namespace_prefix: str, text: str, *, kind: str, limit: int
+        self,
+        namespace_prefix: str,
+        text: str,
+        *,
+        kind: str,
+        limit: int,
+        vector: Matrix | None = None,
     ) -> list[tuple[int, float]]:
         """Up to ``limit`` ``(ref_id, cosine similarity)`` pairs under ``namespace_prefix``,
-        most similar first."""
+        most similar first; ``vector`` is ``text``'s, when already computed."""
+        ...
+
+    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix:
+        """The texts' vectors, computed off the event loop."""
         ...
 
 
@@ -182,22 +192,44 @@ class SqliteVectors:
         each batch embedded."""
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         after = 0
-        while True:
-            rows = self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, batch))
-            if not rows:
-                return
-            self.add(
-                "message",
-                [
-                    (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
-                    for row in rows
-                ],
-            )
-            after = int(rows[-1]["id"])
+        while rows := self._unembedded_after(after, scope, batch):
+            self.add("message", rows)
+            after = rows[-1][0]
             yield len(rows)
 
+    async def backfill_in_thread(self, namespace_prefix: str, *, batch: int = 64) -> int:
+        """``backfill`` for a running daemon: the model runs in a worker thread, and a batch
+        keeps only the rows still as they were read (a forget meanwhile wins). Returns how
+        many were embedded."""
+        scope = scope_params(namespace_prefix)
+        after, done = 0, 0
+        while rows := self._unembedded_after(after, scope, batch):
+            vectors = await self.embed_in_thread([text for _, _, text in rows])
+            after = rows[-1][0]
+            current = set(self._unembedded_after(rows[0][0] - 1, scope, len(rows)))
+            kept = [index for index, row in enumerate(rows) if row in current]
+            self.store("message", [rows[index] for index in kept], vectors[kept])
+            done += len(kept)
+        return done
+
+    def _unembedded_after(
+        self, after: int, scope: tuple[str, str, str], limit: int
+    ) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` messages after id ``after`` with no vector of this model, as
+        ``(id, namespace, text in context)`` rows."""
+        return [
+            (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
+            for row in self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, limit))
+        ]
+
     def nearest(
-        self, namespace_prefix: str, text: str, *, kind: str, limit: int
+        self,
+        namespace_prefix: str,
+        text: str,
+        *,
+        kind: str,
+        limit: int,
+        vector: Matrix | None = None,
     ) -> list[tuple[int, float]]:
         import numpy as np
 
@@ -207,7 +239,7 @@ class SqliteVectors:
         if not cached.ids:
             return []
         matrix = cached.stacked()
-        query = self._embedder.embed([text])[0]
+        query = self._embedder.embed([text])[0] if vector is None else vector
         similarity = matrix @ query
         count = min(limit, similarity.shape[0])
         top = np.argpartition(-similarity, count - 1)[:count]

@@ -56,6 +56,8 @@ class VectorWriter(Protocol):
 
     def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None: ...
 
+    async def backfill_in_thread(self, namespace_prefix: str) -> int: ...
+
 
 class MemoryWriter:
     """Writes turns and what they teach. Each call is one or a few store transactions; none
@@ -115,6 +117,18 @@ class MemoryWriter:
                 self._vectors.store("message", [row], vectors)
         except Exception:
             log.exception("memory.embedding_failed", message_id=stored.id)
+
+    async def embed_missing(self, namespace_prefix: str) -> int:
+        """Embeds the messages under ``namespace_prefix`` that lost their vector, such as the
+        one after a forgotten message (its context changed), off the event loop; returns how
+        many. Never raises but on cancellation."""
+        if self._vectors is None:
+            return 0
+        try:
+            return await self._vectors.backfill_in_thread(namespace_prefix)
+        except Exception:
+            log.exception("memory.embedding_failed", namespace=namespace_prefix)
+            return 0
 
     def _vector_row(self, stored: StoredMessage) -> tuple[int, str, str]:
         """What ``stored`` is embedded as (``in_context``): after the message before it, when

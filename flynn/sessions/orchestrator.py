@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import structlog
 
@@ -150,7 +151,7 @@ class Orchestrator:
         # were learnt from, and ``_unlearnt_turns`` person's messages arrived since.
         self._learning: asyncio.Task[int] | None = None
         self._learnt_through = 0
-        self._embedding: set[asyncio.Task[None]] = set()  # ``MemoryWriter.embed_later``s
+        self._embedding: set[asyncio.Task[object]] = set()  # background ``MemoryWriter`` work
         self._unlearnt_turns = 0
 
     @property
@@ -240,13 +241,16 @@ class Orchestrator:
         state.turn_count += 1
         state.added_since += estimate_tokens(text)
 
+        budget = services.config.recall_max_tokens
         recalled = services.recall.recall(
             self.scope.root,
             text,
             now=now,
-            budget_tokens=services.config.recall_max_tokens,
+            budget_tokens=budget,
             exclude_session=self._session,
             skip_lines=state.session_context.splitlines(),
+            # The embedding model runs in a worker thread, not on the event loop.
+            query_vector=await services.recall.query_vector(text) if budget > 0 else None,
         )
         compacted = False
         prompt = self._prompt(text, recalled, now)
@@ -468,12 +472,14 @@ class Orchestrator:
         writer = self._services.writer
         stored = writer.message(self.scope, self._session, role, text, now=now, embed=False)
         if writer.embeds:
-            task = asyncio.create_task(
-                writer.embed_later(stored), name=f"embedding:{self._session}"
-            )
-            self._embedding.add(task)
-            task.add_done_callback(self._embedding.discard)
+            self._embed(writer.embed_later(stored))
         return stored
+
+    def _embed(self, work: Coroutine[Any, Any, object]) -> None:
+        """Runs embedding work in the background (it never raises); ``wait_idle`` awaits it."""
+        task = asyncio.create_task(work, name=f"embedding:{self._session}")
+        self._embedding.add(task)
+        task.add_done_callback(self._embedding.discard)
 
     # -- compaction -------------------------------------------------------------------------
 
@@ -651,7 +657,10 @@ class Orchestrator:
             # The session context and the loaded turns may quote the value: rebuild them.
             services.documents.delete(self.scope.session_context(self.key))
             self._state = _State(off_the_record=self._state.off_the_record)
-            redacted = sum(n for kind, n in counts.items() if kind != "facts")
+            if services.writer.embeds and counts.get("embeddings"):
+                # Redacted messages (and those after them) lost their vectors: embed them anew.
+                self._embed(services.writer.embed_missing(self.scope.root))
+            redacted = sum(n for kind, n in counts.items() if kind not in ("facts", "embeddings"))
             return TurnResult(
                 f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
                 + (f", {redacted} mentions redacted" if redacted else "")

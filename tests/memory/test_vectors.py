@@ -14,6 +14,7 @@ import pytest
 
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
+from flynn.memory.recall import Recall
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, in_context
@@ -217,3 +218,39 @@ def test_another_namespace_never_shapes_a_vector(memory: SqliteMemory) -> None:
     embedder = RecordingEmbedder()
     list(SqliteVectors(memory.db, embedder).backfill())
     assert embedder.texts[-1] == "Hello there."
+
+
+async def test_the_query_is_embedded_off_the_loop_once(memory: SqliteMemory) -> None:
+    embedder = RecordingEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    writer = _writer(memory, vectors)
+    scope = MemoryScope("users/ana", shared=True, user="ana")
+    tea = writer.message(scope, "s1", "user", "green tea every morning", now=NOW)
+    recall = Recall(memory.facts, memory.history, threshold=0.0, vectors=vectors)
+    embedder.texts.clear()
+    vector = await recall.query_vector("morning tea?")
+    assert vector is not None and embedder.texts == ["morning tea?"]
+    items = recall.rank("users/ana", "morning tea?", now=NOW, query_vector=vector)
+    assert tea.id in {m for item in items for m in item.message_ids}
+    assert embedder.texts == ["morning tea?"]  # ranking used the vector it was given
+    # Without embeddings in ranking there is nothing to compute.
+    plain = Recall(memory.facts, memory.history, threshold=0.0, ranker="bm25", vectors=vectors)
+    assert await plain.query_vector("morning tea?") is None
+
+
+async def test_a_backfill_in_a_running_daemon_lets_a_forget_win(memory: SqliteMemory) -> None:
+    writer = _writer(memory)
+    scope = MemoryScope("users/ana", shared=True, user="ana")
+    kept = writer.message(scope, "s1", "user", "I adopted a greyhound.", now=NOW)
+    writer.message(scope, "s2", "user", "My PIN is 4471.", now=NOW)
+    embedder = GatedEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    task = asyncio.create_task(vectors.backfill_in_thread("users/ana"))
+    await asyncio.sleep(0.05)
+    assert not task.done()
+    memory.history.forget_session("s2")
+    embedder.go.set()
+    assert await task == 1
+    nearest = vectors.nearest("users/ana", "a greyhound", kind="message", limit=5)
+    assert [ref for ref, _ in nearest] == [kept.id]
+    assert vectors.unembedded("users/ana") == 0

@@ -427,3 +427,24 @@ async def test_start_up_says_when_stored_messages_lack_vectors(
         h.open(memory={"embeddings": True, "embeddings_model": "wordllama"})
     (warning,) = [entry for entry in logs if entry["event"] == "memory.embeddings_incomplete"]
     assert warning["unembedded"] == 2 and warning["fix"] == "flynn memory embed"
+
+
+async def test_forgetting_a_field_in_chat_embeds_the_redacted_turns_anew(
+    harness: Callable[..., Harness],
+) -> None:
+    pytest.importorskip("wordllama")
+    h = harness(memory={"embeddings": True, "embeddings_model": "wordllama"})
+    app = h.open()
+    session = h.session()
+    await session.handle("My email is ana@example.com by the way.")
+    await session.handle("And I like green tea.")
+    await session.wait_idle()
+    count = "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
+    assert tuple(app.memory.db.fetchone(count) or ()) == (4, 4)
+    reply = await session.handle("/forget email")
+    assert reply.text.startswith("Forgotten: email")
+    await session.wait_idle()
+    # The redacted message and the reply after it were embedded again, from the redacted text.
+    assert tuple(app.memory.db.fetchone(count) or ()) == (4, 4)
+    texts = [row[0] for row in app.memory.db.fetchall("SELECT content FROM messages")]
+    assert not any("ana@example.com" in text for text in texts)
