@@ -556,16 +556,25 @@ class HybridRanker:
         if radius <= 0:
             return [message_item(c.message, c.score) for c in best]
         near: dict[int, list[StoredMessage]] = defaultdict(list)
-        for each in self._history.around(root, [c.message.id for c in best], radius=radius):
-            if -before <= each.offset <= after:
-                near[each.anchor].append(each.message)
+        read = 0  # neighbours are read a page of anchors at a time, only for those that need them
+
+        def neighbours(position: int) -> list[StoredMessage]:
+            nonlocal read
+            if position >= read:
+                page = [c.message.id for c in best[read : read + max(1, tuning.exchanges)]]
+                for each in self._history.around(root, page, radius=radius):
+                    if -before <= each.offset <= after:
+                        near[each.anchor].append(each.message)
+                read += len(page)
+            return near.get(best[position].message.id, [])
+
         shown: set[int] = set()
         items: list[RecallItem] = []
-        for candidate in best:
+        for position, candidate in enumerate(best):
             anchor = candidate.message
             if anchor.id in shown:
                 continue
-            around = near.get(anchor.id, ()) if len(items) < tuning.exchanges else ()
+            around = neighbours(position) if len(items) < tuning.exchanges else ()
             turns = sorted(
                 (anchor, *(m for m in around if m.id not in shown)),
                 key=_message_id,
