@@ -12,132 +12,33 @@ turn's text is tokenised here.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.fts import STOPWORDS, search_terms
+from flynn.memory.items import (
+    TOKEN,
+    RecallItem,
+    exchanges,
+    fact_items,
+    graph_items,
+    stem,
+    summary_items,
+)
 from flynn.memory.query import QUESTION_WORDS, QueryAnalysis, mentions
-from flynn.memory.store import Entity, Fact, Facts, Graph, History, MessageRole, StoredMessage
+from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage
+from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
-
-ItemKind = Literal["message", "fact", "summary", "graph"]
-Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary"]
-
-
-@dataclass(frozen=True, slots=True)
-class RecallItem:
-    """One ranked piece of memory.
-
-    ``ref`` is the row it came from (message or fact id, entity id for graph context, and the
-    session's newest summarised message id for a summary); ``message_ids`` are the stored turns
-    it derives from (a past turn: itself; a fact: the turn it was extracted from).
-
-    An *exchange* is a past turn ranked with the turns just around it in its conversation (the
-    question it answers, the reply that completes it): ``ref`` is the turn that ranked, ``parts``
-    the turns in order (each an item of its own, packed as one line each), ``message_ids`` all
-    of them."""
-
-    kind: ItemKind
-    ref: int
-    text: str
-    session: str | None
-    message_ids: tuple[int, ...]
-    time: datetime
-    score: float
-    trust: Trust
-    role: MessageRole | None = None
-    parts: tuple[RecallItem, ...] = ()
-
-
-def message_item(message: StoredMessage, score: float) -> RecallItem:
-    return RecallItem(
-        kind="message",
-        ref=message.id,
-        text=message.content,
-        session=message.session,
-        message_ids=(message.id,),
-        time=message.created_at,
-        score=score,
-        trust="verbatim",
-        role=message.role,
-    )
-
-
-def fact_trust(fact: Fact) -> Trust:
-    if fact.source == "llm":
-        return "extracted"
-    if fact.source == "inferred":
-        return "inferred"
-    return "stated"
-
-
-@dataclass(frozen=True, slots=True)
-class Tuning:
-    """Weights of the hybrid score; the defaults were tuned on ``bench/datasets``."""
-
-    candidates: int = 120
-    semantic_candidates: int = 300
-    words: int = 0
-    """Most words searched for, the rarest (0: as many as the search budget holds)."""
-    rrf_k: float = 20.0
-    lexical: float = 1.0
-    fused: float = 0.6
-    semantic: float = 1.6
-    coverage: float = 0.5
-    name: float = 0.25
-    time_window: float = 0.6
-    when: float = 0.25
-    answer: float = 0.15
-    graph: float = 0.15
-    recency: float = 0.05
-    recency_days: float = 180.0
-    neighbours_of: int = 10
-    feedback: float = 0.0
-    feedback_docs: int = 5
-    feedback_terms: int = 6
-    neighbour: float = 0.4
-    neighbour_radius: int = 2
-    neighbour_decay: float = 0.7
-    neighbour_additive: bool = True
-    session: float = 0.2
-    session_top: int = 3
-    session_cover: float = 0.2
-    facts: int = 10
-    fact: float = 0.9
-    summaries: int = 50
-    summary: float = 0.6
-    window_candidates: int = 150
-    exchange_before: int = 1
-    exchange_after: int = 1
-    exchanges: int = 15
-    """The best turns shown as exchanges; the rest are shown alone, to keep the budget."""
-
-
-def lighter(tuning: Tuning) -> Tuning:
-    """``tuning`` for a light recall: the three rarest words searched for, a third of the
-    candidates, no neighbour expansion (turns ranked alone, not as exchanges) and half the
-    facts; the weights stay as tuned."""
-    return replace(
-        tuning,
-        words=3,
-        candidates=max(1, tuning.candidates // 3),
-        semantic_candidates=max(1, tuning.semantic_candidates // 3),
-        neighbours_of=0,
-        exchange_before=0,
-        exchange_after=0,
-        facts=max(1, tuning.facts // 2),
-    )
 
 
 @dataclass(slots=True)
@@ -148,32 +49,6 @@ class _Candidate:
     semantic: float = 0.0
     inherited: float = 0.0
     score: float = 0.0
-
-
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def stem(word: str) -> str:
-    """A crude suffix-stripper, enough to see that "painting" and "painted" share "paint";
-    only compared with itself (full-text search uses SQLite's Porter stemmer)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 5 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-        word = word[:-1]
-    return word
-
-
-def stems(text: str) -> frozenset[str]:
-    return frozenset(map(stem, _TOKEN.findall(text.lower())))
 
 
 _PAGES = 4
@@ -252,10 +127,10 @@ class HybridRanker:
             (c for c in candidates.values() if c.score > 0),
             key=lambda c: (c.score, c.message.created_at),
         )
-        items = self._exchanges(root, best, tuning)
-        items.extend(self._fact_items(root, query, tuning))
-        items.extend(self._summary_items(root, query, exclude, tuning))
-        items.extend(self._graph_items(entities))
+        items = exchanges(self._history, root, [(c.message, c.score) for c in best], tuning)
+        items.extend(fact_items(self._facts, root, query, tuning))
+        items.extend(summary_items(self._history, root, query, exclude, tuning))
+        items.extend(graph_items(self._graph, entities))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
         return items[:limit]
 
@@ -545,128 +420,6 @@ class HybridRanker:
             for session, terms in found.items()
         }
 
-    def _exchanges(self, root: str, best: Sequence[_Candidate], tuning: Tuning) -> list[RecallItem]:
-        """Each of the ``best`` turns with the turns around it (``exchange_before`` and
-        ``exchange_after``), best first; a turn already shown in a better exchange is not shown
-        again, and a candidate inside one adds nothing new. Past the first ``exchanges``,
-        turns come alone: a deep hit is there for its words, and context would crowd out
-        other hits from the budget."""
-        before, after = tuning.exchange_before, tuning.exchange_after
-        radius = max(before, after)
-        if radius <= 0:
-            return [message_item(c.message, c.score) for c in best]
-        near: dict[int, list[StoredMessage]] = defaultdict(list)
-        read = 0  # neighbours are read a page of anchors at a time, only for those that need them
-
-        def neighbours(position: int) -> list[StoredMessage]:
-            nonlocal read
-            if position >= read:
-                page = [c.message.id for c in best[read : read + max(1, tuning.exchanges)]]
-                for each in self._history.around(root, page, radius=radius):
-                    if -before <= each.offset <= after:
-                        near[each.anchor].append(each.message)
-                read += len(page)
-            return near.get(best[position].message.id, [])
-
-        shown: set[int] = set()
-        items: list[RecallItem] = []
-        for position, candidate in enumerate(best):
-            anchor = candidate.message
-            if anchor.id in shown:
-                continue
-            around = neighbours(position) if len(items) < tuning.exchanges else ()
-            turns = sorted(
-                (anchor, *(m for m in around if m.id not in shown)),
-                key=_message_id,
-            )
-            shown.update(m.id for m in turns)
-            if len(turns) == 1:
-                items.append(message_item(anchor, candidate.score))
-                continue
-            items.append(
-                replace(
-                    message_item(anchor, candidate.score),
-                    text="\n".join(m.content for m in turns),
-                    message_ids=tuple(m.id for m in turns),
-                    parts=tuple(message_item(m, candidate.score) for m in turns),
-                )
-            )
-        return items
-
-    # -- other kinds ------------------------------------------------------------------------
-
-    def _fact_items(self, root: str, query: QueryAnalysis, tuning: Tuning) -> list[RecallItem]:
-        if not query.terms:
-            return []
-        wanted = {stem(term) for term in query.terms}
-        items = []
-        for fact in self._facts.search(root, " ".join(query.terms), limit=tuning.facts):
-            text = f"{fact.field}: {fact.value}" if fact.field else fact.value
-            overlap = len(wanted & stems(text.replace("_", " "))) / len(wanted)
-            items.append(
-                RecallItem(
-                    kind="fact",
-                    ref=fact.id,
-                    text=text,
-                    session=fact.session,
-                    message_ids=(fact.message_id,) if fact.message_id is not None else (),
-                    time=fact.updated_at,
-                    score=tuning.fact * (overlap + fact.confidence * 0.5),
-                    trust=fact_trust(fact),
-                )
-            )
-        return items
-
-    def _summary_items(
-        self, root: str, query: QueryAnalysis, exclude: str | None, tuning: Tuning
-    ) -> list[RecallItem]:
-        if not query.terms:
-            return []
-        wanted = {stem(term) for term in query.terms}
-        items = []
-        for summary in self._history.summaries(root, limit=tuning.summaries):
-            if summary.session == exclude:
-                continue
-            overlap = len(wanted & stems(summary.summary)) / len(wanted)
-            if overlap <= 0:
-                continue
-            items.append(
-                RecallItem(
-                    kind="summary",
-                    ref=summary.through_id,
-                    text=summary.summary,
-                    session=summary.session,
-                    message_ids=(),
-                    time=summary.updated_at,
-                    score=tuning.summary * overlap,
-                    trust="summary",
-                )
-            )
-        return items
-
-    def _graph_items(self, entities: Sequence[Entity]) -> list[RecallItem]:
-        if self._graph is None:
-            return []
-        items = []
-        for entity in entities[:4]:
-            for relation in self._graph.relations_of(entity.id, limit=4):
-                items.append(
-                    RecallItem(
-                        kind="graph",
-                        ref=relation.id,
-                        text=(
-                            f"{relation.source_name} {relation.type.replace('_', ' ')} "
-                            f"{relation.target_name}"
-                        ),
-                        session=None,
-                        message_ids=(),
-                        time=relation.updated_at,
-                        score=0.5 * relation.confidence,
-                        trust="inferred",
-                    )
-                )
-        return items
-
 
 def _feedback_terms(
     candidates: Iterable[_Candidate], query: QueryAnalysis, documents: int
@@ -678,7 +431,7 @@ def _feedback_terms(
     first: dict[str, str] = {}
     for candidate in top:
         seen: set[str] = set()
-        for word in _TOKEN.findall(candidate.message.content.lower()):
+        for word in TOKEN.findall(candidate.message.content.lower()):
             if len(word) < 3 or word in STOPWORDS or word in QUESTION_WORDS or word.isdigit():
                 continue
             root_form = stem(word)

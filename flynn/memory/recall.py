@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
+from flynn.memory.items import RecallItem, Trust, fact_trust, message_item
 from flynn.memory.query import analyse
-from flynn.memory.ranking import HybridRanker, RecallItem, Trust, fact_trust, message_item
+from flynn.memory.ranking import HybridRanker
 from flynn.memory.store import Fact, Facts, Graph, History
 from flynn.memory.vectors import VectorSearch
 

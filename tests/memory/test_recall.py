@@ -10,7 +10,7 @@ import pytest
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.query import analyse
-from flynn.memory.ranking import HybridRanker, Tuning
+from flynn.memory.ranking import HybridRanker
 from flynn.memory.recall import (
     FRAME_TOKENS,
     Recall,
@@ -21,6 +21,7 @@ from flynn.memory.recall import (
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewFact
+from flynn.memory.tuning import Tuning
 from flynn.memory.writer import MemoryWriter
 from flynn.sessions.prompt import render_recalled
 from flynn.tokens import estimate_tokens

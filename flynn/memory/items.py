@@ -1,0 +1,218 @@
+"""What recall returns: ranked pieces of memory (``RecallItem``), each saying where it came
+from and how far to trust it, and how ranked rows become items: a past turn with the turns
+around it (an *exchange*), a fact, a conversation's summary, a relation of the graph."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Literal
+
+from flynn.memory.query import QueryAnalysis
+from flynn.memory.store import Entity, Fact, Facts, Graph, History, MessageRole, StoredMessage
+from flynn.memory.tuning import Tuning
+
+ItemKind = Literal["message", "fact", "summary", "graph"]
+Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallItem:
+    """One ranked piece of memory.
+
+    ``ref`` is the row it came from (message or fact id, entity id for graph context, and the
+    session's newest summarised message id for a summary); ``message_ids`` are the stored turns
+    it derives from (a past turn: itself; a fact: the turn it was extracted from).
+
+    An *exchange* is a past turn ranked with the turns just around it in its conversation (the
+    question it answers, the reply that completes it): ``ref`` is the turn that ranked, ``parts``
+    the turns in order (each an item of its own, packed as one line each), ``message_ids`` all
+    of them."""
+
+    kind: ItemKind
+    ref: int
+    text: str
+    session: str | None
+    message_ids: tuple[int, ...]
+    time: datetime
+    score: float
+    trust: Trust
+    role: MessageRole | None = None
+    parts: tuple[RecallItem, ...] = ()
+
+
+def message_item(message: StoredMessage, score: float) -> RecallItem:
+    return RecallItem(
+        kind="message",
+        ref=message.id,
+        text=message.content,
+        session=message.session,
+        message_ids=(message.id,),
+        time=message.created_at,
+        score=score,
+        trust="verbatim",
+        role=message.role,
+    )
+
+
+def fact_trust(fact: Fact) -> Trust:
+    if fact.source == "llm":
+        return "extracted"
+    if fact.source == "inferred":
+        return "inferred"
+    return "stated"
+
+
+TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def stem(word: str) -> str:
+    """A crude suffix-stripper, enough to see that "painting" and "painted" share "paint";
+    only compared with itself (full-text search uses SQLite's Porter stemmer)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    return word
+
+
+def stems(text: str) -> frozenset[str]:
+    return frozenset(map(stem, TOKEN.findall(text.lower())))
+
+
+def exchanges(
+    history: History, root: str, best: Sequence[tuple[StoredMessage, float]], tuning: Tuning
+) -> list[RecallItem]:
+    """Each of the ``best`` turns with the turns around it (``exchange_before`` and
+    ``exchange_after``), best first; a turn already shown in a better exchange is not shown
+    again, and a candidate inside one adds nothing new. Past the first ``exchanges``,
+    turns come alone: a deep hit is there for its words, and context would crowd out
+    other hits from the budget."""
+    before, after = tuning.exchange_before, tuning.exchange_after
+    radius = max(before, after)
+    if radius <= 0:
+        return [message_item(message, score) for message, score in best]
+    near: dict[int, list[StoredMessage]] = defaultdict(list)
+    read = 0  # neighbours are read a page of anchors at a time, only for those that need them
+
+    def neighbours(position: int) -> list[StoredMessage]:
+        nonlocal read
+        if position >= read:
+            page = [message.id for message, _ in best[read : read + max(1, tuning.exchanges)]]
+            for each in history.around(root, page, radius=radius):
+                if -before <= each.offset <= after:
+                    near[each.anchor].append(each.message)
+            read += len(page)
+        return near.get(best[position][0].id, [])
+
+    shown: set[int] = set()
+    items: list[RecallItem] = []
+    for position, (anchor, score) in enumerate(best):
+        if anchor.id in shown:
+            continue
+        around = neighbours(position) if len(items) < tuning.exchanges else ()
+        turns = sorted(
+            (anchor, *(m for m in around if m.id not in shown)),
+            key=lambda message: message.id,
+        )
+        shown.update(m.id for m in turns)
+        if len(turns) == 1:
+            items.append(message_item(anchor, score))
+            continue
+        items.append(
+            replace(
+                message_item(anchor, score),
+                text="\n".join(m.content for m in turns),
+                message_ids=tuple(m.id for m in turns),
+                parts=tuple(message_item(m, score) for m in turns),
+            )
+        )
+    return items
+
+
+def fact_items(facts: Facts, root: str, query: QueryAnalysis, tuning: Tuning) -> list[RecallItem]:
+    if not query.terms:
+        return []
+    wanted = {stem(term) for term in query.terms}
+    items = []
+    for fact in facts.search(root, " ".join(query.terms), limit=tuning.facts):
+        text = f"{fact.field}: {fact.value}" if fact.field else fact.value
+        overlap = len(wanted & stems(text.replace("_", " "))) / len(wanted)
+        items.append(
+            RecallItem(
+                kind="fact",
+                ref=fact.id,
+                text=text,
+                session=fact.session,
+                message_ids=(fact.message_id,) if fact.message_id is not None else (),
+                time=fact.updated_at,
+                score=tuning.fact * (overlap + fact.confidence * 0.5),
+                trust=fact_trust(fact),
+            )
+        )
+    return items
+
+
+def summary_items(
+    history: History, root: str, query: QueryAnalysis, exclude: str | None, tuning: Tuning
+) -> list[RecallItem]:
+    if not query.terms:
+        return []
+    wanted = {stem(term) for term in query.terms}
+    items = []
+    for summary in history.summaries(root, limit=tuning.summaries):
+        if summary.session == exclude:
+            continue
+        overlap = len(wanted & stems(summary.summary)) / len(wanted)
+        if overlap <= 0:
+            continue
+        items.append(
+            RecallItem(
+                kind="summary",
+                ref=summary.through_id,
+                text=summary.summary,
+                session=summary.session,
+                message_ids=(),
+                time=summary.updated_at,
+                score=tuning.summary * overlap,
+                trust="summary",
+            )
+        )
+    return items
+
+
+def graph_items(graph: Graph | None, entities: Sequence[Entity]) -> list[RecallItem]:
+    if graph is None:
+        return []
+    items = []
+    for entity in entities[:4]:
+        for relation in graph.relations_of(entity.id, limit=4):
+            items.append(
+                RecallItem(
+                    kind="graph",
+                    ref=relation.id,
+                    text=(
+                        f"{relation.source_name} {relation.type.replace('_', ' ')} "
+                        f"{relation.target_name}"
+                    ),
+                    session=None,
+                    message_ids=(),
+                    time=relation.updated_at,
+                    score=0.5 * relation.confidence,
+                    trust="inferred",
+                )
+            )
+    return items

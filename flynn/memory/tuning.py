@@ -1,0 +1,64 @@
+"""The weights of the hybrid recall ranker (``flynn.memory.ranking``), and the lighter recall
+used for plain statements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """Weights of the hybrid score; the defaults were tuned on ``bench/datasets``."""
+
+    candidates: int = 120
+    semantic_candidates: int = 300
+    words: int = 0
+    """Most words searched for, the rarest (0: as many as the search budget holds)."""
+    rrf_k: float = 20.0
+    lexical: float = 1.0
+    fused: float = 0.6
+    semantic: float = 1.6
+    coverage: float = 0.5
+    name: float = 0.25
+    time_window: float = 0.6
+    when: float = 0.25
+    answer: float = 0.15
+    graph: float = 0.15
+    recency: float = 0.05
+    recency_days: float = 180.0
+    neighbours_of: int = 10
+    feedback: float = 0.0
+    feedback_docs: int = 5
+    feedback_terms: int = 6
+    neighbour: float = 0.4
+    neighbour_radius: int = 2
+    neighbour_decay: float = 0.7
+    neighbour_additive: bool = True
+    session: float = 0.2
+    session_top: int = 3
+    session_cover: float = 0.2
+    facts: int = 10
+    fact: float = 0.9
+    summaries: int = 50
+    summary: float = 0.6
+    window_candidates: int = 150
+    exchange_before: int = 1
+    exchange_after: int = 1
+    exchanges: int = 15
+    """The best turns shown as exchanges; the rest are shown alone, to keep the budget."""
+
+
+def lighter(tuning: Tuning) -> Tuning:
+    """``tuning`` for a light recall: the three rarest words searched for, a third of the
+    candidates, no neighbour expansion (turns ranked alone, not as exchanges) and half the
+    facts; the weights stay as tuned."""
+    return replace(
+        tuning,
+        words=3,
+        candidates=max(1, tuning.candidates // 3),
+        semantic_candidates=max(1, tuning.semantic_candidates // 3),
+        neighbours_of=0,
+        exchange_before=0,
+        exchange_after=0,
+        facts=max(1, tuning.facts // 2),
+    )
