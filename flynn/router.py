@@ -21,7 +21,8 @@ from flynn.errors import SessionBusy
 from flynn.identity import Identity
 from flynn.memory.store import InboundLog
 from flynn.messages import ChannelAccount, InboundMessage, OutboundMessage, SessionKey
-from flynn.sessions.orchestrator import Orchestrator, TurnResult
+from flynn.sessions.orchestrator import Orchestrator
+from flynn.sessions.result import TurnResult
 
 log = structlog.get_logger(__name__)
 

@@ -8,8 +8,10 @@ import json
 import re
 from dataclasses import dataclass
 
-COMMANDS = frozenset({"new", "reset", "status", "compact", "otr", "forget", "help", "search"})
-"""The six commands of protocol v1, plus ``help`` and ``search``."""
+from flynn.sessions.commands import NAMES
+
+COMMANDS = NAMES
+"""The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MAX_ID_CHARS = 128

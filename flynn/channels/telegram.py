@@ -34,23 +34,13 @@ from flynn.channels.telegram_html import render_html, visible_length
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage, SessionKey
+from flynn.sessions.commands import CHAT_COMMANDS
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
 
 MAX_LEN: Final = 4096
 """Telegram's limit on a message's visible text, in UTF-16 code units."""
-
-COMMANDS: Final = (
-    ("new", "Start a fresh conversation (working memory is kept)"),
-    ("reset", "Clear this conversation without summarising it"),
-    ("status", "What I know about this session"),
-    ("compact", "Summarise the conversation now"),
-    ("otr", "Toggle off-the-record: nothing is stored"),
-    ("forget", "Delete this conversation's messages for good"),
-    ("search", "Find what we said before, by day"),
-    ("help", "What I can do"),
-)
 
 REFUSAL: Final = (
     "Sorry, I only talk to my owner. If that's you, add {user_id} to "
@@ -251,7 +241,9 @@ class TelegramChannel:
         )
         self._connected = True
         try:
-            await bot.set_my_commands([BotCommand(name, about) for name, about in COMMANDS])
+            await bot.set_my_commands(
+                [BotCommand(command.name, command.about) for command in CHAT_COMMANDS]
+            )
         except TelegramError as exc:
             # The menu is a convenience; commands typed by hand still work without it.
             log.warning("telegram.commands_not_registered", error=type(exc).__name__)

@@ -1,0 +1,188 @@
+"""The chat commands (``/new``, ``/status``, ...): one table says what each does, for ``/help``,
+Telegram's command menu and the gateway's ``command`` frame, and which handler runs it.
+
+Handlers run inside the session's lock (``Orchestrator.command``) and use only the session's
+public operations; what a command says back is a ``TurnResult`` like any turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from flynn.memory.dates import parse_timezone
+from flynn.memory.session_search import render_results, search_sessions
+from flynn.memory.working import read_working_memory
+from flynn.sessions.result import TurnResult
+
+if TYPE_CHECKING:
+    from flynn.sessions.orchestrator import Orchestrator
+
+SEARCH_LIMIT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    about: str
+    """What it does, one line: Telegram's menu shows it (256 characters at most), and ``/help``."""
+    args: str = ""
+
+    @property
+    def usage(self) -> str:
+        """Its ``/help`` line."""
+        head = f"/{self.name} {self.args}" if self.args else f"/{self.name}"
+        return f"{head} – {self.about[0].lower()}{self.about[1:]}"
+
+
+CHAT_COMMANDS: Final = (
+    Command("new", "Start a fresh conversation (what we were doing is kept as working memory)"),
+    Command("reset", "Clear this conversation without summarising it"),
+    Command("status", "What I know about this session"),
+    Command("compact", "Summarise the conversation now"),
+    Command("otr", "Toggle off-the-record: nothing is stored while it is on"),
+    Command("forget", "Delete this conversation's messages for good; /forget FIELD deletes a fact"),
+    Command("search", "Find what we said before, grouped by day", args="WORDS"),
+    Command("help", "What I can do"),
+)
+NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
+_ALIASES: Final = {"start": "help"}  # Telegram sends /start when a chat opens
+
+
+def help_text() -> str:
+    return "\n".join(
+        [
+            "I'm Flynn, your assistant. I remember what you tell me across our conversations.",
+            *(command.usage for command in CHAT_COMMANDS if command.name != "help"),
+        ]
+    )
+
+
+async def run(session: Orchestrator, name: str, arg: str) -> TurnResult:
+    """Runs command ``name`` (without its slash) for ``session``; an unknown name gets a
+    reply listing the commands."""
+    handler = _HANDLERS.get(_ALIASES.get(name, name))
+    if handler is None:
+        return TurnResult(
+            f"Unknown command /{name}. Commands: "
+            + ", ".join(f"/{command.name}" for command in CHAT_COMMANDS)
+            + ".",
+            "bad_request",
+        )
+    return await handler(session, arg)
+
+
+async def _help(session: Orchestrator, arg: str) -> TurnResult:
+    return TurnResult(help_text())
+
+
+async def _new(session: Orchestrator, arg: str) -> TurnResult:
+    outcome = None if session.off_the_record else await session.compact_now()
+    session.clear_conversation()
+    note = " What we were doing is kept in working memory." if outcome else ""
+    return TurnResult("Started a new conversation." + note)
+
+
+async def _reset(session: Orchestrator, arg: str) -> TurnResult:
+    session.clear_conversation()
+    return TurnResult("Conversation reset. Stored facts about you are kept.")
+
+
+async def _status(session: Orchestrator, arg: str) -> TurnResult:
+    services = session.services
+    usage = session.context_usage()
+    working = read_working_memory(services.documents, session.scope.working, now=services.clock())
+    config = services.config
+    lines = [
+        f"Session: {session.session_id}",
+        f"Memory: {session.scope.root}"
+        + (" (shared across channels)" if session.scope.shared else ""),
+        f"Model: {services.chat.name}",
+        f"Messages in context: {usage.messages} (~{usage.tokens} tokens of "
+        f"{config.context_window - config.reserve_tokens} before compaction)",
+        f"Summary of earlier turns: {'yes' if usage.summarised else 'no'}",
+        "Off the record: " + ("on" if session.off_the_record else "off"),
+    ]
+    if working is not None:
+        lines.append(
+            f"Working memory: updated {working.updated_at:%Y-%m-%d %H:%M} UTC, "
+            f"expires {working.expires_at:%Y-%m-%d}"
+        )
+    return TurnResult("\n".join(lines))
+
+
+async def _compact(session: Orchestrator, arg: str) -> TurnResult:
+    if session.off_the_record:
+        return TurnResult("Nothing to compact while off the record.")
+    outcome = await session.compact_now()
+    if outcome is None:
+        return TurnResult("Nothing to compact yet.")
+    how = "" if outcome.used_model else " (the model was unavailable, so I kept key excerpts)"
+    return TurnResult(
+        f"Compacted {outcome.summarized} messages into a summary; kept the last "
+        f"{outcome.kept} verbatim (~{outcome.tokens_before} → ~{outcome.tokens_after} tokens)."
+        + how,
+        compacted=True,
+    )
+
+
+async def _search(session: Orchestrator, arg: str) -> TurnResult:
+    if not arg:
+        return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
+    services = session.services
+    # Days as the person lives them: the configured zone, else the machine's (DESIGN 10).
+    name = services.config.timezone
+    zone = parse_timezone(name) if name else services.clock().astimezone().tzinfo
+    days = search_sessions(
+        services.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
+    )
+    return TurnResult(render_results(days, arg))
+
+
+async def _otr(session: Orchestrator, arg: str) -> TurnResult:
+    wanted = {"on": True, "off": False}.get(arg.casefold(), not session.off_the_record)
+    session.set_off_the_record(wanted)
+    if wanted:
+        return TurnResult(
+            "Off the record: nothing from here on is stored or remembered. Send /otr to end it."
+        )
+    return TurnResult("Back on the record.")
+
+
+async def _forget(session: Orchestrator, arg: str) -> TurnResult:
+    services = session.services
+    if arg:
+        field_name = "_".join(arg.casefold().split())
+        counts = services.forgetter.forget_field(session.scope.root, field_name)
+        if not counts.get("facts"):
+            return TurnResult(f"I had nothing stored under {field_name!r}.")
+        # The session context and the loaded turns may quote the value: rebuild them.
+        session.rebuild_context()
+        if services.writer.embeds and counts.get("embeddings"):
+            # Redacted messages (and those after them) lost their vectors: embed them anew.
+            session.in_background(services.writer.embed_missing(session.scope.root))
+        redacted = sum(n for kind, n in counts.items() if kind not in ("facts", "embeddings"))
+        return TurnResult(
+            f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
+            + (f", {redacted} mentions redacted" if redacted else "")
+            + ")."
+        )
+    removed = services.history.forget_session(session.session_id)
+    session.rebuild_context()
+    return TurnResult(
+        f"Deleted this conversation ({removed} messages). Facts you told me are kept; "
+        "use /forget FIELD (e.g. /forget name) to remove one."
+    )
+
+
+_HANDLERS: Final[dict[str, Callable[[Orchestrator, str], Awaitable[TurnResult]]]] = {
+    "new": _new,
+    "reset": _reset,
+    "status": _status,
+    "compact": _compact,
+    "otr": _otr,
+    "forget": _forget,
+    "search": _search,
+    "help": _help,
+}

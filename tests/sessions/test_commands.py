@@ -1,0 +1,51 @@
+"""The chat command table is the one list every surface uses: each command runs, ``/help``
+lists it, Telegram's menu accepts it and the gateway's ``command`` frame takes its name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from conftest import SMALL_WINDOW, Harness
+
+from flynn.channels.gateway_frames import COMMANDS as GATEWAY_COMMANDS
+from flynn.sessions.commands import CHAT_COMMANDS, NAMES
+
+SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
+
+
+async def test_every_command_runs_and_help_lists_it(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    await session.handle("My name is Ana.")
+    for command in CHAT_COMMANDS:
+        result = await session.handle(f"/{command.name}")
+        assert "Unknown command" not in result.text, command.name
+        assert result.error_code is None, (command.name, result.text)
+    help_text = (await session.handle("/help")).text
+    for command in CHAT_COMMANDS:
+        if command.name != "help":
+            assert f"/{command.name}" in help_text
+    # Telegram sends /start when someone opens the chat; it is /help, not an unknown command.
+    assert (await session.handle("/start")).text == help_text
+
+
+async def test_an_unknown_command_lists_the_known_ones(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.open()
+    unknown = await h.session().handle("/frobnicate now")
+    assert unknown.error_code == "bad_request"
+    assert unknown.text.startswith("Unknown command /frobnicate.")
+    assert all(f"/{name}" in unknown.text for name in NAMES)
+
+
+def test_the_table_fits_telegram_and_the_gateway() -> None:
+    # Bot API setMyCommands: 1-32 lowercase letters, digits or underscores; 1-256 characters.
+    for command in CHAT_COMMANDS:
+        assert re.fullmatch(r"[a-z0-9_]{1,32}", command.name)
+        assert 1 <= len(command.about) <= 256
+    assert len(NAMES) == len(CHAT_COMMANDS)
+    assert GATEWAY_COMMANDS == NAMES
+    # Protocol v1's six commands stay (DESIGN.md section 8); others may be added.
+    assert {"new", "reset", "status", "compact", "otr", "forget"} <= GATEWAY_COMMANDS
