@@ -141,10 +141,17 @@ def _parser() -> argparse.ArgumentParser:
         help="embed stored messages that have no vector of the configured model",
         description="Embed the stored messages that have no vector of memory.embeddings_model "
         "(stored before embeddings were on, or under another model), so recall can find them by "
-        "meaning. Safe to interrupt and run again.",
+        "meaning. Once every message has one, the vectors of other models (left by an earlier "
+        "memory.embeddings_model, and ignored by recall) are deleted. Safe to interrupt and run "
+        "again.",
     )
     embed.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
     embed.add_argument("--user", help="only this person's messages (from the users: map)")
+    embed.add_argument(
+        "--keep-other-models",
+        action="store_true",
+        help="keep the vectors of other models (to switch back without embedding again)",
+    )
     embed.set_defaults(handler=_cmd_memory_embed)
 
     sessions = commands.add_parser("sessions", help="past conversations")
@@ -506,8 +513,19 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
         if done:
             print(file=sys.stderr)
         seconds = perf_counter() - started
+        others = vectors.other_models(prefix)
+        dropped = 0
+        if others and not args.keep_other_models and vectors.unembedded(prefix) == 0:
+            dropped = vectors.drop_other_models(prefix)
     where = prefix or "every namespace"
     print(f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s")
+    if dropped:
+        print(f"deleted {dropped} vector(s) of other models ({', '.join(sorted(others))})")
+    elif others:
+        print(
+            f"kept {sum(others.values())} vector(s) of other models ({', '.join(sorted(others))}); "
+            "recall ignores them"
+        )
     return EXIT_OK
 
 

@@ -105,7 +105,9 @@ def _embeddings(settings: Settings) -> Check:
         return Check("embeddings", True, f"{embedder.model} loads")
     try:
         with SqliteMemory.open(path) as memory:
-            missing = SqliteVectors(memory.db, embedder).unembedded()
+            vectors = SqliteVectors(memory.db, embedder)
+            missing = vectors.unembedded()
+            stale = sum(vectors.other_models().values())
     except StoreError as exc:
         return Check("embeddings", False, str(exc))
     if missing:
@@ -114,6 +116,14 @@ def _embeddings(settings: Settings) -> Check:
             False,
             f"{embedder.model} loads; {missing} stored message(s) have no vector of it and are "
             "found by words only (run `flynn memory embed`)",
+            warning=True,
+        )
+    if stale:
+        return Check(
+            "embeddings",
+            False,
+            f"{embedder.model} loads; every stored message has a vector, and {stale} vector(s) "
+            "of other models are unused (`flynn memory embed` deletes them)",
             warning=True,
         )
     return Check("embeddings", True, f"{embedder.model} loads; every stored message has a vector")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from flynn.memory import minilm
 from flynn.memory.extraction import ProposedFact
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
@@ -228,3 +229,26 @@ def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) ->
     assert forgot.returncode == 0, forgot.stderr
     assert "message(s) anew from what is left" in forgot.stdout
     assert "embedded 0 message(s)" in flynn("memory", "embed", home=home, env=on).stdout
+
+
+def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Path) -> None:
+    pytest.importorskip("wordllama")
+    if minilm.model_dir() is None:
+        pytest.skip("the MiniLM weights are not installed")
+    old = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}
+    new = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "minilm"}
+    assert flynn("chat", home=home, stdin="I adopted a dog\n", env=old).returncode == 0
+    switched = flynn("memory", "embed", "--keep-other-models", home=home, env=new)
+    assert switched.returncode == 0, switched.stderr
+    assert "embedded 2 message(s)" in switched.stdout
+    assert "kept 2 vector(s) of other models (wordllama" in switched.stdout
+    doctor = flynn("doctor", "--no-network", home=home, env=new)
+    assert "[warn] embeddings:" in doctor.stdout and "2 vector(s) of other models" in doctor.stdout
+
+    pruned = flynn("memory", "embed", home=home, env=new)
+    assert pruned.returncode == 0, pruned.stderr
+    assert "deleted 2 vector(s) of other models (wordllama" in pruned.stdout
+    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+        models = memory.db.fetchall("SELECT DISTINCT model FROM embeddings")
+        assert [row[0] for row in models] == [minilm.MINILM_MODEL]
+    assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=new).stdout

@@ -109,6 +109,13 @@ AND NOT EXISTS (
     SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
 )
 """
+_OTHER_MODELS = f"""
+SELECT model, count(*) FROM embeddings
+WHERE {namespace_scope("namespace")} AND model != ? GROUP BY model ORDER BY model
+"""
+_DROP_OTHER_MODELS = f"""
+DELETE FROM embeddings WHERE {namespace_scope("namespace")} AND model != ?
+"""
 _EVERYWHERE = ("", "", "\U0010ffff")
 """``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
 _MAX_CACHED = 16
@@ -184,6 +191,20 @@ class SqliteVectors:
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         row = self._db.fetchone(_COUNT_UNEMBEDDED, (*scope, self.model))
         return 0 if row is None else int(row[0])
+
+    def other_models(self, namespace_prefix: str | None = None) -> dict[str, int]:
+        """How many vectors (under ``namespace_prefix``, or anywhere) each other model left:
+        recall ignores them, and they take as much room as this model's."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
+        rows = self._db.fetchall(_OTHER_MODELS, (*scope, self.model))
+        return {str(model): int(count) for model, count in rows}
+
+    def drop_other_models(self, namespace_prefix: str | None = None) -> int:
+        """Deletes the vectors of every other model (under ``namespace_prefix``, or anywhere);
+        returns how many. This model's vectors, and the cache, are untouched."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
+        with self._db.transaction():
+            return self._db.execute(_DROP_OTHER_MODELS, (*scope, self.model))
 
     def backfill(self, namespace_prefix: str | None = None, *, batch: int = 64) -> Iterator[int]:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
