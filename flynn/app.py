@@ -113,6 +113,7 @@ class App:
         for orchestrator in list(self._orchestrators.values()):
             await orchestrator.aclose()
         self._orchestrators.clear()
+        await self.services.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()
 
@@ -220,7 +221,8 @@ def _services(
     )
     if vectors is not None and (unembedded := vectors.unembedded()):
         # Turned on (or the model changed) after messages were stored: those are found by words
-        # only until embedded, which takes a while for a long history, so it is not done here.
+        # only until embedded. The daemon does it in the background (one thread), which takes a
+        # while for a long history; `flynn memory embed` does it faster, offline.
         log.warning(
             "memory.embeddings_incomplete",
             model=vectors.model,

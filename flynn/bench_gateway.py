@@ -115,15 +115,22 @@ async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
 
 
 async def bench_gateway(
-    *, clients: int, seconds: float, idle_sessions: int = 2000
+    *, clients: int, seconds: float, idle_sessions: int = 2000, embeddings: str | None = None
 ) -> dict[str, object]:
+    """``embeddings`` names a ``memory.embeddings_model`` to embed every turn with (off the
+    event loop, as the daemon does); ``None`` leaves embeddings off."""
     echo = await _echo(clients, seconds)
     transport = await _gateway_only(clients, seconds)
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
             {
                 "data_dir": tmp,
-                "memory": {"user_namespace": None},
+                "memory": {"user_namespace": None}
+                | (
+                    {"embeddings": True, "embeddings_model": embeddings}
+                    if embeddings is not None
+                    else {}
+                ),
                 "channels": {"gateway": {"port": 0, "token": _TOKEN}},
             }
         )
@@ -172,6 +179,7 @@ async def bench_gateway(
         else 0.0,
         "rss_per_session_kb": rss_per_session,
         "idle_sessions_measured": idle_sessions,
+        "embeddings_model": embeddings,
     }
 
 

@@ -207,6 +207,13 @@ def _parser() -> argparse.ArgumentParser:
     gateway.add_argument("--clients", type=int, default=200)
     gateway.add_argument("--seconds", type=float, default=10.0)
     gateway.add_argument("--idle-sessions", type=int, default=2000)
+    gateway.add_argument(
+        "--embeddings",
+        choices=EMBEDDING_MODELS,
+        nargs="?",
+        const="auto",
+        help="embed every turn with this memory.embeddings_model (default: auto)",
+    )
     gateway.set_defaults(handler=_cmd_bench_gateway)
     return parser
 
@@ -594,7 +601,12 @@ def _within(namespace: str, root: str) -> bool:
 def _cmd_bench_gateway(args: argparse.Namespace) -> int:
     configure_logging("error", "json")
     result = asyncio.run(
-        bench_gateway(clients=args.clients, seconds=args.seconds, idle_sessions=args.idle_sessions)
+        bench_gateway(
+            clients=args.clients,
+            seconds=args.seconds,
+            idle_sessions=args.idle_sessions,
+            embeddings=args.embeddings,
+        )
     )
     print(json.dumps(result))
     return EXIT_OK

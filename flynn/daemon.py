@@ -149,6 +149,9 @@ class Daemon:
             checkpointer = group.create_task(
                 WalCheckpointer(database_path(self._settings)).run(), name="wal-checkpointer"
             )
+            # Messages stored before embeddings were on (or under another model), or left
+            # behind by a burst, are embedded in the background, one thread at most.
+            behind = group.create_task(self._embed_behind(), name="embeddings-catch-up")
             freeze_startup_heap()
             self._notifier.notify("READY=1")
             self.ready.set()
@@ -164,9 +167,15 @@ class Daemon:
             router.close_intake()
             cancelled = await router.drain(self._options.drain_seconds)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (*tasks, watchdog, checkpointer):
+            for task in (*tasks, watchdog, checkpointer, behind):
                 task.cancel()
         log.info("daemon.channels_stopped")
+
+    async def _embed_behind(self) -> None:
+        if self.app is not None and self.app.services.writer.embeds:
+            done = await self.app.services.writer.embed_missing(None)
+            if done:
+                log.info("memory.embeddings_caught_up", messages=done)
 
     @staticmethod
     async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:

@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,15 @@ import structlog
 from fakes.gated_provider import GatedProvider
 from websockets.asyncio.client import connect
 
+from flynn.app import database_path
 from flynn.daemon import Daemon, PortInUse
 from flynn.errors import StoreError
+from flynn.memory.sqlite import SqliteMemory
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.settings import load_settings
 from flynn.systemd import SystemdNotifier
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 def _settings(tmp_path: Path, port: int = 0):  # type: ignore[no-untyped-def]
@@ -116,3 +121,33 @@ def test_the_cli_exits_3_when_the_port_is_taken(tmp_path: Path) -> None:
         )
     assert result.returncode == 3, result.stderr
     assert "in use" in result.stderr
+
+
+async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path: Path) -> None:
+    pytest.importorskip("wordllama")
+    plain = _settings(tmp_path)
+    plain.data_dir.mkdir(parents=True)
+    with SqliteMemory.open(database_path(plain)) as memory:
+        for index in range(3):
+            memory.history.append("gateway:t", "user", "user", f"note {index}", tokens=2, now=NOW)
+    embedding = load_settings(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "channels": {"gateway": {"port": 0, "token": "secret-token"}},
+            "memory": {"embeddings": True, "embeddings_model": "wordllama"},
+        }
+    )
+    daemon = Daemon(embedding, {}, providers=None, announce=lambda _: None)
+    stop = asyncio.Event()
+    with structlog.testing.capture_logs() as logs:
+        running = asyncio.create_task(daemon.run(stop))
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        assert daemon.app is not None
+        # Joins the catch-up the daemon began at start (or finds nothing left to do).
+        await asyncio.wait_for(daemon.app.services.writer.embed_missing(None), 10)
+        stop.set()
+        assert await asyncio.wait_for(running, 10) == 0
+    assert [e["messages"] for e in logs if e["event"] == "memory.embeddings_caught_up"] == [3]
+    with SqliteMemory.open(database_path(plain)) as memory:
+        count = memory.db.fetchone("SELECT count(*) FROM embeddings")
+        assert count is not None and count[0] == 3

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -158,11 +159,15 @@ class SqliteVectors:
         if rows:
             self.store(kind, rows, self._embedder.embed([text for _, _, text in rows]))
 
-    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix:
-        """The texts' vectors, computed in a worker thread so the event loop keeps running (a
-        sentence encoder takes tens of milliseconds for a long message; numpy releases the
-        GIL). Stores nothing: the caller checks its rows are still current, then ``store``s."""
-        return await asyncio.to_thread(self._embedder.embed, list(texts))
+    async def embed_in_thread(
+        self, texts: Sequence[str], *, executor: Executor | None = None
+    ) -> Matrix:
+        """The texts' vectors, computed in a worker thread (of ``executor``, else the loop's
+        default pool) so the event loop keeps running: a sentence encoder takes milliseconds
+        per message, and numpy releases the GIL. Stores nothing: the caller checks its rows
+        are still current, then ``store``s."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(executor, self._embedder.embed, list(texts))
 
     def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None:
         """Stores ``(ref_id, namespace, text)`` rows with their ``vectors``, in one
@@ -218,14 +223,20 @@ class SqliteVectors:
             after = rows[-1][0]
             yield len(rows)
 
-    async def backfill_in_thread(self, namespace_prefix: str, *, batch: int = 64) -> int:
-        """``backfill`` for a running daemon: the model runs in a worker thread, and a batch
-        keeps only the rows still as they were read (a forget meanwhile wins). Returns how
-        many were embedded."""
-        scope = scope_params(namespace_prefix)
+    async def backfill_in_thread(
+        self,
+        namespace_prefix: str | None,
+        *,
+        batch: int = 64,
+        executor: Executor | None = None,
+    ) -> int:
+        """``backfill`` for a running daemon: the model runs in a worker thread (of
+        ``executor``), and a batch keeps only the rows still as they were read (a forget
+        meanwhile wins). Returns how many were embedded."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         after, done = 0, 0
         while rows := self._unembedded_after(after, scope, batch):
-            vectors = await self.embed_in_thread([text for _, _, text in rows])
+            vectors = await self.embed_in_thread([text for _, _, text in rows], executor=executor)
             after = rows[-1][0]
             current = set(self._unembedded_after(rows[0][0] - 1, scope, len(rows)))
             kept = [index for index, row in enumerate(rows) if row in current]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from flynn.memory.embedding_queue import EmbeddingQueue, VectorWriter
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.reconcile import Outcome, RuleReconciler
 from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
@@ -21,7 +22,7 @@ from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
+    pass
 
 log = structlog.get_logger(__name__)
 
@@ -47,18 +48,6 @@ class MessageIngestor(Protocol):
     ) -> object: ...
 
 
-class VectorWriter(Protocol):
-    """Stores embeddings of ``(ref_id, namespace, text)`` rows (``SqliteVectors`` is one)."""
-
-    def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None: ...
-
-    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix: ...
-
-    def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None: ...
-
-    async def backfill_in_thread(self, namespace_prefix: str) -> int: ...
-
-
 class MemoryWriter:
     """Writes turns and what they teach. Each call is one or a few store transactions; none
     raises for any text (store failures raise ``StoreError``)."""
@@ -77,6 +66,9 @@ class MemoryWriter:
         self._reconciler = reconciler
         self._graph = graph
         self._vectors = vectors
+        self._queue = (
+            EmbeddingQueue(vectors, history, self._vector_row) if vectors is not None else None
+        )
 
     def message(
         self,
@@ -103,32 +95,26 @@ class MemoryWriter:
         return self._vectors is not None
 
     async def embed_later(self, stored: StoredMessage) -> None:
-        """Embeds a message ``message(..., embed=False)`` stored, the model running in a
-        worker thread; stores the vector only if the message and the one before it are still
-        as they were (a forget meanwhile wins). Never raises but on cancellation: a message
-        left without a vector is found by words until ``flynn memory embed``."""
-        if self._vectors is None:
-            return
-        try:
-            row = self._vector_row(stored)
-            vectors = await self._vectors.embed_in_thread([row[2]])
-            current = self._history.messages([stored.id])
-            if current and self._vector_row(current[0]) == row:
-                self._vectors.store("message", [row], vectors)
-        except Exception:
-            log.exception("memory.embedding_failed", message_id=stored.id)
+        """Embeds a message ``message(..., embed=False)`` stored, in the background queue
+        (``flynn.memory.embedding_queue``); returns once it has its vector, or was left to a
+        later catch-up. A forget meanwhile wins. Never raises but on cancellation: a message
+        left without a vector is found by words until it is embedded."""
+        if self._queue is not None:
+            await self._queue.embed(stored)
 
-    async def embed_missing(self, namespace_prefix: str) -> int:
-        """Embeds the messages under ``namespace_prefix`` that lost their vector, such as the
-        one after a forgotten message (its context changed), off the event loop; returns how
-        many. Never raises but on cancellation."""
-        if self._vectors is None:
+    async def embed_missing(self, namespace_prefix: str | None) -> int:
+        """Embeds the messages under ``namespace_prefix`` (``None``: anywhere) that have no
+        vector, such as the one after a forgotten message (its context changed), in the
+        background queue once what is ahead is done; returns how many. Never raises but on
+        cancellation."""
+        if self._queue is None:
             return 0
-        try:
-            return await self._vectors.backfill_in_thread(namespace_prefix)
-        except Exception:
-            log.exception("memory.embedding_failed", namespace=namespace_prefix)
-            return 0
+        return await self._queue.catch_up(namespace_prefix)
+
+    async def aclose(self) -> None:
+        """Stops embedding in the background; what is left waits for the next catch-up."""
+        if self._queue is not None:
+            await self._queue.aclose()
 
     def _vector_row(self, stored: StoredMessage) -> tuple[int, str, str]:
         """What ``stored`` is embedded as (``in_context``): after the message before it, when

@@ -202,6 +202,7 @@ async def test_embed_later_runs_off_the_loop_and_a_forget_meanwhile_wins(
     count = memory.db.fetchone("SELECT count(*) FROM embeddings")
     assert count is not None and count[0] == 1
     assert vectors.nearest("users/ana", "greyhound", kind="message", limit=5)[0][0] == kept.id
+    await writer.aclose()
 
 
 def test_another_namespace_never_shapes_a_vector(memory: SqliteMemory) -> None:
