@@ -2,7 +2,7 @@
 
 A sentence encoder takes milliseconds per message, and every turn stores two. Run each in a
 thread of the default pool, and a burst of turns queues dozens of them ahead of the one
-embedding a reply waits for (the question's, ``Recall.query_vector``): on the gateway
+embedding a reply waits for (the question's, ``Recall.query_vectors``): on the gateway
 benchmark with MiniLM, the median reply took 2.4 s. Here one task embeds stored messages in
 batches (cheaper per message) in a thread of its own, so at most one core goes to them and the
 question's embedding never waits in their queue.

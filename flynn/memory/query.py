@@ -220,6 +220,16 @@ class QueryAnalysis:
         names = set(self.names)
         return tuple(term for term in self.terms if term not in names)
 
+    @property
+    def topic_text(self) -> str:
+        """The message without the names it mentions ("What did Caroline research?" becomes
+        "What did research?"), to search by meaning for what it is about; empty when it names
+        nobody, or says nothing else."""
+        if not self.names or not self.topic_terms:
+            return ""
+        pattern = r"\b(?:" + "|".join(map(re.escape, self.names)) + r")(?:['’]s)?\b"
+        return " ".join(re.sub(pattern, " ", self.text, flags=re.IGNORECASE).split())
+
 
 def analyse(text: str, *, now: datetime) -> QueryAnalysis:
     """Splits ``text`` into what recall searches for. Never raises for any text."""

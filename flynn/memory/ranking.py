@@ -38,7 +38,7 @@ from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
+    from flynn.memory.vectors import Matrix, QueryVectors
 
 
 @dataclass(slots=True)
@@ -99,14 +99,14 @@ class HybridRanker:
         now: datetime,
         limit: int,
         exclude: str | None = None,
-        query_vector: Matrix | None = None,
+        query_vectors: QueryVectors | None = None,
     ) -> list[RecallItem]:
         entities = self._entities(root, query)
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
         words = self._words(root, query, tuning)
         candidates = self._lexical(root, query, words, exclude, tuning)
-        self._semantic(root, query, candidates, exclude, tuning, query_vector)
+        self._semantic(root, query, candidates, exclude, tuning, query_vectors)
         if query.window is not None:
             for message in self._history.between(
                 root,
@@ -262,22 +262,62 @@ class HybridRanker:
         candidates: dict[int, _Candidate],
         exclude: str | None,
         tuning: Tuning,
-        vector: Matrix | None,
+        vectors: QueryVectors | None,
     ) -> None:
+        """The turns nearest the question by meaning; when it names someone, also those
+        nearest its topic alone (as for words: in a conversation with Caroline, her name is
+        in half the turns and pulls the question's vector towards all of them)."""
         if self._vectors is None:
             return
+        self._add_nearest(
+            root,
+            query.text,
+            vectors.question if vectors is not None else None,
+            candidates,
+            exclude,
+            tuning,
+        )
+        topic = query.topic_text if tuning.semantic_topic > 0 else ""
+        if topic:
+            self._add_nearest(
+                root,
+                topic,
+                vectors.topic if vectors is not None else None,
+                candidates,
+                exclude,
+                tuning,
+                weight=tuning.semantic_topic,
+            )
+
+    def _add_nearest(
+        self,
+        root: str,
+        text: str,
+        vector: Matrix | None,
+        candidates: dict[int, _Candidate],
+        exclude: str | None,
+        tuning: Tuning,
+        *,
+        weight: float = 0.0,
+    ) -> None:
+        """Adds the turns nearest ``text`` (``vector`` is its embedding, when computed). The
+        question's own list (``weight`` 0) sets each turn's similarity; another list only adds
+        its reciprocal rank, times ``weight``."""
+        assert self._vectors is not None
         nearest = self._vectors.nearest(
-            root, query.text, kind="message", limit=tuning.semantic_candidates, vector=vector
+            root, text, kind="message", limit=tuning.semantic_candidates, vector=vector
         )
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):
             if message.session != exclude and _under(message.namespace, root):
                 candidates[message.id] = _Candidate(message)
+        share = weight or 1.0
         for position, (ref, similarity) in enumerate(nearest):
             candidate = candidates.get(ref)
             if candidate is not None:
-                candidate.semantic = max(0.0, similarity)
-                candidate.fused += 1.0 / (tuning.rrf_k + position + 1)
+                if not weight:
+                    candidate.semantic = max(0.0, similarity)
+                candidate.fused += share / (tuning.rrf_k + position + 1)
 
     def _entities(self, root: str, query: QueryAnalysis) -> list[Entity]:
         if self._graph is None:

@@ -19,10 +19,10 @@ from flynn.memory.items import RecallItem, Trust, fact_trust, message_item
 from flynn.memory.query import analyse
 from flynn.memory.ranking import HybridRanker
 from flynn.memory.store import Fact, Facts, Graph, History
-from flynn.memory.vectors import VectorSearch
+from flynn.memory.vectors import QueryVectors, VectorSearch
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
+    pass
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]
@@ -169,14 +169,15 @@ class Recall:
         """The embedding model ranking uses, if any."""
         return None if self._vectors is None else self._vectors.model
 
-    async def query_vector(self, query: str) -> Matrix | None:
-        """``query``'s embedding, computed in a worker thread, for ``rank``/``recall`` to use
-        instead of computing it on the event loop; ``None`` when ranking uses no embeddings."""
+    async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
+        """``query``'s embeddings (``QueryVectors``), computed in a worker thread, for
+        ``rank``/``recall`` to use instead of computing them on the event loop; ``None`` when
+        ranking uses no embeddings."""
         if self._vectors is None or self._ranker != "hybrid" or not query.strip():
             return None
-        vectors = await self._vectors.embed_in_thread([query])
-        vector: Matrix = vectors[0]
-        return vector
+        topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
+        vectors = await self._vectors.embed_in_thread([query, topic] if topic else [query])
+        return QueryVectors(vectors[0], vectors[1] if topic else None)
 
     def rank(
         self,
@@ -186,13 +187,14 @@ class Recall:
         now: datetime,
         limit: int = RANK_LIMIT,
         exclude_session: str | None = None,
-        query_vector: Matrix | None = None,
+        query_vectors: QueryVectors | None = None,
     ) -> list[RecallItem]:
         """The items most relevant to ``query`` under ``root``, best first, at most ``limit``.
 
         Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
         ``threshold`` (relative to the best, for the hybrid ranker) are left out.
-        ``query_vector`` is ``query``'s embedding when already computed (``query_vector()``).
+        ``query_vectors`` are ``query``'s embeddings when already computed
+        (``query_vectors()``).
         """
         if limit <= 0 or not query.strip():
             return []
@@ -210,7 +212,7 @@ class Recall:
             now=now,
             limit=limit,
             exclude=exclude_session,
-            query_vector=query_vector,
+            query_vectors=query_vectors,
         )
         if not items:
             return []
@@ -285,13 +287,13 @@ class Recall:
         budget_tokens: int,
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
-        query_vector: Matrix | None = None,
+        query_vectors: QueryVectors | None = None,
     ) -> RecalledMemory:
         """``pack(rank(...))``: what the orchestrator injects for one message."""
         if budget_tokens <= 0:
             return RecalledMemory()
         items = self.rank(
-            root, query, now=now, exclude_session=exclude_session, query_vector=query_vector
+            root, query, now=now, exclude_session=exclude_session, query_vectors=query_vectors
         )
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines)
 

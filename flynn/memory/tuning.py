@@ -18,6 +18,8 @@ class Tuning:
     lexical: float = 1.0
     fused: float = 0.6
     semantic: float = 1.6
+    semantic_topic: float = 1.0
+    """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
     coverage: float = 0.5
     name: float = 0.25
     time_window: float = 0.6

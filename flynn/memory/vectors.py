@@ -37,6 +37,15 @@ class Embedder(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class QueryVectors:
+    """A question's embeddings, computed before ranking (off the event loop): the whole
+    question, and its topic without the names it mentions (``QueryAnalysis.topic_text``)."""
+
+    question: Matrix
+    topic: Matrix | None = None
+
+
 class VectorSearch(Protocol):
     @property
     def model(self) -> str:

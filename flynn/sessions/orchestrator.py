@@ -238,6 +238,8 @@ class Orchestrator:
         state.added_since += estimate_tokens(text)
 
         budget = services.config.recall_max_tokens
+        # The embedding model runs in a worker thread, not on the event loop.
+        vectors = await services.recall.query_vectors(text, now=now) if budget > 0 else None
         recalled = services.recall.recall(
             self.scope.root,
             text,
@@ -245,8 +247,7 @@ class Orchestrator:
             budget_tokens=budget,
             exclude_session=self.session_id,
             skip_lines=state.session_context.splitlines(),
-            # The embedding model runs in a worker thread, not on the event loop.
-            query_vector=await services.recall.query_vector(text) if budget > 0 else None,
+            query_vectors=vectors,
         )
         compacted = False
         prompt = self._prompt(text, recalled, now)

@@ -101,8 +101,8 @@ async def test_past_its_limit_a_message_waits_for_the_catch_up_and_none_is_lost(
     assert [log["event"] for log in logs].count("memory.embedding_backlog") == 1
     embedder.go.set()
     await asyncio.gather(*waiting)
-    # Asking for the namespace's catch-up joins the one the overflow began.
-    assert await queue.catch_up(ANA.root) == 4
+    # Returns once the catch-up the overflow began is done (joining it, or after it).
+    await queue.catch_up(ANA.root)
     assert SqliteVectors(memory.db, embedder).unembedded() == 0
     assert sorted(size for size, _ in embedder.calls) == [2, 4]
     await queue.aclose()

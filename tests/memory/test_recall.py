@@ -425,3 +425,52 @@ def test_an_exchange_saying_the_same_thing_twice_is_packed_once(memory: SqliteMe
     assert _turns(items[:1]) == ["Thanks!", "The locksmith comes on Thursday at nine.", "Thanks!"]
     lines = recall.pack(items, budget_tokens=1500).lines
     assert len(lines) == len(set(lines)) == 2
+
+
+class ScriptedVectors:
+    """``VectorSearch`` answering each text with the turns a test names for it."""
+
+    model = "scripted"
+
+    def __init__(self, nearest: dict[str, list[int]]) -> None:
+        self.asked: list[str] = []
+        self._nearest = nearest
+
+    def nearest(
+        self, namespace_prefix: str, text: str, *, kind: str, limit: int, vector: object = None
+    ) -> list[tuple[int, float]]:
+        self.asked.append(text)
+        return [(ref, 0.5) for ref in self._nearest.get(text, [])][:limit]
+
+    async def embed_in_thread(self, texts: Sequence[str]) -> object:
+        raise AssertionError("not used")
+
+
+def test_a_question_naming_someone_is_also_searched_by_meaning_for_its_topic(
+    memory: SqliteMemory,
+) -> None:
+    # In a conversation with Caroline her name is everywhere; the question's vector leans
+    # towards her, and the turn about the topic can only be found by the topic's own vector.
+    writer = _writer(memory)
+    chatter = [
+        writer.message(ANA, "telegram:1", "user", f"Caroline said hello {i}", now=NOW).id
+        for i in range(3)
+    ]
+    agencies = writer.message(ANA, "telegram:2", "user", "I looked into agencies", now=NOW)
+    question = "What did Caroline research?"
+    assert analyse(question, now=NOW).topic_text == "What did research?"
+    vectors = ScriptedVectors({question: chatter, "What did research?": [agencies.id]})
+
+    def ranked(weight: float) -> list[int]:
+        ranker = HybridRanker(
+            memory.facts, memory.history, vectors=vectors, tuning=Tuning(semantic_topic=weight)
+        )
+        items = ranker.rank(ANA.root, analyse(question, now=NOW), now=NOW, limit=10)
+        return [ref for item in items for ref in item.message_ids]
+
+    assert agencies.id not in ranked(0.0)
+    assert agencies.id in ranked(1.0)
+    assert vectors.asked[-2:] == [question, "What did research?"]
+    # A question naming nobody has no separate topic.
+    assert analyse("What did I research?", now=NOW).topic_text == ""
+    assert analyse("Caroline?", now=NOW).topic_text == ""

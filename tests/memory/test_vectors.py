@@ -229,14 +229,21 @@ async def test_the_query_is_embedded_off_the_loop_once(memory: SqliteMemory) -> 
     tea = writer.message(scope, "s1", "user", "green tea every morning", now=NOW)
     recall = Recall(memory.facts, memory.history, threshold=0.0, vectors=vectors)
     embedder.texts.clear()
-    vector = await recall.query_vector("morning tea?")
-    assert vector is not None and embedder.texts == ["morning tea?"]
-    items = recall.rank("users/ana", "morning tea?", now=NOW, query_vector=vector)
+    computed = await recall.query_vectors("morning tea?", now=NOW)
+    assert computed is not None and computed.topic is None  # it names nobody
+    assert embedder.texts == ["morning tea?"]
+    items = recall.rank("users/ana", "morning tea?", now=NOW, query_vectors=computed)
     assert tea.id in {m for item in items for m in item.message_ids}
     assert embedder.texts == ["morning tea?"]  # ranking used the vector it was given
+    # A question naming someone is embedded whole and by its topic alone, in one call.
+    named = await recall.query_vectors("What tea does Ana drink?", now=NOW)
+    assert named is not None and named.topic is not None
+    assert embedder.texts[1:] == ["What tea does Ana drink?", "What tea does drink?"]
+    recall.rank("users/ana", "What tea does Ana drink?", now=NOW, query_vectors=named)
+    assert len(embedder.texts) == 3
     # Without embeddings in ranking there is nothing to compute.
     plain = Recall(memory.facts, memory.history, threshold=0.0, ranker="bm25", vectors=vectors)
-    assert await plain.query_vector("morning tea?") is None
+    assert await plain.query_vectors("morning tea?", now=NOW) is None
 
 
 async def test_a_backfill_in_a_running_daemon_lets_a_forget_win(memory: SqliteMemory) -> None:
