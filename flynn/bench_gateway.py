@@ -18,6 +18,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from flynn.app import App
 from flynn.channels.base import Channel, ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway import GatewayChannel
+from flynn.memory.embeddings import load_embedder
+from flynn.memory.vectors import SqliteVectors
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
@@ -154,6 +156,9 @@ async def bench_gateway(
             await gateway.wait_started()
             url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
             flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
+            # Turns the background queue had not embedded when the load ended (past its bound,
+            # they wait for a catch-up pass).
+            behind = _unembedded(app, embeddings)
             rss_per_session = await _idle_session_rss(router, idle_sessions)
         finally:
             serving.cancel()
@@ -180,7 +185,15 @@ async def bench_gateway(
         "rss_per_session_kb": rss_per_session,
         "idle_sessions_measured": idle_sessions,
         "embeddings_model": embeddings,
+        "unembedded_after_load": behind,
     }
+
+
+def _unembedded(app: App, model: str | None) -> int | None:
+    if model is None:
+        return None
+    vectors = SqliteVectors(app.memory.db, load_embedder(app.settings.memory.embeddings_model))
+    return vectors.unembedded()
 
 
 async def _idle_session_rss(router: Router, count: int) -> float:

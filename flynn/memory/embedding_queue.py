@@ -7,10 +7,17 @@ benchmark with MiniLM, the median reply took 2.4 s. Here one task embeds stored 
 batches (cheaper per message) in a thread of its own, so at most one core goes to them and the
 question's embedding never waits in their queue.
 
-The queue is bounded. Past ``limit`` waiting messages, a new one is not queued; its namespace is
-noted, and once the queue is empty the task embeds whatever that namespace still lacks (the
-same catch-up that follows a forget). Nothing is lost: such a message is found by words a little
-longer.
+Two kinds of work share the task, a batch at a time:
+
+- *new messages* (``embed``), first: a turn just stored, whose session waits for its vector
+  before it counts as idle. The queue of them is bounded: past ``limit``, a message is not
+  queued but left to a catch-up pass of its namespace. Nothing is lost: it is found by words a
+  little longer.
+- *catch-up passes* (``catch_up``), in the order asked: every message of a namespace that has
+  no vector, read from the database in id order, a batch between new messages. Messages
+  stored before embeddings were on, those a forget redacted, those a burst left behind. A pass
+  asked for while another of the same namespace runs is a pass of its own (the running one
+  may have read past what the new one is for).
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
@@ -30,6 +38,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger(__name__)
 
+T = TypeVar("T")
 Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
@@ -45,9 +54,18 @@ class VectorWriter(Protocol):
 
     def store(self, kind: str, rows: Sequence[Row], vectors: Matrix) -> None: ...
 
-    async def backfill_in_thread(
-        self, namespace_prefix: str | None, *, executor: Executor | None = None
-    ) -> int: ...
+    def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
+
+
+@dataclass(slots=True)
+class _Pass:
+    """A catch-up pass over one namespace prefix (``None``: every namespace)."""
+
+    prefix: str | None
+    waiters: list[asyncio.Future[int]] = field(default_factory=list)
+    after: int = 0  # the last message id read
+    embedded: int = 0
+    started: bool = False
 
 
 class EmbeddingQueue:
@@ -69,48 +87,52 @@ class EmbeddingQueue:
         self._batch = max(1, batch)
         self._limit = max(1, limit)
         self._waiting: deque[tuple[StoredMessage, asyncio.Future[None]]] = deque()
-        # Namespace prefixes to catch up (``None``: every namespace), and who waits for each.
-        self._behind: dict[str | None, list[asyncio.Future[int]]] = {}
+        self._passes: deque[_Pass] = deque()
         self._worker: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._closed = False
 
     @property
     def waiting(self) -> int:
+        """New messages queued (not yet in the thread)."""
         return len(self._waiting)
 
     async def embed(self, stored: StoredMessage) -> None:
-        """Returns once ``stored`` has its vector, or was left to the catch-up (the queue was
-        full), or was forgotten meanwhile. Never raises but on cancellation."""
+        """Returns once ``stored`` has its vector, or was left to a catch-up pass (the queue
+        was full), or was forgotten meanwhile. Never raises but on cancellation."""
         if self._closed:
             return
         if len(self._waiting) >= self._limit:
-            if stored.namespace not in self._behind:
+            if not any(p.prefix == stored.namespace and not p.started for p in self._passes):
                 log.warning(
                     "memory.embedding_backlog", waiting=len(self._waiting), limit=self._limit
                 )
-                self._behind[stored.namespace] = []
-            self._start()
+            self._ask(stored.namespace)
             return
         done = asyncio.get_running_loop().create_future()
         self._waiting.append((stored, done))
         self._start()
         await asyncio.shield(done)  # the waiter may be cancelled; the message stays queued
 
+    def catch_up_later(self, namespace_prefix: str | None) -> None:
+        """Asks for a catch-up pass under ``namespace_prefix`` (``None``: anywhere) and returns
+        at once."""
+        if not self._closed:
+            self._ask(namespace_prefix)
+
     async def catch_up(self, namespace_prefix: str | None) -> int:
         """Embeds every message under ``namespace_prefix`` (``None``: anywhere) that has no
-        vector, once the queue ahead is done; returns how many. Never raises but on
-        cancellation."""
+        vector, in a pass that starts after this call; returns how many it embedded. Never
+        raises but on cancellation."""
         if self._closed:
             return 0
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._behind.setdefault(namespace_prefix, []).append(done)
-        self._start()
+        self._ask(namespace_prefix).waiters.append(done)
         return await asyncio.shield(done)
 
     async def aclose(self) -> None:
         """Stops: what is still queued is left to the next catch-up (``flynn memory embed``,
-        or the daemon's next start)."""
+        or the daemon's next start). A batch already in the thread finishes there, unused."""
         self._closed = True
         worker, self._worker = self._worker, None
         if worker is not None:
@@ -118,16 +140,24 @@ class EmbeddingQueue:
             await asyncio.gather(worker, return_exceptions=True)
         while self._waiting:
             _, done = self._waiting.popleft()
-            if not done.done():
-                done.set_result(None)
-        for futures in self._behind.values():
-            for future in futures:
-                if not future.done():
-                    future.set_result(0)
-        self._behind.clear()
+            _resolve(done, None)
+        while self._passes:
+            for waiter in self._passes.popleft().waiters:
+                _resolve(waiter, 0)
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+    def _ask(self, prefix: str | None) -> _Pass:
+        """A pass over ``prefix`` that has not started: one already asked for, or a new one."""
+        for queued in self._passes:
+            if queued.prefix == prefix and not queued.started:
+                break
+        else:
+            queued = _Pass(prefix)
+            self._passes.append(queued)
+        self._start()
+        return queued
 
     def _start(self) -> None:
         if self._worker is None or self._worker.done():
@@ -139,34 +169,37 @@ class EmbeddingQueue:
         return self._executor
 
     async def _run(self) -> None:
-        while self._waiting or self._behind:
+        while self._waiting or self._passes:
             if self._waiting:
-                batch = [
-                    self._waiting.popleft() for _ in range(min(self._batch, len(self._waiting)))
-                ]
+                size = min(self._batch, len(self._waiting))
+                batch = [self._waiting.popleft() for _ in range(size)]
                 try:
-                    await self._embed_batch([stored for stored, _ in batch])
+                    await self._embed_new([stored for stored, _ in batch])
                 except Exception:
                     log.exception("memory.embedding_failed", messages=len(batch))
                 finally:
                     for _, done in batch:
-                        if not done.done():
-                            done.set_result(None)
+                        _resolve(done, None)
                 continue
-            prefix = next(iter(self._behind))
-            count = 0
+            current = self._passes[0]
+            current.started = True
             try:
-                count = await self._vectors.backfill_in_thread(prefix, executor=self._thread())
+                finished = await self._catch_up_batch(current)
             except Exception:
-                log.exception("memory.embedding_failed", namespace=prefix)
-            finally:
-                for future in self._behind.pop(prefix, []):
-                    if not future.done():
-                        future.set_result(count)
-            if count:
-                log.info("memory.embedded_behind", namespace=prefix, messages=count)
+                log.exception("memory.embedding_failed", namespace=current.prefix)
+                finished = True
+            if finished:
+                self._passes.popleft()
+                for waiter in current.waiters:
+                    _resolve(waiter, current.embedded)
+                if current.embedded:
+                    log.info(
+                        "memory.embedded_behind",
+                        namespace=current.prefix,
+                        messages=current.embedded,
+                    )
 
-    async def _embed_batch(self, batch: list[StoredMessage]) -> None:
+    async def _embed_new(self, batch: list[StoredMessage]) -> None:
         """Embeds ``batch`` and stores the vectors of the messages still as they were (a
         forget meanwhile wins, for the message or the one before it)."""
         rows = [self._row(stored) for stored in batch]
@@ -181,3 +214,26 @@ class EmbeddingQueue:
         ]
         if kept:
             self._vectors.store("message", [rows[index] for index in kept], vectors[kept])
+
+    async def _catch_up_batch(self, current: _Pass) -> bool:
+        """Embeds the next batch of ``current``'s pass; returns whether the pass is done. Only
+        rows still as they were read are stored (a forget meanwhile wins; the forget asks for
+        a pass of its own)."""
+        rows = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
+        if not rows:
+            return True
+        vectors = await self._vectors.embed_in_thread(
+            [text for _, _, text in rows], executor=self._thread()
+        )
+        current.after = rows[-1][0]
+        still = set(self._vectors.pending(current.prefix, after=rows[0][0] - 1, limit=len(rows)))
+        kept = [index for index, row in enumerate(rows) if row in still]
+        if kept:
+            self._vectors.store("message", [rows[index] for index in kept], vectors[kept])
+        current.embedded += len(kept)
+        return False
+
+
+def _resolve(future: asyncio.Future[T], value: T) -> None:
+    if not future.done():  # a waiter's own cancellation is not the queue's business
+        future.set_result(value)

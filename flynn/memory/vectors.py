@@ -224,40 +224,20 @@ class SqliteVectors:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
         vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
-        each batch embedded."""
-        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
+        each batch embedded. (A running daemon does this in ``flynn.memory.embedding_queue``.)"""
         after = 0
-        while rows := self._unembedded_after(after, scope, batch):
+        while rows := self.pending(namespace_prefix, after=after, limit=batch):
             self.add("message", rows)
             after = rows[-1][0]
             yield len(rows)
 
-    async def backfill_in_thread(
-        self,
-        namespace_prefix: str | None,
-        *,
-        batch: int = 64,
-        executor: Executor | None = None,
-    ) -> int:
-        """``backfill`` for a running daemon: the model runs in a worker thread (of
-        ``executor``), and a batch keeps only the rows still as they were read (a forget
-        meanwhile wins). Returns how many were embedded."""
-        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
-        after, done = 0, 0
-        while rows := self._unembedded_after(after, scope, batch):
-            vectors = await self.embed_in_thread([text for _, _, text in rows], executor=executor)
-            after = rows[-1][0]
-            current = set(self._unembedded_after(rows[0][0] - 1, scope, len(rows)))
-            kept = [index for index, row in enumerate(rows) if row in current]
-            self.store("message", [rows[index] for index in kept], vectors[kept])
-            done += len(kept)
-        return done
-
-    def _unembedded_after(
-        self, after: int, scope: tuple[str, str, str], limit: int
+    def pending(
+        self, namespace_prefix: str | None, *, after: int, limit: int
     ) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` messages after id ``after`` with no vector of this model, as
-        ``(id, namespace, text in context)`` rows."""
+        """Up to ``limit`` messages (under ``namespace_prefix``, or anywhere) after id ``after``
+        with no vector of this model, oldest first, as ``(id, namespace, text in context)``
+        rows."""
+        scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         return [
             (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
             for row in self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, limit))

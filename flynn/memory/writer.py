@@ -104,12 +104,17 @@ class MemoryWriter:
 
     async def embed_missing(self, namespace_prefix: str | None) -> int:
         """Embeds the messages under ``namespace_prefix`` (``None``: anywhere) that have no
-        vector, such as the one after a forgotten message (its context changed), in the
-        background queue once what is ahead is done; returns how many. Never raises but on
+        vector, such as the one after a forgotten message (its context changed), in a
+        catch-up pass of the background queue; returns how many. Never raises but on
         cancellation."""
         if self._queue is None:
             return 0
         return await self._queue.catch_up(namespace_prefix)
+
+    def embed_missing_later(self, namespace_prefix: str | None) -> None:
+        """``embed_missing`` without waiting: the queue owns the pass."""
+        if self._queue is not None:
+            self._queue.catch_up_later(namespace_prefix)
 
     async def aclose(self) -> None:
         """Stops embedding in the background; what is left waits for the next catch-up."""

@@ -161,7 +161,7 @@ async def _forget(session: Orchestrator, arg: str) -> TurnResult:
         session.rebuild_context()
         if services.writer.embeds and counts.get("embeddings"):
             # Redacted messages (and those after them) lost their vectors: embed them anew.
-            session.in_background(services.writer.embed_missing(session.scope.root))
+            services.writer.embed_missing_later(session.scope.root)
         redacted = sum(n for kind, n in counts.items() if kind not in ("facts", "embeddings"))
         return TurnResult(
             f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"

@@ -450,10 +450,10 @@ class Orchestrator:
         writer = self._services.writer
         stored = writer.message(self.scope, self.session_id, role, text, now=now, embed=False)
         if writer.embeds:
-            self.in_background(writer.embed_later(stored))
+            self._in_background(writer.embed_later(stored))
         return stored
 
-    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
+    def _in_background(self, work: Coroutine[Any, Any, object]) -> None:
         """Runs embedding work in the background (it never raises); ``wait_idle`` awaits it."""
         task = asyncio.create_task(work, name=f"embedding:{self.session_id}")
         self._embedding.add(task)

@@ -1,5 +1,6 @@
 """The background embedding queue: stored messages embedded in batches by one thread of its own,
-never ahead of the question a reply waits for; bounded, with nothing lost past the bound."""
+never ahead of the question a reply waits for; new messages before catch-up passes; bounded,
+with nothing lost past the bound."""
 
 from __future__ import annotations
 
@@ -26,21 +27,27 @@ pytest.importorskip("numpy")
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")
+QUESTION = "tea?"
 
 
-class BackgroundGate(HashingEmbedder):
-    """Blocks the queue's thread (and only it) until ``go`` is set; records each call's batch
-    size and thread."""
+class SteppedEmbedder(HashingEmbedder):
+    """Each call but the question's waits for one ``step()``; records each call's texts and
+    thread. ``free()`` lets every call through."""
 
     def __init__(self) -> None:
-        self.go = threading.Event()
-        self.calls: list[tuple[int, str]] = []
+        self.steps = threading.Semaphore(0)
+        self.calls: list[tuple[list[str], str]] = []
+
+    def step(self, count: int = 1) -> None:
+        self.steps.release(count)
+
+    def free(self) -> None:
+        self.steps.release(10_000)
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        name = threading.current_thread().name
-        self.calls.append((len(texts), name))
-        if name.startswith("flynn-embed"):
-            assert self.go.wait(5)
+        self.calls.append((list(texts), threading.current_thread().name))
+        if list(texts) != [QUESTION]:
+            assert self.steps.acquire(timeout=5)
         return super().embed(texts)
 
 
@@ -59,38 +66,80 @@ def _queue(memory: SqliteMemory, embedder: HashingEmbedder, **limits: int) -> Em
     return EmbeddingQueue(SqliteVectors(memory.db, embedder), memory.history, _row, **limits)
 
 
+def _unembedded(memory: SqliteMemory, embedder: HashingEmbedder) -> int:
+    return SqliteVectors(memory.db, embedder).unembedded()
+
+
 async def test_stored_messages_are_embedded_in_batches_by_one_thread(
     memory: SqliteMemory,
 ) -> None:
-    embedder = BackgroundGate()
-    embedder.go.set()
+    embedder = SteppedEmbedder()
+    embedder.free()
     queue = _queue(memory, embedder, batch=4)
     await asyncio.gather(*(queue.embed(message) for message in _stored(memory, 10)))
-    assert [size for size, _ in embedder.calls] == [4, 4, 2]
+    assert [len(texts) for texts, _ in embedder.calls] == [4, 4, 2]
     assert {thread for _, thread in embedder.calls} == {"flynn-embed_0"}
-    assert SqliteVectors(memory.db, embedder).unembedded() == 0
+    assert _unembedded(memory, embedder) == 0
     await queue.aclose()
 
 
 async def test_the_question_never_waits_behind_stored_messages(memory: SqliteMemory) -> None:
-    embedder = BackgroundGate()
+    embedder = SteppedEmbedder()
     queue = _queue(memory, embedder, batch=1)
     waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 5)]
     await asyncio.sleep(0.05)
     assert queue.waiting == 4  # one batch in the (blocked) thread, the rest behind it
     vectors = SqliteVectors(memory.db, embedder)
-    question = await asyncio.wait_for(vectors.embed_in_thread(["tea?"]), timeout=5)
+    question = await asyncio.wait_for(vectors.embed_in_thread([QUESTION]), timeout=5)
     assert question.shape[0] == 1 and not any(task.done() for task in waiting)
-    embedder.go.set()
+    embedder.free()
     await asyncio.gather(*waiting)
-    assert vectors.unembedded() == 0
+    assert _unembedded(memory, embedder) == 0
     await queue.aclose()
 
 
-async def test_past_its_limit_a_message_waits_for_the_catch_up_and_none_is_lost(
+async def test_new_messages_go_before_the_rest_of_a_catch_up(memory: SqliteMemory) -> None:
+    embedder = SteppedEmbedder()
+    queue = _queue(memory, embedder, batch=2)
+    _stored(memory, 6)  # stored before embeddings were on
+    behind = asyncio.create_task(queue.catch_up(None))
+    await asyncio.sleep(0.05)  # the pass's first batch is in the thread
+    (new,) = _stored(memory, 1, session="s2")
+    fresh = asyncio.create_task(queue.embed(new))
+    embedder.step(2)  # the pass's first batch, then the new message (the pass waits)
+    await asyncio.wait_for(fresh, timeout=5)
+    assert not behind.done()
+    assert [texts for texts, _ in embedder.calls][1] == [new.content]
+    embedder.free()
+    assert await behind == 6  # the new message already had its vector
+    assert _unembedded(memory, embedder) == 0
+    await queue.aclose()
+
+
+async def test_a_catch_up_asked_for_during_a_pass_runs_a_pass_of_its_own(
     memory: SqliteMemory,
 ) -> None:
-    embedder = BackgroundGate()
+    # The running pass has read past a message that loses its vector meanwhile (a forget
+    # redacted it); the pass asked for then must not join the running one.
+    embedder = SteppedEmbedder()
+    queue = _queue(memory, embedder, batch=2)
+    first, *_ = _stored(memory, 6)
+    running = asyncio.create_task(queue.catch_up(ANA.root))
+    embedder.step()  # the first batch (the first two messages) is stored
+    await asyncio.sleep(0.05)
+    memory.db.execute("DELETE FROM embeddings WHERE ref_id = ?", (first.id,))
+    again = asyncio.create_task(queue.catch_up(ANA.root))
+    embedder.free()
+    assert await running == 6
+    assert await again == 1
+    assert _unembedded(memory, embedder) == 0
+    await queue.aclose()
+
+
+async def test_past_its_limit_a_message_waits_for_a_catch_up_and_none_is_lost(
+    memory: SqliteMemory,
+) -> None:
+    embedder = SteppedEmbedder()
     queue = _queue(memory, embedder, batch=2, limit=2)
     messages = _stored(memory, 6)
     with structlog.testing.capture_logs() as logs:
@@ -99,24 +148,23 @@ async def test_past_its_limit_a_message_waits_for_the_catch_up_and_none_is_lost(
     # The first two are queued (and now in the thread); the other four return at once.
     assert [task.done() for task in waiting] == [False, False, True, True, True, True]
     assert [log["event"] for log in logs].count("memory.embedding_backlog") == 1
-    embedder.go.set()
+    embedder.free()
     await asyncio.gather(*waiting)
-    # Returns once the catch-up the overflow began is done (joining it, or after it).
-    await queue.catch_up(ANA.root)
-    assert SqliteVectors(memory.db, embedder).unembedded() == 0
-    assert sorted(size for size, _ in embedder.calls) == [2, 4]
+    await queue.catch_up(ANA.root)  # after the pass the overflow asked for (or joining it)
+    assert _unembedded(memory, embedder) == 0
+    assert sorted(len(texts) for texts, _ in embedder.calls) == [2, 2, 2]
     await queue.aclose()
 
 
 async def test_a_forget_while_queued_wins(memory: SqliteMemory) -> None:
-    embedder = BackgroundGate()
+    embedder = SteppedEmbedder()
     queue = _queue(memory, embedder)
     (kept,) = _stored(memory, 1)
     (doomed,) = _stored(memory, 1, session="s2")
     waiting = [asyncio.create_task(queue.embed(message)) for message in (kept, doomed)]
     await asyncio.sleep(0.05)
     memory.history.forget_session("s2")  # while its vector is being computed
-    embedder.go.set()
+    embedder.free()
     await asyncio.gather(*waiting)
     rows = memory.db.fetchall("SELECT ref_id FROM embeddings")
     assert [row[0] for row in rows] == [kept.id]
@@ -126,7 +174,7 @@ async def test_a_forget_while_queued_wins(memory: SqliteMemory) -> None:
 async def test_closing_releases_whoever_waits_and_stores_nothing_more(
     memory: SqliteMemory,
 ) -> None:
-    embedder = BackgroundGate()
+    embedder = SteppedEmbedder()
     queue = _queue(memory, embedder, batch=1)
     waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 3)]
     behind = asyncio.create_task(queue.catch_up(None))
@@ -134,8 +182,8 @@ async def test_closing_releases_whoever_waits_and_stores_nothing_more(
     await asyncio.wait_for(queue.aclose(), timeout=5)
     await asyncio.wait_for(asyncio.gather(*waiting), timeout=5)
     assert await asyncio.wait_for(behind, timeout=5) == 0
-    embedder.go.set()  # the thread finishes its batch; the result is dropped
+    embedder.free()  # the thread finishes its batch; the result is dropped
     await asyncio.sleep(0.05)
-    assert SqliteVectors(memory.db, embedder).unembedded() == 3
+    assert _unembedded(memory, embedder) == 3
     # Closed: later calls return at once.
     assert await queue.catch_up(None) == 0

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from flynn.identity import MemoryScope
+from flynn.memory.embedding_queue import EmbeddingQueue
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.recall import Recall
 from flynn.memory.reconcile import RuleReconciler
@@ -85,6 +86,19 @@ def test_the_shipped_model_loads_offline() -> None:
     assert vectors.shape == (4, embedder.dimensions)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
     assert float(np.linalg.norm(vectors[3])) == 0.0
+
+
+def test_loading_a_model_caps_blas_at_one_thread_per_call() -> None:
+    # The encoder runs in several threads at once; BLAS threads of its own would fight them.
+    pytest.importorskip("wordllama")
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from flynn.memory.embeddings import load_embedder
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        load_embedder("wordllama")
+        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and all(pool["num_threads"] == 1 for pool in blas)
 
 
 def test_a_deleted_row_leaves_the_cached_matrix(memory: SqliteMemory) -> None:
@@ -253,12 +267,14 @@ async def test_a_backfill_in_a_running_daemon_lets_a_forget_win(memory: SqliteMe
     writer.message(scope, "s2", "user", "My PIN is 4471.", now=NOW)
     embedder = GatedEmbedder()
     vectors = SqliteVectors(memory.db, embedder)
-    task = asyncio.create_task(vectors.backfill_in_thread("users/ana"))
+    queue = EmbeddingQueue(vectors, memory.history, lambda m: (m.id, m.namespace, m.content))
+    task = asyncio.create_task(queue.catch_up("users/ana"))
     await asyncio.sleep(0.05)
     assert not task.done()
     memory.history.forget_session("s2")
     embedder.go.set()
     assert await task == 1
+    await queue.aclose()
     nearest = vectors.nearest("users/ana", "a greyhound", kind="message", limit=5)
     assert [ref for ref, _ in nearest] == [kept.id]
     assert vectors.unembedded("users/ana") == 0
