@@ -366,6 +366,8 @@ def _evaluate(
             now=now,
             limit=limit,
             exclude_session=_session_key(question.conversation, "question"),
+            # As the orchestrator does (there in a worker thread): one call of the model.
+            query_vectors=recall.embed_query(question.question, now=now),
         )
         packed = recall.pack(items, budget_tokens=budget)
         elapsed = (time.perf_counter() - began) * 1000

@@ -9,6 +9,7 @@ full-text ranking of past turns, the floor any ranker must beat).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -170,13 +171,19 @@ class Recall:
         return None if self._vectors is None else self._vectors.model
 
     async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
-        """``query``'s embeddings (``QueryVectors``), computed in a worker thread, for
-        ``rank``/``recall`` to use instead of computing them on the event loop; ``None`` when
-        ranking uses no embeddings."""
+        """``embed_query`` in a worker thread, for ``rank``/``recall`` to use instead of
+        computing the embeddings on the event loop."""
+        if self._vectors is None or self._ranker != "hybrid" or not query.strip():
+            return None
+        return await asyncio.to_thread(self.embed_query, query, now=now)
+
+    def embed_query(self, query: str, *, now: datetime) -> QueryVectors | None:
+        """``query``'s embeddings (``QueryVectors``: the whole question, and its topic when it
+        names someone), in one call of the model; ``None`` when ranking uses no embeddings."""
         if self._vectors is None or self._ranker != "hybrid" or not query.strip():
             return None
         topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
-        vectors = await self._vectors.embed_in_thread([query, topic] if topic else [query])
+        vectors = self._vectors.embed([query, topic] if topic else [query])
         return QueryVectors(vectors[0], vectors[1] if topic else None)
 
     def rank(

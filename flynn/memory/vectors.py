@@ -65,8 +65,8 @@ class VectorSearch(Protocol):
         most similar first; ``vector`` is ``text``'s, when already computed."""
         ...
 
-    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix:
-        """The texts' vectors, computed off the event loop."""
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """The texts' vectors (it blocks for as long as the model takes)."""
         ...
 
 
@@ -167,6 +167,9 @@ class SqliteVectors:
         """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction."""
         if rows:
             self.store(kind, rows, self._embedder.embed([text for _, _, text in rows]))
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return self._embedder.embed(list(texts))
 
     async def embed_in_thread(
         self, texts: Sequence[str], *, executor: Executor | None = None
