@@ -59,6 +59,19 @@ def message_item(message: StoredMessage, score: float) -> RecallItem:
     )
 
 
+def fact_item(fact: Fact, score: float) -> RecallItem:
+    return RecallItem(
+        kind="fact",
+        ref=fact.id,
+        text=f"{fact.field}: {fact.value}" if fact.field else fact.value,
+        session=fact.session,
+        message_ids=(fact.message_id,) if fact.message_id is not None else (),
+        time=fact.updated_at,
+        score=score,
+        trust=fact_trust(fact),
+    )
+
+
 def fact_trust(fact: Fact) -> Trust:
     if fact.source == "llm":
         return "extracted"
@@ -149,20 +162,9 @@ def fact_items(facts: Facts, root: str, query: QueryAnalysis, tuning: Tuning) ->
     wanted = {stem(term) for term in query.terms}
     items = []
     for fact in facts.search(root, " ".join(query.terms), limit=tuning.facts):
-        text = f"{fact.field}: {fact.value}" if fact.field else fact.value
-        overlap = len(wanted & stems(text.replace("_", " "))) / len(wanted)
-        items.append(
-            RecallItem(
-                kind="fact",
-                ref=fact.id,
-                text=text,
-                session=fact.session,
-                message_ids=(fact.message_id,) if fact.message_id is not None else (),
-                time=fact.updated_at,
-                score=tuning.fact * (overlap + fact.confidence * 0.5),
-                trust=fact_trust(fact),
-            )
-        )
+        item = fact_item(fact, 0.0)
+        overlap = len(wanted & stems(item.text.replace("_", " "))) / len(wanted)
+        items.append(replace(item, score=tuning.fact * (overlap + fact.confidence * 0.5)))
     return items
 
 

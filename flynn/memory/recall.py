@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from flynn.memory.items import RecallItem, Trust, fact_trust, message_item
+from flynn.memory.items import RecallItem, Trust, fact_item, message_item
 from flynn.memory.query import analyse
 from flynn.memory.ranking import HybridRanker
-from flynn.memory.store import Fact, Facts, Graph, History
+from flynn.memory.store import Facts, Graph, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
 
 if TYPE_CHECKING:
@@ -315,7 +315,7 @@ class Recall:
                 recency(fact.updated_at, now),
                 fact.confidence,
             )
-            scored.append(_fact_item(fact, score))
+            scored.append(fact_item(fact, score))
         for match in self._history.match(
             root, query, limit=max(_BASELINE_MESSAGES, limit), exclude_session=exclude
         ):
@@ -327,20 +327,6 @@ class Recall:
         kept = [item for item in scored if item.score >= self._threshold]
         kept.sort(key=lambda item: item.score, reverse=True)
         return kept[:limit]
-
-
-def _fact_item(fact: Fact, score: float) -> RecallItem:
-    text = f"{fact.field}: {fact.value}" if fact.field else fact.value
-    return RecallItem(
-        kind="fact",
-        ref=fact.id,
-        text=text,
-        session=fact.session,
-        message_ids=(fact.message_id,) if fact.message_id is not None else (),
-        time=fact.updated_at,
-        score=score,
-        trust=fact_trust(fact),
-    )
 
 
 def _normal(text: str) -> str:
