@@ -13,7 +13,7 @@ from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.dates import parse_timezone
-from flynn.memory.embeddings import load_embedder
+from flynn.memory.embeddings import load_embedder, one_blas_thread
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.graph_extraction import RuleGraphExtractor
 from flynn.memory.graph_ingest import GraphIngestor
@@ -219,6 +219,8 @@ def _services(
         if settings.memory.embeddings
         else None
     )
+    if vectors is not None:
+        one_blas_thread()
     if vectors is not None and (unembedded := vectors.unembedded()):
         # Turned on (or the model changed) after messages were stored: those are found by words
         # only until embedded. The daemon does it in the background (one thread), which takes a

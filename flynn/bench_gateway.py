@@ -18,8 +18,6 @@ from websockets.asyncio.server import ServerConnection, serve
 from flynn.app import App
 from flynn.channels.base import Channel, ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway import GatewayChannel
-from flynn.memory.embeddings import load_embedder
-from flynn.memory.vectors import SqliteVectors
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
@@ -158,7 +156,7 @@ async def bench_gateway(
             flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
             # Turns the background queue had not embedded when the load ended (past its bound,
             # they wait for a catch-up pass).
-            behind = _unembedded(app, embeddings)
+            behind = app.services.writer.unembedded() if embeddings is not None else None
             rss_per_session = await _idle_session_rss(router, idle_sessions)
         finally:
             serving.cancel()
@@ -187,13 +185,6 @@ async def bench_gateway(
         "embeddings_model": embeddings,
         "unembedded_after_load": behind,
     }
-
-
-def _unembedded(app: App, model: str | None) -> int | None:
-    if model is None:
-        return None
-    vectors = SqliteVectors(app.memory.db, load_embedder(app.settings.memory.embeddings_model))
-    return vectors.unembedded()
 
 
 async def _idle_session_rss(router: Router, count: int) -> float:

@@ -14,10 +14,12 @@ Two kinds of work share the task, a batch at a time:
   queued but left to a catch-up pass of its namespace. Nothing is lost: it is found by words a
   little longer.
 - *catch-up passes* (``catch_up``), in the order asked: every message of a namespace that has
-  no vector, read from the database in id order, a batch between new messages. Messages
-  stored before embeddings were on, those a forget redacted, those a burst left behind. A pass
-  asked for while another of the same namespace runs is a pass of its own (the running one
-  may have read past what the new one is for).
+  no vector, read from the database in id order, a batch between new messages (and at least
+  one batch in five, so a pass ends under steady traffic too). Messages stored before
+  embeddings were on, those a forget redacted, those a burst left behind, those the model
+  failed on. A pass asked for while another of the same namespace runs is a pass of its own
+  (the running one may have read past what the new one is for); a pass retries a failed batch
+  twice, then gives up until the next one.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
+
+_FAIR_SHARE = 4
+"""Batches of new messages in a row before a waiting catch-up pass gets one."""
+_PASS_ATTEMPTS = 3
+"""Failed batches after which a catch-up pass gives up (the next start tries again)."""
+_RETRY_SECONDS = 1.0
 Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
@@ -56,6 +64,8 @@ class VectorWriter(Protocol):
 
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
 
+    def unembedded(self, namespace_prefix: str | None = None) -> int: ...
+
 
 @dataclass(slots=True)
 class _Pass:
@@ -66,6 +76,7 @@ class _Pass:
     after: int = 0  # the last message id read
     embedded: int = 0
     started: bool = False
+    failures: int = 0
 
 
 class EmbeddingQueue:
@@ -169,35 +180,50 @@ class EmbeddingQueue:
         return self._executor
 
     async def _run(self) -> None:
+        in_a_row = 0  # batches of new messages since the last catch-up batch
         while self._waiting or self._passes:
-            if self._waiting:
-                size = min(self._batch, len(self._waiting))
-                batch = [self._waiting.popleft() for _ in range(size)]
-                try:
-                    await self._embed_new([stored for stored, _ in batch])
-                except Exception:
-                    log.exception("memory.embedding_failed", messages=len(batch))
-                finally:
-                    for _, done in batch:
-                        _resolve(done, None)
-                continue
-            current = self._passes[0]
-            current.started = True
-            try:
-                finished = await self._catch_up_batch(current)
-            except Exception:
-                log.exception("memory.embedding_failed", namespace=current.prefix)
-                finished = True
-            if finished:
-                self._passes.popleft()
-                for waiter in current.waiters:
-                    _resolve(waiter, current.embedded)
-                if current.embedded:
-                    log.info(
-                        "memory.embedded_behind",
-                        namespace=current.prefix,
-                        messages=current.embedded,
-                    )
+            # New messages first, but a pass still gets one batch in ``_FAIR_SHARE``: under
+            # steady traffic the start-up catch-up and a forget's pass must end one day.
+            if self._waiting and not (self._passes and in_a_row >= _FAIR_SHARE):
+                in_a_row += 1
+                await self._new_batch()
+            else:
+                in_a_row = 0
+                await self._pass_batch(self._passes[0])
+
+    async def _new_batch(self) -> None:
+        size = min(self._batch, len(self._waiting))
+        batch = [self._waiting.popleft() for _ in range(size)]
+        try:
+            await self._embed_new([stored for stored, _ in batch])
+        except Exception:
+            # The model failed on one of them: a catch-up pass tries them again.
+            log.exception("memory.embedding_failed", messages=len(batch))
+            for namespace in {stored.namespace for stored, _ in batch}:
+                self._ask(namespace)
+        finally:
+            for _, done in batch:
+                _resolve(done, None)
+
+    async def _pass_batch(self, current: _Pass) -> None:
+        current.started = True
+        try:
+            finished = await self._catch_up_batch(current)
+        except Exception:
+            # A locked database, say: try again a little later; a pass gives up after a few.
+            current.failures += 1
+            finished = current.failures >= _PASS_ATTEMPTS
+            log.exception("memory.embedding_failed", namespace=current.prefix, gives_up=finished)
+            if not finished:
+                await asyncio.sleep(_RETRY_SECONDS * current.failures)
+        if finished:
+            self._passes.popleft()
+            for waiter in current.waiters:
+                _resolve(waiter, current.embedded)
+            if current.embedded:
+                log.info(
+                    "memory.embedded_behind", namespace=current.prefix, messages=current.embedded
+                )
 
     async def _embed_new(self, batch: list[StoredMessage]) -> None:
         """Embeds ``batch`` and stores the vectors of the messages still as they were (a

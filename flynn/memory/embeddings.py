@@ -61,11 +61,9 @@ def load_embedder(model: EmbeddingModel) -> Embedder:
     use_wordllama = model == "wordllama" or (model == "auto" and minilm.model_dir() is None)
     package = "wordllama" if use_wordllama else minilm.MINILM_PACKAGE.replace("_", "-")
     try:
-        embedder: Embedder = (
-            WordLlamaEmbedder.installed() if use_wordllama else minilm.MiniLMEncoder.installed()
-        )
-        _one_blas_thread()
-        return embedder
+        if use_wordllama:
+            return WordLlamaEmbedder.installed()
+        return minilm.MiniLMEncoder.installed()
     except ConfigError:
         raise
     except ImportError as exc:
@@ -83,14 +81,18 @@ def load_embedder(model: EmbeddingModel) -> Embedder:
         ) from exc
 
 
-def _one_blas_thread() -> None:
-    """Caps numpy's BLAS at one thread per call, for the whole process (numpy is here for the
-    embeddings alone). The encoder already runs in several threads at once, the question's
-    and the background queue's, and OpenBLAS's own threads fight them for the cores: on the
-    gateway benchmark with MiniLM (2 cores) a single thread per call raised throughput from 42
-    to 64 turns a second, and one client's median reply went from 25 to 18 ms."""
-    from threadpoolctl import threadpool_limits
-
+def one_blas_thread() -> None:
+    """Caps numpy's BLAS at one thread per call, for the whole process, in the daemon (numpy is
+    there for the embeddings alone). Its encoder runs in several threads at once, the
+    questions' and the background queue's, and OpenBLAS's own threads fight them for the
+    cores: on the gateway benchmark with MiniLM (2 cores) a single thread per call raised
+    throughput from 42 to 64 turns a second, and one client's median reply went from 25 to
+    18 ms. Offline tools (``flynn memory embed``) embed one batch at a time and keep BLAS's
+    threads. Without ``threadpoolctl`` (an older install of the extra), nothing is capped."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
     threadpool_limits(limits=1, user_api="blas")
 
 

@@ -213,6 +213,10 @@ class QueryAnalysis:
     """What kind of answer the question wants, when its words say."""
     depth: Depth = "full"
     """How deep recall looks for this message (``recall_depth``)."""
+    topic_text: str = ""
+    """The message without the names it mentions ("What did Caroline research?" becomes "What
+    did research?"), to search by meaning for what it is about; empty when it names nobody,
+    or says nothing else."""
 
     @property
     def topic_terms(self) -> tuple[str, ...]:
@@ -220,22 +224,13 @@ class QueryAnalysis:
         names = set(self.names)
         return tuple(term for term in self.terms if term not in names)
 
-    @property
-    def topic_text(self) -> str:
-        """The message without the names it mentions ("What did Caroline research?" becomes
-        "What did research?"), to search by meaning for what it is about; empty when it names
-        nobody, or says nothing else."""
-        if not self.names or not self.topic_terms:
-            return ""
-        pattern = r"\b(?:" + "|".join(map(re.escape, self.names)) + r")(?:['’]s)?\b"
-        return " ".join(re.sub(pattern, " ", self.text, flags=re.IGNORECASE).split())
-
 
 def analyse(text: str, *, now: datetime) -> QueryAnalysis:
     """Splits ``text`` into what recall searches for. Never raises for any text."""
     terms: list[str] = []
     names: list[str] = []
     seen: set[str] = set()
+    spans: list[tuple[int, int, str]] = []  # every word (a possessive included) as analysed
     sentence_start = True
     for match in _WORD.finditer(text):
         raw = match.group().replace("’", "'")
@@ -244,6 +239,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         if possessive:
             raw, word = raw[:-2], word[:-2]
         word = word.strip("'-")
+        spans.append((match.start(), match.end(), word))
         capitalised = raw[:1].isupper()
         at_start = sentence_start
         following = text[match.end() : match.end() + 2]
@@ -267,6 +263,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         skip = forms[:1] if forms and base == forms[0] else ()
         variants.update(form for form in forms if form not in seen and form not in skip)
     window = time_window(text, now=now)
+    topic = _without(text, spans, frozenset(names)) if names and len(names) < len(terms) else ""
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
@@ -276,7 +273,20 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         variants=tuple(sorted(variants)),
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),
+        topic_text=topic,
     )
+
+
+def _without(text: str, spans: Sequence[tuple[int, int, str]], names: frozenset[str]) -> str:
+    """``text`` without every occurrence of ``names`` (each span is a word, with its
+    possessive, and the word as analysed)."""
+    kept, start = [], 0
+    for begin, end, word in spans:
+        if word in names:
+            kept.append(text[start:begin])
+            start = end
+    kept.append(text[start:])
+    return re.sub(r"\s+([?!.,;:])", r"\1", " ".join("".join(kept).split()))
 
 
 def recall_depth(text: str, *, names: Sequence[str], window: TimeWindow | None) -> Depth:

@@ -116,6 +116,10 @@ class MemoryWriter:
         if self._queue is not None:
             self._queue.catch_up_later(namespace_prefix)
 
+    def unembedded(self) -> int:
+        """How many stored messages have no vector yet (0 with embeddings off)."""
+        return 0 if self._vectors is None else self._vectors.unembedded()
+
     async def aclose(self) -> None:
         """Stops embedding in the background; what is left waits for the next catch-up."""
         if self._queue is not None:

@@ -187,3 +187,82 @@ async def test_closing_releases_whoever_waits_and_stores_nothing_more(
     assert _unembedded(memory, embedder) == 3
     # Closed: later calls return at once.
     assert await queue.catch_up(None) == 0
+
+
+async def test_under_steady_traffic_a_catch_up_still_moves(memory: SqliteMemory) -> None:
+    embedder = SteppedEmbedder()
+    queue = _queue(memory, embedder, batch=1)
+    for index in range(4):
+        memory.history.append("old", ANA.root, "user", f"old {index}", tokens=2, now=NOW)
+    behind = asyncio.create_task(queue.catch_up(None))
+    await asyncio.sleep(0.05)  # its first batch is in the thread
+    fresh = [
+        memory.history.append("new", ANA.root, "user", f"new {index}", tokens=2, now=NOW)
+        for index in range(12)
+    ]
+    waiting = [asyncio.create_task(queue.embed(message)) for message in fresh]
+    embedder.free()
+    await asyncio.gather(behind, *waiting)
+    order = [texts[0].splitlines()[-1] for texts, _ in embedder.calls]  # in its context
+    # A pass batch after every four new ones, not only once the new ones are done.
+    assert order.index("old 1") < order.index("new 11")
+    assert order[:6] == ["old 0", "new 0", "new 1", "new 2", "new 3", "old 1"]
+    await queue.aclose()
+
+
+class FlakyVectors(SqliteVectors):
+    """``pending`` fails ``failures`` times (a locked database, say), then works."""
+
+    failures = 1
+
+    def pending(
+        self, namespace_prefix: str | None, *, after: int, limit: int
+    ) -> list[tuple[int, str, str]]:
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("database is locked")
+        return super().pending(namespace_prefix, after=after, limit=limit)
+
+
+async def test_a_failed_batch_is_tried_again(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("flynn.memory.embedding_queue._RETRY_SECONDS", 0.0)
+    embedder = SteppedEmbedder()
+    embedder.free()
+    vectors = FlakyVectors(memory.db, embedder)
+    queue = EmbeddingQueue(vectors, memory.history, _row, batch=2)
+    _stored(memory, 3)
+    with structlog.testing.capture_logs() as logs:
+        assert await queue.catch_up(None) == 3
+    assert [e.get("gives_up") for e in logs if e["event"] == "memory.embedding_failed"] == [False]
+    # Three failures in a row, and the pass gives up (the next one starts afresh).
+    vectors.failures = 3
+    _stored(memory, 1, session="s2")
+    assert await queue.catch_up(None) == 0
+    assert await queue.catch_up(None) == 1
+    await queue.aclose()
+
+
+class FailingOnce(SteppedEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.free()
+        self.failed = False
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if not self.failed:
+            self.failed = True
+            raise MemoryError("out of memory")
+        return super().embed(texts)
+
+
+async def test_messages_the_model_failed_on_get_a_catch_up(memory: SqliteMemory) -> None:
+    embedder = FailingOnce()
+    queue = _queue(memory, embedder)
+    messages = _stored(memory, 2)
+    with structlog.testing.capture_logs():
+        await asyncio.gather(*(queue.embed(message) for message in messages))
+    await queue.catch_up(ANA.root)  # after the pass the failure asked for
+    assert _unembedded(memory, embedder) == 0
+    await queue.aclose()

@@ -78,3 +78,18 @@ def test_words_outside_ascii_are_kept_whole() -> None:
 )
 def test_depth_is_full_for_what_asks_or_points_at_memory(text: str, depth: str) -> None:
     assert analyse(text, now=NOW).depth == depth
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What did Caroline research?", "What did research?"),
+        ("Where did Caroline's sister and Caroline go?", "Where did sister and go?"),
+        ("When did O’Brien move to İzmir?", "When did move to?"),
+        ("What did James' brother buy?", "What did brother buy?"),
+        ("What did I research?", ""),  # names nobody
+        ("How is Caroline?", ""),  # says nothing else
+    ],
+)
+def test_the_topic_is_the_question_without_its_names(question: str, topic: str) -> None:
+    assert analyse(question, now=NOW).topic_text == topic

@@ -8,6 +8,7 @@ import threading
 import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -88,17 +89,35 @@ def test_the_shipped_model_loads_offline() -> None:
     assert float(np.linalg.norm(vectors[3])) == 0.0
 
 
-def test_loading_a_model_caps_blas_at_one_thread_per_call() -> None:
-    # The encoder runs in several threads at once; BLAS threads of its own would fight them.
+async def test_the_daemon_caps_blas_at_one_thread_per_call(tmp_path: Path) -> None:
+    # Its encoder runs in several threads at once; BLAS threads of its own would fight them.
+    # An offline tool loading the model keeps BLAS's threads.
     pytest.importorskip("wordllama")
     from threadpoolctl import threadpool_info, threadpool_limits
 
+    from flynn.app import App
     from flynn.memory.embeddings import load_embedder
+    from flynn.settings import load_settings
+
+    def blas_threads() -> set[int]:
+        return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
 
     with threadpool_limits(limits=2, user_api="blas"):
+        if blas_threads() == {1}:
+            pytest.skip("BLAS runs one thread on this machine anyway")
         load_embedder("wordllama")
-        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
-        assert blas and all(pool["num_threads"] == 1 for pool in blas)
+        assert blas_threads() == {2}
+        settings = load_settings(
+            {
+                "data_dir": str(tmp_path),
+                "memory": {"embeddings": True, "embeddings_model": "wordllama"},
+            }
+        )
+        app = App.open(settings, {})
+        try:
+            assert blas_threads() == {1}
+        finally:
+            await app.aclose()
 
 
 def test_a_deleted_row_leaves_the_cached_matrix(memory: SqliteMemory) -> None:
