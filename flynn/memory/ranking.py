@@ -350,7 +350,10 @@ class HybridRanker:
         words_of = matches.words if matches is not None else None
         asked, names, unsearched = words.asked, words.names, words.unsearched_names
         window, asks_when = query.window, query.asks_when
-        lexical, fused, semantic = tuning.lexical, tuning.fused, tuning.semantic
+        lexical, semantic = tuning.lexical, tuning.semantic
+        # With embeddings the fused rank adds up more lists, and a turn found by words and by
+        # meaning alike is the likelier answer.
+        fused = tuning.fused if self._vectors is None else tuning.fused_semantic
         coverage, name, recency, recency_days = (
             tuning.coverage,
             tuning.name,

@@ -17,8 +17,10 @@ class Tuning:
     rrf_k: float = 20.0
     lexical: float = 1.0
     fused: float = 0.6
+    fused_semantic: float = 1.4
+    """``fused`` when ranking with embeddings (the reciprocal ranks of four lists, not two)."""
     semantic: float = 1.6
-    semantic_topic: float = 1.0
+    semantic_topic: float = 1.5
     """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
     coverage: float = 0.5
     name: float = 0.25
