@@ -1,13 +1,11 @@
 """Build bench/datasets/fresh.json from datasets/src/fresh_f1.txt and fresh_f2.txt.
 
-Source format: `== 2023-05-08T13:56:00` starts a session; a turn is `X| text` or
-`X#label| text` (X: one-letter speaker code, label: a name questions can cite).
-Turn ids are s<session>t<turn>, counted in order. Stdlib only.
+The source format is in ``labelled_chats.py``. Stdlib only.
 """
 
-import json
-import re
 from pathlib import Path
+
+from labelled_chats import build
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "datasets" / "src"
@@ -441,67 +439,9 @@ QUESTIONS = [
     ("f2", AD, "Who stole Hana's Neumann microphone?", ["flood", "mic_ruined"]),
 ]
 
-SESSION_RE = re.compile(r"^==\s*(\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?)\s*$")
-TURN_RE = re.compile(r"^([A-Z])(?:#([\w-]+))?\|\s*(.+)$")
-
-
-def parse(path, speakers):
-    sessions, labels = [], {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = line.strip()
-        if not line:
-            continue
-        m = SESSION_RE.match(line)
-        if m:
-            sessions.append({"id": f"s{len(sessions) + 1}", "time": m.group(1), "turns": []})
-            continue
-        m = TURN_RE.match(line)
-        if not m or not sessions:
-            raise SystemExit(f"{path.name}:{n}: cannot parse: {line!r}")
-        code, label, text = m.groups()
-        if code not in speakers:
-            raise SystemExit(f"{path.name}:{n}: unknown speaker {code!r}")
-        s = sessions[-1]
-        tid = f"{s['id']}t{len(s['turns']) + 1}"
-        s["turns"].append({"id": tid, "speaker": speakers[code], "text": text})
-        if label:
-            if label in labels:
-                raise SystemExit(f"{path.name}:{n}: duplicate label {label!r}")
-            labels[label] = tid
-    return sessions, labels
-
 
 def main():
-    conversations, labels = [], {}
-    for cid, fname, speakers in CONVERSATIONS:
-        sessions, labels[cid] = parse(SRC / fname, speakers)
-        conversations.append({"id": cid, "sessions": sessions})
-    questions, seen = [], set()
-    for cid, category, question, evidence in QUESTIONS:
-        if (cid, question) in seen:
-            raise SystemExit(f"duplicate question: {question}")
-        seen.add((cid, question))
-        missing = [e for e in evidence if e not in labels[cid]]
-        if missing:
-            raise SystemExit(f"{cid}: unknown labels {missing} in {question!r}")
-        questions.append(
-            {
-                "conversation": cid,
-                "question": question,
-                "evidence": [labels[cid][e] for e in evidence],
-                "category": category,
-            }
-        )
-    OUT.write_text(
-        json.dumps(
-            {"conversations": conversations, "questions": questions}, indent=1, ensure_ascii=False
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    n_sessions = sum(len(c["sessions"]) for c in conversations)
-    n_turns = sum(len(s["turns"]) for c in conversations for s in c["sessions"])
-    print(f"wrote {OUT}: {n_sessions} sessions, {n_turns} turns, {len(questions)} questions")
+    build(CONVERSATIONS, QUESTIONS, SRC, OUT)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from flynn.messages import InboundMessage, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
-from flynn.settings import load_settings
+from flynn.settings import Settings, load_settings
 
 _TOKEN = "bench-token"
 
@@ -85,18 +85,24 @@ class _NullChannel:
         return []
 
 
+def _unlimited_gateway(settings: Settings) -> GatewayChannel:
+    """Built here rather than by ``app.build_channels``: the benchmark lifts the per-connection
+    flood limit, which exists for hostile clients, not for a load generator."""
+    return GatewayChannel(
+        settings.channels.gateway,
+        token=_TOKEN,
+        readiness=lambda: {"ready": True},
+        rate_per_second=1e9,
+        burst=1_000_000,
+    )
+
+
 async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
     """The gateway with a handler that answers at once: protocol, auth, framing and routing of
     replies, without sessions or memory. Separates the transport's cost from a turn's."""
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings({"data_dir": tmp, "channels": {"gateway": {"port": 0}}})
-        gateway = GatewayChannel(
-            settings.channels.gateway,
-            token=_TOKEN,
-            readiness=lambda: {"ready": True},
-            rate_per_second=1e9,
-            burst=1_000_000,
-        )
+        gateway = _unlimited_gateway(settings)
 
         async def answer(message: InboundMessage) -> None:
             await gateway.send(
@@ -137,15 +143,7 @@ async def bench_gateway(
         provider = ScriptedProvider(default="Noted; anything else?")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
-        # Built here rather than by app.build_channels: the benchmark lifts the per-connection
-        # flood limit, which exists for hostile clients, not for a load generator.
-        gateway = GatewayChannel(
-            settings.channels.gateway,
-            token=_TOKEN,
-            readiness=lambda: {"ready": True},
-            rate_per_second=1e9,
-            burst=1_000_000,
-        )
+        gateway = _unlimited_gateway(settings)
         null = _NullChannel()
         channels: dict[str, Channel] = {"gateway": gateway, "bench": null}
         router = Router(app, channels, app.identity, app.memory.inbound, clock=app.services.clock)
