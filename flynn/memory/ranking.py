@@ -22,17 +22,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from flynn.memory.bm25 import TermMatches, read_best
-from flynn.memory.fts import STOPWORDS, search_terms
+from flynn.memory.fts import search_terms
 from flynn.memory.items import (
-    TOKEN,
     RecallItem,
     exchanges,
     fact_items,
     graph_items,
-    stem,
     summary_items,
 )
-from flynn.memory.query import QUESTION_WORDS, QueryAnalysis, mentions
+from flynn.memory.query import QueryAnalysis, mentions
 from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage
 from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
@@ -167,10 +165,9 @@ class HybridRanker:
         exclude: str | None,
         tuning: Tuning,
     ) -> dict[int, _Candidate]:
-        """BM25 over past turns for the whole question; when it names someone, for its topic
-        alone (a name is in half the turns of a conversation with that person); and for the
-        question widened by words its best hits share (pseudo-relevance feedback, for answers
-        worded differently from the question). Lists are fused by reciprocal rank.
+        """BM25 over past turns for the whole question, and when it names someone, for its
+        topic alone (a name is in half the turns of a conversation with that person). Lists
+        are fused by reciprocal rank.
 
         Every turn matching a searched word is weighed from the posting lists; only the best of
         each list are read (their lengths complete the bm25 score)."""
@@ -191,19 +188,6 @@ class HybridRanker:
                 leave_out=words.names,
                 variants=variants,
             )
-        if tuning.feedback > 0 and candidates:
-            extra = _feedback_terms(candidates.values(), query, tuning.feedback_docs)
-            terms = (*query.terms, *extra[: tuning.feedback_terms])
-            postings = (
-                self._history.postings(" ".join(terms), wide=True, namespace_prefix=root)
-                if extra
-                else None
-            )
-            if postings is not None:
-                widened = TermMatches(postings)
-                self._add_ranked(
-                    root, widened, candidates, exclude, tuning, leave_out=(), weight=tuning.feedback
-                )
         return candidates
 
     def _add_ranked(
@@ -215,8 +199,7 @@ class HybridRanker:
         tuning: Tuning,
         *,
         leave_out: Collection[str],
-        variants: Collection[str] | None = None,
-        weight: float = 1.0,
+        variants: Collection[str],
     ) -> None:
         """Reads the best turns of one list under ``root`` (those not read yet) and adds them
         with their lexical scores; ``variants`` are searched forms of the asked words."""
@@ -244,14 +227,14 @@ class HybridRanker:
         ideal = sum(
             w
             for term, w in matches.weights.items()
-            if term not in leave_out and (variants is None or term not in variants)
+            if term not in leave_out and term not in variants
         )
         ideal = max(ideal, 1e-9)
         for position, (score, message) in enumerate(scored):
             candidate = candidates.get(message.id)
             if candidate is None:
                 candidate = candidates[message.id] = _Candidate(message)
-            strength = weight * min(1.0, score / ideal)
+            strength = min(1.0, score / ideal)
             candidate.lexical = max(candidate.lexical, strength)
             candidate.fused += strength / (tuning.rrf_k + position + 1)
 
@@ -416,10 +399,7 @@ class HybridRanker:
             neighbour.inherited = max(neighbour.inherited, share * strong[near.anchor].score)
         self._score(fresh, query, words, now, mentioned, tuning)
         for each in candidates.values():
-            if tuning.neighbour_additive:
-                each.score += each.inherited
-            else:
-                each.score = max(each.score, each.inherited)
+            each.score += each.inherited
 
     def _sessions(
         self, candidates: Iterable[_Candidate], words: _QueryWords, tuning: Tuning
@@ -462,30 +442,6 @@ class HybridRanker:
             session: sum(weights[term] for term in terms) / total
             for session, terms in found.items()
         }
-
-
-def _feedback_terms(
-    candidates: Iterable[_Candidate], query: QueryAnalysis, documents: int
-) -> list[str]:
-    """Words that several of the best hits share and the question lacks, most shared first."""
-    top = sorted(candidates, key=lambda c: c.lexical, reverse=True)[:documents]
-    asked = {stem(term) for term in query.terms}
-    counts: dict[str, int] = defaultdict(int)
-    first: dict[str, str] = {}
-    for candidate in top:
-        seen: set[str] = set()
-        for word in TOKEN.findall(candidate.message.content.lower()):
-            if len(word) < 3 or word in STOPWORDS or word in QUESTION_WORDS or word.isdigit():
-                continue
-            root_form = stem(word)
-            if root_form in asked or root_form in seen:
-                continue
-            seen.add(root_form)
-            counts[root_form] += 1
-            first.setdefault(root_form, word)
-    shared = [form for form, count in counts.items() if count >= 2]
-    shared.sort(key=lambda form: counts[form], reverse=True)
-    return [first[form] for form in shared]
 
 
 def _message_id(message: StoredMessage) -> int:

@@ -31,13 +31,9 @@ class Tuning:
     recency: float = 0.05
     recency_days: float = 180.0
     neighbours_of: int = 10
-    feedback: float = 0.0
-    feedback_docs: int = 5
-    feedback_terms: int = 6
     neighbour: float = 0.4
     neighbour_radius: int = 2
     neighbour_decay: float = 0.7
-    neighbour_additive: bool = True
     session: float = 0.2
     session_top: int = 3
     session_cover: float = 0.2
