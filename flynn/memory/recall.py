@@ -14,16 +14,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from flynn.memory.items import RecallItem, Trust, fact_item, message_item
 from flynn.memory.query import analyse
 from flynn.memory.ranking import HybridRanker
 from flynn.memory.store import Facts, Graph, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
-
-if TYPE_CHECKING:
-    pass
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import structlog
 
@@ -20,9 +20,6 @@ from flynn.memory.reconcile import Outcome, RuleReconciler
 from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
 from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
-
-if TYPE_CHECKING:
-    pass
 
 log = structlog.get_logger(__name__)
 
