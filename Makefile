@@ -38,20 +38,20 @@ run: $(VENV)/.installed
 	$(BIN)/flynn run
 
 test: $(VENV)/.installed-dev | $(CHROMIUM)
-	$(BIN)/ruff format --check flynn tests bench
-	$(BIN)/ruff check flynn tests bench
+	$(BIN)/ruff format --check flynn tests bench tools
+	$(BIN)/ruff check flynn tests bench tools
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check flynn tests bench
+	$(BIN)/ruff check flynn tests bench tools
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev
-	$(BIN)/ruff format flynn tests bench
-	$(BIN)/ruff check --fix flynn tests bench
+	$(BIN)/ruff format flynn tests bench tools
+	$(BIN)/ruff check --fix flynn tests bench tools
 
 bench: $(VENV)/.installed
 	$(BIN)/flynn bench turn --messages 100000 --facts 10000

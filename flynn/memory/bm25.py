@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import TypeVar
 
@@ -38,25 +38,42 @@ def length_factor(length: int, average: float) -> float:
 
 class TermMatches:
     """Posting lists turned around: the searched words each matching row contains, what each
-    word weighs, and what each row's words weigh together."""
+    word weighs, and what each row's words weigh together.
 
-    def __init__(self, postings: Postings) -> None:
+    ``scale`` multiplies a word's weight (a related word counts for less than an asked one), and
+    ``stands_for`` makes a word an alternative to another: a row holding both ("kitchen" and
+    "cabinets" for "kitchen") counts only the heavier, once."""
+
+    def __init__(
+        self,
+        postings: Postings,
+        scale: Mapping[str, float] | None = None,
+        stands_for: Mapping[str, str] | None = None,
+    ) -> None:
+        scale = scale or {}
+        self._group = stands_for or {}
         self.weights = {
-            term: idf(max(postings.documents, len(ids)), len(ids))
+            term: idf(max(postings.documents, len(ids)), len(ids)) * scale.get(term, 1.0)
             for term, ids in postings.terms.items()
         }
         words: dict[int, list[str]] = {}
         totals: dict[int, float] = {}
-        for term, ids in postings.terms.items():
+        # Heaviest first, so each row's list is in that order and an alternative found after
+        # its word adds nothing.
+        ordered = sorted(postings.terms.items(), key=lambda item: -self.weights[item[0]])
+        group = self._group
+        for term, ids in ordered:
             weight = self.weights[term]
+            key = group.get(term, term)
             for row in ids:
                 found = words.get(row)
                 if found is None:
                     words[row] = [term]
                     totals[row] = weight
-                else:
-                    found.append(term)
+                    continue
+                if not group or all(group.get(other, other) != key for other in found):
                     totals[row] += weight
+                found.append(term)
         self._words = words
         self._totals = totals
 
@@ -72,7 +89,16 @@ class TermMatches:
         """The summed idf of the words row ``row`` contains, but those in ``leave_out``."""
         if not leave_out:
             return self._totals.get(row, 0.0)
-        return sum(self.weights[term] for term in self._words.get(row, ()) if term not in leave_out)
+        total = 0.0
+        counted: set[str] = set()
+        group = self._group
+        for term in self._words.get(row, ()):  # heaviest first
+            key = group.get(term, term)
+            if term in leave_out or key in counted:
+                continue
+            counted.add(key)
+            total += self.weights[term]
+        return total
 
     def best(self, limit: int, *, leave_out: Collection[str] = ()) -> list[tuple[int, float]]:
         """At most ``limit`` row ids with their summed idf, best first (newest first among

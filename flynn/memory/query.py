@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from flynn.memory.fts import STOPWORDS
+from flynn.memory.related import Related, RelatedWords
 
 # Words that shape a question without saying what it is about ("can you remember what she said
 # about ..."): searching for them only finds other questions.
@@ -214,6 +215,8 @@ class QueryAnalysis:
     depth: Depth = "full"
     """How deep recall looks for this message (``recall_depth``)."""
     topic_text: str = ""
+    related: tuple[Related, ...] = ()
+    """Words related to its topic words ("dogs" for "pets"), to search for too, weighed less."""
     """The message without the names it mentions ("What did Caroline research?" becomes "What
     did research?"), to search by meaning for what it is about; empty when it names nobody,
     or says nothing else."""
@@ -274,6 +277,9 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),
         topic_text=topic,
+        related=RelatedWords.shipped().expand(
+            (term for term in terms if term not in names), also=variants
+        ),
     )
 
 

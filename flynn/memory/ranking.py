@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from flynn.memory.bm25 import TermMatches, read_best
-from flynn.memory.fts import search_terms
 from flynn.memory.items import (
     RecallItem,
     exchanges,
@@ -31,6 +29,7 @@ from flynn.memory.items import (
     summary_items,
 )
 from flynn.memory.query import QueryAnalysis, mentions
+from flynn.memory.searched import QueryWords, searched_words
 from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage
 from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
@@ -51,20 +50,6 @@ class _Candidate:
 
 _PAGES = 4
 """Pages of a ranked list read at most, when the best turns are mostly out of scope."""
-
-
-@dataclass(frozen=True, slots=True)
-class _QueryWords:
-    """The words a question was searched for: ``matches`` says which turns contain which
-    (``None`` when none occurs), ``asked`` how many there were, ``names`` the names among them;
-    ``unsearched_names`` finds in a text the names the search left out as too common;
-    ``variants`` are other forms of asked words searched too ("bought" for "buy")."""
-
-    matches: TermMatches | None
-    asked: int
-    names: frozenset[str]
-    unsearched_names: re.Pattern[str] | None
-    variants: frozenset[str] = frozenset()
 
 
 class HybridRanker:
@@ -102,7 +87,7 @@ class HybridRanker:
         entities = self._entities(root, query)
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
-        words = self._words(root, query, tuning)
+        words = searched_words(self._history, root, query, tuning)
         candidates = self._lexical(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning, query_vectors)
         if query.window is not None:
@@ -134,34 +119,11 @@ class HybridRanker:
 
     # -- candidates -------------------------------------------------------------------------
 
-    def _words(self, root: str, query: QueryAnalysis, tuning: Tuning) -> _QueryWords:
-        asked = search_terms(" ".join(query.terms))
-        names = frozenset(search_terms(" ".join(query.names)))
-        searched = " ".join((*asked, *query.variants))
-        postings = (
-            self._history.postings(
-                searched, wide=True, max_terms=tuning.words, namespace_prefix=root
-            )
-            if asked
-            else None
-        )
-        matches = None if postings is None else TermMatches(postings)
-        # A name the search left out (it matches too many rows) is looked for in the text.
-        unsearched = sorted(names - set(matches.weights if matches else ()))
-        pattern = (
-            re.compile(r"\b(?:" + "|".join(map(re.escape, unsearched)) + r")\b", re.IGNORECASE)
-            if unsearched
-            else None
-        )
-        # Forms searched besides the asked words (a word the question also asks is no variant).
-        variants = frozenset(search_terms(" ".join(query.variants))) - set(asked)
-        return _QueryWords(matches, len(asked), names, pattern, variants)
-
     def _lexical(
         self,
         root: str,
         query: QueryAnalysis,
-        words: _QueryWords,
+        words: QueryWords,
         exclude: str | None,
         tuning: Tuning,
     ) -> dict[int, _Candidate]:
@@ -174,9 +136,16 @@ class HybridRanker:
         candidates: dict[int, _Candidate] = {}
         if words.matches is None:
             return candidates
-        variants = words.variants
+        variants, related = words.variants, words.related
         self._add_ranked(
-            root, words.matches, candidates, exclude, tuning, leave_out=(), variants=variants
+            root,
+            words.matches,
+            candidates,
+            exclude,
+            tuning,
+            leave_out=(),
+            variants=variants,
+            related=related,
         )
         if query.names and query.topic_terms:
             self._add_ranked(
@@ -187,6 +156,7 @@ class HybridRanker:
                 tuning,
                 leave_out=words.names,
                 variants=variants,
+                related=related,
             )
         return candidates
 
@@ -200,9 +170,11 @@ class HybridRanker:
         *,
         leave_out: Collection[str],
         variants: Collection[str],
+        related: Collection[str],
     ) -> None:
         """Reads the best turns of one list under ``root`` (those not read yet) and adds them
-        with their lexical scores; ``variants`` are searched forms of the asked words."""
+        with their lexical scores; ``variants`` are searched forms of the asked words and
+        ``related`` words related to them."""
 
         def read(ids: Sequence[int]) -> list[StoredMessage]:
             known = [candidates[key].message for key in ids if key in candidates]
@@ -223,11 +195,12 @@ class HybridRanker:
         # Strength is measured against a turn holding every searched word once (at the average
         # length), not against the best hit: when the best hit matched only a common word (a
         # name found in half the turns), it stays weak, and so does its rank's share.
-        # Another form of a word ("bought" for "buy") is an alternative, not one more word.
+        # Another form of a word ("bought" for "buy") or a related word is an alternative, not
+        # one more word.
         ideal = sum(
             w
             for term, w in matches.weights.items()
-            if term not in leave_out and term not in variants
+            if term not in leave_out and term not in variants and term not in related
         )
         ideal = max(ideal, 1e-9)
         for position, (score, message) in enumerate(scored):
@@ -320,7 +293,7 @@ class HybridRanker:
         self,
         candidates: Iterable[_Candidate],
         query: QueryAnalysis,
-        words: _QueryWords,
+        words: QueryWords,
         now: datetime,
         mentioned: frozenset[int],
         tuning: Tuning,
@@ -332,6 +305,7 @@ class HybridRanker:
         # Looked up once: this runs for every candidate (the sums keep their order).
         words_of = matches.words if matches is not None else None
         asked, names, unsearched = words.asked, words.names, words.unsearched_names
+        asked_found = words.asked_found
         window, asks_when = query.window, query.asks_when
         lexical, semantic = tuning.lexical, tuning.semantic
         # With embeddings the fused rank adds up more lists, and a turn found by words and by
@@ -351,7 +325,7 @@ class HybridRanker:
             score += fused * candidate.fused / top_fused
             score += semantic * candidate.semantic
             if asked:
-                score += coverage * min(1.0, len(found) / asked)
+                score += coverage * min(1.0, asked_found(found) / asked)
             if names and (
                 not names.isdisjoint(found)
                 or (unsearched is not None and unsearched.search(message.content))
@@ -374,7 +348,7 @@ class HybridRanker:
         root: str,
         candidates: dict[int, _Candidate],
         query: QueryAnalysis,
-        words: _QueryWords,
+        words: QueryWords,
         now: datetime,
         mentioned: frozenset[int],
         tuning: Tuning,
@@ -402,7 +376,7 @@ class HybridRanker:
             each.score += each.inherited
 
     def _sessions(
-        self, candidates: Iterable[_Candidate], words: _QueryWords, tuning: Tuning
+        self, candidates: Iterable[_Candidate], words: QueryWords, tuning: Tuning
     ) -> None:
         """Evidence clusters in a few past conversations: a turn's score grows with the
         strength of its session (the sum of the session's best few turns)."""
@@ -424,7 +398,7 @@ class HybridRanker:
             candidate.score += tuning.session * strength[session] / best
             candidate.score += tuning.session_cover * cover.get(session, 0.0)
 
-    def _session_cover(self, pool: Sequence[_Candidate], words: _QueryWords) -> dict[str, float]:
+    def _session_cover(self, pool: Sequence[_Candidate], words: QueryWords) -> dict[str, float]:
         """How much of the question each session's turns say between them (the idf share of
         its searched words they contain): a question's words are often split over a question
         and its answer, or over several turns of one conversation."""

@@ -19,6 +19,7 @@ from typing import Literal
 from flynn.memory.items import RecallItem, Trust, fact_item, message_item
 from flynn.memory.query import analyse
 from flynn.memory.ranking import HybridRanker
+from flynn.memory.related import RelatedWords
 from flynn.memory.store import Facts, Graph, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -157,6 +158,8 @@ class Recall:
         self._hybrid = HybridRanker(
             facts, history, graph=graph, vectors=vectors, adaptive=depth == "adaptive"
         )
+        if ranker == "hybrid":
+            RelatedWords.shipped()  # read once now, not on the first question
 
     @property
     def ranker(self) -> RankerName:

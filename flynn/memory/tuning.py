@@ -22,6 +22,9 @@ class Tuning:
     semantic: float = 1.6
     semantic_topic: float = 1.5
     """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
+    related: float = 0.5
+    """Weight of a related word ("dogs" for "pets") against the asked word, times their
+    similarity (``flynn.memory.related``); 0 searches none."""
     coverage: float = 0.5
     name: float = 0.25
     time_window: float = 0.6
@@ -50,13 +53,14 @@ class Tuning:
 
 def lighter(tuning: Tuning) -> Tuning:
     """``tuning`` for a light recall: the three rarest words searched for, a third of the
-    candidates, no neighbour expansion (turns ranked alone, not as exchanges) and half the
-    facts; the weights stay as tuned."""
+    candidates, no related words, no neighbour expansion (turns ranked alone, not as exchanges)
+    and half the facts; the weights stay as tuned."""
     return replace(
         tuning,
         words=3,
         candidates=max(1, tuning.candidates // 3),
         semantic_candidates=max(1, tuning.semantic_candidates // 3),
+        related=0.0,
         neighbours_of=0,
         exchange_before=0,
         exchange_after=0,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from flynn.memory.bm25 import TermMatches, idf, length_factor, read_best
 from flynn.memory.store import Postings
 
@@ -59,3 +61,22 @@ def test_read_best_reads_pages_until_enough_is_in_scope_and_scores_lengths() -> 
     assert [row for _, row in scored] == [9, 5]  # equal words: the shorter row first
     assert scored[0][0] > scored[1][0] > 0
     assert read_best(_matches(), read, lambda row: row, texts.__getitem__, limit=0) == []
+
+
+def test_a_word_and_its_alternatives_count_once_the_heaviest() -> None:
+    postings = Postings(
+        documents=100, terms={"pets": (1, 2), "dogs": (2, 3), "cats": (2, 4), "lake": (2, 5)}
+    )
+    stands_for = {"dogs": "pets", "cats": "pets"}
+    matches = TermMatches(postings, {"dogs": 0.4, "cats": 0.3}, stands_for)
+    pets, dogs, cats, lake = (matches.weights[w] for w in ("pets", "dogs", "cats", "lake"))
+    assert dogs == pytest.approx(0.4 * pets) and cats == pytest.approx(0.3 * pets)
+    # Row 2 holds "pets" and two of its alternatives: "pets" counts, they add nothing.
+    assert matches.weight(2) == pytest.approx(pets + lake)
+    assert matches.weight(3) == pytest.approx(dogs) and matches.weight(4) == pytest.approx(cats)
+    # Left out, the word gives way to its heaviest alternative.
+    assert matches.weight(2, leave_out={"pets"}) == pytest.approx(dogs + lake)
+    assert [row for row, _ in matches.best(3)] == [2, 5, 1]  # 1 and 5 tie: newest first
+    # Without alternatives every word counts.
+    plain = TermMatches(postings, {"dogs": 0.4, "cats": 0.3})
+    assert plain.weight(2) == pytest.approx(pets + dogs + cats + lake)

@@ -19,6 +19,7 @@ from flynn.memory.recall import (
     baseline_relevance,
 )
 from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.searched import searched_words
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.tuning import Tuning
@@ -396,14 +397,14 @@ def test_lexical_strength_is_measured_against_a_turn_with_every_word(
     )
     ranker = HybridRanker(memory.facts, memory.history)
     query = analyse("Did Marisol see the zeppelin?", now=NOW)
-    words = ranker._words("users/ana", query, ranker.tuning)
+    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
     found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
     strength = {c.message.content: c.lexical for c in found.values()}
     assert 0.3 < strength["Marisol called this morning."] < 0.7
     assert strength["A zeppelin flew over the house."] > 0.9
     # Both words in one turn: full strength.
     _say(memory, ANA, [("user", "Marisol saw the zeppelin too.")], at=NOW - timedelta(days=1))
-    words = ranker._words("users/ana", query, ranker.tuning)
+    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
     found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
     both = {c.message.content: c.lexical for c in found.values()}
     assert both["Marisol saw the zeppelin too."] > 0.9
@@ -474,3 +475,62 @@ def test_a_question_naming_someone_is_also_searched_by_meaning_for_its_topic(
     # A question naming nobody has no separate topic.
     assert analyse("What did I research?", now=NOW).topic_text == ""
     assert analyse("Caroline?", now=NOW).topic_text == ""
+
+
+def test_related_words_find_a_turn_that_shares_no_word_with_the_question(
+    memory: SqliteMemory,
+) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "Biscuit chewed my slipper again, bad dog."),
+            ("user", "The train to Lyon was late by an hour."),
+            ("user", "I repainted the hallway a pale green."),
+        ],
+        at=NOW - timedelta(days=30),
+    )
+    question = "Which pets does Ana have?"
+    expanded = HybridRanker(memory.facts, memory.history).rank(
+        "users/ana", analyse(question, now=NOW), now=NOW, limit=5
+    )
+    assert _turns(expanded)[0] == "Biscuit chewed my slipper again, bad dog."
+    # Without related words, nothing in the question is in that turn.
+    literal = HybridRanker(memory.facts, memory.history, tuning=Tuning(related=0)).rank(
+        "users/ana", analyse(question, now=NOW), now=NOW, limit=5
+    )
+    assert "Biscuit chewed my slipper again, bad dog." not in _turns(literal)
+
+
+def test_the_asked_word_outranks_a_related_one(
+    memory: SqliteMemory,
+) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "My dog hates the vacuum cleaner."),
+            ("user", "We can't have pets in this flat, the landlord says."),
+            ("user", "No pets, no dog, no cat: the landlord is strict."),
+            ("user", "The boiler broke on Sunday."),
+        ],
+        at=NOW - timedelta(days=30),
+    )
+    alone = Tuning(neighbours_of=0, exchange_before=0, exchange_after=0)  # turns, no exchanges
+    ranker = HybridRanker(memory.facts, memory.history, tuning=alone)
+    items = ranker.rank("users/ana", analyse("Are pets allowed?", now=NOW), now=NOW, limit=5)
+    turns = [item.text for item in items if item.kind == "message"]
+    # "pets" beats "dog", which is only found because it is related.
+    assert set(turns[:2]) == {
+        "We can't have pets in this flat, the landlord says.",
+        "No pets, no dog, no cat: the landlord is strict.",
+    }
+    assert turns[2] == "My dog hates the vacuum cleaner."
+
+
+def test_a_plain_statement_searches_no_related_words(memory: SqliteMemory) -> None:
+    _say(memory, ANA, [("user", "Biscuit chewed my slipper again, bad dog.")], at=NOW)
+    ranker = HybridRanker(memory.facts, memory.history)
+    statement = analyse("our pets seem fine", now=NOW)
+    assert statement.depth == "light" and statement.related
+    assert ranker.rank("users/ana", statement, now=NOW, limit=5) == []

@@ -1,0 +1,80 @@
+"""The words recall searches a question for (``flynn.memory.ranking``): its own words, other
+forms of its irregular verbs, and related words (``flynn.memory.related``), each with the
+turns that contain it, read from the full-text index's posting lists."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from flynn.memory.bm25 import TermMatches
+from flynn.memory.fts import search_terms
+from flynn.memory.query import QueryAnalysis
+from flynn.memory.store import History, Postings
+from flynn.memory.tuning import Tuning
+
+
+@dataclass(frozen=True, slots=True)
+class QueryWords:
+    """The words a question was searched for: ``matches`` says which turns contain which
+    (``None`` when none occurs), ``asked`` how many there were, ``names`` the names among them;
+    ``unsearched_names`` finds in a text the names the search left out as too common;
+    ``variants`` are other forms of asked words searched too ("bought" for "buy")."""
+
+    matches: TermMatches | None
+    asked: int
+    names: frozenset[str]
+    unsearched_names: re.Pattern[str] | None
+    variants: frozenset[str] = frozenset()
+    related: Mapping[str, str] = field(default_factory=dict)
+    """Related words searched (``flynn.memory.related``), each with the asked word it is for."""
+
+    def asked_found(self, found: Collection[str]) -> int:
+        """How many asked words ``found`` (a turn's searched words) holds, a related word
+        counting for the word it stands for."""
+        if not self.related:
+            return len(found)
+        return len({self.related.get(word, word) for word in found})
+
+
+def searched_words(history: History, root: str, query: QueryAnalysis, tuning: Tuning) -> QueryWords:
+    """What ``query`` is searched for under ``root``: its words, their other forms and related
+    words, with the turns containing each."""
+    asked = search_terms(" ".join(query.terms))
+    names = frozenset(search_terms(" ".join(query.names)))
+    searched = " ".join((*asked, *query.variants))
+    postings = (
+        history.postings(searched, wide=True, max_terms=tuning.words, namespace_prefix=root)
+        if asked
+        else None
+    )
+    # Related words are searched apart, so that rare ones cannot crowd the asked words out
+    # of the search's budget; each weighs its similarity times ``Tuning.related``.
+    related = {each.word: each for each in query.related} if tuning.related > 0 else {}
+    found_related = (
+        history.postings(" ".join(related), wide=True, namespace_prefix=root)
+        if asked and related
+        else None
+    )
+    scale: dict[str, float] = {}
+    if found_related is not None:
+        lists = dict(postings.terms) if postings is not None else {}
+        for word, ids in found_related.terms.items():
+            if word in related and word not in lists:
+                lists[word] = ids
+                scale[word] = tuning.related * related[word].similarity
+        documents = max(found_related.documents, postings.documents if postings else 0)
+        postings = Postings(documents=documents, terms=lists)
+    sources = {word: related[word].source for word in scale}
+    matches = None if postings is None else TermMatches(postings, scale, sources)
+    # A name the search left out (it matches too many rows) is looked for in the text.
+    unsearched = sorted(names - set(matches.weights if matches else ()))
+    pattern = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, unsearched)) + r")\b", re.IGNORECASE)
+        if unsearched
+        else None
+    )
+    # Forms searched besides the asked words (a word the question also asks is no variant).
+    variants = frozenset(search_terms(" ".join(query.variants))) - set(asked)
+    return QueryWords(matches, len(asked), names, pattern, variants, sources)
