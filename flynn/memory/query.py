@@ -215,11 +215,11 @@ class QueryAnalysis:
     depth: Depth = "full"
     """How deep recall looks for this message (``recall_depth``)."""
     topic_text: str = ""
-    related: tuple[Related, ...] = ()
-    """Words related to its topic words ("dogs" for "pets"), to search for too, weighed less."""
     """The message without the names it mentions ("What did Caroline research?" becomes "What
     did research?"), to search by meaning for what it is about; empty when it names nobody,
     or says nothing else."""
+    related: tuple[Related, ...] = ()
+    """Words related to its topic words ("dogs" for "pets"), to search for too, weighed less."""
 
     @property
     def topic_terms(self) -> tuple[str, ...]:
@@ -277,9 +277,25 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),
         topic_text=topic,
-        related=RelatedWords.shipped().expand(
-            (term for term in terms if term not in names), also=variants
+        related=tuple(
+            each
+            for each in RelatedWords.shipped().expand(
+                (term for term in terms if term not in names), also=variants
+            )
+            if _searchable(each.word)
         ),
+    )
+
+
+def _searchable(word: str) -> bool:
+    """Whether ``analyse`` would search for ``word`` (a related word that is a question or
+    time word, "said" for "told", would only find other questions)."""
+    return not (
+        word in STOPWORDS
+        or word in QUESTION_WORDS
+        or word in _TIME_WORDS
+        or word in _MONTH_NAMES
+        or word in _WEEKDAYS
     )
 
 

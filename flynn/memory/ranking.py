@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from flynn.memory.bm25 import TermMatches, read_best
+from flynn.memory.bm25 import read_best
 from flynn.memory.items import (
     RecallItem,
     exchanges,
@@ -136,45 +136,25 @@ class HybridRanker:
         candidates: dict[int, _Candidate] = {}
         if words.matches is None:
             return candidates
-        variants, related = words.variants, words.related
-        self._add_ranked(
-            root,
-            words.matches,
-            candidates,
-            exclude,
-            tuning,
-            leave_out=(),
-            variants=variants,
-            related=related,
-        )
+        self._add_ranked(root, words, candidates, exclude, tuning, leave_out=())
         if query.names and query.topic_terms:
-            self._add_ranked(
-                root,
-                words.matches,
-                candidates,
-                exclude,
-                tuning,
-                leave_out=words.names,
-                variants=variants,
-                related=related,
-            )
+            self._add_ranked(root, words, candidates, exclude, tuning, leave_out=words.names)
         return candidates
 
     def _add_ranked(
         self,
         root: str,
-        matches: TermMatches,
+        words: QueryWords,
         candidates: dict[int, _Candidate],
         exclude: str | None,
         tuning: Tuning,
         *,
         leave_out: Collection[str],
-        variants: Collection[str],
-        related: Collection[str],
     ) -> None:
-        """Reads the best turns of one list under ``root`` (those not read yet) and adds them
-        with their lexical scores; ``variants`` are searched forms of the asked words and
-        ``related`` words related to them."""
+        """Reads the best turns of one list under ``root`` (those not read yet), ranked by
+        ``words`` but those in ``leave_out``, and adds them with their lexical scores."""
+        matches = words.matches
+        assert matches is not None
 
         def read(ids: Sequence[int]) -> list[StoredMessage]:
             known = [candidates[key].message for key in ids if key in candidates]
@@ -195,14 +175,7 @@ class HybridRanker:
         # Strength is measured against a turn holding every searched word once (at the average
         # length), not against the best hit: when the best hit matched only a common word (a
         # name found in half the turns), it stays weak, and so does its rank's share.
-        # Another form of a word ("bought" for "buy") or a related word is an alternative, not
-        # one more word.
-        ideal = sum(
-            w
-            for term, w in matches.weights.items()
-            if term not in leave_out and term not in variants and term not in related
-        )
-        ideal = max(ideal, 1e-9)
+        ideal = max(words.ideal(leave_out), 1e-9)
         for position, (score, message) in enumerate(scored):
             candidate = candidates.get(message.id)
             if candidate is None:
@@ -405,16 +378,14 @@ class HybridRanker:
         matches = words.matches
         if matches is None:
             return {}
-        total = sum(matches.weights.values()) or 1.0
+        total = words.ideal(()) or 1.0
         found: dict[str, set[str]] = defaultdict(set)
         for candidate in pool:
             words_of = matches.words(candidate.message.id)
             if words_of:
                 found[candidate.message.session].update(words_of)
-        weights = matches.weights
         return {
-            session: sum(weights[term] for term in terms) / total
-            for session, terms in found.items()
+            session: min(1.0, words.weight_of(terms) / total) for session, terms in found.items()
         }
 
 

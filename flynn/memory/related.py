@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import zlib
 from collections.abc import Iterable, Mapping
 from importlib.resources import files
 from typing import NamedTuple
@@ -68,7 +69,7 @@ class RelatedWords:
         try:
             data = files("flynn.memory").joinpath(TABLE).read_bytes()
             return RelatedWords.parse(gzip.decompress(data).decode())
-        except (OSError, EOFError, UnicodeDecodeError):
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error):
             log.exception("recall.related_words_unavailable")
             return RelatedWords({})
 
@@ -94,12 +95,24 @@ class RelatedWords:
         """The related words of ``words``, in order: none that shares a stem with one of
         ``words``, with ``also`` (forms searched anyway) or with a word already given."""
         words = list(words)
+        # A word the table lacks has no known stem: a crude one catches most of what the index
+        # would find anyway ("paddle" for "paddling").
         taken = {self.stem(word) for word in (*words, *also)}
+        crude = {_crude_stem(word) for word in (*words, *also)}
         related: list[Related] = []
         for word in words:
             for near, similarity in self._entry(word)[1]:
-                stem = self.stem(near)
-                if stem not in taken:
+                stem, rough = self.stem(near), _crude_stem(near)
+                if stem not in taken and rough not in crude:
                     taken.add(stem)
+                    crude.add(rough)
                     related.append(Related(near, word, similarity))
         return tuple(related)
+
+
+def _crude_stem(word: str) -> str:
+    """``word`` without a common suffix ("paddling", "paddled" and "paddle" give "paddl")."""
+    for suffix in ("ing", "ed", "es", "e", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word

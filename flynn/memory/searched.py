@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from flynn.memory.bm25 import TermMatches
+from flynn.memory.bm25 import TermMatches, idf
 from flynn.memory.fts import search_terms
 from flynn.memory.query import QueryAnalysis
 from flynn.memory.store import History, Postings
@@ -29,6 +29,38 @@ class QueryWords:
     variants: frozenset[str] = frozenset()
     related: Mapping[str, str] = field(default_factory=dict)
     """Related words searched (``flynn.memory.related``), each with the asked word it is for."""
+    scale: Mapping[str, float] = field(default_factory=dict)
+    """What each related word's weight was multiplied by."""
+
+    def ideal(self, leave_out: Collection[str]) -> float:
+        """What a turn holding every asked word (but ``leave_out``) once weighs. Other forms
+        and related words are alternatives, not more words; an asked word found only through
+        related words counts as much as the heaviest of them would unscaled, so a turn that
+        holds only a related word is as strong as its share."""
+        if self.matches is None:
+            return 0.0
+        weights = self.matches.weights
+        skip = set(leave_out) | self.variants
+        total = sum(
+            w for term, w in weights.items() if term not in skip and term not in self.related
+        )
+        absent: dict[str, float] = {}
+        for word, source in self.related.items():
+            if word in weights and source not in weights and source not in skip:
+                absent[source] = max(absent.get(source, 0.0), weights[word] / self.scale[word])
+        return total + sum(absent.values())
+
+    def weight_of(self, found: Collection[str]) -> float:
+        """What the searched words ``found`` weigh together, a word and its related words
+        counting once, the heaviest."""
+        if self.matches is None:
+            return 0.0
+        weights = self.matches.weights
+        best: dict[str, float] = {}
+        for word in found:
+            key = self.related.get(word, word)
+            best[key] = max(best.get(key, 0.0), weights[word])
+        return sum(best.values())
 
     def asked_found(self, found: Collection[str]) -> int:
         """How many asked words ``found`` (a turn's searched words) holds, a related word
@@ -52,19 +84,27 @@ def searched_words(history: History, root: str, query: QueryAnalysis, tuning: Tu
     # Related words are searched apart, so that rare ones cannot crowd the asked words out
     # of the search's budget; each weighs its similarity times ``Tuning.related``.
     related = {each.word: each for each in query.related} if tuning.related > 0 else {}
+    # Most similar first: a long question's related words are cut at the search's word limit.
+    by_similarity = sorted(related.values(), key=lambda each: -each.similarity)
     found_related = (
-        history.postings(" ".join(related), wide=True, namespace_prefix=root)
+        history.postings(
+            " ".join(each.word for each in by_similarity), wide=True, namespace_prefix=root
+        )
         if asked and related
         else None
     )
     scale: dict[str, float] = {}
     if found_related is not None:
         lists = dict(postings.terms) if postings is not None else {}
+        documents = max(found_related.documents, postings.documents if postings else 0)
         for word, ids in found_related.terms.items():
             if word in related and word not in lists:
                 lists[word] = ids
                 scale[word] = tuning.related * related[word].similarity
-        documents = max(found_related.documents, postings.documents if postings else 0)
+                # A rare related word weighs no more than the common word it stands for.
+                source = lists.get(related[word].source)
+                if source is not None and len(source) > len(ids):
+                    scale[word] *= idf(documents, len(source)) / idf(documents, len(ids))
         postings = Postings(documents=documents, terms=lists)
     sources = {word: related[word].source for word in scale}
     matches = None if postings is None else TermMatches(postings, scale, sources)
@@ -77,4 +117,4 @@ def searched_words(history: History, root: str, query: QueryAnalysis, tuning: Tu
     )
     # Forms searched besides the asked words (a word the question also asks is no variant).
     variants = frozenset(search_terms(" ".join(query.variants))) - set(asked)
-    return QueryWords(matches, len(asked), names, pattern, variants, sources)
+    return QueryWords(matches, len(asked), names, pattern, variants, sources, scale)

@@ -64,8 +64,9 @@ def test_read_best_reads_pages_until_enough_is_in_scope_and_scores_lengths() -> 
 
 
 def test_a_word_and_its_alternatives_count_once_the_heaviest() -> None:
+    # The lighter alternatives come first: rows must count the heaviest whatever the order.
     postings = Postings(
-        documents=100, terms={"pets": (1, 2), "dogs": (2, 3), "cats": (2, 4), "lake": (2, 5)}
+        documents=100, terms={"cats": (2, 4), "dogs": (2, 3), "pets": (1, 2), "lake": (2, 5)}
     )
     stands_for = {"dogs": "pets", "cats": "pets"}
     matches = TermMatches(postings, {"dogs": 0.4, "cats": 0.3}, stands_for)

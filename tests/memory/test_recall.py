@@ -534,3 +534,30 @@ def test_a_plain_statement_searches_no_related_words(memory: SqliteMemory) -> No
     statement = analyse("our pets seem fine", now=NOW)
     assert statement.depth == "light" and statement.related
     assert ranker.rank("users/ana", statement, now=NOW, limit=5) == []
+
+
+def test_a_turn_holding_only_a_related_word_is_weighed_as_such(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [("user", f"Small talk number {day}, nothing much.") for day in range(12)]
+        + [("user", "Biscuit chewed my slipper, bad dog."), ("user", "The pets are asleep.")],
+        at=NOW - timedelta(days=3),
+    )
+    ranker = HybridRanker(memory.facts, memory.history)
+    for question in ("Which pets does she have?", "Which pets and toys?"):
+        query = analyse(question, now=NOW)
+        words = searched_words(memory.history, "users/ana", query, ranker.tuning)
+        found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+        strength = {c.message.content: c.lexical for c in found.values()}
+        assert (
+            strength["The pets are asleep."] > 2 * strength["Biscuit chewed my slipper, bad dog."]
+        )
+        # Coverage: a related word and its asked word cover one asked word.
+        assert words.asked_found(["dogs", "pets"]) == 1
+    # When the asked word occurs nowhere, a related word is still only a partial match.
+    query = analyse("Does she like canine company?", now=NOW)
+    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
+    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+    strength = {c.message.content: c.lexical for c in found.values()}
+    assert 0 < strength["Biscuit chewed my slipper, bad dog."] < 0.7

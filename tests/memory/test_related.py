@@ -81,15 +81,29 @@ def test_expansion_skips_words_sharing_a_stem_with_one_asked_or_given() -> None:
     assert [each.word for each in table.expand(["pets"], also=["animals"])] == ["dogs"]
 
 
+def test_a_word_the_table_lacks_still_keeps_its_own_forms_out() -> None:
+    table = RelatedWords.parse("canoe cano paddle 80 kayak 75\npaddle paddl\nkayak kayak\n")
+    # "paddling" is not in the table; the index finds "paddle" for it anyway.
+    assert [each.word for each in table.expand(["paddling", "canoe"])] == ["kayak"]
+
+
+def test_related_question_and_time_words_are_not_searched() -> None:
+    words = {each.word for each in analyse("What has Ana told me about summer?", now=NOW).related}
+    assert words and not words & {"said", "june", "july", "yesterday"}
+
+
 def test_a_malformed_line_gives_no_related_words_and_breaks_nothing() -> None:
     table = RelatedWords.parse("pets pet dogs eighty\ncats cat kittens\nfish fish\n")
     assert table.expand(["pets", "cats", "fish"]) == ()
     assert table.stem("pets") == "pet"
 
 
-def test_a_missing_table_turns_expansion_off_with_a_logged_error(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("content", [None, b"\x1f\x8b\x08\x00garbage", b"\xff\xfe"])
+def test_a_missing_or_damaged_table_turns_expansion_off_with_a_logged_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, content: bytes | None
 ) -> None:
+    if content is not None:
+        (tmp_path / TABLE).write_bytes(content)
     monkeypatch.setattr(related_module, "files", lambda package: tmp_path)
     RelatedWords.shipped.cache_clear()
     try:
