@@ -19,7 +19,7 @@ from flynn.memory.recall import (
     baseline_relevance,
 )
 from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.searched import searched_words
+from flynn.memory.searched import QueryWords, searched_words
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.tuning import Tuning
@@ -54,6 +54,26 @@ def _say(
 def _turns(items: Sequence[RecallItem]) -> list[str]:
     """The texts of the turns ``items`` show, an exchange's one by one."""
     return [part.text for item in items for part in (item.parts or (item,))]
+
+
+def _after_small_talk(memory: SqliteMemory, turns: list[str]) -> None:
+    """Twelve turns of small talk (so the words asked about are rare), then ``turns``."""
+    _say(
+        memory,
+        ANA,
+        [("user", f"Small talk number {day}, nothing much.") for day in range(12)]
+        + [("user", text) for text in turns],
+        at=NOW - timedelta(days=3),
+    )
+
+
+def _lexical_strength(memory: SqliteMemory, question: str) -> tuple[QueryWords, dict[str, float]]:
+    """The words ``question`` is searched for, and each full-text hit's lexical strength."""
+    ranker = HybridRanker(memory.facts, memory.history)
+    query = analyse(question, now=NOW)
+    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
+    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+    return words, {c.message.content: c.lexical for c in found.values()}
 
 
 def _recall(memory: SqliteMemory, **kwargs: object) -> Recall:
@@ -388,25 +408,13 @@ def test_lexical_strength_is_measured_against_a_turn_with_every_word(
     # match even when it is the best hit, weaker than a turn holding both would be, so other
     # signals (meaning, time) can still outrank it; the topic word is all the question asks
     # besides the name, and the topic-only list counts it in full.
-    _say(
-        memory,
-        ANA,
-        [("user", f"Small talk number {day}, nothing much.") for day in range(12)]
-        + [("user", "Marisol called this morning."), ("user", "A zeppelin flew over the house.")],
-        at=NOW - timedelta(days=3),
-    )
-    ranker = HybridRanker(memory.facts, memory.history)
-    query = analyse("Did Marisol see the zeppelin?", now=NOW)
-    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
-    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
-    strength = {c.message.content: c.lexical for c in found.values()}
+    _after_small_talk(memory, ["Marisol called this morning.", "A zeppelin flew over the house."])
+    _, strength = _lexical_strength(memory, "Did Marisol see the zeppelin?")
     assert 0.3 < strength["Marisol called this morning."] < 0.7
     assert strength["A zeppelin flew over the house."] > 0.9
     # Both words in one turn: full strength.
     _say(memory, ANA, [("user", "Marisol saw the zeppelin too.")], at=NOW - timedelta(days=1))
-    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
-    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
-    both = {c.message.content: c.lexical for c in found.values()}
+    _, both = _lexical_strength(memory, "Did Marisol see the zeppelin?")
     assert both["Marisol saw the zeppelin too."] > 0.9
 
 
@@ -537,27 +545,14 @@ def test_a_plain_statement_searches_no_related_words(memory: SqliteMemory) -> No
 
 
 def test_a_turn_holding_only_a_related_word_is_weighed_as_such(memory: SqliteMemory) -> None:
-    _say(
-        memory,
-        ANA,
-        [("user", f"Small talk number {day}, nothing much.") for day in range(12)]
-        + [("user", "Biscuit chewed my slipper, bad dog."), ("user", "The pets are asleep.")],
-        at=NOW - timedelta(days=3),
-    )
-    ranker = HybridRanker(memory.facts, memory.history)
+    _after_small_talk(memory, ["Biscuit chewed my slipper, bad dog.", "The pets are asleep."])
     for question in ("Which pets does she have?", "Which pets and toys?"):
-        query = analyse(question, now=NOW)
-        words = searched_words(memory.history, "users/ana", query, ranker.tuning)
-        found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
-        strength = {c.message.content: c.lexical for c in found.values()}
+        words, strength = _lexical_strength(memory, question)
         assert (
             strength["The pets are asleep."] > 2 * strength["Biscuit chewed my slipper, bad dog."]
         )
         # Coverage: a related word and its asked word cover one asked word.
         assert words.asked_found(["dogs", "pets"]) == 1
     # When the asked word occurs nowhere, a related word is still only a partial match.
-    query = analyse("Does she like canine company?", now=NOW)
-    words = searched_words(memory.history, "users/ana", query, ranker.tuning)
-    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
-    strength = {c.message.content: c.lexical for c in found.values()}
+    _, strength = _lexical_strength(memory, "Does she like canine company?")
     assert 0 < strength["Biscuit chewed my slipper, bad dog."] < 0.7
