@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from flynn.memory.bm25 import read_best
+from flynn.memory.bm25 import K1, read_best
 from flynn.memory.items import (
     RecallItem,
     exchanges,
@@ -352,7 +352,8 @@ class HybridRanker:
         self, candidates: Iterable[_Candidate], words: QueryWords, tuning: Tuning
     ) -> None:
         """Evidence clusters in a few past conversations: a turn's score grows with the
-        strength of its session (the sum of the session's best few turns)."""
+        strength of its session (the sum of the session's best few turns), with how much of the
+        question its turns say between them, and with how much the session is about it."""
         pool = list(candidates)
         per_session: dict[str, list[float]] = defaultdict(list)
         for candidate in pool:
@@ -366,10 +367,12 @@ class HybridRanker:
         }
         best = max(strength.values(), default=0.0) or 1.0
         cover = self._session_cover(pool, words) if tuning.session_cover else {}
+        about = _session_words(pool, words) if tuning.session_words else {}
         for candidate in pool:
             session = candidate.message.session
             candidate.score += tuning.session * strength[session] / best
             candidate.score += tuning.session_cover * cover.get(session, 0.0)
+            candidate.score += tuning.session_words * about.get(session, 0.0)
 
     def _session_cover(self, pool: Sequence[_Candidate], words: QueryWords) -> dict[str, float]:
         """How much of the question each session's turns say between them (the idf share of
@@ -387,6 +390,38 @@ class HybridRanker:
         return {
             session: min(1.0, words.weight_of(terms) / total) for session, terms in found.items()
         }
+
+
+def _session_words(pool: Sequence[_Candidate], words: QueryWords) -> dict[str, float]:
+    """How much each session in ``pool`` is about the question, as if its turns were one text:
+    bm25 over sessions, each searched word counted once a turn (a word and its related words
+    once), saturating as more turns repeat it, and weighed by how few of the sessions in play
+    hold it. A conversation that keeps coming back to the question's subject outranks one that
+    mentions it in passing, and a name said in every conversation weighs next to nothing.
+    Scaled so the best session has 1."""
+    matches = words.matches
+    if matches is None:
+        return {}
+    turns: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for candidate in pool:
+        counted: set[str] = set()
+        for word in matches.words(candidate.message.id):
+            key = words.related.get(word, word)
+            if key not in counted:
+                counted.add(key)
+                turns[key][candidate.message.session] += 1
+    sessions = len({candidate.message.session for candidate in pool})
+    scores: dict[str, float] = defaultdict(float)
+    for per_session in turns.values():
+        # Lucene's idf, never negative: a few sessions are in play, and a word most of them
+        # hold still counts a little (FTS5's would floor it, and the subject with it).
+        weight = math.log(1 + (sessions - len(per_session) + 0.5) / (len(per_session) + 0.5))
+        for session, count in per_session.items():
+            # bm25's saturation with every session of one length (its b = 0): a chat is as
+            # long as it is, and a long one that keeps to the subject is the better match.
+            scores[session] += weight * count * (K1 + 1) / (count + K1)
+    best = max(scores.values(), default=0.0) or 1.0
+    return {session: score / best for session, score in scores.items()}
 
 
 def _message_id(message: StoredMessage) -> int:

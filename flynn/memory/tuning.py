@@ -40,6 +40,8 @@ class Tuning:
     session: float = 0.2
     session_top: int = 3
     session_cover: float = 0.2
+    session_words: float = 0.2
+    """Weight of a session's bm25 as one text (``ranking._session_words``)."""
     facts: int = 10
     fact: float = 0.9
     summaries: int = 50

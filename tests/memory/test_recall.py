@@ -10,7 +10,7 @@ import pytest
 from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.query import analyse
-from flynn.memory.ranking import HybridRanker
+from flynn.memory.ranking import HybridRanker, _Candidate, _session_words
 from flynn.memory.recall import (
     FRAME_TOKENS,
     Recall,
@@ -556,3 +556,45 @@ def test_a_turn_holding_only_a_related_word_is_weighed_as_such(memory: SqliteMem
     # When the asked word occurs nowhere, a related word is still only a partial match.
     _, strength = _lexical_strength(memory, "Does she like canine company?")
     assert 0 < strength["Biscuit chewed my slipper, bad dog."] < 0.7
+
+
+def test_a_session_that_keeps_to_the_subject_is_more_about_it(memory: SqliteMemory) -> None:
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "Marisol and I sanded the canoe hull."),
+            ("user", "Then Marisol varnished the canoe."),
+            ("user", "The canoe needs a third coat, Marisol says."),
+        ],
+        at=NOW - timedelta(days=9),
+        session="gateway:build",
+    )
+    _say(
+        memory,
+        ANA,
+        [("user", "Marisol mentioned a canoe trip once."), ("user", "Lunch was good.")],
+        at=NOW - timedelta(days=5),
+        session="gateway:passing",
+    )
+    _say(
+        memory,
+        ANA,
+        [("user", "Marisol got a new phone.")],
+        at=NOW - timedelta(days=2),
+        session="gateway:phone",
+    )
+    query = analyse("How is Marisol's canoe coming along?", now=NOW)
+    words = searched_words(memory.history, "users/ana", query, Tuning())
+    pool = [
+        _Candidate(message)
+        for session in ("gateway:build", "gateway:passing", "gateway:phone")
+        for message in memory.history.recent(session)
+    ]
+
+    about = _session_words(pool, words)
+
+    assert about["gateway:build"] == 1.0
+    assert 0.2 < about["gateway:passing"] < 0.8
+    # Marisol is named in every session in play: her name says little.
+    assert about["gateway:phone"] < 0.2
