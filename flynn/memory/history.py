@@ -26,6 +26,7 @@ from flynn.memory.store import (
     SearchHit,
     SessionSummary,
     StoredMessage,
+    in_context,
 )
 
 EXCERPT_TOKENS = 16
@@ -76,14 +77,19 @@ FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
 """
 _SEARCH_ALL = _SEARCH + " ORDER BY messages_fts.rank LIMIT ?"
-_SEARCH_EXCLUDING = _SEARCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
+# "Excluding" a session leaves out its turns still in its context: its compacted ones are past.
+_SEARCH_EXCLUDING = (
+    _SEARCH + " AND (m.session != ? OR m.summarized = 1) ORDER BY messages_fts.rank LIMIT ?"
+)
 _MATCH = f"""
 SELECT {_M_COLUMNS}, messages_fts.rank AS rank
 FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
 """
 _MATCH_ALL = _MATCH + " ORDER BY messages_fts.rank LIMIT ?"
-_MATCH_EXCLUDING = _MATCH + " AND m.session != ? ORDER BY messages_fts.rank LIMIT ?"
+_MATCH_EXCLUDING = (
+    _MATCH + " AND (m.session != ? OR m.summarized = 1) ORDER BY messages_fts.rank LIMIT ?"
+)
 # A small rowid window around each anchor: the primary key range is the cheapest read there is,
 # and a session's turns are nearly consecutive (other sessions' turns may interleave). One
 # statement for all anchors reads only what places a row (its session and namespace); the
@@ -112,7 +118,9 @@ SELECT * FROM (
 ORDER BY created_at DESC LIMIT :limit
 """
 _BETWEEN_ALL = _BETWEEN.format(columns=_COLUMNS, excluding="")
-_BETWEEN_EXCLUDING = _BETWEEN.format(columns=_COLUMNS, excluding="AND session != :exclude")
+_BETWEEN_EXCLUDING = _BETWEEN.format(
+    columns=_COLUMNS, excluding="AND (session != :exclude OR summarized = 1)"
+)
 _SUMMARIES = f"""
 SELECT key, namespace, summary, summarized_through, updated_at FROM sessions
 WHERE {namespace_scope("namespace")} AND summary IS NOT NULL AND summary != ''
@@ -284,8 +292,8 @@ class SqliteHistory:
     def messages_under(
         self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
     ) -> list[StoredMessage]:
-        """The messages with these ids under ``namespace_prefix`` (and not of
-        ``exclude_session``), in no particular order."""
+        """The messages with these ids under ``namespace_prefix`` (but ``exclude_session``'s
+        turns still in its context), in no particular order."""
         if not ids:
             return []
         root = namespace_prefix.rstrip("/")
@@ -296,7 +304,7 @@ class SqliteHistory:
             message
             for message in self._rows.read(ids)
             if (message.namespace == root or message.namespace.startswith(below))
-            and message.session != exclude_session
+            and not in_context(message, exclude_session)
         ]
 
     def _plan(

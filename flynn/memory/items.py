@@ -13,7 +13,16 @@ from datetime import datetime
 from typing import Literal
 
 from flynn.memory.query import QueryAnalysis
-from flynn.memory.store import Entity, Fact, Facts, Graph, History, MessageRole, StoredMessage
+from flynn.memory.store import (
+    Entity,
+    Fact,
+    Facts,
+    Graph,
+    History,
+    MessageRole,
+    StoredMessage,
+    in_context,
+)
 from flynn.memory.tuning import Tuning
 
 ItemKind = Literal["message", "fact", "summary", "graph"]
@@ -107,13 +116,19 @@ def stems(text: str) -> frozenset[str]:
 
 
 def exchanges(
-    history: History, root: str, best: Sequence[tuple[StoredMessage, float]], tuning: Tuning
+    history: History,
+    root: str,
+    best: Sequence[tuple[StoredMessage, float]],
+    tuning: Tuning,
+    *,
+    exclude: str | None = None,
 ) -> list[RecallItem]:
     """Each of the ``best`` turns with the turns around it (``exchange_before`` and
     ``exchange_after``), best first; a turn already shown in a better exchange is not shown
     again, and a candidate inside one adds nothing new. Past the first ``exchanges``,
     turns come alone: a deep hit is there for its words, and context would crowd out
-    other hits from the budget."""
+    other hits from the budget. The turns of ``exclude`` still in its context are never
+    shown (the prompt holds them)."""
     before, after = tuning.exchange_before, tuning.exchange_after
     radius = max(before, after)
     if radius <= 0:
@@ -126,7 +141,7 @@ def exchanges(
         if position >= read:
             page = [message.id for message, _ in best[read : read + max(1, tuning.exchanges)]]
             for each in history.around(root, page, radius=radius):
-                if -before <= each.offset <= after:
+                if -before <= each.offset <= after and not in_context(each.message, exclude):
                     near[each.anchor].append(each.message)
             read += len(page)
         return near.get(best[position][0].id, [])

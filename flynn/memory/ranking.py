@@ -30,7 +30,7 @@ from flynn.memory.items import (
 )
 from flynn.memory.query import QueryAnalysis, mentions
 from flynn.memory.searched import QueryWords, searched_words
-from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage
+from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, in_context
 from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
 
@@ -101,7 +101,7 @@ class HybridRanker:
                 candidates.setdefault(message.id, _Candidate(message))
         mentioned = self._mentioned(entities)
         self._score(candidates.values(), query, words, now, mentioned, tuning)
-        self._neighbours(root, candidates, query, words, now, mentioned, tuning)
+        self._neighbours(root, candidates, query, words, now, mentioned, tuning, exclude)
         self._sessions(candidates.values(), words, tuning)
 
         # Only the turns that can make the cut become items.
@@ -110,7 +110,9 @@ class HybridRanker:
             (c for c in candidates.values() if c.score > 0),
             key=lambda c: (c.score, c.message.created_at),
         )
-        items = exchanges(self._history, root, [(c.message, c.score) for c in best], tuning)
+        items = exchanges(
+            self._history, root, [(c.message, c.score) for c in best], tuning, exclude=exclude
+        )
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.extend(graph_items(self._graph, entities))
@@ -238,7 +240,7 @@ class HybridRanker:
         )
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):
-            if message.session != exclude and _under(message.namespace, root):
+            if not in_context(message, exclude) and _under(message.namespace, root):
                 candidates[message.id] = _Candidate(message)
         share = weight or 1.0
         for position, (ref, similarity) in enumerate(nearest):
@@ -325,6 +327,7 @@ class HybridRanker:
         now: datetime,
         mentioned: frozenset[int],
         tuning: Tuning,
+        exclude: str | None,
     ) -> None:
         """The turn just before or after a strong hit often holds the answer (the question it
         answers, or the reply that completes it): it inherits part of the hit's score."""
@@ -336,7 +339,7 @@ class HybridRanker:
             return
         fresh: list[_Candidate] = []
         for near in self._history.around(root, list(strong), radius=tuning.neighbour_radius):
-            if near.message.id in strong:
+            if near.message.id in strong or in_context(near.message, exclude):
                 continue
             share = tuning.neighbour * tuning.neighbour_decay ** (abs(near.offset) - 1)
             neighbour = candidates.get(near.message.id)

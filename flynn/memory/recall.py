@@ -199,7 +199,9 @@ class Recall:
         """The items most relevant to ``query`` under ``root``, best first, at most ``limit``.
 
         Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
-        ``threshold`` (relative to the best, for the hybrid ranker) are left out.
+        ``threshold`` (relative to the best, for the hybrid ranker) are left out, and so are
+        ``exclude_session``'s turns still in its context (the asking conversation's prompt
+        holds them) and its summary; its compacted turns are recalled like any past turn.
         ``query_vectors`` are ``query``'s embeddings when already computed
         (``query_vectors()``).
         """

@@ -79,6 +79,14 @@ class StoredMessage:
     summarized: bool = False
 
 
+def in_context(message: StoredMessage, session: str | None) -> bool:
+    """Whether ``message`` is one of ``session``'s turns not yet summarised by compaction: the
+    conversation's prompt still holds it, so recall for that conversation leaves it out. Its
+    compacted turns are recalled like any past turn (a chat that never ends, a Telegram DM, is
+    one session for good)."""
+    return message.session == session and not message.summarized
+
+
 @dataclass(frozen=True, slots=True)
 class Postings:
     """For each searched word, the ids of the stored messages containing it, in every namespace,
@@ -247,7 +255,8 @@ class History(Protocol):
         limit: int,
         exclude_session: str | None = None,
     ) -> list[SearchHit]:
-        """Messages under ``namespace_prefix`` matching the FTS5 ``query``, best first."""
+        """Messages under ``namespace_prefix`` matching the FTS5 ``query``, best first, but
+        ``exclude_session``'s turns still in its context (``in_context``)."""
         ...
 
     def match(
@@ -285,8 +294,8 @@ class History(Protocol):
     def messages_under(
         self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
     ) -> list[StoredMessage]:
-        """The messages with these ids under ``namespace_prefix`` and not of
-        ``exclude_session``, in no particular order."""
+        """The messages with these ids under ``namespace_prefix`` but ``exclude_session``'s
+        turns still in its context (``in_context``), in no particular order."""
         ...
 
     def around(
@@ -306,7 +315,8 @@ class History(Protocol):
         limit: int,
         exclude_session: str | None = None,
     ) -> list[StoredMessage]:
-        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
+        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first, but
+        ``exclude_session``'s turns still in its context (``in_context``)."""
         ...
 
     def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
