@@ -83,7 +83,8 @@ _NAME = re.compile(
 _CALL_ME = re.compile(r"\bcall\s+me\s+(?P<v>.+)", _FLAGS)
 _I_AM = re.compile(r"\bi(?:'m|\s+am)\s+(?P<v>.+)", _FLAGS)
 _ADVERBS = (
-    r"(?:(?:really|also|much|just|generally|usually|do|definitely|absolutely|truly|still)\s+)*"
+    r"(?:(?:really|also|much|just|generally|usually|do|definitely|absolutely|truly|still|now"
+    r"|actually)\s+)*"
 )
 _LIKE = re.compile(rf"\bi\s+{_ADVERBS}(?:prefer|like|love|enjoy)\s+(?P<v>.+)", _FLAGS)
 _DISLIKE = re.compile(
@@ -152,7 +153,9 @@ _EMAIL_FIELDS = frozenset({"email", "email_address", "e_mail", "mail", "mail_add
 # over a long run of these characters.
 _LEADING_NOISE = " \t\r\n\"'`“”‘’([*_~-"
 _TRAILING_NOISE = " \t\r\n.,;:!?…)]\"'`“”‘’*_~-"
-_LOCATION_TAIL = re.compile(
+# "I live in Porto now", "I hate sushi now": the time word says the statement replaces an older
+# one (reconciliation does that), it is not part of the place or the thing.
+_TIME_TAIL = re.compile(
     r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$", _FLAGS
 )
 _LIKING_WORDS = ("like", "prefer", "love", "enjoy", "hate", "detest", "stand")
@@ -296,7 +299,7 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
         elif (match := _usable(clause, _LIKE.search(clause))) and (obj := _object(match["v"])):
             facts.append(_profile(None, f"prefers {obj}", EXPLICIT_CONFIDENCE))
     if " in " in low and (match := _usable(clause, _LIVE_IN.search(clause))):
-        place = _LOCATION_TAIL.sub("", _strip(match["v"]))
+        place = _TIME_TAIL.sub("", _strip(match["v"]))
         if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
             facts.append(_profile("location", place, EXPLICIT_CONFIDENCE))
     if (
@@ -304,7 +307,7 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
         and ("longer" in low or "live" in low)
         and (match := _usable(clause, _NO_LONGER_LIVE.search(clause)))
     ):
-        place = _LOCATION_TAIL.sub("", _ANY_MORE_TAIL.sub("", _strip(match["v"])))
+        place = _TIME_TAIL.sub("", _ANY_MORE_TAIL.sub("", _strip(match["v"])))
         if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
             facts.append(_retraction("location", place))
     if not named and "my " in low:
@@ -425,7 +428,7 @@ def _name(rest: str, *, need_caps: bool, max_words: int, strict: bool = False) -
 
 
 def _object(rest: str) -> str | None:
-    value = _strip(rest)
+    value = _strip(_TIME_TAIL.sub("", _strip(rest)))
     if not value:
         return None
     first = value.split()[0].lower()

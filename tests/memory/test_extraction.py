@@ -53,6 +53,15 @@ def test_dislikes(verb: str) -> None:
     assert extractor.extract(f"I {verb} cilantro!") == [_profile(None, "dislikes cilantro")]
 
 
+def test_a_time_word_after_a_preference_is_not_part_of_its_object() -> None:
+    assert extractor.extract("I hate sushi now") == [_profile(None, "dislikes sushi")]
+    assert extractor.extract("I love sushi these days.") == [_profile(None, "prefers sushi")]
+    assert extractor.extract("I now prefer tea") == [_profile(None, "prefers tea")]
+    assert extractor.extract("I like the Knowing now project") == [
+        _profile(None, "prefers the Knowing now project")
+    ]
+
+
 def test_my_field_is() -> None:
     assert extractor.extract("my favorite color is blue") == [_profile("favorite_color", "blue")]
     assert extractor.extract("My dog's name is Rex.") == [_profile("dog_name", "Rex")]

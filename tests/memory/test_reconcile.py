@@ -9,7 +9,7 @@ import pytest
 from fakes.clock import FakeClock
 
 from flynn.errors import Unavailable
-from flynn.memory.extraction import ProposedFact
+from flynn.memory.extraction import ProposedFact, RuleExtractor
 from flynn.memory.llm_reconcile import LlmReconciler, parse_decision
 from flynn.memory.reconcile import (
     RETRACTION_PREFIX,
@@ -105,6 +105,20 @@ def test_preference_flip_and_retraction(rules: RuleReconciler, memory: SqliteMem
     retracted = apply(rules, note("dislikes green tea", retracts=True))
     assert retracted.action == "delete"
     assert memory.facts.active(PROFILE) == []
+
+
+def test_a_preference_said_again_with_now_replaces_its_opposite(
+    rules: RuleReconciler, memory: SqliteMemory
+) -> None:
+    extract = RuleExtractor().extract
+    (loved,) = extract("I love sushi")
+    (hated,) = extract("I hate sushi now")
+    liked = apply(rules, loved).fact
+    flipped = apply(rules, hated, T0 + timedelta(minutes=1))
+    assert flipped.action == "update" and flipped.replaced == liked
+    assert flipped.fact is not None and liked is not None
+    assert flipped.fact.supersedes == liked.id
+    assert [f.value for f in memory.facts.active(PROFILE)] == ["dislikes sushi"]
 
 
 def test_unrelated_observations_never_retire_each_other(
