@@ -49,7 +49,8 @@ def _field_name(raw: str) -> str:
 
 
 def json_objects(text: str) -> list[dict[str, object]]:
-    """Every JSON object that parses, scanning from each ``{``; nested ones included."""
+    """Every JSON object that parses, scanning from each ``{``; nested ones included. Never
+    raises: an object nested too deeply to decode is as unusable as a broken one."""
     decoder = json.JSONDecoder()
     found: list[dict[str, object]] = []
     for start, char in enumerate(text):
@@ -57,7 +58,7 @@ def json_objects(text: str) -> list[dict[str, object]]:
             continue
         try:
             value, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             found.append(value)

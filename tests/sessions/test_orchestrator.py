@@ -286,6 +286,24 @@ async def test_garbage_extraction_output_is_harmless(harness: Callable[..., Harn
     assert not (await session.handle("ok?")).is_error
 
 
+async def test_extraction_output_nested_too_deeply_is_harmless(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    h.extraction.default = '{"a":' * 3000 + "1" + "}" * 3000
+    session = h.session()
+    with structlog.testing.capture_logs() as logs:
+        await talk_until_compacted(h, session)
+        for index in range(3):
+            result = await session.handle(f"and now? {index}: {LONG}")
+            await session.wait_idle()
+            assert not result.is_error
+    assert [entry["event"] for entry in logs if entry["log_level"] == "error"] == []
+    assert read_working_memory(app.memory.documents, "user/working", now=h.clock()) is not None
+    assert app.memory.history.summary("gateway:laptop") is not None
+
+
 async def test_compactions_never_overlap(harness: Callable[..., Harness]) -> None:
     h = harness(**SHARED)
     h.open()
