@@ -14,7 +14,7 @@ from datetime import datetime
 
 import structlog
 
-from flynn.errors import ProviderError
+from flynn.errors import ProviderError, StoreError
 from flynn.identity import MemoryScope
 from flynn.memory.learning import FactLearner
 from flynn.memory.llm_extraction import format_transcript
@@ -263,12 +263,21 @@ class Compactor:
     async def _extract(
         self, messages: list[StoredMessage], scope: MemoryScope, session: str
     ) -> int:
+        """Facts learnt from ``messages``; 0 when learning fails, which never stops the
+        compaction. Raises only ``StoreError``."""
         if self._learner is None or not messages:
             return 0
         try:
             return await self._learner.learn(messages, scope.facts, session=session)
         except ProviderError as exc:
             log.info("extraction.skipped", error=type(exc).__name__)
+            return 0
+        except StoreError:
+            raise
+        except Exception:
+            # Learning is a bonus on top of the summary: a bug it trips over (an answer the
+            # parser chokes on, say) would recur at every compaction and fail every turn after.
+            log.exception("extraction.crashed")
             return 0
 
 

@@ -304,6 +304,29 @@ async def test_extraction_output_nested_too_deeply_is_harmless(
     assert app.memory.history.summary("gateway:laptop") is not None
 
 
+async def test_a_crash_in_learning_does_not_stop_compaction(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+
+    def crash(request: ChatRequest) -> str:
+        raise RuntimeError("a bug in extraction")
+
+    h.extraction.default = crash
+    session = h.session()
+    await session.handle("Please look at src/billing/migrate.py before Friday.")
+    with structlog.testing.capture_logs() as logs:
+        await talk_until_compacted(h, session)
+    assert "extraction.crashed" in [entry["event"] for entry in logs]
+    working = read_working_memory(app.memory.documents, "user/working", now=h.clock())
+    assert working is not None and working.content == "- summary of earlier turns"
+    assert app.memory.history.summary("gateway:laptop") == "- summary of earlier turns"
+    first = app.memory.db.fetchone("SELECT content, summarized FROM messages ORDER BY id")
+    assert tuple(first or ()) == ("Please look at src/billing/migrate.py before Friday.", 1)
+    assert not (await session.handle("still there?")).is_error
+
+
 async def test_compactions_never_overlap(harness: Callable[..., Harness]) -> None:
     h = harness(**SHARED)
     h.open()
