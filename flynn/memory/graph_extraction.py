@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from flynn.memory.fts import STOPWORDS
 from flynn.memory.graph_names import GENERIC_TYPE, name_key, type_name
-from flynn.memory.llm_extraction import format_transcript, json_objects
+from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 
 USER_ENTITY = "User"
@@ -486,12 +486,6 @@ def _string(raw: object, limit: int) -> str | None:
     return text or None
 
 
-def _optional_confidence(raw: object) -> float | None:
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        return None
-    return min(max(float(raw), 0.0), 1.0)
-
-
 def parse_graph_extraction(text: str) -> GraphProposal:
     """Entities and relations from a model's (possibly broken) JSON answer.
 
@@ -507,7 +501,7 @@ def parse_graph_extraction(text: str) -> GraphProposal:
             raw_type = _string(item.get("type"), MAX_NAME_CHARS)
             kind = type_name(raw_type) if raw_type else ""
             if source and target and kind:
-                confidence = _optional_confidence(item.get("confidence"))
+                confidence = unit_confidence(item.get("confidence"))
                 found.relation(ProposedRelation(source, kind, target, confidence))
         elif "name" in item:
             name = _string(item["name"], MAX_NAME_CHARS)
@@ -519,7 +513,7 @@ def parse_graph_extraction(text: str) -> GraphProposal:
                     name,
                     (type_name(raw_type) if raw_type else "") or GENERIC_TYPE,
                     _string(item.get("description"), MAX_DESCRIPTION_CHARS),
-                    _optional_confidence(item.get("confidence")),
+                    unit_confidence(item.get("confidence")),
                 )
             )
     return found.proposal()

@@ -7,6 +7,7 @@ object that looks like a fact is kept, everything else is dropped, nothing raise
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 from flynn.memory.extraction import ProposedFact
@@ -19,26 +20,31 @@ Analyze this conversation and extract durable facts about the user:
 3. Observations: other lasting preferences, projects, or circumstances, as short sentences
 
 Return only JSON, no prose:
-{"profile": [{"field": "...", "value": "...", "confidence": 0.0-1.0, "overwrite": false}],
+{"profile": [{"field": "...", "value": "...", "confidence": 0.0-1.0}],
  "actions": [{"trigger": "...", "action": "...", "confidence": 0.0-1.0}],
  "observations": [{"text": "...", "confidence": 0.0-1.0}]}
 
 Only extract facts explicitly stated or strongly implied by the user. Skip small talk and anything
-transient. Set overwrite=true if the user is correcting previous information; say what stopped being
-true as an observation ("no longer vegetarian"). Keep relative dates (yesterday, next Friday, in 3
-days) exactly as the user wrote them: they are turned into calendar dates afterwards."""
+transient. When the user corrects earlier information, give only the corrected value; say what
+stopped being true as an observation ("no longer vegetarian"). Keep relative dates (yesterday,
+next Friday, in 3 days) exactly as the user wrote them: they are turned into calendar dates
+afterwards."""
 
 _MAX_VALUE_CHARS = 300
 
 
-def _confidence(raw: object) -> float | None:
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
+def unit_confidence(raw: object) -> float | None:
+    """A model's confidence clamped to [0, 1], or ``None`` when it is no finite number (JSON
+    from Python's decoder may hold ``NaN`` and ``Infinity``, which no threshold can judge)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
         return None
     return min(max(float(raw), 0.0), 1.0)
 
 
 def _text(raw: object) -> str | None:
     if not isinstance(raw, str | int | float) or isinstance(raw, bool):
+        return None
+    if isinstance(raw, float) and not math.isfinite(raw):
         return None
     text = " ".join(str(raw).split())[:_MAX_VALUE_CHARS]
     return text or None
@@ -73,7 +79,7 @@ def parse_extraction(text: str, *, threshold: float) -> list[ProposedFact]:
     facts: list[ProposedFact] = []
     seen: set[tuple[str | None, str]] = set()
     for item in json_objects(text):
-        confidence = _confidence(item.get("confidence", 0.8))
+        confidence = unit_confidence(item.get("confidence", 0.8))
         if confidence is None or confidence < threshold:
             continue
         proposed: ProposedFact | None = None

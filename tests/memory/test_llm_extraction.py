@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from flynn.memory.extraction import ProposedFact
-from flynn.memory.graph_extraction import GraphProposal, parse_graph_extraction
-from flynn.memory.llm_extraction import json_objects, parse_extraction
+from flynn.memory.graph_extraction import (
+    GraphProposal,
+    ProposedEntity,
+    ProposedRelation,
+    parse_graph_extraction,
+)
+from flynn.memory.llm_extraction import EXTRACTION_PROMPT, json_objects, parse_extraction
 from flynn.memory.llm_reconcile import parse_decision
 
 TOO_DEEP = '{"a":' * 1500 + "1" + "}" * 1500  # past the default recursion limit (1000)
@@ -23,3 +30,38 @@ def test_a_usable_fact_next_to_a_too_deep_object_is_kept() -> None:
     assert parse_extraction(answer, threshold=0.7) == [
         ProposedFact("profile", "employer", "Acme", 0.9, "profile")
     ]
+
+
+@pytest.mark.parametrize("confidence", ["NaN", "Infinity", "-Infinity", '"high"', "true", "null"])
+def test_a_confidence_that_is_no_finite_number_drops_the_fact(confidence: str) -> None:
+    answer = f'{{"field": "employer", "value": "Acme", "confidence": {confidence}}}'
+    assert parse_extraction(answer, threshold=0.7) == []
+
+
+def test_confidences_are_clamped_and_a_missing_one_is_likely() -> None:
+    answer = """[{"field": "a", "value": "x", "confidence": 7},
+        {"field": "b", "value": "y", "confidence": -1},
+        {"field": "c", "value": "z"}]"""
+    assert [(f.field, f.confidence) for f in parse_extraction(answer, threshold=0.0)] == [
+        ("a", 1.0),
+        ("b", 0.0),
+        ("c", 0.8),
+    ]
+
+
+def test_a_value_that_is_no_finite_number_drops_the_fact() -> None:
+    answer = '{"field": "age", "value": NaN} {"field": "height", "value": Infinity}'
+    assert parse_extraction(answer, threshold=0.7) == []
+
+
+def test_graph_confidences_that_are_no_finite_number_are_left_out() -> None:
+    answer = """{"entities": [{"name": "Maya", "type": "person", "confidence": NaN}],
+        "relations": [{"source": "Maya", "target": "Acme", "type": "works_at",
+                       "confidence": Infinity}]}"""
+    proposal = parse_graph_extraction(answer)
+    assert proposal.entities == (ProposedEntity("Maya", "person", None, None),)
+    assert proposal.relations == (ProposedRelation("Maya", "works_at", "Acme", None),)
+
+
+def test_the_prompt_asks_only_for_what_the_parser_reads() -> None:
+    assert "overwrite" not in EXTRACTION_PROMPT
