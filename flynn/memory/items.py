@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
+from flynn.memory.graph_names import spoken
 from flynn.memory.query import QueryAnalysis
 from flynn.memory.store import (
     Entity,
@@ -20,6 +21,7 @@ from flynn.memory.store import (
     Graph,
     History,
     MessageRole,
+    Relation,
     StoredMessage,
     in_context,
 )
@@ -211,25 +213,59 @@ def summary_items(
     return items
 
 
-def graph_items(graph: Graph | None, entities: Sequence[Entity]) -> list[RecallItem]:
+GRAPH_ITEMS = 6
+"""Most graph lines recalled for the names in one message."""
+
+
+def graph_items(graph: Graph | None, entities: Sequence[Entity], text: str) -> list[RecallItem]:
+    """What the graph says about the people, projects and places ``text`` names (of
+    ``entities``, those it names the way people write names): the chain of relations linking
+    the first two when they are linked within a few steps ("How is Maya related to Acme?"), then
+    each one's relations, most confident first; at most ``GRAPH_ITEMS``. Scored low, so they
+    rank after the turns they were learnt from; ``Recall`` keeps them past its relevance floor
+    (the message names them)."""
     if graph is None:
         return []
-    items = []
-    for entity in entities[:4]:
-        for relation in graph.relations_of(entity.id, limit=4):
+    named = spoken(text, entities)[:4]
+    items: list[RecallItem] = []
+    shown: set[int] = set()
+    if len(named) >= 2 and named[0].namespace == named[1].namespace:
+        chain = graph.path(named[0].namespace, named[0].id, named[1].id, max_depth=3)
+        # A direct relation is listed below with the others.
+        if len(chain) > 1:
             items.append(
-                RecallItem(
-                    kind="graph",
-                    ref=relation.id,
-                    text=(
-                        f"{relation.source_name} {relation.type.replace('_', ' ')} "
-                        f"{relation.target_name}"
-                    ),
-                    session=None,
-                    message_ids=(),
-                    time=relation.updated_at,
-                    score=0.5 * relation.confidence,
-                    trust="inferred",
+                _graph_item(
+                    chain[0].id,
+                    "; ".join(_said(relation) for relation in chain),
+                    max(relation.updated_at for relation in chain),
+                    min(relation.confidence for relation in chain),
                 )
             )
-    return items
+            shown.update(relation.id for relation in chain)
+    relations: dict[int, Relation] = {}
+    for entity in named:
+        for relation in graph.relations_of(entity.id, limit=4):
+            relations.setdefault(relation.id, relation)
+    for relation in sorted(relations.values(), key=lambda each: -each.confidence):
+        if relation.id not in shown:
+            items.append(
+                _graph_item(relation.id, _said(relation), relation.updated_at, relation.confidence)
+            )
+    return items[:GRAPH_ITEMS]
+
+
+def _said(relation: Relation) -> str:
+    return f"{relation.source_name} {relation.type.replace('_', ' ')} {relation.target_name}"
+
+
+def _graph_item(ref: int, text: str, time: datetime, confidence: float) -> RecallItem:
+    return RecallItem(
+        kind="graph",
+        ref=ref,
+        text=text,
+        session=None,
+        message_ids=(),
+        time=time,
+        score=0.5 * confidence,
+        trust="inferred",
+    )

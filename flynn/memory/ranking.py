@@ -115,9 +115,10 @@ class HybridRanker:
         )
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
-        items.extend(graph_items(self._graph, entities))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
-        return items[:limit]
+        # What the graph says about the names in the message comes after the cut: a few short
+        # lines, which never take a ranked item's place.
+        return items[:limit] + graph_items(self._graph, entities, query.text)
 
     # -- candidates -------------------------------------------------------------------------
 

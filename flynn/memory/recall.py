@@ -31,6 +31,8 @@ DEPTHS: tuple[DepthName, ...] = ("adaptive", "full")
 
 RANK_LIMIT = 50
 """Items ranked for one message before packing; more than a 1,500-token budget holds."""
+GRAPH_SHARE = 8
+"""Graph lines are packed first, in at most 1/GRAPH_SHARE of the budget."""
 ITEM_MAX_TOKENS = 120
 """A long past message is cut to an excerpt of about this size."""
 FRAME_TOKENS = 48
@@ -196,7 +198,9 @@ class Recall:
         exclude_session: str | None = None,
         query_vectors: QueryVectors | None = None,
     ) -> list[RecallItem]:
-        """The items most relevant to ``query`` under ``root``, best first, at most ``limit``.
+        """The items most relevant to ``query`` under ``root``, best first, at most ``limit``;
+        for the hybrid ranker, then what the graph says about the names ``query`` mentions
+        (``items.graph_items``, a few lines more).
 
         Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
         ``threshold`` (relative to the best, for the hybrid ranker) are left out, and so are
@@ -226,7 +230,8 @@ class Recall:
         if not items:
             return []
         floor = items[0].score * self._threshold
-        return [item for item in items if item.score >= floor]
+        # Graph lines are about what the message names: relevant however they score.
+        return [item for item in items if item.score >= floor or item.kind == "graph"]
 
     def pack(
         self, items: Sequence[RecallItem], *, budget_tokens: int, skip_lines: Iterable[str] = ()
@@ -234,9 +239,18 @@ class Recall:
         """Packs ranked ``items`` into ``budget_tokens`` (what the rendered lines cost), best
         first: no two lines alike, no message twice, and a fact dropped when the turn it came
         from is already in (or the turn dropped when the fact ranked higher). Lines are grouped
-        into blocks by trust; past turns are shown in time order."""
+        into blocks by trust; past turns are shown in time order. Graph lines (what the
+        graph says about the names the message mentions) go first, in at most
+        1/``GRAPH_SHARE`` of the budget."""
         if budget_tokens <= FRAME_TOKENS:
             return RecalledMemory()
+        # Graph lines go first, within a share of the budget: they rank low, and would
+        # otherwise never fit after the turns.
+        graph_budget = FRAME_TOKENS + budget_tokens // GRAPH_SHARE
+        items = [
+            *(item for item in items if item.kind == "graph"),
+            *(item for item in items if item.kind != "graph"),
+        ]
         skip = {_normal(line) for line in skip_lines}
         seen_text: set[str] = set()
         seen_messages: set[int] = set()
@@ -273,6 +287,8 @@ class Recall:
             if lines is None:
                 continue
             cost = cost_of(lines)
+            if item.kind == "graph" and spent + cost > graph_budget:
+                continue
             if spent + cost > budget_tokens and item.parts:
                 # An exchange that does not fit whole may still fit as the turn that ranked.
                 lines = [line for line in lines if line[0].ref == item.ref]
