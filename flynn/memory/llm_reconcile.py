@@ -84,11 +84,21 @@ def parse_decision(text: str, candidates: Sequence[Fact]) -> Decision | None:
 def _candidate(raw: object, candidates: Sequence[Fact]) -> Fact | None:
     if raw is None:
         return candidates[0] if len(candidates) == 1 else None
-    if isinstance(raw, str) and raw.strip().isdigit():
-        raw = int(raw.strip())
-    if isinstance(raw, bool) or not isinstance(raw, int) or not 1 <= raw <= len(candidates):
+    number = _whole_number(raw)
+    if number is None or not 1 <= number <= len(candidates):
         return None
-    return candidates[raw - 1]
+    return candidates[number - 1]
+
+
+def _whole_number(raw: object) -> int | None:
+    """An integer, or a string of a few decimal digits ("2"); anything else is no number."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        # isdecimal, not isdigit: int() refuses "²"; and past 4,300 digits, it refuses any.
+        return int(text) if text.isdecimal() and len(text) <= 9 else None
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        return None
+    return raw
 
 
 class LlmReconciler:
