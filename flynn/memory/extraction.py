@@ -65,9 +65,14 @@ _WORD = re.compile(r"[\w']+")
 _BLOCKING_WORDS = _words(
     """
     not never if unless whether suppose supposing imagine pretend wish hope wonder wondering
-    asked ask said says thinks whatever
+    asked ask said says thinks whatever were maybe perhaps doubt let's lets assume assuming
+    hypothetically
     """
 )
+# "would" makes what follows hypothetical ("I would say my name is Bob"), except in a request
+# ("I'd like you to call me Bob", "would you call me Bob").
+_CONDITIONAL_WORDS = _words("would i'd")
+_REQUEST_WORDS = _words("like love prefer rather appreciate you please")
 
 _ACTION = re.compile(
     r"^\W*(?:(?:from now on|also|and|so|btw|by the way|ok|okay|oh)\W+)*"
@@ -381,9 +386,13 @@ def _usable(clause: str, match: re.Match[str] | None) -> re.Match[str] | None:
     """``match`` unless the words before it negate it or make it hypothetical."""
     if match is None:
         return None
-    for word in _WORD.findall(clause, 0, match.start()):
-        word = word.lower()
+    words = [word.lower() for word in _WORD.findall(clause, 0, match.start())]
+    for index, word in enumerate(words):
         if word in _BLOCKING_WORDS or word.endswith("n't"):
+            return None
+        if word in _CONDITIONAL_WORDS and (
+            index + 1 == len(words) or words[index + 1] not in _REQUEST_WORDS
+        ):
             return None
     return match
 

@@ -164,9 +164,15 @@ _SELF = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll"})
 _BLOCKING = frozenset(
     """
     if unless whether suppose supposing imagine pretend wish hope wonder would could should might
-    maybe perhaps asked ask said says
+    maybe perhaps asked ask said says were i'd let's lets assume assuming hypothetically doubt
     """.split()
 )
+# Words that deny what follows ("my name is not Dave", "don't call me Bob").
+_NEGATING = frozenset({"not", "never", "no"})
+# Verbs that make a name a supposition ("my name would be Bob", "my dog might be called Rex").
+_DOUBTING = frozenset({"were", "would", "could", "might", "may"})
+# An auxiliary right before a statement's subject turns it into a question ("is my name Carl").
+_INVERTED = frozenset({"is", "was", "are", "were", "am", "isn't", "wasn't", "does", "did"})
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
 _RELATIVES = (
@@ -193,6 +199,21 @@ _WORKING_ON = re.compile(
     r"\b(?P<verb>working)\s+on\s+(?:the\s+|my\s+|our\s+|a\s+project\s+called\s+)?(?=\w)", _FLAGS
 )
 _USES = re.compile(r"\b(?P<verb>uses|use|using)\s+(?:the\s+)?(?=\w)", _FLAGS)
+# What may stand between a naming phrase and the name: "is", "were", "would be", "is not" ...
+_NAMING_VERBS = (
+    r"(?P<verbs>(?:\s+(?:is|isn't|was|wasn't|were|weren't|would|wouldn't|could|might|may|will"
+    r"|won't|be|been|not|never|actually|really|just|now|still|also|probably))*)"
+)
+# Naming statements; the name follows the match. "my name is X", "call me X", "I'm X", "my dog is
+# called X", "my dog's name is X". Only what they deny, doubt or ask about is acted on here.
+_MY_NAME = re.compile(rf"\bmy\s+name(?:'s)?{_NAMING_VERBS}\s+(?=\w)", _FLAGS)
+_CALL_ME = re.compile(r"\bcall(?:ed|ing)?\s+me\s+(?=\w)", _FLAGS)
+_I_AM = re.compile(rf"\b(?:i'm|i\s+am|i\s+was|i\s+were){_NAMING_VERBS}\s+(?=\w)", _FLAGS)
+_RELATIVE_NAMED = re.compile(
+    rf"\bmy\s+(?P<rel>{_RELATIVES})(?:'s)?(?P<label>\s+name(?:'s)?)?{_NAMING_VERBS}"
+    r"(?:\s+(?P<called>called|named))?\s+(?=\w)",
+    _FLAGS,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,6 +430,15 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             return
         found.relation(ProposedRelation(source, kind, target, confidence=CUE_CONFIDENCE))
 
+    # A name that is only asked about, supposed or denied ("is my name Carl?", "if my name were
+    # Bob", "my name is not Dave") names nobody: it does not become an entity.
+    for pattern in (_MY_NAME, _CALL_ME, _I_AM, _RELATIVE_NAMED):
+        for match in pattern.finditer(prose):
+            if pattern is _RELATIVE_NAMED and not (match["label"] or match["called"]):
+                continue  # "my sister is Canadian" names nobody
+            run = words.name_at(match.end())
+            if run is not None and _is_unasserted_name(low, match):
+                cued.add(run.first)
     if "my " in low:
         for match in _MY_RELATIVE.finditer(prose):
             relative = " ".join(match["rel"].lower().split())
@@ -453,6 +483,20 @@ def _is_unasserted(low: str, position: int) -> bool:
     if end is not None and end.group() == "?":
         return True
     return not _BLOCKING.isdisjoint(low[start:position].split())
+
+
+def _is_unasserted_name(low: str, match: re.Match[str]) -> bool:
+    """Whether the naming phrase ``match`` is a question, a supposition or a denial."""
+    if _is_unasserted(low, match.start()):
+        return True
+    verbs = (match.groupdict().get("verbs") or "").lower().split()
+    if any(verb in _DOUBTING or verb in _NEGATING or verb.endswith("n't") for verb in verbs):
+        return True
+    start = max(low.rfind(char, 0, match.start()) for char in ".!?\n,;") + 1
+    before = low[start : match.start()].split()
+    if before and before[-1] in _INVERTED:
+        return True
+    return any(word in _NEGATING or word.endswith("n't") for word in before)
 
 
 def _followed_by_project(words: _Text, run: _Run) -> bool:

@@ -147,10 +147,26 @@ def test_i_am_without_a_name_extracts_nothing(text: str) -> None:
         "call me later",
         "Call me crazy",
         "call me when you're done",
+        "if my name were Bob",
+        "is my name Carl?",
+        "my name is not Dave",
+        "maybe my name is Bob",
+        "let's say my name is Bob",
+        "I would say my name is Bob",
+        "I'd say I live in Paris",
+        "I doubt my name is Bob",
     ],
 )
 def test_negated_or_hypothetical_statements_extract_nothing(text: str) -> None:
     assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'd like you to call me Bob", "would you call me Bob", "I would prefer you call me Bob"],
+)
+def test_a_request_with_would_is_not_hypothetical(text: str) -> None:
+    assert extractor.extract(text) == [_profile("name", "Bob")]
 
 
 @pytest.mark.parametrize(

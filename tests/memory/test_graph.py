@@ -393,6 +393,14 @@ def test_ingest_without_a_message_records_no_mentions(memory: SqliteMemory) -> N
     assert row is not None and row[0] == 0
 
 
+def test_ingest_leaves_names_only_supposed_asked_or_denied_out(memory: SqliteMemory) -> None:
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    for text in ("if my name were Bob", "is my name Carl?", "my name is not Dave"):
+        ingestor.ingest(NS, text, _message(memory, text), now=T0)
+    row = memory.db.fetchone("SELECT count(*) FROM entities")
+    assert row is not None and row[0] == 0
+
+
 def test_ingest_is_one_transaction(memory: SqliteMemory) -> None:
     ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
     with pytest.raises(StoreError):

@@ -135,6 +135,41 @@ def test_questions_hypotheticals_and_negations_state_no_relation(text: str) -> N
     assert _relations(text) == set()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if my name were Bob",
+        "is my name Bob?",
+        "is my name Bob",
+        "my name is not Bob",
+        "my name isn't Bob",
+        "my name's not Bob",
+        "my name would be Bob",
+        "were my name Bob, I'd be happy",
+        "don't call me Bob",
+        "if you called me Bob",
+        "I am not Bob",
+        "if I were Bob",
+        "my dog is not called Bob",
+        "my dog isn't called Bob",
+        "is my dog called Bob?",
+        "if my dog were called Bob",
+        "maybe my dog's name is Bob",
+    ],
+)
+def test_a_name_only_asked_about_supposed_or_denied_is_no_entity(text: str) -> None:
+    assert _entities(text) == set()
+
+
+def test_a_name_said_plainly_is_still_an_entity() -> None:
+    assert _entities("Hello, my name is Ana") == {("Ana", "thing")}
+    assert _entities("Is Ana coming? I met Bob") == {("Ana", "thing"), ("Bob", "thing")}
+
+
+def test_a_conditional_states_no_relation() -> None:
+    assert _relations("I'd live in Paris if I could") == set()
+
+
 # --- capitalised names ---------------------------------------------------------------------------
 
 
