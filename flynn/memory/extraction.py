@@ -153,6 +153,9 @@ _IN_TIMEZONE = re.compile(
     r"(?:\s+time(?:\s*zone)?)?(?=$|[\s,;.!?)])",
     _FLAGS,
 )
+# "my dog's name is Rex", "my dog is called Rex" and "my dog is Rex" all say ``dog = Rex``.
+_NAME_OF = re.compile(r"'s\s+name$")
+_CALLED = re.compile(r"^(?:called|named)\s+(?!after\b)", _FLAGS)
 _EMAIL_FIELDS = frozenset({"email", "email_address", "e_mail", "mail", "mail_address"})
 # Plain str.strip sets, not regexes: a regex anchored at the end backtracks quadratically
 # over a long run of these characters.
@@ -335,7 +338,7 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
     """ "my X is Y" (Y may be a correction, a retraction, a link or an email address)."""
     if match := _usable(clause, _MY_FIELD.search(clause)):
         field = _field(match["f"])
-        value = _strip(match["v"])
+        value = _strip(_CALLED.sub("", _strip(match["v"]), count=1))
         if field and value:
             retracts = value.lower().startswith("no longer ")
             if retracts:
@@ -447,7 +450,8 @@ def _object(rest: str) -> str | None:
 
 
 def _field(phrase: str) -> str | None:
-    words = phrase.lower().replace("'s ", " ").split()
+    phrase = _NAME_OF.sub("", phrase.lower())
+    words = phrase.replace("'s ", " ").split()
     if not words or words[-1] in _FIELD_STOPWORDS:
         return None
     field = _FIELD_CHARS.sub("_", " ".join(words)).strip("_")

@@ -437,8 +437,15 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             if pattern is _RELATIVE_NAMED and not (match["label"] or match["called"]):
                 continue  # "my sister is Canadian" names nobody
             run = words.name_at(match.end())
-            if run is not None and _is_unasserted_name(low, match):
+            if run is None:
+                continue
+            if _is_unasserted_name(low, match):
                 cued.add(run.first)
+            elif pattern is _RELATIVE_NAMED:
+                # "my dog is called Pixel", "my dog's name is Pixel": as "my dog Pixel".
+                relative = " ".join(match["rel"].lower().split())
+                name = entity(run, "pet" if relative in _PETS else "person")
+                relate(match, USER_ENTITY, type_name(relative), name)
     if "my " in low:
         for match in _MY_RELATIVE.finditer(prose):
             relative = " ".join(match["rel"].lower().split())

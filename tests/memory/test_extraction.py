@@ -64,9 +64,22 @@ def test_a_time_word_after_a_preference_is_not_part_of_its_object() -> None:
 
 def test_my_field_is() -> None:
     assert extractor.extract("my favorite color is blue") == [_profile("favorite_color", "blue")]
-    assert extractor.extract("My dog's name is Rex.") == [_profile("dog_name", "Rex")]
+    assert extractor.extract("My dog's name is Rex.") == [_profile("dog", "Rex")]
     assert extractor.extract("my email is ana@example.com.") == [
         _profile("email", "ana@example.com")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["my dog is called Pixel", "My dog is named Pixel.", "my dog's name is Pixel"]
+)
+def test_a_name_given_to_something_of_yours_is_its_value(text: str) -> None:
+    assert extractor.extract(text) == [_profile("dog", "Pixel")]
+
+
+def test_named_after_is_not_a_name() -> None:
+    assert extractor.extract("my dog is named after my uncle") == [
+        _profile("dog", "named after my uncle")
     ]
 
 

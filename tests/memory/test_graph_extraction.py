@@ -85,6 +85,19 @@ def test_my_relative_is_a_person_related_to_the_user() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["my dog is called Pixel", "My dog is named Pixel.", "my dog's name is Pixel", "my dog Pixel"],
+)
+def test_a_relative_named_is_related_to_the_user(text: str) -> None:
+    assert _entities(text) == {("Pixel", "pet")}
+    assert _relations(text) == {("User", "dog", "Pixel")}
+
+
+def test_a_named_relative_with_a_name_word_is_a_person() -> None:
+    assert _relations("My best friend's name is Tom Reed") == {("User", "best_friend", "Tom Reed")}
+
+
 def test_work_cues_relate_the_user_or_the_named_person() -> None:
     assert _relations("I work at Acme Corp.") == {("User", "works_at", "Acme Corp")}
     assert _relations("I've been working for the New York Times") == {
