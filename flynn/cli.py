@@ -624,6 +624,12 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     try:
         dataset = load_dataset(args.dataset)
+        if dataset.unknown_evidence:
+            print(
+                f"flynn: note: {dataset.unknown_evidence} evidence ids name no turn of their "
+                "conversation; left out (evidence_unknown in the result)",
+                file=sys.stderr,
+            )
         result = asyncio.run(
             bench_recall(
                 dataset,

@@ -146,12 +146,33 @@ def test_embeddings(
     assert result["turn"]["10"] == 1.0  # type: ignore[index]
 
 
+def test_evidence_naming_no_turn_is_left_out_and_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slipped = json.loads(json.dumps(DATASET))
+    slipped["questions"][0]["evidence"] = ["t1", "D1:99"]
+    slipped["questions"][1]["evidence"] = ["nowhere"]
+    dataset = parse_dataset(slipped)
+    assert dataset.unknown_evidence == 2
+    assert dataset.questions[0].evidence == ("t1",)
+    assert dataset.questions[1].evidence == ()
+
+    path = tmp_path / "slipped.json"
+    path.write_text(json.dumps(slipped), encoding="utf-8")
+    assert main(["bench", "recall", "--dataset", str(path), "--k", "1,10"]) == 0
+    out, err = capsys.readouterr()
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["evidence_unknown"] == 2
+    assert result["questions_with_evidence"] == 2  # one had no evidence to begin with
+    assert "2 evidence ids name no turn" in err
+
+
 def test_bad_datasets_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(DatasetError, match="unknown turns"):
+    with pytest.raises(DatasetError, match="unknown conversation"):
         parse_dataset(
             {
                 "conversations": [{"id": "c", "sessions": []}],
-                "questions": [{"conversation": "c", "question": "?", "evidence": ["x"]}],
+                "questions": [{"conversation": "d", "question": "?", "evidence": ["x"]}],
             }
         )
     with pytest.raises(DatasetError, match="malformed"):
