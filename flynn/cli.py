@@ -52,6 +52,14 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 
 
+class UsageError(FlynnError):
+    """A command-line argument is wrong (exit 2, like invalid configuration, but said as what it
+    is: nothing in the config file needs fixing). Raised and handled only in this module."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"invalid argument {option}: {message}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # python-telegram-bot warns on every RetryAfter unless told to use its newer timedelta API,
     # which the Telegram channel handles.
@@ -63,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     try:
         return int(args.handler(args))
-    except ConfigError as exc:
+    except (ConfigError, UsageError) as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except FlynnError as exc:
@@ -384,7 +392,7 @@ def _memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
         try:
             key = SessionKey.parse(args.session)
         except ValueError as exc:
-            raise ConfigError([ConfigProblem("--session", str(exc))]) from None
+            raise UsageError("--session", str(exc)) from None
         return identity.resolve(ChannelAccount(key.channel, key.chat_id), key)
     scope = identity.scope_for_user(args.user)
     if scope is not None:
@@ -396,9 +404,9 @@ def _memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
     return identity.resolve(ChannelAccount("cli", user), SessionKey("cli", user))
 
 
-def _unknown_user(settings: Settings, user: str) -> ConfigError:
+def _unknown_user(settings: Settings, user: str) -> UsageError:
     known = ", ".join(sorted(settings.users)) or "none configured"
-    return ConfigError([ConfigProblem("--user", f"no user {user!r} (users: {known})")])
+    return UsageError("--user", f"no user {user!r} (users: {known})")
 
 
 def _open_memory(settings: Settings) -> SqliteMemory:
@@ -441,7 +449,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
     _logging(settings, quiet=True)
     scope = _memory_scope(args, settings)
     if args.until is not None and args.since is None:
-        raise ConfigError([ConfigProblem("--until", "only goes with --since")])
+        raise UsageError("--until", "only goes with --since")
     span = None
     if args.since is not None:
         zone = _zone(settings)
@@ -450,7 +458,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
             _parse_when("--until", args.until, zone, end_of_day=True) if args.until else utc_now(),
         )
         if span[1] <= span[0]:
-            raise ConfigError([ConfigProblem("--until", "must be after --since")])
+            raise UsageError("--until", "must be after --since")
     with _open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
@@ -556,8 +564,7 @@ def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool
         else:
             moment = datetime.fromisoformat(text)
     except ValueError:
-        problem = ConfigProblem(option, f"not a date (YYYY-MM-DD) or ISO time: {text!r}")
-        raise ConfigError([problem]) from None
+        raise UsageError(option, f"not a date (YYYY-MM-DD) or ISO time: {text!r}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
     return moment
@@ -571,7 +578,7 @@ def _cmd_sessions_search(args: argparse.Namespace) -> int:
     _logging(settings, quiet=True)
     scope = _memory_scope(args, settings)
     if args.limit < 1:
-        raise ConfigError([ConfigProblem("--limit", "must be at least 1")])
+        raise UsageError("--limit", "must be at least 1")
     query = " ".join(args.query)
     session = str(SessionKey.parse(args.session)) if args.session else None
     with _open_memory(settings) as memory:
@@ -617,11 +624,9 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
     except ValueError:
-        print(f"flynn: --k takes comma-separated numbers, not {args.k!r}", file=sys.stderr)
-        return EXIT_CONFIG
+        raise UsageError("--k", f"takes comma-separated numbers, not {args.k!r}") from None
     if not ks or min(ks) < 1:
-        print("flynn: --k needs cut-offs of at least 1", file=sys.stderr)
-        return EXIT_CONFIG
+        raise UsageError("--k", "needs cut-offs of at least 1")
     try:
         dataset = load_dataset(args.dataset)
         if dataset.unknown_evidence:

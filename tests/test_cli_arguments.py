@@ -1,0 +1,31 @@
+"""The ``flynn`` command's answers to wrong or unusual arguments, and to a reader that stops
+early: each says what is wrong, in the terms the person typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli import flynn
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("memory", "forget", "--since", "last week"), "--since"),
+        (("memory", "show", "--user", "zed"), "--user"),
+        (("sessions", "search", "tea", "--limit", "0"), "--limit"),
+    ],
+)
+def test_a_wrong_argument_is_not_called_invalid_configuration(
+    home: Path, args: tuple[str, ...], option: str
+) -> None:
+    result = flynn(*args, home=home)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"flynn: invalid argument {option}: ")
+    assert "configuration" not in result.stderr
