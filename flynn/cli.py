@@ -450,6 +450,11 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
     scope = _memory_scope(args, settings)
     if args.until is not None and args.since is None:
         raise UsageError("--until", "only goes with --since")
+    field = None
+    if args.field is not None:
+        field = "_".join(args.field.casefold().split())
+        if not field:
+            raise UsageError("--field", "is empty; name a fact field, e.g. --field name")
     span = None
     if args.since is not None:
         zone = _zone(settings)
@@ -463,8 +468,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         if args.all:
             counts = memory.forget_namespace(scope.root)
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
-        elif args.field:
-            field = "_".join(args.field.casefold().split())
+        elif field is not None:
             counts = memory.forget_field(scope.root, field)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:

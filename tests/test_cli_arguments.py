@@ -29,3 +29,10 @@ def test_a_wrong_argument_is_not_called_invalid_configuration(
     assert result.returncode == 2
     assert result.stderr.startswith(f"flynn: invalid argument {option}: ")
     assert "configuration" not in result.stderr
+
+
+@pytest.mark.parametrize("field", ["", "   "])
+def test_forgetting_an_empty_field_says_so(home: Path, field: str) -> None:
+    result = flynn("memory", "forget", "--field", field, home=home)
+    assert result.returncode == 2
+    assert result.stderr.startswith("flynn: invalid argument --field: is empty")
