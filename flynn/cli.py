@@ -455,15 +455,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         field = "_".join(args.field.casefold().split())
         if not field:
             raise UsageError("--field", "is empty; name a fact field, e.g. --field name")
-    span = None
-    if args.since is not None:
-        zone = _zone(settings)
-        span = (
-            _parse_when("--since", args.since, zone, end_of_day=False),
-            _parse_when("--until", args.until, zone, end_of_day=True) if args.until else utc_now(),
-        )
-        if span[1] <= span[0]:
-            raise UsageError("--until", "must be after --since")
+    span = _forget_span(args, settings)
     with _open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
@@ -491,6 +483,24 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, memory, scope.root)
     return EXIT_OK
+
+
+def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime, datetime] | None:
+    """The ``--since`` range to forget, ``None`` without one; without ``--until`` it runs until
+    now, so a ``--since`` in the future is a mistake (a typo'd year, most likely), said as one."""
+    if args.since is None:
+        return None
+    zone = _zone(settings)
+    since = _parse_when("--since", args.since, zone, end_of_day=False)
+    if args.until is None:
+        now = utc_now()
+        if now <= since:
+            raise UsageError("--since", f"{args.since} is in the future: nothing to forget yet")
+        return since, now
+    until = _parse_when("--until", args.until, zone, end_of_day=True)
+    if until <= since:
+        raise UsageError("--until", "must be after --since")
+    return since, until
 
 
 def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:

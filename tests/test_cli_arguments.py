@@ -36,3 +36,23 @@ def test_forgetting_an_empty_field_says_so(home: Path, field: str) -> None:
     result = flynn("memory", "forget", "--field", field, home=home)
     assert result.returncode == 2
     assert result.stderr.startswith("flynn: invalid argument --field: is empty")
+
+
+def test_forgetting_since_a_future_date_says_that_date_is_the_problem(home: Path) -> None:
+    result = flynn("memory", "forget", "--since", "2999-01-01", home=home)
+    assert result.returncode == 2
+    assert result.stderr.startswith("flynn: invalid argument --since: 2999-01-01 is in the future")
+    assert "--until" not in result.stderr
+
+
+def test_forgetting_an_open_range_runs_until_now(home: Path) -> None:
+    flynn("chat", home=home, stdin="I adopted a greyhound.\n")
+    result = flynn("memory", "forget", "--since", "2000-01-01", home=home)
+    assert result.returncode == 0, result.stderr
+    assert "from 2000-01-01" in result.stdout and "2 messages" in result.stdout
+
+
+def test_an_until_before_since_names_until(home: Path) -> None:
+    result = flynn("memory", "forget", "--since", "2026-11-18", "--until", "2026-11-01", home=home)
+    assert result.returncode == 2
+    assert result.stderr.startswith("flynn: invalid argument --until: must be after --since")
