@@ -15,6 +15,7 @@ from flynn.identity import Identity, MemoryScope
 from flynn.memory.dates import parse_timezone
 from flynn.memory.embeddings import load_embedder, one_blas_thread
 from flynn.memory.extraction import RuleExtractor
+from flynn.memory.fact_relations import FactRelations
 from flynn.memory.graph_extraction import RuleGraphExtractor
 from flynn.memory.graph_ingest import GraphIngestor
 from flynn.memory.learning import FactLearner
@@ -189,7 +190,9 @@ def _services(
     llm = settings.llm
     zone = settings.persona.timezone
     reconciler = RuleReconciler(
-        memory.facts, timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo
+        memory.facts,
+        timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
+        relations=FactRelations(memory.graph),
     )
     learner = (
         FactLearner(

@@ -98,6 +98,9 @@ _MENTION = "INSERT OR IGNORE INTO entity_mentions (entity_id, message_id) VALUES
 _MENTIONING = (
     "SELECT message_id FROM entity_mentions WHERE entity_id = ? ORDER BY message_id DESC LIMIT ?"
 )
+_UNRELATE = (
+    "DELETE FROM relations WHERE namespace = ? AND source_id = ? AND target_id = ? AND type = ?"
+)
 _FORGET_RELATIONS = f"DELETE FROM relations WHERE {namespace_scope('namespace')}"
 # Mentions go with their entities (ON DELETE CASCADE).
 _FORGET_ENTITIES = f"DELETE FROM entities WHERE {namespace_scope('namespace')}"
@@ -194,6 +197,11 @@ class SqliteGraph:
         if row is None:
             raise StoreError("relation vanished while it was written")
         return _relation(row)
+
+    def unrelate(self, namespace: str, source_id: int, target_id: int, type: str) -> bool:
+        """Deletes ``source -type-> target``; see ``Graph.unrelate``."""
+        params = (namespace, source_id, target_id, type_name(type))
+        return self._db.execute(_UNRELATE, params) > 0
 
     def mention(self, entity_id: int, message_id: int) -> None:
         self._db.execute(_MENTION, (entity_id, message_id))

@@ -183,6 +183,7 @@ _RELATIVES = (
     "|therapist|mentor|dog|cat|puppy|kitten|pet"
 )
 _PETS = frozenset({"dog", "cat", "puppy", "kitten", "pet"})
+_RELATIVE = re.compile(_RELATIVES, re.IGNORECASE)
 _FLAGS = re.IGNORECASE
 _MY_RELATIVE = re.compile(rf"\bmy\s+(?P<rel>{_RELATIVES})(?:\s*,)?\s+(?=\w)", _FLAGS)
 _WORKS_AT = re.compile(
@@ -480,6 +481,13 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             if tool := entity(words.name_at(match.end()), GENERIC_TYPE):
                 who = entity(words.subject_before(match.start("verb")), GENERIC_TYPE)
                 relate(match, who, "uses", tool)
+
+
+def relative_type(word: str) -> str | None:
+    """The relation type "my <word> X" gives (``best_friend`` for "best friend" or
+    ``best_friend``), or ``None`` when ``word`` names no relative, friend or pet."""
+    spoken = " ".join(word.replace("_", " ").split())
+    return type_name(spoken) if _RELATIVE.fullmatch(spoken) else None
 
 
 def _is_unasserted(low: str, position: int) -> bool:

@@ -5,9 +5,10 @@ against the most similar active facts of its namespace, superseding rather than 
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
-from typing import Literal
+from typing import Literal, Protocol
 
 from flynn.memory.dates import has_relative_date, parse_timezone, resolve_relative_dates
 from flynn.memory.extraction import ProposedFact
@@ -36,6 +37,17 @@ _WORD = re.compile(r"\w+")
 _DATE = re.compile(
     r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?\d{4}-\d\d-\d\d\b", re.IGNORECASE
 )
+
+
+class DerivedRelations(Protocol):
+    """Where else a fact was recorded (the knowledge graph: ``FactRelations``), so that what
+    stops being believed stops being offered there too."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        """Retires what ``field`` = ``value`` stated, except what ``still`` states again."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +119,20 @@ class RuleReconciler:
 
     ``timezone`` is the calendar relative dates are resolved in when the person has stored no
     ``timezone`` of their own (``None``: the zone of the message time, usually UTC).
+    ``relations``, when given, retires the graph relation of each fact superseded or retracted
+    ("I live in Porto now" ends User -lives_in-> Lisbon), in the fact's transaction.
     """
 
-    def __init__(self, facts: Facts, *, timezone: tzinfo | None = None) -> None:
+    def __init__(
+        self,
+        facts: Facts,
+        *,
+        timezone: tzinfo | None = None,
+        relations: DerivedRelations | None = None,
+    ) -> None:
         self._facts = facts
         self._timezone = timezone
+        self._relations = relations
 
     def apply(
         self,
@@ -208,6 +229,15 @@ class RuleReconciler:
             return Outcome("noop", target)
         if decision.action == "add" or target is None:
             return Outcome("add", self._facts.add(new, now=now))
+        if self._relations is None:
+            return self._replace(decision, target, new, now=now)
+        with self._relations.transaction():
+            outcome = self._replace(decision, target, new, now=now)
+            still = new.value if outcome.action == "update" else ""
+            self._relations.retire(target.namespace, target.field, target.value, still=still)
+        return outcome
+
+    def _replace(self, decision: Decision, target: Fact, new: NewFact, *, now: datetime) -> Outcome:
         if decision.action == "update":
             return Outcome("update", self._facts.supersede(target.id, new, now=now), target)
         retraction = self._facts.retract(target.id, retraction_of(target, new), now=now)

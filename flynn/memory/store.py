@@ -442,6 +442,11 @@ class Graph(Protocol):
         """
         ...
 
+    def unrelate(self, namespace: str, source_id: int, target_id: int, type: str) -> bool:
+        """Deletes ``source -type-> target`` of ``namespace`` (the graph keeps no history of
+        relations: one no longer believed goes); ``False`` when there was none."""
+        ...
+
     def mention(self, entity_id: int, message_id: int) -> None:
         """Records that the stored message names the entity (idempotent). The link goes when
         either is deleted. Raises ``StoreError`` if either does not exist."""

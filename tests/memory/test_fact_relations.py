@@ -1,0 +1,137 @@
+"""The graph follows the facts: a relation learnt with a fact goes when the fact is superseded or
+retracted, so recall never offers what is no longer believed."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from flynn.errors import StoreError
+from flynn.identity import MemoryScope
+from flynn.memory.extraction import RuleExtractor
+from flynn.memory.fact_relations import FactRelation, FactRelations, fact_relation
+from flynn.memory.graph_extraction import RuleGraphExtractor
+from flynn.memory.graph_ingest import GraphIngestor
+from flynn.memory.recall import Recall
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.writer import MemoryWriter
+
+T0 = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+ANA = MemoryScope("users/ana", shared=True, user="ana")
+
+
+def _say(memory: SqliteMemory, *texts: str) -> None:
+    """Live turns: each message with its rule facts and its graph rows."""
+    writer = MemoryWriter(
+        memory.history,
+        RuleExtractor(),
+        RuleReconciler(memory.facts, relations=FactRelations(memory.graph)),
+        graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
+    )
+    for minute, text in enumerate(texts):
+        at = T0 + timedelta(minutes=minute)
+        writer.learn(ANA, writer.message(ANA, "telegram:1", "user", text, now=at), now=at)
+
+
+def _user_relations(memory: SqliteMemory) -> set[tuple[str, str]]:
+    user = memory.graph.find(ANA.root, "User")
+    assert user is not None
+    return {(r.type, r.target_name) for r in memory.graph.relations_of(user.id, limit=50)}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("location", "Lisbon", FactRelation("lives_in", "Lisbon")),
+        ("dog", "Pixel", FactRelation("dog", "Pixel")),
+        ("best_friend", "Tom", FactRelation("best_friend", "Tom")),
+        ("dog_name", "Rex", FactRelation("dog", "Rex")),
+        (None, "working on ~/src/flynn", FactRelation("works_on", "~/src/flynn")),
+        (None, "prefers sushi", None),
+        ("favorite_color", "blue", None),
+        ("name", "Ana", None),
+    ],
+)
+def test_the_relation_a_fact_states(
+    field: str | None, value: str, expected: FactRelation | None
+) -> None:
+    assert fact_relation(field, value) == expected
+
+
+def test_a_superseded_place_is_no_longer_where_the_user_lives(memory: SqliteMemory) -> None:
+    _say(memory, "I live in Lisbon", "I live in Porto")
+    assert _user_relations(memory) == {("lives_in", "Porto")}
+
+
+def test_a_retracted_place_is_no_longer_where_the_user_lives(memory: SqliteMemory) -> None:
+    _say(memory, "I live in Lisbon", "I no longer live in Lisbon", "I live in Porto now")
+    assert _user_relations(memory) == {("lives_in", "Porto")}
+    recall = Recall(memory.facts, memory.history, threshold=0.0, graph=memory.graph)
+    recalled = recall.recall(
+        ANA.root, "Do I live in Lisbon?", now=T0 + timedelta(days=1), budget_tokens=1500
+    )
+    assert not any("User lives in Lisbon" in line for line in recalled.lines)
+
+
+def test_what_the_new_value_says_again_stays(memory: SqliteMemory) -> None:
+    _say(memory, "I live in Lisbon", "I live in Lisbon, Portugal")
+    assert ("lives_in", "Lisbon") in _user_relations(memory)
+
+
+def test_a_renamed_pet_and_other_peoples_relations(memory: SqliteMemory) -> None:
+    _say(memory, "my dog is called Pixel", "Maya lives in Lisbon", "my dog is called Rex")
+    assert _user_relations(memory) == {("dog", "Rex")}
+    maya = memory.graph.find(ANA.root, "Maya")
+    assert maya is not None
+    assert [r.type for r in memory.graph.relations_of(maya.id, limit=5)] == ["lives_in"]
+    # Another person's move retires nothing of Ana's.
+    _say(memory, "I live in Porto", "I live in Faro")
+    assert [r.target_name for r in memory.graph.relations_of(maya.id, limit=5)] == ["Lisbon"]
+
+
+def test_without_relations_the_reconciler_leaves_the_graph_alone(memory: SqliteMemory) -> None:
+    writer = MemoryWriter(
+        memory.history,
+        RuleExtractor(),
+        RuleReconciler(memory.facts),
+        graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
+    )
+    for text in ("I live in Lisbon", "I live in Porto"):
+        writer.learn(ANA, writer.message(ANA, "telegram:1", "user", text, now=T0), now=T0)
+    assert _user_relations(memory) == {("lives_in", "Lisbon"), ("lives_in", "Porto")}
+
+
+class _FailingRelations:
+    """Retires in the graph's transaction, then fails, as a broken graph would."""
+
+    def __init__(self, memory: SqliteMemory) -> None:
+        self._memory = memory
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return self._memory.graph.transaction()
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        raise StoreError("the graph is broken")
+
+
+def test_a_fact_and_its_relation_change_together(memory: SqliteMemory) -> None:
+    rules = RuleReconciler(memory.facts, relations=_FailingRelations(memory))
+    (lisbon,) = RuleExtractor().extract("I live in Lisbon")
+    (porto,) = RuleExtractor().extract("I live in Porto")
+    rules.apply(ANA.profile, lisbon, source="rule", now=T0)
+    with pytest.raises(StoreError):
+        rules.apply(ANA.profile, porto, source="rule", now=T0)
+    assert [fact.value for fact in memory.facts.active(ANA.profile)] == ["Lisbon"]
+
+
+def test_unrelate(memory: SqliteMemory) -> None:
+    user = memory.graph.upsert_entity(ANA.root, "User", "person", confidence=0.5, now=T0)
+    lisbon = memory.graph.upsert_entity(ANA.root, "Lisbon", "place", confidence=0.5, now=T0)
+    memory.graph.relate(ANA.root, user.id, lisbon.id, "lives_in", confidence=0.5, now=T0)
+    assert not memory.graph.unrelate("users/bob", user.id, lisbon.id, "lives_in")
+    assert not memory.graph.unrelate(ANA.root, user.id, lisbon.id, "works_at")
+    assert memory.graph.unrelate(ANA.root, user.id, lisbon.id, "Lives in")
+    assert memory.graph.relations_of(user.id, limit=5) == []
