@@ -11,6 +11,7 @@ import asyncio
 import getpass
 import json
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
@@ -70,7 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_CONFIG
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # so a reader that left surfaces here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _reader_left()
     except (ConfigError, UsageError) as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -79,6 +84,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
+
+
+def _reader_left() -> int:
+    """The reader of our output went away (``flynn memory show | head``): stop quietly, as a
+    command killed by SIGPIPE would (Python ignores the signal, so the write failed instead).
+    What is still buffered would fail again at exit, so stdout now goes to /dev/null."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -3,6 +3,10 @@ early: each says what is wrong, in the terms the person typed."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +60,30 @@ def test_an_until_before_since_names_until(home: Path) -> None:
     result = flynn("memory", "forget", "--since", "2026-11-18", "--until", "2026-11-01", home=home)
     assert result.returncode == 2
     assert result.stderr.startswith("flynn: invalid argument --until: must be after --since")
+
+
+@pytest.mark.parametrize(
+    "args", [("memory", "show"), ("sessions", "search", "tea"), ("memory", "export")]
+)
+def test_a_reader_that_stops_early_gets_no_traceback(home: Path, args: tuple[str, ...]) -> None:
+    # ``flynn memory show | head -1``: the reading end is closed before flynn writes.
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "flynn", *args],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={
+                **{k: v for k, v in os.environ.items() if not k.startswith("FLYNN_")},
+                "HOME": str(home),
+                "USER": "ana",
+            },
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(writer)
+    assert result.stderr == ""
+    assert result.returncode == 128 + signal.SIGPIPE
