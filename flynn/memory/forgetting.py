@@ -6,12 +6,13 @@ working memory, and the value's mentions in messages and documents, which are re
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 
 from flynn.memory.database import Database, encode_time
-from flynn.memory.graph_names import name_key
-from flynn.memory.reconcile import RETRACTION_PREFIX, observation_key
+from flynn.memory.graph_names import candidate_keys, name_key
+from flynn.memory.reconcile import RETRACTION_PREFIX, DerivedRelations, observation_key
 from flynn.memory.scope import namespace_scope, scope_params
 
 REDACTED = "(forgotten)"
@@ -20,7 +21,7 @@ MIN_REDACTED_CHARS = 3
 """Shorter values ("no", "42") would redact unrelated words; the fact rows still go."""
 
 _SCOPE = namespace_scope("namespace")
-_FIELD_VALUES = f"SELECT value FROM facts WHERE {_SCOPE} AND field = ?"
+_FIELD_VALUES = f"SELECT namespace, field, value FROM facts WHERE {_SCOPE} AND field = ?"
 _FORGET_FIELD = f"DELETE FROM facts WHERE {_SCOPE} AND field = ?"
 # The chains (lines: a fact is superseded at most once) through every seed fact, both ways.
 _CHAINS = """
@@ -37,7 +38,7 @@ WITH RECURSIVE
 SELECT id FROM older UNION SELECT id FROM newer
 """
 _ONE_CHAIN = _CHAINS.format(seeds="SELECT :id")
-_CHAIN_ROWS = f"SELECT namespace, value FROM facts WHERE id IN ({_ONE_CHAIN})"
+_CHAIN_ROWS = f"SELECT namespace, field, value FROM facts WHERE id IN ({_ONE_CHAIN})"
 _FORGET_ONE_CHAIN = f"DELETE FROM facts WHERE id IN ({_ONE_CHAIN})"
 _IN_RANGE = f"{_SCOPE} AND created_at >= ? AND created_at < ?"
 # Facts written in the span, and facts taken from a message written in it (``message_id``,
@@ -95,6 +96,18 @@ _FORGET_RANGE_NEXT_EMBEDDINGS = (
     "AND m.created_at >= ? AND m.created_at < ?)"
 )
 _FORGET_ENTITY = f"DELETE FROM entities WHERE {_SCOPE} AND name_key = ?"
+_MENTIONED = (
+    "SELECT m.entity_id, e.name_key FROM entity_mentions AS m "
+    "JOIN entities AS e ON e.id = m.entity_id WHERE m.message_id = ?"
+)
+_FORGET_MENTION = "DELETE FROM entity_mentions WHERE entity_id = ? AND message_id = ?"
+# An entity no message mentions and no relation holds was learnt only from what was forgotten.
+_FORGET_UNREFERENCED = (
+    "DELETE FROM entities WHERE id = ? "
+    "AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = entities.id) "
+    "AND NOT EXISTS (SELECT 1 FROM relations WHERE source_id = entities.id) "
+    "AND NOT EXISTS (SELECT 1 FROM relations WHERE target_id = entities.id)"
+)
 
 
 def redactable(value: str) -> str | None:
@@ -109,19 +122,24 @@ def redactable(value: str) -> str | None:
 
 class SqliteForgetting:
     """Each method is one transaction: everything it names goes, or nothing does. Counts per
-    kind of row are returned; ``ValueError`` for an empty prefix, ``StoreError`` on failure."""
+    kind of row are returned; ``ValueError`` for an empty prefix, ``StoreError`` on failure.
 
-    def __init__(self, db: Database) -> None:
+    ``relations`` retires the graph relations forgotten facts stated (``FactRelations``); it
+    must write to this database, so that it shares the transaction.
+    """
+
+    def __init__(self, db: Database, relations: DerivedRelations) -> None:
         self._db = db
+        self._relations = relations
 
     def forget_field(self, prefix: str, field: str) -> dict[str, int]:
         """Every row ever stored for ``field`` under ``prefix``, and its values wherever a message,
         summary or document under ``prefix`` mentions them."""
         scope = scope_params(prefix)
         with self._db.transaction():
-            values = [row["value"] for row in self._db.fetchall(_FIELD_VALUES, (*scope, field))]
+            rows = self._db.fetchall(_FIELD_VALUES, (*scope, field))
             facts = self._db.execute(_FORGET_FIELD, (*scope, field))
-            return {"facts": facts, **self._redact(prefix, values)}
+            return {"facts": facts, **self._redact(prefix, rows)}
 
     def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
         """The fact's whole supersession chain and its values' mentions under ``prefix``;
@@ -131,7 +149,7 @@ class SqliteForgetting:
             if not rows or not all(_within(row["namespace"], prefix) for row in rows):
                 return None
             facts = self._db.execute(_FORGET_ONE_CHAIN, {"id": fact_id})
-            return {"facts": facts, **self._redact(prefix, [row["value"] for row in rows])}
+            return {"facts": facts, **self._redact(prefix, rows)}
 
     def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
         """Everything under ``prefix`` written in ``[since, until)``: messages (with their index
@@ -173,16 +191,25 @@ class SqliteForgetting:
         trigger, wherever they are stored)."""
         return self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
 
-    def _redact(self, prefix: str, values: Iterable[str]) -> dict[str, int]:
-        """Replaces each value, as a whole word in any case, with ``REDACTED`` in messages,
-        session summaries and documents under ``prefix``; a redacted message loses its vector,
-        and a graph entity named after a value goes."""
+    def _redact(self, prefix: str, facts: Sequence[sqlite3.Row]) -> dict[str, int]:
+        """Replaces each of the forgotten ``facts``' values, as a whole word in any case, with
+        ``REDACTED`` in messages, session summaries and documents under ``prefix``; a redacted
+        message loses its vector and the graph mentions of names no longer in it. The graph
+        relation each fact stated goes, and so does an entity named after a value, or left with
+        neither mention nor relation."""
+        relations = sum(
+            self._relations.retire(fact["namespace"], fact["field"], fact["value"])
+            for fact in facts
+            if not fact["value"].startswith(RETRACTION_PREFIX)
+        )
+        values = [fact["value"] for fact in facts]
         texts = sorted({text for value in values if (text := redactable(value))}, key=len)
         counts = {
             "redacted_messages": 0,
             "redacted_summaries": 0,
             "redacted_documents": 0,
             "entities": 0,
+            "relations": relations,
             "embeddings": 0,
         }
         if not texts:
@@ -193,11 +220,13 @@ class SqliteForgetting:
             re.IGNORECASE,
         )
         scope = scope_params(prefix)
+        unmentioned: set[int] = set()
         for message_id, content in self._changed(_MESSAGES, scope, pattern):
             self._db.execute(_SET_MESSAGE, (content, message_id))
             counts["embeddings"] += self._db.execute(_FORGET_MESSAGE_EMBEDDING, (message_id,))
             counts["embeddings"] += self._db.execute(_FORGET_NEXT_EMBEDDING, (message_id,))
             counts["redacted_messages"] += 1
+            unmentioned |= self._forget_stale_mentions(message_id, content)
         for key, summary in self._changed(_SUMMARIES, scope, pattern):
             self._db.execute(_SET_SUMMARY, (summary, key))
             counts["redacted_summaries"] += 1
@@ -207,7 +236,20 @@ class SqliteForgetting:
         for text in texts:
             if key := name_key(text):
                 counts["entities"] += self._db.execute(_FORGET_ENTITY, (*scope, key))
+        for entity_id in sorted(unmentioned):
+            counts["entities"] += self._db.execute(_FORGET_UNREFERENCED, (entity_id,))
         return counts
+
+    def _forget_stale_mentions(self, message_id: object, content: str) -> set[int]:
+        """Drops the message's links to entities it no longer names ("my dog is called
+        (forgotten)" names no Pixel); returns those entities."""
+        keys = candidate_keys(content)
+        stale = set()
+        for row in self._db.fetchall(_MENTIONED, (message_id,)):
+            if row["name_key"] not in keys:
+                self._db.execute(_FORGET_MENTION, (row["entity_id"], message_id))
+                stale.add(int(row["entity_id"]))
+        return stale
 
     def _changed(
         self, sql: str, scope: tuple[str, str, str], pattern: re.Pattern[str]

@@ -9,6 +9,7 @@ from types import TracebackType
 from flynn.memory.costs import SqliteCosts
 from flynn.memory.database import Database
 from flynn.memory.documents import SqliteDocuments
+from flynn.memory.fact_relations import FactRelations
 from flynn.memory.facts import SqliteFacts
 from flynn.memory.forgetting import SqliteForgetting
 from flynn.memory.graph import SqliteGraph
@@ -28,7 +29,7 @@ class SqliteMemory:
         self.costs = SqliteCosts(db)
         self.inbound = SqliteInboundLog(db)
         self.graph = SqliteGraph(db)
-        self._forgetting = SqliteForgetting(db)
+        self._forgetting = SqliteForgetting(db, FactRelations(self.graph))
 
     @classmethod
     def open(cls, path: Path) -> SqliteMemory:

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from flynn.identity import MemoryScope
 from flynn.memory.extraction import RuleExtractor
+from flynn.memory.fact_relations import FactRelations
 from flynn.memory.forgetting import REDACTED
+from flynn.memory.graph_extraction import RuleGraphExtractor
+from flynn.memory.graph_ingest import GraphIngestor
 from flynn.memory.recall import Recall
 from flynn.memory.reconcile import RuleReconciler
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import NewFact, StoredMessage
 from flynn.memory.working import read_working_memory, write_working_memory
+from flynn.memory.writer import MemoryWriter
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -185,3 +190,67 @@ def test_forget_a_person(memory: SqliteMemory) -> None:
     assert memory.graph.find("users/bob", "Porto") is not None
     assert embeddings(memory, "users/bob") == 6
     assert memory.db.integrity_check() == []
+
+
+def _live(memory: SqliteMemory, *texts: str) -> None:
+    """Live turns, as ``MemoryWriter`` leaves them: facts, and graph rows from the rules."""
+    writer = MemoryWriter(
+        memory.history,
+        RuleExtractor(),
+        RuleReconciler(memory.facts, relations=FactRelations(memory.graph)),
+        graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
+    )
+    scope = MemoryScope("users/ana", shared=True, user="ana")
+    for minute, text in enumerate(texts):
+        at = T0 + timedelta(minutes=minute)
+        writer.learn(scope, writer.message(scope, "telegram:1", "user", text, now=at), now=at)
+
+
+def _graph_rows(memory: SqliteMemory) -> tuple[int, int, int]:
+    row = memory.db.fetchone(
+        "SELECT (SELECT count(*) FROM entities WHERE name_key != 'user'),"
+        " (SELECT count(*) FROM relations), (SELECT count(*) FROM entity_mentions)"
+    )
+    assert row is not None
+    return row[0], row[1], row[2]
+
+
+def test_forgetting_a_fact_takes_the_graph_rows_learnt_from_it(memory: SqliteMemory) -> None:
+    _live(memory, "my dog is called Pixel")
+    assert _graph_rows(memory) == (1, 1, 1)
+    [dog] = memory.facts.active("users/ana/profile", field="dog")
+    counts = memory.forget_chain("users/ana", dog.id)
+    assert counts is not None and counts["relations"] == 1 and counts["entities"] == 1
+    assert memory.graph.find("users/ana", "Pixel") is None
+    assert _graph_rows(memory) == (0, 0, 0)
+
+
+def test_an_entity_still_mentioned_elsewhere_stays(memory: SqliteMemory) -> None:
+    _live(memory, "Went to the park with Pixel and Maya.")
+    memory.facts.add(
+        NewFact(namespace="users/ana/profile", kind="profile", field="pet", value="called Pixel"),
+        now=T0,
+    )
+    message = memory.history.append(
+        "telegram:1", "users/ana", "user", "my pet is called Pixel", tokens=5, now=T0
+    )
+    pixel = memory.graph.find("users/ana", "Pixel")
+    assert pixel is not None
+    memory.graph.mention(pixel.id, message.id)
+    [pet] = memory.facts.active("users/ana/profile", field="pet")
+    counts = memory.forget_chain("users/ana", pet.id)
+    assert counts is not None and counts["redacted_messages"] == 1
+    # "my pet is (forgotten)" no longer names Pixel; the walk in the park still does.
+    mentioning = memory.graph.messages_mentioning([pixel.id], limit=5)
+    assert len(mentioning) == 1 and message.id not in mentioning
+    assert memory.graph.find("users/ana", "Pixel") is not None
+    assert memory.graph.find("users/ana", "Maya") is not None
+
+
+def test_forgetting_a_field_takes_its_relations(memory: SqliteMemory) -> None:
+    _live(memory, "I live in Lisbon.", "Maya lives in Lisbon too.")
+    counts = memory.forget_field("users/ana", "location")
+    assert counts["relations"] == 1
+    # Lisbon is named after the value, so it goes, with Maya's relation to it.
+    assert memory.graph.find("users/ana", "Lisbon") is None
+    assert memory.graph.find("users/ana", "Maya") is not None
