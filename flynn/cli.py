@@ -191,53 +191,80 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.set_defaults(handler=_cmd_sessions_search)
 
-    bench = commands.add_parser("bench", help="benchmarks; each prints one JSON object")
+    _add_bench_commands(
+        commands.add_parser("bench", help="benchmarks; each prints one JSON object")
+    )
+    return parser
+
+
+def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
+    """``flynn bench ...``: each runs on a temporary store with a scripted model. Flags left out
+    take the configured memory settings, so ``--config`` benchmarks a configuration."""
     bench_commands = bench.add_subparsers(title="benchmarks", metavar="BENCH")
-    turn = bench_commands.add_parser("turn", help="per-turn overhead with an instant provider")
+
+    def bench_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = bench_commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument(
+            "--config",
+            type=Path,
+            help="YAML config file (default: $FLYNN_CONFIG) whose memory settings to measure",
+        )
+        return sub
+
+    turn = bench_command("turn", "per-turn overhead with an instant provider")
     turn.add_argument("--messages", type=int, default=100_000)
     turn.add_argument("--facts", type=int, default=10_000)
     turn.add_argument("--turns", type=int, default=1000)
     turn.add_argument("--seed", type=int, default=7)
     turn.add_argument(
-        "--recall-depth", choices=DEPTHS, default="adaptive", help="memory.recall_depth to use"
+        "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
     )
     turn.set_defaults(handler=_cmd_bench_turn)
-    recall = bench_commands.add_parser(
-        "recall", help="recall quality (recall@k), injected tokens and latency over a dataset"
+    recall = bench_command(
+        "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
     )
     recall.add_argument("--dataset", type=Path, required=True, help="conversations + questions")
     recall.add_argument("--k", default="1,5,10,50", help="comma-separated cut-offs")
-    recall.add_argument("--ranker", choices=RANKERS, default="hybrid")
     recall.add_argument(
-        "--recall-depth", choices=DEPTHS, default="adaptive", help="memory.recall_depth to use"
+        "--ranker", choices=RANKERS, help="memory.recall_ranker to use (default: configured)"
     )
-    recall.add_argument("--embeddings", action="store_true", help="rank with local embeddings")
+    recall.add_argument(
+        "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
+    )
+    recall.add_argument(
+        "--embeddings",
+        action=argparse.BooleanOptionalAction,
+        help="rank with local embeddings (default: memory.embeddings)",
+    )
     recall.add_argument(
         "--embeddings-model",
         choices=EMBEDDING_MODELS,
-        default="auto",
-        help="memory.embeddings_model to use with --embeddings",
+        help="memory.embeddings_model to use with --embeddings (default: configured)",
     )
     recall.add_argument(
         "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
     )
     recall.add_argument("--seed", type=int, default=7)
     recall.set_defaults(handler=_cmd_bench_recall)
-    gateway = bench_commands.add_parser(
-        "gateway", help="full-path throughput against a bare websockets echo server"
-    )
+    gateway = bench_command("gateway", "full-path throughput against a bare websockets echo server")
     gateway.add_argument("--clients", type=int, default=200)
     gateway.add_argument("--seconds", type=float, default=10.0)
     gateway.add_argument("--idle-sessions", type=int, default=2000)
-    gateway.add_argument(
+    embeddings = gateway.add_mutually_exclusive_group()
+    embeddings.add_argument(
         "--embeddings",
         choices=EMBEDDING_MODELS,
         nargs="?",
         const="auto",
-        help="embed every turn with this memory.embeddings_model (default: auto)",
+        help="embed every turn with this memory.embeddings_model (default: auto; without the "
+        "flag, as memory.embeddings says)",
+    )
+    embeddings.add_argument(
+        "--no-embeddings",
+        action="store_true",
+        help="embed nothing, whatever memory.embeddings says",
     )
     gateway.set_defaults(handler=_cmd_bench_gateway)
-    return parser
 
 
 # -- configuration -----------------------------------------------------------------------------
@@ -634,13 +661,17 @@ def _within(namespace: str, root: str) -> bool:
 
 
 def _cmd_bench_gateway(args: argparse.Namespace) -> int:
+    memory = _settings(args).memory
     configure_logging("error", "json")
+    embeddings: str | None = args.embeddings
+    if embeddings is None and memory.embeddings and not args.no_embeddings:
+        embeddings = memory.embeddings_model
     result = asyncio.run(
         bench_gateway(
             clients=args.clients,
             seconds=args.seconds,
             idle_sessions=args.idle_sessions,
-            embeddings=args.embeddings,
+            embeddings=embeddings,
         )
     )
     print(json.dumps(result))
@@ -648,6 +679,7 @@ def _cmd_bench_gateway(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_recall(args: argparse.Namespace) -> int:
+    memory = _settings(args).memory
     configure_logging("error", "json")
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
@@ -667,10 +699,10 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
             bench_recall(
                 dataset,
                 ks=ks,
-                ranker=args.ranker,
-                depth=args.recall_depth,
-                embeddings=args.embeddings,
-                embeddings_model=args.embeddings_model,
+                ranker=args.ranker or memory.recall_ranker,
+                depth=args.recall_depth or memory.recall_depth,
+                embeddings=memory.embeddings if args.embeddings is None else args.embeddings,
+                embeddings_model=args.embeddings_model or memory.embeddings_model,
                 scale=args.scale,
                 seed=args.seed,
             )
@@ -683,6 +715,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_turn(args: argparse.Namespace) -> int:
+    memory = _settings(args).memory
     configure_logging("error", "json")
     result = asyncio.run(
         bench_turn(
@@ -690,7 +723,7 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             facts=args.facts,
             turns=args.turns,
             seed=args.seed,
-            depth=args.recall_depth,
+            depth=args.recall_depth or memory.recall_depth,
         )
     )
     print(json.dumps(result))

@@ -3,6 +3,7 @@ early: each says what is wrong, in the terms the person typed."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_bench_recall import DATASET
 from test_cli import flynn
 
 
@@ -87,3 +89,23 @@ def test_a_reader_that_stops_early_gets_no_traceback(home: Path, args: tuple[str
         os.close(writer)
     assert result.stderr == ""
     assert result.returncode == 128 + signal.SIGPIPE
+
+
+def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: Path) -> None:
+    config = tmp_path / "bench.yaml"
+    config.write_text("memory:\n  recall_ranker: bm25\n  recall_depth: full\n")
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps(DATASET), encoding="utf-8")
+
+    def bench(*args: str) -> dict[str, object]:
+        result = flynn("bench", *args, "--config", str(config), home=home)
+        assert result.returncode == 0, result.stderr
+        report: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+        return report
+
+    recall = bench("recall", "--dataset", str(dataset), "--k", "1")
+    assert recall["config"] == recall["config"] | {"ranker": "bm25", "recall_depth": "full"}
+    flagged = bench("recall", "--dataset", str(dataset), "--k", "1", "--ranker", "hybrid")
+    assert flagged["config"] == flagged["config"] | {"ranker": "hybrid", "recall_depth": "full"}
+    turn = bench("turn", "--messages", "50", "--facts", "10", "--turns", "5")
+    assert turn["recall_depth"] == "full"
