@@ -68,7 +68,10 @@ def compose_reply(memory: MemoryView | None) -> str:
 
 
 def _bullets(title: str, items: tuple[str, ...]) -> str:
-    return "\n".join([title, *(f"- {item.strip()}" for item in items if item.strip())])
+    """``items`` listed under ``title``, one bullet each: the orchestrator passes the profile
+    and recall lines as the prompt shows them, already bulleted."""
+    lines = (item.strip().removeprefix("- ").strip() for item in items)
+    return "\n".join([title, *(f"- {line}" for line in lines if line)])
 
 
 def _split(text: str, count: int) -> list[str]:
