@@ -37,7 +37,9 @@ _FIND = (
     f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND value = ? COLLATE NOCASE"
     " AND status = 'active'"
 )
-_HISTORY = f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND field = ? ORDER BY created_at, id"
+_HISTORY = (
+    f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND field IS ? ORDER BY created_at, id"
+)
 _BY_ID = f"SELECT {_COLUMNS} FROM facts WHERE id IN (SELECT value FROM json_each(?))"
 _MAX_CACHED = 4096
 """Facts kept decoded after a search read them, until any fact changes."""
@@ -141,8 +143,9 @@ class SqliteFacts:
         ignored), newest first; an index lookup, whatever the namespace's size."""
         return [_fact(row) for row in self._db.fetchall(_FIND + _NEWEST_FIRST, (namespace, value))]
 
-    def history(self, namespace: str, field: str) -> list[Fact]:
-        """Every row ever stored for ``field`` in ``namespace`` (any status), oldest first."""
+    def history(self, namespace: str, field: str | None) -> list[Fact]:
+        """Every row ever stored for ``field`` in ``namespace`` (any status), oldest first;
+        ``None`` for the observations, which have no field."""
         return [_fact(row) for row in self._db.fetchall(_HISTORY, (namespace, field))]
 
     def search(self, namespace_prefix: str, query: str, *, limit: int) -> list[Fact]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from flynn.identity import MemoryScope
-from flynn.memory.reconcile import RETRACTION_PREFIX
+from flynn.memory.reconcile import RETRACTION_PREFIX, content_words, observation_key
 from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import WorkingMemory, read_working_memory, render_working_memory
 
@@ -128,13 +128,63 @@ class FactHistory:
 
 
 def fact_history(memory: _Memory, scope: MemoryScope, field: str) -> FactHistory:
-    rows = [
-        fact
-        for namespace in (scope.profile, scope.patterns, scope.facts)
-        for fact in memory.facts.history(namespace, field)
-    ]
+    """The history of ``field`` as a person would type it ("time zone", ``home_town``); when no
+    field has that name, the whole chains of the observations it names: by their object
+    ("sushi" for "prefers sushi" then "dislikes sushi"), their words, or their kind of predicate
+    ("preference", "working on")."""
+    words = field.replace("_", " ").casefold().split()
+    namespaces = (scope.profile, scope.patterns, scope.facts)
+    rows = [fact for ns in namespaces for fact in memory.facts.history(ns, "_".join(words))]
+    if not rows and words:
+        text = " ".join(words)
+        rows = [
+            fact
+            for ns in namespaces
+            for fact in _chains_about(memory.facts.history(ns, None), text)
+        ]
+        field = text if rows else field
     rows.sort(key=lambda fact: (fact.created_at, fact.id))
     return FactHistory(scope, field, tuple(rows))
+
+
+# What a person may call every observation with these predicates.
+_PREDICATE_NAMES = {
+    "preference": ("prefers", "dislikes"),
+    "preferences": ("prefers", "dislikes"),
+    "like": ("prefers",),
+    "likes": ("prefers",),
+    "dislike": ("dislikes",),
+    "working": ("working on",),
+    "work": ("working on",),
+}
+
+
+def _chains_about(facts: list[Fact], text: str) -> list[Fact]:
+    """The whole supersession chains (a chain stays in one namespace) of ``facts`` through
+    the rows that are about ``text``."""
+    predicates = _PREDICATE_NAMES.get(text, ())
+    wanted = content_words(text)
+    by_id = {fact.id: fact for fact in facts}
+    successor = {fact.supersedes: fact for fact in facts if fact.supersedes is not None}
+    chained: dict[int, Fact] = {}
+    for fact in facts:
+        value = " ".join(fact.value.removeprefix(RETRACTION_PREFIX).casefold().split())
+        key = observation_key(value)
+        if not (
+            value == text
+            or (key is not None and (key[0] == text or key[0] in predicates))
+            or (wanted and wanted <= content_words(value))
+        ):
+            continue
+        older: Fact | None = fact
+        while older is not None and older.id not in chained:
+            chained[older.id] = older
+            older = by_id.get(older.supersedes) if older.supersedes is not None else None
+        newer = successor.get(fact.id)
+        while newer is not None and newer.id not in chained:
+            chained[newer.id] = newer
+            newer = successor.get(newer.id)
+    return list(chained.values())
 
 
 def _is_retraction(fact: Fact) -> bool:

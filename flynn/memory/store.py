@@ -200,8 +200,9 @@ class Facts(Protocol):
         """Active facts of exactly this namespace whose value equals ``value`` (case ignored)."""
         ...
 
-    def history(self, namespace: str, field: str) -> list[Fact]:
-        """Every row ever stored for ``field`` in ``namespace`` (any status), oldest first."""
+    def history(self, namespace: str, field: str | None) -> list[Fact]:
+        """Every row ever stored for ``field`` in ``namespace`` (any status), oldest first;
+        ``None`` for the observations ("prefers tea", free text), which have no field."""
         ...
 
     def search(self, namespace_prefix: str, query: str, *, limit: int) -> list[Fact]:
