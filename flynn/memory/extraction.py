@@ -338,7 +338,7 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
     """ "my X is Y" (Y may be a correction, a retraction, a link or an email address)."""
     if match := _usable(clause, _MY_FIELD.search(clause)):
         field = _field(match["f"])
-        value = _strip(_CALLED.sub("", _strip(match["v"]), count=1))
+        value = _strip(_TIME_TAIL.sub("", _CALLED.sub("", _strip(match["v"]), count=1)))
         if field and value:
             retracts = value.lower().startswith("no longer ")
             if retracts:

@@ -77,6 +77,13 @@ def test_a_name_given_to_something_of_yours_is_its_value(text: str) -> None:
     assert extractor.extract(text) == [_profile("dog", "Pixel")]
 
 
+def test_a_time_word_after_a_field_value_is_not_part_of_it() -> None:
+    assert extractor.extract("my favorite color is green now") == [
+        _profile("favorite_color", "green")
+    ]
+    assert extractor.extract("My dog is called Rex these days.") == [_profile("dog", "Rex")]
+
+
 def test_named_after_is_not_a_name() -> None:
     assert extractor.extract("my dog is named after my uncle") == [
         _profile("dog", "named after my uncle")
