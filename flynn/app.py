@@ -16,9 +16,9 @@ from flynn.memory.dates import parse_timezone
 from flynn.memory.embeddings import load_embedder, one_blas_thread
 from flynn.memory.extraction import RuleExtractor
 from flynn.memory.fact_relations import FactRelations
-from flynn.memory.graph_extraction import RuleGraphExtractor
+from flynn.memory.graph_extraction import LlmGraphExtractor, RuleGraphExtractor
 from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.learning import FactLearner
+from flynn.memory.learning import FactLearner, GraphLearning
 from flynn.memory.llm_extraction import LlmExtractor
 from flynn.memory.llm_reconcile import LlmReconciler
 from flynn.memory.recall import Recall
@@ -194,10 +194,12 @@ def _services(
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
         relations=FactRelations(memory.graph),
     )
+    graph = GraphIngestor(memory.graph, RuleGraphExtractor())
     learner = (
         FactLearner(
             LlmExtractor(providers["extraction"], threshold=settings.memory.extraction_threshold),
             LlmReconciler(providers["extraction"], reconciler, clock=clock),
+            graph=GraphLearning(LlmGraphExtractor(providers["extraction"]), graph),
         )
         if settings.memory.auto_extract
         else None
@@ -270,7 +272,7 @@ def _services(
             memory.history,
             RuleExtractor(),
             reconciler,
-            graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
+            graph=graph,
             vectors=vectors,
         ),
         forgetter=memory,

@@ -4,12 +4,13 @@ mentions) and each LLM-extracted proposal land as one transaction of upserts and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
 from flynn.memory.graph_extraction import USER_ENTITY, GraphProposal
-from flynn.memory.graph_names import GENERIC_TYPE, name_key, spoken
-from flynn.memory.store import Entity, Graph
+from flynn.memory.graph_names import GENERIC_TYPE, candidate_keys, name_key, spoken
+from flynn.memory.store import Entity, Graph, StoredMessage
 
 RULE_CONFIDENCE = 0.5
 """For rule proposals that carry none of their own (rules set theirs: 0.5 .. 0.9)."""
@@ -90,6 +91,26 @@ class GraphIngestor:
             touched = self._apply(namespace, proposal, message_id, now=now, confidence=confidence)
         return list(touched.values())
 
+    def ingest_batch(
+        self,
+        namespace: str,
+        proposal: GraphProposal,
+        messages: Sequence[StoredMessage],
+        *,
+        now: datetime,
+        confidence: float,
+    ) -> list[Entity]:
+        """Upserts what the model proposed from a batch of ``messages``, linking each entity to
+        the person's messages of the batch that name it; one transaction. Returns the entities."""
+        with self._graph.transaction():
+            touched = self._apply(namespace, proposal, None, now=now, confidence=confidence)
+            named = [entity for key, entity in touched.items() if key != _USER_KEY]
+            for message in messages:
+                if message.role == "user":
+                    for entity in spoken(message.content, _named_in(message.content, named)):
+                        self._graph.mention(entity.id, message.id)
+        return list(touched.values())
+
     def _apply(
         self,
         namespace: str,
@@ -138,6 +159,12 @@ class GraphIngestor:
                 if key != _USER_KEY:
                     self._graph.mention(entity.id, message_id)
         return touched
+
+
+def _named_in(text: str, entities: Sequence[Entity]) -> list[Entity]:
+    """The ``entities`` whose names ``text`` holds as whole words (any case)."""
+    keys = candidate_keys(text)
+    return [entity for entity in entities if name_key(entity.name) in keys]
 
 
 def _or(value: float | None, default: float) -> float:

@@ -1,28 +1,55 @@
 """Learning from a batch of stored turns with a language model, off the reply path: extraction
 (blind of stored memory), each fact tied to the turn it came from (whose time resolves relative
-dates), then LLM reconciliation into one facts namespace.
+dates), then LLM reconciliation into one facts namespace; and, when given a graph, the people,
+places and projects of the batch and their relations into the knowledge graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+import structlog
+
+from flynn.errors import ProviderError
 from flynn.memory.dates import relative_phrases
 from flynn.memory.extraction import ProposedFact
+from flynn.memory.graph_extraction import LlmGraphExtractor
+from flynn.memory.graph_ingest import GraphIngestor
 from flynn.memory.llm_extraction import LlmExtractor
 from flynn.memory.llm_reconcile import LlmReconciler
 from flynn.memory.reconcile import content_words
 from flynn.memory.store import StoredMessage
 from flynn.providers.base import ChatMessage
 
+log = structlog.get_logger(__name__)
+
+LLM_GRAPH_CONFIDENCE = 0.7
+"""For what the model's graph extraction proposes without a confidence of its own."""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphLearning:
+    """The model's graph extraction and where its proposals are written."""
+
+    extractor: LlmGraphExtractor
+    ingestor: GraphIngestor
+
 
 class FactLearner:
     """Extracts and reconciles facts from stored turns. One call at a time per session is the
     caller's job (the orchestrator and compaction never overlap)."""
 
-    def __init__(self, extractor: LlmExtractor, reconciler: LlmReconciler) -> None:
+    def __init__(
+        self,
+        extractor: LlmExtractor,
+        reconciler: LlmReconciler,
+        *,
+        graph: GraphLearning | None = None,
+    ) -> None:
         self._extractor = extractor
         self._reconciler = reconciler
+        self._graph = graph
 
     async def learn(
         self,
@@ -31,13 +58,16 @@ class FactLearner:
         *,
         session: str | None = None,
         channel: str | None = None,
+        graph_namespace: str | None = None,
     ) -> int:
-        """Learns from ``messages`` (oldest first) into ``namespace``; returns how many facts
-        changed memory (ADD, UPDATE or DELETE).
+        """Learns from ``messages`` (oldest first) into ``namespace``, and their entities and
+        relations into the graph of ``graph_namespace`` when given (and a graph is); returns
+        how many facts changed memory (ADD, UPDATE or DELETE).
 
-        Raises ``ProviderError`` when the extraction call fails (then nothing was written) and
-        ``StoreError`` when the store fails; reconciliation calls that fail fall back silently.
-        On cancellation, facts reconciled so far stay (each is its own transaction).
+        Raises ``ProviderError`` when the fact extraction call fails (then nothing was written)
+        and ``StoreError`` when the store fails; reconciliation calls that fail fall back
+        silently, and a failed graph call only skips the graph (the facts are in). On
+        cancellation, facts reconciled so far stay (each is its own transaction).
         """
         if not messages:
             return 0
@@ -56,7 +86,31 @@ class FactLearner:
                 said_at=origin.created_at,
             )
             changed += outcome.action != "noop"
+        if self._graph is not None and graph_namespace is not None:
+            await self._learn_graph(self._graph, turns, messages, graph_namespace)
         return changed
+
+    async def _learn_graph(
+        self,
+        graph: GraphLearning,
+        turns: Sequence[ChatMessage],
+        messages: Sequence[StoredMessage],
+        namespace: str,
+    ) -> None:
+        try:
+            proposal = await graph.extractor.extract(turns)
+        except ProviderError as exc:
+            log.info("graph_learning.skipped", error=type(exc).__name__)
+            return
+        if proposal.is_empty:
+            return
+        graph.ingestor.ingest_batch(
+            namespace,
+            proposal,
+            messages,
+            now=messages[-1].created_at,
+            confidence=LLM_GRAPH_CONFIDENCE,
+        )
 
 
 def source_message(fact: ProposedFact, messages: Sequence[StoredMessage]) -> StoredMessage:

@@ -268,7 +268,9 @@ class Compactor:
         if self._learner is None or not messages:
             return 0
         try:
-            return await self._learner.learn(messages, scope.facts, session=session)
+            return await self._learner.learn(
+                messages, scope.facts, session=session, graph_namespace=scope.root
+            )
         except ProviderError as exc:
             log.info("extraction.skipped", error=type(exc).__name__)
             return 0

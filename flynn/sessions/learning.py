@@ -29,10 +29,12 @@ class BackgroundLearning:
         namespace: str,
         session: str,
         channel: str,
+        graph_namespace: str | None = None,
     ) -> None:
         self._learner = learner
         self._every = every
         self._namespace = namespace
+        self._graph_namespace = graph_namespace
         self._session = session
         self._channel = channel
         self._task: asyncio.Task[int] | None = None
@@ -74,7 +76,11 @@ class BackgroundLearning:
         provider failure the batch stays unlearnt and the next one includes it."""
         try:
             changed = await learner.learn(
-                batch, self._namespace, session=self._session, channel=self._channel
+                batch,
+                self._namespace,
+                session=self._session,
+                channel=self._channel,
+                graph_namespace=self._graph_namespace,
             )
         except ProviderError as exc:
             log.info("learning.skipped", error=type(exc).__name__)

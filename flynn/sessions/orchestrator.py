@@ -132,6 +132,7 @@ class Orchestrator:
             namespace=scope.facts,
             session=self.session_id,
             channel=key.channel,
+            graph_namespace=scope.root,
         )
         self._embedding: set[asyncio.Task[object]] = set()  # background ``MemoryWriter`` work
 

@@ -4,11 +4,15 @@ relative dates on the rule path, and the ``/search`` command's scoping."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 
 from conftest import SMALL_WINDOW, Harness
 
+from flynn.errors import ProviderError
+from flynn.memory.graph_extraction import GRAPH_EXTRACTION_PROMPT
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
+from flynn.providers.scripted import ScriptedProvider
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
 EMPLOYER = '{"profile": [{"field": "employer", "value": "Acme", "confidence": 0.9}]}'
@@ -63,10 +67,67 @@ async def test_extraction_runs_after_the_reply_and_never_blocks_one(
     await session.wait_idle()
     facts = app.memory.facts.active("user/facts")
     assert [(f.field, f.value, f.source) for f in facts] == [("employer", "Acme", "llm")]
-    [request] = gated.requests
-    assert request.task == "extraction"
+    # Facts first, then the graph: two calls of the extraction model, both in the background.
+    request, graph_request = gated.requests
+    assert request.task == graph_request.task == "extraction"
+    assert graph_request.system == GRAPH_EXTRACTION_PROMPT
     transcript = request.messages[0].content
     assert "hello 0" in transcript and "I work at Acme now" in transcript
+
+
+async def test_the_models_graph_extraction_lands_in_the_graph_with_its_mentions(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+
+    def answer(request: ChatRequest) -> str:
+        if request.system != GRAPH_EXTRACTION_PROMPT:
+            return "{}"
+        return json.dumps(
+            {
+                "entities": [{"name": "Priya", "type": "person"}, {"name": "Kestrel"}],
+                "relations": [
+                    {"source": "Priya", "target": "Kestrel", "type": "works_on"},
+                    {"source": "User", "target": "Priya", "type": "manager"},
+                ],
+            }
+        )
+
+    h.extraction = ScriptedProvider(default=answer, name="extraction")
+    app = h.open()
+    session = h.session()
+    for text in ("Priya moved our team onto Kestrel.", "It ships in May.", "ok", "fine"):
+        await session.handle(text)
+    await session.wait_idle()
+
+    graph = app.memory.graph
+    priya = graph.find("user", "Priya")
+    assert priya is not None and priya.type == "person"
+    relations = {
+        (r.source_name, r.type, r.target_name) for r in graph.relations_of(priya.id, limit=9)
+    }
+    assert relations == {("Priya", "works_on", "Kestrel"), ("User", "manager", "Priya")}
+    # Linked to the person's message that names Priya (so recall weighs it up), and no other.
+    [mentioning] = graph.messages_mentioning([priya.id], limit=9)
+    assert (
+        app.memory.history.messages([mentioning])[0].content == "Priya moved our team onto Kestrel."
+    )
+
+
+async def test_a_failed_graph_call_keeps_the_facts(harness: Callable[..., Harness]) -> None:
+    h = harness(**SHARED)
+    h.extraction = ScriptedProvider(
+        [EMPLOYER, ProviderError("graph call timed out")], default="{}", name="extraction"
+    )
+    app = h.open()
+    session = h.session()
+    for text in ("hello", "I work at Acme now", "ok", "fine"):
+        await session.handle(text)
+    await session.wait_idle()
+
+    facts = app.memory.facts.active("user/facts")
+    assert [(f.field, f.value) for f in facts] == [("employer", "Acme")]
+    assert (await session.handle("still here?")).text == "ok"
 
 
 async def test_off_the_record_turns_are_never_extracted(harness: Callable[..., Harness]) -> None:
@@ -83,9 +144,11 @@ async def test_off_the_record_turns_are_never_extracted(harness: Callable[..., H
     for index in range(4):
         await session.handle(f"on the record {index}")
     await session.wait_idle()
-    [request] = h.extraction.requests
-    transcript = request.messages[0].content
-    assert "Falcon" not in transcript and "on the record 0" in transcript
+    # One batch: its facts, then its graph.
+    assert [r.system == GRAPH_EXTRACTION_PROMPT for r in h.extraction.requests] == [False, True]
+    for request in h.extraction.requests:
+        transcript = request.messages[0].content
+        assert "Falcon" not in transcript and "on the record 0" in transcript
 
 
 async def test_batches_and_compaction_never_learn_a_turn_twice(
@@ -101,10 +164,15 @@ async def test_batches_and_compaction_never_learn_a_turn_twice(
         if h.compaction.requests:
             break
     assert h.compaction.requests, "no compaction happened"
-    transcripts = [request.messages[0].content for request in h.extraction.requests]
-    assert len(transcripts) >= 2
-    for index in range(30):
-        assert sum(f"Step {index}:" in text for text in transcripts) <= 1
+    for graph in (False, True):  # fact extraction, graph extraction
+        transcripts = [
+            request.messages[0].content
+            for request in h.extraction.requests
+            if (request.system == GRAPH_EXTRACTION_PROMPT) == graph
+        ]
+        assert len(transcripts) >= 2
+        for index in range(30):
+            assert sum(f"Step {index}:" in text for text in transcripts) <= 1
 
 
 async def test_batching_can_be_turned_off(harness: Callable[..., Harness]) -> None:
