@@ -66,7 +66,7 @@ class FactLearner:
 
         Raises ``ProviderError`` when the fact extraction call fails (then nothing was written)
         and ``StoreError`` when the store fails; reconciliation calls that fail fall back
-        silently, and a failed graph call only skips the graph (the facts are in). On
+        silently, and whatever fails in the graph step only skips the graph (the facts are in). On
         cancellation, facts reconciled so far stay (each is its own transaction).
         """
         if not messages:
@@ -97,20 +97,23 @@ class FactLearner:
         messages: Sequence[StoredMessage],
         namespace: str,
     ) -> None:
+        """The graph is learnt after the facts and never costs them: whatever fails here (the
+        call, the answer, the write) is logged and skipped, so the batch still counts as learnt
+        and is not sent to fact extraction again."""
         try:
             proposal = await graph.extractor.extract(turns)
+            if not proposal.is_empty:
+                graph.ingestor.ingest_batch(
+                    namespace,
+                    proposal,
+                    messages,
+                    now=messages[-1].created_at,
+                    confidence=LLM_GRAPH_CONFIDENCE,
+                )
         except ProviderError as exc:
             log.info("graph_learning.skipped", error=type(exc).__name__)
-            return
-        if proposal.is_empty:
-            return
-        graph.ingestor.ingest_batch(
-            namespace,
-            proposal,
-            messages,
-            now=messages[-1].created_at,
-            confidence=LLM_GRAPH_CONFIDENCE,
-        )
+        except Exception:
+            log.exception("graph_learning.failed")
 
 
 def source_message(fact: ProposedFact, messages: Sequence[StoredMessage]) -> StoredMessage:

@@ -36,9 +36,14 @@ _MAX_VALUE_CHARS = 300
 def unit_confidence(raw: object) -> float | None:
     """A model's confidence clamped to [0, 1], or ``None`` when it is no finite number (JSON
     from Python's decoder may hold ``NaN`` and ``Infinity``, which no threshold can judge)."""
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+    if isinstance(raw, bool):
         return None
-    return min(max(float(raw), 0.0), 1.0)
+    if isinstance(raw, int):
+        # Clamped as an int: a huge one (JSON allows any length) does not fit a float.
+        return float(min(max(raw, 0), 1))
+    if not isinstance(raw, float) or not math.isfinite(raw):
+        return None
+    return min(max(raw, 0.0), 1.0)
 
 
 def _text(raw: object) -> str | None:

@@ -54,6 +54,20 @@ def test_a_value_that_is_no_finite_number_drops_the_fact() -> None:
     assert parse_extraction(answer, threshold=0.7) == []
 
 
+def test_numbers_too_big_for_a_float_are_harmless() -> None:
+    big = "1" + "0" * 400  # past a float's range; JSON allows any length
+    answer = f'{{"field": "a", "value": "x", "confidence": {big}}}'
+    assert [(f.field, f.confidence) for f in parse_extraction(answer, threshold=0.5)] == [
+        ("a", 1.0)
+    ]
+    graph = f'{{"entities": [{{"name": "Maya", "type": "person", "confidence": {big}}}]}}'
+    assert parse_graph_extraction(graph).entities == (ProposedEntity("Maya", "person", None, 1.0),)
+    # Past the 4,300 digits Python converts, the object is no JSON it reads: skipped.
+    huge = "1" + "0" * 5000
+    answer = f'{{"field": "a", "value": {huge}}} {{"field": "b", "value": "y"}}'
+    assert [f.field for f in parse_extraction(answer, threshold=0.5)] == ["b"]
+
+
 def test_graph_confidences_that_are_no_finite_number_are_left_out() -> None:
     answer = """{"entities": [{"name": "Maya", "type": "person", "confidence": NaN}],
         "relations": [{"source": "Maya", "target": "Acme", "type": "works_at",

@@ -7,10 +7,12 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 
+import pytest
 from conftest import SMALL_WINDOW, Harness
 
-from flynn.errors import ProviderError
+from flynn.errors import ProviderError, StoreError
 from flynn.memory.graph_extraction import GRAPH_EXTRACTION_PROMPT
+from flynn.memory.graph_ingest import GraphIngestor
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
 from flynn.providers.scripted import ScriptedProvider
 
@@ -218,3 +220,51 @@ async def test_search_command_sees_only_the_persons_own_turns(
     usage = await bob.handle("/search")
     assert "Usage" in usage.text and not usage.is_error
     assert "/search" in (await bob.handle("/help")).text
+
+
+def _employer_and_graph(request: ChatRequest) -> str:
+    if request.system == GRAPH_EXTRACTION_PROMPT:
+        return '{"entities": [{"name": "Priya", "type": "person"}]}'
+    return EMPLOYER
+
+
+async def test_a_graph_write_that_fails_never_has_the_facts_learnt_again(
+    harness: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = harness(**SHARED)
+    h.extraction = ScriptedProvider(default=_employer_and_graph, name="extraction")
+    monkeypatch.setattr(GraphIngestor, "ingest_batch", _locked)
+    app = h.open()
+    session = h.session()
+    for text in ("Priya says hi", "I work at Acme now", "ok", "fine", "later", "more", "and", "on"):
+        await session.handle(text)
+        await session.wait_idle()
+
+    facts = [
+        r.messages[0].content for r in h.extraction.requests if r.system != GRAPH_EXTRACTION_PROMPT
+    ]
+    assert len(facts) == 2
+    assert sum("I work at Acme now" in transcript for transcript in facts) == 1
+    assert [f.value for f in app.memory.facts.active("user/facts")] == ["Acme"]
+
+
+async def test_a_graph_write_that_fails_never_fails_a_compaction(
+    harness: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = harness(**SMALL_WINDOW, memory={"user_namespace": "user", "extract_every_turns": 0})
+    h.extraction = ScriptedProvider(default=_employer_and_graph, name="extraction")
+    monkeypatch.setattr(GraphIngestor, "ingest_batch", _locked)
+    app = h.open()
+    session = h.session()
+    for index in range(6):
+        await session.handle(f"Step {index}: I work at Acme now " + "word " * 60)
+
+    outcome = await session.compact_now()
+
+    assert outcome is not None
+    assert app.memory.history.summary(session.session_id)
+    assert [f.value for f in app.memory.facts.active("user/facts")] == ["Acme"]
+
+
+def _locked(*args: object, **kwargs: object) -> list[object]:
+    raise StoreError("database is locked")  # another writer held the lock too long
