@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
-from flynn.memory.graph_names import spoken
+from flynn.memory.graph_extraction import USER_ENTITY
+from flynn.memory.graph_names import MAX_AMBIGUOUS_CHARS, candidate_keys, name_key
 from flynn.memory.query import QueryAnalysis
 from flynn.memory.store import (
     Entity,
@@ -213,26 +214,26 @@ def summary_items(
     return items
 
 
+_USER_KEY = name_key(USER_ENTITY)
+
 GRAPH_ITEMS = 6
 """Most graph lines recalled for the names in one message."""
 
 
 def graph_items(graph: Graph | None, entities: Sequence[Entity], text: str) -> list[RecallItem]:
     """What the graph says about the people, projects and places ``text`` names (of
-    ``entities``, those it names the way people write names): the chain of relations linking
-    the first two when they are linked within a few steps ("How is Maya related to Acme?"), then
-    each one's relations, most confident first; at most ``GRAPH_ITEMS``. Scored low, so they
-    rank after the turns they were learnt from; ``Recall`` keeps them past its relevance floor
-    (the message names them)."""
+    ``entities``, see ``_named``): the chain of relations linking the first two when they are
+    linked within a few steps ("How is Maya related to Acme?"), then each one's relations, most
+    confident first; at most ``GRAPH_ITEMS``. Scored low, so they rank after the turns they were
+    learnt from; ``Recall`` keeps them past its relevance floor (the message names them)."""
     if graph is None:
         return []
-    named = spoken(text, entities)[:4]
+    named = _named(text, entities)[:4]
     items: list[RecallItem] = []
     shown: set[int] = set()
     if len(named) >= 2 and named[0].namespace == named[1].namespace:
         chain = graph.path(named[0].namespace, named[0].id, named[1].id, max_depth=3)
-        # A direct relation is listed below with the others.
-        if len(chain) > 1:
+        if chain:
             items.append(
                 _graph_item(
                     chain[0].id,
@@ -252,6 +253,22 @@ def graph_items(graph: Graph | None, entities: Sequence[Entity], text: str) -> l
                 _graph_item(relation.id, _said(relation), relation.updated_at, relation.confidence)
             )
     return items[:GRAPH_ITEMS]
+
+
+def _named(text: str, entities: Sequence[Entity]) -> list[Entity]:
+    """The ``entities`` that ``text`` names as a name, strictly, since graph lines come in
+    however they rank: never the person themself ("User" is a common word too), and a short
+    one-word name ("May", "Go") only where it is capitalised, whoever writes in lower case."""
+    keys = candidate_keys(text)
+    kept = []
+    for entity in entities:
+        key = name_key(entity.name)
+        if key == _USER_KEY:
+            continue
+        if len(key) <= MAX_AMBIGUOUS_CHARS and " " not in key and not keys.get(key, False):
+            continue
+        kept.append(entity)
+    return kept
 
 
 def _said(relation: Relation) -> str:

@@ -104,3 +104,40 @@ def test_a_name_the_message_does_not_say_brings_no_graph_lines(memory: SqliteMem
     )
 
     assert not any(block.title == "Inferred" for block in recalled.blocks)
+
+
+def test_the_word_user_and_a_short_name_in_lower_case_bring_no_graph_lines(
+    memory: SqliteMemory,
+) -> None:
+    graph = memory.graph
+    at = NOW - timedelta(days=3)
+    user = graph.upsert_entity("users/ana", "User", "person", confidence=0.9, now=at)
+    lisbon = graph.upsert_entity("users/ana", "Lisbon", "place", confidence=0.9, now=at)
+    may = graph.upsert_entity("users/ana", "May", "person", confidence=0.9, now=at)
+    graph.relate("users/ana", user.id, lisbon.id, "lives_in", confidence=0.8, now=at)
+    graph.relate("users/ana", may.id, lisbon.id, "lives_in", confidence=0.8, now=at)
+    _chat_about_maya(memory)
+    recall = _recall(memory)
+
+    for question in ("how do i add a user to postgres?", "i may go hiking tomorrow"):
+        recalled = recall.recall("users/ana", question, now=NOW, budget_tokens=1500)
+        assert not any(block.title == "Inferred" for block in recalled.blocks), question
+    # Capitalised, May is a name.
+    recalled = recall.recall("users/ana", "Where does May live?", now=NOW, budget_tokens=1500)
+    assert any("May lives in Lisbon" in line for line in recalled.lines)
+
+
+def test_a_direct_relation_between_two_names_comes_first(memory: SqliteMemory) -> None:
+    _chat_about_maya(memory)
+    _graph(memory)
+    graph = memory.graph
+    maya = graph.find("users/ana", "Maya")
+    assert maya is not None
+    at = NOW - timedelta(days=3)
+    for name in ("Oslo", "Bergen", "Tromso", "Bodo", "Narvik"):  # more confident relations
+        place = graph.upsert_entity("users/ana", name, "place", confidence=0.9, now=at)
+        graph.relate("users/ana", maya.id, place.id, "visited", confidence=0.95, now=at)
+
+    items = _recall(memory).rank("users/ana", "Is Maya still with Acme?", now=NOW)
+
+    assert next(item.text for item in items if item.kind == "graph") == "Maya works at Acme"
