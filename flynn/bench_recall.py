@@ -296,9 +296,20 @@ async def bench_recall(
     scale: int = 0,
     seed: int = 7,
     warmup: int = 5,
+    recall_max_tokens: int | None = None,
+    retrieval_threshold: float | None = None,
 ) -> dict[str, object]:
-    """Runs the benchmark in a temporary data directory; returns the result object."""
+    """Runs the benchmark in a temporary data directory; returns the result object. The
+    budget and the relevance floor are the settings' defaults unless given."""
     ks = sorted(set(ks))
+    tuned = {
+        key: value
+        for key, value in (
+            ("recall_max_tokens", recall_max_tokens),
+            ("retrieval_threshold", retrieval_threshold),
+        )
+        if value is not None
+    }
     with tempfile.TemporaryDirectory(prefix="flynn-bench-recall-") as tmp:
         settings = load_settings(
             {
@@ -309,6 +320,7 @@ async def bench_recall(
                     "recall_depth": depth,
                     "embeddings": embeddings,
                     "embeddings_model": embeddings_model,
+                    **tuned,
                 },
             }
         )

@@ -705,6 +705,8 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 embeddings_model=args.embeddings_model or memory.embeddings_model,
                 scale=args.scale,
                 seed=args.seed,
+                recall_max_tokens=memory.recall_max_tokens,
+                retrieval_threshold=memory.retrieval_threshold,
             )
         )
     except FlynnError as exc:

@@ -93,7 +93,10 @@ def test_a_reader_that_stops_early_gets_no_traceback(home: Path, args: tuple[str
 
 def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: Path) -> None:
     config = tmp_path / "bench.yaml"
-    config.write_text("memory:\n  recall_ranker: bm25\n  recall_depth: full\n")
+    config.write_text(
+        "memory:\n  recall_ranker: bm25\n  recall_depth: full\n"
+        "  recall_max_tokens: 700\n  retrieval_threshold: 0.5\n"
+    )
     dataset = tmp_path / "dataset.json"
     dataset.write_text(json.dumps(DATASET), encoding="utf-8")
 
@@ -104,7 +107,12 @@ def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: P
         return report
 
     recall = bench("recall", "--dataset", str(dataset), "--k", "1")
-    assert recall["config"] == recall["config"] | {"ranker": "bm25", "recall_depth": "full"}
+    assert recall["config"] == recall["config"] | {
+        "ranker": "bm25",
+        "recall_depth": "full",
+        "recall_max_tokens": 700,
+        "retrieval_threshold": 0.5,
+    }
     flagged = bench("recall", "--dataset", str(dataset), "--k", "1", "--ranker", "hybrid")
     assert flagged["config"] == flagged["config"] | {"ranker": "hybrid", "recall_depth": "full"}
     turn = bench("turn", "--messages", "50", "--facts", "10", "--turns", "5")
