@@ -26,7 +26,7 @@ from flynn.memory.store import (
     SearchHit,
     SessionSummary,
     StoredMessage,
-    in_context,
+    still_in_prompt,
 )
 
 EXCERPT_TOKENS = 16
@@ -304,7 +304,7 @@ class SqliteHistory:
             message
             for message in self._rows.read(ids)
             if (message.namespace == root or message.namespace.startswith(below))
-            and not in_context(message, exclude_session)
+            and not still_in_prompt(message, exclude_session)
         ]
 
     def _plan(

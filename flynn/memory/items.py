@@ -24,7 +24,7 @@ from flynn.memory.store import (
     MessageRole,
     Relation,
     StoredMessage,
-    in_context,
+    still_in_prompt,
 )
 from flynn.memory.tuning import Tuning
 
@@ -144,7 +144,7 @@ def exchanges(
         if position >= read:
             page = [message.id for message, _ in best[read : read + max(1, tuning.exchanges)]]
             for each in history.around(root, page, radius=radius):
-                if -before <= each.offset <= after and not in_context(each.message, exclude):
+                if -before <= each.offset <= after and not still_in_prompt(each.message, exclude):
                     near[each.anchor].append(each.message)
             read += len(page)
         return near.get(best[position][0].id, [])

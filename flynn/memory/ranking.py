@@ -30,7 +30,7 @@ from flynn.memory.items import (
 )
 from flynn.memory.query import QueryAnalysis, mentions
 from flynn.memory.searched import QueryWords, searched_words
-from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, in_context
+from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, still_in_prompt
 from flynn.memory.tuning import Tuning, lighter
 from flynn.memory.vectors import VectorSearch
 
@@ -241,7 +241,7 @@ class HybridRanker:
         )
         missing = [ref for ref, _ in nearest if ref not in candidates]
         for message in self._history.messages(missing):
-            if not in_context(message, exclude) and _under(message.namespace, root):
+            if not still_in_prompt(message, exclude) and _under(message.namespace, root):
                 candidates[message.id] = _Candidate(message)
         share = weight or 1.0
         for position, (ref, similarity) in enumerate(nearest):
@@ -340,7 +340,7 @@ class HybridRanker:
             return
         fresh: list[_Candidate] = []
         for near in self._history.around(root, list(strong), radius=tuning.neighbour_radius):
-            if near.message.id in strong or in_context(near.message, exclude):
+            if near.message.id in strong or still_in_prompt(near.message, exclude):
                 continue
             share = tuning.neighbour * tuning.neighbour_decay ** (abs(near.offset) - 1)
             neighbour = candidates.get(near.message.id)

@@ -79,7 +79,7 @@ class StoredMessage:
     summarized: bool = False
 
 
-def in_context(message: StoredMessage, session: str | None) -> bool:
+def still_in_prompt(message: StoredMessage, session: str | None) -> bool:
     """Whether ``message`` is one of ``session``'s turns not yet summarised by compaction: the
     conversation's prompt still holds it, so recall for that conversation leaves it out. Its
     compacted turns are recalled like any past turn (a chat that never ends, a Telegram DM, is
@@ -257,7 +257,7 @@ class History(Protocol):
         exclude_session: str | None = None,
     ) -> list[SearchHit]:
         """Messages under ``namespace_prefix`` matching the FTS5 ``query``, best first, but
-        ``exclude_session``'s turns still in its context (``in_context``)."""
+        ``exclude_session``'s turns still in its context (``still_in_prompt``)."""
         ...
 
     def match(
@@ -296,7 +296,7 @@ class History(Protocol):
         self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
     ) -> list[StoredMessage]:
         """The messages with these ids under ``namespace_prefix`` but ``exclude_session``'s
-        turns still in its context (``in_context``), in no particular order."""
+        turns still in its context (``still_in_prompt``), in no particular order."""
         ...
 
     def around(
@@ -317,7 +317,7 @@ class History(Protocol):
         exclude_session: str | None = None,
     ) -> list[StoredMessage]:
         """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first, but
-        ``exclude_session``'s turns still in its context (``in_context``)."""
+        ``exclude_session``'s turns still in its context (``still_in_prompt``)."""
         ...
 
     def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
