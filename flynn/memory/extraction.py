@@ -100,6 +100,49 @@ _DISLIKE = re.compile(
 _LIVE_IN = re.compile(
     r"\bi\s+(?:(?:currently|now|still)\s+)?(?:live|am\s+based|'m\s+based)\s+in\s+(?P<v>.+)", _FLAGS
 )
+# "I moved to Berlin", "we've just relocated to Berlin", "I'm living in Berlin now": where the
+# person lives now, as "I live in" says. The place must be a capitalised name (see ``_place``).
+_MOVE_ADVERBS = r"(?:(?:just|recently|finally|now|already|actually|officially|currently|still)\s+)*"
+_MOVED = re.compile(
+    rf"\b(?:i|we)(?:'ve|\s+have)?\s+{_MOVE_ADVERBS}(?:moved|relocated)(?:\s+back)?\s+to\s+(?P<v>.+)",
+    _FLAGS,
+)
+_LIVING_IN = re.compile(
+    r"\b(?:(?:i(?:'m|\s+am|'ve\s+been|\s+have\s+been)|we(?:'re|\s+are|'ve\s+been|\s+have\s+been))"
+    rf"\s+{_MOVE_ADVERBS}living|we\s+{_MOVE_ADVERBS}live)\s+in\s+(?P<v>.+)",
+    _FLAGS,
+)
+# A move the rest of the sentence puts in the past ("when I was ten", "and then to Porto").
+_PAST_MOVE = re.compile(
+    r"\b(?:when\s+i\s+was|as\s+an?\s+(?:kid|child|baby|teen|teenager|student)|growing\s+up"
+    r"|then|until)\b",
+    _FLAGS,
+)
+# Employment, stated the ways people say it; "also" is left out ("I also work at X" is a second
+# job, not a new one). The organisation must be a capitalised name (see ``_organisation``).
+_JOB_ADVERBS = r"(?:(?:now|currently|still|actually|just|recently|finally|officially)\s+)*"
+_WORK_AT = re.compile(
+    rf"\bi\s+{_JOB_ADVERBS}work\s+(?:at|for)\s+(?P<v>.+)"
+    rf"|\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+{_JOB_ADVERBS}working\s+at\s+(?P<w>.+)",
+    _FLAGS,
+)
+_NEW_JOB = re.compile(
+    rf"\bi(?:'ve|\s+have)?\s+{_JOB_ADVERBS}(?:"
+    r"started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at"
+    r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:(?:full|part)[\s-]time\s+)?"
+    r"(?:job|position|role)\s+(?:at|with)"
+    r"|(?:got|been|was)\s+hired\s+at"
+    r"|joined)\s+(?P<v>.+)",
+    _FLAGS,
+)
+_LEFT_JOB = re.compile(
+    rf"\bi(?:'ve|\s+have)?\s+{_JOB_ADVERBS}(?:left|quit|resigned\s+from)\s+"
+    r"(?:my\s+(?:old\s+)?(?:job|position|role)\s+(?:at|with)\s+)?(?P<v>.+)"
+    r"|\bi\s+(?:no\s+longer|(?:don't|do\s+not)\s+(?:(?:actually|really)\s+)?)\s*work\s+(?:at|for)\s+"
+    r"(?P<w>.+)"
+    r"|\bi(?:(?:'m|\s+am)\s+(?P<neg>no\s+longer|not)|\s+stopped)\s+working\s+(?:at|for)\s+(?P<x>.+)",
+    _FLAGS,
+)
 _MY_FIELD = re.compile(
     r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:is|are)\s+(?P<v>.+)", _FLAGS
 )
@@ -166,6 +209,7 @@ _TRAILING_NOISE = " \t\r\n.,;:!?…)]\"'`“”‘’*_~-"
 _TIME_TAIL = re.compile(
     r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$", _FLAGS
 )
+_EMPLOYMENT_WORDS = "work join start job position role hired left quit resign".split()
 _LIKING_WORDS = ("like", "prefer", "love", "enjoy", "hate", "detest", "stand")
 _FIELD_CHARS = re.compile(r"[^a-z0-9]+")
 
@@ -211,6 +255,64 @@ _VALUE_STOPWORDS = _words(
     currently now here there it that this what how why who which when where broken down dead
     slow fine ok okay good great bad done gone missing failing acting crashing working
     """
+)
+# Words a capitalised run may hold without being a name ("I work at Home", "I joined the Choir").
+_COMMON_NAME_WORDS = _NAME_STOPWORDS | _words(
+    """
+    night nights weekend weekends noon midnight work school uni college university church gym
+    choir club team band class office level chapter page step stage lesson christmas easter
+    lunch dinner breakfast two three four five six seven eight nine ten eleven twelve
+    """
+)
+_ARTICLES = _words("the")
+_NOT_NAME_STARTS = _words("a an my our your his her their its this that these those some any")
+_NAME_CONNECTORS = _words("of de del der den di da du la le van von am upon y &")
+_NAME_ABBREVIATIONS = _words("st mt ft")
+_MAX_NAME_WORDS = 5
+# What people "move to" in a technical chat that is not a place ("we moved to Postgres").
+_NOT_PLACES = _words(
+    """
+    linux mac macos windows ubuntu debian fedora arch postgres postgresql mysql sqlite mongo
+    mongodb redis python rust go golang java kotlin swift ruby rails django flask react vue
+    angular svelte vim neovim emacs vscode vs docker kubernetes k8s aws azure gcp heroku vercel
+    slack teams zoom discord signal telegram whatsapp android iphone ios chrome firefox safari
+    notion obsidian jira linear trello github gitlab bitbucket typescript javascript node deno
+    bun terraform nix
+    """
+)
+# Joining these is signing up or taking part, not being employed ("I joined Twitter", "I joined
+# Rotary Club"); starting at a school is studying there.
+_NOT_EMPLOYERS = _words(
+    """
+    twitter x facebook instagram tiktok reddit linkedin discord slack mastodon bluesky threads
+    strava duolingo github netflix spotify patreon substack whatsapp telegram signal zoom meetup
+    tinder hinge bumble
+    """
+)
+_MEMBERSHIP_WORDS = _words(
+    """
+    club choir gym team band league society class course school college university academy
+    """
+)
+# What may follow the organisation in "I joined X ...", "I started at X ...", "I left X ...":
+# when it is a time or a role, X is an employer; "I joined Maya for lunch" is not about work.
+_TIME_UNITS = r"(?:days?|weeks?|months?|years?)"
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_JOB_TIME = (
+    r"(?:today|yesterday|recently|now|full[\s-]time|part[\s-]time"
+    rf"|(?:earlier\s+)?this\s+(?:week|month|year|spring|summer|autumn|fall|winter)"
+    rf"|last\s+(?:week|month|year|spring|summer|autumn|fall|winter|{_MONTHS}|\w+day)"
+    rf"|(?:back\s+)?in\s+(?:\d{{4}}|{_MONTHS})(?:\s+\d{{4}})?"
+    r"|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    rf"|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple\s+of"
+    rf"|several)\s+{_TIME_UNITS}\s+ago)"
+)
+_JOB_ROLE = r"as\s+(?:a|an|the|their|its|our|(?-i:[A-Z]{2,5}\b))"
+_JOB_TAIL = re.compile(rf"(?:{_JOB_TIME}(?:\s+{_JOB_ROLE}.*)?|{_JOB_ROLE}.*)?", _FLAGS)
+_LEAVING_TAIL = re.compile(rf"(?:{_JOB_TIME})?(?:\s*(?:for|to|after)\s.*)?", _FLAGS)
+# "I work at Globex and Initech", "I'm working at Starbucks today": a second job, or a seat.
+_NOT_A_JOB_TAIL = re.compile(
+    r"(?:and|or|&|too|today|tonight|this\s+(?:morning|afternoon|evening))\b", _FLAGS
 )
 _FIELD_ALIASES = {"time_zone": "timezone", "tz": "timezone", "home_town": "hometown"}
 
@@ -318,6 +420,10 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
         place = _TIME_TAIL.sub("", _ANY_MORE_TAIL.sub("", _strip(match["v"])))
         if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
             facts.append(_retraction("location", place))
+    if any(word in low for word in ("moved", "relocated", "living", "live in")):
+        facts.extend(_moves(clause))
+    if any(word in low for word in _EMPLOYMENT_WORDS):
+        facts.extend(_employment(clause, low))
     if not named and "my " in low:
         facts.extend(_my_field_facts(clause))
     if "working" in low:
@@ -357,6 +463,146 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
     if (match := _usable(clause, _MY_LINK.search(clause))) and (field := _field(match["f"])):
         return [_profile(field, _strip_locator(match["v"]), EXPLICIT_CONFIDENCE)]
     return []
+
+
+def _moves(clause: str) -> list[ProposedFact]:
+    """ "I moved to Berlin", "we're living in Berlin now": the new location."""
+    for pattern in (_MOVED, _LIVING_IN):
+        if (match := _usable(clause, pattern.search(clause))) and (place := _place(match["v"])):
+            return [_profile("location", place, EXPLICIT_CONFIDENCE)]
+    return []
+
+
+def _employment(clause: str, low: str) -> list[ProposedFact]:
+    """ "I work at Globex", "I joined Globex": the employer; "I left Acme" retracts it."""
+    if match := _usable(clause, _LEFT_JOB.search(clause)):
+        if match["neg"] and match["neg"].lower() == "not" and not _ANY_MORE_IN.search(low):
+            return []  # "I'm not working at Acme today" is about today, not a change
+        rest = _ANY_MORE_TAIL.sub("", _strip(match["v"] or match["w"] or match["x"]))
+        if left := _organisation(rest, verb="leave"):
+            return [_retraction("employer", left)]
+    if (match := _usable(clause, _WORK_AT.search(clause))) and (
+        employer := _organisation(match["v"] or match["w"], verb="work")
+    ):
+        return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
+    if (match := _usable(clause, _NEW_JOB.search(clause))) and (
+        employer := _organisation(match["v"], verb="join")
+    ):
+        return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
+    return []
+
+
+def _place(rest: str) -> str | None:
+    """The place a move names: a capitalised name that is not a tool ("we moved to Postgres"),
+    in a sentence that does not put the move in the past ("when I was ten")."""
+    found = _proper_name(rest, comma_ok=True)
+    if found is None:
+        return None
+    place, tail = found
+    if not is_place_name(place) or place.endswith("'s") or _PAST_MOVE.search(tail):
+        return None
+    return place
+
+
+def is_place_name(name: str) -> bool:
+    """Whether ``name``, said as where someone moved, can be a place: not a tool or platform
+    ("we moved to Postgres", "I moved to VS Code")."""
+    keys = [word.lower() for word in name.split() if word.lower() not in _ARTICLES]
+    return bool(keys) and keys[0] not in _NOT_PLACES
+
+
+def _organisation(rest: str, *, verb: Literal["work", "join", "leave"]) -> str | None:
+    """The organisation ``rest`` opens with, as the employer ``verb`` is about ("I work at X",
+    "I joined X", "I left X"): a capitalised name, not a common word ("I work at Home")."""
+    found = _proper_name(rest)
+    if found is None:
+        return None
+    name, tail = found
+    if verb == "join":
+        return name if is_job_start(name, tail) else None
+    tail = _strip(tail)
+    if verb == "leave":
+        return name if _is_employable(name) and _LEAVING_TAIL.fullmatch(tail) else None
+    if _NOT_A_JOB_TAIL.match(tail) or (name.endswith("'s") and not _JOB_TAIL.fullmatch(tail)):
+        return None  # "I work at Globex and Initech", "I work at Maya's café"
+    return name
+
+
+def is_job_start(name: str, following: str) -> bool:
+    """Whether joining or starting at the organisation ``name``, with ``following`` after it in
+    its sentence, is taking a job there: ``name`` is no platform, club or school ("I joined
+    Twitter", "the Chess Club"), and nothing follows it but a time or a role ("I joined Globex
+    last week as a designer"), never more ("I joined Maya for lunch")."""
+    clause = _CLAUSE_SPLIT.split(following, maxsplit=1)[0]
+    return _is_employable(name) and _JOB_TAIL.fullmatch(_strip(clause)) is not None
+
+
+def _is_employable(name: str) -> bool:
+    keys = [word.lower() for word in name.split() if word.lower() not in _ARTICLES]
+    return (
+        bool(keys)
+        and keys[0] not in _NOT_EMPLOYERS
+        and keys[-1] not in _MEMBERSHIP_WORDS
+        and not all(key in _COMMON_NAME_WORDS for key in keys)
+    )
+
+
+def _proper_name(rest: str, *, comma_ok: bool = False) -> tuple[str, str] | None:
+    """The capitalised name ``rest`` opens with ("Berlin", "the Netherlands", "Bank of America",
+    "St. Louis", "McDonald's") and the text after it; ``None`` when it opens with none, or with
+    common words only ("the Choir"). ``comma_ok`` takes "Portland, Oregon" whole when nothing
+    follows it (otherwise the comma ends the name: "Berlin, Maya stayed")."""
+    tokens = rest.split()
+    words: list[str] = []
+    index = 0
+    if tokens and tokens[0].lower() in _ARTICLES:
+        words.append(tokens[0])
+        index = 1
+    names = 0
+    at_comma = False
+    while index < len(tokens):
+        raw = tokens[index]
+        word = _strip(raw)
+        connects = (
+            names > 0
+            and raw == word
+            and word.lower() in _NAME_CONNECTORS
+            and index + 1 < len(tokens)
+            and tokens[index + 1][:1].isupper()
+        )
+        if not connects and not (word[:1].isupper() and word[0].isalpha()):
+            break
+        if not all(char.isalnum() or char in "'&.-" for char in word):
+            break
+        index += 1
+        if connects:
+            words.append(word)
+            continue
+        if names == 0 and word.lower() in _NOT_NAME_STARTS:
+            return None
+        names += 1
+        if names > _MAX_NAME_WORDS:
+            return None  # more capitalised words than a name has: a title, or shouting
+        if word.lower() in _NAME_ABBREVIATIONS and raw == word + ".":
+            words.append(raw)  # "St. Louis": the full stop does not end the name
+            continue
+        words.append(word)
+        if word.lower().endswith("'s"):
+            break  # "McDonald's", "Maya's": nothing of the name follows a possessive
+        if raw != word:
+            at_comma = raw.rstrip().endswith(",")
+            break
+    while words and words[-1].lower() in _NAME_CONNECTORS:
+        words.pop()
+    keys = [word.lower().removesuffix("'s") for word in words if word.lower() not in _ARTICLES]
+    if not keys or all(key in _COMMON_NAME_WORDS for key in keys):
+        return None
+    name, tail = " ".join(words), " ".join(tokens[index:])
+    if comma_ok and at_comma and not tail.lower().startswith("the "):
+        more = _proper_name(tail)
+        if more is not None and not _strip(more[1]):
+            return f"{name}, {more[0]}", ""
+    return name, tail
 
 
 def _working_on(clause: str, low: str) -> list[ProposedFact]:

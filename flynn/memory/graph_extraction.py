@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flynn.memory.extraction import is_job_start, is_place_name
 from flynn.memory.fts import STOPWORDS
 from flynn.memory.graph_names import GENERIC_TYPE, name_key, type_name
 from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
@@ -160,6 +161,7 @@ _SUBJECT_FILLERS = frozenset(
     """.split()
 )
 _SELF = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll"})
+_WE = frozenset({"we", "we're", "we've"})
 # Words that make a cue hypothetical or someone else's claim ("if I lived in Paris").
 _BLOCKING = frozenset(
     """
@@ -190,8 +192,15 @@ _WORKS_AT = re.compile(
     r"\b(?P<verb>works|work|worked|working)\s+(?:at|for)\s+(?:the\s+)?(?=\w)", _FLAGS
 )
 _LIVES_IN = re.compile(
-    r"\b(?P<verb>live|lives|living|lived|moved|moving|relocated|based)\s+(?:in|to)\s+"
+    r"\b(?P<verb>live|lives|living|lived|moved|moving|relocated|based)\s+(?:back\s+)?(?:in|to)\s+"
     r"(?:the\s+)?(?=\w)",
+    _FLAGS,
+)
+# Taking a job: "I joined Globex", "Maya started at Globex", "I got a job at Globex".
+_JOINS = re.compile(
+    r"\b(?:joined|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at"
+    r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)"
+    r"|hired\s+at)\s+(?:the\s+)?(?=\w)",
     _FLAGS,
 )
 _FROM = re.compile(r"\b(?:i'm|im|i\s+am)\s+(?:originally\s+)?from\s+(?:the\s+)?(?=\w)", _FLAGS)
@@ -265,9 +274,17 @@ class _Text:
             return _Run(word.text, index, index, word.initial)
         return None
 
-    def subject_before(self, position: int) -> _Run | None:
+    def following(self, prose: str, run: _Run) -> str:
+        """The rest of the sentence after ``run``."""
+        last = self.words[run.last]
+        start = last.start + len(last.text) + (2 if last.possessive else 0)
+        end = _SENTENCE_END.search(prose, start)
+        return prose[start : end.start() if end is not None else len(prose)]
+
+    def subject_before(self, position: int, *, we_is_user: bool = False) -> _Run | None:
         """Who the verb at ``position`` is about: the user ("I ...", as a run named
-        ``USER_ENTITY`` with ``first == -1``), the name right before it, or ``None``."""
+        ``USER_ENTITY`` with ``first == -1``; "we ..." too when ``we_is_user``), the name right
+        before it, or ``None``."""
         index = self.index_at.get(position)
         if index is None:
             return None
@@ -276,7 +293,8 @@ class _Text:
             index -= 1
         if index < 0:
             return None
-        if self.words[index].key in _SELF:
+        key = self.words[index].key
+        if key in _SELF or (we_is_user and key in _WE):
             return _USER_RUN
         return self.run_ending.get(index)
 
@@ -463,10 +481,25 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             project = entity(words.name_at(match.end()), "project")
             if words.subject_before(match.start("verb")) is _USER_RUN:
                 relate(match, USER_ENTITY, "works_on", project)
+    if any(cue in low for cue in ("joined", "started", "job", "position", "role", "hired")):
+        for match in _JOINS.finditer(prose):
+            run = words.name_at(match.end())
+            subject = words.subject_before(match.start())
+            # Without a subject ("the race started at Hyde Park") nobody took a job.
+            if run is None or subject is None:
+                continue
+            if is_job_start(run.name, words.following(prose, run)):
+                relate(match, entity(subject, "person"), "works_at", entity(run, "org"))
     if " in " in low or " to " in low:
         for match in _LIVES_IN.finditer(prose):
-            if place := entity(words.name_at(match.end()), "place"):
-                who = entity(words.subject_before(match.start("verb")), "person")
+            run = words.name_at(match.end())
+            if run is not None and not is_place_name(run.name):
+                continue  # "we moved to Postgres": a move, but not to a place
+            if place := entity(run, "place"):
+                # Where "we" live, the person lives ("we moved to Berlin"); what "we" use or
+                # where "we" work may be a team's.
+                subject = words.subject_before(match.start("verb"), we_is_user=True)
+                who = entity(subject, "person")
                 kind = "lived_in" if match["verb"].lower() == "lived" else "lives_in"
                 relate(match, who, kind, place)
     if "from " in low:

@@ -102,6 +102,156 @@ def test_location() -> None:
     assert extractor.extract("I live in St. Louis now") == [_profile("location", "St. Louis")]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I moved to Berlin",
+        "I've moved to Berlin.",
+        "we just moved to Berlin!",
+        "I relocated to Berlin",
+        "I'm living in Berlin now",
+        "I live in Berlin these days",
+        "I moved back to Berlin last month",
+        "We live in Berlin",
+        "I've been living in Berlin for five years",
+        "Thanks, we recently moved to Berlin",
+    ],
+)
+def test_a_move_is_the_new_location(text: str) -> None:
+    assert extractor.extract(text) == [_profile("location", "Berlin")]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I moved to New York City last year", "New York City"),
+        ("I moved to the Netherlands in 2021", "the Netherlands"),
+        ("I just moved to St. Louis", "St. Louis"),
+        ("I moved to Portland, Oregon", "Portland, Oregon"),
+        ("I moved to Rio de Janeiro for work", "Rio de Janeiro"),
+        ("I moved to Berlin, Maya stayed in Lisbon", "Berlin"),
+    ],
+)
+def test_a_move_takes_the_place_name_only(text: str, place: str) -> None:
+    assert extractor.extract(text) == [_profile("location", place)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "should I move to Berlin?",
+        "Should I move to Berlin",
+        "if I moved to Berlin",
+        "I didn't move to Berlin",
+        "I'd move to Berlin",
+        "I'd moved to Berlin by then",
+        "I haven't moved to Berlin yet",
+        "I never moved to Berlin",
+        "maybe we moved to Berlin",
+        "I wish we lived in Berlin",
+        "I'm moving to Berlin next month",
+        "my sister moved to Berlin",
+        "I moved to Berlin when I was ten",
+        "I moved to Berlin and then to Lisbon",
+        "we moved to Postgres",
+        "I moved to VS Code",
+        "I moved to a new apartment",
+        "I moved to the next step",
+        "I'm living in fear",
+        "I'm living in the moment",
+        "we live in interesting times",
+        "I'm in Berlin",
+    ],
+)
+def test_what_is_not_a_move_to_a_place(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I now work at Globex",
+        "I work at Globex",
+        "I work for Globex.",
+        "I started at Globex",
+        "I joined Globex",
+        "I got a job at Globex",
+        "I'm working at Globex now",
+        "I've just started working at Globex",
+        "I got a new job with Globex",
+        "I was hired at Globex",
+        "I joined Globex last month as a designer",
+        "I joined Globex as CTO",
+        "I started at Globex on Monday",
+        "I joined Globex two weeks ago",
+        "I joined Globex, I love it",
+    ],
+)
+def test_a_job_is_the_employer(text: str) -> None:
+    assert extractor.extract(text) == [_profile("employer", "Globex")]
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("I work at Bank of America", "Bank of America"),
+        ("I work for the BBC", "the BBC"),
+        ("I work at McDonald's", "McDonald's"),
+        ("I joined Ernst & Young in 2020", "Ernst & Young"),
+        ("I work at Home Depot", "Home Depot"),
+    ],
+)
+def test_an_employer_is_its_whole_name(text: str, employer: str) -> None:
+    assert extractor.extract(text) == [_profile("employer", employer)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I work at home",
+        "I work at Home",
+        "I work at night",
+        "I work at night at Globex",
+        "I joined a gym",
+        "I joined the choir",
+        "I joined the Choir",
+        "I joined the Chess Club",
+        "I joined Twitter",
+        "I joined Maya for lunch",
+        "I joined Maya and Tom",
+        "I joined Ana's team",
+        "I started at 9",
+        "I started at Nine",
+        "I started at Level 3",
+        "I started at the bottom",
+        "I started at Harvard University",
+        "I work at Globex and Initech",
+        "I also work at Initech",
+        "I'm working at Starbucks today",
+        "I work at Maya's café",
+        "I used to work at Acme",
+        "I worked at Acme",
+        "I'd love to work at Globex",
+        "if I worked at Globex",
+        "if I joined Globex",
+        "should I join Globex?",
+        "I didn't get a job at Globex",
+        "I wouldn't join Globex",
+        "I might have joined Globex",
+        "Maya works at Globex",
+        "I got a job offer from Globex",
+        "I left Maya a message",
+        "I left early",
+        "I quit smoking",
+        "I want to quit Acme",
+        "I never left Acme",
+        "I quit Twitter",
+    ],
+)
+def test_what_is_not_a_job(text: str) -> None:
+    assert extractor.extract(text) == []
+
+
 def test_when_i_say() -> None:
     assert extractor.extract("When I say 'ship it', run the deploy script.") == [
         _action("ship it", "run the deploy script")
@@ -347,6 +497,15 @@ def test_what_the_person_is_working_on() -> None:
     [
         ("I no longer live in Lisbon", _retraction("location", "Lisbon")),
         ("I don't live in Lisbon anymore", _retraction("location", "Lisbon")),
+        ("I left Acme", _retraction("employer", "Acme")),
+        ("I quit Acme", _retraction("employer", "Acme")),
+        ("I've just left Acme Corp.", _retraction("employer", "Acme Corp")),
+        ("I left Acme last month to join Globex", _retraction("employer", "Acme")),
+        ("I quit my job at Acme", _retraction("employer", "Acme")),
+        ("I no longer work at Acme", _retraction("employer", "Acme")),
+        ("I don't work for Acme anymore", _retraction("employer", "Acme")),
+        ("I'm not working at Acme any more", _retraction("employer", "Acme")),
+        ("I stopped working for Acme", _retraction("employer", "Acme")),
         ("I no longer like tea", _retraction(None, "prefers tea")),
         ("I don't like tea any more", _retraction(None, "prefers tea")),
         ("I no longer hate Mondays", _retraction(None, "dislikes Mondays")),
@@ -367,6 +526,7 @@ def test_retractions(text: str, expected: ProposedFact) -> None:
 def test_negations_that_are_not_retractions() -> None:
     assert extractor.extract("I don't like tea") == [_profile(None, "dislikes tea")]
     assert extractor.extract("I'm not working on src/app.py today") == []
+    assert extractor.extract("I'm not working at Acme today") == []
     assert extractor.extract("If I no longer live in Lisbon, then what?") == []
 
 

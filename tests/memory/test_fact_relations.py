@@ -76,6 +76,71 @@ def test_a_retracted_place_is_no_longer_where_the_user_lives(memory: SqliteMemor
     assert not any("User lives in Lisbon" in line for line in recalled.lines)
 
 
+def _chain(memory: SqliteMemory, field: str) -> list[tuple[str, str]]:
+    return [(fact.value, fact.status) for fact in memory.facts.history(ANA.profile, field)]
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        "I moved to Berlin",
+        "I've moved to Berlin",
+        "we just moved to Berlin",
+        "I relocated to Berlin",
+        "I'm living in Berlin now",
+        "I live in Berlin these days",
+    ],
+)
+def test_a_move_supersedes_the_place_and_its_relation(memory: SqliteMemory, move: str) -> None:
+    _say(memory, "I live in Lisbon", move)
+    assert _chain(memory, "location") == [("Lisbon", "superseded"), ("Berlin", "active")]
+    assert _user_relations(memory) == {("lives_in", "Berlin")}
+
+
+@pytest.mark.parametrize(
+    "text", ["should I move to Berlin?", "if I moved to Berlin", "I didn't move to Berlin"]
+)
+def test_a_move_not_made_changes_nothing(memory: SqliteMemory, text: str) -> None:
+    _say(memory, "I live in Lisbon", text)
+    assert _chain(memory, "location") == [("Lisbon", "active")]
+    assert _user_relations(memory) == {("lives_in", "Lisbon")}
+
+
+@pytest.mark.parametrize(
+    "job",
+    [
+        "I now work at Globex",
+        "I work at Globex",
+        "I started at Globex",
+        "I joined Globex",
+        "I got a job at Globex",
+        "I'm working at Globex now",
+    ],
+)
+def test_a_new_job_supersedes_the_employer_and_its_relation(memory: SqliteMemory, job: str) -> None:
+    _say(memory, "I work at Acme", job)
+    assert _chain(memory, "employer") == [("Acme", "superseded"), ("Globex", "active")]
+    assert _user_relations(memory) == {("works_at", "Globex")}
+
+
+@pytest.mark.parametrize("leaving", ["I left Acme", "I quit Acme"])
+def test_leaving_retracts_the_employer_and_its_relation(memory: SqliteMemory, leaving: str) -> None:
+    _say(memory, "I work at Acme", "I left Initech", leaving)
+    assert _chain(memory, "employer") == [("Acme", "superseded"), ("no longer: Acme", "deleted")]
+    assert memory.facts.active(ANA.profile, field="employer") == []
+    assert _user_relations(memory) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I work at home", "I work at night", "I joined a gym", "I joined the choir", "I started at 9"],
+)
+def test_what_is_not_a_job_keeps_the_employer(memory: SqliteMemory, text: str) -> None:
+    _say(memory, "I work at Acme", text)
+    assert _chain(memory, "employer") == [("Acme", "active")]
+    assert _user_relations(memory) == {("works_at", "Acme")}
+
+
 def test_what_the_new_value_says_again_stays(memory: SqliteMemory) -> None:
     _say(memory, "I live in Lisbon", "I live in Lisbon, Portugal")
     assert ("lives_in", "Lisbon") in _user_relations(memory)

@@ -110,6 +110,38 @@ def test_work_cues_relate_the_user_or_the_named_person() -> None:
     assert _entities("Maya works at Google") == {("Maya", "person"), ("Google", "org")}
 
 
+def test_taking_a_job_is_working_there() -> None:
+    for text in ["I joined Globex", "I started at Globex today", "I got a job at Globex"]:
+        assert _relations(text) == {("User", "works_at", "Globex")}
+    assert _relations("Maya joined Initech last year as a designer") == {
+        ("Maya", "works_at", "Initech")
+    }
+    assert _entities("I joined Globex, I love it") == {("Globex", "org")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I joined Maya for lunch",
+        "I joined Twitter",
+        "I joined the Chess Club",
+        "I started at Level 3",
+        "The race started at Hyde Park",
+        "if I joined Globex",
+        "Should I join Globex?",
+    ],
+)
+def test_joining_what_is_not_a_job_relates_nothing(text: str) -> None:
+    assert _relations(text) == set()
+
+
+def test_where_we_moved_the_user_lives() -> None:
+    assert _relations("we just moved to Berlin") == {("User", "lives_in", "Berlin")}
+    assert _relations("I moved back to Lisbon") == {("User", "lives_in", "Lisbon")}
+    assert _relations("we moved to Postgres") == set()
+    assert _relations("I moved to VS Code") == set()
+
+
 def test_place_cues() -> None:
     assert _relations("I live in Lisbon") == {("User", "lives_in", "Lisbon")}
     assert _relations("Last year I moved to New York.") == {("User", "lives_in", "New York")}
