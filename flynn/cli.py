@@ -138,7 +138,9 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument(
         "--history",
         metavar="FIELD",
-        help="every value FIELD ever had, oldest first, with when each was believed",
+        help="every value FIELD ever had, oldest first, with when each was believed; when no "
+        "field is called FIELD, the observations it names: by what they are about (sushi), a "
+        "word of them, or their kind (preference, 'working on')",
     )
     show.set_defaults(handler=_cmd_memory_show)
     export = memory_command("export", "everything remembered, as markdown")

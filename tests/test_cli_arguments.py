@@ -37,6 +37,14 @@ def test_a_wrong_argument_is_not_called_invalid_configuration(
     assert "configuration" not in result.stderr
 
 
+def test_the_history_option_says_it_finds_observations_too(home: Path) -> None:
+    result = flynn("memory", "show", "--help", home=home)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "the observations it names: by what they are about (sushi)" in text
+    assert "their kind (preference, 'working on')" in text
+
+
 @pytest.mark.parametrize("field", ["", "   "])
 def test_forgetting_an_empty_field_says_so(home: Path, field: str) -> None:
     result = flynn("memory", "forget", "--field", field, home=home)
