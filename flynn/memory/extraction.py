@@ -206,9 +206,8 @@ _LEADING_NOISE = " \t\r\n\"'`“”‘’([*_~-"
 _TRAILING_NOISE = " \t\r\n.,;:!?…)]\"'`“”‘’*_~-"
 # "I live in Porto now", "I hate sushi now": the time word says the statement replaces an older
 # one (reconciliation does that), it is not part of the place or the thing.
-_TIME_TAIL = re.compile(
-    r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$", _FLAGS
-)
+# Lower case only: "Apocalypse Now" and "The Power of Now" are titles.
+_TIME_TAIL = re.compile(r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$")
 _EMPLOYMENT_WORDS = "work join start job position role hired left quit resign".split()
 _LIKING_WORDS = ("like", "prefer", "love", "enjoy", "hate", "detest", "stand")
 _FIELD_CHARS = re.compile(r"[^a-z0-9]+")

@@ -52,6 +52,11 @@ def fact_relation(field: str | None, value: str) -> FactRelation | None:
     return FactRelation(kind, value) if kind else None
 
 
+def _names(text: str) -> bool:
+    """Whether ``text`` holds a word written as a name (capitalised)."""
+    return any(word[:1].isupper() for word in text.split())
+
+
 class RelationGraph(Protocol):
     """What retiring a fact's relation needs of the graph (``SqliteGraph`` is one)."""
 
@@ -82,6 +87,10 @@ class FactRelations:
         ``still`` (the value replacing it) names too; returns how many relations went."""
         derived = fact_relation(field, value)
         if derived is None:
+            return 0
+        if field is not None and field not in _FIELD_RELATIONS and still and not _names(still):
+            # "my cat is sick" after "my cat is called Luna" says how Luna is, not that she is
+            # another cat: a relative or a pet is replaced only by a name.
             return 0
         root = namespace.rsplit("/", 1)[0]
         user = self._graph.find(root, USER_ENTITY)

@@ -567,8 +567,9 @@ Return only JSON, no prose:
 Types are short lower-case words: person, place, org, project, tool, language, concept, ...
 Relation types too: uses, works_at, lives_in, depends_on, sister, friend, ...
 Refer to the user as "{USER_ENTITY}". Descriptions are one short phrase, or omitted.
-Only what is stated or strongly implied. Limit: {MAX_LLM_ENTITIES} entities, \
-{MAX_LLM_RELATIONS} relations."""
+Only what is stated or strongly implied, and still true at the end of the conversation: leave out
+what the user says has changed or ended ("I moved from Lisbon to Porto": lives_in Porto only).
+Limit: {MAX_LLM_ENTITIES} entities, {MAX_LLM_RELATIONS} relations."""
 
 
 def _string(raw: object, limit: int) -> str | None:

@@ -84,6 +84,13 @@ def test_a_time_word_after_a_field_value_is_not_part_of_it() -> None:
     assert extractor.extract("My dog is called Rex these days.") == [_profile("dog", "Rex")]
 
 
+def test_a_title_ending_in_a_time_word_keeps_it() -> None:
+    assert extractor.extract("My favorite film is Apocalypse Now") == [
+        _profile("favorite_film", "Apocalypse Now")
+    ]
+    assert extractor.extract("I love Apocalypse Now") == [_profile(None, "prefers Apocalypse Now")]
+
+
 def test_named_after_is_not_a_name() -> None:
     assert extractor.extract("my dog is named after my uncle") == [
         _profile("dog", "named after my uncle")

@@ -157,6 +157,11 @@ def test_a_renamed_pet_and_other_peoples_relations(memory: SqliteMemory) -> None
     assert [r.target_name for r in memory.graph.relations_of(maya.id, limit=5)] == ["Lisbon"]
 
 
+def test_a_remark_about_a_pet_keeps_the_pet(memory: SqliteMemory) -> None:
+    _say(memory, "my cat is called Luna", "my cat is sick")
+    assert ("cat", "Luna") in _user_relations(memory)
+
+
 def test_without_relations_the_reconciler_leaves_the_graph_alone(memory: SqliteMemory) -> None:
     writer = MemoryWriter(
         memory.history,
