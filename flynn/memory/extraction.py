@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flynn.memory.dates import parse_timezone
+from flynn.memory.graph_names import relative_type
 from flynn.memory.store import FactKind
 
 EXPLICIT_CONFIDENCE = 0.9
@@ -454,6 +455,11 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
                     value = email.group().rstrip(".")
             if at := _AT_LOCATOR.match(value):
                 value = _strip_locator(at["v"])
+            if value and relative_type(field) and not value[:1].isupper():
+                # "my cat is sick", "my sister is a nurse": how they are, not who; the field
+                # keeps their name ("my cat is Luna").
+                said = f"{field.replace('_', ' ')} is {'no longer ' if retracts else ''}{value}"
+                return [_profile(None, said, EXPLICIT_CONFIDENCE)]
             if retracts:
                 return [_retraction(field, value)] if value else []
             if value.split()[0].lower() not in _VALUE_STOPWORDS:

@@ -8,8 +8,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from flynn.memory.graph_extraction import USER_ENTITY, relative_type
-from flynn.memory.graph_names import name_key
+from flynn.memory.graph_extraction import USER_ENTITY
+from flynn.memory.graph_names import name_key, relative_type
 from flynn.memory.reconcile import observation_key
 from flynn.memory.store import Entity
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from flynn.memory.extraction import is_job_start, is_place_name
 from flynn.memory.fts import STOPWORDS
-from flynn.memory.graph_names import GENERIC_TYPE, name_key, type_name
+from flynn.memory.graph_names import GENERIC_TYPE, PETS, RELATIVES, name_key, type_name
 from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 
@@ -177,15 +177,7 @@ _DOUBTING = frozenset({"were", "would", "could", "might", "may"})
 _INVERTED = frozenset({"is", "was", "are", "were", "am", "isn't", "wasn't", "does", "did"})
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
-_RELATIVES = (
-    "best friend|friend|sister|brother|mother|mom|mum|father|dad|wife|husband|partner"
-    "|girlfriend|boyfriend|fianc[eé]e?|son|daughter|child|kid|baby|cousin|aunt|uncle|grandma"
-    "|grandmother|grandpa|grandfather|grandson|granddaughter|niece|nephew|boss|manager"
-    "|colleague|coworker|co-worker|roommate|flatmate|housemate|neighbou?r|teacher|doctor"
-    "|therapist|mentor|dog|cat|puppy|kitten|pet"
-)
-_PETS = frozenset({"dog", "cat", "puppy", "kitten", "pet"})
-_RELATIVE = re.compile(_RELATIVES, re.IGNORECASE)
+_RELATIVES = RELATIVES
 _FLAGS = re.IGNORECASE
 _MY_RELATIVE = re.compile(rf"\bmy\s+(?P<rel>{_RELATIVES})(?:\s*,)?\s+(?=\w)", _FLAGS)
 _WORKS_AT = re.compile(
@@ -463,12 +455,12 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             elif pattern is _RELATIVE_NAMED:
                 # "my dog is called Pixel", "my dog's name is Pixel": as "my dog Pixel".
                 relative = " ".join(match["rel"].lower().split())
-                name = entity(run, "pet" if relative in _PETS else "person")
+                name = entity(run, "pet" if relative in PETS else "person")
                 relate(match, USER_ENTITY, type_name(relative), name)
     if "my " in low:
         for match in _MY_RELATIVE.finditer(prose):
             relative = " ".join(match["rel"].lower().split())
-            kind = "pet" if relative in _PETS else "person"
+            kind = "pet" if relative in PETS else "person"
             if name := entity(words.name_at(match.end()), kind):
                 relate(match, USER_ENTITY, type_name(relative), name)
     if "work" in low:
@@ -514,13 +506,6 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             if tool := entity(words.name_at(match.end()), GENERIC_TYPE):
                 who = entity(words.subject_before(match.start("verb")), GENERIC_TYPE)
                 relate(match, who, "uses", tool)
-
-
-def relative_type(word: str) -> str | None:
-    """The relation type "my <word> X" gives (``best_friend`` for "best friend" or
-    ``best_friend``), or ``None`` when ``word`` names no relative, friend or pet."""
-    spoken = " ".join(word.replace("_", " ").split())
-    return type_name(spoken) if _RELATIVE.fullmatch(spoken) else None
 
 
 def _is_unasserted(low: str, position: int) -> bool:

@@ -93,8 +93,17 @@ def test_a_title_ending_in_a_time_word_keeps_it() -> None:
 
 def test_named_after_is_not_a_name() -> None:
     assert extractor.extract("my dog is named after my uncle") == [
-        _profile("dog", "named after my uncle")
+        _profile(None, "dog is named after my uncle")
     ]
+
+
+def test_how_a_relative_or_pet_is_is_an_observation_not_their_name() -> None:
+    assert extractor.extract("my cat is sick") == [_profile(None, "cat is sick")]
+    assert extractor.extract("my sister is a nurse") == [_profile(None, "sister is a nurse")]
+    assert extractor.extract("my best friend is no longer angry") == [
+        _profile(None, "best friend is no longer angry")
+    ]
+    assert extractor.extract("my sister is Maya") == [_profile("sister", "Maya")]
 
 
 def test_timezone() -> None:

@@ -160,6 +160,9 @@ def test_a_renamed_pet_and_other_peoples_relations(memory: SqliteMemory) -> None
 def test_a_remark_about_a_pet_keeps_the_pet(memory: SqliteMemory) -> None:
     _say(memory, "my cat is called Luna", "my cat is sick")
     assert ("cat", "Luna") in _user_relations(memory)
+    facts = memory.facts.active(ANA.profile)
+    assert [(f.field, f.value) for f in facts if f.field == "cat"] == [("cat", "Luna")]
+    assert "cat is sick" in [f.value for f in facts if f.field is None]
 
 
 def test_without_relations_the_reconciler_leaves_the_graph_alone(memory: SqliteMemory) -> None:
