@@ -129,11 +129,11 @@ _WORK_AT = re.compile(
 )
 _NEW_JOB = re.compile(
     rf"\bi(?:'ve|\s+have)?\s+{_JOB_ADVERBS}(?:"
-    r"started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at"
+    r"started\s+(?:working\s+at|a\s+(?:new\s+)?job\s+at|(?P<start>at))"
     r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:(?:full|part)[\s-]time\s+)?"
     r"(?:job|position|role)\s+(?:at|with)"
     r"|(?:got|been|was)\s+hired\s+at"
-    r"|joined)\s+(?P<v>.+)",
+    r"|(?P<bare>joined))\s+(?P<v>.+)",
     _FLAGS,
 )
 _LEFT_JOB = re.compile(
@@ -268,6 +268,15 @@ _ARTICLES = _words("the")
 _NOT_NAME_STARTS = _words("a an my our your his her their its this that these those some any")
 _NAME_CONNECTORS = _words("of de del der den di da du la le van von am upon y &")
 _NAME_ABBREVIATIONS = _words("st mt ft")
+# Capitalised words that end a name rather than go on with it: "When I moved to Berlin I was 25",
+# "I moved to Berlin January 2020", "I work at Google Monday to Friday".
+_NAME_ENDERS = _words(
+    """
+    i i'm i've i'd i'll monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
+    wednesdays thursdays fridays saturdays sundays january february march april june july august
+    september october november december christmas easter
+    """
+)
 _MAX_NAME_WORDS = 5
 # What people "move to" in a technical chat that is not a place ("we moved to Postgres").
 _NOT_PLACES = _words(
@@ -309,6 +318,7 @@ _JOB_TIME = (
 )
 _JOB_ROLE = r"as\s+(?:a|an|the|their|its|our|(?-i:[A-Z]{2,5}\b))"
 _JOB_TAIL = re.compile(rf"(?:{_JOB_TIME}(?:\s+{_JOB_ROLE}.*)?|{_JOB_ROLE}.*)?", _FLAGS)
+_ROLE_TAIL = re.compile(rf"(?:{_JOB_TIME}\s+)?{_JOB_ROLE}.*", _FLAGS)
 _LEAVING_TAIL = re.compile(rf"(?:{_JOB_TIME})?(?:\s*(?:for|to|after)\s.*)?", _FLAGS)
 # "I work at Globex and Initech", "I'm working at Starbucks today": a second job, or a seat.
 _NOT_A_JOB_TAIL = re.compile(
@@ -410,6 +420,10 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
             facts.append(_profile(None, f"prefers {obj}", EXPLICIT_CONFIDENCE))
     if " in " in low and (match := _usable(clause, _LIVE_IN.search(clause))):
         place = _TIME_TAIL.sub("", _strip(match["v"]))
+        # A capitalised place is its name alone ("I live in Berlin I think"); a lower-case
+        # writer's is taken as written.
+        if opening := _proper_name(place, comma_ok=True):
+            place = opening[0]
         if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
             facts.append(_profile("location", place, EXPLICIT_CONFIDENCE))
     if (
@@ -445,6 +459,9 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
     if match := _usable(clause, _MY_FIELD.search(clause)):
         field = _field(match["f"])
         value = _strip(_TIME_TAIL.sub("", _CALLED.sub("", _strip(match["v"]), count=1)))
+        if value and _names_a_relative(match["f"]):
+            # "my sister Maya is a nurse": about Maya, not a field "sister_maya".
+            return [_profile(None, f"{match['f']} is {value}", EXPLICIT_CONFIDENCE)]
         if field and value:
             retracts = value.lower().startswith("no longer ")
             if retracts:
@@ -455,11 +472,15 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
                     value = email.group().rstrip(".")
             if at := _AT_LOCATOR.match(value):
                 value = _strip_locator(at["v"])
-            if value and relative_type(field) and not value[:1].isupper():
-                # "my cat is sick", "my sister is a nurse": how they are, not who; the field
-                # keeps their name ("my cat is Luna").
-                said = f"{field.replace('_', ' ')} is {'no longer ' if retracts else ''}{value}"
-                return [_profile(None, said, EXPLICIT_CONFIDENCE)]
+            if value and relative_type(field):
+                if not looks_like_name(value):
+                    # "my cat is sick", "my wife is German": how they are, not who; the field
+                    # keeps their name ("my cat is Luna").
+                    said = f"{field.replace('_', ' ')} is {'no longer ' if retracts else ''}"
+                    return [_profile(None, said + value, EXPLICIT_CONFIDENCE)]
+                # "My sister is Maya, she lives in Paris": the name, not the rest.
+                if opening := _proper_name(value):
+                    value = opening[0]
             if retracts:
                 return [_retraction(field, value)] if value else []
             if value.split()[0].lower() not in _VALUE_STOPWORDS:
@@ -468,6 +489,31 @@ def _my_field_facts(clause: str) -> list[ProposedFact]:
     if (match := _usable(clause, _MY_LINK.search(clause))) and (field := _field(match["f"])):
         return [_profile(field, _strip_locator(match["v"]), EXPLICIT_CONFIDENCE)]
     return []
+
+
+def _names_a_relative(said: str) -> bool:
+    """Whether ``said`` is a relative or a pet and their name ("sister Maya", "best friend
+    Sarah")."""
+    words = said.split()
+    return any(
+        relative_type(" ".join(words[:size])) is not None and words[size][:1].isupper()
+        for size in (1, 2)
+        if len(words) > size
+    )
+
+
+def looks_like_name(value: str) -> bool:
+    """Whether ``value`` opens as a person's or a pet's name does ("Maya", "Dr Okafor"), not
+    as a description ("sick", "a nurse", "German", "The Worst", "ADHD")."""
+    first = value.split()[0] if value.split() else ""
+    word = _strip(first).lower()
+    return (
+        first[:1].isupper()
+        and word not in _NAME_STOPWORDS
+        and word not in _NOT_NAME_STARTS
+        and word not in _ARTICLES
+        and not (len(first) > 1 and first.isupper())
+    )
 
 
 def _moves(clause: str) -> list[ProposedFact]:
@@ -490,10 +536,11 @@ def _employment(clause: str, low: str) -> list[ProposedFact]:
         employer := _organisation(match["v"] or match["w"], verb="work")
     ):
         return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
-    if (match := _usable(clause, _NEW_JOB.search(clause))) and (
-        employer := _organisation(match["v"], verb="join")
-    ):
-        return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
+    if match := _usable(clause, _NEW_JOB.search(clause)):
+        said_job = not (match["bare"] or match["start"])  # "got a job at", not "joined"
+        employer = _organisation(match["v"], verb="start" if said_job else "join")
+        if employer:
+            return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
     return []
 
 
@@ -504,9 +551,15 @@ def _place(rest: str) -> str | None:
     if found is None:
         return None
     place, tail = found
-    if not is_place_name(place) or place.endswith("'s") or _PAST_MOVE.search(tail):
+    if not is_place_name(place) or place.endswith("'s") or is_past_move(tail):
         return None
     return place
+
+
+def is_past_move(following: str) -> bool:
+    """Whether what follows a move's place puts the move in the past ("when I was ten", "and
+    then to Porto"), so it says nothing of where the person lives now."""
+    return _PAST_MOVE.search(following) is not None
 
 
 def is_place_name(name: str) -> bool:
@@ -516,15 +569,18 @@ def is_place_name(name: str) -> bool:
     return bool(keys) and keys[0] not in _NOT_PLACES
 
 
-def _organisation(rest: str, *, verb: Literal["work", "join", "leave"]) -> str | None:
+def _organisation(rest: str, *, verb: Literal["work", "start", "join", "leave"]) -> str | None:
     """The organisation ``rest`` opens with, as the employer ``verb`` is about ("I work at X",
-    "I joined X", "I left X"): a capitalised name, not a common word ("I work at Home")."""
+    "I started working at X", "I joined X as a designer", "I left X"): a capitalised name, not
+    a common word ("I work at Home")."""
     found = _proper_name(rest)
     if found is None:
         return None
     name, tail = found
     if verb == "join":
         return name if is_job_start(name, tail) else None
+    if verb == "start":
+        return name if is_job_start(name, tail, role_needed=False) else None
     tail = _strip(tail)
     if verb == "leave":
         return name if _is_employable(name) and _LEAVING_TAIL.fullmatch(tail) else None
@@ -533,13 +589,17 @@ def _organisation(rest: str, *, verb: Literal["work", "join", "leave"]) -> str |
     return name
 
 
-def is_job_start(name: str, following: str) -> bool:
+def is_job_start(name: str, following: str, *, role_needed: bool = True) -> bool:
     """Whether joining or starting at the organisation ``name``, with ``following`` after it in
     its sentence, is taking a job there: ``name`` is no platform, club or school ("I joined
-    Twitter", "the Chess Club"), and nothing follows it but a time or a role ("I joined Globex
-    last week as a designer"), never more ("I joined Maya for lunch")."""
-    clause = _CLAUSE_SPLIT.split(following, maxsplit=1)[0]
-    return _is_employable(name) and _JOB_TAIL.fullmatch(_strip(clause)) is not None
+    Twitter", "the Chess Club"), and what follows is a role ("I joined Globex last week as a
+    designer"), or with ``role_needed`` false (the words said it was a job: "I got a job at"),
+    at most a time; never more ("I joined Maya for lunch"). People join gyms, clubs, schools and
+    services by name ("I joined Planet Fitness", "I started at Harvard"), so a bare join is
+    no job."""
+    clause = _strip(_CLAUSE_SPLIT.split(following, maxsplit=1)[0])
+    tail = _ROLE_TAIL if role_needed else _JOB_TAIL
+    return _is_employable(name) and tail.fullmatch(clause) is not None
 
 
 def _is_employable(name: str) -> bool:
@@ -585,6 +645,9 @@ def _proper_name(rest: str, *, comma_ok: bool = False) -> tuple[str, str] | None
             continue
         if names == 0 and word.lower() in _NOT_NAME_STARTS:
             return None
+        if names > 0 and word.lower() in _NAME_ENDERS:
+            index -= 1
+            break
         names += 1
         if names > _MAX_NAME_WORDS:
             return None  # more capitalised words than a name has: a title, or shouting

@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from flynn.memory.extraction import looks_like_name
 from flynn.memory.graph_extraction import USER_ENTITY
 from flynn.memory.graph_names import name_key, relative_type
 from flynn.memory.reconcile import observation_key
@@ -52,11 +53,6 @@ def fact_relation(field: str | None, value: str) -> FactRelation | None:
     return FactRelation(kind, value) if kind else None
 
 
-def _names(text: str) -> bool:
-    """Whether ``text`` holds a word written as a name (capitalised)."""
-    return any(word[:1].isupper() for word in text.split())
-
-
 class RelationGraph(Protocol):
     """What retiring a fact's relation needs of the graph (``SqliteGraph`` is one)."""
 
@@ -88,7 +84,12 @@ class FactRelations:
         derived = fact_relation(field, value)
         if derived is None:
             return 0
-        if field is not None and field not in _FIELD_RELATIONS and still and not _names(still):
+        if (
+            field is not None
+            and field not in _FIELD_RELATIONS
+            and still
+            and not looks_like_name(still)
+        ):
             # "my cat is sick" after "my cat is called Luna" says how Luna is, not that she is
             # another cat: a relative or a pet is replaced only by a name.
             return 0

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flynn.memory.extraction import is_job_start, is_place_name
+from flynn.memory.extraction import is_job_start, is_past_move, is_place_name
 from flynn.memory.fts import STOPWORDS
 from flynn.memory.graph_names import GENERIC_TYPE, PETS, RELATIVES, name_key, type_name
 from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
@@ -135,7 +135,8 @@ _CAP_STOPWORDS = STOPWORDS | frozenset(
     hello hey dear please sorry well oh ah hmm lol haha omg wow btw fyi imo asap tbh idk pm am eod
     eta tldr ps nb also maybe perhaps actually anyway however still just really so then now
     today tomorrow yesterday tonight morning afternoon evening night week weekend month year
-    monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri
+    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
+    fridays saturdays sundays mon tue tues wed thu thur thurs fri
     sat sun january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec good nice cool awesome fine happy merry
     first last next birthday christmas easter god mr mrs ms miss dr prof sir mom
@@ -184,13 +185,13 @@ _WORKS_AT = re.compile(
     r"\b(?P<verb>works|work|worked|working)\s+(?:at|for)\s+(?:the\s+)?(?=\w)", _FLAGS
 )
 _LIVES_IN = re.compile(
-    r"\b(?P<verb>live|lives|living|lived|moved|moving|relocated|based)\s+(?:back\s+)?(?:in|to)\s+"
+    r"\b(?P<verb>live|lives|living|lived|moved|relocated|based)\s+(?:back\s+)?(?:in|to)\s+"
     r"(?:the\s+)?(?=\w)",
     _FLAGS,
 )
 # Taking a job: "I joined Globex", "Maya started at Globex", "I got a job at Globex".
 _JOINS = re.compile(
-    r"\b(?:joined|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at"
+    r"\b(?:(?P<bare>joined|started\s+at)|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)at"
     r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)"
     r"|hired\s+at)\s+(?:the\s+)?(?=\w)",
     _FLAGS,
@@ -480,13 +481,17 @@ def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
             # Without a subject ("the race started at Hyde Park") nobody took a job.
             if run is None or subject is None:
                 continue
-            if is_job_start(run.name, words.following(prose, run)):
+            following = words.following(prose, run)
+            if is_job_start(run.name, following, role_needed=match["bare"] is not None):
                 relate(match, entity(subject, "person"), "works_at", entity(run, "org"))
     if " in " in low or " to " in low:
         for match in _LIVES_IN.finditer(prose):
             run = words.name_at(match.end())
             if run is not None and not is_place_name(run.name):
                 continue  # "we moved to Postgres": a move, but not to a place
+            moved = match["verb"].lower() in ("moved", "relocated")
+            if run is not None and moved and is_past_move(words.following(prose, run)):
+                continue  # "I moved to Berlin when I was ten": not where they live now
             if place := entity(run, "place"):
                 # Where "we" live, the person lives ("we moved to Berlin"); what "we" use or
                 # where "we" work may be a team's.

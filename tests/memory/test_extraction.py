@@ -189,8 +189,6 @@ def test_what_is_not_a_move_to_a_place(text: str) -> None:
         "I now work at Globex",
         "I work at Globex",
         "I work for Globex.",
-        "I started at Globex",
-        "I joined Globex",
         "I got a job at Globex",
         "I'm working at Globex now",
         "I've just started working at Globex",
@@ -198,9 +196,8 @@ def test_what_is_not_a_move_to_a_place(text: str) -> None:
         "I was hired at Globex",
         "I joined Globex last month as a designer",
         "I joined Globex as CTO",
-        "I started at Globex on Monday",
-        "I joined Globex two weeks ago",
-        "I joined Globex, I love it",
+        "I started at Globex on Monday as a tester",
+        "I joined Globex two weeks ago as an intern",
     ],
 )
 def test_a_job_is_the_employer(text: str) -> None:
@@ -213,7 +210,7 @@ def test_a_job_is_the_employer(text: str) -> None:
         ("I work at Bank of America", "Bank of America"),
         ("I work for the BBC", "the BBC"),
         ("I work at McDonald's", "McDonald's"),
-        ("I joined Ernst & Young in 2020", "Ernst & Young"),
+        ("I joined Ernst & Young in 2020 as an auditor", "Ernst & Young"),
         ("I work at Home Depot", "Home Depot"),
     ],
 )
@@ -235,6 +232,15 @@ def test_an_employer_is_its_whole_name(text: str, employer: str) -> None:
         "I joined Twitter",
         "I joined Maya for lunch",
         "I joined Maya and Tom",
+        # People join gyms, clubs, schools and services by name: without a role, no job.
+        "I joined Globex",
+        "I joined Globex, I love it",
+        "I started at Globex",
+        "I joined Planet Fitness",
+        "I joined Rotary",
+        "I joined Greenpeace last year",
+        "I joined Maya today.",
+        "I started at Harvard in September",
         "I joined Ana's team",
         "I started at 9",
         "I started at Nine",
@@ -552,3 +558,48 @@ def test_new_patterns_in_one_message() -> None:
         "https://ana.dev and I'm working on src/app.py. I no longer like tea."
     )
     assert len(extractor.extract(message)) == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("When I moved to Berlin I was 25.", ("location", "Berlin")),
+        ("Since I moved to London I've been happier.", ("location", "London")),
+        ("I moved to Berlin January 2020.", ("location", "Berlin")),
+        ("I live in Berlin I think.", ("location", "Berlin")),
+        ("I work at Google I guess.", ("employer", "Google")),
+        ("I work at Google Monday to Friday.", ("employer", "Google")),
+        ("I work at Starbucks Saturdays.", ("employer", "Starbucks")),
+    ],
+)
+def test_a_name_ends_before_i_a_day_or_a_month(text: str, fact: tuple[str, str]) -> None:
+    assert extractor.extract(text) == [_profile(*fact)]
+
+
+@pytest.mark.parametrize(
+    ("text", "observation"),
+    [
+        ("My wife is German.", "wife is German"),
+        ("My mom is Catholic", "mom is Catholic"),
+        ("My son is ADHD", "son is ADHD"),
+        ("My boss is The Worst", "boss is The Worst"),
+        ("My sister Maya is a nurse.", "sister Maya is a nurse"),
+        ("My best friend Sarah is pregnant.", "best friend Sarah is pregnant"),
+    ],
+)
+def test_what_describes_a_relative_is_no_name(text: str, observation: str) -> None:
+    assert extractor.extract(text) == [_profile(None, observation)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My sister is Maya, she lives in Paris.", ("sister", "Maya")),
+        ("My dog is Max, he's a lab.", ("dog", "Max")),
+        ("My cat is Luna and she's 3.", ("cat", "Luna")),
+        ("My boss is Tom Smith, he's great.", ("boss", "Tom Smith")),
+        ("My doctor is Dr Okafor", ("doctor", "Dr Okafor")),
+    ],
+)
+def test_a_relatives_name_is_the_name_alone(text: str, fact: tuple[str, str]) -> None:
+    assert extractor.extract(text) == [_profile(*fact)]

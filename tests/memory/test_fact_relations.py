@@ -111,8 +111,8 @@ def test_a_move_not_made_changes_nothing(memory: SqliteMemory, text: str) -> Non
     [
         "I now work at Globex",
         "I work at Globex",
-        "I started at Globex",
-        "I joined Globex",
+        "I started at Globex as a tester",
+        "I joined Globex as a designer",
         "I got a job at Globex",
         "I'm working at Globex now",
     ],
@@ -208,3 +208,10 @@ def test_unrelate(memory: SqliteMemory) -> None:
     assert not memory.graph.unrelate(ANA.root, user.id, lisbon.id, "works_at")
     assert memory.graph.unrelate(ANA.root, user.id, lisbon.id, "Lives in")
     assert memory.graph.relations_of(user.id, limit=5) == []
+
+
+def test_a_capitalised_description_keeps_the_name_and_its_relation(memory: SqliteMemory) -> None:
+    _say(memory, "my wife is called Anna", "My wife is German.")
+    assert ("wife", "Anna") in _user_relations(memory)
+    facts = memory.facts.active(ANA.profile)
+    assert [(f.field, f.value) for f in facts if f.field == "wife"] == [("wife", "Anna")]

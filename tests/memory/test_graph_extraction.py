@@ -111,12 +111,19 @@ def test_work_cues_relate_the_user_or_the_named_person() -> None:
 
 
 def test_taking_a_job_is_working_there() -> None:
-    for text in ["I joined Globex", "I started at Globex today", "I got a job at Globex"]:
+    for text in [
+        "I joined Globex as a designer",
+        "I started at Globex today as an intern",
+        "I got a job at Globex",
+        "I started working at Globex",
+    ]:
         assert _relations(text) == {("User", "works_at", "Globex")}
     assert _relations("Maya joined Initech last year as a designer") == {
         ("Maya", "works_at", "Initech")
     }
-    assert _entities("I joined Globex, I love it") == {("Globex", "org")}
+    assert _entities("I joined Globex as a designer, I love it") == {("Globex", "org")}
+    # Joined without a role, Globex may be a gym or a club: a name, not an employer.
+    assert _entities("I joined Globex, I love it") == {("Globex", "thing")}
 
 
 @pytest.mark.parametrize(
@@ -124,6 +131,8 @@ def test_taking_a_job_is_working_there() -> None:
     [
         "I joined Maya for lunch",
         "I joined Twitter",
+        "I joined Planet Fitness",
+        "I started at Harvard in September",
         "I joined the Chess Club",
         "I started at Level 3",
         "The race started at Hyde Park",
@@ -373,3 +382,16 @@ async def test_llm_extractor_sends_the_prompt_and_parses_the_reply() -> None:
     assert request.system == GRAPH_EXTRACTION_PROMPT and request.task == "extraction"
     assert request.max_tokens == 256
     assert request.messages[0].content == "User: I build Flynn\n\nAssistant: Nice"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm moving to Berlin next month.",
+        "We're moving to Berlin next month.",
+        "I moved to Berlin when I was ten.",
+        "I moved to Berlin and then to Munich.",
+    ],
+)
+def test_a_planned_or_past_move_is_not_where_the_user_lives(text: str) -> None:
+    assert ("User", "lives_in", "Berlin") not in _relations(text)
