@@ -8,10 +8,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flynn.memory.extraction import is_job_start, is_past_move, is_place_name
 from flynn.memory.fts import STOPWORDS
 from flynn.memory.graph_names import GENERIC_TYPE, PETS, RELATIVES, name_key, type_name
 from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
+from flynn.memory.proper_names import is_job_start, is_past_move, is_place_name
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 
 USER_ENTITY = "User"
