@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NewType
+from typing import Literal, NewType
 
 ChannelName = NewType("ChannelName", str)
 """A channel's stable name: ``telegram``, ``discord``, ``gateway`` or ``cli``."""
@@ -63,12 +63,21 @@ class InboundMessage:
         return ChannelAccount(self.channel, self.sender_id)
 
 
+PushKind = Literal["reminder", "distill", "notice"]
+"""What an unprompted message is (the gateway's ``push`` frame names it)."""
+
+
 @dataclass(frozen=True, slots=True)
 class OutboundMessage:
     """Something for a channel to deliver, split to its limits by the channel itself.
 
     ``final`` is False for a streamed delta (only sent to channels that stream); ``error_code``
     is set on error replies and uses the gateway protocol's codes.
+
+    ``push`` marks a message nobody just asked for (a reminder firing): it answers no message,
+    and goes to ``session``'s chat, or, when ``recipient`` is set, straight to that account (a
+    direct message: the person's ``notify`` channel). ``push_id`` is its stable id, so a
+    redelivery can be recognised.
     """
 
     session: SessionKey
@@ -76,3 +85,6 @@ class OutboundMessage:
     reply_to: str | None = None
     final: bool = True
     error_code: str | None = None
+    push: PushKind | None = None
+    push_id: str | None = None
+    recipient: str | None = None

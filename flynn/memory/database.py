@@ -269,6 +269,57 @@ CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value, namespace ON facts
 END;
 """
 
+# The schedule (flynn.schedule): durable jobs, each due time claimed exactly once, and the outbox
+# of unprompted messages their firings produce; plus the tool calls and results of a turn, kept
+# with the assistant message that ends it (so compaction can never separate a call from its
+# result, and a restart reloads them).
+_SCHEMA_V8 = """
+CREATE TABLE jobs (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace     TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    text          TEXT NOT NULL,
+    repeat        TEXT,
+    timezone      TEXT NOT NULL,
+    next_at       TEXT,
+    channel       TEXT,
+    chat_id       TEXT,
+    thread        TEXT,
+    recipient     TEXT,
+    status        TEXT NOT NULL DEFAULT 'active'
+                  CHECK (status IN ('active', 'done', 'cancelled')),
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    last_fired_at TEXT,
+    fired_count   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX jobs_due ON jobs(status, next_at);
+CREATE INDEX jobs_namespace ON jobs(namespace, status);
+
+CREATE TABLE pushes (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace    TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    channel      TEXT NOT NULL,
+    chat_id      TEXT NOT NULL,
+    thread       TEXT,
+    recipient    TEXT,
+    job_id       INTEGER,
+    due_at       TEXT,
+    late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    created_at   TEXT NOT NULL,
+    leased_until TEXT,
+    delivered_at TEXT
+);
+CREATE INDEX pushes_pending ON pushes(delivered_at, channel, chat_id, id);
+
+CREATE TABLE message_tools (
+    message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+    steps      TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -277,6 +328,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V5,
     _SCHEMA_V6,
     _SCHEMA_V7,
+    _SCHEMA_V8,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

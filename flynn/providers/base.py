@@ -6,7 +6,7 @@ fallback decide by type, never by message text.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -16,9 +16,46 @@ TASKS: tuple[Task, ...] = ("chat", "compaction", "extraction", "distill")
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the model may call: its name, what it is for, and the JSON schema of its
+    arguments (an object schema, as both vendors take it)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model asked for. ``arguments`` is the raw JSON text the model wrote: it is
+    validated by the tool, not here, so a malformed one goes back to the model as an error."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call returned, or the error it met (``is_error``), for the model to read."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
+    """One turn. An assistant turn may carry ``tool_calls`` (its ``content`` then possibly
+    empty); the user turn after it carries their ``tool_results``, in the same order. Providers
+    render these in their own wire form (Anthropic ``tool_use``/``tool_result`` blocks, OpenAI
+    ``tool_calls`` and ``tool`` messages)."""
+
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +79,8 @@ class ChatRequest:
     task: Task = "chat"
     max_tokens: int | None = None
     memory: MemoryView | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools the model may call; empty means none are offered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +95,13 @@ class ChatResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     provider: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Calls the model asked for; the turn goes on once their results are sent back."""
 
 
 StreamEvent = str | ChatResponse
-"""``stream`` yields text deltas (``str``) and, last, the complete ``ChatResponse``."""
+"""``stream`` yields text deltas (``str``) and, last, the complete ``ChatResponse`` (with any
+tool calls, whose arguments arrive in pieces and are only whole at the end)."""
 
 
 class Provider(Protocol):

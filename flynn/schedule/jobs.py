@@ -1,0 +1,144 @@
+"""The schedule's data and its two seams: ``Schedule`` (durable jobs, each due time claimed
+exactly once) and ``Pushes`` (the outbox of unprompted messages those firings produce).
+
+Times are timezone-aware; the store keeps UTC. A repeating job's ``repeat`` is a cron
+expression read in the job's own ``timezone`` (the person's), so "every day at 8" stays 8 o'clock
+across daylight-saving changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from flynn.messages import PushKind
+
+JobKind = Literal["reminder", "distill"]
+JobStatus = Literal["active", "done", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a job's message goes: a chat (``chat_id``, the one the reminder was set in), or,
+    with ``chat_id`` empty, the account ``recipient`` on ``channel`` (the person's ``notify``
+    channel in ``users:``)."""
+
+    channel: str
+    chat_id: str = ""
+    thread: str | None = None
+    recipient: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    namespace: str
+    """Whose job it is: the memory namespace of the person (``user``, ``users/alice``)."""
+    kind: JobKind
+    text: str
+    repeat: str | None
+    """A cron expression, or None for a job that fires once."""
+    timezone: str
+    """IANA name the cron expression is read in."""
+    next_at: datetime | None
+    """When it fires next; None once done or cancelled."""
+    target: Target | None
+    status: JobStatus
+    created_at: datetime
+    last_fired_at: datetime | None = None
+    fired_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Push:
+    """An unprompted message waiting to be delivered (or delivered)."""
+
+    id: int
+    namespace: str
+    kind: PushKind
+    text: str
+    target: Target
+    created_at: datetime
+    job_id: int | None = None
+    due_at: datetime | None = None
+    late: bool = False
+    """The job fired well after its time (the daemon was down then)."""
+
+
+class Schedule(Protocol):
+    """Durable jobs. Every method is one transaction; ``StoreError`` when storage fails."""
+
+    def add(
+        self,
+        *,
+        namespace: str,
+        kind: JobKind,
+        text: str,
+        at: datetime,
+        repeat: str | None,
+        timezone: str,
+        target: Target | None,
+        now: datetime,
+    ) -> Job:
+        """Stores a job first due at ``at`` (for a repeating one: the first cron time at or
+        after ``at``). Raises ``ValueError`` for an invalid cron expression or timezone."""
+        ...
+
+    def jobs(self, namespace: str | None, *, kind: JobKind | None = None) -> list[Job]:
+        """Active jobs of ``namespace`` (every namespace when None), soonest first."""
+        ...
+
+    def cancel(self, namespace: str, job_id: int, *, now: datetime) -> Job | None:
+        """Cancels ``namespace``'s active job ``job_id``; None if it has no such job."""
+        ...
+
+    def next_due(self) -> datetime | None:
+        """When the soonest active job is due, over every namespace."""
+        ...
+
+    def fire_due(self, *, now: datetime, late_after_seconds: float, limit: int) -> list[Push]:
+        """Claims up to ``limit`` jobs due at or before ``now``, each in its own transaction
+        that also advances it (next cron time, or done) and queues its ``Push``: a due time is
+        fired exactly once, whoever else (another daemon on the same data dir) is firing too.
+        A job due more than ``late_after_seconds`` ago fires once (not once per missed time),
+        marked late."""
+        ...
+
+
+class Pushes(Protocol):
+    """The outbox of unprompted messages; rows stay until delivered (across restarts)."""
+
+    def add(
+        self,
+        *,
+        namespace: str,
+        kind: PushKind,
+        text: str,
+        target: Target,
+        now: datetime,
+    ) -> Push:
+        """Queues a push not tied to a job (a finished distillation, a notice)."""
+        ...
+
+    def claim_pending(
+        self,
+        *,
+        now: datetime,
+        lease_seconds: float,
+        channel: str | None = None,
+        chat_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Push]:
+        """Undelivered pushes (optionally of one channel and chat), oldest first, leased to the
+        caller for ``lease_seconds`` so nobody else sends them meanwhile; a lease that runs out
+        (the sender died) makes them pending again."""
+        ...
+
+    def delivered(self, push_id: int, *, now: datetime) -> None:
+        """Marks the push delivered; it is never sent again."""
+        ...
+
+    def release(self, push_id: int) -> None:
+        """Gives the lease back without delivering (the recipient is away): pending again."""
+        ...
