@@ -66,5 +66,13 @@ class Channel(Protocol):
 
     async def send(self, message: OutboundMessage) -> list[str]:
         """Delivers ``message``; returns the channel's ids of what was sent (several when split).
-        Deltas (``final=False``) are ignored by channels that cannot stream."""
+        Deltas (``final=False``) are ignored by channels that cannot stream.
+
+        A push (``message.push`` set) answers nothing: it goes to ``session``'s chat, or to the
+        account ``recipient`` when that is set, without touching typing indicators. The ids
+        returned mean it was delivered; an empty list means it was not, and the recipient
+        cannot take it now (a gateway client with no live connection, a send that failed): the
+        caller keeps it queued durably and offers it again later. A channel never queues a push
+        itself. Raises as for replies (``RuntimeError`` from a channel that is not running);
+        the caller keeps the push queued then too."""
         ...

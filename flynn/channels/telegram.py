@@ -171,21 +171,52 @@ class TelegramChannel:
         the markup), split under 4096 UTF-16 units; returns the Telegram message ids sent. Stops
         the chat's typing indicator first. A part that fails is logged, not retried (it may have
         arrived), and the rest are dropped; only flood control and refused connections are retried.
-        Raises ``RuntimeError`` when the channel is not running."""
+
+        A push goes the same way to the session's chat (``recipient``: the person's private chat,
+        whose id is their user id), quoting nothing and leaving typing alone; ``[]`` when its
+        first part failed. Raises ``RuntimeError`` when the channel is not running, and
+        ``ValueError`` for a chat or recipient that is not a Telegram id."""
         if not message.final:
             return []
         bot = self._bot
         if bot is None:
             raise RuntimeError("the Telegram channel is not running")
+        if message.push is not None:
+            chat_id, thread = _push_chat(message)
+            sent = await self._send_text(bot, chat_id, thread, message.text, quote=None)
+            log.info(
+                "telegram.push_sent" if sent else "telegram.push_undelivered",
+                push_id=message.push_id,
+                kind=message.push,
+                chat_id=chat_id,
+                parts=len(sent),
+            )
+            return sent
         origin = self._origins.get(message.reply_to) if message.reply_to else None
         key = origin.chat if origin is not None else _chat_of(message.session)
         chat_id, thread = key
         await self._typing.finish(key, message.reply_to)
         quote = origin.message_id if origin is not None and origin.is_group else None
+        return await self._send_text(
+            bot, chat_id, thread, message.text, quote=quote, plain=message.error_code is not None
+        )
+
+    async def _send_text(
+        self,
+        bot: Bot,
+        chat_id: int,
+        thread: int | None,
+        text: str,
+        *,
+        quote: int | None,
+        plain: bool = False,
+    ) -> list[str]:
+        """Sends ``text`` in parts (HTML unless ``plain``), the first quoting ``quote``; the ids
+        of the parts sent before the first that failed."""
         sent: list[str] = []
-        for part in split_text(message.text, MAX_LEN, "utf16"):
+        for part in split_text(text, MAX_LEN, "utf16"):
             markup: str | None = None
-            if message.error_code is None:
+            if not plain:
                 markup = render_html(part)
                 if visible_length(markup) > MAX_LEN:
                     markup = None
@@ -484,6 +515,13 @@ def _chat_of(session: SessionKey) -> _ChatKey:
     leading number, if any."""
     topic = re.match(r"\d+", session.thread or "")
     return int(session.chat_id), int(topic.group()) if topic else None
+
+
+def _push_chat(message: OutboundMessage) -> _ChatKey:
+    """Where a push goes: the recipient's private chat, or the chat (and topic) of its session."""
+    if message.recipient is not None:
+        return int(message.recipient), None
+    return _chat_of(message.session)
 
 
 def _leading_command(message: Message) -> str | None:

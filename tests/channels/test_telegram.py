@@ -323,6 +323,73 @@ async def test_per_sender_group_sessions_reach_the_topic(
     assert (elsewhere.chat_id, elsewhere.thread) == (GROUP_ID, None)
 
 
+# -- pushes -------------------------------------------------------------------------------------
+
+
+def _push(
+    text: str, *, chat_id: str = "", thread: str | None = None, recipient: str | None = None
+) -> OutboundMessage:
+    session = SessionKey("telegram", chat_id, thread)
+    return OutboundMessage(session, text, push="reminder", push_id="7", recipient=recipient)
+
+
+async def test_push_reaches_a_chat_that_has_not_written_since_restart(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    async with harness.running() as channel:
+        ids = await channel.send(_push("**Call** the dentist", chat_id=str(GROUP_ID), thread="77"))
+
+    [sent] = fake_telegram.sent
+    assert ids == [str(sent.message_id)]
+    assert (sent.chat_id, sent.thread, sent.reply_to) == (GROUP_ID, 77, None)
+    assert (sent.text, sent.parse_mode) == ("<b>Call</b> the dentist", "HTML")
+
+
+async def test_push_to_a_recipient_goes_to_their_private_chat(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    async with harness.running() as channel:
+        ids = await channel.send(_push("word " * 1500, recipient=str(OWNER_ID)))
+
+    assert len(ids) == len(fake_telegram.sent) == 2
+    assert all(s.chat_id == OWNER_ID and s.reply_to is None for s in fake_telegram.sent)
+    assert all(measure(s.text, "utf16") <= 4096 for s in fake_telegram.sent)
+
+
+async def test_push_leaves_typing_and_the_pending_reply_alone(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    async with harness.running() as channel:
+        update_id = fake_telegram.queue_group("think about it", mention=True)
+        [message] = await harness.inbox.wait_for(1)
+        await fake_telegram.wait_for_calls("sendChatAction")
+
+        await channel.send(_push("time to stretch", chat_id=str(GROUP_ID)))
+        assert len(_typing_tasks()) == 1  # still working on the question
+        await channel.send(
+            OutboundMessage(message.session_key, "thought about it", reply_to=message.message_id)
+        )
+        assert _typing_tasks() == []
+
+    push, reply = fake_telegram.sent
+    assert (push.text, push.reply_to) == ("time to stretch", None)
+    assert reply.reply_to == fake_telegram.message_id_of(update_id)
+
+
+async def test_push_nobody_could_take_returns_no_ids(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    fake_telegram.block(OWNER_ID)
+    async with harness.running() as channel:
+        assert await channel.send(_push("ping", recipient=str(OWNER_ID))) == []
+    assert fake_telegram.sent == []
+
+
+async def test_push_while_stopped_raises(harness: Harness) -> None:
+    with pytest.raises(RuntimeError, match="not running"):
+        await harness.channel().send(_push("ping", recipient=str(OWNER_ID)))
+
+
 async def test_commands_for_other_bots_are_ignored_in_any_group(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:

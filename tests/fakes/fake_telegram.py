@@ -83,6 +83,7 @@ class FakeTelegram:
         self._failures: dict[str, deque[PollFailure]] = {}
         self._send_failures: deque[tuple[SendFailure, int]] = deque()
         self._html_rejections = 0
+        self._blocked: set[int] = set()
         self._next_update_id = 500_000
         self._next_message_id = 100
         self._changed = asyncio.Event()
@@ -226,6 +227,10 @@ class FakeTelegram:
         """The next ``count`` HTML sendMessage calls get Telegram's "can't parse entities"."""
         self._html_rejections += count
 
+    def block(self, chat_id: int) -> None:
+        """The person in ``chat_id`` blocked the bot: sendMessage there gets Telegram's 403."""
+        self._blocked.add(chat_id)
+
     # -- inspecting --------------------------------------------------------------------------
 
     def calls_to(self, method: str) -> list[ApiCall]:
@@ -318,6 +323,8 @@ class FakeTelegram:
                     parameters={"retry_after": retry_after},
                 )
             return _error(500, "Internal Server Error")
+        if int(call.params["chat_id"]) in self._blocked:
+            return _error(403, "Forbidden: bot was blocked by the user")
         text = call.params["text"]
         parse_mode = call.params.get("parse_mode")
         visible = text
