@@ -127,6 +127,17 @@ class DiscordMessage(Protocol):
     def created_at(self) -> datetime: ...
 
 
+class DiscordAccount(Protocol):
+    """A user we can open a DM with (``discord.User``)."""
+
+    @property
+    def id(self) -> int: ...
+
+    async def create_dm(self) -> object:
+        """The DM channel with this user (a ``DiscordTarget``), opened if need be."""
+        ...
+
+
 class DiscordClient(Protocol):
     """The part of ``discord.Client`` the channel drives; the seam tests replace."""
 
@@ -140,6 +151,8 @@ class DiscordClient(Protocol):
     def get_channel(self, id: int, /) -> object | None: ...
 
     async def fetch_channel(self, channel_id: int, /) -> object: ...
+
+    async def fetch_user(self, user_id: int, /) -> DiscordAccount: ...
 
     async def __aenter__(self) -> object: ...
 
@@ -391,15 +404,22 @@ class DiscordChannel:
         """Stops the session's typing and delivers ``message`` in parts of at most 2000
         characters, the first replying to ``reply_to`` in guilds; never pings anyone. Deltas
         (``final=False``) are ignored. Delivery failures are logged, not raised: returns the
-        ids of the parts sent before the failure (``[]`` when not running)."""
+        ids of the parts sent before the failure (``[]`` when not running).
+
+        A push goes to the session's channel or thread, or as a DM to the user ``recipient``;
+        it replies to nothing and leaves typing alone."""
         if not message.final:
             return []
-        # Before sending: a typing call racing our message would show "typing" after the reply.
-        await self._stop_typing(message.session)
+        if message.push is None:
+            # Before sending: a typing call racing our message would show "typing" after the reply.
+            await self._stop_typing(message.session)
         parts = split_text(message.text, MAX_LEN, "chars")
         if not parts:
             return []
-        target = await self._resolve(message.session)
+        if message.recipient is not None:
+            target = await self._resolve_dm(message.recipient)
+        else:
+            target = await self._resolve(message.session)
         if target is None:
             return []
         reference = _reference(message.reply_to, target)
@@ -426,7 +446,35 @@ class DiscordChannel:
                 break
             sent.append(str(posted.id))
             reference = None
+        if message.push is not None:
+            log.info(
+                "discord.push_sent" if sent else "discord.push_undelivered",
+                push_id=message.push_id,
+                kind=message.push,
+                chat_id=str(target.id),
+                parts=len(sent),
+            )
         return sent
+
+    async def _resolve_dm(self, recipient: str) -> DiscordTarget | None:
+        """The DM channel with user ``recipient``, opened through the API if need be."""
+        client = self._client
+        if client is None:
+            log.warning("discord.send_while_stopped", recipient=recipient)
+            return None
+        if not recipient.isdigit():
+            log.warning("discord.bad_recipient", recipient=recipient)
+            return None
+        try:
+            user = await client.fetch_user(int(recipient))
+            found = await user.create_dm()
+        except discord.DiscordException as exc:
+            log.warning("discord.dm_unavailable", recipient=recipient, error=type(exc).__name__)
+            return None
+        if not isinstance(found, DiscordTarget):
+            log.warning("discord.not_messageable", recipient=recipient)
+            return None
+        return found
 
     async def _resolve(self, session: SessionKey) -> DiscordTarget | None:
         """The channel or thread to write to, from discord.py's cache or else the API."""

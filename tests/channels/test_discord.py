@@ -113,6 +113,17 @@ class FakeMessage:
     created_at: datetime = SENT_AT
 
 
+@dataclass
+class FakeAccount:
+    """A user the bot can DM; ``create_dm`` returns the same DM channel every time."""
+
+    id: int
+    dm: FakeTarget
+
+    async def create_dm(self) -> FakeTarget:
+        return self.dm
+
+
 Handler = Callable[..., Coroutine[Any, Any, Any]]
 HandlerT = TypeVar("HandlerT", bound=Handler)
 
@@ -126,6 +137,10 @@ class FakeClient:
         self.login_error = login_error
         self.handlers: dict[str, Handler] = {}
         self.channels: dict[int, object] = {}
+        """discord.py's cache: what ``get_channel`` finds."""
+        self.remote_channels: dict[int, object] = {}
+        """What only ``fetch_channel`` (the API) finds."""
+        self.accounts: dict[int, FakeAccount] = {}
         self.intents: discord.Intents | None = None
         self.token: str | None = None
         self.ready = asyncio.Event()
@@ -158,7 +173,14 @@ class FakeClient:
         return self.channels.get(id)
 
     async def fetch_channel(self, channel_id: int, /) -> object:
+        if channel_id in self.remote_channels:
+            return self.remote_channels[channel_id]
         raise discord.NotFound(SimpleNamespace(status=404, reason="Not Found"), "Unknown Channel")
+
+    async def fetch_user(self, user_id: int, /) -> FakeAccount:
+        if user_id in self.accounts:
+            return self.accounts[user_id]
+        raise discord.NotFound(SimpleNamespace(status=404, reason="Not Found"), "Unknown User")
 
     async def dispatch(self, event: str, *args: object) -> None:
         await self.handlers[f"on_{event}"](*args)
@@ -484,6 +506,75 @@ async def test_blank_reply_sends_nothing(bot: Harness) -> None:
     dm = bot.target(7, discord.ChannelType.private)
     assert await bot.channel.send(reply("  \n", session=SessionKey("discord", "7"))) == []
     assert dm.sent == []
+
+
+# -- pushes ------------------------------------------------------------------------------------
+
+
+def push(
+    text: str, *, chat_id: str = "", thread: str | None = None, recipient: str | None = None
+) -> OutboundMessage:
+    return OutboundMessage(
+        SessionKey("discord", chat_id, thread),
+        text,
+        push="reminder",
+        push_id="7",
+        recipient=recipient,
+    )
+
+
+def _pings_nobody(sent: Sent) -> bool:
+    none = discord.AllowedMentions.none().to_dict()
+    return sent.allowed_mentions is not None and sent.allowed_mentions.to_dict() == none
+
+
+async def test_push_goes_to_a_channel_fetched_when_not_cached(bot: Harness) -> None:
+    room = FakeTarget(8, discord.ChannelType.text)
+    bot.client.remote_channels[8] = room
+
+    ids = await bot.channel.send(push("Standup in 5 minutes, @everyone", chat_id="8"))
+
+    assert room.texts == ["Standup in 5 minutes, @everyone"]
+    assert len(ids) == 1
+    assert room.sent[0].reference is None
+    assert _pings_nobody(room.sent[0])
+
+
+async def test_push_to_a_thread_goes_to_the_thread(bot: Harness) -> None:
+    thread = bot.target(9, discord.ChannelType.public_thread, parent_id=8)
+    await bot.channel.send(push("in the thread", chat_id="8", thread="9"))
+    assert thread.texts == ["in the thread"]
+
+
+async def test_push_to_a_recipient_is_a_direct_message(bot: Harness) -> None:
+    dm = FakeTarget(70, discord.ChannelType.private)
+    bot.client.accounts[OWNER_ID] = FakeAccount(OWNER_ID, dm)
+
+    ids = await bot.channel.send(push("word " * 600, recipient=str(OWNER_ID)))
+
+    assert len(ids) == len(dm.sent) == 2
+    assert all(s.reference is None and _pings_nobody(s) for s in dm.sent)
+
+
+async def test_push_leaves_the_pending_reply_typing(bot: Harness) -> None:
+    dm = bot.target(7, discord.ChannelType.private)
+    await bot.deliver(FakeMessage(11, owner(), "think hard", dm))
+    await dm.typing_started.wait()
+
+    await bot.channel.send(push("time to stretch", chat_id="7"))
+    assert dm.is_typing
+    await bot.channel.send(reply("thought hard", session=bot.inbox[0].session_key))
+    assert not dm.is_typing
+    assert dm.texts == ["time to stretch", "thought hard"]
+
+
+async def test_push_nobody_can_take_returns_no_ids(bot: Harness) -> None:
+    assert await bot.channel.send(push("hi", recipient="12345")) == []
+    assert await bot.channel.send(push("hi", recipient="someone")) == []
+    assert await bot.channel.send(push("hi", chat_id="99")) == []
+    dm = bot.target(7, discord.ChannelType.private)
+    dm.fail_sends_after = 0
+    assert await bot.channel.send(push("hi", chat_id="7")) == []
 
 
 # -- lifecycle and status ----------------------------------------------------------------------
