@@ -9,7 +9,7 @@ import contextlib
 import hmac
 import secrets
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 
 import structlog
@@ -28,6 +28,7 @@ from flynn.channels.gateway_frames import (
     parse_frame,
     parse_json_object,
     peek_id,
+    push_frame,
     ready_frame,
     reply_frame,
 )
@@ -50,6 +51,9 @@ CLOSE_SERVER_FULL = 1013
 
 _HELLO_MAX_CHARS = 4096
 
+OnClientReady = Callable[[str], Awaitable[None]]
+"""Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
+
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
@@ -61,9 +65,15 @@ class GatewayChannel:
     One authenticated connection belongs to one ``client_id`` (session ``gateway:<client_id>``);
     a client may hold several (tabs), and every one of them receives the session's replies.
     Final replies produced while a client has no live connection wait in a small outbox and
-    are delivered right after its next ``ready``. Close codes: 4400 bad hello, 4401
-    unauthorized, 4408 no hello in time, 4409 too many connections for one client_id, 4429
-    flooding, 1013 server full; 1009 for a frame above the hard size cap.
+    are delivered right after its next ``ready``. Pushes do not: ``send`` returns ``[]`` for a
+    push nobody could take, and whoever keeps pushes durably offers them again from
+    ``on_client_ready(client_id)``, awaited on each new connection after ``ready`` and the
+    outbox went out and before the client's first frame is read (so what it sends arrives
+    right after them; while it runs, that connection's frames wait).
+
+    Close codes: 4400 bad hello, 4401 unauthorized, 4408 no hello in time, 4409 too many
+    connections for one client_id, 4429 flooding, 1013 server full; 1009 for a frame above the
+    hard size cap.
     """
 
     def __init__(
@@ -82,6 +92,7 @@ class GatewayChannel:
         outbox_size: int = 20,
         outbox_clients: int = 256,
         send_timeout: float = 10.0,
+        on_client_ready: OnClientReady | None = None,
     ) -> None:
         if not token:
             raise ValueError("the gateway needs a non-empty token")
@@ -97,6 +108,7 @@ class GatewayChannel:
         self._outbox_size = outbox_size
         self._outbox_clients = outbox_clients
         self._send_timeout = send_timeout
+        self._on_client_ready = on_client_ready
         self._max_bytes = settings.max_message_bytes
         # Frames between max_message_bytes and this cap get a too_large error frame; above it
         # websockets itself closes with 1009 rather than buffer an unbounded message.
@@ -143,6 +155,11 @@ class GatewayChannel:
     async def wait_started(self) -> None:
         await self.started.wait()
 
+    def set_on_client_ready(self, callback: OnClientReady | None) -> None:
+        """Sets the ``on_client_ready`` hook (for a scheduler built after the channel). Its
+        exceptions are logged and never close the connection."""
+        self._on_client_ready = callback
+
     async def run(self, on_message: OnMessage) -> None:
         """Listens until cancelled, then closes every connection (1001) and re-raises
         ``CancelledError``. Raises ``OSError`` when the port cannot be bound."""
@@ -176,9 +193,13 @@ class GatewayChannel:
 
     async def send(self, message: OutboundMessage) -> list[str]:
         """Sends ``message`` to every live connection of its client; a final reply nobody
-        could take waits in the client's outbox. Never raises for a closed connection."""
+        could take waits in the client's outbox. A push goes as a ``push`` frame to the client
+        ``recipient`` (else the session's) and returns ``[]`` when no connection took it; it
+        is never kept here. Never raises for a closed connection."""
         session = message.session
         client_id = f"{session.chat_id}:{session.thread}" if session.thread else session.chat_id
+        if message.push is not None:
+            return await self._push(message, message.recipient or client_id)
         frame_id = _client_frame_id(client_id, message.reply_to)
         if not message.final:
             data = delta_frame(frame_id, message.text)
@@ -186,15 +207,34 @@ class GatewayChannel:
             data = error_frame(message.error_code, message.text, frame_id)
         else:
             data = reply_frame(frame_id, message.text)
-        delivered = False
-        for connection in tuple(self._clients.get(client_id, ())):
-            delivered = await _deliver(connection, data, self._send_timeout) or delivered
-        if delivered:
+        if await self._broadcast(client_id, data):
             return [frame_id]
         if message.final:
             self._keep(client_id, data)
             return [frame_id]
         return []
+
+    async def _push(self, message: OutboundMessage, client_id: str) -> list[str]:
+        assert message.push is not None
+        suffix = message.push_id if message.push_id is not None else f"-{secrets.token_hex(6)}"
+        frame_id = f"p{suffix}"
+        delivered = await self._broadcast(
+            client_id, push_frame(frame_id, message.push, message.text)
+        )
+        log.info(
+            "gateway.push_sent" if delivered else "gateway.push_deferred",
+            client=client_id,
+            push_id=message.push_id,
+            kind=message.push,
+        )
+        return [frame_id] if delivered else []
+
+    async def _broadcast(self, client_id: str, data: str) -> bool:
+        """Sends ``data`` to each live connection of ``client_id``; whether any took it."""
+        delivered = False
+        for connection in tuple(self._clients.get(client_id, ())):
+            delivered = await _deliver(connection, data, self._send_timeout) or delivered
+        return delivered
 
     # Connections
 
@@ -219,6 +259,7 @@ class GatewayChannel:
                 while waiting:
                     await ws.send(waiting[0])
                     waiting.popleft()
+                await self._client_ready(client_id)
                 await self._receive(ws, client_id)
             finally:
                 connections = self._clients[client_id]
@@ -265,6 +306,15 @@ class GatewayChannel:
             )
             return None
         return client_id
+
+    async def _client_ready(self, client_id: str) -> None:
+        callback = self._on_client_ready
+        if callback is None:
+            return
+        try:
+            await callback(client_id)
+        except Exception:  # the hook's failure is the hook's; the client still gets served
+            log.exception("gateway.client_ready_failed", client=client_id)
 
     async def _receive(self, ws: ServerConnection, client_id: str) -> None:
         """Handles frames until the connection closes, under a per-connection token bucket."""

@@ -126,6 +126,11 @@ def reply_frame(frame_id: str, text: str) -> str:
     return _encode({"type": "reply", "id": frame_id, "text": text})
 
 
+def push_frame(frame_id: str, kind: str, text: str) -> str:
+    """An unprompted message (a reminder firing); ``frame_id`` is ``p<push id>``."""
+    return _encode({"type": "push", "id": frame_id, "kind": kind, "text": text})
+
+
 def error_frame(code: str, message: str, frame_id: str | None = None) -> str:
     if frame_id is None:
         return _encode({"type": "error", "code": code, "message": message})

@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
+import structlog
 from gateway_harness import TOKEN, Gateway, recv, recv_close, running_gateway, send
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -402,6 +403,103 @@ async def test_server_initiated_message_gets_a_server_id(gateway: Gateway) -> No
         frame = await recv(ws)
         assert frame == {"type": "reply", "id": ids[0], "text": "good morning"}
         assert ids[0].startswith("srv-")
+
+
+# Pushes
+
+
+def _push(
+    text: str, *, client: str = "", push_id: str = "7", recipient: str | None = None
+) -> OutboundMessage:
+    return OutboundMessage(
+        SessionKey("gateway", client), text, push="reminder", push_id=push_id, recipient=recipient
+    )
+
+
+async def test_push_reaches_every_live_tab_of_the_client(gateway: Gateway) -> None:
+    first_tab, second_tab, other_client = (
+        gateway.client("me"),
+        gateway.client("me"),
+        gateway.client("someone-else"),
+    )
+    async with first_tab as first, second_tab as second, other_client as other:
+        assert await gateway.channel.send(_push("stand up", client="me")) == ["p7"]
+        frame = {"type": "push", "id": "p7", "kind": "reminder", "text": "stand up"}
+        assert await recv(first) == frame
+        assert await recv(second) == frame
+        # Nothing went to the other client: its next frame answers its own message.
+        await send(other, {"type": "message", "id": "c1", "text": "hi"})
+        assert (await recv(other))["id"] == "c1"
+
+
+async def test_push_to_a_recipient_needs_no_chat(gateway: Gateway) -> None:
+    async with gateway.client("alice-laptop") as ws:
+        message = OutboundMessage(
+            SessionKey("gateway", ""),
+            "weekly summary ready",
+            push="distill",
+            push_id="12",
+            recipient="alice-laptop",
+        )
+        assert await gateway.channel.send(message) == ["p12"]
+        assert await recv(ws) == {
+            "type": "push",
+            "id": "p12",
+            "kind": "distill",
+            "text": "weekly summary ready",
+        }
+
+
+async def test_push_while_away_returns_nothing_and_is_not_kept(gateway: Gateway) -> None:
+    async with gateway.client("phone"):
+        pass
+    assert await gateway.channel.send(_push("nobody home", client="phone")) == []
+    async with gateway.client("phone") as ws:
+        # The durable schedule holds the push, not the gateway: the first frame is our echo.
+        await send(ws, {"type": "message", "id": "c1", "text": "back"})
+        assert (await recv(ws))["type"] == "delta"
+
+
+async def test_client_ready_hook_delivers_after_ready_and_the_outbox() -> None:
+    ready_for: list[str] = []
+
+    async def deliver_queued(client_id: str) -> None:
+        ready_for.append(client_id)
+        await channel.send(_push("missed you", client=client_id, push_id="3"))
+
+    async with running_gateway(on_client_ready=deliver_queued) as gateway:
+        channel = gateway.channel
+        kept = OutboundMessage(SessionKey("gateway", "phone"), "kept", reply_to="phone:c1")
+        assert await channel.send(kept) == ["c1"]
+        async with gateway.client("phone") as ws:
+            assert await recv(ws) == {"type": "reply", "id": "c1", "text": "kept"}
+            assert await recv(ws) == {
+                "type": "push",
+                "id": "p3",
+                "kind": "reminder",
+                "text": "missed you",
+            }
+            await send(ws, {"type": "message", "id": "c2", "text": "thanks"})
+            assert (await recv(ws))["id"] == "c2"
+        assert ready_for == ["phone"]
+
+
+async def test_a_failing_client_ready_hook_keeps_the_connection() -> None:
+    async with running_gateway() as gateway:
+        calls: list[str] = []
+
+        async def broken(client_id: str) -> None:
+            calls.append(client_id)
+            raise RuntimeError("schedule unavailable")
+
+        gateway.channel.set_on_client_ready(broken)
+        with structlog.testing.capture_logs() as logs:
+            async with gateway.client("tab") as ws:
+                await send(ws, {"type": "message", "id": "c1", "text": "still here?"})
+                assert await recv(ws) == {"type": "delta", "id": "c1", "text": "echo: "}
+        assert calls == ["tab"]
+        [failure] = [entry for entry in logs if entry["event"] == "gateway.client_ready_failed"]
+        assert failure["client"] == "tab"
 
 
 # Lifecycle

@@ -13,6 +13,7 @@ from flynn.channels.gateway_frames import (
     error_frame,
     parse_frame,
     peek_id,
+    push_frame,
     ready_frame,
     reply_frame,
 )
@@ -67,4 +68,13 @@ def test_server_frames_are_compact_json_safe_for_any_text() -> None:
         "type": "error",
         "code": "internal",
         "message": "oops",
+    }
+
+
+def test_push_frame_names_its_kind() -> None:
+    assert json.loads(push_frame("p7", "reminder", "stretch")) == {
+        "type": "push",
+        "id": "p7",
+        "kind": "reminder",
+        "text": "stretch",
     }
