@@ -15,11 +15,15 @@ from gateway_harness import TOKEN, Gateway, RecordingHandler, running_gateway
 from playwright.async_api import Browser, Page, async_playwright, expect
 
 from flynn.channels.gateway import GatewayChannel
-from flynn.messages import OutboundMessage
+from flynn.messages import OutboundMessage, PushKind, SessionKey
 from flynn.settings import GatewaySettings
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT = Path("/tmp/flynn-web.png")
+PUSH_SCREENSHOTS = {
+    "phone": Path("/tmp/flynn-push-phone.png"),
+    "desktop": Path("/tmp/flynn-push-desktop.png"),
+}
 ARGS = [
     "--no-sandbox",
     "--headless",
@@ -188,6 +192,67 @@ async def test_phone_layout_screenshot(gateway: Gateway, page: Page) -> None:
     assert layout["dockBottom"] <= 844
     assert layout["sendHeight"] >= 44
     assert layout["sendRight"] <= 390
+
+
+async def push(page: Page, gateway: Gateway, text: str, push_id: str, kind: PushKind) -> None:
+    """Sends a push to the page's client, as the schedule would."""
+    client_id = await page.evaluate("localStorage.getItem('flynn.client_id')")
+    message = OutboundMessage(SessionKey("gateway", client_id), text, push=kind, push_id=push_id)
+    assert await gateway.channel.send(message) == [f"p{push_id}"]
+
+
+async def test_a_push_appears_labelled_and_apart_from_the_pending_reply(
+    gateway: Gateway, page: Page
+) -> None:
+    await say(page, "hold")
+    inbound = await gateway.handler.next()
+    pending = page.locator(".msg.assistant")
+    await expect(pending).to_have_class("msg assistant pending")
+
+    await push(page, gateway, "Call the dentist before noon.", "1", "reminder")
+    reminder = page.locator(".msg.push").first
+    await expect(reminder).to_have_attribute("data-kind", "reminder")
+    await expect(reminder.locator(".push-label")).to_have_text("Reminder")
+    await expect(reminder).to_contain_text("Call the dentist before noon.")
+    # Announced: it sits in the live region, after the bubble still waiting for its reply.
+    assert await reminder.evaluate("el => el.closest('[aria-live]')?.id") == "log"
+    assert await reminder.evaluate("el => el.previousElementSibling.className") == (
+        "msg assistant pending"
+    )
+    await expect(pending).to_have_class("msg assistant pending")
+
+    await gateway.channel.send(
+        OutboundMessage(inbound.session_key, "Thought it over.", reply_to=inbound.message_id)
+    )
+    await expect(pending).to_have_text("Thought it over.")
+    await expect(reminder).to_contain_text("Call the dentist before noon.")
+
+    # A redelivered push shows once; another kind gets its own label.
+    await push(page, gateway, "Call the dentist before noon.", "1", "reminder")
+    await push(page, gateway, "Your monthly memory is rewritten.", "2", "distill")
+    await expect(page.locator(".msg.push")).to_have_count(2)
+    await expect(page.locator(".msg.push").nth(1).locator(".push-label")).to_have_text("Memory")
+    background = await reminder.evaluate("el => getComputedStyle(el).backgroundColor")
+    reply_background = await pending.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert background != reply_background
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", (390, 844)), ("desktop", (1280, 800))])
+async def test_push_screenshots(
+    gateway: Gateway, page: Page, size: str, viewport: tuple[int, int]
+) -> None:
+    width, height = viewport
+    await page.set_viewport_size({"width": width, "height": height})
+    await say(page, "Remind me to call the dentist at 11")
+    await expect(page.locator(".msg.assistant")).to_have_count(1)
+    await push(page, gateway, "Call the dentist (you asked at 9:30).", "3", "reminder")
+    await say(page, "hold")
+    await gateway.handler.next()
+    await gateway.handler.next()
+    await push(page, gateway, "This week's notes are summarised in MEMORY_MID.md.", "4", "distill")
+    await expect(page.locator(".msg.push")).to_have_count(2)
+    await page.screenshot(path=str(PUSH_SCREENSHOTS[size]))
+    assert await page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 async def test_a_refused_token_asks_for_another(browser: Browser, gateway: Gateway) -> None:

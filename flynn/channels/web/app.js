@@ -5,6 +5,7 @@
   const COMMANDS = new Set(["new", "reset", "status", "compact", "otr", "forget", "help", "search"]);
   const TOKEN_KEY = "flynn.token";
   const CLIENT_KEY = "flynn.client_id";
+  const PUSH_LABELS = { reminder: "Reminder", distill: "Memory", notice: "Notice" };
 
   const $ = (id) => document.getElementById(id);
   const log = $("log");
@@ -15,6 +16,7 @@
 
   const bubbles = new Map(); // frame id -> {el, text} of a reply still being written
   const outgoing = []; // frames typed while offline; sent after the next ready
+  const pushes = new Set(); // push ids already shown: a redelivered push appears once
   let socket = null;
   let ready = false;
   let attempt = 0;
@@ -83,6 +85,26 @@
     return el;
   }
 
+  // A push answers nothing: its own bubble at the end, never a pending reply's. The log is
+  // aria-live, so screen readers hear the label, then the text.
+  function showPush(frame) {
+    if (pushes.has(frame.id)) return;
+    pushes.add(frame.id);
+    const kind = Object.hasOwn(PUSH_LABELS, frame.kind) ? frame.kind : "notice";
+    const follow = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+    const el = document.createElement("div");
+    el.className = "msg push";
+    el.dataset.kind = kind;
+    const label = document.createElement("span");
+    label.className = "push-label";
+    label.textContent = PUSH_LABELS[kind];
+    const body = document.createElement("div");
+    render(body, String(frame.text ?? ""));
+    el.append(label, body);
+    log.append(el);
+    if (follow) log.scrollTop = log.scrollHeight;
+  }
+
   function showError(frame) {
     const entry = frame.id !== undefined ? bubbles.get(frame.id) : undefined;
     const text = `${frame.message || "error"} (${frame.code || "error"})`;
@@ -121,6 +143,9 @@
         } else {
           addBubble("assistant", frame.text);
         }
+        break;
+      case "push":
+        showPush(frame);
         break;
       case "error":
         showError(frame);
