@@ -17,6 +17,10 @@ class RecordingChannel:
         )
         self.sent: list[OutboundMessage] = []
         self.finals: asyncio.Queue[OutboundMessage] = asyncio.Queue()
+        self.pushes: asyncio.Queue[OutboundMessage] = asyncio.Queue()
+        """Pushes delivered (not those refused while ``away``); ``sent`` has every attempt."""
+        self.away = False
+        """While True, pushes get ``[]``, as from a gateway client with no live connection."""
         self._counter = 0
 
     @property
@@ -35,7 +39,11 @@ class RecordingChannel:
 
     async def send(self, message: OutboundMessage) -> list[str]:
         self.sent.append(message)
-        if message.final:
+        if message.push is not None:
+            if self.away:
+                return []
+            self.pushes.put_nowait(message)
+        elif message.final:
             self.finals.put_nowait(message)
         self._counter += 1
         return [str(self._counter)]
@@ -63,3 +71,8 @@ class RecordingChannel:
     async def reply(self, within: float = 5.0) -> OutboundMessage:
         async with asyncio.timeout(within):
             return await self.finals.get()
+
+    async def push(self, within: float = 5.0) -> OutboundMessage:
+        """The next push delivered."""
+        async with asyncio.timeout(within):
+            return await self.pushes.get()
