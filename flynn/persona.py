@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -89,25 +89,50 @@ class Persona:
         self._cache: dict[str, _Cached] = {}
         self._recheck_seconds = recheck_seconds
         self._clock = clock
-        self._rendered: tuple[float, str] | None = None  # (when the files were looked at, text)
+        self._rendered: tuple[float, tuple[tuple[str, str], ...]] | None = (
+            None  # (when looked, text)
+        )
 
-    def render(self) -> str:
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files this tier loads, in prompt order."""
+        return self._files
+
+    def render(self, personal: Mapping[str, str] | None = None) -> str:
         """The assembled persona: each non-empty file under a heading naming it.
 
-        Without a usable IDENTITY.md the built-in identity stands in its place. Unreadable files
-        are logged and skipped; this method does not raise for file problems.
+        ``personal`` holds the text of the person's own files (``REMINDERS.md``, ``TASKS.json``,
+        ``SCRATCH.md``, kept in their folder, not the persona's): each one this tier loads takes
+        its file's place. Without a usable IDENTITY.md the built-in identity stands in its
+        place. Unreadable files are logged and skipped; this method does not raise for file
+        problems.
         """
+        shared = self._render_shared()
+        if not personal:
+            return "\n\n".join(text for _, text in shared if text)
+        sections = []
+        for name, text in shared:
+            if name in personal:
+                own = personal[name].strip()
+                if own:
+                    sections.append(f"--- {name} ---\n{own}")
+            elif text:
+                sections.append(text)
+        return "\n\n".join(sections)
+
+    def _render_shared(self) -> tuple[tuple[str, str], ...]:
+        """Each file's section ('' when empty), from the persona folder."""
         now = self._clock() if self._recheck_seconds > 0 else 0.0
         if self._rendered is not None and now - self._rendered[0] < self._recheck_seconds:
             return self._rendered[1]
-        sections: list[str] = []
+        sections: list[tuple[str, str]] = []
         for name in self._files:
             text = self._read(name)
             if name == "IDENTITY.md" and not text:
-                sections.append(f"--- Identity ---\n{DEFAULT_IDENTITY}")
-            elif text:
-                sections.append(f"--- {name} ---\n{text}")
-        rendered = "\n\n".join(sections)
+                sections.append((name, f"--- Identity ---\n{DEFAULT_IDENTITY}"))
+            else:
+                sections.append((name, f"--- {name} ---\n{text}" if text else ""))
+        rendered = tuple(sections)
         if self._recheck_seconds > 0:
             self._rendered = (now, rendered)
         return rendered

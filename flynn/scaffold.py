@@ -121,7 +121,19 @@ persona:
 #     discord: [987654321]           # Discord user ids
 #     gateway: ["ana-laptop"]        # gateway client_id values
 #     cli: ["ana"]                   # `flynn chat` account ids
+#     notify: telegram               # where reminders reach ana, wherever she set them
 users: {}
+
+# What the model may do, not only say: reminders, tasks, a scratchpad, remembering on request.
+tools:
+  # Offer Flynn's tools to the model (and the offline assistant). false: it can only talk.
+  enabled: true
+  # Model -> tools -> model rounds in one turn (1..50); a model still calling then is stopped.
+  max_steps: 8
+  # Longest a single tool call may run, in seconds; past it the model is told it timed out.
+  timeout_seconds: 20
+  # A tool result longer than this many characters is cut before the model reads it.
+  result_max_chars: 4000
 
 channels:
   # WebSocket gateway and web chat page (ws://host:port/ws, http://host:port/).

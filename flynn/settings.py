@@ -114,12 +114,29 @@ class PersonaSettings(_Section):
 
 
 class UserAccounts(_Section):
-    """The accounts one person uses; ids are kept as strings whatever the YAML type."""
+    """The accounts one person uses; ids are kept as strings whatever the YAML type.
+
+    ``notify`` is where messages Flynn sends on its own (reminders) reach them, whichever chat
+    they were set in: the first account listed for that channel."""
 
     telegram: list[AccountId] = Field(default_factory=list)
     discord: list[AccountId] = Field(default_factory=list)
     gateway: list[AccountId] = Field(default_factory=list)
     cli: list[AccountId] = Field(default_factory=list)
+    notify: Literal["telegram", "discord", "gateway"] | None = None
+
+    @model_validator(mode="after")
+    def _notify_has_an_account(self) -> UserAccounts:
+        if self.notify is not None and not getattr(self, self.notify):
+            raise ValueError(f"notify: {self.notify} needs a {self.notify} account listed")
+        return self
+
+
+class ToolsSettings(_Section):
+    enabled: bool = True
+    max_steps: int = Field(default=8, ge=1, le=50)
+    timeout_seconds: float = Field(default=20, gt=0, le=600)
+    result_max_chars: int = Field(default=4000, ge=200, le=100_000)
 
 
 class GatewaySettings(_Section):
@@ -172,6 +189,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)

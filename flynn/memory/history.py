@@ -48,6 +48,7 @@ _INSERT_MANY = """
 INSERT INTO messages (session, namespace, role, content, tokens, created_at)
 VALUES (?, ?, ?, ?, ?, ?)
 """
+_INSERT_TOOL_STEPS = "INSERT INTO message_tools (message_id, steps) VALUES (?, ?)"
 _RECENT = f"SELECT {_COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
 # Two lookups of the (session, summarized, id) index, each answered from its end.
@@ -165,15 +166,33 @@ class SqliteHistory:
         *,
         tokens: int,
         now: datetime,
+        tool_steps: str | None = None,
     ) -> StoredMessage:
-        """Stores one message and creates or touches its session row, in one transaction."""
+        """Stores one message (with the tool steps that led to it, if any) and creates or
+        touches its session row, in one transaction."""
         at = encode_time(now)
         with self._db.transaction():
             self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
             row = self._db.fetchone(_INSERT, (session, namespace, role, content, tokens, at))
-        if row is None:
-            raise StoreError("message insert returned no row")
+            if row is None:
+                raise StoreError("message insert returned no row")
+            if tool_steps is not None:
+                self._db.execute(_INSERT_TOOL_STEPS, (row[0], tool_steps))
         return _message(row)
+
+    def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
+        """The tool steps stored with each of ``message_ids`` that has any."""
+        found: dict[int, str] = {}
+        ids = list(message_ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.fetchall(
+                f"SELECT message_id, steps FROM message_tools WHERE message_id IN ({marks})",
+                chunk,
+            )
+            found.update((int(row[0]), str(row[1])) for row in rows)
+        return found
 
     def append_many(self, session: str, namespace: str, messages: Sequence[NewMessage]) -> int:
         """Stores many messages of one session and creates or touches its session row, in one

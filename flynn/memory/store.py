@@ -224,7 +224,15 @@ class History(Protocol):
         *,
         tokens: int,
         now: datetime,
-    ) -> StoredMessage: ...
+        tool_steps: str | None = None,
+    ) -> StoredMessage:
+        """Stores one message; ``tool_steps`` (encoded by the session) are the tool calls and
+        results that led to it, kept with it."""
+        ...
+
+    def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
+        """The tool steps stored with each of ``message_ids`` that has any."""
+        ...
 
     def append_many(self, session: str, namespace: str, messages: Sequence[NewMessage]) -> int:
         """Stores many messages of one session in one transaction (an import); returns how

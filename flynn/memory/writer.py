@@ -76,11 +76,14 @@ class MemoryWriter:
         *,
         now: datetime,
         embed: bool = True,
+        tool_steps: str | None = None,
     ) -> StoredMessage:
         """Appends one message to the session's history under ``scope.root``, and embeds it
-        when embeddings are on (unless ``embed`` is false: then ``embed_later`` does)."""
+        when embeddings are on (unless ``embed`` is false: then ``embed_later`` does).
+        ``tool_steps`` are kept with it and count towards its tokens."""
+        tokens = estimate_tokens(text) + (estimate_tokens(tool_steps) if tool_steps else 0)
         stored = self._history.append(
-            session, scope.root, role, text, tokens=estimate_tokens(text), now=now
+            session, scope.root, role, text, tokens=tokens, now=now, tool_steps=tool_steps
         )
         if self._vectors is not None and embed:
             self._vectors.add("message", [self._vector_row(stored)])

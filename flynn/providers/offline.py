@@ -7,7 +7,16 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from flynn.errors import Unavailable
-from flynn.providers.base import ChatRequest, ChatResponse, MemoryView, StreamEvent, Usage
+from flynn.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    MemoryView,
+    StreamEvent,
+    ToolResult,
+    Usage,
+)
+from flynn.providers.offline_intents import tool_call_for
 from flynn.tokens import estimate_tokens
 
 OFFLINE = "offline"
@@ -19,7 +28,10 @@ SETUP_HINT = (
 
 class OfflineProvider:
     """Answers ``chat`` from ``request.memory``; raises ``Unavailable`` for every other task
-    (compaction, extraction, distill), so their callers take their deterministic fallbacks."""
+    (compaction, extraction, distill), so their callers take their deterministic fallbacks.
+
+    A few plain requests (``flynn.providers.offline_intents``) become calls of the tools on
+    offer, through the same loop a model's calls take; their results are then the reply."""
 
     def __init__(self, *, stream_chunks: int = 3) -> None:
         self._stream_chunks = max(1, stream_chunks)
@@ -32,10 +44,31 @@ class OfflineProvider:
         """The offline answer. Raises ``Unavailable`` unless ``request.task`` is ``chat``."""
         if request.task != "chat":
             raise Unavailable("no language model is configured", provider=OFFLINE)
+        last = request.messages[-1] if request.messages else None
+        response = self._act(request, last)
+        if response is not None:
+            return response
         text = compose_reply(request.memory)
         prompt = "\n".join([request.system, *(message.content for message in request.messages)])
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return ChatResponse(text=text, usage=usage, model=OFFLINE, provider=OFFLINE)
+
+    def _act(self, request: ChatRequest, last: ChatMessage | None) -> ChatResponse | None:
+        if last is None or last.role != "user" or not request.tools:
+            return None
+        if last.tool_results:
+            return _answer(self._usage(request, ""), last.tool_results)
+        call = tool_call_for(last.content, frozenset(tool.name for tool in request.tools))
+        if call is None:
+            return None
+        return ChatResponse(
+            "", self._usage(request, ""), model=OFFLINE, provider=OFFLINE, tool_calls=(call,)
+        )
+
+    @staticmethod
+    def _usage(request: ChatRequest, text: str) -> Usage:
+        prompt = "\n".join([request.system, *(message.content for message in request.messages)])
+        return Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """The same answer in a few deltas, then the ``ChatResponse``."""
@@ -46,6 +79,18 @@ class OfflineProvider:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _answer(usage: Usage, results: tuple[ToolResult, ...]) -> ChatResponse:
+    """What the offline assistant says once its tool calls are done: their results."""
+    lines = []
+    for result in results:
+        if result.is_error:
+            lines.append("I couldn't do that: " + result.content.removeprefix("error: "))
+        else:
+            lines.append(result.content)
+    text = "\n".join(lines)
+    return ChatResponse(text, usage, model=OFFLINE, provider=OFFLINE)
 
 
 def compose_reply(memory: MemoryView | None) -> str:

@@ -7,6 +7,7 @@ public operations; what a command says back is a ``TurnResult`` like any turn.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -44,6 +45,8 @@ CHAT_COMMANDS: Final = (
     Command("otr", "Toggle off-the-record: nothing is stored while it is on"),
     Command("forget", "Delete this conversation's messages for good; /forget FIELD deletes a fact"),
     Command("search", "Find what we said before, grouped by day", args="WORDS"),
+    Command("reminders", "List your reminders; /reminders cancel N cancels one", args="[cancel N]"),
+    Command("tasks", "List your tasks; /tasks done N ticks one off, /tasks add TEXT adds one"),
     Command("help", "What I can do"),
 )
 NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
@@ -176,6 +179,47 @@ async def _forget(session: Orchestrator, arg: str) -> TurnResult:
     )
 
 
+async def _reminders(session: Orchestrator, arg: str) -> TurnResult:
+    verb, _, rest = arg.partition(" ")
+    if verb.casefold() in ("cancel", "delete", "remove"):
+        if not rest.strip().lstrip("#").isdigit():
+            return TurnResult(
+                "Usage: /reminders cancel N (N as /reminders lists it).", "bad_request"
+            )
+        return await _tool(session, "reminder_cancel", {"id": int(rest.strip().lstrip("#"))})
+    if arg:
+        return TurnResult("Usage: /reminders, or /reminders cancel N.", "bad_request")
+    return await _tool(session, "reminder_list", {})
+
+
+async def _tasks(session: Orchestrator, arg: str) -> TurnResult:
+    verb, _, rest = arg.partition(" ")
+    verb, rest = verb.casefold(), rest.strip()
+    if verb == "add" and rest:
+        return await _tool(session, "task_add", {"text": rest})
+    if verb == "done" and rest.lstrip("#").isdigit():
+        return await _tool(session, "task_done", {"id": int(rest.lstrip("#"))})
+    if verb == "all" and not rest:
+        return await _tool(session, "task_list", {"include_done": True})
+    if arg:
+        return TurnResult(
+            "Usage: /tasks, /tasks all, /tasks add TEXT, or /tasks done N.", "bad_request"
+        )
+    return await _tool(session, "task_list", {})
+
+
+async def _tool(session: Orchestrator, name: str, arguments: dict[str, object]) -> TurnResult:
+    """Runs one of the person's tools as a command: the same code the model's calls run."""
+    if session.off_the_record and name not in ("reminder_list", "task_list"):
+        return TurnResult("Nothing is stored while off the record; send /otr off first.")
+    result = await session.run_tool(name, json.dumps(arguments, ensure_ascii=False))
+    if result is None:
+        return TurnResult("Tools are turned off here (tools.enabled is false in the config).")
+    if result.is_error:
+        return TurnResult(result.content.removeprefix("error: "), "bad_request")
+    return TurnResult(result.content)
+
+
 _HANDLERS: Final[dict[str, Callable[[Orchestrator, str], Awaitable[TurnResult]]]] = {
     "new": _new,
     "reset": _reset,
@@ -184,5 +228,7 @@ _HANDLERS: Final[dict[str, Callable[[Orchestrator, str], Awaitable[TurnResult]]]
     "otr": _otr,
     "forget": _forget,
     "search": _search,
+    "reminders": _reminders,
+    "tasks": _tasks,
     "help": _help,
 }

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -38,15 +39,27 @@ from flynn.memory.working import read_working_memory
 from flynn.memory.writer import MemoryWriter
 from flynn.messages import SessionKey
 from flynn.persona import Persona, system_block
-from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, MemoryView, Provider
+from flynn.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    MemoryView,
+    Provider,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
 from flynn.providers.lifecycle import open_stream
 from flynn.sessions import commands
 from flynn.sessions.compaction import CompactionOutcome, Compactor
 from flynn.sessions.learning import BackgroundLearning
+from flynn.sessions.personal import PersonalFiles
 from flynn.sessions.profile import ProfileCache
 from flynn.sessions.prompt import Prompt, append_turn, assemble, build_session_context
 from flynn.sessions.result import TurnResult
+from flynn.sessions.tool_steps import ToolStep, decode_steps, encode_steps, step_messages
 from flynn.tokens import estimate_tokens
+from flynn.tools.base import ToolContext, ToolRegistry
 
 log = structlog.get_logger(__name__)
 
@@ -63,6 +76,7 @@ class TurnConfig:
     proactive_greeting: bool
     inject_datetime: bool
     timezone: str | None
+    max_tool_steps: int = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +99,10 @@ class SessionServices:
     """LLM extraction + reconciliation, run in the background; ``None`` turns it off."""
     learn_every_turns: int = 0
     """Learn after this many of the person's messages (0: only at compaction)."""
+    tools: ToolRegistry | None = None
+    """What the model may call; ``None`` (or ``tools.enabled: false``) offers none."""
+    personal: PersonalFiles | None = None
+    """The person's folder, timezone and the personal files their prompt loads."""
 
 
 def _framed_tokens(message: StoredMessage) -> int:
@@ -111,6 +129,16 @@ class _State:
     last_input_tokens: int | None = None
     added_since: int = 0
     turn_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What the model finally said, and the tool rounds that led there."""
+
+    response: ChatResponse
+    steps: tuple[ToolStep, ...]
+    text: str
+    """What the person is sent: the text of every round, then the final reply."""
 
 
 class Orchestrator:
@@ -261,35 +289,36 @@ class Orchestrator:
             messages=prompt.messages,
             max_tokens=services.config.max_output_tokens,
             memory=self._memory_view(recalled, now),
+            tools=self._tool_specs(),
         )
         try:
-            response = await self._call(request, on_delta)
+            answer = await self._ask(request, on_delta, now)
         except ContextTooLong:
             log.info("turn.context_too_long")
             compacted = await self.compact_now() is not None
             prompt = self._prompt(text, recalled, now)
-            request = ChatRequest(
-                system=prompt.system,
-                messages=prompt.messages,
-                max_tokens=services.config.max_output_tokens,
-                memory=request.memory,
-            )
+            request = replace(request, system=prompt.system, messages=prompt.messages)
             try:
-                response = await self._call(request, on_delta)
+                answer = await self._ask(request, on_delta, now)
             except ProviderError as exc:
                 return self._provider_failure(exc, text)
         except ProviderError as exc:
             return self._provider_failure(exc, text)
 
+        response = answer.response
         state.last_input_tokens = response.usage.input_tokens or None
         state.added_since = estimate_tokens(response.text)
+        replayed = [*step_messages(answer.steps), ChatMessage("assistant", response.text)]
         if state.off_the_record:
             append_turn(state.otr_turns, ChatMessage("user", text))
-            append_turn(state.otr_turns, ChatMessage("assistant", response.text))
+            for message in replayed:
+                append_turn(state.otr_turns, message)
         else:
             append_turn(state.history, ChatMessage("user", text))
-            append_turn(state.history, ChatMessage("assistant", response.text))
-            self._keep(self._persist("assistant", response.text, services.clock()))
+            for message in replayed:
+                append_turn(state.history, message)
+            steps = encode_steps(answer.steps) if answer.steps else None
+            self._keep(self._persist("assistant", response.text, services.clock(), steps))
             if asked is not None:
                 services.writer.learn(self.scope, asked, now=now, channel=self.key.channel)
             self._learning.counted()
@@ -298,6 +327,7 @@ class Orchestrator:
             tokens_in=response.usage.input_tokens,
             tokens_out=response.usage.output_tokens,
             recalled=len(recalled.lines),
+            tool_steps=len(answer.steps),
         )
         if not state.off_the_record and self._over_budget(None):
             # After the reply, off its path; the next turn (or shutdown) awaits it first.
@@ -306,7 +336,85 @@ class Orchestrator:
             )
         elif not state.off_the_record:
             self._learning.start(self._load())
-        return TurnResult(response.text, compacted=compacted)
+        return TurnResult(answer.text, compacted=compacted)
+
+    def _tool_specs(self) -> tuple[ToolSpec, ...]:
+        tools = self._services.tools
+        if tools is None:
+            return ()
+        return tools.specs(writes=not self._state.off_the_record)
+
+    def tool_context(self, now: datetime) -> ToolContext:
+        """Who this session's tool calls act for: its person, their folder and time."""
+        personal = self._services.personal
+        root = self.scope.root
+        if personal is None:
+            zone, name = now.tzinfo or UTC, "UTC"
+            folder = Path()
+        else:
+            zone, name = personal.timezone(root)
+            folder = personal.directory(root)
+        return ToolContext(
+            namespace=root,
+            session=self.key,
+            person_dir=folder,
+            timezone=zone,
+            timezone_name=name,
+            now=now,
+            off_the_record=self._state.off_the_record,
+            user=self.scope.user if self.scope.shared else None,
+        )
+
+    async def run_tool(self, name: str, arguments: str = "{}") -> ToolResult | None:
+        """Runs one tool for this session as the person's own command (``/reminders``);
+        None when tools are off."""
+        tools = self._services.tools
+        if tools is None or tools.get(name) is None:
+            return None
+        call = ToolCall(f"command-{name}", name, arguments)
+        (result,) = await tools.run([call], self.tool_context(self._services.clock()))
+        return result
+
+    async def _ask(self, request: ChatRequest, on_delta: OnDelta | None, now: datetime) -> _Answer:
+        """Model -> tool calls -> results -> model, up to ``max_tool_steps`` rounds. A tool's
+        failure is its result, for the model to read; only provider errors propagate."""
+        tools = self._services.tools
+        limit = self._services.config.max_tool_steps
+        steps: list[ToolStep] = []
+        said: list[str] = []
+        messages = list(request.messages)
+        context: ToolContext | None = None
+        while True:
+            if said and on_delta is not None:
+                await on_delta("\n\n")  # what the next round says starts a new paragraph
+            response = await self._call(replace(request, messages=tuple(messages)), on_delta)
+            if not response.tool_calls or tools is None or not request.tools:
+                break
+            if len(steps) >= limit:
+                log.warning("turn.tool_steps_exhausted", steps=len(steps))
+                stopped = (
+                    f"(I stopped after {limit} rounds of tool calls without finishing; "
+                    "tell me how to go on.)"
+                )
+                response = replace(
+                    response, text="\n\n".join(t for t in (response.text, stopped) if t)
+                )
+                if on_delta is not None:
+                    await on_delta(stopped)
+                break
+            if response.text:
+                said.append(response.text)
+            context = context or self.tool_context(now)
+            results = await tools.run(response.tool_calls, context)
+            steps.append(ToolStep(response.text, response.tool_calls, results))
+            messages.append(ChatMessage("assistant", response.text, tool_calls=response.tool_calls))
+            messages.append(ChatMessage("user", "", tool_results=results))
+        if not response.text:
+            # Some models end a tool round with no words; the person still gets an answer.
+            done = [r.content for step in steps for r in step.results if not r.is_error]
+            response = replace(response, text="\n".join(done) or "Done.")
+        text = "\n\n".join([*said, response.text])
+        return _Answer(replace(response, tool_calls=()), tuple(steps), text)
 
     async def _call(self, request: ChatRequest, on_delta: OnDelta | None) -> ChatResponse:
         provider = self._services.chat
@@ -359,11 +467,17 @@ class Orchestrator:
             state.turns_tokens = sum(_framed_tokens(message) for message in state.turns)
             state.summary = self._services.history.summary(self.session_id)
             state.history = []
+            assistant_ids = [m.id for m in state.turns if m.role == "assistant"]
+            stored_steps = self._services.history.tool_steps(assistant_ids) if assistant_ids else {}
             for message in state.turns:
                 # The message being answered joins the history once it is answered (a reload
                 # mid-turn, after a compaction, must not put it in twice).
-                if message.id != self._answering:
-                    append_turn(state.history, ChatMessage(message.role, message.content))
+                if message.id == self._answering:
+                    continue
+                if message.id in stored_steps:
+                    for replayed in step_messages(decode_steps(stored_steps[message.id])):
+                        append_turn(state.history, replayed)
+                append_turn(state.history, ChatMessage(message.role, message.content))
         return state.turns
 
     def _keep(self, message: StoredMessage) -> None:
@@ -388,13 +502,19 @@ class Orchestrator:
                 inject_datetime=services.config.inject_datetime,
                 off_the_record=state.off_the_record,
             ),
-            persona=services.persona.render(),
+            persona=services.persona.render(self._personal_files(now)),
             session_context=state.session_context or "",
             recalled=recalled,
             summary=state.summary,
             turns=history,
             message=text,
         )
+
+    def _personal_files(self, now: datetime) -> dict[str, str] | None:
+        personal = self._services.personal
+        if personal is None:
+            return None
+        return personal.prompt_files(self.scope.root, self._services.persona.files, now=now)
 
     def _over_budget(self, prompt: Prompt | None) -> bool:
         """Measured usage (the provider's last prompt tokens plus an estimate of what was added
@@ -446,10 +566,15 @@ class Orchestrator:
             recalled=recalled.lines,
         )
 
-    def _persist(self, role: MessageRole, text: str, now: datetime) -> StoredMessage:
-        """Stores a turn; its embedding (when on) is computed off the event loop."""
+    def _persist(
+        self, role: MessageRole, text: str, now: datetime, tool_steps: str | None = None
+    ) -> StoredMessage:
+        """Stores a turn (with the tool steps that led to it); its embedding (when on) is
+        computed off the event loop."""
         writer = self._services.writer
-        stored = writer.message(self.scope, self.session_id, role, text, now=now, embed=False)
+        stored = writer.message(
+            self.scope, self.session_id, role, text, now=now, embed=False, tool_steps=tool_steps
+        )
         if writer.embeds:
             self._in_background(writer.embed_later(stored))
         return stored

@@ -66,12 +66,19 @@ class Prompt:
 def append_turn(turns: list[ChatMessage], turn: ChatMessage) -> None:
     """Appends ``turn`` keeping the shape strict providers require: the list starts with a user
     turn and roles alternate (a same-role turn, e.g. after a failed call, is joined on)."""
-    if not turn.content:
+    if not turn.content and not turn.tool_calls and not turn.tool_results:
         return
-    if not turns and turn.role != "user":
-        return
+    if not turns and (turn.role != "user" or turn.tool_results):
+        return  # results whose calls were cut off would be refused
     if turns and turns[-1].role == turn.role:
-        turns[-1] = ChatMessage(turn.role, turns[-1].content + "\n\n" + turn.content)
+        last = turns[-1]
+        content = "\n\n".join(text for text in (last.content, turn.content) if text)
+        turns[-1] = ChatMessage(
+            turn.role,
+            content,
+            tool_calls=last.tool_calls + turn.tool_calls,
+            tool_results=last.tool_results + turn.tool_results,
+        )
     else:
         turns.append(turn)
 

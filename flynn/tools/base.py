@@ -1,0 +1,190 @@
+"""The Tool seam: a named action with typed arguments, run for one person, and the registry that
+offers the tools to the model and runs the calls it makes.
+
+A tool never raises into the turn: bad arguments, a ``ToolError``, any other exception and a
+timeout all become that call's result (``is_error``), which the model reads and answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+import structlog
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from flynn.messages import SessionKey
+from flynn.providers.base import ToolCall, ToolResult, ToolSpec
+
+log = structlog.get_logger(__name__)
+
+TRUNCATED = "\n[… cut: the result was longer than {limit} characters]"
+
+
+class ToolError(Exception):
+    """What a tool says went wrong, in words the model can act on ("no reminder 7")."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Who a call is for. Every tool reads and writes only under ``namespace`` (and the
+    person's folder ``person_dir``): a tool cannot reach another person's memory."""
+
+    namespace: str
+    """The person's memory root (``user``, ``users/alice``, ``sessions/<key>``)."""
+    session: SessionKey
+    person_dir: Path
+    timezone: tzinfo
+    timezone_name: str
+    now: datetime
+    off_the_record: bool = False
+    user: str | None = None
+    """The configured person (``users:``) or the single-user owner; None for session memory."""
+
+
+class Arguments(BaseModel):
+    """Base of every tool's arguments: unknown keys are refused, so a misspelt argument is
+    reported to the model instead of silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class Tool(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> ToolSpec:
+        """What the model sees: name, description, JSON schema of the arguments."""
+        ...
+
+    @property
+    def writes(self) -> bool:
+        """Whether it changes what is stored (off-the-record turns are not offered these)."""
+        ...
+
+    async def call(self, arguments: str, context: ToolContext) -> str:
+        """Runs with the model's raw JSON ``arguments``. Raises ``ToolError`` (bad arguments
+        included) for anything the model should be told."""
+        ...
+
+
+A = TypeVar("A", bound=Arguments)
+
+
+class TypedTool(Generic[A]):
+    """A tool whose arguments are a pydantic model: subclasses set ``name``, ``description``,
+    ``arguments``, ``writes`` and implement ``run``."""
+
+    name: str
+    description: str
+    arguments: type[A]
+    writes: bool = False
+
+    @property
+    def spec(self) -> ToolSpec:
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            if isinstance(prop, dict):
+                prop.pop("title", None)
+        return ToolSpec(self.name, self.description, schema)
+
+    async def call(self, arguments: str, context: ToolContext) -> str:
+        try:
+            args = self.arguments.model_validate_json(arguments or "{}")
+        except ValidationError as exc:
+            raise ToolError(_argument_problems(exc)) from None
+        return await self.run(args, context)
+
+    async def run(self, args: A, context: ToolContext) -> str:
+        raise NotImplementedError
+
+
+def _argument_problems(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        message = "unknown argument" if error["type"] == "extra_forbidden" else error["msg"]
+        problems.append(f"{where}: {message}")
+    return "invalid arguments: " + "; ".join(problems)
+
+
+class ToolRegistry:
+    """The tools on offer, in one place. ``run`` executes one step's calls concurrently, each
+    under ``timeout_seconds``, and returns one result per call in the calls' order."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        timeout_seconds: float = 20.0,
+        result_max_chars: int = 4000,
+    ) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+        if len(self._tools) != len(tools):
+            raise ValueError("two tools share a name")
+        self._timeout = timeout_seconds
+        self._max_chars = result_max_chars
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def specs(self, *, writes: bool = True) -> tuple[ToolSpec, ...]:
+        """The schemas the model is offered; without the tools that write when ``writes`` is
+        false (off the record)."""
+        return tuple(tool.spec for tool in self._tools.values() if writes or not tool.writes)
+
+    async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> tuple[ToolResult, ...]:
+        """One result per call; never raises but on cancellation."""
+        results = await asyncio.gather(*(self._run_one(call, context) for call in calls))
+        return tuple(results)
+
+    async def _run_one(self, call: ToolCall, context: ToolContext) -> ToolResult:
+        tool = self._tools.get(call.name)
+        bound = structlog.contextvars.bound_contextvars(tool=call.name)
+        with bound:
+            if tool is None:
+                known = ", ".join(sorted(self._tools))
+                return self._error(call, f"there is no tool {call.name!r}; tools: {known}")
+            if tool.writes and context.off_the_record:
+                return self._error(
+                    call, "not available off the record: nothing may be stored right now"
+                )
+            try:
+                async with asyncio.timeout(self._timeout):
+                    text = await tool.call(call.arguments, context)
+            except ToolError as exc:
+                log.info("tool.refused", reason=str(exc)[:200])
+                return self._error(call, str(exc))
+            except TimeoutError:
+                log.warning("tool.timeout", seconds=self._timeout)
+                return self._error(call, f"the tool did not finish within {self._timeout:g}s")
+            except Exception as exc:  # per-call boundary: the model hears of it, the turn goes on
+                log.exception("tool.crashed")
+                return self._error(call, f"the tool failed ({type(exc).__name__})")
+            log.info("tool.called")
+            return ToolResult(call.id, call.name, self._cut(text))
+
+    def _error(self, call: ToolCall, text: str) -> ToolResult:
+        return ToolResult(call.id, call.name, "error: " + self._cut(text), is_error=True)
+
+    def _cut(self, text: str) -> str:
+        if len(text) <= self._max_chars:
+            return text
+        note = TRUNCATED.format(limit=self._max_chars)
+        return text[: self._max_chars - len(note)] + note
+
+
+def as_json(value: object) -> str:
+    """A tool result for the model: compact JSON, non-ASCII kept readable."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

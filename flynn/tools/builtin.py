@@ -1,0 +1,56 @@
+"""The built-in tools, registered in one place (their names are a contract, DESIGN.md 13)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flynn.memory.recall import Recall
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.store import History
+from flynn.schedule.jobs import Schedule
+from flynn.tools.base import Tool, ToolRegistry
+from flynn.tools.memory import MemorySearch, Remember, SessionSearch
+from flynn.tools.reminders import ReminderCancel, ReminderList, ReminderSet, Route
+from flynn.tools.scratch import ScratchRead, ScratchWrite
+from flynn.tools.tasks import TaskAdd, TaskDone, TaskList
+
+BUILTIN_NAMES = (
+    "remember",
+    "memory_search",
+    "session_search",
+    "reminder_set",
+    "reminder_list",
+    "reminder_cancel",
+    "task_add",
+    "task_list",
+    "task_done",
+    "scratch_read",
+    "scratch_write",
+)
+
+
+def builtin_tools(
+    *,
+    reconciler: RuleReconciler,
+    recall: Recall,
+    history: History,
+    schedule: Schedule,
+    route: Route,
+    on_schedule_change: Callable[[], None],
+    timeout_seconds: float = 20.0,
+    result_max_chars: int = 4000,
+) -> ToolRegistry:
+    tools: list[Tool] = [
+        Remember(reconciler),
+        MemorySearch(recall),
+        SessionSearch(history),
+        ReminderSet(schedule, route, on_schedule_change),
+        ReminderList(schedule),
+        ReminderCancel(schedule, on_schedule_change),
+        TaskAdd(),
+        TaskList(),
+        TaskDone(),
+        ScratchRead(),
+        ScratchWrite(),
+    ]
+    return ToolRegistry(tools, timeout_seconds=timeout_seconds, result_max_chars=result_max_chars)

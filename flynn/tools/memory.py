@@ -1,0 +1,136 @@
+"""Memory through tools: ``remember`` (a fact the person asked to keep, reconciled like any
+other, source ``tool``), ``memory_search`` (recall for a query of the model's choosing) and
+``session_search`` (past messages grouped by day)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from flynn.memory.extraction import ProposedFact
+from flynn.memory.recall import Recall
+from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.session_search import render_results, search_sessions
+from flynn.memory.store import History
+from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
+
+SEARCH_BUDGET_TOKENS = 1200
+SESSION_SEARCH_LIMIT = 10
+
+# Credentials are never stored as facts: the model is told so, and tells the person.
+_CREDENTIAL = re.compile(
+    r"\b(pass(?:word|phrase|code)|pin(?:\s*code)?|api[\s_-]?key|secret|token|private[\s_-]?key"
+    r"|credit[\s_-]?card|cvv|iban|seed[\s_-]?phrase)\b"
+    r"|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{12,}"
+    r"|\bAKIA[0-9A-Z]{16}\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_credential(*texts: str) -> bool:
+    return any(_CREDENTIAL.search(text) for text in texts)
+
+
+class RememberArguments(Arguments):
+    text: str = Field(
+        min_length=1,
+        max_length=500,
+        description="What to remember about the person, as a short statement in third person "
+        "('prefers window seats').",
+    )
+    field: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="For a single-valued profile field (name, location, employer, timezone, "
+        "birthday...): its snake_case name; the text is then its value.",
+    )
+
+
+class Remember(TypedTool[RememberArguments]):
+    name = "remember"
+    description = (
+        "Keep a fact the person asked you to remember (only what they said about themselves; "
+        "never passwords, keys or other credentials). A newer value replaces an older one."
+    )
+    arguments = RememberArguments
+    writes = True
+
+    def __init__(self, reconciler: RuleReconciler) -> None:
+        self._reconciler = reconciler
+
+    async def run(self, args: RememberArguments, context: ToolContext) -> str:
+        if looks_like_credential(args.text, args.field or ""):
+            raise ToolError(
+                "credentials are never stored in memory; tell the person to keep it in a "
+                "password manager instead"
+            )
+        proposed = ProposedFact(
+            kind="profile" if args.field else "observation",
+            field=args.field,
+            value=" ".join(args.text.split()),
+            confidence=0.95,
+            target="profile",
+        )
+        outcome = self._reconciler.apply(
+            f"{context.namespace}/profile",
+            proposed,
+            source="tool",
+            now=context.now,
+            session=str(context.session),
+            channel=context.session.channel,
+        )
+        what = f"{args.field} = {proposed.value}" if args.field else proposed.value
+        if outcome.action == "noop":
+            return f"Already remembered: {what}"
+        if outcome.action == "update":
+            return f"Updated: {what}"
+        return f"Remembered: {what}"
+
+
+class SearchArguments(Arguments):
+    query: str = Field(min_length=1, max_length=500, description="What to look for, in words.")
+
+
+class MemorySearch(TypedTool[SearchArguments]):
+    name = "memory_search"
+    description = (
+        "Search what you remember about the person: stated facts, past conversations, the "
+        "knowledge graph. Use it when the memory already in the prompt does not answer."
+    )
+    arguments = SearchArguments
+
+    def __init__(self, recall: Recall) -> None:
+        self._recall = recall
+
+    async def run(self, args: SearchArguments, context: ToolContext) -> str:
+        recalled = self._recall.recall(
+            context.namespace, args.query, now=context.now, budget_tokens=SEARCH_BUDGET_TOKENS
+        )
+        if recalled.is_empty:
+            return f"Nothing in memory matches “{args.query}”."
+        parts = []
+        for block in recalled.blocks:
+            parts.append(f"[{block.title} (trust: {block.trust})]")
+            parts.extend(block.lines)
+        return "\n".join(parts)
+
+
+class SessionSearch(TypedTool[SearchArguments]):
+    name = "session_search"
+    description = "Find past messages with the person by words, grouped by day with their times."
+    arguments = SearchArguments
+
+    def __init__(self, history: History) -> None:
+        self._history = history
+
+    async def run(self, args: SearchArguments, context: ToolContext) -> str:
+        days = search_sessions(
+            self._history,
+            context.namespace,
+            args.query,
+            limit=SESSION_SEARCH_LIMIT,
+            timezone=context.timezone,
+        )
+        return render_results(days, args.query)

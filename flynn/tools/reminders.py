@@ -1,0 +1,197 @@
+"""Reminders on the durable schedule: ``reminder_set``, ``reminder_list``, ``reminder_cancel``.
+
+Times are the person's: ``at`` without an offset, and ``repeat`` (a cron expression), are read in
+their timezone. Where a reminder goes is decided by ``route`` (the chat it was set in, or the
+person's ``notify`` channel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, time, timedelta
+
+from pydantic import Field, model_validator
+
+from flynn.schedule.jobs import Job, Schedule, Target
+from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
+
+Route = Callable[[ToolContext], Target | None]
+"""Where a reminder set in this context is delivered; None when nowhere can reach the person."""
+
+MAX_REMINDERS = 200
+MAX_DELAY_SECONDS = 10 * 366 * 24 * 3600
+
+
+def render_job(job: Job, context: ToolContext) -> str:
+    """One line a person reads: number, text, when (in their time), how often."""
+    when = "no further time" if job.next_at is None else local_time(job.next_at, context)
+    repeat = f", repeats {job.repeat}" if job.repeat else ""
+    return f"{job.id}. {job.text} ({when}{repeat})"
+
+
+def local_time(moment: datetime, context: ToolContext) -> str:
+    local = moment.astimezone(context.timezone)
+    today = context.now.astimezone(context.timezone).date()
+    if local.date() == today:
+        day = "today"
+    elif local.date() == today + timedelta(days=1):
+        day = "tomorrow"
+    else:
+        day = f"{local:%a %d %b %Y}"
+    return f"{day} at {local:%H:%M}" + (f":{local:%S}" if local.second else "")
+
+
+def parse_at(text: str, context: ToolContext) -> datetime:
+    """An ISO-8601 date-time (without an offset: in the person's time), or a clock time
+    ``HH:MM`` (its next occurrence). ``ToolError`` otherwise."""
+    text = text.strip()
+    try:
+        clock = time.fromisoformat(text)
+    except ValueError:
+        clock = None
+    if clock is not None and len(text) <= 8:
+        local_now = context.now.astimezone(context.timezone)
+        when = datetime.combine(local_now.date(), clock.replace(tzinfo=None))
+        when = when.replace(tzinfo=context.timezone)
+        if when <= local_now:
+            when = datetime.combine(local_now.date() + timedelta(days=1), clock)
+            when = when.replace(tzinfo=context.timezone)
+        return when
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ToolError(
+            f"could not read the time {text!r}: give an ISO date-time such as "
+            "2026-05-09T18:30 (the person's local time) or a clock time such as 18:30"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=context.timezone)
+    return when
+
+
+class ReminderSetArguments(Arguments):
+    text: str = Field(min_length=1, max_length=1000, description="What to remind the person of.")
+    at: str | None = Field(
+        default=None,
+        description=(
+            "When: an ISO-8601 date-time in the person's local time (2026-05-09T18:30), or a "
+            "clock time (18:30, its next occurrence)."
+        ),
+    )
+    in_seconds: int | None = Field(
+        default=None, ge=1, le=MAX_DELAY_SECONDS, description="Or: how many seconds from now."
+    )
+    repeat: str | None = Field(
+        default=None,
+        max_length=100,
+        description=(
+            "To repeat: a cron expression in the person's time ('0 8 * * 1-5' is 08:00 on "
+            "weekdays), or @daily, @weekly, @monthly. Leave out for a one-off reminder."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _one_time(self) -> ReminderSetArguments:
+        if self.at is not None and self.in_seconds is not None:
+            raise ValueError("give either at or in_seconds, not both")
+        if self.at is None and self.in_seconds is None and self.repeat is None:
+            raise ValueError("say when: at, in_seconds, or repeat")
+        return self
+
+
+class ReminderSet(TypedTool[ReminderSetArguments]):
+    name = "reminder_set"
+    description = (
+        "Schedule a reminder for the person: once (at a time, or in some seconds) or repeating "
+        "(a cron expression). Flynn sends it to them when it is due, even if they are not "
+        "chatting then. Returns the reminder's number and when it fires."
+    )
+    arguments = ReminderSetArguments
+    writes = True
+
+    def __init__(self, schedule: Schedule, route: Route, on_change: Callable[[], None]) -> None:
+        self._schedule = schedule
+        self._route = route
+        self._on_change = on_change
+
+    async def run(self, args: ReminderSetArguments, context: ToolContext) -> str:
+        target = self._route(context)
+        if target is None:
+            raise ToolError(
+                "this chat cannot receive messages later; set a notify channel for the person "
+                "in the configuration (users: NAME: notify: telegram), or set the reminder from "
+                "Telegram, Discord or the web chat"
+            )
+        if len(self._schedule.jobs(context.namespace, kind="reminder")) >= MAX_REMINDERS:
+            raise ToolError(f"the person already has {MAX_REMINDERS} reminders")
+        if args.in_seconds is not None:
+            at = context.now + timedelta(seconds=args.in_seconds)
+        elif args.at is not None:
+            at = parse_at(args.at, context)
+            if at < context.now - timedelta(seconds=60) and args.repeat is None:
+                raise ToolError(
+                    f"{args.at} is in the past (it is {local_time(context.now, context)})"
+                )
+        else:
+            at = context.now
+        try:
+            job = self._schedule.add(
+                namespace=context.namespace,
+                kind="reminder",
+                text=" ".join(args.text.split()),
+                at=at,
+                repeat=args.repeat,
+                timezone=context.timezone_name,
+                target=target,
+                now=context.now,
+            )
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        self._on_change()
+        return "Reminder set: " + render_job(job, context)
+
+
+class ReminderListArguments(Arguments):
+    pass
+
+
+class ReminderList(TypedTool[ReminderListArguments]):
+    name = "reminder_list"
+    description = "List the person's pending reminders with their numbers and next times."
+    arguments = ReminderListArguments
+
+    def __init__(self, schedule: Schedule) -> None:
+        self._schedule = schedule
+
+    async def run(self, args: ReminderListArguments, context: ToolContext) -> str:
+        jobs = self._schedule.jobs(context.namespace, kind="reminder")
+        if not jobs:
+            return "No reminders are set."
+        return "\n".join(render_job(job, context) for job in jobs)
+
+
+class ReminderCancelArguments(Arguments):
+    id: int = Field(ge=1, description="The reminder's number, as reminder_list shows it.")
+
+
+class ReminderCancel(TypedTool[ReminderCancelArguments]):
+    name = "reminder_cancel"
+    description = "Cancel one of the person's reminders, by its number."
+    arguments = ReminderCancelArguments
+    writes = True
+
+    def __init__(self, schedule: Schedule, on_change: Callable[[], None]) -> None:
+        self._schedule = schedule
+        self._on_change = on_change
+
+    async def run(self, args: ReminderCancelArguments, context: ToolContext) -> str:
+        reminders = {job.id for job in self._schedule.jobs(context.namespace, kind="reminder")}
+        job = (
+            self._schedule.cancel(context.namespace, args.id, now=context.now)
+            if args.id in reminders
+            else None
+        )
+        if job is None:
+            raise ToolError(f"there is no reminder {args.id}; reminder_list shows the numbers")
+        self._on_change()
+        return f"Cancelled reminder {job.id}: {job.text}"

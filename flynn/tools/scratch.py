@@ -1,0 +1,56 @@
+"""The person's scratchpad, ``SCRATCH.md`` in their folder: notes for work in progress that the
+model reads and rewrites (``scratch_read``, ``scratch_write``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
+from flynn.tools.person_files import SCRATCH_FILE, read_text, write_text
+
+MAX_SCRATCH_CHARS = 20_000
+
+
+class ScratchReadArguments(Arguments):
+    pass
+
+
+class ScratchRead(TypedTool[ScratchReadArguments]):
+    name = "scratch_read"
+    description = "Read the person's scratchpad (notes for work in progress)."
+    arguments = ScratchReadArguments
+
+    async def run(self, args: ScratchReadArguments, context: ToolContext) -> str:
+        text = read_text(context.person_dir / SCRATCH_FILE).strip()
+        return text or "The scratchpad is empty."
+
+
+class ScratchWriteArguments(Arguments):
+    text: str = Field(max_length=MAX_SCRATCH_CHARS, description="What to write.")
+    append: bool = Field(
+        default=False, description="Add to the end instead of replacing the whole pad."
+    )
+
+
+class ScratchWrite(TypedTool[ScratchWriteArguments]):
+    name = "scratch_write"
+    description = (
+        "Write the person's scratchpad: replace it, or append to it. Use it for notes that "
+        "should survive this conversation, such as a plan or a draft."
+    )
+    arguments = ScratchWriteArguments
+    writes = True
+
+    async def run(self, args: ScratchWriteArguments, context: ToolContext) -> str:
+        path = context.person_dir / SCRATCH_FILE
+        text = args.text
+        if args.append:
+            old = read_text(path).rstrip("\n")
+            text = f"{old}\n{text}" if old else text
+        if len(text) > MAX_SCRATCH_CHARS:
+            raise ToolError(
+                f"the scratchpad would hold {len(text)} characters; the limit is "
+                f"{MAX_SCRATCH_CHARS}: replace it with a shorter version"
+            )
+        write_text(path, text.rstrip("\n") + "\n")
+        return f"Scratchpad saved ({len(text)} characters)."
