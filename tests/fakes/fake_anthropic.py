@@ -5,6 +5,7 @@ Point the SDK at ``server.base_url`` (the host root; the SDK adds ``/v1/messages
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .http_server import (
@@ -18,7 +19,7 @@ from .http_server import (
     json_response,
     sse_frame,
 )
-from .script import Fail, Malformed, Reply
+from .script import Fail, Malformed, Reply, ToolUse
 
 _ERROR_TYPES = {
     "rate_limited": "rate_limit_error",
@@ -59,6 +60,11 @@ class FakeAnthropic(FakeModelServer):
         model = str(request.json.get("model", "claude-fake"))
         if request.json.get("stream") is True:
             return _stream(step, model)
+        content: list[dict[str, Any]] = []
+        if _has_text_block(step):
+            content.append({"type": "text", "text": step.text})
+        for position, call in enumerate(step.tool_calls):
+            content.append(_tool_use_block(call, position, _input_of(call)))
         return json_response(
             200,
             {
@@ -66,8 +72,8 @@ class FakeAnthropic(FakeModelServer):
                 "type": "message",
                 "role": "assistant",
                 "model": model,
-                "content": [{"type": "text", "text": step.text}],
-                "stop_reason": "end_turn",
+                "content": content,
+                "stop_reason": _stop_reason(step),
                 "stop_sequence": None,
                 "usage": {
                     "input_tokens": step.input_tokens,
@@ -75,6 +81,35 @@ class FakeAnthropic(FakeModelServer):
                 },
             },
         )
+
+
+def _has_text_block(reply: Reply) -> bool:
+    # The API sends no text block before tool calls when the model wrote nothing.
+    return bool(reply.text) or not reply.tool_calls
+
+
+def _stop_reason(reply: Reply) -> str:
+    return "tool_use" if reply.tool_calls else "end_turn"
+
+
+def _tool_use_block(call: ToolUse, position: int, tool_input: object) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": call.call_id("toolu_fake_", position),
+        "name": call.name,
+        "input": tool_input,
+    }
+
+
+def _input_of(call: ToolUse) -> object:
+    """The call's input as the API sends it; string arguments that are not JSON are sent as the
+    bare string, which no real server would do."""
+    if not isinstance(call.arguments, str):
+        return call.arguments
+    try:
+        return json.loads(call.arguments)
+    except ValueError:
+        return call.arguments
 
 
 def _text_of(content: Any) -> str:
@@ -114,42 +149,28 @@ def _stream(reply: Reply, model: str) -> EventStream:
             },
             "message_start",
         ),
-        sse_frame(
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-            "content_block_start",
-        ),
         sse_frame({"type": "ping"}, "ping"),
     ]
-    for number, delta in enumerate(reply.deltas(), start=1):
-        frames.append(
-            sse_frame(
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": delta},
-                },
-                "content_block_delta",
-            )
-        )
-        if number == reply.drop_after:
+    pieces = 0
+    for frame, is_piece in _content_frames(reply):
+        frames.append(frame)
+        if not is_piece:
+            continue
+        pieces += 1
+        if pieces == reply.drop_after:
             frames.append(DropConnection())
             return EventStream(tuple(frames))
-        if number == reply.error_after:
+        if pieces == reply.error_after:
             error = {"type": _ERROR_TYPES[reply.error], "message": f"{reply.error} mid-stream"}
             frames.append(sse_frame({"type": "error", "error": error}, "error"))
             return EventStream(tuple(frames))
-        if number == 1 and reply.hold is not None:
+        if pieces == 1 and reply.hold is not None:
             frames.append(WaitFor(reply.hold))
     frames += [
-        sse_frame({"type": "content_block_stop", "index": 0}, "content_block_stop"),
         sse_frame(
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
                 "usage": {"output_tokens": reply.completion_tokens()},
             },
             "message_delta",
@@ -157,3 +178,37 @@ def _stream(reply: Reply, model: str) -> EventStream:
         sse_frame({"type": "message_stop"}, "message_stop"),
     ]
     return EventStream(tuple(frames))
+
+
+def _content_frames(reply: Reply) -> list[tuple[bytes, bool]]:
+    """Each content block's start, deltas and stop; True marks a delta (text or tool input)."""
+    frames: list[tuple[bytes, bool]] = []
+    index = 0
+    if _has_text_block(reply):
+        frames.append((_block_start(index, {"type": "text", "text": ""}), False))
+        for delta in reply.deltas():
+            frames.append((_block_delta(index, {"type": "text_delta", "text": delta}), True))
+        frames.append((_block_stop(index), False))
+        index += 1
+    for position, call in enumerate(reply.tool_calls):
+        frames.append((_block_start(index, _tool_use_block(call, position, {})), False))
+        for piece in call.pieces(reply.chunks):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            frames.append((_block_delta(index, delta), True))
+        frames.append((_block_stop(index), False))
+        index += 1
+    return frames
+
+
+def _block_start(index: int, block: dict[str, Any]) -> bytes:
+    event = {"type": "content_block_start", "index": index, "content_block": block}
+    return sse_frame(event, "content_block_start")
+
+
+def _block_delta(index: int, delta: dict[str, str]) -> bytes:
+    event = {"type": "content_block_delta", "index": index, "delta": delta}
+    return sse_frame(event, "content_block_delta")
+
+
+def _block_stop(index: int) -> bytes:
+    return sse_frame({"type": "content_block_stop", "index": index}, "content_block_stop")

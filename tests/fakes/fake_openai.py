@@ -18,7 +18,7 @@ from .http_server import (
     json_response,
     sse_frame,
 )
-from .script import Fail, Malformed, Reply
+from .script import Fail, Malformed, Reply, ToolUse
 
 # kind -> (error type, error code); the codes are the ones api.openai.com sends.
 _ERRORS: dict[str, tuple[str, str | None]] = {
@@ -71,13 +71,38 @@ class FakeOpenAI(FakeModelServer):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": step.text},
-                        "finish_reason": "stop",
+                        "message": _message(step),
+                        "finish_reason": _finish_reason(step),
                     }
                 ],
                 "usage": _usage(step),
             },
         )
+
+
+def _message(reply: Reply) -> dict[str, Any]:
+    if not reply.tool_calls:
+        return {"role": "assistant", "content": reply.text}
+    return {
+        "role": "assistant",
+        "content": reply.text or None,
+        "tool_calls": [
+            {
+                "id": _call_id(call, position),
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments_json()},
+            }
+            for position, call in enumerate(reply.tool_calls)
+        ],
+    }
+
+
+def _finish_reason(reply: Reply) -> str:
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def _call_id(call: ToolUse, position: int) -> str:
+    return call.call_id("call_fake_", position)
 
 
 def _text_of(content: Any) -> str:
@@ -113,7 +138,7 @@ def _error(fail: Fail) -> HttpResponse:
     return json_response(status, body, headers)
 
 
-def _chunk(model: str, delta: dict[str, str], finish_reason: str | None = None) -> bytes:
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
     return sse_frame(
         {
             "id": "chatcmpl-fake",
@@ -129,19 +154,23 @@ def _stream(reply: Reply, model: str, *, with_usage: bool) -> EventStream:
     frames: list[bytes | WaitFor | DropConnection] = [
         _chunk(model, {"role": "assistant", "content": ""})
     ]
-    for number, delta in enumerate(reply.deltas(), start=1):
-        frames.append(_chunk(model, {"content": delta}))
-        if number == reply.drop_after:
+    pieces = 0
+    for frame, is_piece in _delta_frames(reply, model):
+        frames.append(frame)
+        if not is_piece:
+            continue
+        pieces += 1
+        if pieces == reply.drop_after:
             frames.append(DropConnection())
             return EventStream(tuple(frames))
-        if number == reply.error_after:
+        if pieces == reply.error_after:
             error_type, code = _ERRORS[reply.error]
             error = {"message": f"{reply.error} mid-stream", "type": error_type, "code": code}
             frames.append(sse_frame({"error": error}))
             return EventStream(tuple(frames))
-        if number == 1 and reply.hold is not None:
+        if pieces == 1 and reply.hold is not None:
             frames.append(WaitFor(reply.hold))
-    frames.append(_chunk(model, {}, "stop"))
+    frames.append(_chunk(model, {}, _finish_reason(reply)))
     if with_usage:
         frames.append(
             sse_frame(
@@ -157,3 +186,21 @@ def _stream(reply: Reply, model: str, *, with_usage: bool) -> EventStream:
         )
     frames.append(sse_frame("[DONE]"))
     return EventStream(tuple(frames))
+
+
+def _delta_frames(reply: Reply, model: str) -> list[tuple[bytes, bool]]:
+    """Text deltas, then each tool call: its id and name first, then its arguments in pieces.
+    True marks a delta (text or arguments)."""
+    frames = [(_chunk(model, {"content": delta}), True) for delta in reply.deltas()]
+    for position, call in enumerate(reply.tool_calls):
+        opening = {
+            "index": position,
+            "id": _call_id(call, position),
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        frames.append((_chunk(model, {"tool_calls": [opening]}), False))
+        for piece in call.pieces(reply.chunks):
+            more = {"index": position, "function": {"arguments": piece}}
+            frames.append((_chunk(model, {"tool_calls": [more]}), True))
+    return frames

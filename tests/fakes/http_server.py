@@ -11,12 +11,20 @@ import json
 from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from .script import Fail, Hang, Malformed, Reply, Step
+
+ToolSupport = Literal["supported", "refused", "ignored"]
+"""What a fake server does with the ``tools`` of a request: lets the script call them, refuses
+every request that carries them (400, like Ollama or llama.cpp for a model without tool support),
+or ignores them (scripted tool calls are dropped, as from a server that never showed the model
+its tools)."""
+
+TOOLS_REFUSAL = "registry.ollama.ai/library/gemma:2b does not support tools"
 
 
 @dataclass(frozen=True)
@@ -88,9 +96,18 @@ class FakeModelServer:
     vendor = "fake"
     api_path = "/"
 
-    def __init__(self, *, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        tools: ToolSupport = "supported",
+        tools_refusal: str = TOOLS_REFUSAL,
+    ) -> None:
         self.api_key = api_key
         """When set, requests that do not carry this key are answered 401."""
+        self.tools = tools
+        self.tools_refusal = tools_refusal
+        """The message of the 400 answer when ``tools`` is ``"refused"``."""
         self.requests: list[RecordedRequest] = []
         self.responder: Callable[[RecordedRequest], Step] | None = None
         """What to do when the queue is empty; the default echoes the last user message."""
@@ -191,9 +208,15 @@ class FakeModelServer:
             return json_response(404, {"error": {"message": f"no route {request.path}"}})
         if not self.is_authorized(request):
             return self.render(Fail.unauthorized(), request)
+        offered_tools = isinstance(request.body, dict) and bool(request.body.get("tools"))
+        if self.tools == "refused" and offered_tools:
+            # Refused before the script is consulted: the queued step answers the retry.
+            return self.render(Fail.bad_request(self.tools_refusal), request)
         step = self._next_step(request)
         if isinstance(step, Hang):
             return step
+        if self.tools == "ignored" and isinstance(step, Reply):
+            step = replace(step, tool_calls=())
         return self.render(step, request)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

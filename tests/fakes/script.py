@@ -5,8 +5,9 @@ vendor-neutral; each fake renders them in its own wire format, so one test can r
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 FailKind = Literal[
     "rate_limited",
@@ -21,10 +22,38 @@ FailKind = Literal[
 
 
 @dataclass(frozen=True)
+class ToolUse:
+    """A tool call in a reply. ``arguments`` as a string is sent as is (to send invalid JSON);
+    without an ``id`` the fake makes one up from the call's place in the reply."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    id: str | None = None
+
+    def arguments_json(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments)
+
+    def pieces(self, count: int) -> list[str]:
+        """The arguments' JSON cut into ``count`` pieces (fewer if it is shorter), as streamed."""
+        return _split(self.arguments_json(), count)
+
+    def call_id(self, prefix: str, position: int) -> str:
+        return self.id if self.id is not None else f"{prefix}{position}"
+
+
+@dataclass(frozen=True)
 class Reply:
-    """A successful answer; streamed in ``chunks`` deltas when the request asked to stream."""
+    """A successful answer; streamed in ``chunks`` deltas when the request asked to stream.
+
+    ``tool_calls`` follow the text (which may be empty), each streamed in ``chunks`` pieces of
+    its arguments; ``drop_after``, ``hold`` and ``error_after`` count text deltas and tool-call
+    pieces alike.
+    """
 
     text: str = "ok"
+    tool_calls: tuple[ToolUse, ...] = ()
     chunks: int = 3
     input_tokens: int = 11
     output_tokens: int | None = None
@@ -40,16 +69,21 @@ class Reply:
     error: FailKind = "overloaded"
 
     def deltas(self) -> list[str]:
-        if not self.text:
-            return []
-        count = max(1, min(self.chunks, len(self.text)))
-        size = -(-len(self.text) // count)
-        return [self.text[i : i + size] for i in range(0, len(self.text), size)]
+        return _split(self.text, self.chunks)
 
     def completion_tokens(self) -> int:
         if self.output_tokens is not None:
             return self.output_tokens
-        return max(1, (len(self.text) + 3) // 4)
+        written = self.text + "".join(call.arguments_json() for call in self.tool_calls)
+        return max(1, (len(written) + 3) // 4)
+
+
+def _split(text: str, chunks: int) -> list[str]:
+    if not text:
+        return []
+    count = max(1, min(chunks, len(text)))
+    size = -(-len(text) // count)
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 @dataclass(frozen=True)
