@@ -1,11 +1,14 @@
-"""The Anthropic Messages API as a ``Provider``; SDK errors become ``flynn.errors`` here.
+"""The Anthropic Messages API as a ``Provider``; SDK errors become ``flynn.errors`` here, and tool
+calls travel as ``tool_use`` / ``tool_result`` content blocks.
 
 The SDK's own retries are off (``max_retries=0``): ``RetryingProvider`` decides, by error type.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -14,11 +17,17 @@ import anthropic
 
 # httpx2 is the SDK's HTTP library; its errors escape the SDK while a stream body is being read.
 import httpx2
+import structlog
 from anthropic.types import (
     AssistantMessageParam,
     Message,
     MessageParam,
     TextBlock,
+    TextBlockParam,
+    ToolParam,
+    ToolResultBlockParam,
+    ToolUseBlock,
+    ToolUseBlockParam,
     UserMessageParam,
 )
 from anthropic.types import Usage as AnthropicUsage
@@ -33,9 +42,25 @@ from flynn.errors import (
     RateLimited,
     Unavailable,
 )
-from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    StreamEvent,
+    ToolCall,
+    Usage,
+)
 from flynn.providers.defaults import DEFAULT_ANTHROPIC_BASE_URL
-from flynn.providers.http_errors import retry_after_seconds, safe_message, utc_now
+from flynn.providers.http_errors import (
+    ToolsRefused,
+    plain_text_of,
+    retry_after_seconds,
+    safe_message,
+    says_tools_unsupported,
+    utc_now,
+)
+
+_log = structlog.get_logger(__name__)
 
 # What the SDK raises about a call: its own errors, transport errors while streaming, and
 # ValueError (json.JSONDecodeError) for a body that is not JSON.
@@ -62,6 +87,8 @@ class AnthropicProvider:
         # Kept only to scrub it from error text, should a server ever echo it back.
         self._api_key = api_key
         self._closed = False
+        # False once the model refused tools: later calls go without them (see ``chat``).
+        self._tools_supported = True
         # An explicit base_url keeps the SDK from reading ANTHROPIC_BASE_URL behind the config.
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
@@ -75,44 +102,80 @@ class AnthropicProvider:
         return f"anthropic:{self._model}"
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        """The whole reply. Raises ``ProviderError`` subclasses only."""
+        """The whole reply. Raises ``ProviderError`` subclasses only.
+
+        A model that refuses tools is asked again at once without them, and not offered them again.
+        """
+        offer_tools = self._offers_tools(request)
+        try:
+            return await self._chat(request, offer_tools=offer_tools)
+        except ToolsRefused as exc:
+            self._stop_offering_tools(exc)
+        return await self._chat(request, offer_tools=False)
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Text deltas, then the ``ChatResponse`` with any tool calls. Raises ``ProviderError``
+        subclasses only; a refusal of tools (it comes before any delta) is handled as in ``chat``.
+        """
+        offer_tools = self._offers_tools(request)
+        started = False
+        try:
+            async with aclosing(self._stream(request, offer_tools=offer_tools)) as events:
+                async for event in events:
+                    started = True
+                    yield event
+            return
+        except ToolsRefused as exc:
+            if started:
+                raise
+            self._stop_offering_tools(exc)
+        async with aclosing(self._stream(request, offer_tools=False)) as events:
+            async for event in events:
+                yield event
+
+    async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         try:
             message: object = await self._client.messages.create(
                 model=self._model,
                 max_tokens=request.max_tokens or self._max_output_tokens,
-                messages=_messages(request),
+                messages=_messages(request, native_tools=offer_tools),
                 system=_system(request),
+                tools=_tools(request) if offer_tools else anthropic.omit,
             )
         except _SDK_ERRORS as exc:
-            raise self._map_error(exc) from exc
+            raise self._map_error(exc, offered_tools=offer_tools) from exc
         if not isinstance(message, Message):
             raise MalformedResponse(
                 f"{self.name}: the response is not a message", provider=self.name
             )
-        text = self._text_of(message)
         return ChatResponse(
-            text=text,
+            text=self._text_of(message),
             usage=self._usage_of(message),
             model=self._model_of(message),
             provider="anthropic",
+            tool_calls=self._tool_calls_of(message),
         )
 
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Text deltas, then the ``ChatResponse``. Raises ``ProviderError`` subclasses only."""
+    async def _stream(
+        self, request: ChatRequest, *, offer_tools: bool
+    ) -> AsyncGenerator[StreamEvent, None]:
         pieces: list[str] = []
         try:
             async with self._client.messages.stream(
                 model=self._model,
                 max_tokens=request.max_tokens or self._max_output_tokens,
-                messages=_messages(request),
+                messages=_messages(request, native_tools=offer_tools),
                 system=_system(request),
+                tools=_tools(request) if offer_tools else anthropic.omit,
             ) as events:
                 async for delta in events.text_stream:
                     pieces.append(delta)
                     yield delta
+                # Tool input arrives as ``input_json_delta`` pieces; the SDK joins and parses them
+                # (a piece that is not JSON raises ValueError, mapped to MalformedResponse).
                 final: object = await events.get_final_message()
         except _SDK_ERRORS as exc:
-            raise self._map_error(exc) from exc
+            raise self._map_error(exc, offered_tools=offer_tools) from exc
         except AssertionError as exc:
             # The SDK asserts when the stream ended before its ``message_start`` event.
             raise MalformedResponse(
@@ -125,7 +188,16 @@ class AnthropicProvider:
             usage=self._usage_of(final),
             model=self._model_of(final),
             provider="anthropic",
+            tool_calls=self._tool_calls_of(final),
         )
+
+    def _offers_tools(self, request: ChatRequest) -> bool:
+        return bool(request.tools) and self._tools_supported
+
+    def _stop_offering_tools(self, refusal: ToolsRefused) -> None:
+        if self._tools_supported:
+            self._tools_supported = False
+            _log.warning("provider.tools_unsupported", provider=self.name, error=str(refusal))
 
     async def aclose(self) -> None:
         if not self._closed:
@@ -151,6 +223,20 @@ class AnthropicProvider:
             raise MalformedResponse(f"{self.name}: the message has no content", provider=self.name)
         return "".join(block.text for block in content if isinstance(block, TextBlock))
 
+    def _tool_calls_of(self, message: Message) -> tuple[ToolCall, ...]:
+        calls: list[ToolCall] = []
+        for block in message.content:
+            if not isinstance(block, ToolUseBlock):
+                continue
+            arguments: object = block.input
+            if not isinstance(arguments, dict):
+                # The API promises an object; anything else is a server we cannot read.
+                raise MalformedResponse(
+                    f"{self.name}: tool call {block.name!r} has no input object", provider=self.name
+                )
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(arguments)))
+        return tuple(calls)
+
     def _usage_of(self, message: Message) -> Usage:
         usage: object = message.usage
         if not isinstance(usage, AnthropicUsage):
@@ -169,7 +255,7 @@ class AnthropicProvider:
 
     # -- errors -------------------------------------------------------------------------------
 
-    def _map_error(self, exc: Exception) -> ProviderError:
+    def _map_error(self, exc: Exception, *, offered_tools: bool) -> ProviderError:
         name = self.name
         if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
             return ProviderTimeout(
@@ -178,14 +264,16 @@ class AnthropicProvider:
         if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
             return Unavailable(f"{name}: connection failed ({type(exc).__name__})", provider=name)
         if isinstance(exc, anthropic.APIStatusError):
-            return self._map_status_error(exc)
+            return self._map_status_error(exc, offered_tools=offered_tools)
         if isinstance(exc, anthropic.CredentialsError):
             return AuthFailed(f"{name}: no usable credentials", provider=name)
         if isinstance(exc, anthropic.APIResponseValidationError | ValueError):
             return MalformedResponse(f"{name}: the response could not be read", provider=name)
         return Unavailable(f"{name}: {type(exc).__name__}", provider=name)
 
-    def _map_status_error(self, exc: anthropic.APIStatusError) -> ProviderError:
+    def _map_status_error(
+        self, exc: anthropic.APIStatusError, *, offered_tools: bool
+    ) -> ProviderError:
         name = self.name
         status = exc.status_code
         # ``type`` is the body's ``error.type``; it also classifies errors sent mid-stream, where
@@ -215,18 +303,81 @@ class AnthropicProvider:
         if status == 400 and _says_prompt_too_long(exc.api_message):
             return ContextTooLong(message, provider=name)
         if 400 <= status < 500:
+            if offered_tools and says_tools_unsupported(exc.api_message or ""):
+                return ToolsRefused(message, provider=name)
             return BadRequest(message, provider=name)
         return Unavailable(message, provider=name)
 
 
-def _messages(request: ChatRequest) -> list[MessageParam]:
+def _messages(request: ChatRequest, *, native_tools: bool) -> list[MessageParam]:
+    """The history in the API's form. Tool calls and results become content blocks only when
+    tools are offered (the API refuses ``tool_use`` blocks in a request that defines no tools);
+    otherwise they are written into the text."""
     messages: list[MessageParam] = []
     for message in request.messages:
-        if message.role == "user":
-            messages.append(UserMessageParam(role="user", content=message.content))
+        has_tools = bool(message.tool_calls or message.tool_results)
+        if has_tools and not native_tools:
+            content = plain_text_of(message)
+            if message.role == "user":
+                messages.append(UserMessageParam(role="user", content=content))
+            else:
+                messages.append(AssistantMessageParam(role="assistant", content=content))
+        elif message.role == "user":
+            messages.append(UserMessageParam(role="user", content=_user_content(message)))
         else:
-            messages.append(AssistantMessageParam(role="assistant", content=message.content))
+            messages.append(
+                AssistantMessageParam(role="assistant", content=_assistant_content(message))
+            )
     return messages
+
+
+def _user_content(message: ChatMessage) -> str | list[ToolResultBlockParam | TextBlockParam]:
+    if not message.tool_results:
+        return message.content
+    blocks: list[ToolResultBlockParam | TextBlockParam] = [
+        ToolResultBlockParam(
+            type="tool_result",
+            tool_use_id=result.call_id,
+            content=result.content,
+            is_error=result.is_error,
+        )
+        for result in message.tool_results
+    ]
+    # The API wants the results first; the person's words, if any, follow them.
+    if message.content:
+        blocks.append(TextBlockParam(type="text", text=message.content))
+    return blocks
+
+
+def _assistant_content(message: ChatMessage) -> str | list[TextBlockParam | ToolUseBlockParam]:
+    if not message.tool_calls:
+        return message.content
+    # The API refuses an empty text block, so a turn that only calls tools sends none.
+    blocks: list[TextBlockParam | ToolUseBlockParam] = []
+    if message.content:
+        blocks.append(TextBlockParam(type="text", text=message.content))
+    blocks += [
+        ToolUseBlockParam(type="tool_use", id=call.id, name=call.name, input=_input_of(call))
+        for call in message.tool_calls
+    ]
+    return blocks
+
+
+def _input_of(call: ToolCall) -> dict[str, object]:
+    # A call whose arguments were not a JSON object was answered with an error result; the API
+    # takes only an object here, so it is sent as the empty one.
+    try:
+        arguments: object = json.loads(call.arguments)
+    except ValueError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def _tools(request: ChatRequest) -> list[ToolParam]:
+    return [
+        ToolParam(name=tool.name, description=tool.description, input_schema=dict(tool.parameters))
+        for tool in request.tools
+    ]
 
 
 def _system(request: ChatRequest) -> str | anthropic.Omit:

@@ -1,24 +1,32 @@
 """OpenAI Chat Completions as a ``Provider``: api.openai.com or any compatible server (vLLM, Ollama,
-llama.cpp, LM Studio) through ``base_url``. SDK errors become ``flynn.errors`` here, at the edge.
+llama.cpp, LM Studio) through ``base_url``. SDK errors become ``flynn.errors`` here, at the edge;
+tool calls travel as ``tools`` / ``tool_calls`` and ``tool`` messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Iterable
+from contextlib import aclosing
+from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
 
 import openai
+import structlog
 from openai.types import CompletionUsage
 from openai.types.chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessageFunctionToolCallParam,
     ChatCompletionMessageParam,
     ChatCompletionSystemMessageParam,
+    ChatCompletionToolMessageParam,
     ChatCompletionUserMessageParam,
 )
+from openai.types.shared_params import FunctionDefinition
 
 from flynn.errors import (
     AuthFailed,
@@ -30,10 +38,26 @@ from flynn.errors import (
     RateLimited,
     Unavailable,
 )
-from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    StreamEvent,
+    ToolCall,
+    Usage,
+)
 from flynn.providers.defaults import DEFAULT_OPENAI_BASE_URL
-from flynn.providers.http_errors import retry_after_seconds, safe_message, utc_now
+from flynn.providers.http_errors import (
+    ToolsRefused,
+    plain_text_of,
+    retry_after_seconds,
+    safe_message,
+    says_tools_unsupported,
+    utc_now,
+)
 from flynn.tokens import estimate_tokens
+
+_log = structlog.get_logger(__name__)
 
 NO_API_KEY = "not-needed"
 """Sent to local servers that take no key; the SDK insists on having one."""
@@ -67,6 +91,8 @@ class OpenAIProvider:
         # ``max_completion_tokens``; many compatible servers know only ``max_tokens``.
         self._is_official = base_url is None or urlsplit(base_url).hostname == "api.openai.com"
         self._closed = False
+        # False once the model or server refused tools: later calls go without them (see ``chat``).
+        self._tools_supported = True
         self._client = openai.AsyncOpenAI(
             api_key=api_key or NO_API_KEY,
             base_url=base_url or DEFAULT_OPENAI_BASE_URL,
@@ -79,17 +105,51 @@ class OpenAIProvider:
         return f"openai:{self._model}"
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        """The whole reply. Raises ``ProviderError`` subclasses only."""
+        """The whole reply. Raises ``ProviderError`` subclasses only.
+
+        A model that refuses tools is asked again at once without them, and not offered them again.
+        """
+        offer_tools = self._offers_tools(request)
+        try:
+            return await self._chat(request, offer_tools=offer_tools)
+        except ToolsRefused as exc:
+            self._stop_offering_tools(exc)
+        return await self._chat(request, offer_tools=False)
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Text deltas, then the ``ChatResponse`` with any tool calls. Raises ``ProviderError``
+        subclasses only; a refusal of tools (it comes before any delta) is handled as in ``chat``.
+
+        Asks for a final usage chunk; servers that send none get estimated usage instead.
+        """
+        offer_tools = self._offers_tools(request)
+        started = False
+        try:
+            async with aclosing(self._stream(request, offer_tools=offer_tools)) as events:
+                async for event in events:
+                    started = True
+                    yield event
+            return
+        except ToolsRefused as exc:
+            if started:
+                raise
+            self._stop_offering_tools(exc)
+        async with aclosing(self._stream(request, offer_tools=False)) as events:
+            async for event in events:
+                yield event
+
+    async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         max_tokens = request.max_tokens or self._max_output_tokens
         try:
             completion: object = await self._client.chat.completions.create(
                 model=self._model,
-                messages=_messages(request),
+                messages=_messages(request, native_tools=offer_tools),
                 max_tokens=openai.omit if self._is_official else max_tokens,
                 max_completion_tokens=max_tokens if self._is_official else openai.omit,
+                tools=_tools(request) if offer_tools else openai.omit,
             )
         except _SDK_ERRORS as exc:
-            raise self._map_error(exc) from exc
+            raise self._map_error(exc, offered_tools=offer_tools) from exc
         if not isinstance(completion, ChatCompletion):
             raise self._malformed("the response is not a chat completion")
         choices: object = completion.choices
@@ -102,27 +162,35 @@ class OpenAIProvider:
             content = getattr(message, "refusal", None) or ""
         if not isinstance(content, str):
             raise self._malformed("the reply is not text")
-        usage = self._usage_of(completion.usage, request, content)
+        calls = _ToolCallPieces()
+        for index, call in enumerate(getattr(message, "tool_calls", None) or ()):
+            calls.add(index, call)
+        tool_calls = calls.assemble()
+        usage = self._usage_of(completion.usage, request, content, tool_calls)
         return ChatResponse(
-            text=content, usage=usage, model=self._model_of(completion.model), provider="openai"
+            text=content,
+            usage=usage,
+            model=self._model_of(completion.model),
+            provider="openai",
+            tool_calls=tool_calls,
         )
 
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Text deltas, then the ``ChatResponse``. Raises ``ProviderError`` subclasses only.
-
-        Asks for a final usage chunk; servers that send none get estimated usage instead.
-        """
+    async def _stream(
+        self, request: ChatRequest, *, offer_tools: bool
+    ) -> AsyncGenerator[StreamEvent, None]:
         max_tokens = request.max_tokens or self._max_output_tokens
         pieces: list[str] = []
+        calls = _ToolCallPieces()
         usage: object = None
         model: object = None
         chunk_count = 0
         try:
             chunks = await self._client.chat.completions.create(
                 model=self._model,
-                messages=_messages(request),
+                messages=_messages(request, native_tools=offer_tools),
                 max_tokens=openai.omit if self._is_official else max_tokens,
                 max_completion_tokens=max_tokens if self._is_official else openai.omit,
+                tools=_tools(request) if offer_tools else openai.omit,
                 stream=True,
                 stream_options={"include_usage": True},
             )
@@ -132,12 +200,16 @@ class OpenAIProvider:
                     model = chunk.model or model
                     usage = chunk.usage or usage
                     for choice in chunk.choices or ():
-                        delta = choice.delta.content if choice.delta else None
+                        if not choice.delta:
+                            continue
+                        for position, piece in enumerate(choice.delta.tool_calls or ()):
+                            calls.add(piece.index, piece, position=position)
+                        delta = choice.delta.content
                         if delta:
                             pieces.append(delta)
                             yield delta
         except _SDK_ERRORS as exc:
-            raise self._map_error(exc) from exc
+            raise self._map_error(exc, offered_tools=offer_tools) from exc
         except AttributeError as exc:
             # A chunk that is JSON but not shaped like one: the SDK builds it without validation.
             raise self._malformed("a stream chunk could not be read") from exc
@@ -145,12 +217,22 @@ class OpenAIProvider:
             # Every real stream has at least one chunk; none means the body was not a stream.
             raise self._malformed("the stream held no chunks")
         text = "".join(pieces)
+        tool_calls = calls.assemble()
         yield ChatResponse(
             text=text,
-            usage=self._usage_of(usage, request, text),
+            usage=self._usage_of(usage, request, text, tool_calls),
             model=self._model_of(model),
             provider="openai",
+            tool_calls=tool_calls,
         )
+
+    def _offers_tools(self, request: ChatRequest) -> bool:
+        return bool(request.tools) and self._tools_supported
+
+    def _stop_offering_tools(self, refusal: ToolsRefused) -> None:
+        if self._tools_supported:
+            self._tools_supported = False
+            _log.warning("provider.tools_unsupported", provider=self.name, error=str(refusal))
 
     async def aclose(self) -> None:
         if not self._closed:
@@ -170,14 +252,17 @@ class OpenAIProvider:
 
     # -- response -------------------------------------------------------------------------------
 
-    def _usage_of(self, usage: object, request: ChatRequest, reply: str) -> Usage:
+    def _usage_of(
+        self, usage: object, request: ChatRequest, reply: str, tool_calls: tuple[ToolCall, ...]
+    ) -> Usage:
         if isinstance(usage, CompletionUsage) and isinstance(usage.prompt_tokens, int):
             return Usage(
                 input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens or 0
             )
         # Some compatible servers report no usage; compaction still needs a measure.
-        prompt = "\n".join([request.system, *(message.content for message in request.messages)])
-        return Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(reply))
+        prompt = "\n".join([request.system, *map(plain_text_of, request.messages)])
+        written = "\n".join([reply, *(f"{call.name} {call.arguments}" for call in tool_calls)])
+        return Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(written))
 
     def _model_of(self, model: object) -> str:
         return model if isinstance(model, str) and model else self._model
@@ -187,7 +272,7 @@ class OpenAIProvider:
 
     # -- errors -----------------------------------------------------------------------------------
 
-    def _map_error(self, exc: Exception) -> ProviderError:
+    def _map_error(self, exc: Exception, *, offered_tools: bool) -> ProviderError:
         name = self.name
         if isinstance(exc, openai.APITimeoutError):
             return ProviderTimeout(
@@ -198,7 +283,7 @@ class OpenAIProvider:
         if isinstance(exc, openai.APIResponseValidationError | ValueError):
             return MalformedResponse(f"{name}: the response could not be read", provider=name)
         if isinstance(exc, openai.APIStatusError):
-            return self._map_status_error(exc)
+            return self._map_status_error(exc, offered_tools=offered_tools)
         if isinstance(exc, openai.APIError):
             # An error event inside a stream: no HTTP status, only the body's code.
             message = safe_message(f"{name} reported an error: {exc.message}", self._api_key)
@@ -207,7 +292,9 @@ class OpenAIProvider:
             return Unavailable(message, provider=name)
         return Unavailable(f"{name}: {type(exc).__name__}", provider=name)
 
-    def _map_status_error(self, exc: openai.APIStatusError) -> ProviderError:
+    def _map_status_error(
+        self, exc: openai.APIStatusError, *, offered_tools: bool
+    ) -> ProviderError:
         name = self.name
         status = exc.status_code
         detail = f" {exc.code}" if exc.code else ""
@@ -227,22 +314,116 @@ class OpenAIProvider:
         if _is_context_error(exc):
             return ContextTooLong(message, provider=name)
         if 400 <= status < 500:
+            if offered_tools and _is_tools_refusal(exc):
+                return ToolsRefused(message, provider=name)
             return BadRequest(message, provider=name)
         return Unavailable(message, provider=name)
 
 
-def _messages(request: ChatRequest) -> list[ChatCompletionMessageParam]:
+@dataclass
+class _ToolCallPieces:
+    """Tool calls as they arrive: whole in a completion, in pieces in a stream (id and name
+    first, then the arguments a few characters at a time), keyed by the call's ``index``."""
+
+    _calls: dict[int, _PartialCall] = field(default_factory=dict)
+
+    def add(self, index: object, piece: object, *, position: int = 0) -> None:
+        # Some compatible servers send whole calls without an index; their place in the list is.
+        key = index if isinstance(index, int) else position
+        call = self._calls.setdefault(key, _PartialCall())
+        function: object = getattr(piece, "function", None)
+        call.id = call.id or _text(getattr(piece, "id", None))
+        call.name = call.name or _text(getattr(function, "name", None))
+        call.arguments.append(_text(getattr(function, "arguments", None)))
+
+    def assemble(self) -> tuple[ToolCall, ...]:
+        return tuple(
+            # A call with no id (some local servers) still needs one to pair it with its result.
+            ToolCall(id=call.id or f"call_{key}", name=call.name, arguments="".join(call.arguments))
+            for key, call in sorted(self._calls.items())
+            if call.name
+        )
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _messages(request: ChatRequest, *, native_tools: bool) -> list[ChatCompletionMessageParam]:
+    """The history in the API's form. Tool calls and results take their native form only when
+    tools are offered (a server that was sent no tools may not know ``tool`` messages); otherwise
+    they are written into the text."""
     messages: list[ChatCompletionMessageParam] = []
     if request.system:
         messages.append(ChatCompletionSystemMessageParam(role="system", content=request.system))
     for message in request.messages:
-        if message.role == "user":
-            messages.append(ChatCompletionUserMessageParam(role="user", content=message.content))
+        has_tools = bool(message.tool_calls or message.tool_results)
+        if has_tools and not native_tools:
+            messages.append(_plain(message))
+        elif message.role == "user":
+            messages += _user_messages(message)
+        elif message.tool_calls:
+            messages.append(
+                ChatCompletionAssistantMessageParam(
+                    role="assistant",
+                    content=message.content or None,
+                    tool_calls=[_tool_call(call) for call in message.tool_calls],
+                )
+            )
         else:
             messages.append(
                 ChatCompletionAssistantMessageParam(role="assistant", content=message.content)
             )
     return messages
+
+
+def _user_messages(message: ChatMessage) -> Iterable[ChatCompletionMessageParam]:
+    # The API has no error flag on a tool message; the result's content has to say so.
+    for result in message.tool_results:
+        yield ChatCompletionToolMessageParam(
+            role="tool", tool_call_id=result.call_id, content=result.content
+        )
+    if message.content or not message.tool_results:
+        yield ChatCompletionUserMessageParam(role="user", content=message.content)
+
+
+def _plain(message: ChatMessage) -> ChatCompletionMessageParam:
+    content = plain_text_of(message)
+    if message.role == "user":
+        return ChatCompletionUserMessageParam(role="user", content=content)
+    return ChatCompletionAssistantMessageParam(role="assistant", content=content)
+
+
+def _tool_call(call: ToolCall) -> ChatCompletionMessageFunctionToolCallParam:
+    return ChatCompletionMessageFunctionToolCallParam(
+        id=call.id, type="function", function={"name": call.name, "arguments": call.arguments}
+    )
+
+
+def _tools(request: ChatRequest) -> list[ChatCompletionFunctionToolParam]:
+    return [
+        ChatCompletionFunctionToolParam(
+            type="function",
+            function=FunctionDefinition(
+                name=tool.name, description=tool.description, parameters=dict(tool.parameters)
+            ),
+        )
+        for tool in request.tools
+    ]
+
+
+def _is_tools_refusal(exc: openai.APIStatusError) -> bool:
+    # api.openai.com names the refused parameter; compatible servers only say it in words.
+    if exc.code == "unsupported_parameter" and exc.param in ("tools", "tool_choice"):
+        return True
+    return says_tools_unsupported(exc.message)
 
 
 def _is_context_error(exc: openai.APIError) -> bool:
