@@ -7,17 +7,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
 
 from flynn.errors import ProviderError
-from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent, Usage
+from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, StreamEvent, Usage
 from flynn.tokens import estimate_tokens
 
-Reply = str | ProviderError | Callable[[ChatRequest], str]
+Reply = str | ChatResponse | ProviderError | Callable[[ChatRequest], str | ChatResponse]
 
 
 class ScriptedProvider:
-    """Answers each request with the next scripted reply (a string, an error to raise, or a
-    function of the request); once the script is used up, with ``default``."""
+    """Answers each request with the next scripted reply (a string, a whole ``ChatResponse`` such
+    as one with tool calls, an error to raise, or a function of the request returning either);
+    once the script is used up, with ``default``."""
 
     def __init__(
         self, script: Iterable[Reply] = (), *, default: Reply = "ok", name: str = "scripted"
@@ -39,17 +41,34 @@ class ScriptedProvider:
         reply = self._script.popleft() if self._script else self.default
         if isinstance(reply, ProviderError):
             raise reply
-        text = reply(request) if callable(reply) else reply
-        chars = len(request.system) + sum(len(m.content) for m in request.messages)
+        answer = reply(request) if callable(reply) else reply
+        chars = len(request.system) + sum(len(_written(m)) for m in request.messages)
         prompt = chars // 4 + 4 * len(request.messages)
-        return ChatResponse(text, Usage(prompt, estimate_tokens(text)), "script", self._name)
+        if isinstance(answer, ChatResponse):
+            if answer.usage != Usage():
+                return answer
+            written = "\n".join([answer.text, *(c.arguments for c in answer.tool_calls)])
+            return replace(answer, usage=Usage(prompt, estimate_tokens(written)))
+        return ChatResponse(answer, Usage(prompt, estimate_tokens(answer)), "script", self._name)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """The reply's text in words (none when it only calls tools), then the response."""
         response = await self.chat(request)
-        words = response.text.split(" ")
-        for index, word in enumerate(words):
-            yield word if index == len(words) - 1 else word + " "
+        if response.text:
+            words = response.text.split(" ")
+            for index, word in enumerate(words):
+                yield word if index == len(words) - 1 else word + " "
         yield response
 
     async def aclose(self) -> None:
         return None
+
+
+def _written(message: ChatMessage) -> str:
+    return "".join(
+        [
+            message.content,
+            *(call.name + call.arguments for call in message.tool_calls),
+            *(result.content for result in message.tool_results),
+        ]
+    )
