@@ -293,8 +293,9 @@ CREATE TABLE jobs (
     last_fired_at TEXT,
     fired_count   INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX jobs_due ON jobs(status, next_at);
-CREATE INDEX jobs_namespace ON jobs(namespace, status);
+-- next_due and fire_due read the head of this; a person's listing the second.
+CREATE INDEX jobs_due ON jobs(next_at) WHERE status = 'active';
+CREATE INDEX jobs_namespace ON jobs(namespace, status, next_at);
 
 CREATE TABLE pushes (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -310,9 +311,15 @@ CREATE TABLE pushes (
     late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
     created_at   TEXT NOT NULL,
     leased_until TEXT,
-    delivered_at TEXT
+    delivered_at TEXT,
+    failures     INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX pushes_pending ON pushes(delivered_at, channel, chat_id, id);
+-- Delivered rows are history: only the undelivered ones are indexed for the outbox's reads.
+CREATE INDEX pushes_pending ON pushes(id) WHERE delivered_at IS NULL;
+CREATE INDEX pushes_pending_chat ON pushes(channel, chat_id) WHERE delivered_at IS NULL;
+CREATE INDEX pushes_pending_recipient ON pushes(channel, recipient) WHERE delivered_at IS NULL;
+-- A job's due time queues at most one push, whatever races the claim (belt and braces).
+CREATE UNIQUE INDEX pushes_job_due ON pushes(job_id, due_at) WHERE job_id IS NOT NULL;
 
 CREATE TABLE message_tools (
     message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,

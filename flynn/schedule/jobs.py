@@ -64,6 +64,8 @@ class Push:
     due_at: datetime | None = None
     late: bool = False
     """The job fired well after its time (the daemon was down then)."""
+    failures: int = 0
+    """Sends that raised so far (``Pushes.failed``); each waits longer before the next try."""
 
 
 class Schedule(Protocol):
@@ -141,4 +143,9 @@ class Pushes(Protocol):
 
     def release(self, push_id: int) -> None:
         """Gives the lease back without delivering (the recipient is away): pending again."""
+        ...
+
+    def failed(self, push_id: int, *, retry_at: datetime) -> None:
+        """Gives the lease back after a send that raised: pending again from ``retry_at``, with
+        one more failure counted."""
         ...

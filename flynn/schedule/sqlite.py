@@ -1,0 +1,367 @@
+"""The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migration 8).
+
+Exactly once across connections rests on two things: every write is one ``BEGIN IMMEDIATE``
+transaction, and a job is claimed by compare-and-set on the due time it was read with, so of
+two daemons firing the same due time only the one whose ``UPDATE`` changed the row queues it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import cast
+
+import structlog
+
+from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
+from flynn.messages import PushKind
+from flynn.schedule.cron import Cron, zone
+from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, Target
+
+log = structlog.get_logger(__name__)
+
+JOB_KINDS: tuple[JobKind, ...] = ("reminder", "distill")
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleSummary:
+    """What ``flynn doctor`` says about the schedule."""
+
+    active: int
+    overdue: int
+    """Active jobs whose due time has passed (a daemon fires them when it runs)."""
+    next_job: Job | None
+
+
+class SqliteSchedule:
+    """``Schedule`` on a ``Database``. Each method is one transaction; ``StoreError`` when
+    storage fails."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(
+        self,
+        *,
+        namespace: str,
+        kind: JobKind,
+        text: str,
+        at: datetime,
+        repeat: str | None,
+        timezone: str,
+        target: Target | None,
+        now: datetime,
+    ) -> Job:
+        """Stores a job first due at ``at`` (a repeating one: its first cron time at or after
+        ``at``). ``ValueError`` for an invalid cron expression, timezone or kind."""
+        if kind not in JOB_KINDS:
+            raise ValueError(f"unknown job kind {kind!r}: one of {', '.join(JOB_KINDS)}")
+        zone(timezone)
+        first = at if repeat is None else Cron(repeat, timezone).first_at_or_after(at)
+        with self._db.transaction():
+            row = self._db.fetchone(
+                "INSERT INTO jobs (namespace, kind, text, repeat, timezone, next_at, channel, "
+                "chat_id, thread, recipient, status, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) RETURNING *",
+                (
+                    namespace,
+                    kind,
+                    text,
+                    repeat,
+                    timezone,
+                    encode_time(first),
+                    *_target_columns(target),
+                    encode_time(now),
+                    encode_time(now),
+                ),
+            )
+        assert row is not None
+        return _job(row)
+
+    def jobs(self, namespace: str | None, *, kind: JobKind | None = None) -> list[Job]:
+        """Active jobs of ``namespace`` (every namespace when None), soonest first."""
+        sql = "SELECT * FROM jobs WHERE status = 'active'"
+        params: list[object] = []
+        if namespace is not None:
+            sql += " AND namespace = ?"
+            params.append(namespace)
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        rows = self._db.fetchall(sql + " ORDER BY next_at, id", params)
+        return [_job(row) for row in rows]
+
+    def cancel(self, namespace: str, job_id: int, *, now: datetime) -> Job | None:
+        """Cancels ``namespace``'s active job ``job_id``; None if it has no such job (another
+        person's job is no such job)."""
+        with self._db.transaction():
+            row = self._db.fetchone(
+                "UPDATE jobs SET status = 'cancelled', next_at = NULL, updated_at = ? "
+                "WHERE id = ? AND namespace = ? AND status = 'active' RETURNING *",
+                (encode_time(now), job_id, namespace),
+            )
+        return None if row is None else _job(row)
+
+    def next_due(self) -> datetime | None:
+        """When the soonest active job is due, over every namespace (one index seek)."""
+        row = self._db.fetchone("SELECT min(next_at) FROM jobs WHERE status = 'active'")
+        return None if row is None or row[0] is None else decode_time(row[0])
+
+    def fire_due(self, *, now: datetime, late_after_seconds: float, limit: int) -> list[Push]:
+        """Claims up to ``limit`` jobs due at or before ``now``, each in its own transaction
+        that advances it (to its next cron time strictly after ``now``, or done) and queues its
+        push; jobs another connection claimed first are skipped. A job due more than
+        ``late_after_seconds`` before ``now`` fires once, marked late. A job without a target
+        advances but queues nothing (logged: nobody could receive it)."""
+        rows = self._db.fetchall(
+            "SELECT * FROM jobs WHERE status = 'active' AND next_at <= ? "
+            "ORDER BY next_at, id LIMIT ?",
+            (encode_time(now), limit),
+        )
+        pushes = []
+        for row in rows:
+            push = self._fire(_job(row), now, late_after_seconds)
+            if push is not None:
+                pushes.append(push)
+        return pushes
+
+    def summary(self, now: datetime) -> ScheduleSummary:
+        """Counts for ``flynn doctor``: active and overdue jobs, and the next one due."""
+        row = self._db.fetchone(
+            "SELECT count(*), coalesce(sum(next_at <= ?), 0) FROM jobs WHERE status = 'active'",
+            (encode_time(now),),
+        )
+        assert row is not None
+        first = self._db.fetchone(
+            "SELECT * FROM jobs WHERE status = 'active' ORDER BY next_at, id LIMIT 1"
+        )
+        return ScheduleSummary(
+            active=int(row[0]),
+            overdue=int(row[1]),
+            next_job=None if first is None else _job(first),
+        )
+
+    def _fire(self, job: Job, now: datetime, late_after_seconds: float) -> Push | None:
+        assert job.next_at is not None
+        due = job.next_at
+        late = (now - due).total_seconds() > late_after_seconds
+        next_at: datetime | None = None
+        if job.repeat is not None:
+            try:
+                next_at = Cron(job.repeat, job.timezone).next_after(now)
+            except ValueError as exc:
+                # Validated when added, so only a timezone database that lost the zone gets
+                # here: the job fires this once and ends rather than failing every tick.
+                log.warning("schedule.job_unreadable", job_id=job.id, error=str(exc))
+        status: JobStatus = "active" if next_at is not None else "done"
+        stamp = encode_time(now)
+        with self._db.transaction():
+            claimed = self._db.execute(
+                "UPDATE jobs SET next_at = ?, status = ?, last_fired_at = ?, "
+                "fired_count = fired_count + 1, updated_at = ? "
+                "WHERE id = ? AND status = 'active' AND next_at = ?",
+                (
+                    None if next_at is None else encode_time(next_at),
+                    status,
+                    stamp,
+                    stamp,
+                    job.id,
+                    encode_time(due),
+                ),
+            )
+            if not claimed:
+                return None  # another connection fired (or someone cancelled) it first
+            if job.target is None:
+                log.warning("schedule.job_undeliverable", job_id=job.id, namespace=job.namespace)
+                return None
+            target = job.target
+            row = self._db.fetchone(
+                "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "
+                "job_id, due_at, late, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING id",
+                (
+                    job.namespace,
+                    job.kind,
+                    job.text,
+                    target.channel,
+                    target.chat_id,
+                    target.thread,
+                    target.recipient,
+                    job.id,
+                    encode_time(due),
+                    int(late),
+                    stamp,
+                ),
+            )
+        assert row is not None
+        log.info(
+            "schedule.job_fired", job_id=job.id, push_id=row[0], late=late, repeats=bool(next_at)
+        )
+        return Push(
+            id=int(row[0]),
+            namespace=job.namespace,
+            kind=job.kind,
+            text=job.text,
+            target=target,
+            created_at=now,
+            job_id=job.id,
+            due_at=due,
+            late=late,
+        )
+
+
+class SqlitePushes:
+    """``Pushes`` on a ``Database``: the outbox, leased to one sender at a time."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(
+        self,
+        *,
+        namespace: str,
+        kind: PushKind,
+        text: str,
+        target: Target,
+        now: datetime,
+    ) -> Push:
+        """Queues a push not tied to a job (a finished distillation, a notice)."""
+        with self._db.transaction():
+            row = self._db.fetchone(
+                "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    namespace,
+                    kind,
+                    text,
+                    target.channel,
+                    target.chat_id,
+                    target.thread,
+                    target.recipient,
+                    encode_time(now),
+                ),
+            )
+        assert row is not None
+        return _push(row)
+
+    def claim_pending(
+        self,
+        *,
+        now: datetime,
+        lease_seconds: float,
+        channel: str | None = None,
+        chat_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Push]:
+        """Undelivered pushes whose lease (if any) ran out, oldest first, leased until
+        ``now + lease_seconds``. With ``channel``, only that channel's; with ``chat_id`` too,
+        only those addressed there: to that recipient, or without a recipient to that chat."""
+        sql = (
+            "UPDATE pushes SET leased_until = :until WHERE id IN ("
+            "SELECT id FROM pushes WHERE delivered_at IS NULL "
+            "AND (leased_until IS NULL OR leased_until <= :now)"
+        )
+        if channel is not None:
+            sql += " AND channel = :channel"
+            if chat_id is not None:
+                sql += " AND (recipient = :chat_id OR (recipient IS NULL AND chat_id = :chat_id))"
+        elif chat_id is not None:
+            raise ValueError("chat_id needs its channel")
+        sql += " ORDER BY id LIMIT :limit) RETURNING *"
+        until = now + timedelta(seconds=lease_seconds)
+        params = {
+            "until": encode_time(until),
+            "now": encode_time(now),
+            "channel": channel,
+            "chat_id": chat_id,
+            "limit": limit,
+        }
+        with self._db.transaction():
+            rows = self._db.fetchall(sql, params)
+        return sorted((_push(row) for row in rows), key=lambda push: push.id)
+
+    def delivered(self, push_id: int, *, now: datetime) -> None:
+        """Marks the push delivered; it is never sent again."""
+        with self._db.transaction():
+            self._db.execute(
+                "UPDATE pushes SET delivered_at = ?, leased_until = NULL WHERE id = ?",
+                (encode_time(now), push_id),
+            )
+
+    def release(self, push_id: int) -> None:
+        """Gives the lease back without delivering (the recipient is away): pending again."""
+        with self._db.transaction():
+            self._db.execute(
+                "UPDATE pushes SET leased_until = NULL WHERE id = ? AND delivered_at IS NULL",
+                (push_id,),
+            )
+
+    def failed(self, push_id: int, *, retry_at: datetime) -> None:
+        """After a send that raised: pending again from ``retry_at``, one more failure."""
+        with self._db.transaction():
+            self._db.execute(
+                "UPDATE pushes SET leased_until = ?, failures = failures + 1 "
+                "WHERE id = ? AND delivered_at IS NULL",
+                (encode_time(retry_at), push_id),
+            )
+
+    def undelivered(self) -> int:
+        """How many pushes wait to be delivered (leased or not)."""
+        row = self._db.fetchone("SELECT count(*) FROM pushes WHERE delivered_at IS NULL")
+        assert row is not None
+        return int(row[0])
+
+
+def _target_columns(target: Target | None) -> tuple[str | None, ...]:
+    if target is None:
+        return (None, None, None, None)
+    return (target.channel, target.chat_id, target.thread, target.recipient)
+
+
+def _job(row: sqlite3.Row) -> Job:
+    channel = row["channel"]
+    target = (
+        None
+        if channel is None
+        else Target(
+            channel=channel,
+            chat_id=row["chat_id"] or "",
+            thread=row["thread"],
+            recipient=row["recipient"],
+        )
+    )
+    return Job(
+        id=int(row["id"]),
+        namespace=row["namespace"],
+        kind=cast(JobKind, row["kind"]),
+        text=row["text"],
+        repeat=row["repeat"],
+        timezone=row["timezone"],
+        next_at=decode_optional_time(row["next_at"]),
+        target=target,
+        status=cast(JobStatus, row["status"]),
+        created_at=decode_time(row["created_at"]),
+        last_fired_at=decode_optional_time(row["last_fired_at"]),
+        fired_count=int(row["fired_count"]),
+    )
+
+
+def _push(row: sqlite3.Row) -> Push:
+    return Push(
+        id=int(row["id"]),
+        namespace=row["namespace"],
+        kind=cast(PushKind, row["kind"]),
+        text=row["text"],
+        target=Target(
+            channel=row["channel"],
+            chat_id=row["chat_id"],
+            thread=row["thread"],
+            recipient=row["recipient"],
+        ),
+        created_at=decode_time(row["created_at"]),
+        job_id=row["job_id"],
+        due_at=decode_optional_time(row["due_at"]),
+        late=bool(row["late"]),
+        failures=int(row["failures"]),
+    )
