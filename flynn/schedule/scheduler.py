@@ -1,0 +1,220 @@
+"""The service that fires due jobs and hands their pushes to the channels, until cancelled.
+
+It sleeps until the next job is due, or until ``wake()`` (a job was added or cancelled), and
+never longer than a cap, so clock jumps and jobs added by another process are noticed. The
+database is the only state that matters: a restart picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+
+import structlog
+
+from flynn.errors import StoreError
+from flynn.schedule.jobs import Push, Pushes, Schedule, Target
+
+log = structlog.get_logger(__name__)
+
+Deliver = Callable[[Push], Awaitable[bool]]
+"""Sends a push: True when delivered, False when the recipient cannot take it now (it stays
+queued). Raising counts as a failed send, retried later with backoff."""
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerConfig:
+    late_after_seconds: float = 300.0
+    """A job that fires later than this after its time is marked late (the daemon was down)."""
+    lease_seconds: float = 120.0
+    """How long a claimed push is ours; longer than a send may take (``send_timeout_seconds``)."""
+    retry_seconds: float = 30.0
+    """How often undelivered pushes are offered again."""
+    max_sleep_seconds: float = 60.0
+    """The longest wait between looks at the schedule, whatever ``next_due`` says."""
+    send_timeout_seconds: float = 30.0
+    backoff_seconds: float = 30.0
+    """Wait after a send that raised; doubled per further failure of that push."""
+    max_backoff_seconds: float = 3600.0
+    batch: int = 100
+    concurrent_chats: int = 16
+    """Chats sent to at once; each chat's pushes go one after another, oldest first."""
+
+
+class Scheduler:
+    """Fires due jobs and delivers queued pushes through ``deliver``.
+
+    Other processes may fire and deliver from the same database: claims and leases there keep
+    every due time fired once and every push sent by one sender at a time.
+    """
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        pushes: Pushes,
+        deliver: Deliver,
+        *,
+        clock: Clock,
+        config: SchedulerConfig | None = None,
+    ) -> None:
+        self._schedule = schedule
+        self._pushes = pushes
+        self._deliver = deliver
+        self._clock = clock
+        self._config = config or SchedulerConfig()
+        self._wake = asyncio.Event()
+        self._asleep = asyncio.Event()
+
+    def wake(self) -> None:
+        """Looks at the schedule again now (a job was added or cancelled, a push queued)."""
+        self._asleep.clear()
+        self._wake.set()
+
+    async def until_asleep(self) -> None:
+        """Returns once ``run`` has fired and delivered what it could and waits for the next
+        due time or ``wake()``: when what was due or queued has been dealt with."""
+        await self._asleep.wait()
+
+    async def run(self) -> None:
+        """Fires and delivers until cancelled; jobs missed while nothing ran fire at once,
+        marked late. A storage failure is logged and retried after ``retry_seconds``.
+
+        On cancellation a push being sent keeps its lease, so it is offered again once the
+        lease runs out (it may have reached the person: at least once, never lost)."""
+        log.info("schedule.started")
+        while True:
+            self._wake.clear()
+            try:
+                await self.tick()
+                delay = self._delay()
+            except StoreError:
+                log.exception("schedule.tick_failed")
+                delay = self._config.retry_seconds
+            self._asleep.set()
+            try:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
+            finally:
+                self._asleep.clear()
+
+    async def tick(self) -> int:
+        """Fires every job due now, then offers every pending push; returns how many were
+        delivered. Raises ``StoreError``."""
+        now = self._clock()
+        fired = 0
+        while (due := self._schedule.next_due()) is not None and due <= now:
+            fired += len(
+                self._schedule.fire_due(
+                    now=now,
+                    late_after_seconds=self._config.late_after_seconds,
+                    limit=self._config.batch,
+                )
+            )
+        if fired:
+            log.info("schedule.fired", pushes=fired)
+        return await self._deliver_round(None, None)
+
+    async def deliver_pending(self, channel: str, chat_id: str) -> int:
+        """Delivers now what waits for ``chat_id`` on ``channel`` (pushes to that chat, or to
+        that recipient): the gateway calls this when a client says hello. Returns how many
+        were delivered; raises ``StoreError``."""
+        return await self._deliver_round(channel, chat_id)
+
+    def _delay(self) -> float:
+        config = self._config
+        delay = min(config.max_sleep_seconds, config.retry_seconds)
+        due = self._schedule.next_due()
+        if due is not None:
+            delay = min(delay, max(0.0, (due - self._clock()).total_seconds()))
+        return delay
+
+    async def _deliver_round(self, channel: str | None, chat_id: str | None) -> int:
+        """Claims and sends batches until none is left. Pushes whose recipient is away keep
+        their lease until the round ends, so the round does not claim them again."""
+        away: list[int] = []
+        delivered = 0
+        try:
+            while True:
+                claimed = self._pushes.claim_pending(
+                    now=self._clock(),
+                    lease_seconds=self._config.lease_seconds,
+                    channel=channel,
+                    chat_id=chat_id,
+                    limit=self._config.batch,
+                )
+                if not claimed:
+                    break
+                delivered += await self._send_all(claimed, away)
+                if len(claimed) < self._config.batch:
+                    break
+        finally:
+            for push_id in away:
+                self._record(partial(self._pushes.release, push_id))
+        return delivered
+
+    async def _send_all(self, claimed: list[Push], away: list[int]) -> int:
+        by_chat: dict[Target, list[Push]] = {}
+        for push in claimed:
+            by_chat.setdefault(push.target, []).append(push)
+        limit = asyncio.Semaphore(self._config.concurrent_chats)
+        counts: list[int] = []
+
+        async def send_chat(chat: list[Push]) -> None:
+            async with limit:
+                counts.append(await self._send_chat(chat, away))
+
+        async with asyncio.TaskGroup() as group:
+            for chat in by_chat.values():
+                group.create_task(send_chat(chat))
+        return sum(counts)
+
+    async def _send_chat(self, chat: list[Push], away: list[int]) -> int:
+        """One chat's pushes in order; once one is not delivered, the rest wait with it."""
+        for index, push in enumerate(chat):
+            if not await self._send(push, away):
+                away.extend(later.id for later in chat[index + 1 :])
+                return index
+        return len(chat)
+
+    async def _send(self, push: Push, away: list[int]) -> bool:
+        """Sends one push and records the outcome (an undelivered one joins ``away``, released
+        when the round ends); never raises but ``CancelledError``."""
+        try:
+            async with asyncio.timeout(self._config.send_timeout_seconds):
+                delivered = await self._deliver(push)
+        except Exception:  # a task boundary: one push's send, whatever failed in it
+            log.exception(
+                "schedule.delivery_failed",
+                push_id=push.id,
+                channel=push.target.channel,
+                failures=push.failures + 1,
+            )
+            self._record(lambda: self._pushes.failed(push.id, retry_at=self._retry_at(push)))
+            return False
+        if delivered:
+            log.info("schedule.push_delivered", push_id=push.id, kind=push.kind, late=push.late)
+            self._record(lambda: self._pushes.delivered(push.id, now=self._clock()))
+            return True
+        log.info("schedule.push_deferred", push_id=push.id, channel=push.target.channel)
+        away.append(push.id)
+        return False
+
+    def _retry_at(self, push: Push) -> datetime:
+        config = self._config
+        backoff = min(config.max_backoff_seconds, config.backoff_seconds * 2.0**push.failures)
+        return self._clock() + timedelta(seconds=backoff)
+
+    @staticmethod
+    def _record(write: Callable[[], None]) -> None:
+        try:
+            write()
+        except StoreError:
+            # The lease runs out and the push is offered again: at least once, never lost.
+            log.exception("schedule.outcome_not_recorded")
