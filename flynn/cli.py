@@ -34,6 +34,7 @@ from flynn.doctor import run_checks
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
+from flynn.memory.database import Database
 from flynn.memory.dates import parse_timezone
 from flynn.memory.embeddings import EMBEDDING_MODELS, load_embedder
 from flynn.memory.recall import DEPTHS, RANKERS
@@ -44,6 +45,8 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.scaffold import write_config
+from flynn.schedule.listing import job_json, job_line
+from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings, load_settings, parse_yaml
 from flynn.systemd import SystemdNotifier
@@ -177,6 +180,13 @@ def _parser() -> argparse.ArgumentParser:
         help="keep the vectors of other models (to switch back without embedding again)",
     )
     embed.set_defaults(handler=_cmd_memory_embed)
+
+    reminders = command("reminders", "a person's scheduled reminders and when each fires next")
+    reminders.add_argument(
+        "--user", help="a person from the users: map (default: the single user, else everyone)"
+    )
+    reminders.add_argument("--json", action="store_true", help="machine-readable output")
+    reminders.set_defaults(handler=_cmd_reminders)
 
     sessions = commands.add_parser("sessions", help="past conversations")
     sessions_commands = sessions.add_subparsers(title="sessions commands", metavar="ACTION")
@@ -625,6 +635,30 @@ def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
     return moment
+
+
+# -- reminders ---------------------------------------------------------------------------------
+
+
+def _cmd_reminders(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _logging(settings, quiet=True)
+    identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
+    scope = identity.scope_for_user(args.user)
+    if scope is None and args.user:
+        raise _unknown_user(settings, args.user)
+    # Without a person to default to, every namespace's jobs: this is the machine's owner asking.
+    namespace = None if scope is None else scope.root
+    with Database.open(database_path(settings)) as db:
+        jobs = SqliteSchedule(db).jobs(namespace)
+    if args.json:
+        print(json.dumps([job_json(job) for job in jobs], indent=2, ensure_ascii=False))
+    elif not jobs:
+        print(f"no reminders under {namespace}" if namespace else "no reminders")
+    else:
+        for job in jobs:
+            print(job_line(job, with_namespace=namespace is None))
+    return EXIT_OK
 
 
 # -- sessions ----------------------------------------------------------------------------------

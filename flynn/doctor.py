@@ -12,15 +12,18 @@ import socket
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
-from flynn.app import allowed_accounts, database_path
+from flynn.app import allowed_accounts, database_path, utc_now
 from flynn.errors import ConfigError, FlynnError, StoreError
-from flynn.memory.database import LATEST_VERSION
+from flynn.memory.database import LATEST_VERSION, Database
 from flynn.memory.embeddings import load_embedder
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
+from flynn.schedule.listing import local_next
+from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
 
 NETWORK_TIMEOUT_SECONDS = 10.0
@@ -51,6 +54,7 @@ async def run_checks(
     checks.append(await _provider(settings, env))
     checks.append(_data_dir(settings))
     checks.append(_database(settings))
+    checks.append(_schedule(settings, now=utc_now()))
     if settings.memory.embeddings:
         checks.append(_embeddings(settings))
     checks.extend(_channels(settings))
@@ -92,6 +96,25 @@ def _database(settings: Settings) -> Check:
         return Check("database", False, f"{path}: " + "; ".join(problems[:5]))
     state = "created" if not existed else "intact"
     return Check("database", True, f"{path} {state}, schema version {version}/{LATEST_VERSION}")
+
+
+def _schedule(settings: Settings, *, now: datetime) -> Check:
+    """What the schedule holds; informational, so at worst a warning (the daemon fires overdue
+    jobs and sends queued pushes when it runs)."""
+    try:
+        with Database.open(database_path(settings)) as db:
+            summary = SqliteSchedule(db).summary(now)
+            undelivered = SqlitePushes(db).undelivered()
+    except StoreError as exc:
+        return Check("schedule", False, f"cannot be read: {exc}", warning=True)
+    parts = [f"{summary.active} active job(s)"]
+    job = summary.next_job
+    when = None if job is None else local_next(job)
+    if job is not None and when is not None:
+        parts.append(f"next {when:%Y-%m-%d %H:%M} {job.timezone} (job {job.id}, {job.kind})")
+    parts.append(f"{summary.overdue} overdue")
+    parts.append(f"{undelivered} undelivered push(es)")
+    return Check("schedule", True, ", ".join(parts))
 
 
 def _embeddings(settings: Settings) -> Check:
