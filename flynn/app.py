@@ -31,14 +31,22 @@ from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
 from flynn.providers.lifecycle import close_providers
+from flynn.schedule.jobs import Target
+from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
 from flynn.sessions.orchestrator import Orchestrator, SessionServices, TurnConfig
+from flynn.sessions.personal import PersonalFiles
 from flynn.settings import Settings
+from flynn.tools.base import ToolContext
+from flynn.tools.builtin import builtin_tools
+from flynn.tools.reminders import Route
 
 log = structlog.get_logger(__name__)
 
 DATABASE_FILE = "flynn.db"
 PERSONA_RECHECK_SECONDS = 1.0
+PUSH_CHANNELS = frozenset({"telegram", "discord", "gateway"})
+"""Channels that can carry a message nobody just asked for (``flynn chat`` cannot)."""
 
 
 def utc_now() -> datetime:
@@ -49,8 +57,24 @@ def database_path(settings: Settings) -> Path:
     return settings.data_dir / DATABASE_FILE
 
 
+class ScheduleSignal:
+    """Tells whoever runs the schedule (the daemon's ``Scheduler``) that a job was added or
+    cancelled, so it looks again at when to wake; nobody listening (``flynn chat``) is fine."""
+
+    def __init__(self) -> None:
+        self._listener: Callable[[], None] | None = None
+
+    def listen(self, listener: Callable[[], None] | None) -> None:
+        self._listener = listener
+
+    def changed(self) -> None:
+        if self._listener is not None:
+            self._listener()
+
+
 class App:
-    """The composed process: memory, providers, identity, and one orchestrator per session key.
+    """The composed process: memory, providers, identity, the schedule, and one orchestrator per
+    session key.
 
     Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for compactions in
     flight, closes provider clients, then closes the database last.
@@ -62,11 +86,18 @@ class App:
         memory: SqliteMemory,
         providers: Mapping[Task, Provider],
         services: SessionServices,
+        *,
+        schedule: SqliteSchedule,
+        pushes: SqlitePushes,
+        schedule_signal: ScheduleSignal,
     ) -> None:
         self.settings = settings
         self.memory = memory
         self.providers = providers
         self.services = services
+        self.schedule = schedule
+        self.pushes = pushes
+        self.schedule_signal = schedule_signal
         self.identity = Identity(
             user_namespace=settings.memory.user_namespace, users=settings.users
         )
@@ -88,11 +119,21 @@ class App:
         try:
             if providers is None:
                 providers = build_task_providers(settings.llm, env, memory.costs)
-            services = _services(settings, memory, providers, clock)
+            schedule = SqliteSchedule(memory.db)
+            signal = ScheduleSignal()
+            services = _services(settings, memory, providers, clock, schedule, signal)
         except BaseException:
             memory.close()
             raise
-        return cls(settings, memory, providers, services)
+        return cls(
+            settings,
+            memory,
+            providers,
+            services,
+            schedule=schedule,
+            pushes=SqlitePushes(memory.db),
+            schedule_signal=signal,
+        )
 
     def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
         return self.identity.resolve(account, key)
@@ -181,11 +222,52 @@ def build_channels(
     return channels
 
 
+def reminder_route(settings: Settings) -> Route:
+    """Where a reminder goes (DESIGN.md 14): the person's ``notify`` channel when ``users:``
+    names one, else the chat it was set in, if that chat can be written to later."""
+
+    def route(context: ToolContext) -> Target | None:
+        person = settings.users.get(context.user) if context.user else None
+        if person is not None and person.notify is not None:
+            accounts: list[str] = getattr(person, person.notify)
+            return Target(person.notify, recipient=accounts[0])
+        key = context.session
+        if key.channel not in PUSH_CHANNELS:
+            return None
+        return Target(key.channel, key.chat_id, _chat_thread(key.thread))
+
+    return route
+
+
+def _chat_thread(thread: str | None) -> str | None:
+    """The channel's own thread of a session key: the router adds ``u<sender>`` to split a
+    group chat per person in multi-user mode, which names no thread on the channel."""
+    if thread is None:
+        return None
+    real, _, person = thread.rpartition("/")
+    if person.startswith("u"):
+        return real or None
+    return thread
+
+
+def host_timezone() -> str:
+    """The machine's IANA zone name, for people who set none (UTC when it cannot be told)."""
+    try:
+        import tzlocal  # APScheduler's own dependency; imported where it is needed
+
+        name = tzlocal.get_localzone_name()
+    except Exception:  # noqa: BLE001 - any failure to read the host's zone means UTC
+        return "UTC"
+    return name if name and parse_timezone(name) is not None else "UTC"
+
+
 def _services(
     settings: Settings,
     memory: SqliteMemory,
     providers: Mapping[Task, Provider],
     clock: Callable[[], datetime],
+    schedule: SqliteSchedule,
+    schedule_signal: ScheduleSignal,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
@@ -236,21 +318,36 @@ def _services(
             unembedded=unembedded,
             fix="flynn memory embed",
         )
+    recall = Recall(
+        memory.facts,
+        memory.history,
+        threshold=settings.memory.retrieval_threshold,
+        ranker=settings.memory.recall_ranker,
+        depth=settings.memory.recall_depth,
+        graph=memory.graph,
+        vectors=vectors,
+    )
+    tools = (
+        builtin_tools(
+            reconciler=reconciler,
+            recall=recall,
+            history=memory.history,
+            schedule=schedule,
+            route=reminder_route(settings),
+            on_schedule_change=schedule_signal.changed,
+            timeout_seconds=settings.tools.timeout_seconds,
+            result_max_chars=settings.tools.result_max_chars,
+        )
+        if settings.tools.enabled
+        else None
+    )
     return SessionServices(
         documents=memory.documents,
         facts=memory.facts,
         history=memory.history,
         chat=providers["chat"],
         compactor=compactor,
-        recall=Recall(
-            memory.facts,
-            memory.history,
-            threshold=settings.memory.retrieval_threshold,
-            ranker=settings.memory.recall_ranker,
-            depth=settings.memory.recall_depth,
-            graph=memory.graph,
-            vectors=vectors,
-        ),
+        recall=recall,
         persona=Persona(
             persona_directory(settings.data_dir, settings.persona.name),
             settings.persona.tier,
@@ -266,6 +363,7 @@ def _services(
             proactive_greeting=settings.memory.proactive_session_greeting,
             inject_datetime=settings.persona.inject_datetime,
             timezone=settings.persona.timezone,
+            max_tool_steps=settings.tools.max_steps,
         ),
         clock=clock,
         writer=MemoryWriter(
@@ -278,4 +376,11 @@ def _services(
         forgetter=memory,
         learner=learner,
         learn_every_turns=settings.memory.extract_every_turns,
+        tools=tools,
+        personal=PersonalFiles(
+            settings.data_dir,
+            memory.facts,
+            schedule=schedule,
+            default_timezone=settings.persona.timezone or host_timezone(),
+        ),
     )

@@ -1,10 +1,12 @@
 """The daemon's lifecycle, top to bottom: start, serve until asked to stop, shut down in order.
 
 Start: open memory and providers, build the channels and the router, start the gateway first (so
-``/healthz`` answers while the rest connect), then the other channels, then tell systemd READY=1.
+``/healthz`` answers while the rest connect), then the other channels, then the scheduler (jobs
+missed while the daemon was down fire now, marked late), then tell systemd READY=1.
 Stop (SIGTERM/SIGINT only set an event): STOPPING=1, refuse new messages, let in-flight turns finish
-within ``drain_seconds`` (their replies still go out), cancel and log stragglers, stop the channels,
-then close the app: compactions in flight are awaited, provider clients closed, the database last.
+within ``drain_seconds`` (their replies still go out), cancel and log stragglers, stop the
+scheduler and the channels, then close the app: compactions in flight are awaited, provider clients
+closed, the database last. A push that was not delivered stays queued in the database.
 """
 
 from __future__ import annotations
@@ -19,17 +21,21 @@ import secrets
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
 import structlog
 
 from flynn.app import App, build_channels, database_path, utc_now
 from flynn.channels.base import Channel, OnMessage
+from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError
 from flynn.memory.checkpointer import WalCheckpointer
+from flynn.messages import OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
+from flynn.schedule.jobs import Push
+from flynn.schedule.scheduler import Scheduler
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
 
@@ -94,6 +100,7 @@ class Daemon:
         self.ready = asyncio.Event()
         self.channels: dict[str, Channel] = {}
         self.router: Router | None = None
+        self.scheduler: Scheduler | None = None
         self.app: App | None = None
         self._token_source = ""
         self._generated_token = ""
@@ -119,6 +126,13 @@ class Daemon:
                 idle_seconds=self._options.idle_seconds,
             )
             self.router = router
+            self.scheduler = Scheduler(
+                app.schedule, app.pushes, deliver=self._deliver, clock=self._clock
+            )
+            app.schedule_signal.listen(self.scheduler.wake)
+            gateway = self.channels.get("gateway")
+            if isinstance(gateway, GatewayChannel):
+                gateway.set_on_client_ready(self._client_ready)
             try:
                 await self._serve(router, stop)
             except* PortInUse as group:
@@ -145,6 +159,8 @@ class Daemon:
                 if isinstance(started, asyncio.Event):
                     await self._wait_started(started, task)
             self._announce_web_chat()
+            assert self.scheduler is not None
+            scheduler = group.create_task(self.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
             checkpointer = group.create_task(
                 WalCheckpointer(database_path(self._settings)).run(), name="wal-checkpointer"
@@ -167,9 +183,35 @@ class Daemon:
             router.close_intake()
             cancelled = await router.drain(self._options.drain_seconds)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (*tasks, watchdog, checkpointer, behind):
+            for task in (scheduler, *tasks, watchdog, checkpointer, behind):
                 task.cancel()
         log.info("daemon.channels_stopped")
+
+    async def _deliver(self, push: Push) -> bool:
+        """Sends one push through its channel; False when it cannot be delivered now (the
+        channel is not running here, or the person is away), so it stays queued."""
+        target = push.target
+        channel = self.channels.get(target.channel)
+        if channel is None:
+            log.warning("schedule.no_channel", channel=target.channel, push=push.id)
+            return False
+        message = OutboundMessage(
+            SessionKey(target.channel, target.chat_id, target.thread),
+            render_push(push, gateway=target.channel == "gateway", zone=self._zone_of(push)),
+            push=push.kind,
+            push_id=str(push.id),
+            recipient=target.recipient,
+        )
+        return bool(await channel.send(message))
+
+    def _zone_of(self, push: Push) -> tzinfo:
+        personal = self.app.services.personal if self.app is not None else None
+        return personal.timezone(push.namespace)[0] if personal is not None else UTC
+
+    async def _client_ready(self, client_id: str) -> None:
+        """A gateway client said hello: what was queued for it while it was away goes now."""
+        if self.scheduler is not None:
+            await self.scheduler.deliver_pending("gateway", client_id)
 
     async def _embed_behind(self) -> None:
         if self.app is not None and self.app.services.writer.embeds:
@@ -254,6 +296,18 @@ class Daemon:
         else:
             # Not on a terminal (a journal, a container log): never print the token itself.
             self._announce(f"Web chat: {url}#token=... (use {self._token_source})")
+
+
+def render_push(push: Push, *, gateway: bool, zone: tzinfo = UTC) -> str:
+    """A push as the person reads it. The web page labels a push by its kind itself; in chat
+    apps the text says what it is. A late reminder says when it was due."""
+    text = push.text
+    if push.kind == "reminder" and not gateway:
+        text = f"⏰ Reminder: {text}"
+    if push.late and push.due_at is not None:
+        due = push.due_at.astimezone(zone)
+        text += f"\n(late: it was due {due:%Y-%m-%d %H:%M}, while I was offline)"
+    return text
 
 
 def freeze_startup_heap() -> None:
