@@ -100,9 +100,10 @@ class Schedule(Protocol):
         ...
 
     def fire_due(self, *, now: datetime, late_after_seconds: float, limit: int) -> list[Push]:
-        """Claims up to ``limit`` jobs due at or before ``now``, each in its own transaction
-        that also advances it (next cron time, or done) and queues its ``Push``: a due time is
-        fired exactly once, whoever else (another daemon on the same data dir) is firing too.
+        """Claims up to ``limit`` jobs due at or before ``now``, each claim in the same
+        transaction that advances the job (next cron time, or done) and queues its ``Push``: a
+        due time is fired exactly once, whoever else (another daemon on the same data dir) is
+        firing too.
         A job due more than ``late_after_seconds`` ago fires once (not once per missed time),
         marked late."""
         ...

@@ -186,7 +186,8 @@ def test_a_lost_claim_queues_nothing(tmp_path: Path) -> None:
         _remind(SqliteSchedule(first), at=NOW, repeat="0 * * * *")
         (job,) = SqliteSchedule(second).jobs("user")
         assert len(SqliteSchedule(first).fire_due(now=NOW, late_after_seconds=60, limit=5)) == 1
-        stale = SqliteSchedule(second)._fire(job, NOW, 60)
+        with second.transaction():
+            stale = SqliteSchedule(second)._fire(job, NOW, 60)
         assert stale is None
         assert SqlitePushes(second).undelivered() == 1
 
