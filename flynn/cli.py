@@ -23,6 +23,7 @@ from flynn.app import App, database_path, utc_now
 from flynn.bench import bench_turn
 from flynn.bench_gateway import bench_gateway
 from flynn.bench_recall import bench_recall, load_dataset
+from flynn.bench_schedule import bench_schedule
 from flynn.daemon import (
     EXIT_PORT_IN_USE,
     Daemon,
@@ -258,6 +259,13 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     )
     recall.add_argument("--seed", type=int, default=7)
     recall.set_defaults(handler=_cmd_bench_recall)
+    schedule = bench_command(
+        "schedule", "adding reminders, fire_due among many, lag of a burst due at once"
+    )
+    schedule.add_argument("--jobs", type=int, default=10_000, help="reminders stored")
+    schedule.add_argument("--burst", type=int, default=1000, help="jobs due in the same second")
+    schedule.add_argument("--seed", type=int, default=7)
+    schedule.set_defaults(handler=_cmd_bench_schedule)
     gateway = bench_command("gateway", "full-path throughput against a bare websockets echo server")
     gateway.add_argument("--clients", type=int, default=200)
     gateway.add_argument("--seconds", type=float, default=10.0)
@@ -748,6 +756,15 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
     except FlynnError as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_schedule(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    if args.jobs < 0 or args.burst < 0:
+        raise UsageError("--jobs/--burst", "must not be negative")
+    result = asyncio.run(bench_schedule(jobs=args.jobs, burst=args.burst, seed=args.seed))
     print(json.dumps(result))
     return EXIT_OK
 

@@ -152,3 +152,14 @@ async def test_doctor_reports_the_schedule_without_failing(tmp_path: Path) -> No
     assert "Europe/Lisbon (job 4, reminder)" in schedule.detail
     assert schedule.detail.endswith("1 overdue, 1 undelivered push(es)")
     assert schedule.line().startswith("[ok  ] schedule: ")
+
+
+def test_bench_schedule_prints_one_json_object(tmp_path: Path) -> None:
+    result = flynn("bench", "schedule", "--jobs", "300", "--burst", "50", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["bench"] == "schedule" and report["jobs"] == 300
+    assert report["burst_jobs"] == 50
+    assert 0 <= report["burst_lag_p50_ms"] <= report["burst_lag_max_ms"] < 5000
+    assert 0 < report["fire_due_p50_ms"] <= report["fire_due_p99_ms"]
+    assert report["next_due_p99_ms"] > 0 and report["add_s"] > 0
