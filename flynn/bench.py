@@ -24,6 +24,7 @@ from flynn.memory.store import MessageRole, NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
+from flynn.schedule.jobs import Target
 from flynn.settings import load_settings
 
 _COMMON = tuple(
@@ -70,10 +71,18 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 async def bench_turn(
-    *, messages: int, facts: int, turns: int, seed: int = 7, depth: DepthName = "adaptive"
+    *,
+    messages: int,
+    facts: int,
+    turns: int,
+    seed: int = 7,
+    depth: DepthName = "adaptive",
+    tools: bool = True,
+    reminders: int = 0,
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
-    with recall at ``depth`` (``memory.recall_depth``)."""
+    with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not, and
+    ``reminders`` reminders scheduled for the person (their prompt lists the next few)."""
     rng = random.Random(seed)
     zipf = Zipf(vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
@@ -82,6 +91,7 @@ async def bench_turn(
                 "data_dir": str(Path(tmp)),
                 "memory": {"user_namespace": "user", "recall_depth": depth},
                 "llm": {"provider": "offline"},
+                "tools": {"enabled": tools},
             }
         )
         provider = ScriptedProvider(default="Noted, thanks.")
@@ -90,6 +100,7 @@ async def bench_turn(
         try:
             setup_started = time.perf_counter()
             _fill(app, rng, zipf, messages=messages, facts=facts)
+            _schedule(app, rng, zipf, reminders)
             setup_seconds = time.perf_counter() - setup_started
 
             orchestrator = app.orchestrator(SessionKey("bench", "1"), ChannelAccount("bench", "1"))
@@ -128,6 +139,8 @@ async def bench_turn(
         "messages": messages,
         "facts": facts,
         "recall_depth": depth,
+        "tools": tools,
+        "reminders": reminders,
         "p50_ms": round(percentile(samples, 0.50), 3),
         "p90_ms": round(percentile(samples, 0.90), 3),
         "p99_ms": round(percentile(samples, 0.99), 3),
@@ -135,6 +148,23 @@ async def bench_turn(
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
     }
+
+
+def _schedule(app: App, rng: random.Random, zipf: Zipf, reminders: int) -> None:
+    """``reminders`` one-off and repeating reminders, all due in the coming year."""
+    now = datetime.now(UTC)
+    target = Target("gateway", "bench")
+    for index in range(reminders):
+        app.schedule.add(
+            namespace="user",
+            kind="reminder",
+            text=zipf.sentence(rng, rng.randint(2, 8)),
+            at=now + timedelta(days=1, seconds=rng.randrange(365 * 86400)),
+            repeat="0 8 * * 1-5" if index % 10 == 0 else None,
+            timezone="Europe/Lisbon",
+            target=target,
+            now=now,
+        )
 
 
 def _fill(app: App, rng: random.Random, zipf: Zipf, *, messages: int, facts: int) -> None:

@@ -232,6 +232,14 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     turn.add_argument(
         "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
     )
+    turn.add_argument(
+        "--tools",
+        action=argparse.BooleanOptionalAction,
+        help="offer Flynn's tools on every turn (default: tools.enabled)",
+    )
+    turn.add_argument(
+        "--reminders", type=int, default=0, help="reminders scheduled for the person first"
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
         "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
@@ -770,15 +778,19 @@ def _cmd_bench_schedule(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_turn(args: argparse.Namespace) -> int:
-    memory = _settings(args).memory
+    settings = _settings(args)
     configure_logging("error", "json")
+    if args.reminders < 0:
+        raise UsageError("--reminders", "must not be negative")
     result = asyncio.run(
         bench_turn(
             messages=args.messages,
             facts=args.facts,
             turns=args.turns,
             seed=args.seed,
-            depth=args.recall_depth or memory.recall_depth,
+            depth=args.recall_depth or settings.memory.recall_depth,
+            tools=settings.tools.enabled if args.tools is None else args.tools,
+            reminders=args.reminders,
         )
     )
     print(json.dumps(result))

@@ -87,8 +87,15 @@ class Schedule(Protocol):
         after ``at``). Raises ``ValueError`` for an invalid cron expression or timezone."""
         ...
 
-    def jobs(self, namespace: str | None, *, kind: JobKind | None = None) -> list[Job]:
-        """Active jobs of ``namespace`` (every namespace when None), soonest first."""
+    def jobs(
+        self, namespace: str | None, *, kind: JobKind | None = None, limit: int | None = None
+    ) -> list[Job]:
+        """Active jobs of ``namespace`` (every namespace when None), soonest first; the first
+        ``limit`` of them when given."""
+        ...
+
+    def count(self, namespace: str | None, *, kind: JobKind | None = None) -> int:
+        """How many active jobs ``namespace`` has (every namespace when None)."""
         ...
 
     def cancel(self, namespace: str, job_id: int, *, now: datetime) -> Job | None:

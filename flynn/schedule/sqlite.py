@@ -79,18 +79,23 @@ class SqliteSchedule:
         assert row is not None
         return _job(row)
 
-    def jobs(self, namespace: str | None, *, kind: JobKind | None = None) -> list[Job]:
-        """Active jobs of ``namespace`` (every namespace when None), soonest first."""
-        sql = "SELECT * FROM jobs WHERE status = 'active'"
-        params: list[object] = []
-        if namespace is not None:
-            sql += " AND namespace = ?"
-            params.append(namespace)
-        if kind is not None:
-            sql += " AND kind = ?"
-            params.append(kind)
-        rows = self._db.fetchall(sql + " ORDER BY next_at, id", params)
-        return [_job(row) for row in rows]
+    def jobs(
+        self, namespace: str | None, *, kind: JobKind | None = None, limit: int | None = None
+    ) -> list[Job]:
+        """Active jobs of ``namespace`` (every namespace when None), soonest first; the first
+        ``limit`` of them when given."""
+        where, params = _active(namespace, kind)
+        sql = f"SELECT * FROM jobs WHERE {where} ORDER BY next_at, id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_job(row) for row in self._db.fetchall(sql, params)]
+
+    def count(self, namespace: str | None, *, kind: JobKind | None = None) -> int:
+        """How many active jobs ``namespace`` has (every namespace when None)."""
+        where, params = _active(namespace, kind)
+        row = self._db.fetchone(f"SELECT count(*) FROM jobs WHERE {where}", params)
+        return 0 if row is None else int(row[0])
 
     def cancel(self, namespace: str, job_id: int, *, now: datetime) -> Job | None:
         """Cancels ``namespace``'s active job ``job_id``; None if it has no such job (another
@@ -316,6 +321,18 @@ class SqlitePushes:
         row = self._db.fetchone("SELECT count(*) FROM pushes WHERE delivered_at IS NULL")
         assert row is not None
         return int(row[0])
+
+
+def _active(namespace: str | None, kind: JobKind | None) -> tuple[str, list[object]]:
+    where = "status = 'active'"
+    params: list[object] = []
+    if namespace is not None:
+        where += " AND namespace = ?"
+        params.append(namespace)
+    if kind is not None:
+        where += " AND kind = ?"
+        params.append(kind)
+    return where, params
 
 
 def _target_columns(target: Target | None) -> tuple[str | None, ...]:

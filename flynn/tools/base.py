@@ -129,6 +129,9 @@ class ToolRegistry:
         self._tools = {tool.name: tool for tool in tools}
         if len(self._tools) != len(tools):
             raise ValueError("two tools share a name")
+        # Built once: a JSON schema costs pydantic more than the rest of a turn's bookkeeping.
+        self._specs = tuple(tool.spec for tool in tools)
+        self._read_only = tuple(tool.spec for tool in tools if not tool.writes)
         self._timeout = timeout_seconds
         self._max_chars = result_max_chars
 
@@ -142,7 +145,7 @@ class ToolRegistry:
     def specs(self, *, writes: bool = True) -> tuple[ToolSpec, ...]:
         """The schemas the model is offered; without the tools that write when ``writes`` is
         false (off the record)."""
-        return tuple(tool.spec for tool in self._tools.values() if writes or not tool.writes)
+        return self._specs if writes else self._read_only
 
     async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> tuple[ToolResult, ...]:
         """One result per call; never raises but on cancellation."""

@@ -122,7 +122,7 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
                 "in the configuration (users: NAME: notify: telegram), or set the reminder from "
                 "Telegram, Discord or the web chat"
             )
-        if len(self._schedule.jobs(context.namespace, kind="reminder")) >= MAX_REMINDERS:
+        if self._schedule.count(context.namespace, kind="reminder") >= MAX_REMINDERS:
             raise ToolError(f"the person already has {MAX_REMINDERS} reminders")
         if args.in_seconds is not None:
             at = context.now + timedelta(seconds=args.in_seconds)
