@@ -51,6 +51,7 @@ from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings, load_settings, parse_yaml
 from flynn.systemd import SystemdNotifier
+from flynn.tools.person_files import forget_person_files, person_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -528,6 +529,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
     with _open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
+            counts["files"] = forget_person_files(person_directory(settings.data_dir, scope.root))
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
             counts = memory.forget_field(scope.root, field)

@@ -108,9 +108,22 @@ def test_memory_show_export_and_forget(home: Path) -> None:
     data = json.loads(flynn("memory", "show", "--json", home=home, env=env).stdout)
     assert all(fact["field"] != "name" for fact in data["profile"])
 
+    acted = flynn(
+        "chat",
+        home=home,
+        env=env,
+        stdin="add buy milk to my tasks\nremind me in 20 seconds to stretch\n",
+    )
+    assert "Added task 1: buy milk" in acted.stdout
+    # A terminal session cannot be written to later: the reminder says where it could go.
+    assert "cannot receive messages later" in acted.stdout
+    tasks = home / ".flynn" / "user" / "TASKS.json"
+    assert "buy milk" in tasks.read_text()
+
     flynn("memory", "forget", "--all", home=home, env=env)
     data = json.loads(flynn("memory", "show", "--json", home=home, env=env).stdout)
     assert data["profile"] == [] and data["facts"] == []
+    assert not tasks.exists()
 
 
 def test_unknown_user_is_a_clear_error(home: Path) -> None:

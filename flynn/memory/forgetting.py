@@ -66,8 +66,16 @@ _FORGET_RANGE_ENTITIES = (
 _FORGET_DOCUMENTS = f"DELETE FROM documents WHERE {_SCOPE}"
 _FORGET_DOCUMENT = "DELETE FROM documents WHERE namespace = ?"
 _FORGET_EMBEDDINGS = f"DELETE FROM embeddings WHERE {_SCOPE}"
+_FORGET_JOBS = f"DELETE FROM jobs WHERE {_SCOPE}"
+_FORGET_PUSHES = f"DELETE FROM pushes WHERE {_SCOPE}"
 _MESSAGES = f"SELECT id, content FROM messages WHERE {_SCOPE}"
 _SET_MESSAGE = "UPDATE messages SET content = ? WHERE id = ?"
+# The tool calls and results stored with a reply ("remember: location = Lisbon") repeat values too.
+_TOOL_STEPS = (
+    "SELECT t.message_id, t.steps FROM message_tools AS t JOIN messages AS m "
+    f"ON m.id = t.message_id WHERE {namespace_scope('m.namespace')}"
+)
+_SET_TOOL_STEPS = "UPDATE message_tools SET steps = ? WHERE message_id = ?"
 _DOCUMENTS = f"SELECT namespace, content FROM documents WHERE {_SCOPE}"
 _SET_DOCUMENT = "UPDATE documents SET content = ? WHERE namespace = ?"
 _SUMMARIES = f"SELECT key, summary FROM sessions WHERE {_SCOPE} AND summary IS NOT NULL"
@@ -186,6 +194,13 @@ class SqliteForgetting:
             "relations": relations,
         }
 
+    def forget_schedule(self, prefix: str) -> int:
+        """Deletes the jobs (reminders) under ``prefix`` and their pushes; returns how many
+        jobs."""
+        scope = scope_params(prefix)
+        self._db.execute(_FORGET_PUSHES, scope)
+        return self._db.execute(_FORGET_JOBS, scope)
+
     def forget_embeddings(self, prefix: str) -> int:
         """Vectors stored under ``prefix`` (those of deleted messages and facts go with them, by
         trigger, wherever they are stored)."""
@@ -206,6 +221,7 @@ class SqliteForgetting:
         texts = sorted({text for value in values if (text := redactable(value))}, key=len)
         counts = {
             "redacted_messages": 0,
+            "redacted_tool_steps": 0,
             "redacted_summaries": 0,
             "redacted_documents": 0,
             "entities": 0,
@@ -227,6 +243,10 @@ class SqliteForgetting:
             counts["embeddings"] += self._db.execute(_FORGET_NEXT_EMBEDDING, (message_id,))
             counts["redacted_messages"] += 1
             unmentioned |= self._forget_stale_mentions(message_id, content)
+        for message_id, steps in self._changed(_TOOL_STEPS, scope, pattern):
+            # The redacted text holds no quote or backslash, so the JSON stays whole.
+            self._db.execute(_SET_TOOL_STEPS, (steps, message_id))
+            counts["redacted_tool_steps"] += 1
         for key, summary in self._changed(_SUMMARIES, scope, pattern):
             self._db.execute(_SET_SUMMARY, (summary, key))
             counts["redacted_summaries"] += 1

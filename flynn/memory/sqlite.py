@@ -52,8 +52,9 @@ class SqliteMemory:
 
     def forget_namespace(self, prefix: str) -> dict[str, int]:
         """Deletes for real everything stored under ``prefix`` (``prefix`` or ``prefix/...``):
-        documents, facts, messages with their index rows, sessions, and graph entities with their
-        relations and mentions, in one transaction.
+        documents, facts, messages with their index rows and tool steps, sessions, graph entities
+        with their relations and mentions, and scheduled jobs with their pushes, in one
+        transaction.
 
         Returns the rows deleted per table. Costs carry no namespace and are kept.
         Raises ``ValueError`` for an empty prefix, ``StoreError`` if the delete fails (then
@@ -65,6 +66,7 @@ class SqliteMemory:
             messages, sessions = self.history.forget_counted(prefix)
             entities = self.graph.forget(prefix)
             embeddings = self._forgetting.forget_embeddings(prefix)
+            jobs = self._forgetting.forget_schedule(prefix)
         return {
             "documents": documents,
             "facts": facts,
@@ -72,6 +74,7 @@ class SqliteMemory:
             "sessions": sessions,
             "entities": entities,
             "embeddings": embeddings,
+            "jobs": jobs,
         }
 
     def forget_fact(self, fact_id: int) -> int:

@@ -41,3 +41,16 @@ def write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def forget_person_files(folder: Path) -> int:
+    """Deletes the person's tasks and scratchpad (what their tools wrote); returns how many
+    files. Their persona-like files (USER.md, MEMORY_*.md) are theirs to edit and stay."""
+    removed = 0
+    for name in (TASKS_FILE, SCRATCH_FILE):
+        try:
+            (folder / name).unlink()
+        except FileNotFoundError:
+            continue
+        removed += 1
+    return removed

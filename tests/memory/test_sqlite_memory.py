@@ -8,6 +8,8 @@ import pytest
 from flynn.errors import StoreError
 from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import NewFact
+from flynn.schedule.jobs import Target
+from flynn.schedule.sqlite import SqliteSchedule
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -17,12 +19,28 @@ def _fill(memory: SqliteMemory, root: str) -> None:
     memory.documents.replace(f"{root}/working", "otter project", now=T0)
     memory.facts.add(NewFact(namespace=f"{root}/facts", kind="profile", value="otter fan"), now=T0)
     memory.history.append(f"{root}:chat", root, "user", "otters are great", tokens=4, now=T0)
-    memory.history.append(f"{root}:chat", root, "assistant", "they are", tokens=2, now=T0)
+    memory.history.append(
+        f"{root}:chat", root, "assistant", "they are", tokens=2, now=T0, tool_steps="[]"
+    )
+    schedule = SqliteSchedule(memory.db)
+    job = schedule.add(
+        namespace=root,
+        kind="reminder",
+        text="feed the otters",
+        at=T0 - timedelta(minutes=1),
+        repeat=None,
+        timezone="UTC",
+        target=Target("gateway", "laptop"),
+        now=T0 - timedelta(hours=1),
+    )
+    schedule.fire_due(now=T0, late_after_seconds=300, limit=10)  # queues its push
+    assert job.id
 
 
 def _snapshot(memory: SqliteMemory) -> dict[str, int]:
     counts = {}
-    for table in ("documents", "facts", "messages", "sessions", "facts_fts", "messages_fts"):
+    tables = ("documents", "facts", "messages", "sessions", "facts_fts", "messages_fts")
+    for table in (*tables, "message_tools", "jobs", "pushes"):
         row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
         assert row is not None
         counts[table] = int(row[0])
@@ -43,8 +61,12 @@ def test_forget_namespace_removes_everything_under_the_prefix(memory: SqliteMemo
         "sessions": 1,
         "entities": 0,
         "embeddings": 0,
+        "jobs": 1,
     }
     assert memory.documents.list("user") == []
+    for table in ("message_tools", "jobs", "pushes"):
+        row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
+        assert row is not None and row[0] == 1, table  # only username's is left
     assert memory.facts.search("user", "otter", limit=5) == []
     assert memory.history.search("user", "otters", limit=5) == []
     assert len(memory.documents.list("username")) == 2

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from conftest import SMALL_WINDOW, Harness
 
+from flynn.memory.store import StoredMessage
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import ChatRequest, ChatResponse, ToolCall
 
@@ -223,3 +224,31 @@ async def test_remember_goes_through_reconciliation_and_refuses_credentials(
     active = app.memory.facts.active("user/profile", field="location")
     assert [(fact.value, fact.source) for fact in active] == [("Porto", "tool")]
     assert not any("hunter2" in fact.value for fact in app.memory.facts.active("user/profile"))
+
+
+async def test_forgetting_a_field_redacts_it_from_stored_tool_calls_too(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    app = h.open()
+    h.chat.push(calls(("remember", {"text": "Lisbon", "field": "location"})), "Noted.")
+    session = h.session()
+    await session.handle("please keep where I live")
+    assert "Lisbon" in json.dumps(app.memory.history.tool_steps([m.id for m in session_rows(h)]))
+    reply = await session.handle("/forget location")
+    assert "Forgotten: location" in reply.text
+    await session.handle("hello again")
+    request = h.chat.requests[-1]
+    sent = request.system + json.dumps(
+        [
+            [m.content, [c.arguments for c in m.tool_calls], [r.content for r in m.tool_results]]
+            for m in request.messages
+        ]
+    )
+    assert "Lisbon" not in sent
+    assert "(forgotten)" in sent
+
+
+def session_rows(h: Harness) -> list[StoredMessage]:
+    assert h.app is not None
+    return h.app.memory.history.recent("gateway:laptop")
