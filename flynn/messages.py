@@ -53,6 +53,9 @@ class InboundMessage:
     thread: str | None = None
     sender_name: str | None = None
     is_group: bool = False
+    forwarded: bool = False
+    """The text was forwarded from someone else (Telegram's ``forward_origin``, a Discord
+    forward): it says nothing about the sender, so nothing is learnt from it."""
 
     @property
     def session_key(self) -> SessionKey:
