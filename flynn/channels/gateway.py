@@ -8,8 +8,9 @@ import asyncio
 import contextlib
 import hmac
 import secrets
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
@@ -49,7 +50,10 @@ CLOSE_TOO_MANY_TABS = 4409
 CLOSE_FLOOD = 4429
 CLOSE_SERVER_FULL = 1013
 
-_HELLO_MAX_CHARS = 4096
+_HELLO_MAX_BYTES = 4096
+"""The frame cap before ``hello``: a hello is a token and a client_id, far below this."""
+_REFUSE_CLOSE_SECONDS = 1.0
+"""How long a connection refused before ``hello`` may take to answer our close frame."""
 
 OnClientReady = Callable[[str], Awaitable[None]]
 """Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
@@ -71,9 +75,19 @@ class GatewayChannel:
     outbox went out and before the client's first frame is read (so what it sends arrives
     right after them; while it runs, that connection's frames wait).
 
+    Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
+    larger frame is refused from its header, 1009, never buffered), it has ``hello_timeout``
+    seconds to say hello, and at most ``max_unauthenticated`` such connections wait at once,
+    ``max_unauthenticated_per_address`` of them from one address. Over either cap the *oldest*
+    waiting connection (of that address, else of all) is closed with 1013 to make room: a
+    legitimate client says hello within a round trip of connecting, so a flood would have to
+    outpace that to push it out, while refusing newcomers would hand the server to whoever
+    filled it first (and one address can be everyone behind a proxy). ``max_connections``
+    counts authenticated connections only and is checked at hello.
+
     Close codes: 4400 bad hello, 4401 unauthorized, 4408 no hello in time, 4409 too many
-    connections for one client_id, 4429 flooding, 1013 server full; 1009 for a frame above the
-    hard size cap.
+    connections for one client_id, 4429 flooding, 1013 server full or pushed out while waiting
+    for hello; 1009 for a frame above the cap (4 KB before hello, the hard cap after).
     """
 
     def __init__(
@@ -85,9 +99,11 @@ class GatewayChannel:
         clock: Callable[[], datetime] = _utc_now,
         rate_per_second: float = 5.0,
         burst: int = 20,
-        hello_timeout: float = 10.0,
+        hello_timeout: float = 5.0,
         flood_close_after: int = 100,
         max_connections: int = 1000,
+        max_unauthenticated: int = 256,
+        max_unauthenticated_per_address: int = 32,
         max_connections_per_client: int = 8,
         outbox_size: int = 20,
         outbox_clients: int = 256,
@@ -104,6 +120,8 @@ class GatewayChannel:
         self._hello_timeout = hello_timeout
         self._flood_close_after = flood_close_after
         self._max_connections = max_connections
+        self._max_waiting = max_unauthenticated
+        self._max_waiting_per_address = max_unauthenticated_per_address
         self._max_per_client = max_connections_per_client
         self._outbox_size = outbox_size
         self._outbox_clients = outbox_clients
@@ -116,7 +134,10 @@ class GatewayChannel:
         self._http = GatewayHttp(readiness)
         self._clients: dict[str, list[ServerConnection]] = {}
         self._outbox: OrderedDict[str, deque[str]] = OrderedDict()
-        self._open = 0
+        self._authenticated = 0
+        self._waiting: OrderedDict[ServerConnection, _Waiting] = OrderedDict()
+        """Connections that have not said hello yet, oldest first."""
+        self._waiting_per_address: Counter[str] = Counter()
         self._on_message: OnMessage | None = None
         self._server: Server | None = None
         self._last_inbound: datetime | None = None
@@ -173,7 +194,10 @@ class GatewayChannel:
                 process_request=self._process_request,
                 # Chat frames are small; deflate would cost more CPU than the bytes it saves.
                 compression=None,
-                max_size=self._hard_max,
+                # Until hello; _serve_connection raises it to _hard_max once authenticated.
+                max_size=_HELLO_MAX_BYTES,
+                # The HTTP upgrade gets no longer than the hello does.
+                open_timeout=self._hello_timeout,
                 server_header=None,
             )
         except OSError as exc:
@@ -242,14 +266,17 @@ class GatewayChannel:
         return self._http.respond(request)
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
-        if self._open >= self._max_connections:
-            await ws.close(CLOSE_SERVER_FULL, "server full")
-            return
-        self._open += 1
         try:
             client_id = await self._authenticate(ws)
-            if client_id is None:
-                return
+        except ConnectionClosed:
+            return
+        if client_id is None:
+            return
+        self._authenticated += 1
+        try:
+            # Raised before ready goes out, so a client that waits for ready (as the protocol
+            # says) never has a frame measured against the hello cap.
+            ws.protocol.max_message_size = self._hard_max
             await ws.send(ready_frame(f"{CHANNEL}:{client_id}"))
             # No await between registering and taking the outbox: a reply produced meanwhile
             # lands in exactly one of the two.
@@ -272,17 +299,28 @@ class GatewayChannel:
         except ConnectionClosed:
             pass
         finally:
-            self._open -= 1
+            self._authenticated -= 1
 
     async def _authenticate(self, ws: ServerConnection) -> str | None:
-        """The client_id of a valid hello; None after refusing the connection."""
+        """The client_id of a valid hello; None after refusing the connection. Raises
+        ``ConnectionClosed`` when the peer went away first."""
+        # Refusals before hello do not wait long for a close handshake the peer may never do.
+        patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
+        waiting = _Waiting(_peer(ws))
         try:
-            async with asyncio.timeout(self._hello_timeout):
+            async with asyncio.timeout(self._hello_timeout) as deadline:
+                waiting.deadline = deadline
+                self._admit(ws, waiting)
                 raw = await ws.recv()
         except TimeoutError:
-            await _refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
+            if waiting.is_evicted:
+                await _refuse(ws, "rate_limited", "too many connections; retry", CLOSE_SERVER_FULL)
+            else:
+                await _refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
             return None
-        frame = parse_json_object(raw) if len(raw) <= _HELLO_MAX_CHARS else None
+        finally:
+            self._release(ws, waiting)
+        frame = parse_json_object(raw)
         if frame is None or frame.get("type") != "hello":
             await _refuse(ws, "unauthorized", "the first frame must be a hello", CLOSE_UNAUTHORIZED)
             return None
@@ -305,7 +343,35 @@ class GatewayChannel:
                 ws, "rate_limited", "too many connections for this client_id", CLOSE_TOO_MANY_TABS
             )
             return None
+        if self._authenticated >= self._max_connections:
+            log.warning("gateway.full", connections=self._authenticated)
+            await _refuse(ws, "rate_limited", "server full; retry later", CLOSE_SERVER_FULL)
+            return None
+        ws.close_timeout = patient
         return client_id
+
+    def _admit(self, ws: ServerConnection, waiting: _Waiting) -> None:
+        """Registers ``ws`` as waiting for hello, first pushing out the oldest waiting connection
+        of its address, or of all, when a cap is reached."""
+        address = waiting.address
+        oldest: ServerConnection | None = None
+        if self._waiting_per_address[address] >= self._max_waiting_per_address:
+            oldest = next(c for c, w in self._waiting.items() if w.address == address)
+        elif len(self._waiting) >= self._max_waiting:
+            oldest = next(iter(self._waiting))
+        if oldest is not None:
+            evicted = self._waiting[oldest]
+            self._release(oldest, evicted)
+            evicted.evict()
+            log.info("gateway.waiting_evicted", peer=evicted.address, waiting=len(self._waiting))
+        self._waiting[ws] = waiting
+        self._waiting_per_address[address] += 1
+
+    def _release(self, ws: ServerConnection, waiting: _Waiting) -> None:
+        if self._waiting.pop(ws, None) is not None:
+            self._waiting_per_address[waiting.address] -= 1
+            if not self._waiting_per_address[waiting.address]:
+                del self._waiting_per_address[waiting.address]
 
     async def _client_ready(self, client_id: str) -> None:
         callback = self._on_client_ready
@@ -380,6 +446,21 @@ class GatewayChannel:
 
     def _record_error(self, text: str) -> None:
         self._last_error, self._last_error_at = text, self._clock()
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """A connection waiting for its hello: where from, and the deadline that ends the wait."""
+
+    address: str
+    deadline: asyncio.Timeout | None = None
+    is_evicted: bool = False
+
+    def evict(self) -> None:
+        """Ends the wait now; the connection's own task then refuses it."""
+        self.is_evicted = True
+        if self.deadline is not None:
+            self.deadline.reschedule(asyncio.get_running_loop().time())
 
 
 def _client_frame_id(client_id: str, reply_to: str | None) -> str:

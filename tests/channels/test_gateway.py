@@ -318,15 +318,6 @@ async def test_connections_per_client_are_capped() -> None:
         assert await recv_close(third) == 4409
 
 
-async def test_total_connections_are_capped() -> None:
-    async with (
-        running_gateway(max_connections=1) as gateway,
-        gateway.client("one"),
-        gateway.client(hello=False) as second,
-    ):
-        assert await recv_close(second) == 1013
-
-
 # Outbound routing
 
 
