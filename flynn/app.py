@@ -146,6 +146,10 @@ class App:
             self._orchestrators[key] = orchestrator
         return orchestrator
 
+    def live(self, key: SessionKey) -> Orchestrator | None:
+        """The session's orchestrator if one exists now."""
+        return self._orchestrators.get(key)
+
     async def evict(self, key: SessionKey) -> None:
         orchestrator = self._orchestrators.pop(key, None)
         if orchestrator is not None:

@@ -21,7 +21,7 @@ import secrets
 import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
 import structlog
@@ -29,7 +29,7 @@ import structlog
 from flynn.app import App, build_channels, database_path, utc_now
 from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import GatewayChannel
-from flynn.errors import ConfigError
+from flynn.errors import ConfigError, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
@@ -44,6 +44,8 @@ log = structlog.get_logger(__name__)
 EXIT_OK = 0
 EXIT_PORT_IN_USE = 3
 TOKEN_FILE = "gateway-token"
+INTAKE_KEEP_DAYS = 7
+"""How long the replies to answered messages are kept for a resend of the same id."""
 
 
 class PortInUse(Exception):
@@ -159,6 +161,9 @@ class Daemon:
                 if isinstance(started, asyncio.Event):
                     await self._wait_started(started, task)
             self._announce_web_chat()
+            # What the last run accepted but did not answer (a crash, a drain deadline) is
+            # answered now; replies it stored but did not send are sent.
+            await router.replay()
             assert self.scheduler is not None
             scheduler = group.create_task(self.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
@@ -182,10 +187,19 @@ class Daemon:
             self._notifier.notify("STOPPING=1")
             router.close_intake()
             cancelled = await router.drain(self._options.drain_seconds)
+            self._prune_intake()
             log.info("daemon.drained", cancelled_sessions=cancelled)
             for task in (scheduler, *tasks, watchdog, checkpointer, behind):
                 task.cancel()
         log.info("daemon.channels_stopped")
+
+    def _prune_intake(self) -> None:
+        """Forgets the ids and replies of messages answered long ago (a resend that late is
+        a new message)."""
+        if self.app is not None:
+            before = self._clock() - timedelta(days=INTAKE_KEEP_DAYS)
+            with contextlib.suppress(StoreError):
+                self.app.memory.inbound.prune(before=before)
 
     async def _deliver(self, push: Push) -> bool:
         """Sends one push through its channel; False when it cannot be delivered now (the

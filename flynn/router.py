@@ -1,5 +1,10 @@
-"""Inbound messages to sessions: deduplicate, queue per session, run turns one at a time per session
-and concurrently across sessions, send each reply exactly once, evict idle sessions.
+"""Inbound messages to sessions: store, deduplicate, queue per session, run turns one at a time per
+session and concurrently across sessions, send each reply exactly once, evict idle sessions.
+
+Intake is durable (``flynn.memory.inbound``): a message is stored before the channel is told it
+was taken, its reply is stored before it is sent, and ``replay`` (at start) finishes what a crash
+or a drain deadline left: turns not run are run, replies not sent are sent. A resend of the same
+id joins the pending turn, or gets the stored reply.
 
 Each session has a bounded inbox and one worker task; the worker exits when the session has been
 idle for ``idle_seconds`` (its orchestrator is dropped and resumed from the database next time).
@@ -18,7 +23,7 @@ import structlog
 
 from flynn.channels.base import Channel
 from flynn.errors import SessionBusy
-from flynn.identity import Identity
+from flynn.identity import Identity, MemoryScope
 from flynn.memory.store import InboundLog
 from flynn.messages import ChannelAccount, InboundMessage, OutboundMessage, SessionKey
 from flynn.sessions.orchestrator import Orchestrator
@@ -26,11 +31,20 @@ from flynn.sessions.result import TurnResult
 
 log = structlog.get_logger(__name__)
 
+RESEND_BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
+"""Waits between tries of sending a stored reply again while its channel cannot send yet."""
+
 
 class Sessions(Protocol):
     """Creates and forgets orchestrators; ``flynn.app.App`` implements it."""
 
     def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator: ...
+
+    def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope: ...
+
+    def live(self, key: SessionKey) -> Orchestrator | None:
+        """The session's orchestrator if it exists now (without creating one)."""
+        ...
 
     async def evict(self, key: SessionKey) -> None:
         """Drops the session's orchestrator after waiting for its compaction in flight."""
@@ -40,9 +54,11 @@ class Sessions(Protocol):
 @dataclass(slots=True)
 class _Worker:
     key: SessionKey
-    inbox: asyncio.Queue[InboundMessage]
+    inbox: asyncio.Queue[tuple[InboundMessage, bool]]
+    """Messages in order, each with whether it is replayed from before a restart."""
     task: asyncio.Task[None] | None = None
     busy: bool = False
+    current: InboundMessage | None = None
 
 
 class Router:
@@ -68,6 +84,7 @@ class Router:
         self._inbox_size = inbox_size
         self._idle_seconds = idle_seconds
         self._workers: dict[SessionKey, _Worker] = {}
+        self._resends: set[asyncio.Task[None]] = set()
         self._accepting = True
         self._idle = asyncio.Event()
         self._idle.set()
@@ -102,20 +119,76 @@ class Router:
             raise SessionBusy("flynn is shutting down")
         key = self.session_key(message)
         worker = self._workers.get(key)
-        if worker is None:
-            worker = _Worker(key, asyncio.Queue(self._inbox_size))
-        if worker.inbox.full():
+        if worker is not None and worker.inbox.qsize() >= self._inbox_size:
             raise SessionBusy(f"session {key} has {self._inbox_size} messages waiting")
-        if not self._inbound.claim(
-            message.channel, message.message_id, str(key), now=self._clock()
-        ):
-            log.info("router.duplicate", channel=message.channel)
+        # Off the record, nothing of a message is written: its id is kept, its text is not.
+        live = self._sessions.live(key)
+        keep_text = live is None or not live.off_the_record
+        scope = self._sessions.scope_for(key, message.account)
+        intake = self._inbound.accept(
+            message, str(key), scope.root, keep_text=keep_text, now=self._clock()
+        )
+        if intake.state == "pending":
+            log.info("router.duplicate_joined", channel=message.channel)
             return
-        worker.inbox.put_nowait(message)
+        if intake.state == "answered":
+            log.info("router.duplicate_answered", channel=message.channel)
+            self._resend(key, message, intake.reply, intake.error_code)
+            return
+        self._enqueue(key, message)
+
+    def _enqueue(self, key: SessionKey, message: InboundMessage, *, replayed: bool = False) -> None:
+        worker = self._workers.get(key)
+        if worker is None:
+            worker = _Worker(key, asyncio.Queue())
+        worker.inbox.put_nowait((message, replayed))
         if worker.task is None:
             self._workers[key] = worker
             self._idle.clear()
             worker.task = asyncio.create_task(self._work(worker), name=f"session:{key}")
+
+    async def replay(self) -> int:
+        """Finishes what the last run left (call once, at start, once the channels can send):
+        turns accepted but not run are queued again, in the order they came, and replies stored
+        but not sent are sent. Returns how many messages it took up."""
+        unfinished = self._inbound.unfinished()
+        for item in unfinished:
+            message = item.message
+            key = SessionKey.parse(item.session)
+            if item.reply is not None:
+                self._resend(key, message, item.reply, item.error_code)
+            elif not item.has_text:
+                # Off the record: the text was never kept, so it cannot be answered now.
+                self._inbound.give_up(message.channel, message.message_id, now=self._clock())
+                self._resend(
+                    key,
+                    message,
+                    "Flynn restarted before answering your off-the-record message, and kept "
+                    "nothing of it; please send it again.",
+                    "internal",
+                )
+            else:
+                self._enqueue(key, message, replayed=True)
+        if unfinished:
+            log.info("router.replayed", messages=len(unfinished))
+        return len(unfinished)
+
+    async def wait_resent(self) -> None:
+        """Returns once every stored reply being sent again has been sent (or failed)."""
+        while self._resends:
+            await asyncio.gather(*self._resends, return_exceptions=True)
+
+    def _resend(
+        self, key: SessionKey, message: InboundMessage, reply: str | None, error_code: str | None
+    ) -> None:
+        """Sends a stored reply again, in the background (intake must not wait on sending)."""
+        text = reply or "I already answered this message."
+        task = asyncio.create_task(
+            self._deliver_patiently(key, message, TurnResult(text, error_code)),
+            name=f"resend:{key}",
+        )
+        self._resends.add(task)
+        task.add_done_callback(self._resends.discard)
 
     def close_intake(self) -> None:
         """New messages are refused from now on; queued and running turns continue."""
@@ -130,32 +203,46 @@ class Router:
                     await worker.inbox.join()
         stragglers = [w for w in self._workers.values() if w.task is not None]
         unfinished = 0
+        cut_off: list[tuple[SessionKey, InboundMessage]] = []
         for worker in stragglers:
             if worker.busy or not worker.inbox.empty():
                 unfinished += 1
                 log.warning(
                     "router.cancelled_turn", session=str(worker.key), queued=worker.inbox.qsize()
                 )
+            if worker.busy and worker.current is not None:
+                cut_off.append((worker.key, worker.current))
             assert worker.task is not None
             worker.task.cancel()
         for worker in stragglers:
             assert worker.task is not None
             with contextlib.suppress(asyncio.CancelledError):
                 await worker.task
-        # Messages that never got their turn: say so, rather than leave them unanswered.
+        # Messages that never got their turn stay stored and are answered after the restart;
+        # say so, rather than leave the person wondering.
+        for key, message in cut_off:
+            await self._notify_unanswered(key, message)
         for worker in stragglers:
             while not worker.inbox.empty():
-                await self._notify_unanswered(worker.key, worker.inbox.get_nowait())
+                await self._notify_unanswered(worker.key, worker.inbox.get_nowait()[0])
+        for task in list(self._resends):
+            task.cancel()
         return unfinished
 
     async def _notify_unanswered(self, key: SessionKey, message: InboundMessage) -> None:
         channel = self._channels.get(message.channel)
         if channel is None:
             return
+        live = self._sessions.live(key)
+        if live is not None and live.off_the_record:
+            text = (
+                "Flynn is restarting and keeps nothing said off the record; please send it again."
+            )
+        else:
+            text = "Flynn is restarting; I'll answer this when I'm back."
         notice = OutboundMessage(
             key,
-            "Flynn is restarting and could not answer this message; please send it again in a "
-            "moment.",
+            text,
             reply_to=message.message_id,
             error_code="internal",
         )
@@ -170,16 +257,16 @@ class Router:
             while True:
                 try:
                     async with asyncio.timeout(self._idle_seconds):
-                        message = await worker.inbox.get()
+                        message, replayed = await worker.inbox.get()
                 except TimeoutError:
                     if worker.inbox.empty():
                         break
                     continue
-                worker.busy = True
+                worker.busy, worker.current = True, message
                 try:
-                    await self._turn(worker.key, message)
+                    await self._turn(worker.key, message, replayed)
                 finally:
-                    worker.busy = False
+                    worker.busy, worker.current = False, None
                     worker.inbox.task_done()
         finally:
             self._workers.pop(worker.key, None)
@@ -188,7 +275,7 @@ class Router:
             with contextlib.suppress(Exception):
                 await self._sessions.evict(worker.key)
 
-    async def _turn(self, key: SessionKey, message: InboundMessage) -> None:
+    async def _turn(self, key: SessionKey, message: InboundMessage, replayed: bool) -> None:
         channel = self._channels.get(message.channel)
         if channel is None:
             log.error("router.unknown_channel", channel=message.channel)
@@ -206,18 +293,50 @@ class Router:
 
             streams = channel.capabilities.can_stream
             try:
-                result = await orchestrator.handle(message.text, on_delta if streams else None)
+                result = await orchestrator.handle(
+                    message.text, on_delta if streams else None, replayed=replayed
+                )
             except Exception:
                 log.exception("router.turn_crashed")
                 result = TurnResult(
                     "Something went wrong on my side; please try again.", "internal"
                 )
-            reply = OutboundMessage(
-                key, result.text, reply_to=message.message_id, error_code=result.error_code
+            # Stored before it is sent: a crash now sends it after the restart, never twice
+            # the turn.
+            self._inbound.answered(
+                message.channel,
+                message.message_id,
+                reply=result.text,
+                error_code=result.error_code,
+                now=self._clock(),
             )
-            try:
-                await channel.send(reply)
-            except Exception:
-                log.exception("router.send_failed")
+            await self._deliver(key, message, result)
+
+    async def _deliver_patiently(
+        self, key: SessionKey, message: InboundMessage, result: TurnResult
+    ) -> None:
+        """``_deliver`` again with backoff while the channel cannot send yet (just after a
+        start, a channel may still be connecting); what is still unsent stays stored."""
+        for delay in RESEND_BACKOFF:
+            if await self._deliver(key, message, result):
                 return
-            self._inbound.complete(message.channel, message.message_id, now=self._clock())
+            await asyncio.sleep(delay)
+        await self._deliver(key, message, result)
+
+    async def _deliver(self, key: SessionKey, message: InboundMessage, result: TurnResult) -> bool:
+        """Sends the reply; True once sent (and recorded as delivered)."""
+        channel = self._channels.get(message.channel)
+        if channel is None:
+            log.error("router.unknown_channel", channel=message.channel)
+            return False
+        reply = OutboundMessage(
+            key, result.text, reply_to=message.message_id, error_code=result.error_code
+        )
+        try:
+            await channel.send(reply)
+        except Exception:
+            # Left undelivered: the next start sends it again.
+            log.exception("router.send_failed")
+            return False
+        self._inbound.delivered(message.channel, message.message_id, now=self._clock())
+        return True

@@ -13,6 +13,7 @@ from fakes.gated_provider import GatedProvider
 
 from flynn.app import App
 from flynn.errors import SessionBusy
+from flynn.messages import OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
@@ -164,9 +165,91 @@ async def test_drain_cancels_stragglers_after_the_grace_period(
     router.close_intake()
     assert await router.drain(0.05) == 1
     assert router.active_sessions == 0
-    notice = await channel.reply()
-    assert notice.reply_to == "q2" and notice.error_code == "internal"
-    assert "restarting" in notice.text
+    notices = [await channel.reply(), await channel.reply()]
+    assert [(n.reply_to, n.error_code) for n in notices] == [("m1", "internal"), ("q2", "internal")]
+    assert all("I'll answer this when I'm back" in notice.text for notice in notices)
+
+
+async def test_what_a_drain_cut_off_is_answered_after_the_restart_in_order(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    await router.on_message(channel.inbound("never finishes", message_id="m1"))
+    await provider.entered.wait()
+    await router.on_message(channel.inbound("queued behind it", message_id="q2"))
+    router.close_intake()
+    await router.drain(0.05)
+    await app.aclose()
+
+    # The restart: the same database, a model that answers.
+    app, router, channel = await make(
+        tmp_path, ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content)
+    )
+    closing.append((app, router))
+    assert await router.replay() == 2
+    first, second = await channel.reply(), await channel.reply()
+    assert (first.reply_to, first.text) == ("m1", "re: never finishes")
+    assert (second.reply_to, second.text) == ("q2", "re: queued behind it")
+    assert await router.replay() == 0  # answered once, for good
+    await router.on_message(channel.inbound("never finishes", message_id="m1"))  # a resend
+    again = await channel.reply()
+    assert (again.reply_to, again.text) == ("m1", "re: never finishes")
+    stored = [m.content for m in app.memory.history.recent("gateway:c1")]
+    assert stored.count("queued behind it") == 1
+
+
+async def test_a_resend_while_pending_is_joined_and_after_is_answered_from_the_stored_reply(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    closing.append((app, router))
+    message = channel.inbound("slow question", message_id="s1")
+    await router.on_message(message)
+    await provider.entered.wait()
+    await router.on_message(message)  # the client resends the same id: joined, not dropped
+    provider.gate.set()
+    reply = await channel.reply()
+    assert reply.reply_to == "s1"
+    await router.on_message(message)  # and once answered, the stored reply comes again
+    again = await channel.reply()
+    assert (again.reply_to, again.text) == ("s1", reply.text)
+    await router.drain(5)
+    assert len([m for m in channel.sent if m.final]) == 2
+    assert len(app.memory.history.recent("gateway:c1")) == 2
+
+
+async def test_a_reply_that_could_not_be_sent_is_sent_after_the_restart(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    app, router, channel = await make(tmp_path, ScriptedProvider(default="the answer"))
+    broken = BrokenChannel(can_stream=False)
+    router = Router(
+        app, {"gateway": broken}, app.identity, app.memory.inbound, clock=app.services.clock
+    )
+    await router.on_message(channel.inbound("question", message_id="x1"))
+    await router.drain(5)
+    assert broken.attempts >= 1
+    await app.aclose()
+
+    app, router, channel = await make(tmp_path, ScriptedProvider(default="never asked"))
+    closing.append((app, router))
+    assert await router.replay() == 1
+    reply = await channel.reply()
+    assert (reply.reply_to, reply.text) == ("x1", "the answer")
+    await router.wait_resent()
+    assert await router.replay() == 0
+
+
+class BrokenChannel(RecordingChannel):
+    def __init__(self, *, can_stream: bool) -> None:
+        super().__init__(can_stream=can_stream)
+        self.attempts = 0
+
+    async def send(self, message: OutboundMessage) -> list[str]:
+        self.attempts += 1
+        raise RuntimeError("the network is down")
 
 
 async def test_two_people_in_one_group_never_see_each_others_memory(

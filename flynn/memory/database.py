@@ -327,6 +327,43 @@ CREATE TABLE message_tools (
 );
 """
 
+# Durable intake: an accepted message is stored (text and where it came from) before the channel
+# confirms it, so a crash or a drain deadline loses nothing: at start, what was accepted but not
+# answered is replayed; what was answered but not delivered is sent again. The text is cleared once
+# answered; the reply is kept (until pruned) so a resend of the same id gets it again.
+_SCHEMA_V9 = """
+CREATE TABLE intake (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    session      TEXT NOT NULL,
+    namespace    TEXT,
+    chat_id      TEXT NOT NULL DEFAULT '',
+    thread       TEXT,
+    sender_id    TEXT NOT NULL DEFAULT '',
+    sender_name  TEXT,
+    is_group     INTEGER NOT NULL DEFAULT 0,
+    forwarded    INTEGER NOT NULL DEFAULT 0,
+    text         TEXT,
+    state        TEXT NOT NULL DEFAULT 'accepted'
+                 CHECK (state IN ('accepted', 'answered', 'delivered', 'failed')),
+    reply        TEXT,
+    reply_error  TEXT,
+    received_at  TEXT NOT NULL,
+    answered_at  TEXT,
+    completed_at TEXT,
+    UNIQUE (channel, message_id)
+);
+INSERT INTO intake (channel, message_id, session, received_at, completed_at, state)
+SELECT channel, message_id, session, received_at, completed_at,
+       CASE WHEN completed_at IS NULL THEN 'failed' ELSE 'delivered' END
+FROM inbound;
+DROP TABLE inbound;
+CREATE INDEX intake_open ON intake(state, id) WHERE state IN ('accepted', 'answered');
+CREATE INDEX intake_received_at ON intake(received_at);
+CREATE INDEX intake_namespace ON intake(namespace);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -336,6 +373,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V6,
     _SCHEMA_V7,
     _SCHEMA_V8,
+    _SCHEMA_V9,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -1,34 +1,200 @@
-"""Which inbound message ids were already handled (SQLite), so a redelivered message is answered
-once, even across a restart."""
+"""Durable intake (SQLite ``intake``): every accepted message is stored, with its text, before
+the channel confirms it, and follows ``accepted -> answered -> delivered`` (or ``failed``: its
+turn ended in an error). A restart replays what was accepted but not answered and sends again
+what was answered but not delivered; a channel's redelivery, or a client's resend of the same
+id, is joined while pending and answered from the stored reply once answered.
+
+Off-the-record messages are recorded without their text (nothing of them is written), so they
+are deduplicated but cannot be replayed. The text of a message is cleared once it is answered;
+replies are kept until pruned, so a resend can get them again.
+"""
 
 from __future__ import annotations
 
+import sqlite3
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
-from flynn.memory.database import Database, encode_time
+from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.scope import namespace_scope, scope_params
+from flynn.messages import InboundMessage
 
-_CLAIM = """
-INSERT INTO inbound (channel, message_id, session, received_at) VALUES (?, ?, ?, ?)
+IntakeState = Literal["new", "pending", "answered"]
+
+
+@dataclass(frozen=True, slots=True)
+class Intake:
+    """What ``accept`` found: ``new`` (run a turn for it), ``pending`` (the same id is queued
+    or running: its reply will come), or ``answered`` (send ``reply`` again)."""
+
+    state: IntakeState
+    reply: str | None = None
+    error_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unfinished:
+    """An accepted message a restart must finish: run its turn (``reply`` None, ``message.text``
+    kept), send its stored reply again, or (off the record, no text) tell the person."""
+
+    message: InboundMessage
+    session: str
+    reply: str | None
+    error_code: str | None
+    has_text: bool
+
+
+_COLUMNS = (
+    "id, channel, message_id, session, chat_id, thread, sender_id, sender_name, is_group, "
+    "forwarded, text, state, reply, reply_error, received_at"
+)
+_ACCEPT = """
+INSERT INTO intake (channel, message_id, session, namespace, chat_id, thread, sender_id,
+                    sender_name, is_group, forwarded, text, received_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (channel, message_id) DO NOTHING
 """
-_COMPLETE = "UPDATE inbound SET completed_at = ? WHERE channel = ? AND message_id = ?"
-_PRUNE = "DELETE FROM inbound WHERE received_at < ?"
+_EXISTING = "SELECT state, reply, reply_error FROM intake WHERE channel = ? AND message_id = ?"
+_RETRY = """
+UPDATE intake SET state = 'accepted', text = ?, reply = NULL, reply_error = NULL,
+                  answered_at = NULL, completed_at = NULL, received_at = ?, session = ?
+WHERE channel = ? AND message_id = ? AND state = 'failed'
+"""
+_ANSWERED = """
+UPDATE intake SET state = ?, text = NULL, reply = ?, reply_error = ?, answered_at = ?
+WHERE channel = ? AND message_id = ?
+"""
+_DELIVERED = """
+UPDATE intake SET state = CASE state WHEN 'answered' THEN 'delivered' ELSE state END,
+                  completed_at = ?
+WHERE channel = ? AND message_id = ?
+"""
+_GIVE_UP = (
+    "UPDATE intake SET state = 'failed', text = NULL, completed_at = ? "
+    "WHERE channel = ? AND message_id = ?"
+)
+_UNFINISHED = f"""
+SELECT {_COLUMNS} FROM intake
+WHERE state IN ('accepted', 'answered') OR (state = 'failed' AND completed_at IS NULL
+                                            AND reply IS NOT NULL)
+ORDER BY id
+"""
+_PRUNE = (
+    "DELETE FROM intake WHERE received_at < ? "
+    "AND (state IN ('delivered', 'failed') AND completed_at IS NOT NULL)"
+)
+_FORGET = f"DELETE FROM intake WHERE {namespace_scope('namespace')}"
 
 
 class SqliteInboundLog:
-    """``InboundLog`` on the ``inbound`` table; one statement per call, each atomic."""
+    """``InboundLog`` on the ``intake`` table; one statement (or one transaction) per call."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def claim(self, channel: str, message_id: str, session: str, *, now: datetime) -> bool:
-        """Records the message as being handled; ``False`` if it was seen before."""
-        return self._db.execute(_CLAIM, (channel, message_id, session, encode_time(now))) == 1
+    def accept(
+        self,
+        message: InboundMessage,
+        session: str,
+        namespace: str | None,
+        *,
+        keep_text: bool,
+        now: datetime,
+    ) -> Intake:
+        """Records ``message`` as accepted (with its text unless ``keep_text`` is false), or
+        says what became of the same id before. A failed one is accepted again (a retry)."""
+        text = message.text if keep_text else None
+        with self._db.transaction():
+            inserted = self._db.execute(
+                _ACCEPT,
+                (
+                    message.channel,
+                    message.message_id,
+                    session,
+                    namespace,
+                    message.chat_id,
+                    message.thread,
+                    message.sender_id,
+                    message.sender_name,
+                    int(message.is_group),
+                    int(message.forwarded),
+                    text,
+                    encode_time(now),
+                ),
+            )
+            if inserted:
+                return Intake("new")
+            row = self._db.fetchone(_EXISTING, (message.channel, message.message_id))
+            if row is None:  # pruned between the two statements: cannot happen in one write
+                return Intake("new")
+            state = str(row[0])
+            if state == "failed":
+                self._db.execute(
+                    _RETRY,
+                    (text, encode_time(now), session, message.channel, message.message_id),
+                )
+                return Intake("new")
+            if state in ("answered", "delivered"):
+                return Intake("answered", row[1], row[2])
+            return Intake("pending")
 
-    def complete(self, channel: str, message_id: str, *, now: datetime) -> None:
+    def answered(
+        self,
+        channel: str,
+        message_id: str,
+        *,
+        reply: str,
+        error_code: str | None,
+        now: datetime,
+    ) -> None:
+        """Records the reply (before it is sent); the message's text is dropped. A reply that
+        is an error marks the message ``failed``, so a resend of the same id runs again."""
+        state = "failed" if error_code else "answered"
+        self._db.execute(
+            _ANSWERED, (state, reply, error_code, encode_time(now), channel, message_id)
+        )
+
+    def delivered(self, channel: str, message_id: str, *, now: datetime) -> None:
         """Records that the reply was sent (nothing happens for an unknown id)."""
-        self._db.execute(_COMPLETE, (encode_time(now), channel, message_id))
+        self._db.execute(_DELIVERED, (encode_time(now), channel, message_id))
+
+    def give_up(self, channel: str, message_id: str, *, now: datetime) -> None:
+        """Closes a message that cannot be answered (off the record, its text was never kept)."""
+        self._db.execute(_GIVE_UP, (encode_time(now), channel, message_id))
+
+    def unfinished(self) -> list[Unfinished]:
+        """What a restart must finish, in the order it was accepted."""
+        return [_unfinished(row) for row in self._db.fetchall(_UNFINISHED)]
+
+    def forget(self, prefix: str) -> int:
+        """Deletes every record of messages under namespace ``prefix``; returns how many."""
+        return self._db.execute(_FORGET, scope_params(prefix))
 
     def prune(self, *, before: datetime) -> int:
-        """Forgets ids received before ``before``; returns how many."""
+        """Forgets finished messages received before ``before``; returns how many."""
         return self._db.execute(_PRUNE, (encode_time(before),))
+
+
+def _unfinished(row: sqlite3.Row) -> Unfinished:
+    text = row["text"]
+    message = InboundMessage(
+        channel=row["channel"],
+        chat_id=row["chat_id"],
+        sender_id=row["sender_id"],
+        text=text or "",
+        message_id=row["message_id"],
+        received_at=decode_time(row["received_at"]),
+        thread=row["thread"],
+        sender_name=row["sender_name"],
+        is_group=bool(row["is_group"]),
+        forwarded=bool(row["forwarded"]),
+    )
+    replied = row["state"] != "accepted"
+    return Unfinished(
+        message,
+        row["session"],
+        row["reply"] if replied else None,
+        row["reply_error"] if replied else None,
+        text is not None,
+    )

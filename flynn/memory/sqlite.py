@@ -67,6 +67,7 @@ class SqliteMemory:
             entities = self.graph.forget(prefix)
             embeddings = self._forgetting.forget_embeddings(prefix)
             jobs = self._forgetting.forget_schedule(prefix)
+            self.inbound.forget(prefix)
         return {
             "documents": documents,
             "facts": facts,

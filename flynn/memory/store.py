@@ -16,7 +16,12 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from flynn.messages import InboundMessage
+
+if TYPE_CHECKING:
+    from flynn.memory.inbound import Intake, Unfinished
 
 FactKind = Literal["profile", "pattern", "action", "observation"]
 FactSource = Literal["explicit", "inferred", "rule", "llm", "tool"]
@@ -357,18 +362,47 @@ class Costs(Protocol):
 
 
 class InboundLog(Protocol):
-    """Which inbound message ids were already handled, so a redelivery is answered once."""
+    """Durable intake (``flynn.memory.inbound``): accepted messages, stored before the channel
+    confirms them, until their reply is delivered."""
 
-    def claim(self, channel: str, message_id: str, session: str, *, now: datetime) -> bool:
-        """Records the message as being handled; ``False`` if it was seen before."""
+    def accept(
+        self,
+        message: InboundMessage,
+        session: str,
+        namespace: str | None,
+        *,
+        keep_text: bool,
+        now: datetime,
+    ) -> Intake:
+        """Records the message, or says what became of the same id before."""
         ...
 
-    def complete(self, channel: str, message_id: str, *, now: datetime) -> None:
+    def answered(
+        self,
+        channel: str,
+        message_id: str,
+        *,
+        reply: str,
+        error_code: str | None,
+        now: datetime,
+    ) -> None:
+        """Records the reply, before it is sent."""
+        ...
+
+    def delivered(self, channel: str, message_id: str, *, now: datetime) -> None:
         """Records that the reply was sent."""
         ...
 
+    def give_up(self, channel: str, message_id: str, *, now: datetime) -> None:
+        """Closes a message that cannot be answered."""
+        ...
+
+    def unfinished(self) -> list[Unfinished]:
+        """What a restart must finish, in the order it was accepted."""
+        ...
+
     def prune(self, *, before: datetime) -> int:
-        """Forgets ids received before ``before``; returns how many."""
+        """Forgets finished messages received before ``before``; returns how many."""
         ...
 
 

@@ -201,21 +201,28 @@ class Orchestrator:
         self._services.documents.delete(self.scope.session_context(self.key))
         self._state = _State(off_the_record=self._state.off_the_record)
 
-    async def handle(self, text: str, on_delta: OnDelta | None = None) -> TurnResult:
+    async def handle(
+        self, text: str, on_delta: OnDelta | None = None, *, replayed: bool = False
+    ) -> TurnResult:
         """One message from the person: a ``/command`` or a turn. Never raises except on
-        cancellation; failures become an error result and the session keeps working."""
+        cancellation; failures become an error result and the session keeps working.
+
+        ``replayed``: the message was accepted before a restart that cut its turn off; if
+        that turn had already stored it, it is answered as stored, not stored twice."""
         stripped = text.strip()
         if stripped.startswith("/") and len(stripped) > 1:
             name, _, arg = stripped[1:].partition(" ")
             name = name.split("@", 1)[0].casefold()  # Telegram appends @botname in groups
             return await self.command(name, arg.strip())
-        return await self.turn(text, on_delta)
+        return await self.turn(text, on_delta, replayed=replayed)
 
-    async def turn(self, text: str, on_delta: OnDelta | None = None) -> TurnResult:
+    async def turn(
+        self, text: str, on_delta: OnDelta | None = None, *, replayed: bool = False
+    ) -> TurnResult:
         async with self._lock:
             await self._await_pending()
             try:
-                return await self._turn(text, on_delta)
+                return await self._turn(text, on_delta, replayed)
             except FlynnError as exc:
                 log.error("turn.failed", error=type(exc).__name__, exc_info=True)
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
@@ -251,18 +258,25 @@ class Orchestrator:
 
     # -- the turn ---------------------------------------------------------------------------
 
-    async def _turn(self, text: str, on_delta: OnDelta | None) -> TurnResult:
+    async def _turn(self, text: str, on_delta: OnDelta | None, replayed: bool) -> TurnResult:
         services = self._services
         state = self._state
         now = services.clock()
-        self._load()
+        turns = self._load()
         if state.session_context is None:
             state.session_context = self._session_context()
         asked: StoredMessage | None = None
         if not state.off_the_record:
-            asked = self._persist("user", text, now)
-            self._keep(asked)
-            self._answering = asked.id
+            if replayed and turns and turns[-1].role == "user" and turns[-1].content == text:
+                # Stored by the turn a restart cut off: answer it, do not store it twice.
+                asked = turns[-1]
+                self._answering = asked.id
+                state.turns = None  # reloaded without it in the history, as a turn's own
+                self._load()
+            else:
+                asked = self._persist("user", text, now)
+                self._keep(asked)
+                self._answering = asked.id
         state.turn_count += 1
         state.added_since += estimate_tokens(text)
 
@@ -308,14 +322,14 @@ class Orchestrator:
         response = answer.response
         state.last_input_tokens = response.usage.input_tokens or None
         state.added_since = estimate_tokens(response.text)
-        replayed = [*step_messages(answer.steps), ChatMessage("assistant", response.text)]
+        answered = [*step_messages(answer.steps), ChatMessage("assistant", response.text)]
         if state.off_the_record:
             append_turn(state.otr_turns, ChatMessage("user", text))
-            for message in replayed:
+            for message in answered:
                 append_turn(state.otr_turns, message)
         else:
             append_turn(state.history, ChatMessage("user", text))
-            for message in replayed:
+            for message in answered:
                 append_turn(state.history, message)
             steps = encode_steps(answer.steps) if answer.steps else None
             self._keep(self._persist("assistant", response.text, services.clock(), steps))
