@@ -208,7 +208,10 @@ class Scheduler:
 
     def _retry_at(self, push: Push) -> datetime:
         config = self._config
-        backoff = min(config.max_backoff_seconds, config.backoff_seconds * 2.0**push.failures)
+        # The exponent is capped: 2.0 ** 1024 overflows, and a chat that blocked the bot keeps
+        # failing for as long as the push waits (an hour apart, 1,024 failures is six weeks).
+        doubling = 2.0 ** min(push.failures, 60)
+        backoff = min(config.max_backoff_seconds, config.backoff_seconds * doubling)
         return self._clock() + timedelta(seconds=backoff)
 
     @staticmethod
