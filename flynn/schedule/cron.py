@@ -6,10 +6,12 @@ APScheduler scheduler runs, because the database is the schedule's only source o
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
+
+from flynn.memory.dates import parse_timezone
 
 ALIASES = {
     "@hourly": "0 * * * *",
@@ -28,14 +30,19 @@ _CRONTAB_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _TICK = timedelta(microseconds=1)
 
 
-def zone(name: str) -> ZoneInfo:
-    """The IANA timezone ``name``; ``ValueError`` naming it when there is no such zone."""
+def zone(name: str) -> tzinfo:
+    """The IANA timezone ``name``, or the fixed offset it names (``UTC+05:30``, what a person's
+    timezone fact may be); ``ValueError`` naming it when it is neither."""
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
+        pass
+    fixed = parse_timezone(name) if name[:3].casefold() in ("utc", "gmt") else None
+    if fixed is None:
         raise ValueError(
             f"unknown timezone {name!r}: give an IANA name such as Europe/Lisbon or UTC"
-        ) from None
+        )
+    return fixed
 
 
 class Cron:

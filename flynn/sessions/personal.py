@@ -94,20 +94,27 @@ class PersonalFiles:
 
 
 def zone_name(zone: tzinfo) -> str:
-    """An IANA name for ``zone``: its key, or for a whole-hour fixed offset the ``Etc/GMT``
-    zone (whose sign is inverted by POSIX convention); UTC otherwise."""
+    """A name the schedule reads ``zone`` back from: its IANA key, or for a whole-hour fixed
+    offset the ``Etc/GMT`` zone (whose sign is inverted by POSIX convention), or for any other
+    fixed offset (``UTC+5:30``) the offset itself, as ``UTC+05:30``; UTC when ``zone`` tells
+    no offset."""
     key = getattr(zone, "key", None)
     if isinstance(key, str):
         return key
     offset = zone.utcoffset(None)
     if offset is None or not offset:
         return "UTC"
-    hours, rest = divmod(int(offset.total_seconds()), 3600)
-    if rest:
-        return "UTC"
-    name = f"Etc/GMT{-hours:+d}"
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC"
-    return name
+    seconds = int(offset.total_seconds())
+    hours, rest = divmod(seconds, 3600)
+    if not rest:
+        name = f"Etc/GMT{-hours:+d}"
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+        else:
+            return name
+    sign = "-" if seconds < 0 else "+"
+    whole_minutes = abs(seconds) // 60
+    # Read back by flynn.schedule.cron.zone (as flynn.memory.dates.parse_timezone reads it).
+    return f"UTC{sign}{whole_minutes // 60:02d}:{whole_minutes % 60:02d}"

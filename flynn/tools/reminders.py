@@ -128,10 +128,15 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
             at = context.now + timedelta(seconds=args.in_seconds)
         elif args.at is not None:
             at = parse_at(args.at, context)
+            if at > context.now + timedelta(seconds=MAX_DELAY_SECONDS):
+                # Like in_seconds: a time past the cap could not even be shown in every zone.
+                raise ToolError(f"{args.at} is too far ahead: at most ten years from now")
             if at < context.now - timedelta(seconds=60) and args.repeat is None:
                 raise ToolError(
                     f"{args.at} is in the past (it is {local_time(context.now, context)})"
                 )
+            # A repeating one starts from now: its times already past must not fire at once.
+            at = max(at, context.now)
         else:
             at = context.now
         try:
