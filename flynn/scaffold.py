@@ -35,8 +35,12 @@ llm:
   context_window: 200000
   # Longest reply, in tokens (16..200000).
   max_output_tokens: 2048
-  # Seconds to wait for one model call before giving up (greater than 0, at most 3600).
+  # Seconds one model call may take in all, streamed or not, before giving up (greater than 0,
+  # at most 3600).
   timeout_seconds: 60
+  # Seconds a streamed reply may go without a word from the server before it is given up
+  # (greater than 0, at most 3600; never more than timeout_seconds).
+  stream_idle_seconds: 30
   # Retries of a failed call (rate limits, outages) before falling back or failing (0..10).
   max_retries: 3
   # Stream replies to channels that can edit a message as it grows.

@@ -68,6 +68,7 @@ class LlmSettings(_Section):
     context_window: int = Field(default=200_000, ge=1024, le=10_000_000)
     max_output_tokens: int = Field(default=2048, ge=16, le=200_000)
     timeout_seconds: float = Field(default=60, gt=0, le=3600)
+    stream_idle_seconds: float = Field(default=30, gt=0, le=3600)
     max_retries: int = Field(default=3, ge=0, le=10)
     stream: bool = True
     fallbacks: list[ProviderSettings] = Field(default_factory=list)

@@ -6,12 +6,13 @@ The SDK's own retries are off (``max_retries=0``): ``RetryingProvider`` decides,
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
-from contextlib import aclosing
+from contextlib import AsyncExitStack, aclosing
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 
 import anthropic
 
@@ -59,6 +60,7 @@ from flynn.providers.http_errors import (
     says_tools_unsupported,
     utc_now,
 )
+from flynn.providers.lifecycle import paced
 
 _log = structlog.get_logger(__name__)
 
@@ -78,10 +80,14 @@ class AnthropicProvider:
         base_url: str | None,
         timeout_seconds: float,
         max_output_tokens: int,
+        stream_idle_seconds: float | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._model = model
+        # The deadline of a whole call, streamed or not; a stream also fails after
+        # ``stream_idle_seconds`` without an event (the timeout when None).
         self._timeout_seconds = timeout_seconds
+        self._stream_idle_seconds = min(stream_idle_seconds or timeout_seconds, timeout_seconds)
         self._max_output_tokens = max_output_tokens
         self._clock = clock
         # Kept only to scrub it from error text, should a server ever echo it back.
@@ -135,13 +141,17 @@ class AnthropicProvider:
 
     async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         try:
-            message: object = await self._client.messages.create(
-                model=self._model,
-                max_tokens=request.max_tokens or self._max_output_tokens,
-                messages=_messages(request, native_tools=offer_tools),
-                system=_system(request),
-                tools=_tools(request) if offer_tools else anthropic.omit,
-            )
+            # The SDK's timeout bounds each read, not the call: a slow trickle outlasts it.
+            async with asyncio.timeout(self._timeout_seconds):
+                message: object = await self._client.messages.create(
+                    model=self._model,
+                    max_tokens=request.max_tokens or self._max_output_tokens,
+                    messages=_messages(request, native_tools=offer_tools),
+                    system=_system(request),
+                    tools=_tools(request) if offer_tools else anthropic.omit,
+                )
+        except TimeoutError as exc:
+            raise self._timed_out("deadline") from exc
         except _SDK_ERRORS as exc:
             raise self._map_error(exc, offered_tools=offer_tools) from exc
         if not isinstance(message, Message):
@@ -160,20 +170,36 @@ class AnthropicProvider:
         self, request: ChatRequest, *, offer_tools: bool
     ) -> AsyncGenerator[StreamEvent, None]:
         pieces: list[str] = []
+        deadline = asyncio.get_running_loop().time() + self._timeout_seconds
         try:
-            async with self._client.messages.stream(
-                model=self._model,
-                max_tokens=request.max_tokens or self._max_output_tokens,
-                messages=_messages(request, native_tools=offer_tools),
-                system=_system(request),
-                tools=_tools(request) if offer_tools else anthropic.omit,
-            ) as events:
-                async for delta in events.text_stream:
-                    pieces.append(delta)
-                    yield delta
-                # Tool input arrives as ``input_json_delta`` pieces; the SDK joins and parses them
-                # (a piece that is not JSON raises ValueError, mapped to MalformedResponse).
+            async with AsyncExitStack() as stack:
+                opening = self._client.messages.stream(
+                    model=self._model,
+                    max_tokens=request.max_tokens or self._max_output_tokens,
+                    messages=_messages(request, native_tools=offer_tools),
+                    system=_system(request),
+                    tools=_tools(request) if offer_tools else anthropic.omit,
+                )
+                async with asyncio.timeout_at(deadline):
+                    events = await stack.enter_async_context(opening)
+                timed = paced(
+                    events,
+                    idle_seconds=self._stream_idle_seconds,
+                    deadline=deadline,
+                    timed_out=self._timed_out,
+                )
+                async with aclosing(timed):
+                    # Every event counts against the idle gap (pings and tool input too), but
+                    # only text is passed on. Tool input arrives as ``input_json_delta`` pieces;
+                    # the SDK joins and parses them (a piece that is not JSON raises
+                    # ValueError, mapped to MalformedResponse).
+                    async for event in timed:
+                        if event.type == "text" and event.text:
+                            pieces.append(event.text)
+                            yield event.text
                 final: object = await events.get_final_message()
+        except TimeoutError as exc:
+            raise self._timed_out("deadline") from exc
         except _SDK_ERRORS as exc:
             raise self._map_error(exc, offered_tools=offer_tools) from exc
         except AssertionError as exc:
@@ -183,6 +209,12 @@ class AnthropicProvider:
             ) from exc
         if not isinstance(final, Message):
             raise MalformedResponse(f"{self.name}: the stream held no message", provider=self.name)
+        if final.stop_reason is None:
+            # The body ended before ``message_delta`` said why the model stopped: a proxy or
+            # server gave up mid-reply. What arrived is a fragment, not the answer.
+            raise MalformedResponse(
+                f"{self.name}: the stream was cut before the reply finished", provider=self.name
+            )
         yield ChatResponse(
             text="".join(pieces),
             usage=self._usage_of(final),
@@ -190,6 +222,13 @@ class AnthropicProvider:
             provider="anthropic",
             tool_calls=self._tool_calls_of(final),
         )
+
+    def _timed_out(self, limit: Literal["idle", "deadline"]) -> ProviderTimeout:
+        if limit == "idle":
+            why = f"no event for {self._stream_idle_seconds:g}s in the stream"
+        else:
+            why = f"no complete answer within {self._timeout_seconds:g}s"
+        return ProviderTimeout(f"{self.name}: {why}", provider=self.name)
 
     def _offers_tools(self, request: ChatRequest) -> bool:
         return bool(request.tools) and self._tools_supported

@@ -272,6 +272,7 @@ def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> Clo
             backend.model,
             base_url=backend.base_url,
             timeout_seconds=llm.timeout_seconds,
+            stream_idle_seconds=llm.stream_idle_seconds,
             max_output_tokens=max_output_tokens,
         )
     else:
@@ -282,6 +283,7 @@ def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> Clo
             backend.model,
             base_url=backend.base_url,
             timeout_seconds=llm.timeout_seconds,
+            stream_idle_seconds=llm.stream_idle_seconds,
             max_output_tokens=max_output_tokens,
         )
     return RetryingProvider(provider, max_retries=llm.max_retries)

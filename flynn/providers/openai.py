@@ -5,12 +5,13 @@ tool calls travel as ``tools`` / ``tool_calls`` and ``tool`` messages.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 from urllib.parse import urlsplit
 
 import openai
@@ -55,6 +56,7 @@ from flynn.providers.http_errors import (
     says_tools_unsupported,
     utc_now,
 )
+from flynn.providers.lifecycle import paced
 from flynn.tokens import estimate_tokens
 
 _log = structlog.get_logger(__name__)
@@ -78,10 +80,14 @@ class OpenAIProvider:
         base_url: str | None,
         timeout_seconds: float,
         max_output_tokens: int,
+        stream_idle_seconds: float | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._model = model
+        # The deadline of a whole call, streamed or not; a stream also fails after
+        # ``stream_idle_seconds`` without an event (the timeout when None).
         self._timeout_seconds = timeout_seconds
+        self._stream_idle_seconds = min(stream_idle_seconds or timeout_seconds, timeout_seconds)
         self._max_output_tokens = max_output_tokens
         self._clock = clock
         # Kept only to scrub it from error text: OpenAI echoes part of a refused key, and some
@@ -141,13 +147,17 @@ class OpenAIProvider:
     async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         max_tokens = request.max_tokens or self._max_output_tokens
         try:
-            completion: object = await self._client.chat.completions.create(
-                model=self._model,
-                messages=_messages(request, native_tools=offer_tools),
-                max_tokens=openai.omit if self._is_official else max_tokens,
-                max_completion_tokens=max_tokens if self._is_official else openai.omit,
-                tools=_tools(request) if offer_tools else openai.omit,
-            )
+            # The SDK's timeout bounds each read, not the call: a slow trickle outlasts it.
+            async with asyncio.timeout(self._timeout_seconds):
+                completion: object = await self._client.chat.completions.create(
+                    model=self._model,
+                    messages=_messages(request, native_tools=offer_tools),
+                    max_tokens=openai.omit if self._is_official else max_tokens,
+                    max_completion_tokens=max_tokens if self._is_official else openai.omit,
+                    tools=_tools(request) if offer_tools else openai.omit,
+                )
+        except TimeoutError as exc:
+            raise self._timed_out("deadline") from exc
         except _SDK_ERRORS as exc:
             raise self._map_error(exc, offered_tools=offer_tools) from exc
         if not isinstance(completion, ChatCompletion):
@@ -184,22 +194,37 @@ class OpenAIProvider:
         usage: object = None
         model: object = None
         chunk_count = 0
+        finished = False
+        deadline = asyncio.get_running_loop().time() + self._timeout_seconds
         try:
-            chunks = await self._client.chat.completions.create(
-                model=self._model,
-                messages=_messages(request, native_tools=offer_tools),
-                max_tokens=openai.omit if self._is_official else max_tokens,
-                max_completion_tokens=max_tokens if self._is_official else openai.omit,
-                tools=_tools(request) if offer_tools else openai.omit,
-                stream=True,
-                stream_options={"include_usage": True},
+            async with asyncio.timeout_at(deadline):
+                chunks = await self._client.chat.completions.create(
+                    model=self._model,
+                    messages=_messages(request, native_tools=offer_tools),
+                    max_tokens=openai.omit if self._is_official else max_tokens,
+                    max_completion_tokens=max_tokens if self._is_official else openai.omit,
+                    tools=_tools(request) if offer_tools else openai.omit,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                )
+        except TimeoutError as exc:
+            raise self._timed_out("deadline") from exc
+        except _SDK_ERRORS as exc:
+            raise self._map_error(exc, offered_tools=offer_tools) from exc
+        try:
+            timed = paced(
+                chunks,
+                idle_seconds=self._stream_idle_seconds,
+                deadline=deadline,
+                timed_out=self._timed_out,
             )
-            async with chunks:
-                async for chunk in chunks:
+            async with chunks, aclosing(timed):
+                async for chunk in timed:
                     chunk_count += 1
                     model = chunk.model or model
                     usage = chunk.usage or usage
                     for choice in chunk.choices or ():
+                        finished = finished or bool(choice.finish_reason)
                         if not choice.delta:
                             continue
                         for position, piece in enumerate(choice.delta.tool_calls or ()):
@@ -216,6 +241,10 @@ class OpenAIProvider:
         if chunk_count == 0:
             # Every real stream has at least one chunk; none means the body was not a stream.
             raise self._malformed("the stream held no chunks")
+        if not finished:
+            # The body ended without a finish reason (and so without ``[DONE]``): a proxy or
+            # server gave up mid-reply. What arrived is a fragment, not the answer.
+            raise self._malformed("the stream was cut before the reply finished")
         text = "".join(pieces)
         tool_calls = calls.assemble()
         yield ChatResponse(
@@ -266,6 +295,13 @@ class OpenAIProvider:
 
     def _model_of(self, model: object) -> str:
         return model if isinstance(model, str) and model else self._model
+
+    def _timed_out(self, limit: Literal["idle", "deadline"]) -> ProviderTimeout:
+        if limit == "idle":
+            why = f"no event for {self._stream_idle_seconds:g}s in the stream"
+        else:
+            why = f"no complete answer within {self._timeout_seconds:g}s"
+        return ProviderTimeout(f"{self.name}: {why}", provider=self.name)
 
     def _malformed(self, what: str) -> MalformedResponse:
         return MalformedResponse(f"{self.name}: {what}", provider=self.name)

@@ -131,6 +131,16 @@ class _State:
     turn_count: int = 0
 
 
+class _ReplyCut(FlynnError):
+    """The model stopped answering after part of its reply was streamed to the person: no
+    retry can take that back, so the turn ends with what they saw and a note."""
+
+    def __init__(self, partial: str, error: ProviderError) -> None:
+        super().__init__(f"reply cut off after {len(partial)} characters: {error}")
+        self.partial = partial
+        self.error = error
+
+
 @dataclass(frozen=True, slots=True)
 class _Answer:
     """What the model finally said, and the tool rounds that led there."""
@@ -307,6 +317,8 @@ class Orchestrator:
         )
         try:
             answer = await self._ask(request, on_delta, now)
+        except _ReplyCut as cut:
+            return self._cut_reply(cut, text)
         except ContextTooLong:
             log.info("turn.context_too_long")
             compacted = await self.compact_now() is not None
@@ -314,6 +326,8 @@ class Orchestrator:
             request = replace(request, system=prompt.system, messages=prompt.messages)
             try:
                 answer = await self._ask(request, on_delta, now)
+            except _ReplyCut as cut:
+                return self._cut_reply(cut, text)
             except ProviderError as exc:
                 return self._provider_failure(exc, text)
         except ProviderError as exc:
@@ -391,7 +405,8 @@ class Orchestrator:
 
     async def _ask(self, request: ChatRequest, on_delta: OnDelta | None, now: datetime) -> _Answer:
         """Model -> tool calls -> results -> model, up to ``max_tool_steps`` rounds. A tool's
-        failure is its result, for the model to read; only provider errors propagate."""
+        failure is its result, for the model to read; only provider errors propagate, as
+        ``_ReplyCut`` once any of the reply was streamed to the person."""
         tools = self._services.tools
         limit = self._services.config.max_tool_steps
         steps: list[ToolStep] = []
@@ -401,7 +416,14 @@ class Orchestrator:
         while True:
             if said and on_delta is not None:
                 await on_delta("\n\n")  # what the next round says starts a new paragraph
-            response = await self._call(replace(request, messages=tuple(messages)), on_delta)
+            try:
+                response = await self._call(replace(request, messages=tuple(messages)), on_delta)
+            except _ReplyCut as cut:
+                raise _ReplyCut("\n\n".join([*said, cut.partial]), cut.error) from cut.error
+            except ProviderError as exc:
+                if said and on_delta is not None:
+                    raise _ReplyCut("\n\n".join(said), exc) from exc
+                raise
             if not response.tool_calls or tools is None or not request.tools:
                 break
             if len(steps) >= limit:
@@ -435,16 +457,40 @@ class Orchestrator:
         if on_delta is None or not self._services.config.stream:
             return await provider.chat(request)
         final: ChatResponse | None = None
-        async with open_stream(provider, request) as events:
-            async for event in events:
-                if isinstance(event, str):
-                    if event:
-                        await on_delta(event)
-                else:
-                    final = event
+        streamed: list[str] = []
+        try:
+            async with open_stream(provider, request) as events:
+                async for event in events:
+                    if isinstance(event, str):
+                        if event:
+                            streamed.append(event)
+                            await on_delta(event)
+                    else:
+                        final = event
+        except ProviderError as exc:
+            if streamed:
+                raise _ReplyCut("".join(streamed), exc) from exc
+            raise
         if final is None:
             raise BadRequest("stream ended without a final response", provider=provider.name)
         return final
+
+    def _cut_reply(self, cut: _ReplyCut, text: str) -> TurnResult:
+        """What the person saw, marked as cut off; nothing of it is stored as an answer."""
+        log.warning(
+            "turn.reply_cut",
+            error=type(cut.error).__name__,
+            provider=cut.error.provider,
+            chars=len(cut.partial),
+        )
+        if not self._state.off_the_record:
+            append_turn(self._state.history, ChatMessage("user", text))
+        saved = "" if self._state.off_the_record else " Your message is saved."
+        note = (
+            "(My reply was cut off here: the language model stopped answering. Ask again for "
+            "the whole answer." + saved + ")"
+        )
+        return TurnResult(f"{cut.partial.rstrip()}\n\n{note}", "llm_unavailable")
 
     def _provider_failure(self, exc: ProviderError, text: str) -> TurnResult:
         log.warning("turn.provider_failed", error=type(exc).__name__, provider=exc.provider)

@@ -151,6 +151,8 @@ def _stream(reply: Reply, model: str) -> EventStream:
         ),
         sse_frame({"type": "ping"}, "ping"),
     ]
+    if reply.end_after == 0:
+        return EventStream(tuple(frames), interval=reply.interval)
     pieces = 0
     for frame, is_piece in _content_frames(reply):
         frames.append(frame)
@@ -159,11 +161,13 @@ def _stream(reply: Reply, model: str) -> EventStream:
         pieces += 1
         if pieces == reply.drop_after:
             frames.append(DropConnection())
-            return EventStream(tuple(frames))
+            return EventStream(tuple(frames), interval=reply.interval)
         if pieces == reply.error_after:
             error = {"type": _ERROR_TYPES[reply.error], "message": f"{reply.error} mid-stream"}
             frames.append(sse_frame({"type": "error", "error": error}, "error"))
-            return EventStream(tuple(frames))
+            return EventStream(tuple(frames), interval=reply.interval)
+        if pieces == reply.end_after:
+            return EventStream(tuple(frames), interval=reply.interval)
         if pieces == 1 and reply.hold is not None:
             frames.append(WaitFor(reply.hold))
     frames += [
@@ -177,7 +181,7 @@ def _stream(reply: Reply, model: str) -> EventStream:
         ),
         sse_frame({"type": "message_stop"}, "message_stop"),
     ]
-    return EventStream(tuple(frames))
+    return EventStream(tuple(frames), interval=reply.interval)
 
 
 def _content_frames(reply: Reply) -> list[tuple[bytes, bool]]:

@@ -154,6 +154,8 @@ def _stream(reply: Reply, model: str, *, with_usage: bool) -> EventStream:
     frames: list[bytes | WaitFor | DropConnection] = [
         _chunk(model, {"role": "assistant", "content": ""})
     ]
+    if reply.end_after == 0:
+        return EventStream(tuple(frames), interval=reply.interval)
     pieces = 0
     for frame, is_piece in _delta_frames(reply, model):
         frames.append(frame)
@@ -162,12 +164,14 @@ def _stream(reply: Reply, model: str, *, with_usage: bool) -> EventStream:
         pieces += 1
         if pieces == reply.drop_after:
             frames.append(DropConnection())
-            return EventStream(tuple(frames))
+            return EventStream(tuple(frames), interval=reply.interval)
         if pieces == reply.error_after:
             error_type, code = _ERRORS[reply.error]
             error = {"message": f"{reply.error} mid-stream", "type": error_type, "code": code}
             frames.append(sse_frame({"error": error}))
-            return EventStream(tuple(frames))
+            return EventStream(tuple(frames), interval=reply.interval)
+        if pieces == reply.end_after:
+            return EventStream(tuple(frames), interval=reply.interval)
         if pieces == 1 and reply.hold is not None:
             frames.append(WaitFor(reply.hold))
     frames.append(_chunk(model, {}, _finish_reason(reply)))
@@ -185,7 +189,7 @@ def _stream(reply: Reply, model: str, *, with_usage: bool) -> EventStream:
             )
         )
     frames.append(sse_frame("[DONE]"))
-    return EventStream(tuple(frames))
+    return EventStream(tuple(frames), interval=reply.interval)
 
 
 def _delta_frames(reply: Reply, model: str) -> list[tuple[bytes, bool]]:

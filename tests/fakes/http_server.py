@@ -69,10 +69,12 @@ class DropConnection:
 
 @dataclass(frozen=True)
 class EventStream:
-    """A ``text/event-stream`` body sent frame by frame, with chunked transfer encoding."""
+    """A ``text/event-stream`` body sent frame by frame, with chunked transfer encoding;
+    ``interval`` seconds before each frame after the first."""
 
     frames: tuple[bytes | WaitFor | DropConnection, ...]
     headers: tuple[tuple[str, str], ...] = ()
+    interval: float = 0.0
 
 
 Action = HttpResponse | EventStream | Hang
@@ -314,7 +316,11 @@ async def _send(action: Action, reader: asyncio.StreamReader, writer: asyncio.St
         *action.headers,
     ]
     writer.write(_head(200, headers))
-    for frame in action.frames:
+    for position, frame in enumerate(action.frames):
+        if action.interval and position:
+            await writer.drain()
+            # A server's own pace: the trickle is what the client under test must bound.
+            await asyncio.sleep(action.interval)
         if isinstance(frame, WaitFor):
             await writer.drain()
             await frame.event.wait()

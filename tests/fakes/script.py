@@ -48,8 +48,8 @@ class Reply:
     """A successful answer; streamed in ``chunks`` deltas when the request asked to stream.
 
     ``tool_calls`` follow the text (which may be empty), each streamed in ``chunks`` pieces of
-    its arguments; ``drop_after``, ``hold`` and ``error_after`` count text deltas and tool-call
-    pieces alike.
+    its arguments; ``drop_after``, ``hold``, ``error_after`` and ``end_after`` count text deltas
+    and tool-call pieces alike.
     """
 
     text: str = "ok"
@@ -67,6 +67,12 @@ class Reply:
     error_after: int | None = None
     """Streaming only: after this many deltas, send an error event of kind ``error`` and stop."""
     error: FailKind = "overloaded"
+    end_after: int | None = None
+    """Streaming only: after this many deltas, end the body cleanly without the stream's ending
+    (no finish reason and ``[DONE]``; no ``message_delta`` and ``message_stop``), as a proxy
+    that gives up mid-reply does."""
+    interval: float = 0.0
+    """Streaming only: seconds between frames, for a server that trickles its answer."""
 
     def deltas(self) -> list[str]:
         return _split(self.text, self.chunks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -41,13 +42,16 @@ class Rig:
     server: FakeModelServer
     clock: FakeClock
 
-    def provider(self, *, timeout: float = 5.0, api_key: str = API_KEY) -> SdkProvider:
+    def provider(
+        self, *, timeout: float = 5.0, api_key: str = API_KEY, stream_idle: float | None = None
+    ) -> SdkProvider:
         if self.vendor == "anthropic":
             return AnthropicProvider(
                 api_key,
                 "claude-test",
                 base_url=self.server.base_url,
                 timeout_seconds=timeout,
+                stream_idle_seconds=stream_idle,
                 max_output_tokens=256,
                 clock=self.clock,
             )
@@ -56,6 +60,7 @@ class Rig:
             "gpt-test",
             base_url=self.server.base_url,
             timeout_seconds=timeout,
+            stream_idle_seconds=stream_idle,
             max_output_tokens=256,
             clock=self.clock,
         )
@@ -277,3 +282,53 @@ async def test_error_event_mid_stream_is_unavailable_after_the_deltas(rig: Rig) 
             async for event in provider.stream(REQUEST):
                 seen.append(event)
     assert seen == ["ab"]
+
+
+async def test_stream_that_ends_before_its_finish_is_malformed_after_the_deltas(rig: Rig) -> None:
+    # The body ends cleanly, but without a finish reason / message_stop: a cut reply, not a
+    # complete one.
+    rig.server.enqueue(Reply("abcdefgh", chunks=4, end_after=2))
+    seen: list[StreamEvent] = []
+    async with rig.provider() as provider:
+        with pytest.raises(MalformedResponse, match="cut"):
+            async for event in provider.stream(REQUEST):
+                seen.append(event)
+    assert seen == ["ab", "cd"]
+
+
+async def test_cut_stream_before_any_delta_is_retried(rig: Rig) -> None:
+    rig.server.enqueue(Reply("abcdefgh", chunks=4, end_after=0), Reply("whole"))
+    sleep = RecordingSleep()
+    async with rig.provider() as inner:
+        provider = RetryingProvider(inner, max_retries=2, sleep=sleep, random=lambda: 0.0)
+        deltas, _ = await collect(provider.stream(REQUEST))
+    assert "".join(deltas) == "whole"
+    assert len(rig.server.requests) == 2
+
+
+async def test_stream_silent_longer_than_the_idle_gap_is_provider_timeout(rig: Rig) -> None:
+    never = asyncio.Event()
+    rig.server.enqueue(Reply("abcdefgh", chunks=4, hold=never))
+    seen: list[StreamEvent] = []
+    async with rig.provider(timeout=30, stream_idle=0.3) as provider:
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(ProviderTimeout, match="no event"):
+            async for event in provider.stream(REQUEST):
+                seen.append(event)
+        elapsed = asyncio.get_running_loop().time() - started
+    assert seen == ["ab"]
+    assert elapsed < 5
+
+
+async def test_stream_that_trickles_past_the_deadline_is_provider_timeout(rig: Rig) -> None:
+    # Every gap is short, so only the total deadline (``timeout_seconds``) can end it.
+    rig.server.enqueue(Reply("x" * 200, chunks=200, interval=0.02))
+    seen: list[StreamEvent] = []
+    async with rig.provider(timeout=0.6, stream_idle=0.3) as provider:
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(ProviderTimeout, match=r"0\.6s"):
+            async for event in provider.stream(REQUEST):
+                seen.append(event)
+        elapsed = asyncio.get_running_loop().time() - started
+    assert 0 < len(seen) < 200
+    assert elapsed < 2
