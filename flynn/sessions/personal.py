@@ -71,7 +71,11 @@ class PersonalFiles:
             else:
                 texts[TASKS_FILE] = render_tasks(tasks) if tasks else ""
         if SCRATCH_FILE in wanted:
-            texts[SCRATCH_FILE] = read_text(folder / SCRATCH_FILE)
+            try:
+                texts[SCRATCH_FILE] = read_text(folder / SCRATCH_FILE)
+            except OSError as exc:
+                # Read every turn: a file the person broke must not cost them their turns.
+                texts[SCRATCH_FILE] = f"(the scratchpad cannot be read: {exc.strerror or exc})"
         return texts
 
     def _reminders(self, namespace: str, now: datetime) -> str:

@@ -21,9 +21,10 @@ def person_directory(data_dir: Path, namespace: str) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """The file's text; '' when it does not exist."""
+    """The file's text; '' when it does not exist. A file saved by hand in another encoding
+    is read with its odd bytes replaced, not refused. ``OSError`` when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return ""
 

@@ -37,7 +37,10 @@ class Task:
 
 def load_tasks(path: Path) -> list[Task]:
     """The tasks in ``path``; ``ToolError`` if it is not a task list this module can read."""
-    raw = read_text(path).strip()
+    try:
+        raw = read_text(path).strip()
+    except OSError as exc:
+        raise ToolError(f"{TASKS_FILE} cannot be read ({exc.strerror or exc})") from None
     if not raw:
         return []
     try:
