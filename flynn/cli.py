@@ -31,6 +31,7 @@ from flynn.daemon import (
     PortInUse,
     install_signal_handlers,
 )
+from flynn.datadir import not_a_directory
 from flynn.doctor import run_checks
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.identity import Identity, MemoryScope
@@ -305,14 +306,23 @@ def _settings(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     if path is None and env.get("FLYNN_CONFIG"):
         path = Path(env["FLYNN_CONFIG"])
     if path is None:
-        return load_settings({})
-    path = path.expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        problem = ConfigProblem("--config", f"cannot read {path}: {exc.strerror or exc}")
-        raise ConfigError([problem]) from None
-    return load_settings(parse_yaml(text, str(path)), str(path))
+        settings = load_settings({}, env=env)
+    else:
+        path = path.expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            problem = ConfigProblem("--config", f"cannot read {path}: {exc.strerror or exc}")
+            raise ConfigError([problem]) from None
+        except UnicodeDecodeError as exc:
+            problem = ConfigProblem("file", f"not valid UTF-8 (byte {exc.start})")
+            raise ConfigError([problem], str(path)) from None
+        settings = load_settings(parse_yaml(text, str(path)), str(path), env=env)
+    # Every command opens the data dir; one that is a file is the configuration's fault.
+    error = not_a_directory(settings.data_dir)
+    if error is not None:
+        raise error
+    return settings
 
 
 def _logging(settings: Settings, *, quiet: bool = False) -> None:

@@ -41,6 +41,10 @@ class ConfigError(FlynnError):
         self.problems = problems
         self.source = source
         where = f" in {source}" if source else ""
+        if len(problems) == 1:
+            # One problem, one line: what systemd's journal and a terminal show in full.
+            super().__init__(f"invalid configuration{where}: {problems[0]}")
+            return
         lines = "\n".join(f"  {p}" for p in problems)
         super().__init__(f"invalid configuration{where}:\n{lines}")
 

@@ -1,12 +1,16 @@
 """Configuration: one pydantic model per component, from a YAML file and ``FLYNN_*`` variables.
 
 Precedence, highest first: environment (``FLYNN_<SECTION>__<KEY>``), the YAML file, the defaults
-embedded here. Unknown keys are errors everywhere. ``load_settings`` turns every validation problem
-into a ``ConfigProblem`` naming its dotted key path, so the CLI can print them and exit 2.
+embedded here. Unknown keys are errors everywhere, the environment's too: a ``FLYNN_X__...``
+variable whose ``X`` is no section is refused by name (``FLYNN_CONFIG``, which names the file, is
+not a setting). ``load_settings`` turns every validation problem into a ``ConfigProblem`` naming its
+dotted key path (or the variable at fault), so the CLI can print them and exit 2.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,12 +27,21 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from flynn.errors import ConfigError, ConfigProblem
 
 EmbeddingModel = Literal["auto", "minilm", "wordllama"]
 """``memory.embeddings_model`` (``flynn.memory.embeddings`` says what each is)."""
+
+ENV_PREFIX = "FLYNN_"
+NON_SETTING_VARIABLES = frozenset({"FLYNN_CONFIG"})
+"""``FLYNN_`` variables that are not settings (``FLYNN_CONFIG`` names the file, read by the CLI)."""
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
@@ -178,7 +191,7 @@ class Settings(BaseSettings):
     """The whole configuration. Build it with ``load_settings``, not directly."""
 
     model_config = SettingsConfigDict(
-        env_prefix="FLYNN_",
+        env_prefix=ENV_PREFIX,
         env_nested_delimiter="__",
         extra="forbid",
         validate_default=True,
@@ -194,6 +207,14 @@ class Settings(BaseSettings):
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        # Path("") is the current directory: a database would land wherever flynn was started.
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("must not be empty (it would mean the current directory)")
+        return value
 
     @field_validator("data_dir")
     @classmethod
@@ -251,7 +272,12 @@ def parse_yaml(text: str, source: str | None = None) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "file"
-        raise ConfigError([ConfigProblem(where, f"not valid YAML ({exc})")], source) from exc
+        reason = " ".join(str(exc).split())  # PyYAML's message spans lines; ours is one
+        raise ConfigError([ConfigProblem(where, f"not valid YAML ({reason})")], source) from exc
+    except RecursionError:
+        # PyYAML's composer recurses once per level; no config needs more than a handful.
+        problem = ConfigProblem("file", "not valid YAML (nested too deeply)")
+        raise ConfigError([problem], source) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -259,15 +285,68 @@ def parse_yaml(text: str, source: str | None = None) -> dict[str, Any]:
     return data
 
 
-def load_settings(data: Mapping[str, Any] | None = None, source: str | None = None) -> Settings:
+def load_settings(
+    data: Mapping[str, Any] | None = None,
+    source: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
     """Validate ``data`` (the parsed YAML) merged under ``FLYNN_*`` variables.
 
-    Raises ``ConfigError`` listing every problem with its key path.
+    ``env`` is the environment the variables come from (the process's when ``None``; the CLI
+    passes ``os.environ``). Raises ``ConfigError`` listing every problem with its key path, or
+    naming the variable at fault (unknown, or not parsable as JSON).
     """
+    env = os.environ if env is None else env
+    unknown = unknown_variables(env)
+    if unknown:
+        raise ConfigError(unknown, source)
     try:
         return Settings(**dict(data or {}))
     except ValidationError as exc:
         raise ConfigError(_problems(exc), source) from None
+    except SettingsError as exc:
+        raise ConfigError([_unparsable_variable(exc, env)], source) from None
+    except RecursionError:
+        problem = ConfigProblem("(top level)", "nested too deeply")
+        raise ConfigError([problem], source) from None
+
+
+def unknown_variables(env: Mapping[str, str]) -> list[ConfigProblem]:
+    """One problem naming every ``FLYNN_<X>__...`` variable whose ``X`` is no top-level key (none
+    when all are known): shaped as a setting, it would otherwise be ignored in silence.
+    Case-insensitive, as settings are."""
+    sections = set(Settings.model_fields)
+    unknown = []
+    for name in sorted(env):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in NON_SETTING_VARIABLES:
+            continue
+        head, nested, _ = upper.removeprefix(ENV_PREFIX).partition("__")
+        if nested and head.lower() not in sections:
+            unknown.append(name)
+    if not unknown:
+        return []
+    known = ", ".join(sorted(sections))
+    return [ConfigProblem(", ".join(unknown), f"unknown setting (config sections: {known})")]
+
+
+_FIELD_IN_SETTINGS_ERROR = re.compile(r'field "([^"]+)"')
+
+
+def _unparsable_variable(exc: SettingsError, env: Mapping[str, str]) -> ConfigProblem:
+    """pydantic-settings parses a section (``FLYNN_LLM``) or a list as JSON, and says only which
+    top-level field failed: name the variables that set it."""
+    match = _FIELD_IN_SETTINGS_ERROR.search(str(exc))
+    field = match.group(1) if match else "(environment)"
+    prefix = f"{ENV_PREFIX}{field}".upper()
+    names = sorted(
+        name for name in env if name.upper() == prefix or name.upper().startswith(prefix + "__")
+    )
+    cause = f": {exc.__cause__}" if exc.__cause__ is not None else ""
+    return ConfigProblem(
+        " or ".join(names) or field,
+        f"cannot be parsed (sections and lists set in the environment are JSON{cause})",
+    )
 
 
 def _problems(exc: ValidationError) -> list[ConfigProblem]:

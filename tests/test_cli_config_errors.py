@@ -1,0 +1,135 @@
+"""Bad configuration through the real ``flynn`` command: exit 2 and one line naming the key or
+file, never a traceback (a traceback exits 1, and systemd restarts that in a loop)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def flynn(
+    *args: str, home: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("FLYNN_", "ANTHROPIC_", "OPENAI_", "NOTIFY_SOCKET"))
+    }
+    clean.update({"HOME": str(home), "USER": "ana", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "flynn", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        env=clean,
+        cwd=home,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_one_line_config_error(result: subprocess.CompletedProcess[str], *names: str) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("flynn: ")
+    for name in names:
+        assert name in lines[0]
+
+
+def test_a_config_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "latin1.yaml"
+    config.write_bytes(b"persona:\n  name: caf\xe9\n")
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, str(config), "UTF-8")
+
+
+def test_deeply_nested_yaml_is_refused_without_a_recursion_error(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_text("users: " + "[" * 5000 + "]" * 5000 + "\n")
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, str(config), "nested")
+
+
+def test_deeply_nested_block_yaml_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_text("".join(f"{'  ' * depth}k{depth}:\n" for depth in range(3000)))
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, str(config))
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("FLYNN_LLM", "garbage"), ("FLYNN_USERS", "{not json"), ("FLYNN_LLM__FALLBACKS", "[x")],
+)
+def test_an_unparsable_environment_section_names_the_variable(
+    tmp_path: Path, variable: str, value: str
+) -> None:
+    result = flynn("memory", "show", home=tmp_path, env={variable: value})
+    assert_one_line_config_error(result, variable, "JSON")
+
+
+@pytest.mark.parametrize("command", [("memory", "show"), ("chat",), ("run",)])
+def test_a_data_dir_that_is_a_file_is_a_config_error(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    (tmp_path / "not-a-dir").write_text("")
+    result = flynn(*command, home=tmp_path, env={"FLYNN_DATA_DIR": str(tmp_path / "not-a-dir")})
+    assert_one_line_config_error(result, "data_dir", str(tmp_path / "not-a-dir"))
+
+
+def test_a_data_dir_below_a_file_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    result = flynn("chat", home=tmp_path, env={"FLYNN_DATA_DIR": str(tmp_path / "file" / "sub")})
+    assert_one_line_config_error(result, "data_dir")
+
+
+def test_unknown_config_variables_are_refused_by_name(tmp_path: Path) -> None:
+    result = flynn(
+        "memory",
+        "show",
+        home=tmp_path,
+        env={
+            "FLYNN_DATA_DIR": str(tmp_path / "data"),
+            "FLYNN_BOGUS__KEY": "1",
+            "flynn_other__thing": "2",
+        },
+    )
+    assert_one_line_config_error(result, "FLYNN_BOGUS__KEY", "flynn_other__thing")
+
+
+def test_documented_flynn_variables_still_work(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: {tmp_path / 'from-file'}\n")
+    result = flynn(
+        "memory",
+        "show",
+        home=tmp_path,
+        env={
+            "FLYNN_CONFIG": str(config),
+            "FLYNN_MEMORY__USER_NAMESPACE": "team",
+            "FLYNN_LLM__CONTEXT_WINDOW": "65536",
+            "FLYNN_CHANNELS__GATEWAY__PORT": "0",
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "from-file" / "flynn.db").exists()
+
+
+def test_an_empty_data_dir_is_refused_not_taken_as_the_current_directory(tmp_path: Path) -> None:
+    result = flynn("memory", "show", home=tmp_path, env={"FLYNN_DATA_DIR": ""})
+    assert_one_line_config_error(result, "data_dir", "empty")
+    assert not (tmp_path / "flynn.db").exists()
+
+
+def test_an_empty_data_dir_in_the_file_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text('data_dir: ""\n')
+    result = flynn("chat", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, "data_dir", str(config))
+    assert not (tmp_path / "flynn.db").exists()
