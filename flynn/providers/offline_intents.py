@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 
 from flynn.providers.base import ToolCall
 
@@ -74,7 +75,10 @@ def tool_call_for(text: str, available: frozenset[str]) -> ToolCall | None:
     text = " ".join(text.split())
     for name, arguments in _intents(text):
         if name in available:
-            return ToolCall(f"offline-{name}", name, json.dumps(arguments, ensure_ascii=False))
+            # Unique: a strict provider (Anthropic) refuses a history in which two calls share
+            # an id, and this history may be sent to one once the person sets a key.
+            call_id = f"offline_{secrets.token_hex(8)}"
+            return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
     return None
 
 

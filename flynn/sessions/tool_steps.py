@@ -5,6 +5,8 @@ whole stored messages) can never separate them."""
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,6 +15,8 @@ import structlog
 from flynn.providers.base import ChatMessage, ToolCall, ToolResult
 
 log = structlog.get_logger(__name__)
+
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,21 +29,35 @@ class ToolStep:
 
 
 def encode_steps(steps: Sequence[ToolStep]) -> str:
-    return json.dumps(
-        [
+    """The steps as stored. Each call is stored under a fresh id (its result under the same):
+    the history replays calls of many turns and, over time, of several providers, and a strict
+    one (Anthropic) refuses two calls with one id anywhere in it, or an id outside
+    ``[A-Za-z0-9_-]``; the offline assistant and servers that send no id repeat theirs."""
+    encoded = []
+    for step in steps:
+        ids = [_stored_id(call.id) for call in step.calls]
+        encoded.append(
             {
                 "text": step.text,
-                "calls": [[call.id, call.name, call.arguments] for call in step.calls],
+                "calls": [
+                    [call_id, call.name, call.arguments]
+                    for call_id, call in zip(ids, step.calls, strict=False)
+                ],
+                # Results come in their calls' order (``ToolRegistry.run``); a step whose
+                # counts differ is dropped when read back (``decode_steps``).
                 "results": [
-                    [result.call_id, result.name, result.content, result.is_error]
-                    for result in step.results
+                    [call_id, result.name, result.content, result.is_error]
+                    for call_id, result in zip(ids, step.results, strict=False)
                 ],
             }
-            for step in steps
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+        )
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"))
+
+
+def _stored_id(call_id: str) -> str:
+    # At most 40 characters in all, OpenAI's limit for an id it is sent back.
+    safe = _UNSAFE_ID.sub("_", call_id)[:31] or "call"
+    return f"{safe}_{secrets.token_hex(4)}"
 
 
 def decode_steps(text: str) -> list[ToolStep]:
