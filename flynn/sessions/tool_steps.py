@@ -32,7 +32,8 @@ def encode_steps(steps: Sequence[ToolStep]) -> str:
     """The steps as stored. Each call is stored under a fresh id (its result under the same):
     the history replays calls of many turns and, over time, of several providers, and a strict
     one (Anthropic) refuses two calls with one id anywhere in it, or an id outside
-    ``[A-Za-z0-9_-]``; the offline assistant and servers that send no id repeat theirs."""
+    ``[A-Za-z0-9_-]``; the offline assistant and servers that send no id repeat theirs. Tool
+    names are kept to the same characters."""
     encoded = []
     for step in steps:
         ids = [_stored_id(call.id) for call in step.calls]
@@ -40,18 +41,24 @@ def encode_steps(steps: Sequence[ToolStep]) -> str:
             {
                 "text": step.text,
                 "calls": [
-                    [call_id, call.name, call.arguments]
+                    [call_id, _stored_name(call.name), call.arguments]
                     for call_id, call in zip(ids, step.calls, strict=False)
                 ],
                 # Results come in their calls' order (``ToolRegistry.run``); a step whose
                 # counts differ is dropped when read back (``decode_steps``).
                 "results": [
-                    [call_id, result.name, result.content, result.is_error]
+                    [call_id, _stored_name(result.name), result.content, result.is_error]
                     for call_id, result in zip(ids, step.results, strict=False)
                 ],
             }
         )
     return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"))
+
+
+def _stored_name(name: str) -> str:
+    # A name the model made up ("functions.reminder_set") was answered "no such tool"; replayed
+    # as it was, Anthropic would refuse the whole history ([A-Za-z0-9_-], at most 64).
+    return _UNSAFE_ID.sub("_", name)[:64] or "unknown_tool"
 
 
 def _stored_id(call_id: str) -> str:

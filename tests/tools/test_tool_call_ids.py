@@ -46,3 +46,14 @@ def test_stored_steps_replay_with_ids_unique_across_turns_and_paired_with_their_
     assert [result.call_id for result in results] == [call.id for call in calls]
     # A stored row reads back the same every time: the replayed prompt stays cacheable.
     assert decode_steps(stored[0]) == decode_steps(stored[0])
+
+
+def test_a_made_up_tool_name_is_stored_in_characters_a_strict_provider_takes() -> None:
+    call = ToolCall("call_1", "functions.reminder set", "{}")
+    result = ToolResult("call_1", "functions.reminder set", "error: there is no tool", True)
+    (replayed_call, replayed_result) = step_messages(
+        decode_steps(encode_steps([ToolStep("", (call,), (result,))]))
+    )
+    (stored,) = replayed_call.tool_calls
+    assert stored.name == "functions_reminder_set"
+    assert replayed_result.tool_results[0].name == stored.name
