@@ -302,6 +302,7 @@ def _services(
             working_memory_max_tokens=settings.memory.working_memory_max_tokens,
             auto_extract=settings.memory.auto_extract,
             summary_max_tokens=min(llm.max_output_tokens, 2048),
+            timeout_seconds=settings.compaction.timeout_seconds,
         ),
         clock=clock,
     )

@@ -104,6 +104,9 @@ compaction:
   # Most recent turns kept verbatim when compacting (at least 0; clamped to half the usable
   # window when larger).
   keep_recent_tokens: 20000
+  # Seconds a compaction may wait for its summary (greater than 0, at most 600); past it, or
+  # when the summary fails, key excerpts are kept instead, so a reply is never held long.
+  timeout_seconds: 20
 
 persona:
   # Persona files live in <data_dir>/persona/<name>/ (letters, digits, _ . -; at most 64);

@@ -107,6 +107,7 @@ class MemorySettings(_Section):
 class CompactionSettings(_Section):
     reserve_tokens: int = Field(default=16_384, ge=0)
     keep_recent_tokens: int = Field(default=20_000, ge=0)
+    timeout_seconds: float = Field(default=20, gt=0, le=600)
 
 
 class PersonaSettings(_Section):

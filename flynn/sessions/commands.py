@@ -118,14 +118,34 @@ async def _status(session: Orchestrator, arg: str) -> TurnResult:
 async def _compact(session: Orchestrator, arg: str) -> TurnResult:
     if session.off_the_record:
         return TurnResult("Nothing to compact while off the record.")
-    outcome = await session.compact_now()
+    # Asked for in person: the model is tried even while its summaries are backed off.
+    outcome = await session.compact_now(use_model=True)
     if outcome is None:
-        return TurnResult("Nothing to compact yet.")
-    how = "" if outcome.used_model else " (the model was unavailable, so I kept key excerpts)"
+        if session.compaction_error is not None:
+            return TurnResult(
+                f"Compaction failed on my side ({session.compaction_error}); nothing was changed.",
+                "internal",
+            )
+        usage = session.context_usage()
+        return TurnResult(
+            f"Nothing to compact yet: the {usage.messages} messages in context (~{usage.tokens} "
+            "tokens) are the recent ones I keep word for word."
+        )
+    sizes = f"~{outcome.tokens_before} → ~{outcome.tokens_after} tokens"
+    if outcome.shortened_only:
+        return TurnResult(
+            "Nothing new to summarise, but the summary of earlier messages was too long, so I "
+            f"shortened it ({sizes}).",
+            compacted=True,
+        )
+    reasons = {"timeout": "took too long", "empty": "returned nothing"}
+    how = ""
+    if not outcome.used_model:
+        why = reasons.get(outcome.summary_error or "", f"failed ({outcome.summary_error})")
+        how = f" The summarizer {why}, so the summary keeps key excerpts instead."
     return TurnResult(
         f"Compacted {outcome.summarized} messages into a summary; kept the last "
-        f"{outcome.kept} verbatim (~{outcome.tokens_before} → ~{outcome.tokens_after} tokens)."
-        + how,
+        f"{outcome.kept} verbatim ({sizes})." + how,
         compacted=True,
     )
 

@@ -129,6 +129,9 @@ class _State:
     last_input_tokens: int | None = None
     added_since: int = 0
     turn_count: int = 0
+    summary_failures: int = 0  # model summaries failed in a row
+    summary_retry_turn: int = 0  # no model summary is tried before this turn (backoff)
+    told_shrunk: bool = False  # the person was told their notes were shortened to fit
 
 
 class _ReplyCut(FlynnError):
@@ -173,6 +176,8 @@ class Orchestrator:
             graph_namespace=scope.root,
         )
         self._embedding: set[asyncio.Task[object]] = set()  # background ``MemoryWriter`` work
+        self.compaction_error: str | None = None
+        """Why the last ``compact_now`` failed (an error's name), for ``/compact`` to say."""
 
     @property
     def services(self) -> SessionServices:
@@ -302,11 +307,17 @@ class Orchestrator:
             skip_lines=state.session_context.splitlines(),
             query_vectors=vectors,
         )
-        compacted = False
+        compacted = shrunk = False
         prompt = self._prompt(text, recalled, now)
         if self._over_budget(prompt):
             compacted = await self.compact_now() is not None
             prompt = self._prompt(text, recalled, now)
+            if self._over_budget(prompt, limit=services.config.context_window):
+                # Compacted, it still does not fit the window itself (not only the budget that
+                # leaves room to answer): shorter notes, only the last exchange.
+                shrunk = await self.compact_now(shrink=True) is not None
+                compacted = compacted or shrunk
+                prompt = self._prompt(text, recalled, now)
 
         request = ChatRequest(
             system=prompt.system,
@@ -315,23 +326,28 @@ class Orchestrator:
             memory=self._memory_view(recalled, now),
             tools=self._tool_specs(),
         )
-        try:
-            answer = await self._ask(request, on_delta, now)
-        except _ReplyCut as cut:
-            return self._cut_reply(cut, text)
-        except ContextTooLong:
-            log.info("turn.context_too_long")
-            compacted = await self.compact_now() is not None
-            prompt = self._prompt(text, recalled, now)
-            request = replace(request, system=prompt.system, messages=prompt.messages)
+        # What a refused prompt tries next: a compaction, then shorter notes (DESIGN 7).
+        remedies = ["shrink"] if shrunk else ["compact", "shrink"]
+        answer: _Answer | None = None
+        while answer is None:
             try:
                 answer = await self._ask(request, on_delta, now)
             except _ReplyCut as cut:
                 return self._cut_reply(cut, text)
+            except ContextTooLong as exc:
+                outcome = None
+                while outcome is None and remedies:
+                    remedy = remedies.pop(0)
+                    log.info("turn.context_too_long", remedy=remedy)
+                    outcome = await self.compact_now(shrink=remedy == "shrink")
+                    shrunk = shrunk or (outcome is not None and remedy == "shrink")
+                if outcome is None:
+                    return self._provider_failure(exc, text)
+                compacted = True
+                prompt = self._prompt(text, recalled, now)
+                request = replace(request, system=prompt.system, messages=prompt.messages)
             except ProviderError as exc:
                 return self._provider_failure(exc, text)
-        except ProviderError as exc:
-            return self._provider_failure(exc, text)
 
         response = answer.response
         state.last_input_tokens = response.usage.input_tokens or None
@@ -364,7 +380,15 @@ class Orchestrator:
             )
         elif not state.off_the_record:
             self._learning.start(self._load())
-        return TurnResult(answer.text, compacted=compacted)
+        reply = answer.text
+        if shrunk and not state.told_shrunk:
+            state.told_shrunk = True  # once a session: the next shrink is no news to them
+            log.warning("turn.context_shrunk")
+            reply += (
+                "\n\n(Our conversation had grown too long for the model, so I shortened my "
+                "notes of what came before; recent messages are kept word for word.)"
+            )
+        return TurnResult(reply, compacted=compacted)
 
     def _tool_specs(self) -> tuple[ToolSpec, ...]:
         tools = self._services.tools
@@ -576,12 +600,13 @@ class Orchestrator:
             return None
         return personal.prompt_files(self.scope.root, self._services.persona.files, now=now)
 
-    def _over_budget(self, prompt: Prompt | None) -> bool:
+    def _over_budget(self, prompt: Prompt | None, *, limit: int | None = None) -> bool:
         """Measured usage (the provider's last prompt tokens plus an estimate of what was added
-        since) against the window. The estimate of the whole prompt is the floor: some
-        OpenAI-compatible servers report no usage, or too little."""
+        since) against the window less its reserve, or ``limit``. The estimate of the whole
+        prompt is the floor: some OpenAI-compatible servers report no usage, or too little."""
         config = self._services.config
-        limit = config.context_window - config.reserve_tokens
+        if limit is None:
+            limit = config.context_window - config.reserve_tokens
         state = self._state
         # Stored turns carry their token estimate, summed as they were loaded and added.
         self._load()
@@ -647,24 +672,53 @@ class Orchestrator:
 
     # -- compaction -------------------------------------------------------------------------
 
+    def _back_off_summaries(self, outcome: CompactionOutcome) -> None:
+        """After a failed model summary, the next compactions are extractive for a while, so a
+        summarizer that is down costs a call now and then instead of on every turn."""
+        state = self._state
+        if outcome.used_model:
+            state.summary_failures = 0
+            state.summary_retry_turn = 0
+        elif outcome.summary_error not in (None, "skipped"):
+            state.summary_failures += 1
+            wait = min(2**state.summary_failures, 32)
+            state.summary_retry_turn = state.turn_count + wait
+            log.warning("compaction.summary_backoff", error=outcome.summary_error, turns=wait)
+
     async def _await_pending(self) -> None:
         task, self._pending = self._pending, None
         if task is not None:
             with contextlib.suppress(Exception):
                 await task
 
-    async def compact_now(self) -> CompactionOutcome | None:
+    async def compact_now(
+        self, *, shrink: bool = False, use_model: bool | None = None
+    ) -> CompactionOutcome | None:
+        """Compacts the session; None when there was nothing to do or it failed (then
+        ``compaction_error`` says why). The model summarises unless ``use_model`` is False or,
+        when None, its summaries failed lately (backoff: 2, 4 ... 32 turns); ``shrink`` for a
+        prompt that does not fit even so (see ``Compactor.compact``)."""
+        state = self._state
+        if use_model is None:
+            use_model = state.turn_count >= state.summary_retry_turn
+        self.compaction_error = None
         # Compaction learns from what it summarises; never alongside a background batch.
         await self._learning.wait()
         try:
             outcome = await self._services.compactor.compact(
-                self.session_id, self.scope, extracted_through=self._learning.learnt_through
+                self.session_id,
+                self.scope,
+                extracted_through=self._learning.learnt_through,
+                use_model=use_model,
+                shrink=shrink,
             )
-        except FlynnError:
+        except FlynnError as exc:
             log.error("compaction.failed", exc_info=True)
+            self.compaction_error = type(exc).__name__
             return None
         if outcome is not None:
             self._learning.learnt(outcome.through_id)
+            self._back_off_summaries(outcome)
         # Reload what is left verbatim; the usage anchor no longer describes the prompt.
         self._state.turns = None
         self._state.last_input_tokens = None
