@@ -5,6 +5,7 @@ working memory, and the value's mentions in messages and documents, which are re
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -243,10 +244,13 @@ class SqliteForgetting:
             counts["embeddings"] += self._db.execute(_FORGET_NEXT_EMBEDDING, (message_id,))
             counts["redacted_messages"] += 1
             unmentioned |= self._forget_stale_mentions(message_id, content)
-        for message_id, steps in self._changed(_TOOL_STEPS, scope, pattern):
-            # The redacted text holds no quote or backslash, so the JSON stays whole.
-            self._db.execute(_SET_TOOL_STEPS, (steps, message_id))
-            counts["redacted_tool_steps"] += 1
+        for row in self._db.fetchall(_TOOL_STEPS, scope):
+            # Redacted in the decoded strings: in the JSON text a value with a quote, a
+            # backslash or a line break is escaped, and would not match.
+            steps = _redacted_json(str(row[1]), pattern)
+            if steps is not None:
+                self._db.execute(_SET_TOOL_STEPS, (steps, row[0]))
+                counts["redacted_tool_steps"] += 1
         for key, summary in self._changed(_SUMMARIES, scope, pattern):
             self._db.execute(_SET_SUMMARY, (summary, key))
             counts["redacted_summaries"] += 1
@@ -281,6 +285,30 @@ class SqliteForgetting:
             if redacted != text:
                 changed.append((row[0], redacted))
         return changed
+
+
+def _redacted_json(text: str, pattern: re.Pattern[str]) -> str | None:
+    """``text`` (JSON) with ``pattern`` redacted in every string in it; None if nothing
+    changed. Unreadable JSON is redacted as text."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        redacted = pattern.sub(REDACTED, text)
+        return redacted if redacted != text else None
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return pattern.sub(REDACTED, value)
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        return value
+
+    walked = walk(data)
+    if walked == data:
+        return None
+    return json.dumps(walked, ensure_ascii=False, separators=(",", ":"))
 
 
 def _within(namespace: str, prefix: str) -> bool:

@@ -96,6 +96,9 @@ class Scheduler:
             except StoreError:
                 log.exception("schedule.tick_failed")
                 delay = self._config.retry_seconds
+            except Exception:  # task boundary: a bug in one job must not take the daemon down
+                log.exception("schedule.tick_crashed")
+                delay = self._config.retry_seconds
             self._asleep.set()
             try:
                 with contextlib.suppress(TimeoutError):
