@@ -18,6 +18,7 @@ from flynn.memory.graph_extraction import LlmGraphExtractor
 from flynn.memory.graph_ingest import GraphIngestor
 from flynn.memory.llm_extraction import LlmExtractor
 from flynn.memory.llm_reconcile import LlmReconciler
+from flynn.memory.own_words import is_injection, own_words
 from flynn.memory.reconcile import content_words
 from flynn.memory.store import StoredMessage
 from flynn.providers.base import ChatMessage
@@ -71,7 +72,9 @@ class FactLearner:
         """
         if not messages:
             return 0
-        turns = [ChatMessage(message.role, message.content) for message in messages]
+        turns = learnable_turns(messages)
+        if not any(turn.role == "user" for turn in turns):
+            return 0
         proposed = await self._extractor.extract(turns)
         changed = 0
         for fact in proposed:
@@ -114,6 +117,19 @@ class FactLearner:
             log.info("graph_learning.skipped", error=type(exc).__name__)
         except Exception:
             log.exception("graph_learning.failed")
+
+
+def learnable_turns(messages: Sequence[StoredMessage]) -> list[ChatMessage]:
+    """The turns a model may learn from: the person's own words only (what they quoted,
+    forwarded or asked to have worked on is left out, as is a message giving the assistant
+    orders); the assistant's turns stay, as context."""
+    turns = []
+    for message in messages:
+        if message.role != "user":
+            turns.append(ChatMessage(message.role, message.content))
+        elif not is_injection(message.content) and (said := own_words(message.content)):
+            turns.append(ChatMessage("user", said))
+    return turns
 
 
 def source_message(fact: ProposedFact, messages: Sequence[StoredMessage]) -> StoredMessage:

@@ -16,6 +16,7 @@ import structlog
 
 from flynn.memory.embedding_queue import EmbeddingQueue, VectorWriter
 from flynn.memory.extraction import RuleExtractor
+from flynn.memory.own_words import is_injection, own_words
 from flynn.memory.reconcile import Outcome, RuleReconciler
 from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
 from flynn.memory.vectors import in_context
@@ -169,8 +170,11 @@ class MemoryWriter:
         reconciled into their profile or patterns (each fact keeps ``message.id``) and their
         entities in the graph. Returns the fact outcomes that changed something."""
         changed = []
-        if message.role == "user":
-            for fact in self._rules.extract(message.content):
+        # Only the person's own words teach: not what they quote, forward or ask to have
+        # translated, and nothing from a message that tries to give the assistant orders.
+        said = own_words(message.content) if message.role == "user" else ""
+        if said and not is_injection(message.content):
+            for fact in self._rules.extract(said):
                 namespace = scope.patterns if fact.target == "patterns" else scope.profile
                 outcome = self._reconciler.apply(
                     namespace,
@@ -185,5 +189,5 @@ class MemoryWriter:
                     log.info("memory.fact", action=outcome.action, field=fact.field, kind=fact.kind)
                     changed.append(outcome)
             if self._graph is not None:
-                self._graph.ingest(scope.root, message.content, message.id, now=now)
+                self._graph.ingest(scope.root, said, message.id, now=now)
         return changed

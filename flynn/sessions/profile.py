@@ -11,9 +11,12 @@ from flynn.memory.store import Fact, Facts
 PROFILE_LINES_MAX = 40
 
 
+PATTERN_PREFIX = "- when they say "
+
+
 def fact_line(fact: Fact) -> str:
     if fact.kind == "action" and fact.field:
-        return f"- when they say {fact.field!r}: {fact.value}"
+        return f"{PATTERN_PREFIX}{fact.field!r}: {fact.value}"
     return f"- {fact.field}: {fact.value}" if fact.field else f"- {fact.value}"
 
 

@@ -4,32 +4,19 @@ other, source ``tool``), ``memory_search`` (recall for a query of the model's ch
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field
 
 from flynn.memory.extraction import ProposedFact
+from flynn.memory.own_words import is_injection
 from flynn.memory.recall import Recall
 from flynn.memory.reconcile import RuleReconciler
+from flynn.memory.secrets import is_secret
 from flynn.memory.session_search import render_results, search_sessions
 from flynn.memory.store import History
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 SEARCH_BUDGET_TOKENS = 1200
 SESSION_SEARCH_LIMIT = 10
-
-# Credentials are never stored as facts: the model is told so, and tells the person.
-_CREDENTIAL = re.compile(
-    r"\b(pass(?:word|phrase|code)|pin(?:\s*code)?|api[\s_-]?key|secret|token|private[\s_-]?key"
-    r"|credit[\s_-]?card|cvv|iban|seed[\s_-]?phrase)\b"
-    r"|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{12,}"
-    r"|\bAKIA[0-9A-Z]{16}\b",
-    re.IGNORECASE,
-)
-
-
-def looks_like_credential(*texts: str) -> bool:
-    return any(_CREDENTIAL.search(text) for text in texts)
 
 
 class RememberArguments(Arguments):
@@ -61,11 +48,13 @@ class Remember(TypedTool[RememberArguments]):
         self._reconciler = reconciler
 
     async def run(self, args: RememberArguments, context: ToolContext) -> str:
-        if looks_like_credential(args.text, args.field or ""):
+        if is_secret(args.field, args.text):
             raise ToolError(
                 "credentials are never stored in memory; tell the person to keep it in a "
                 "password manager instead"
             )
+        if is_injection(args.text):
+            raise ToolError("that reads as an order to the assistant, not a fact; not stored")
         proposed = ProposedFact(
             kind="profile" if args.field else "observation",
             field=args.field,

@@ -1,0 +1,77 @@
+"""What in a message the person says about themselves, and what they only pass along.
+
+Text someone quotes, forwards, or asks to have translated, summarised or rewritten states nothing
+about them ("Translate to French: my name is Pierre" does not make them Pierre), and a message
+that tries to give the assistant new orders ("ignore previous instructions") teaches nothing at
+all. ``own_words`` keeps only the person's own words for learning; ``is_injection`` flags the
+orders. Chat itself is unchanged: the model still sees the whole message.
+"""
+
+from __future__ import annotations
+
+import re
+
+FORWARDED_MARK = "[Forwarded message, not written by the person]"
+"""What a forwarded message's stored text starts with, so the model and learning know."""
+
+# A request to work on a text: everything after it is the material, not a statement.
+_MATERIAL_REQUEST = re.compile(
+    r"(?:^|[.!?\n]\s*)(?:(?:please|pls|can you|could you|would you|kindly)\s+)?"
+    r"(?:translate|summari[sz]e|rewrite|rephrase|paraphrase|proofread|correct|fix|polish|edit"
+    r"|shorten|simplify|explain|reply to|respond to|answer|draft a reply to|check the grammar of"
+    r"|turn|convert|format)\b[^:\n]{0,80}(?::|\n)",
+    re.IGNORECASE,
+)
+# A pasted forward or a quoted author: "Forwarded from Bob:", "---------- Forwarded message",
+# "Bob wrote:", "On Mon, Bob <b@x> wrote:"; what follows is theirs.
+_FORWARD_HEADER = re.compile(
+    r"(?:^|\n)\s*(?:-{2,}\s*)?(?:forwarded\s+(?:from|message|by)\b|fwd?:|begin forwarded"
+    r"|[^\n]{1,80}\bwrote:|quote:|[^\n]{1,40}\bsaid:)",
+    re.IGNORECASE,
+)
+_QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+# A quotation of a few words or more: "..." “...” «...» and '...' spanning spaces.
+_QUOTATION = re.compile(
+    r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|«[^»\n]*\s[^»\n]*»|„[^“\n]*\s[^“\n]*“"
+)
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|system|safety|original)\s+"
+    r"(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?)"
+    r"|\b(?:system\s+prompt|developer\s+mode|jailbreak|you\s+are\s+now\b"
+    r"|new\s+instructions?\s*:|act\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|admin|root))"
+    r"|\b(?:reveal|print|show|dump|leak|send|give|tell)\b[^.\n]{0,60}"
+    r"\b(?:every(?:one|\s+user)'?s?|all\s+users?'?|other\s+users?'?|(?:the\s+)?api[\s_-]?keys?"
+    r"|(?:the\s+)?system\s+prompt|secrets?|passwords?|tokens?|credentials?)\b",
+    re.IGNORECASE,
+)
+
+
+def mark_forwarded(text: str) -> str:
+    return f"{FORWARDED_MARK}\n{text}"
+
+
+def own_words(text: str) -> str:
+    """The part of ``text`` that is the person's own: without forwarded or quoted material,
+    code, quotations, or the text they ask to have worked on. '' when nothing is left."""
+    if text.startswith(FORWARDED_MARK):
+        return ""
+    if "```" in text:
+        text = _CODE_BLOCK.sub(" ", text)
+    request = _MATERIAL_REQUEST.search(text)
+    if request is not None:
+        text = text[: request.start()]
+    header = _FORWARD_HEADER.search(text)
+    if header is not None:
+        text = text[: header.start()]
+    if ">" in text:
+        text = _QUOTED_LINE.sub("", text)
+    text = _QUOTATION.sub(" ", text)
+    return text.strip()
+
+
+def is_injection(text: str) -> bool:
+    """Whether ``text`` tries to give the assistant orders that would outrank its own
+    ("ignore previous instructions", "reveal every user's memory")."""
+    return _INJECTION.search(text) is not None
