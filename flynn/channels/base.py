@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
+from flynn.errors import FlynnError
 from flynn.messages import InboundMessage, OutboundMessage
 
 LengthUnit = Literal["utf16", "chars"]
@@ -20,6 +21,21 @@ LengthUnit = Literal["utf16", "chars"]
 OnMessage = Callable[[InboundMessage], Awaitable[None]]
 """The router's intake. Returns once the message is accepted (deduplicated and queued); raises
 ``SessionBusy`` when the session's inbox is full, so the channel can say so."""
+
+
+class DeliveryFailed(FlynnError):
+    """A reply, or a part of it, was not delivered after the retries its failure allowed.
+    ``send`` raises it rather than return, so that nobody counts the message answered.
+    ``sent`` holds the ids of the parts that did arrive; ``may_have_arrived`` is True when the
+    failing part may have reached the chat anyway (the connection broke after it went out, so
+    retrying could have sent it twice)."""
+
+    def __init__(
+        self, reason: str, *, sent: tuple[str, ...] = (), may_have_arrived: bool = False
+    ) -> None:
+        super().__init__(reason)
+        self.sent = sent
+        self.may_have_arrived = may_have_arrived
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +82,8 @@ class Channel(Protocol):
 
     async def send(self, message: OutboundMessage) -> list[str]:
         """Delivers ``message``; returns the channel's ids of what was sent (several when split).
-        Deltas (``final=False``) are ignored by channels that cannot stream.
+        Deltas (``final=False``) are ignored by channels that cannot stream. Raises
+        ``DeliveryFailed`` when a final reply did not (entirely) arrive.
 
         A push (``message.push`` set) answers nothing: it goes to ``session``'s chat, or to the
         account ``recipient`` when that is set, without touching typing indicators. The ids

@@ -5,6 +5,7 @@ offset, recovery and cancellation are exactly ours; plus access control, mention
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import re
@@ -12,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import httpx
 import structlog
@@ -28,7 +29,7 @@ from telegram.error import (
 )
 from telegram.request import HTTPXRequest
 
-from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.base import ChannelCapabilities, ChannelStatus, DeliveryFailed, OnMessage
 from flynn.channels.split import split_text
 from flynn.channels.telegram_html import render_html, visible_length
 from flynn.channels.typing_indicator import TypingIndicators
@@ -57,6 +58,8 @@ _ChatKey = tuple[int, int | None]
 _REMEMBERED: Final = 2048
 """How many recent update ids (and their chats) we keep for dedupe and reply threading."""
 _SEND_ATTEMPTS: Final = 4
+"""Tries per message part; with the default backoff, retries wait 1 + 2 + 3 s at most (flood
+control waits as long as Telegram says)."""
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -64,6 +67,29 @@ _V = TypeVar("_V")
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class TelegramUnavailable(NetworkError):
+    """Telegram answered 5xx: it did not process the request, so sending again is safe."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"Telegram answered {status}")
+        self.status = status
+
+
+class _TelegramRequest(HTTPXRequest):
+    """HTTPXRequest that raises ``TelegramUnavailable`` for a 5xx answer. python-telegram-bot
+    turns every 5xx into a bare ``NetworkError``, which also covers a connection that broke after
+    the request went out (when a retry could deliver a message twice); the status tells them
+    apart, and it is only seen here."""
+
+    # Any: the parameters pass through unchanged; their types are python-telegram-bot's private
+    # aliases.
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        status, payload = await super().do_request(*args, **kwargs)
+        if status >= 500:
+            raise TelegramUnavailable(status)
+        return status, payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +195,17 @@ class TelegramChannel:
     async def send(self, message: OutboundMessage) -> list[str]:
         """Delivers a final reply as Telegram HTML (plain text for errors, or when Telegram refuses
         the markup), split under 4096 UTF-16 units; returns the Telegram message ids sent. Stops
-        the chat's typing indicator first. A part that fails is logged, not retried (it may have
-        arrived), and the rest are dropped; only flood control and refused connections are retried.
+        the chat's typing indicator first. Flood control is waited out; a 5xx answer or a
+        connection that could not be made is retried a few times with a short backoff. Raises
+        ``DeliveryFailed`` when a part is still not delivered, or failed in a way a retry could
+        duplicate (the connection broke after the request went out): the parts after it are
+        not sent.
 
         A push goes the same way to the session's chat (``recipient``: the person's private chat,
-        whose id is their user id), quoting nothing and leaving typing alone; ``[]`` when its
-        first part failed. Raises ``RuntimeError`` when the channel is not running, and
-        ``ValueError`` for a chat or recipient that is not a Telegram id."""
+        whose id is their user id), quoting nothing and leaving typing alone; it never raises
+        ``DeliveryFailed`` but returns the ids of the parts delivered, ``[]`` when its first part
+        failed. Raises ``RuntimeError`` when the channel is not running, and ``ValueError`` for a
+        chat or recipient that is not a Telegram id."""
         if not message.final:
             return []
         bot = self._bot
@@ -183,7 +213,10 @@ class TelegramChannel:
             raise RuntimeError("the Telegram channel is not running")
         if message.push is not None:
             chat_id, thread = _push_chat(message)
-            sent = await self._send_text(bot, chat_id, thread, message.text, quote=None)
+            try:
+                sent = await self._send_text(bot, chat_id, thread, message.text, quote=None)
+            except DeliveryFailed as exc:
+                sent = list(exc.sent)
             log.info(
                 "telegram.push_sent" if sent else "telegram.push_undelivered",
                 push_id=message.push_id,
@@ -212,7 +245,8 @@ class TelegramChannel:
         plain: bool = False,
     ) -> list[str]:
         """Sends ``text`` in parts (HTML unless ``plain``), the first quoting ``quote``; the ids
-        of the parts sent before the first that failed."""
+        of the parts. Raises ``DeliveryFailed`` (with the ids sent before) at the first part
+        that failed."""
         sent: list[str] = []
         for part in split_text(text, MAX_LEN, "utf16"):
             markup: str | None = None
@@ -220,9 +254,12 @@ class TelegramChannel:
                 markup = render_html(part)
                 if visible_length(markup) > MAX_LEN:
                     markup = None
-            message_id = await self._send_part(bot, chat_id, thread, part, markup, quote)
-            if message_id is None:
-                break
+            try:
+                message_id = await self._send_part(bot, chat_id, thread, part, markup, quote)
+            except DeliveryFailed as exc:
+                raise DeliveryFailed(
+                    str(exc), sent=tuple(sent), may_have_arrived=exc.may_have_arrived
+                ) from None
             sent.append(str(message_id))
             quote = None
         return sent
@@ -233,7 +270,7 @@ class TelegramChannel:
         timeout = self._request_timeout
 
         def request(pool_size: int) -> HTTPXRequest:
-            return HTTPXRequest(
+            return _TelegramRequest(
                 connection_pool_size=pool_size,
                 connect_timeout=timeout,
                 read_timeout=timeout,
@@ -396,11 +433,11 @@ class TelegramChannel:
         except SessionBusy:
             await self._typing.finish(key, inbound.message_id)
             log.info("telegram.busy", chat_id=chat.id)
-            await self._send_part(bot, chat.id, thread, BUSY, None, quote)
+            await self._send_notice(bot, chat.id, thread, BUSY, quote)
         except Exception:  # per-update boundary: log, tell the person, keep polling
             await self._typing.finish(key, inbound.message_id)
             log.exception("telegram.intake_failed", update_id=update_id)
-            await self._send_part(bot, chat.id, thread, INTAKE_FAILED, None, quote)
+            await self._send_notice(bot, chat.id, thread, INTAKE_FAILED, quote)
         else:
             self._last_inbound = self._clock()
 
@@ -444,7 +481,7 @@ class TelegramChannel:
             _remember(self._refused_chats, chat_id, None)
             quote = message.message_id if message.chat.type != ChatType.PRIVATE else None
             text = REFUSAL.format(user_id=sender.id)
-            await self._send_part(bot, chat_id, thread, text, None, quote)
+            await self._send_notice(bot, chat_id, thread, text, quote)
 
     # -- typing ----------------------------------------------------------------------------------
 
@@ -460,6 +497,14 @@ class TelegramChannel:
 
     # -- sending ---------------------------------------------------------------------------------
 
+    async def _send_notice(
+        self, bot: Bot, chat_id: int, thread: int | None, text: str, quote: int | None
+    ) -> None:
+        """Sends one of our own plain notices (busy, refusal); a failure is only logged: it
+        answers no message."""
+        with contextlib.suppress(DeliveryFailed):  # _send_part logged it
+            await self._send_part(bot, chat_id, thread, text, None, quote)
+
     async def _send_part(
         self,
         bot: Bot,
@@ -468,9 +513,9 @@ class TelegramChannel:
         text: str,
         markup: str | None,
         quote: int | None,
-    ) -> int | None:
+    ) -> int:
         """Sends one part (``markup`` as HTML when given, else ``text`` plain); returns its message
-        id, or None when it was not delivered (logged)."""
+        id. Raises ``DeliveryFailed`` (logged) when it was not delivered."""
         reply = ReplyParameters(quote, allow_sending_without_reply=True) if quote else None
         for attempt in range(1, _SEND_ATTEMPTS + 1):
             try:
@@ -487,26 +532,25 @@ class TelegramChannel:
                 await self._sleep(delay)
             except BadRequest as exc:
                 if markup is None:
-                    _log_send_failure(exc)
-                    return None
+                    raise _send_failure(exc) from None
                 # A 400 means nothing was sent. Usually Telegram could not parse our entities;
                 # the words still matter more than the formatting, so send them plain.
                 log.warning("telegram.markup_refused", description=exc.message)
                 markup = None
             except NetworkError as exc:
-                if not _never_sent(exc):
+                if not _never_processed(exc):
                     # It may have arrived: a retry could deliver the reply twice.
-                    _log_send_failure(exc)
-                    return None
+                    raise _send_failure(exc, may_have_arrived=True) from None
+                if attempt == _SEND_ATTEMPTS:
+                    raise _send_failure(exc) from None
                 log.warning("telegram.send_retry", error=type(exc).__name__, attempt=attempt)
                 await self._sleep(self._backoff_initial * attempt)
             except TelegramError as exc:
-                _log_send_failure(exc)
-                return None
+                raise _send_failure(exc) from None
             else:
                 return sent.message_id
         log.error("telegram.send_failed", error="GaveUp", attempts=_SEND_ATTEMPTS)
-        return None
+        raise DeliveryFailed(f"not delivered after {_SEND_ATTEMPTS} attempts")
 
 
 def _chat_of(session: SessionKey) -> _ChatKey:
@@ -555,8 +599,11 @@ def _retry_after_seconds(exc: RetryAfter) -> float:
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
-def _never_sent(exc: NetworkError) -> bool:
-    """True when the request surely did not reach Telegram (no connection was made)."""
+def _never_processed(exc: NetworkError) -> bool:
+    """True when Telegram surely did not process the request: it answered 5xx, or no
+    connection was made."""
+    if isinstance(exc, TelegramUnavailable):
+        return True
     return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
 
 
@@ -566,8 +613,17 @@ def _remember(memory: OrderedDict[_K, _V], key: _K, value: _V) -> None:
         memory.popitem(last=False)
 
 
-def _log_send_failure(exc: TelegramError) -> None:
+def _send_failure(exc: TelegramError, *, may_have_arrived: bool = False) -> DeliveryFailed:
+    """Logs a part that was not delivered; the ``DeliveryFailed`` to raise for it (``from None``:
+    whoever logs it with a traceback must not print the SDK error's text)."""
     # No traceback and no message: a network error's text can carry the request URL (the token).
     # Telegram's own description of a refused request is safe and says what was wrong.
     description = exc.message if isinstance(exc, BadRequest) else None
-    log.error("telegram.send_failed", error=type(exc).__name__, description=description)
+    log.error(
+        "telegram.send_failed",
+        error=type(exc).__name__,
+        description=description,
+        may_have_arrived=may_have_arrived,
+    )
+    reason = f"Telegram: {description}" if description else f"Telegram: {type(exc).__name__}"
+    return DeliveryFailed(reason, may_have_arrived=may_have_arrived)

@@ -16,9 +16,11 @@ from fakes.fake_telegram import (
     STRANGER_ID,
     TOKEN,
     FakeTelegram,
+    SendFailure,
 )
 from telegram_harness import Harness
 
+from flynn.channels.base import DeliveryFailed
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
 from flynn.errors import ConfigError
@@ -418,15 +420,68 @@ async def test_flood_control_is_waited_out(harness: Harness, fake_telegram: Fake
     assert len(fake_telegram.calls_to("sendMessage")) == 2
 
 
-async def test_a_send_that_may_have_arrived_is_not_retried(
+async def test_a_send_that_may_have_arrived_is_not_retried_nor_reported_sent(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     fake_telegram.fail_sends("drop")
     async with harness.running() as channel:
+        with pytest.raises(DeliveryFailed) as failed:
+            await channel.send(_reply(OWNER_ID, "hello"))
+
+    assert failed.value.may_have_arrived is True
+    assert len(fake_telegram.calls_to("sendMessage")) == 1
+
+
+@pytest.mark.parametrize("kind", ["server_error", "bad_gateway"])
+async def test_a_server_error_is_retried_after_a_short_backoff(
+    harness: Harness, fake_telegram: FakeTelegram, kind: SendFailure
+) -> None:
+    # Telegram answers 5xx for a request it did not process: sending again cannot duplicate.
+    fake_telegram.fail_sends(kind, 2)
+    async with harness.running() as channel:
         ids = await channel.send(_reply(OWNER_ID, "hello"))
 
-    assert ids == []
-    assert len(fake_telegram.calls_to("sendMessage")) == 1
+    assert [sent.text for sent in fake_telegram.sent] == ["hello"]
+    assert ids == [str(fake_telegram.sent[0].message_id)]
+    assert len(fake_telegram.calls_to("sendMessage")) == 3
+    assert harness.sleeps.delays == [1.0, 2.0]
+
+
+async def test_a_reply_telegram_never_took_raises_after_a_few_attempts(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    # Raising keeps the router from marking the message answered.
+    fake_telegram.fail_sends("bad_gateway", 10)
+    async with harness.running() as channel:
+        with pytest.raises(DeliveryFailed) as failed:
+            await channel.send(_reply(OWNER_ID, "hello"))
+
+    assert (failed.value.sent, failed.value.may_have_arrived) == ((), False)
+    assert fake_telegram.sent == []
+    assert len(fake_telegram.calls_to("sendMessage")) == 4
+    assert sum(harness.sleeps.delays) <= 6.0
+
+
+async def test_a_reply_cut_off_after_its_first_part_raises_with_what_arrived(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    fake_telegram.fail_sends("server_error", 10, after=1)
+    async with harness.running() as channel:
+        with pytest.raises(DeliveryFailed) as failed:
+            await channel.send(_reply(OWNER_ID, "word " * 1000))
+
+    [first] = fake_telegram.sent
+    assert failed.value.sent == (str(first.message_id),)
+    assert len(fake_telegram.calls_to("sendMessage")) == 5
+
+
+async def test_a_push_telegram_never_took_returns_no_ids(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    fake_telegram.fail_sends("server_error", 10)
+    async with harness.running() as channel:
+        assert await channel.send(_push("ping", recipient=str(OWNER_ID))) == []
+    assert len(fake_telegram.calls_to("sendMessage")) == 4
 
 
 async def test_send_when_not_running_raises(harness: Harness) -> None:
@@ -487,7 +542,7 @@ async def test_polling_recovers_and_status_reports_it(
 
     failing = harness.sleeps.statuses
     assert [s.connected for s in failing] == [False, False, False]
-    assert [s.last_error for s in failing] == ["NetworkError"] * 3
+    assert [s.last_error for s in failing] == [*["TelegramUnavailable"] * 2, "NetworkError"]
     assert all(s.last_error_at == harness.clock.now for s in failing)
     first, second, third = harness.sleeps.delays
     assert 0.75 <= first <= 1.25 and 1.5 <= second <= 2.5 and 3.0 <= third <= 5.0

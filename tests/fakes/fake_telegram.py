@@ -31,7 +31,7 @@ SENT_AT = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 """The ``date`` of every queued message."""
 
 PollFailure = Literal["server_error", "drop", "conflict", "unauthorized"]
-SendFailure = Literal["rate_limited", "server_error", "drop"]
+SendFailure = Literal["rate_limited", "server_error", "bad_gateway", "drop"]
 
 _WAIT_SECONDS = 5.0
 """How long ``wait_for_*`` waits before failing the test instead of hanging it."""
@@ -81,7 +81,8 @@ class FakeTelegram:
         self._sticky: list[dict[str, Any]] = []
         self._history: dict[int, dict[str, Any]] = {}
         self._failures: dict[str, deque[PollFailure]] = {}
-        self._send_failures: deque[tuple[SendFailure, int]] = deque()
+        self._send_failures: deque[tuple[SendFailure, int] | None] = deque()
+        """Scripted sendMessage outcomes, in order; None lets a call through."""
         self._html_rejections = 0
         self._blocked: set[int] = set()
         self._next_update_id = 500_000
@@ -219,8 +220,14 @@ class FakeTelegram:
         """The next ``count`` calls to ``method`` fail as ``kind`` (sendMessage: ``fail_sends``)."""
         self._failures.setdefault(method, deque()).extend([kind] * count)
 
-    def fail_sends(self, kind: SendFailure, count: int = 1, *, retry_after: int = 1) -> None:
-        """The next ``count`` sendMessage calls fail as ``kind`` (429 carries ``retry_after``)."""
+    def fail_sends(
+        self, kind: SendFailure, count: int = 1, *, retry_after: int = 1, after: int = 0
+    ) -> None:
+        """The next ``count`` sendMessage calls fail as ``kind``: ``server_error`` is a 500,
+        ``bad_gateway`` a 502 (neither sends anything), ``drop`` closes the connection after
+        reading the request, ``rate_limited`` is a 429 carrying ``retry_after``. The first
+        ``after`` calls go through."""
+        self._send_failures.extend([None] * after)
         self._send_failures.extend([(kind, retry_after)] * count)
 
     def reject_html(self, count: int = 1) -> None:
@@ -312,8 +319,9 @@ class FakeTelegram:
         return _ok(batch)
 
     def _send_message(self, call: ApiCall) -> tuple[int, dict[str, Any]] | None:
-        if self._send_failures:
-            kind, retry_after = self._send_failures.popleft()
+        scripted = self._send_failures.popleft() if self._send_failures else None
+        if scripted is not None:
+            kind, retry_after = scripted
             if kind == "drop":
                 return None
             if kind == "rate_limited":
@@ -322,6 +330,8 @@ class FakeTelegram:
                     f"Too Many Requests: retry after {retry_after}",
                     parameters={"retry_after": retry_after},
                 )
+            if kind == "bad_gateway":
+                return _error(502, "Bad Gateway")
             return _error(500, "Internal Server Error")
         if int(call.params["chat_id"]) in self._blocked:
             return _error(403, "Forbidden: bot was blocked by the user")
