@@ -10,6 +10,7 @@ import structlog
 
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
+from flynn.datadir import prepare_data_dir
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.dates import parse_timezone
@@ -114,7 +115,7 @@ class App:
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
         (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``."""
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings.data_dir)
         memory = SqliteMemory.open(database_path(settings))
         try:
             if providers is None:

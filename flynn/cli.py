@@ -1,7 +1,9 @@
 """The ``flynn`` command: the only module that reads the environment and config files.
 
-Exit codes: 0 success, 1 failure (a check failed, the database is unusable), 2 invalid configuration
-or usage, 3 the gateway's port is in use.
+Exit codes: 0 success, 1 failure (a check failed, a command could not finish), 2 invalid
+configuration or usage, 3 the gateway's port is in use, 4 the database is unusable (an empty,
+corrupt or unwritable file: restarting will not help until a person acts), 5 another ``flynn run``
+holds the data dir. Each of 2 to 5 is said in one line on stderr.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from flynn.daemon import (
     PortInUse,
     install_signal_handlers,
 )
-from flynn.datadir import not_a_directory
+from flynn.datadir import DataDirLock, not_a_directory, prepare_data_dir
 from flynn.doctor import run_checks
-from flynn.errors import ConfigError, ConfigProblem, FlynnError
+from flynn.errors import ConfigError, ConfigProblem, DataDirLocked, FlynnError, StorageUnusable
 from flynn.identity import Identity, MemoryScope
 from flynn.logs import configure_logging
 from flynn.memory.database import Database
@@ -57,6 +59,8 @@ from flynn.tools.person_files import forget_person_files, person_directory
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
+EXIT_STORAGE = 4
+EXIT_LOCKED = 5
 
 
 class UsageError(FlynnError):
@@ -85,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, UsageError) as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except StorageUnusable as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_STORAGE
+    except DataDirLocked as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
     except FlynnError as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -346,7 +356,11 @@ def _local_user() -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _logging(settings)
-    return asyncio.run(_run(settings, os.environ))
+    prepare_data_dir(settings.data_dir)
+    # Held for the whole process (released by the kernel however it ends), before anything
+    # touches the database: a second daemon would answer every message twice.
+    with DataDirLock(settings.data_dir):
+        return asyncio.run(_run(settings, os.environ))
 
 
 async def _run(settings: Settings, env: Mapping[str, str]) -> int:

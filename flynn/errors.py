@@ -3,6 +3,8 @@
 FlynnError
 ├── ConfigError              invalid configuration; carries every problem with its key path
 ├── StoreError               the memory store failed (database unreadable, migration refused)
+│   └── StorageUnusable      the database cannot be used at all: empty, corrupt, read-only
+├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
 ├── ProviderError            a language-model call failed; retry and fallback branch on the type
 │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
 │   ├── Unavailable          5xx, connection refused or reset, overloaded
@@ -51,6 +53,24 @@ class ConfigError(FlynnError):
 
 class StoreError(FlynnError):
     """The memory store could not do what was asked; nothing was half-written."""
+
+
+class StorageUnusable(StoreError):
+    """The database cannot be used at all (an empty or corrupt file, one that cannot be written):
+    nothing will work until a person acts, so a daemon refuses to start rather than restart."""
+
+
+class DataDirLocked(FlynnError):
+    """Another process (``pid``, 0 when it could not be read) holds the data dir's lock file."""
+
+    def __init__(self, lock_file: str, pid: int) -> None:
+        holder = f"process {pid}" if pid else "another process"
+        super().__init__(
+            f"{holder} already runs flynn on this data dir (it holds {lock_file}); "
+            "stop it first, or give this one another data_dir"
+        )
+        self.lock_file = lock_file
+        self.pid = pid
 
 
 class ProviderError(FlynnError):
