@@ -114,10 +114,13 @@ class App:
         providers: Mapping[Task, Provider] | None = None,
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
-        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``."""
+        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
+        (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
         prepare_data_dir(settings.data_dir)
         memory = SqliteMemory.open(database_path(settings))
         try:
+            # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
+            memory.db.verify()
             if providers is None:
                 providers = build_task_providers(settings.llm, env, memory.costs)
             schedule = SqliteSchedule(memory.db)

@@ -1,7 +1,8 @@
 """``flynn doctor``: every check a running daemon depends on, each reported on one line.
 
-Nothing here changes state except a probe file in the data dir (removed again); network checks
-(channel credentials) have short timeouts and can be skipped.
+Nothing here changes state except a probe file in the data dir (removed again), a write that
+rewrites the database's schema version with its own value, and a data dir created (0700) if
+missing; network checks (channel credentials) have short timeouts and can be skipped.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
+import stat
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from flynn.app import allowed_accounts, database_path, utc_now
+from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.errors import ConfigError, FlynnError, StoreError
 from flynn.memory.database import LATEST_VERSION, Database
 from flynn.memory.embeddings import load_embedder
@@ -54,6 +57,7 @@ async def run_checks(
     checks.append(await _provider(settings, env))
     checks.append(_data_dir(settings))
     checks.append(_database(settings))
+    checks.append(_daemon(settings))
     checks.append(_schedule(settings, now=utc_now()))
     if settings.memory.embeddings:
         checks.append(_embeddings(settings))
@@ -74,12 +78,24 @@ async def _provider(settings: Settings, env: Mapping[str, str]) -> Check:
 
 def _data_dir(settings: Settings) -> Check:
     directory = settings.data_dir
+    error = not_a_directory(directory)
+    if error is not None:
+        return Check("data dir", False, "; ".join(str(p) for p in error.problems))
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".doctor-"):
             pass
+        mode = stat.S_IMODE(directory.stat().st_mode)
     except OSError as exc:
         return Check("data dir", False, f"{directory} is not writable ({exc.strerror or exc})")
+    if mode & 0o077:
+        return Check(
+            "data dir",
+            False,
+            f"{directory} is writable, but mode {mode:04o} lets others in (it holds everyone's "
+            "memory and the gateway token); flynn run and flynn chat tighten it to 0700",
+            warning=True,
+        )
     return Check("data dir", True, f"{directory} is writable")
 
 
@@ -90,12 +106,23 @@ def _database(settings: Settings) -> Check:
         with SqliteMemory.open(path) as memory:
             problems = memory.db.integrity_check()
             version = memory.db.version
+            if not problems:
+                memory.db.probe_write()
     except StoreError as exc:
         return Check("database", False, str(exc))
     if problems:
         return Check("database", False, f"{path}: " + "; ".join(problems[:5]))
     state = "created" if not existed else "intact"
     return Check("database", True, f"{path} {state}, schema version {version}/{LATEST_VERSION}")
+
+
+def _daemon(settings: Settings) -> Check:
+    """Informational: whether a ``flynn run`` holds the data dir (another would refuse to start)."""
+    pid = lock_holder(settings.data_dir)
+    if pid is None:
+        return Check("daemon", True, "not running on this data dir")
+    holder = f"process {pid}" if pid else "another process"
+    return Check("daemon", True, f"running on this data dir ({holder} holds flynn.lock)")
 
 
 def _schedule(settings: Settings, *, now: datetime) -> Check:

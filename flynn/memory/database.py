@@ -1,18 +1,24 @@
-"""The SQLite connection: pragmas, numbered forward-only migrations, transactions, time encoding.
+"""The SQLite connection: pragmas, numbered forward-only migrations, transactions, time encoding,
+and the checks that say whether the file can be used at all (``verify`` at start, ``StorageHealth``
+for ``/readyz``).
 
 Every sqlite3 error is mapped to ``StoreError`` here, so nothing above sees the driver's exceptions.
+The database and its ``-wal``/``-shm`` files are made 0600 whatever the umask.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
-from flynn.errors import StoreError
+from flynn.datadir import PRIVATE_DIR_MODE, make_private
+from flynn.errors import StorageUnusable, StoreError
 
 Params = Sequence[object] | Mapping[str, object]
 
@@ -379,10 +385,11 @@ MIGRATIONS: tuple[str, ...] = (
 
 LATEST_VERSION = len(MIGRATIONS)
 
+_BUSY_TIMEOUT_PRAGMA = "PRAGMA busy_timeout = 5000"
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA foreign_keys = ON",
-    "PRAGMA busy_timeout = 5000",
+    _BUSY_TIMEOUT_PRAGMA,
     # NORMAL under WAL may lose the last commits on power loss, never consistency.
     "PRAGMA synchronous = NORMAL",
     # 32 MiB of page cache keeps the FTS indexes of a large history hot between turns.
@@ -418,12 +425,22 @@ def decode_optional_time(text: str | None) -> datetime | None:
     return None if text is None else decode_time(text)
 
 
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_SIDE_FILES = ("-wal", "-shm")
+
+
 @contextmanager
-def _mapped_errors(action: str) -> Iterator[None]:
+def _mapped_errors(action: str, error: type[StoreError] = StoreError) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:
-        raise StoreError(f"{action}: {exc}") from exc
+        raise error(f"{action}: {exc}") from exc
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds the lock: a sign of work, not of a broken file."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _BUSY_CODES
 
 
 class Database:
@@ -443,23 +460,31 @@ class Database:
 
     @classmethod
     def open(cls, path: Path) -> Database:
-        """Opens (creating if needed) the database at ``path`` and migrates it to the latest schema.
+        """Opens (creating if needed, mode 0600) the database at ``path`` and migrates it to the
+        latest schema. Its file and ``-wal``/``-shm`` are tightened to 0600 when looser.
 
-        Raises ``StoreError`` if the file cannot be opened, is not a database, a migration fails,
-        or the schema is newer than this code.
+        Raises ``StorageUnusable`` if the file is empty (0 bytes: SQLite would take it for a new
+        database, and the memory it held would silently start over), cannot be opened or is not
+        a database; ``StoreError`` if a migration fails or the schema is newer than this code.
         """
-        with _mapped_errors(f"cannot open database {path}"):
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot create directory for database {path}: {exc}") from exc
+        _refuse_empty(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+        except OSError as exc:
+            raise StorageUnusable(
+                f"cannot create directory for database {path}: {exc.strerror or exc}"
+            ) from exc
+        with _mapped_errors(f"cannot open database {path}", StorageUnusable):
             connection = sqlite3.connect(path, isolation_level=None, cached_statements=256)
         database = cls(connection, path)
         try:
+            # Before the first write: SQLite gives -wal and -shm the mode of the database file.
+            _make_files_private(path)
             connection.row_factory = sqlite3.Row
-            with _mapped_errors(f"cannot configure database {path}"):
+            with _mapped_errors(f"cannot configure database {path}", StorageUnusable):
                 for pragma in _PRAGMAS:
                     connection.execute(pragma).close()
+            _make_files_private(path)
             database._migrate()
         except BaseException:
             database.close()
@@ -530,6 +555,55 @@ class Database:
             except StoreError as exc:
                 problems.append(f"{index}: {exc}")
         return problems
+
+    def verify(self) -> None:
+        """Checks, once at start, that the database can be used at all: ``PRAGMA quick_check``
+        (reads every page, so it costs about a second per GB) and a write that reaches the file.
+
+        Raises ``StorageUnusable`` naming the first problem (corrupt pages, a read-only file or
+        directory, a full disk), ``StoreError`` when another connection kept the write lock for
+        longer than ``busy_timeout``."""
+        with _mapped_errors(f"database {self._path} cannot be read", StorageUnusable):
+            rows = self._connection.execute("PRAGMA quick_check").fetchall()
+        problems = [" ".join(str(row[0]).split()) for row in rows if str(row[0]) != "ok"]
+        if problems:
+            raise StorageUnusable(
+                f"database {self._path} is corrupt ({problems[0]}); restore it from a backup "
+                "(or move it away to start with an empty memory)"
+            )
+        self.probe_write()
+
+    def probe_write(self, *, busy_timeout_ms: int | None = None) -> None:
+        """Commits a transaction that rewrites the schema version with its own value: the
+        cheapest write that reaches the file (one WAL frame), so a read-only file, a full disk or
+        an I/O error shows here rather than in a person's turn. Changes nothing another reader
+        could see but ``data_version``.
+
+        ``busy_timeout_ms`` bounds the wait for the write lock (default: the connection's).
+        Raises ``StorageUnusable`` when the write fails, ``StoreError`` when the lock stayed busy
+        or this connection is inside a transaction."""
+        if self._depth:
+            raise StoreError("cannot probe the database inside a transaction")
+        connection = self._connection
+        try:
+            if busy_timeout_ms is not None:
+                connection.execute(f"PRAGMA busy_timeout = {busy_timeout_ms:d}").close()
+            try:
+                connection.execute("BEGIN IMMEDIATE").close()
+                row = connection.execute("PRAGMA user_version").fetchone()
+                connection.execute(f"PRAGMA user_version = {int(row[0]):d}").close()
+                connection.execute("COMMIT").close()
+            except sqlite3.Error:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK").close()
+                raise
+            finally:
+                if busy_timeout_ms is not None:
+                    connection.execute(_BUSY_TIMEOUT_PRAGMA).close()
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                raise StoreError(f"database {self._path} is busy: {exc}") from exc
+            raise StorageUnusable(f"database {self._path} cannot be written: {exc}") from exc
 
     def execute(self, sql: str, params: Params = ()) -> int:
         """Runs one statement to completion; returns the number of rows it changed."""
@@ -646,6 +720,80 @@ class Database:
                         self._connection.execute(statement).close()
                     # PRAGMA takes no bound parameters; ``version`` is our own int.
                     self._connection.execute(f"PRAGMA user_version = {version:d}").close()
+
+
+def _refuse_empty(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # missing (created next) or unreadable (opening says why)
+    if size == 0 and path.is_file():
+        raise StorageUnusable(
+            f"database {path} is an empty file (0 bytes), so whatever it held is gone; restore "
+            "it from a backup, or delete it to start with an empty memory"
+        )
+
+
+def _make_files_private(path: Path) -> None:
+    for file in (path, *(path.with_name(path.name + side) for side in _SIDE_FILES)):
+        try:
+            make_private(file)
+        except OSError:
+            # A read-only file system: reading still works, and a daemon's ``verify`` refuses
+            # to start on it with the reason.
+            continue
+
+
+@dataclass(frozen=True, slots=True)
+class StorageStatus:
+    """Whether the database took a write when last probed; ``detail`` says why not."""
+
+    ok: bool
+    detail: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "detail": self.detail}
+
+
+class StorageHealth:
+    """The database's health for ``/readyz``: a write probe (``Database.probe_write``) at most
+    every ``max_age_seconds``, the answer cached in between so a busy probe endpoint costs
+    nothing. Use from the thread that owns ``db`` (the event loop's): a probe takes well under a
+    millisecond, and waits at most ``busy_timeout_ms`` for another process's write lock.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        max_age_seconds: float = 10.0,
+        busy_timeout_ms: int = 50,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._db = db
+        self._max_age = max_age_seconds
+        self._busy_timeout_ms = busy_timeout_ms
+        self._clock = clock
+        self._status = StorageStatus(True, "not probed yet")
+        self._probed_at: float | None = None
+
+    def check(self) -> StorageStatus:
+        """The cached status, probing first when it is older than ``max_age_seconds``. Never
+        raises. A probe that cannot run now (the write lock busy: another writer is working; a
+        transaction open on this connection) keeps the previous status and retries next call."""
+        now = self._clock()
+        if self._probed_at is not None and now - self._probed_at < self._max_age:
+            return self._status
+        try:
+            self._db.probe_write(busy_timeout_ms=self._busy_timeout_ms)
+        except StorageUnusable as exc:
+            self._status = StorageStatus(False, str(exc))
+        except StoreError:
+            return self._status
+        else:
+            self._status = StorageStatus(True, "writable")
+        self._probed_at = now
+        return self._status
 
 
 def _statements(script: str) -> Iterator[str]:

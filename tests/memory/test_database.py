@@ -1,15 +1,24 @@
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from flynn.errors import StoreError
+from flynn.errors import StorageUnusable, StoreError
 from flynn.memory import database
-from flynn.memory.database import LATEST_VERSION, Database, decode_time, encode_time
+from flynn.memory.database import (
+    LATEST_VERSION,
+    Database,
+    StorageHealth,
+    StorageStatus,
+    decode_time,
+    encode_time,
+)
 
 
 def _tables(db: Database) -> set[str]:
@@ -194,3 +203,135 @@ def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
             other.execute("DELETE FROM costs")
             other.commit()
         assert db.rewrites("costs") != before
+
+
+# -- storage that cannot be used ---------------------------------------------------------------
+
+
+def _filled(path: Path) -> None:
+    """A database with a few pages of rows, checkpointed into the main file."""
+    with Database.open(path) as db:
+        db.executemany(
+            "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
+            "VALUES (?, 'm', 'chat', 1, 2, 'x')",
+            [("p" * 500,) for _ in range(200)],
+        )
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _corrupt(path: Path) -> None:
+    with closing(sqlite3.connect(path)) as connection:
+        root = connection.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'costs'")
+        page = int(root.fetchone()[0])
+        size = int(connection.execute("PRAGMA page_size").fetchone()[0])
+    with path.open("r+b") as handle:
+        handle.seek((page - 1) * size + 8)
+        handle.write(b"\xa5" * (size - 16))
+
+
+def test_an_empty_database_file_is_refused_not_recreated(db_path: Path) -> None:
+    db_path.parent.mkdir()
+    db_path.write_bytes(b"")
+    with pytest.raises(StorageUnusable, match="empty file"):
+        Database.open(db_path)
+    assert db_path.stat().st_size == 0
+
+
+def test_verify_refuses_a_corrupt_database_in_one_line(db_path: Path) -> None:
+    _filled(db_path)
+    _corrupt(db_path)
+    with Database.open(db_path) as db, pytest.raises(StorageUnusable, match="corrupt") as raised:
+        db.verify()
+    assert "\n" not in str(raised.value)
+
+
+def test_verify_passes_a_healthy_database(db_path: Path) -> None:
+    _filled(db_path)
+    with Database.open(db_path) as db:
+        db.verify()
+        assert db.version == LATEST_VERSION
+
+
+def _read_only(path: Path) -> Database:
+    """A connection that cannot write, as a file opened read-only by SQLite gives (root, which
+    runs these tests in containers, can write any file whatever its mode)."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    return Database(connection, path)
+
+
+def test_verify_refuses_a_database_that_cannot_be_written(db_path: Path) -> None:
+    _filled(db_path)
+    with _read_only(db_path) as db, pytest.raises(StorageUnusable, match="readonly"):
+        db.verify()
+
+
+def test_storage_health_probes_at_most_once_per_interval(db_path: Path) -> None:
+    _filled(db_path)
+    now = [0.0]
+    with Database.open(db_path) as db:
+        health = StorageHealth(db, max_age_seconds=10, clock=lambda: now[0])
+        assert health.check() == StorageStatus(True, "writable")
+        db.close()  # from now on every probe would fail
+        now[0] = 9.9
+        assert health.check().ok  # cached
+        now[0] = 10.0
+        status = health.check()
+        assert not status.ok and "cannot be written" in status.detail
+
+
+def test_storage_health_reports_a_database_that_cannot_be_written(db_path: Path) -> None:
+    _filled(db_path)
+    with _read_only(db_path) as db:
+        status = StorageHealth(db).check()
+    assert not status.ok
+    assert "readonly" in status.detail
+    assert status.as_json() == {"ok": False, "detail": status.detail}
+
+
+def test_storage_health_keeps_its_status_while_another_writer_holds_the_lock(
+    db_path: Path,
+) -> None:
+    _filled(db_path)
+    now = [0.0]
+    with Database.open(db_path) as db, closing(sqlite3.connect(db_path)) as other:
+        health = StorageHealth(db, max_age_seconds=1, busy_timeout_ms=10, clock=lambda: now[0])
+        assert health.check().ok
+        other.execute("BEGIN IMMEDIATE")
+        now[0] = 5.0
+        assert health.check().ok  # busy is work going on, not a broken file
+        other.execute("ROLLBACK")
+        db.execute(
+            "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, "
+            "created_at) VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+        )  # busy_timeout restored
+
+
+def test_the_probe_is_refused_inside_a_transaction(db_path: Path) -> None:
+    with Database.open(db_path) as db, db.transaction():
+        with pytest.raises(StoreError, match="inside a transaction"):
+            db.probe_write()
+        assert StorageHealth(db).check().ok  # not probed; the previous status stands
+
+
+def test_database_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "flynn.db"
+    previous = os.umask(0o022)
+    try:
+        with Database.open(path) as db:
+            db.execute(
+                "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, "
+                "created_at) VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+            )
+            for name in ("flynn.db", "flynn.db-wal", "flynn.db-shm"):
+                assert stat.S_IMODE((path.parent / name).stat().st_mode) == 0o600, name
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    finally:
+        os.umask(previous)
+
+
+def test_an_existing_loose_database_is_tightened(db_path: Path) -> None:
+    _filled(db_path)
+    db_path.chmod(0o644)
+    with Database.open(db_path):
+        pass
+    assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
