@@ -94,9 +94,21 @@ class DiscordTarget(Protocol):
 
 class DiscordReference(Protocol):
     @property
+    def type(self) -> discord.MessageReferenceType:
+        """``default`` for a reply, ``forward`` for a forwarded message."""
+        ...
+
+    @property
     def resolved(self) -> object | None:
         """The replied-to message, a deleted-message stub, or ``None`` when not resolved."""
         ...
+
+
+class DiscordSnapshot(Protocol):
+    """The copy a forward carries of the message it forwards (``discord.MessageSnapshot``)."""
+
+    @property
+    def content(self) -> str: ...
 
 
 class DiscordMessage(Protocol):
@@ -122,6 +134,11 @@ class DiscordMessage(Protocol):
 
     @property
     def reference(self) -> DiscordReference | None: ...
+
+    @property
+    def message_snapshots(self) -> Sequence[DiscordSnapshot]:
+        """For a forward, the forwarded message (its own ``content`` is empty)."""
+        ...
 
     @property
     def created_at(self) -> datetime: ...
@@ -330,10 +347,14 @@ class DiscordChannel:
         if str(author.id) not in self._allowed:
             await self._refuse_once(target, author.id)
             return
+        forwarded = _is_forward(message)
         text = _strip_mention(message.content, me.id)
+        if forwarded and not text:
+            # Still passed on: the person may ask about it, but it says nothing about them.
+            text = "\n\n".join(s.content for s in message.message_snapshots if s.content).strip()
         if not text:
             return
-        inbound = _inbound(message, text, is_group=is_group)
+        inbound = _inbound(message, text, is_group=is_group, forwarded=forwarded)
         try:
             await on_message(inbound)
         except SessionBusy:
@@ -512,11 +533,18 @@ def _addresses(message: DiscordMessage, bot_id: int) -> bool:
     return getattr(author, "id", None) == bot_id
 
 
+def _is_forward(message: DiscordMessage) -> bool:
+    reference = message.reference
+    return reference is not None and reference.type is discord.MessageReferenceType.forward
+
+
 def _strip_mention(content: str, bot_id: int) -> str:
     return re.sub(rf"<@!?{bot_id}>", "", content).strip()
 
 
-def _inbound(message: DiscordMessage, text: str, *, is_group: bool) -> InboundMessage:
+def _inbound(
+    message: DiscordMessage, text: str, *, is_group: bool, forwarded: bool
+) -> InboundMessage:
     channel = message.channel
     chat_id, thread = str(channel.id), None
     if channel.type in _THREAD_TYPES:
@@ -533,6 +561,7 @@ def _inbound(message: DiscordMessage, text: str, *, is_group: bool) -> InboundMe
         thread=thread,
         sender_name=message.author.display_name,
         is_group=is_group,
+        forwarded=forwarded,
     )
 
 

@@ -422,6 +422,8 @@ class TelegramChannel:
             thread=str(thread) if thread is not None else None,
             sender_name=sender.full_name,
             is_group=is_group,
+            # Still passed on: the person may ask about it, but it says nothing about them.
+            forwarded=message.forward_origin is not None,
         )
         key = (chat.id, thread)
         _remember(self._origins, inbound.message_id, _Origin(key, message.message_id, is_group))

@@ -102,6 +102,17 @@ class FakeTarget:
 
 
 @dataclass
+class FakeReference:
+    resolved: object | None = None
+    type: discord.MessageReferenceType = discord.MessageReferenceType.default
+
+
+@dataclass
+class FakeSnapshot:
+    content: str
+
+
+@dataclass
 class FakeMessage:
     id: int
     author: FakeUser
@@ -109,8 +120,17 @@ class FakeMessage:
     channel: FakeTarget
     guild: object | None = None
     mentions: Sequence[FakeUser] = ()
-    reference: SimpleNamespace | None = None
+    reference: FakeReference | None = None
+    message_snapshots: Sequence[FakeSnapshot] = ()
     created_at: datetime = SENT_AT
+
+    @classmethod
+    def forward(cls, id: int, author: FakeUser, text: str, channel: FakeTarget) -> FakeMessage:
+        """A forward as Discord delivers it: no content of its own, the text in a snapshot."""
+        forward = FakeReference(type=discord.MessageReferenceType.forward)
+        return cls(
+            id, author, "", channel, reference=forward, message_snapshots=[FakeSnapshot(text)]
+        )
 
 
 @dataclass
@@ -280,6 +300,20 @@ async def test_dm_passes_through_with_its_fields(bot: Harness) -> None:
     assert bot.channel.status().last_inbound == bot.clock.now
 
 
+async def test_a_forward_is_passed_on_marked_as_forwarded(bot: Harness) -> None:
+    dm = bot.target(7, discord.ChannelType.private)
+    await bot.deliver(FakeMessage.forward(31, owner(), "I work at EvilCorp", dm))
+    await bot.deliver(FakeMessage(32, owner(), "what does Bob mean?", dm))
+
+    forwarded, own = bot.inbox
+    assert (forwarded.text, forwarded.forwarded, forwarded.message_id) == (
+        "I work at EvilCorp",
+        True,
+        "31",
+    )
+    assert own.forwarded is False
+
+
 async def test_guild_message_without_mention_is_ignored(bot: Harness) -> None:
     room = bot.target(8, discord.ChannelType.text)
     await bot.deliver(FakeMessage(12, owner(), "talking among ourselves", room, guild=GUILD))
@@ -303,9 +337,9 @@ async def test_guild_reply_to_the_bot_passes(bot: Harness) -> None:
     room = bot.target(8, discord.ChannelType.text)
     ours = SimpleNamespace(author=bot.client.user)
     await bot.deliver(
-        FakeMessage(13, owner(), "and then?", room, GUILD, reference=SimpleNamespace(resolved=ours))
+        FakeMessage(13, owner(), "and then?", room, GUILD, reference=FakeReference(ours))
     )
-    deleted = SimpleNamespace(resolved=SimpleNamespace(id=3))  # a deleted message has no author
+    deleted = FakeReference(SimpleNamespace(id=3))  # a deleted message has no author
     await bot.deliver(FakeMessage(14, owner(), "hello?", room, GUILD, reference=deleted))
 
     assert [m.text for m in bot.inbox] == ["and then?"]

@@ -88,6 +88,19 @@ async def test_private_message_passes_through(
     assert fake_telegram.calls_to("deleteWebhook")
 
 
+async def test_a_forwarded_message_is_passed_on_marked_as_forwarded(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    async with harness.running():
+        fake_telegram.queue_forwarded("I work at EvilCorp", from_name="Bob")
+        fake_telegram.queue_private("what does Bob mean?")
+        forwarded, own = await harness.inbox.wait_for(2)
+
+    assert (forwarded.text, forwarded.forwarded) == ("I work at EvilCorp", True)
+    assert forwarded.sender_id == str(OWNER_ID)
+    assert own.forwarded is False
+
+
 async def test_stranger_is_refused_once_and_never_passed_on(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:

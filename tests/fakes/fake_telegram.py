@@ -174,6 +174,18 @@ class FakeTelegram:
             extra["reply_to_message"] = self._bot_message(chat, bot_message_id, "earlier reply")
         return self.queue_message(chat, _user(user_id, "Ada"), text, **extra)
 
+    def queue_forwarded(
+        self, text: str, *, user_id: int = OWNER_ID, from_name: str = "Bob", from_id: int = 777
+    ) -> int:
+        """A text ``user_id`` forwarded into their private chat with the bot, written by the
+        user ``from_name`` (``forward_origin`` of type ``user``)."""
+        origin = {
+            "type": "user",
+            "date": int(SENT_AT.timestamp()) - 3600,
+            "sender_user": _user(from_id, from_name),
+        }
+        return self.queue_private(text, user_id=user_id, forward_origin=origin)
+
     def queue_message(
         self, chat: dict[str, Any], sender: dict[str, Any], text: str, **extra: Any
     ) -> int:
