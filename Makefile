@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck format bench clean
+.PHONY: run test lint typecheck format bench clean image-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ format: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed
 	$(BIN)/flynn bench turn --messages 100000 --facts 10000
+
+# Builds the Dockerfile on a Debian base made with debootstrap and checks the running image
+# (/healthz, non-root, data in the volume). Needs root; several minutes the first time.
+image-test:
+	bash tools/image_test.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
