@@ -159,6 +159,8 @@ podman build "${build_opts[@]}" -t "$IMAGE" . \
     tail -n 40 "$STATE/build.log" >&2
     fail "podman build failed; see $STATE/build.log"
 }
+# Leftovers of builds older than an hour go (recent ones stay as the cache of the next run).
+podman image prune -f --filter until=1h >/dev/null
 
 # 3. Run it as the README says: a named volume, the gateway published on loopback only.
 # Without systemd podman cannot time the HEALTHCHECK (it uses systemd timers, and podman 4.3 tries
