@@ -294,7 +294,10 @@ class Router:
             streams = channel.capabilities.can_stream
             try:
                 result = await orchestrator.handle(
-                    message.text, on_delta if streams else None, replayed=replayed
+                    message.text,
+                    on_delta if streams else None,
+                    replayed=replayed,
+                    forwarded=message.forwarded,
                 )
             except Exception:
                 log.exception("router.turn_crashed")

@@ -49,6 +49,10 @@ INSERT INTO messages (session, namespace, role, content, tokens, created_at)
 VALUES (?, ?, ?, ?, ?, ?)
 """
 _INSERT_TOOL_STEPS = "INSERT INTO message_tools (message_id, steps) VALUES (?, ?)"
+_SAVE_TOOL_STEPS = (
+    "INSERT INTO message_tools (message_id, steps) VALUES (?, ?) "
+    "ON CONFLICT (message_id) DO UPDATE SET steps = excluded.steps"
+)
 _RECENT = f"SELECT {_COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
 # Two lookups of the (session, summarized, id) index, each answered from its end.
@@ -179,6 +183,10 @@ class SqliteHistory:
             if tool_steps is not None:
                 self._db.execute(_INSERT_TOOL_STEPS, (row[0], tool_steps))
         return _message(row)
+
+    def save_tool_steps(self, message_id: int, steps: str) -> None:
+        """Stores (or replaces) the tool steps kept with message ``message_id``."""
+        self._db.execute(_SAVE_TOOL_STEPS, (message_id, steps))
 
     def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
         """The tool steps stored with each of ``message_ids`` that has any."""

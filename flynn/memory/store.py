@@ -235,6 +235,10 @@ class History(Protocol):
         results that led to it, kept with it."""
         ...
 
+    def save_tool_steps(self, message_id: int, steps: str) -> None:
+        """Stores (or replaces) the tool steps kept with message ``message_id``."""
+        ...
+
     def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
         """The tool steps stored with each of ``message_ids`` that has any."""
         ...

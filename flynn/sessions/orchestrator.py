@@ -26,7 +26,9 @@ from flynn.errors import (
 )
 from flynn.identity import MemoryScope
 from flynn.memory.learning import FactLearner
+from flynn.memory.own_words import mark_forwarded
 from flynn.memory.recall import Recall, RecalledMemory
+from flynn.memory.secrets import redact_secrets
 from flynn.memory.store import (
     Documents,
     Facts,
@@ -167,6 +169,7 @@ class Orchestrator:
         self._pending: asyncio.Task[CompactionOutcome | None] | None = None
         self._profile = ProfileCache(services.facts, scope)
         self._answering: int | None = None  # id of the stored message the turn answers
+        self._turn_steps: list[ToolStep] = []  # the tool rounds the running turn has done
         self._learning = BackgroundLearning(
             services.learner,
             services.learn_every_turns,
@@ -217,27 +220,51 @@ class Orchestrator:
         self._state = _State(off_the_record=self._state.off_the_record)
 
     async def handle(
-        self, text: str, on_delta: OnDelta | None = None, *, replayed: bool = False
+        self,
+        text: str,
+        on_delta: OnDelta | None = None,
+        *,
+        replayed: bool = False,
+        forwarded: bool = False,
     ) -> TurnResult:
         """One message from the person: a ``/command`` or a turn. Never raises except on
         cancellation; failures become an error result and the session keeps working.
 
         ``replayed``: the message was accepted before a restart that cut its turn off; if
-        that turn had already stored it, it is answered as stored, not stored twice."""
+        that turn had already stored it (and run tools), it goes on from there, nothing done
+        twice. ``forwarded``: someone else wrote it; it is stored and shown as such."""
         stripped = text.strip()
-        if stripped.startswith("/") and len(stripped) > 1:
+        if not forwarded and stripped.startswith("/") and len(stripped) > 1:
             name, _, arg = stripped[1:].partition(" ")
             name = name.split("@", 1)[0].casefold()  # Telegram appends @botname in groups
             return await self.command(name, arg.strip())
-        return await self.turn(text, on_delta, replayed=replayed)
+        return await self.turn(text, on_delta, replayed=replayed, forwarded=forwarded)
 
     async def turn(
-        self, text: str, on_delta: OnDelta | None = None, *, replayed: bool = False
+        self,
+        text: str,
+        on_delta: OnDelta | None = None,
+        *,
+        replayed: bool = False,
+        forwarded: bool = False,
     ) -> TurnResult:
+        # Credentials never reach the store or the model; a forward is marked as not theirs.
+        text, secrets = redact_secrets(text)
+        if forwarded:
+            text = mark_forwarded(text)
         async with self._lock:
             await self._await_pending()
             try:
-                return await self._turn(text, on_delta, replayed)
+                result = await self._turn(text, on_delta, replayed)
+                if secrets:
+                    log.info("turn.secrets_removed", count=secrets)
+                    note = (
+                        "\n\n(I don't keep passwords, keys or card numbers: I removed "
+                        + ("it" if secrets == 1 else "them")
+                        + " from this message before storing it or passing it on.)"
+                    )
+                    result = replace(result, text=result.text + note)
+                return result
             except FlynnError as exc:
                 log.error("turn.failed", error=type(exc).__name__, exc_info=True)
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
@@ -246,6 +273,7 @@ class Orchestrator:
                 return TurnResult("Something went wrong on my side; please try again.", "internal")
             finally:
                 self._answering = None
+                self._turn_steps = []
 
     async def command(self, name: str, arg: str = "") -> TurnResult:
         async with self._lock:
@@ -283,9 +311,12 @@ class Orchestrator:
         asked: StoredMessage | None = None
         if not state.off_the_record:
             if replayed and turns and turns[-1].role == "user" and turns[-1].content == text:
-                # Stored by the turn a restart cut off: answer it, do not store it twice.
+                # Stored by the turn a restart cut off: answer it, do not store it twice, and
+                # go on from the tool rounds it had done (a reminder is not set twice).
                 asked = turns[-1]
                 self._answering = asked.id
+                stored = services.history.tool_steps([asked.id]).get(asked.id)
+                self._turn_steps = decode_steps(stored) if stored else []
                 state.turns = None  # reloaded without it in the history, as a turn's own
                 self._load()
             else:
@@ -352,7 +383,7 @@ class Orchestrator:
         response = answer.response
         state.last_input_tokens = response.usage.input_tokens or None
         state.added_since = estimate_tokens(response.text)
-        answered = [*step_messages(answer.steps), ChatMessage("assistant", response.text)]
+        answered = [*step_messages(self._turn_steps), ChatMessage("assistant", response.text)]
         if state.off_the_record:
             append_turn(state.otr_turns, ChatMessage("user", text))
             for message in answered:
@@ -361,8 +392,7 @@ class Orchestrator:
             append_turn(state.history, ChatMessage("user", text))
             for message in answered:
                 append_turn(state.history, message)
-            steps = encode_steps(answer.steps) if answer.steps else None
-            self._keep(self._persist("assistant", response.text, services.clock(), steps))
+            self._keep(self._persist("assistant", response.text, services.clock()))
             if asked is not None:
                 services.writer.learn(self.scope, asked, now=now, channel=self.key.channel)
             self._learning.counted()
@@ -371,7 +401,7 @@ class Orchestrator:
             tokens_in=response.usage.input_tokens,
             tokens_out=response.usage.output_tokens,
             recalled=len(recalled.lines),
-            tool_steps=len(answer.steps),
+            tool_steps=len(self._turn_steps),
         )
         if not state.off_the_record and self._over_budget(None):
             # After the reply, off its path; the next turn (or shutdown) awaits it first.
@@ -433,9 +463,11 @@ class Orchestrator:
         ``_ReplyCut`` once any of the reply was streamed to the person."""
         tools = self._services.tools
         limit = self._services.config.max_tool_steps
-        steps: list[ToolStep] = []
-        said: list[str] = []
-        messages = list(request.messages)
+        # Rounds done before (a retry after compaction, a replay after a restart) are not
+        # done again: the model is shown them and goes on.
+        steps = self._turn_steps
+        said: list[str] = [step.text for step in steps if step.text]
+        messages = [*request.messages, *step_messages(steps)]
         context: ToolContext | None = None
         while True:
             if said and on_delta is not None:
@@ -467,6 +499,7 @@ class Orchestrator:
             context = context or self.tool_context(now)
             results = await tools.run(response.tool_calls, context)
             steps.append(ToolStep(response.text, response.tool_calls, results))
+            self._keep_steps(steps)
             messages.append(ChatMessage("assistant", response.text, tool_calls=response.tool_calls))
             messages.append(ChatMessage("user", "", tool_results=results))
         if not response.text:
@@ -475,6 +508,20 @@ class Orchestrator:
             response = replace(response, text="\n".join(done) or "Done.")
         text = "\n\n".join([*said, response.text])
         return _Answer(replace(response, tool_calls=()), tuple(steps), text)
+
+    def _keep_steps(self, steps: list[ToolStep]) -> None:
+        """Stores the turn's tool rounds with the message they answer, as each ends: what a
+        tool did stays known to the conversation even if the turn fails after it."""
+        if self._answering is not None:
+            self._services.history.save_tool_steps(self._answering, encode_steps(steps))
+
+    def _history_after_failure(self, text: str) -> None:
+        """The message is stored, with the tool rounds it got: keep both in the context, so
+        the next turn sees them too."""
+        if not self._state.off_the_record:
+            append_turn(self._state.history, ChatMessage("user", text))
+            for message in step_messages(self._turn_steps):
+                append_turn(self._state.history, message)
 
     async def _call(self, request: ChatRequest, on_delta: OnDelta | None) -> ChatResponse:
         provider = self._services.chat
@@ -507,8 +554,7 @@ class Orchestrator:
             provider=cut.error.provider,
             chars=len(cut.partial),
         )
-        if not self._state.off_the_record:
-            append_turn(self._state.history, ChatMessage("user", text))
+        self._history_after_failure(text)
         saved = "" if self._state.off_the_record else " Your message is saved."
         note = (
             "(My reply was cut off here: the language model stopped answering. Ask again for "
@@ -518,9 +564,7 @@ class Orchestrator:
 
     def _provider_failure(self, exc: ProviderError, text: str) -> TurnResult:
         log.warning("turn.provider_failed", error=type(exc).__name__, provider=exc.provider)
-        if not self._state.off_the_record:
-            # The message is stored; keep it in the context so the next turn sees it too.
-            append_turn(self._state.history, ChatMessage("user", text))
+        self._history_after_failure(text)
         saved = "" if self._state.off_the_record else " Your message is saved."
         if isinstance(exc, RateLimited):
             return TurnResult(
@@ -551,17 +595,23 @@ class Orchestrator:
             state.turns_tokens = sum(_framed_tokens(message) for message in state.turns)
             state.summary = self._services.history.summary(self.session_id)
             state.history = []
-            assistant_ids = [m.id for m in state.turns if m.role == "assistant"]
-            stored_steps = self._services.history.tool_steps(assistant_ids) if assistant_ids else {}
+            ids = [m.id for m in state.turns]
+            stored_steps = self._services.history.tool_steps(ids) if ids else {}
             for message in state.turns:
                 # The message being answered joins the history once it is answered (a reload
                 # mid-turn, after a compaction, must not put it in twice).
                 if message.id == self._answering:
                     continue
-                if message.id in stored_steps:
-                    for replayed in step_messages(decode_steps(stored_steps[message.id])):
+                # Tool rounds follow the message that asked for them (and, as stored before,
+                # precede the reply they led to): user, calls, results, reply.
+                steps = step_messages(decode_steps(stored_steps.get(message.id, "[]")))
+                if message.role == "assistant":
+                    for replayed in steps:
                         append_turn(state.history, replayed)
                 append_turn(state.history, ChatMessage(message.role, message.content))
+                if message.role == "user":
+                    for replayed in steps:
+                        append_turn(state.history, replayed)
         return state.turns
 
     def _keep(self, message: StoredMessage) -> None:
