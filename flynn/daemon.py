@@ -31,6 +31,7 @@ from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
+from flynn.memory.database import StorageHealth
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
@@ -104,6 +105,7 @@ class Daemon:
         self.router: Router | None = None
         self.scheduler: Scheduler | None = None
         self.app: App | None = None
+        self._storage: StorageHealth | None = None
         self._token_source = ""
         self._generated_token = ""
 
@@ -113,6 +115,7 @@ class Daemon:
         settings = self._settings
         app = App.open(settings, self._env, clock=self._clock, providers=self._providers)
         self.app = app
+        self._storage = StorageHealth(app.memory.db)
         try:
             token = self._gateway_token()
             self.channels = build_channels(
@@ -278,8 +281,12 @@ class Daemon:
     def readiness(self) -> dict[str, object]:
         statuses = {name: channel.status() for name, channel in self.channels.items()}
         ready = self.ready.is_set() and all(status.connected for status in statuses.values())
+        # A database that cannot be written fails every message: not ready, and why.
+        storage = self._storage.check() if self._storage is not None else None
+        ready = ready and (storage is None or storage.ok)
         return {
             "ready": ready,
+            "storage": storage.as_json() if storage is not None else None,
             "channels": {name: status.as_json() for name, status in statuses.items()},
             "sessions": self.router.active_sessions if self.router else 0,
         }

@@ -13,7 +13,8 @@ FlynnError
 │   ├── ContextTooLong       the prompt does not fit the model's window
 │   ├── AuthFailed           the key was refused (401/403); retrying will not help
 │   └── BadRequest           the request itself was refused (400/404/422)
-└── SessionBusy              a session's inbox is full
+├── SessionBusy              a session's inbox is full
+└── DeliveryFailed           a channel could not deliver a reply after the retries it allows
 """
 
 from __future__ import annotations
@@ -123,3 +124,18 @@ class BadRequest(ProviderError):
 
 class SessionBusy(FlynnError):
     """A session already has as many messages waiting as it accepts."""
+
+
+class DeliveryFailed(FlynnError):
+    """A reply, or a part of it, was not delivered after the retries its failure allowed.
+    ``send`` raises it rather than return, so that nobody counts the message answered.
+    ``sent`` holds the ids of the parts that did arrive; ``may_have_arrived`` is True when the
+    failing part may have reached the chat anyway (the connection broke after it went out, so
+    retrying could have sent it twice)."""
+
+    def __init__(
+        self, reason: str, *, sent: tuple[str, ...] = (), may_have_arrived: bool = False
+    ) -> None:
+        super().__init__(reason)
+        self.sent = sent
+        self.may_have_arrived = may_have_arrived

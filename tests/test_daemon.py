@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 from flynn.app import database_path
 from flynn.daemon import Daemon, PortInUse
 from flynn.errors import StoreError
+from flynn.memory.database import StorageHealth
 from flynn.memory.sqlite import SqliteMemory
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.settings import load_settings
@@ -151,3 +152,29 @@ async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path
     with SqliteMemory.open(database_path(plain)) as memory:
         count = memory.db.fetchone("SELECT count(*) FROM embeddings")
         assert count is not None and count[0] == 3
+
+
+async def test_readyz_says_not_ready_when_the_database_takes_no_writes(tmp_path: Path) -> None:
+    provider = GatedProvider()
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+    daemon = Daemon(_settings(tmp_path), {}, providers=providers, announce=lambda _: None)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        healthy = daemon.readiness()
+        assert healthy["ready"] is True
+        assert healthy["storage"]["ok"] is True
+        assert daemon.app is not None
+        # What a read-only or failing disk does to every write (root ignores file modes).
+        daemon.app.memory.db.execute("PRAGMA query_only = ON")
+        daemon._storage = StorageHealth(daemon.app.memory.db)  # no cached answer
+        broken = daemon.readiness()
+        assert broken["ready"] is False
+        assert broken["storage"]["ok"] is False
+        assert "cannot be written" in broken["storage"]["detail"]
+        daemon.app.memory.db.execute("PRAGMA query_only = OFF")
+    finally:
+        stop.set()
+        provider.gate.set()
+        assert await asyncio.wait_for(running, 10) == 0

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from flynn.errors import FlynnError
 from flynn.messages import InboundMessage, OutboundMessage
 
 LengthUnit = Literal["utf16", "chars"]
@@ -21,21 +20,6 @@ LengthUnit = Literal["utf16", "chars"]
 OnMessage = Callable[[InboundMessage], Awaitable[None]]
 """The router's intake. Returns once the message is accepted (deduplicated and queued); raises
 ``SessionBusy`` when the session's inbox is full, so the channel can say so."""
-
-
-class DeliveryFailed(FlynnError):
-    """A reply, or a part of it, was not delivered after the retries its failure allowed.
-    ``send`` raises it rather than return, so that nobody counts the message answered.
-    ``sent`` holds the ids of the parts that did arrive; ``may_have_arrived`` is True when the
-    failing part may have reached the chat anyway (the connection broke after it went out, so
-    retrying could have sent it twice)."""
-
-    def __init__(
-        self, reason: str, *, sent: tuple[str, ...] = (), may_have_arrived: bool = False
-    ) -> None:
-        super().__init__(reason)
-        self.sent = sent
-        self.may_have_arrived = may_have_arrived
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,9 @@ from fakes.fake_telegram import (
 )
 from telegram_harness import Harness
 
-from flynn.channels.base import DeliveryFailed
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
-from flynn.errors import ConfigError
+from flynn.errors import ConfigError, DeliveryFailed
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.settings import TelegramSettings
 
