@@ -7,7 +7,7 @@ import configparser
 import socket
 from pathlib import Path
 
-from flynn.cli import EXIT_CONFIG
+from flynn.cli import EXIT_CONFIG, EXIT_LOCKED, EXIT_STORAGE
 from flynn.systemd import SystemdNotifier
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,12 +59,12 @@ def _unit(name: str) -> configparser.ConfigParser:
     return parser
 
 
-def test_the_system_unit_is_notify_with_watchdog_hardening_and_no_restart_on_bad_config() -> None:
+def test_the_system_unit_is_notify_with_watchdog_hardening_and_no_restart_it_cannot_mend() -> None:
     service = _unit("flynn.service")["Service"]
     assert service["Type"] == "notify"
     assert int(service["WatchdogSec"]) > 0
     assert service["Restart"] == "on-failure"
-    assert service["RestartPreventExitStatus"] == str(EXIT_CONFIG)
+    assert service["RestartPreventExitStatus"] == f"{EXIT_CONFIG} {EXIT_STORAGE} {EXIT_LOCKED}"
     assert service["NoNewPrivileges"] == "yes"
     assert service["ProtectSystem"] == "strict"
     assert "/var/lib/flynn" in service["ReadWritePaths"]
@@ -76,4 +76,4 @@ def test_the_system_unit_is_notify_with_watchdog_hardening_and_no_restart_on_bad
 def test_the_user_unit_runs_the_same_way() -> None:
     service = _unit("flynn-user.service")["Service"]
     assert service["Type"] == "notify"
-    assert service["RestartPreventExitStatus"] == str(EXIT_CONFIG)
+    assert service["RestartPreventExitStatus"] == f"{EXIT_CONFIG} {EXIT_STORAGE} {EXIT_LOCKED}"
