@@ -6,6 +6,7 @@ tool calls travel as ``tools`` / ``tool_calls`` and ``tool`` messages.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -374,8 +375,13 @@ class _ToolCallPieces:
 
     def assemble(self) -> tuple[ToolCall, ...]:
         return tuple(
-            # A call with no id (some local servers) still needs one to pair it with its result.
-            ToolCall(id=call.id or f"call_{key}", name=call.name, arguments="".join(call.arguments))
+            # A call with no id (some local servers) still needs one to pair it with its result,
+            # unique in the conversation: a strict provider (a fallback) refuses repeated ids.
+            ToolCall(
+                id=call.id or f"call_{secrets.token_hex(8)}",
+                name=call.name,
+                arguments="".join(call.arguments),
+            )
             for key, call in sorted(self._calls.items())
             if call.name
         )

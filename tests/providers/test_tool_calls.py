@@ -391,3 +391,19 @@ async def test_anthropic_tool_input_that_is_not_an_object_is_malformed(
             await provider.chat(ASK)
         with pytest.raises(MalformedResponse):
             await collect(provider.stream(ASK))
+
+
+def test_calls_a_server_sent_without_ids_get_ids_unique_across_rounds() -> None:
+    from types import SimpleNamespace
+
+    from flynn.providers.openai import _ToolCallPieces
+
+    def round_of_calls() -> tuple[str, ...]:
+        pieces = _ToolCallPieces()
+        function = SimpleNamespace(name="task_list", arguments="{}")
+        pieces.add(0, SimpleNamespace(id=None, function=function))
+        pieces.add(1, SimpleNamespace(id=None, function=function))
+        return tuple(call.id for call in pieces.assemble())
+
+    first, second = round_of_calls(), round_of_calls()
+    assert len(set(first + second)) == 4
