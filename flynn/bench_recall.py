@@ -34,10 +34,10 @@ from flynn.app import App
 from flynn.bench import Zipf, percentile, vocabulary
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
-from flynn.memory.recall import DepthName, RankerName, RecallItem
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
+from flynn.recall.recall import DepthName, RankerName, RecallItem
 from flynn.sessions.prompt import render_recalled
 from flynn.settings import EmbeddingModel, load_settings
 from flynn.tokens import estimate_tokens

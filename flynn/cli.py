@@ -34,20 +34,21 @@ from flynn.daemon import (
     install_signal_handlers,
 )
 from flynn.datadir import DataDirLock, not_a_directory, prepare_data_dir
+from flynn.dates import parse_timezone
 from flynn.doctor import run_checks
 from flynn.errors import ConfigError, ConfigProblem, DataDirLocked, FlynnError, StorageUnusable
 from flynn.identity import Identity, MemoryScope
+from flynn.learning.fact_relations import FactRelations
 from flynn.logs import configure_logging
 from flynn.memory.database import Database
-from flynn.memory.dates import parse_timezone
-from flynn.memory.embeddings import EMBEDDING_MODELS, load_embedder
-from flynn.memory.recall import DEPTHS, RANKERS
-from flynn.memory.session_search import render_results, results_json, search_sessions
-from flynn.memory.snapshot import fact_history, memory_snapshot
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.overview import fact_history, memory_snapshot
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import persona_directory, write_persona_templates
+from flynn.recall.embeddings import EMBEDDING_MODELS, load_embedder
+from flynn.recall.recall import DEPTHS, RANKERS
+from flynn.recall.session_search import render_results, results_json, search_sessions
 from flynn.scaffold import write_config
 from flynn.schedule.listing import job_json, job_line
 from flynn.schedule.sqlite import SqliteSchedule
@@ -504,7 +505,7 @@ def _unknown_user(settings: Settings, user: str) -> UsageError:
 
 
 def _open_memory(settings: Settings) -> SqliteMemory:
-    return SqliteMemory.open(database_path(settings))
+    return SqliteMemory.open(database_path(settings), FactRelations)
 
 
 def _cmd_memory_show(args: argparse.Namespace) -> int:

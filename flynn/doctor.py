@@ -20,11 +20,11 @@ from flynn.app import allowed_accounts, database_path, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.errors import ConfigError, FlynnError, StoreError
 from flynn.memory.database import LATEST_VERSION, Database
-from flynn.memory.embeddings import load_embedder
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
+from flynn.recall.embeddings import load_embedder
 from flynn.schedule.listing import local_next
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings

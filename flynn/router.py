@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -24,6 +24,7 @@ import structlog
 from flynn.channels.base import Channel
 from flynn.errors import SessionBusy
 from flynn.identity import Identity, MemoryScope
+from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
 from flynn.messages import ChannelAccount, InboundMessage, OutboundMessage, SessionKey
 from flynn.sessions.orchestrator import Orchestrator
@@ -125,8 +126,10 @@ class Router:
         live = self._sessions.live(key)
         keep_text = live is None or not live.off_the_record
         scope = self._sessions.scope_for(key, message.account)
+        # Kept until answered, without credentials (the turn removes them as well).
+        kept = replace(message, text=redact_secrets(message.text)[0])
         intake = self._inbound.accept(
-            message, str(key), scope.root, keep_text=keep_text, now=self._clock()
+            kept, str(key), scope.root, keep_text=keep_text, now=self._clock()
         )
         if intake.state == "pending":
             log.info("router.duplicate_joined", channel=message.channel)

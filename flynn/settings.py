@@ -37,7 +37,7 @@ from pydantic_settings import (
 from flynn.errors import ConfigError, ConfigProblem
 
 EmbeddingModel = Literal["auto", "minilm", "wordllama"]
-"""``memory.embeddings_model`` (``flynn.memory.embeddings`` says what each is)."""
+"""``memory.embeddings_model`` (``flynn.recall.embeddings`` says what each is)."""
 
 ENV_PREFIX = "FLYNN_"
 NON_SETTING_VARIABLES = frozenset({"FLYNN_CONFIG"})

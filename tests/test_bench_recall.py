@@ -11,7 +11,7 @@ import structlog
 
 from flynn.bench_recall import DatasetError, parse_dataset
 from flynn.cli import main
-from flynn.memory import minilm
+from flynn.recall import minilm
 
 DATASET = {
     "conversations": [

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from flynn.memory import minilm
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import ProposedFact
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
+from flynn.recall import minilm
 
 
 def flynn(

@@ -21,7 +21,7 @@ from flynn.app import database_path
 from flynn.daemon import Daemon, PortInUse
 from flynn.errors import StoreError
 from flynn.memory.database import StorageHealth
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.settings import load_settings
 from flynn.systemd import SystemdNotifier

@@ -12,7 +12,7 @@ from fakes.fake_telegram import TOKEN, FakeTelegram
 
 from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
-from flynn.memory import minilm
+from flynn.recall import minilm
 from flynn.settings import load_settings
 
 

@@ -1,4 +1,4 @@
-"""Build flynn/memory/related_words.txt.gz, the related-word table recall expands questions with.
+"""Build flynn/recall/related_words.txt.gz, the related-word table recall expands questions with.
 
 Each English word of all-MiniLM-L6-v2's vocabulary is embedded alone with the model, and its
 nearest words by cosine similarity are kept (``--per-word``, at least ``--min-similarity``),
@@ -32,10 +32,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flynn.memory import minilm  # noqa: E402  (the repository's flynn, not an installed one)
 from flynn.memory.fts import STOPWORDS  # noqa: E402
+from flynn.recall import minilm  # noqa: E402  (the repository's flynn, not an installed one)
 
-OUT = ROOT / "flynn" / "memory" / "related_words.txt.gz"
+OUT = ROOT / "flynn" / "recall" / "related_words.txt.gz"
 _WORD = re.compile(r"[a-z]{3,}")
 _SHORTLIST = 48
 """Nearest words looked at per word before stems are compared."""
@@ -97,7 +97,7 @@ def main() -> None:
             lines.append(" ".join([words[index], stems[index], *near]))
 
     header = (
-        "# Related words for recall's query expansion (flynn.memory.related).\n"
+        "# Related words for recall's query expansion (flynn.recall.related_words).\n"
         f"# Built by tools/make_related_words.py from {minilm.MINILM_MODEL}: "
         f"{args.per_word} per word, similarity >= {args.min_similarity}.\n"
         "# word stem [near similarity%]...\n"

@@ -8,7 +8,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from flynn.sessions.commands import NAMES
+from flynn.commands import NAMES
 
 COMMANDS = NAMES
 """The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""

@@ -33,9 +33,9 @@ from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.split import split_text
 from flynn.channels.telegram_html import render_html, visible_length
 from flynn.channels.typing_indicator import TypingIndicators
+from flynn.commands import CHAT_COMMANDS
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage, SessionKey
-from flynn.sessions.commands import CHAT_COMMANDS
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)

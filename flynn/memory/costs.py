@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Protocol
 
 from flynn.memory.database import Database, encode_time
-from flynn.providers.base import Task, Usage
 
 _RECORD = """
 INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at)
@@ -16,6 +16,16 @@ _TOTALS = """
 SELECT task, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
 FROM costs GROUP BY task ORDER BY task
 """
+
+
+class TokenCounts(Protocol):
+    """A call's usage as providers report it (``flynn.providers.base.Usage`` is one)."""
+
+    @property
+    def input_tokens(self) -> int: ...
+
+    @property
+    def output_tokens(self) -> int: ...
 
 
 def _utc_now() -> datetime:
@@ -43,7 +53,7 @@ class SqliteCosts:
             _RECORD, (provider, model, task, input_tokens, output_tokens, encode_time(now))
         )
 
-    def record_usage(self, *, provider: str, model: str, task: Task, usage: Usage) -> None:
+    def record_usage(self, *, provider: str, model: str, task: str, usage: TokenCounts) -> None:
         """``UsageSink``: records one call's usage, stamped with the injected clock."""
         self.record(
             provider=provider,

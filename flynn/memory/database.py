@@ -209,7 +209,7 @@ CREATE TRIGGER facts_embeddings_delete AFTER DELETE ON facts BEGIN
 END;
 """
 
-# The namespace root (``flynn.memory.scope.namespace_root``) of a row, as one full-text token
+# The namespace root (``flynn.memory.namespaces.namespace_root``) of a row, as one full-text token
 # (``namespace_token``), so a search for one person or session counts and lists only its own
 # rows. A virtual column: FTS5 reads an external content table's columns by name.
 _NS_TOKEN = """'n' || lower(hex(CASE

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
-from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.store import Document
 
 _COLUMNS = "namespace, content, updated_at, expires_at"

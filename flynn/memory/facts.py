@@ -15,7 +15,7 @@ from flynn.errors import StoreError
 from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner
-from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.store import Fact, FactKind, NewFact
 
 _COLUMNS = (

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from flynn.memory.database import Database, encode_time
+from flynn.memory.fact_keys import RETRACTION_PREFIX, observation_key
 from flynn.memory.graph_names import candidate_keys, name_key
-from flynn.memory.reconcile import RETRACTION_PREFIX, DerivedRelations, observation_key
-from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.store import DerivedRelations
 
 REDACTED = "(forgotten)"
 """What a forgotten value becomes where a message or document mentions it."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from flynn.memory.database import Database
-from flynn.memory.scope import namespace_token
+from flynn.memory.namespaces import namespace_token
 from flynn.memory.store import Postings
 
 # Words too common to say anything about relevance; matching them only costs time, because every

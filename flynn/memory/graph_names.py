@@ -11,6 +11,9 @@ from typing import Protocol, TypeVar
 
 from flynn.memory.fts import STOPWORDS
 
+USER_ENTITY = "User"
+"""The entity that stands for the person themselves in their graph."""
+
 MAX_NAME_WORDS = 4
 """Longest name (in words) that ``candidate_keys`` can find in a text."""
 

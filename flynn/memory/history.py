@@ -16,7 +16,7 @@ from datetime import datetime
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner, MatchPlan
-from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.store import (
     MessageMatch,
     MessageRole,

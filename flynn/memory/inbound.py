@@ -17,8 +17,7 @@ from datetime import datetime
 from typing import Literal
 
 from flynn.memory.database import Database, decode_time, encode_time
-from flynn.memory.scope import namespace_scope, scope_params
-from flynn.memory.secrets import redact_secrets
+from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.messages import InboundMessage
 
 IntakeState = Literal["new", "pending", "answered"]
@@ -105,8 +104,7 @@ class SqliteInboundLog:
     ) -> Intake:
         """Records ``message`` as accepted (with its text unless ``keep_text`` is false), or
         says what became of the same id before. A failed one is accepted again (a retry)."""
-        # Kept until answered, without credentials (the turn removes them as well).
-        text = redact_secrets(message.text)[0] if keep_text else None
+        text = message.text if keep_text else None
         with self._db.transaction():
             inserted = self._db.execute(
                 _ACCEPT,

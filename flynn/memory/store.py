@@ -13,7 +13,7 @@ Each call that writes is one transaction: it lands whole or not at all.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -534,3 +534,24 @@ class Forgetter(Protocol):
         """Deletes every row of ``field`` under ``prefix`` and redacts its values wherever
         messages, summaries and documents there mention them; counts per kind of row."""
         ...
+
+
+class DerivedRelations(Protocol):
+    """Where else a fact was recorded (the knowledge graph: ``FactRelations``), so that what
+    stops being believed stops being offered there too."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        """Retires what ``field`` = ``value`` stated, except what ``still`` states again."""
+        ...
+
+
+class NoDerivedRelations:
+    """``DerivedRelations`` where facts are recorded nowhere else."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        return 0

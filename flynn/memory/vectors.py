@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
-from flynn.memory.scope import namespace_scope, scope_params
+from flynn.memory.namespaces import namespace_scope, scope_params
 
 if TYPE_CHECKING:
     import numpy as np
@@ -227,7 +227,7 @@ class SqliteVectors:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
         vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
-        each batch embedded. (A running daemon does this in ``flynn.memory.embedding_queue``.)"""
+        each batch embedded. (A running daemon does this in ``flynn.learning.embedding_queue``.)"""
         after = 0
         while rows := self.pending(namespace_prefix, after=after, limit=batch):
             self.add("message", rows)

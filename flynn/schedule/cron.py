@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
 
-from flynn.memory.dates import parse_timezone
+from flynn.dates import parse_timezone
 
 ALIASES = {
     "@hourly": "0 * * * *",

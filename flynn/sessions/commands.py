@@ -1,5 +1,5 @@
-"""The chat commands (``/new``, ``/status``, ...): one table says what each does, for ``/help``,
-Telegram's command menu and the gateway's ``command`` frame, and which handler runs it.
+"""What the chat commands (``/new``, ``/status``, ...) do: the handler for each name in the
+table of ``flynn.commands``.
 
 Handlers run inside the session's lock (``Orchestrator.command``) and use only the session's
 public operations; what a command says back is a ``TurnResult`` like any turn.
@@ -9,48 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from flynn.memory.dates import parse_timezone
-from flynn.memory.session_search import render_results, search_sessions
+from flynn.commands import ALIASES, CHAT_COMMANDS
+from flynn.dates import parse_timezone
 from flynn.memory.working import read_working_memory
+from flynn.recall.session_search import render_results, search_sessions
 from flynn.sessions.result import TurnResult
 
 if TYPE_CHECKING:
     from flynn.sessions.orchestrator import Orchestrator
 
 SEARCH_LIMIT = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    about: str
-    """What it does, one line: Telegram's menu shows it (256 characters at most), and ``/help``."""
-    args: str = ""
-
-    @property
-    def usage(self) -> str:
-        """Its ``/help`` line."""
-        head = f"/{self.name} {self.args}" if self.args else f"/{self.name}"
-        return f"{head} – {self.about[0].lower()}{self.about[1:]}"
-
-
-CHAT_COMMANDS: Final = (
-    Command("new", "Start a fresh conversation (what we were doing is kept as working memory)"),
-    Command("reset", "Clear this conversation without summarising it"),
-    Command("status", "What I know about this session"),
-    Command("compact", "Summarise the conversation now"),
-    Command("otr", "Toggle off-the-record: nothing is stored while it is on"),
-    Command("forget", "Delete this conversation's messages for good; /forget FIELD deletes a fact"),
-    Command("search", "Find what we said before, grouped by day", args="WORDS"),
-    Command("reminders", "List your reminders; /reminders cancel N cancels one", args="[cancel N]"),
-    Command("tasks", "List your tasks; /tasks done N ticks one off, /tasks add TEXT adds one"),
-    Command("help", "What I can do"),
-)
-NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
-_ALIASES: Final = {"start": "help"}  # Telegram sends /start when a chat opens
 
 
 def help_text() -> str:
@@ -65,7 +35,7 @@ def help_text() -> str:
 async def run(session: Orchestrator, name: str, arg: str) -> TurnResult:
     """Runs command ``name`` (without its slash) for ``session``; an unknown name gets a
     reply listing the commands."""
-    handler = _HANDLERS.get(_ALIASES.get(name, name))
+    handler = _HANDLERS.get(ALIASES.get(name, name))
     if handler is None:
         return TurnResult(
             f"Unknown command /{name}. Commands: "

@@ -19,8 +19,8 @@ import structlog
 
 from flynn.errors import ProviderError, StoreError
 from flynn.identity import MemoryScope
-from flynn.memory.learning import FactLearner
-from flynn.memory.llm_extraction import format_transcript
+from flynn.learning.llm_extraction import format_transcript
+from flynn.learning.model_learning import FactLearner
 from flynn.memory.store import Documents, History, StoredMessage
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatMessage, ChatRequest, Provider

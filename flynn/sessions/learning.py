@@ -1,5 +1,5 @@
 """A session's background learning: LLM extraction and reconciliation from its turns, a batch
-every few of the person's messages, off the reply path (``flynn.memory.learning`` does the
+every few of the person's messages, off the reply path (``flynn.learning.model_learning`` does the
 learning; this decides when, and keeps track of what was learnt from)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import structlog
 
 from flynn.errors import ProviderError
-from flynn.memory.learning import FactLearner
+from flynn.learning.model_learning import FactLearner
 from flynn.memory.store import StoredMessage
 
 log = structlog.get_logger(__name__)

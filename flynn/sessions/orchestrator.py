@@ -25,10 +25,10 @@ from flynn.errors import (
     RateLimited,
 )
 from flynn.identity import MemoryScope
-from flynn.memory.learning import FactLearner
-from flynn.memory.own_words import mark_forwarded
-from flynn.memory.recall import Recall, RecalledMemory
-from flynn.memory.secrets import redact_secrets
+from flynn.learning.model_learning import FactLearner
+from flynn.learning.own_words import mark_forwarded
+from flynn.learning.secrets import redact_secrets
+from flynn.learning.turns import MemoryWriter
 from flynn.memory.store import (
     Documents,
     Facts,
@@ -38,7 +38,6 @@ from flynn.memory.store import (
     StoredMessage,
 )
 from flynn.memory.working import read_working_memory
-from flynn.memory.writer import MemoryWriter
 from flynn.messages import SessionKey
 from flynn.persona import Persona, system_block
 from flynn.providers.base import (
@@ -52,6 +51,7 @@ from flynn.providers.base import (
     ToolSpec,
 )
 from flynn.providers.lifecycle import open_stream
+from flynn.recall.recall import Recall, RecalledMemory
 from flynn.sessions import commands
 from flynn.sessions.compaction import CompactionOutcome, Compactor
 from flynn.sessions.learning import BackgroundLearning

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flynn.memory.dates import parse_timezone
+from flynn.dates import parse_timezone
 from flynn.memory.store import Facts
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import ToolError
@@ -120,5 +120,5 @@ def zone_name(zone: tzinfo) -> str:
             return name
     sign = "-" if seconds < 0 else "+"
     whole_minutes = abs(seconds) // 60
-    # Read back by flynn.schedule.cron.zone (as flynn.memory.dates.parse_timezone reads it).
+    # Read back by flynn.schedule.cron.zone (as flynn.dates.parse_timezone reads it).
     return f"UTC{sign}{whole_minutes // 60:02d}:{whole_minutes % 60:02d}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flynn.memory.recall import RecalledMemory
 from flynn.memory.working import WorkingMemory
 from flynn.providers.base import ChatMessage
+from flynn.recall.recall import RecalledMemory
 from flynn.sessions.profile import PATTERN_PREFIX
 
 PROFILE_HEADING = "--- Who you're talking to ---"

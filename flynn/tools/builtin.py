@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
+from flynn.learning.reconcile import RuleReconciler
 from flynn.memory.store import History
+from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import Tool, ToolRegistry
 from flynn.tools.memory import MemorySearch, Remember, SessionSearch

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.own_words import is_injection
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.secrets import is_secret
-from flynn.memory.session_search import render_results, search_sessions
+from flynn.learning.own_words import is_injection
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import ProposedFact
+from flynn.learning.secrets import is_secret
 from flynn.memory.store import History
+from flynn.recall.recall import Recall
+from flynn.recall.session_search import render_results, search_sessions
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 SEARCH_BUDGET_TOKENS = 1200

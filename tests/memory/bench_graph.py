@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from flynn.memory.graph_context import GraphContextBuilder
-from flynn.memory.graph_extraction import RuleGraphExtractor
-from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.graph_extraction import RuleGraphExtractor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.graph_context import GraphContextBuilder
 
 NS = "user/graph"
 T0 = datetime(2026, 2, 25, tzinfo=UTC)

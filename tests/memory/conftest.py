@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.fact_relations import FactRelations
+from flynn.memory.stores import SqliteMemory
 
 
 @pytest.fixture
@@ -17,5 +18,6 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def memory(db_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(db_path) as opened:
+    # As the daemon composes it: forgetting a fact retires the graph relations it stated.
+    with SqliteMemory.open(db_path, FactRelations) as opened:
         yield opened

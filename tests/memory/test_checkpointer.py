@@ -8,7 +8,7 @@ import pytest
 
 from flynn.errors import StoreError
 from flynn.memory.checkpointer import WalCheckpointer
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 

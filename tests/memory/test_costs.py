@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from fakes.clock import FakeClock
 
 from flynn.memory.costs import SqliteCosts
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import Usage, UsageSink
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)

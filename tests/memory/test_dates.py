@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from flynn.memory.dates import (
+from flynn.dates import (
     has_relative_date,
     parse_timezone,
     relative_phrases,

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 

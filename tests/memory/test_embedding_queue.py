@@ -15,9 +15,9 @@ import structlog
 from test_vectors import HashingEmbedder
 
 from flynn.identity import MemoryScope
-from flynn.memory.embedding_queue import EmbeddingQueue
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class FlakyVectors(SqliteVectors):
 async def test_a_failed_batch_is_tried_again(
     memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("flynn.memory.embedding_queue._RETRY_SECONDS", 0.0)
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
     embedder = SteppedEmbedder()
     embedder.free()
     vectors = FlakyVectors(memory.db, embedder)

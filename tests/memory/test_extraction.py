@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from flynn.memory.extraction import MAX_VALUE_CHARS, ProposedFact, RuleExtractor
+from flynn.learning.rules import MAX_VALUE_CHARS, ProposedFact, RuleExtractor
 from flynn.memory.store import FactKind
 
 extractor = RuleExtractor()

@@ -10,14 +10,14 @@ import pytest
 
 from flynn.errors import StoreError
 from flynn.identity import MemoryScope
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.fact_relations import FactRelation, FactRelations, fact_relation
-from flynn.memory.graph_extraction import RuleGraphExtractor
-from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
-from flynn.memory.writer import MemoryWriter
+from flynn.learning.fact_relations import FactRelation, FactRelations, fact_relation
+from flynn.learning.graph_extraction import RuleGraphExtractor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.recall import Recall
 
 T0 = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")

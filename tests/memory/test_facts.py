@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from flynn.errors import StoreError
-from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flynn.identity import MemoryScope
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.fact_relations import FactRelations
+from flynn.learning.fact_relations import FactRelations
+from flynn.learning.graph_extraction import RuleGraphExtractor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
 from flynn.memory.forgetting import REDACTED
-from flynn.memory.graph_extraction import RuleGraphExtractor
-from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import NewFact, StoredMessage
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import read_working_memory, write_working_memory
-from flynn.memory.writer import MemoryWriter
+from flynn.recall.recall import Recall
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

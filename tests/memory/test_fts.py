@@ -3,9 +3,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flynn.memory.fts import MAX_TERMS, FtsQueryPlanner, search_terms
-from flynn.memory.scope import namespace_root, namespace_token
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.namespaces import namespace_root, namespace_token
 from flynn.memory.store import NewMessage
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 

@@ -6,18 +6,18 @@ from itertools import pairwise
 import pytest
 
 from flynn.errors import StoreError
-from flynn.memory.graph import SqliteGraph
-from flynn.memory.graph_context import GraphContextBuilder
-from flynn.memory.graph_extraction import (
+from flynn.learning.graph_extraction import (
     GraphProposal,
     ProposedEntity,
     ProposedRelation,
     RuleGraphExtractor,
 )
-from flynn.memory.graph_ingest import GraphIngestor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.memory.graph import SqliteGraph
 from flynn.memory.graph_names import candidate_keys, name_key, spoken
-from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import Entity
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.graph_context import GraphContextBuilder
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 NS = "user/graph"

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from flynn.memory.graph_extraction import (
+from flynn.learning.graph_extraction import (
     GRAPH_EXTRACTION_PROMPT,
     MAX_LLM_ENTITIES,
     MAX_LLM_RELATIONS,

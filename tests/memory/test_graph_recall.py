@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flynn.identity import MemoryScope
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.recall import GRAPH_SHARE, Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
-from flynn.memory.writer import MemoryWriter
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.recall import GRAPH_SHARE, Recall
 from flynn.tokens import estimate_tokens
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)

@@ -9,8 +9,8 @@ import pytest
 
 from flynn.errors import StoreError
 from flynn.memory.history import SqliteHistory
-from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import MessageRole, NewMessage, StoredMessage
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.messages import InboundMessage
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)

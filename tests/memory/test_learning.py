@@ -6,13 +6,13 @@ import pytest
 from fakes.clock import FakeClock
 
 from flynn.errors import Unavailable
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.learning import FactLearner, source_message
-from flynn.memory.llm_extraction import LlmExtractor
-from flynn.memory.llm_reconcile import LlmReconciler
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.llm_extraction import LlmExtractor
+from flynn.learning.llm_reconcile import LlmReconciler
+from flynn.learning.model_learning import FactLearner, source_message
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import ProposedFact
 from flynn.memory.store import StoredMessage
+from flynn.memory.stores import SqliteMemory
 from flynn.providers.scripted import ScriptedProvider
 
 MONDAY = datetime(2026, 11, 16, 9, 0, tzinfo=UTC)

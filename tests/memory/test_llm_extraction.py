@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.graph_extraction import (
+from flynn.learning.graph_extraction import (
     GraphProposal,
     ProposedEntity,
     ProposedRelation,
     parse_graph_extraction,
 )
-from flynn.memory.llm_extraction import EXTRACTION_PROMPT, json_objects, parse_extraction
-from flynn.memory.llm_reconcile import parse_decision
+from flynn.learning.llm_extraction import EXTRACTION_PROMPT, json_objects, parse_extraction
+from flynn.learning.llm_reconcile import parse_decision
+from flynn.learning.rules import ProposedFact
 
 TOO_DEEP = '{"a":' * 1500 + "1" + "}" * 1500  # past the default recursion limit (1000)
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from flynn.memory.llm_reconcile import parse_decision
+from flynn.learning.llm_reconcile import parse_decision
 from flynn.memory.store import Fact
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from flynn.errors import ConfigError
-from flynn.memory import minilm
-from flynn.memory.embeddings import WordLlamaEmbedder, load_embedder
+from flynn.recall import minilm
+from flynn.recall.embeddings import WordLlamaEmbedder, load_embedder
 
 np = pytest.importorskip("numpy")
 if minilm.model_dir() is None:

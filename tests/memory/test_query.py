@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from flynn.memory.query import AnswerKind, analyse, mentions
+from flynn.recall.query import AnswerKind, analyse, mentions
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 

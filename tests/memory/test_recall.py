@@ -8,22 +8,22 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from flynn.identity import MemoryScope
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.query import analyse
-from flynn.memory.ranking import HybridRanker, _Candidate, _session_words
-from flynn.memory.recall import (
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.store import MessageRole, NewFact
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.query import analyse
+from flynn.recall.ranking import HybridRanker, _Candidate, _session_words
+from flynn.recall.recall import (
     FRAME_TOKENS,
     Recall,
     RecalledMemory,
     RecallItem,
     baseline_relevance,
 )
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.searched import QueryWords, searched_words
-from flynn.memory.sqlite import SqliteMemory
-from flynn.memory.store import MessageRole, NewFact
-from flynn.memory.tuning import Tuning
-from flynn.memory.writer import MemoryWriter
+from flynn.recall.search_terms import QueryWords, searched_words
+from flynn.recall.weights import Tuning
 from flynn.sessions.prompt import render_recalled
 from flynn.tokens import estimate_tokens
 

@@ -9,17 +9,12 @@ import pytest
 from fakes.clock import FakeClock
 
 from flynn.errors import Unavailable
-from flynn.memory.extraction import ProposedFact, RuleExtractor
-from flynn.memory.llm_reconcile import LlmReconciler, parse_decision
-from flynn.memory.reconcile import (
-    RETRACTION_PREFIX,
-    Outcome,
-    RuleReconciler,
-    observation_key,
-    word_overlap,
-)
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.llm_reconcile import LlmReconciler, parse_decision
+from flynn.learning.reconcile import Outcome, RuleReconciler, word_overlap
+from flynn.learning.rules import ProposedFact, RuleExtractor
+from flynn.memory.fact_keys import RETRACTION_PREFIX, observation_key
 from flynn.memory.store import FactKind, NewFact
+from flynn.memory.stores import SqliteMemory
 from flynn.providers.scripted import ScriptedProvider
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)

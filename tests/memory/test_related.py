@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from flynn.memory import related as related_module
-from flynn.memory.query import analyse
-from flynn.memory.related import TABLE, Related, RelatedWords
+from flynn.recall import related_words as related_module
+from flynn.recall.query import analyse
+from flynn.recall.related_words import TABLE, Related, RelatedWords
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
@@ -30,7 +30,7 @@ def _porter(words: list[str]) -> list[str]:
 
 
 def test_the_shipped_table_is_well_formed_and_agrees_with_the_index_stemmer() -> None:
-    text = gzip.decompress(files("flynn.memory").joinpath(TABLE).read_bytes()).decode()
+    text = gzip.decompress(files("flynn.recall").joinpath(TABLE).read_bytes()).decode()
     lines = [line.split(" ") for line in text.splitlines() if not line.startswith("#")]
     assert len(lines) > 20_000
     words = {fields[0]: fields for fields in lines}

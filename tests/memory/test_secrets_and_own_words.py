@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from flynn.memory.own_words import FORWARDED_MARK, is_injection, mark_forwarded, own_words
-from flynn.memory.secrets import REDACTED_SECRET, is_secret, redact_secrets
+from flynn.learning.own_words import FORWARDED_MARK, is_injection, mark_forwarded, own_words
+from flynn.learning.secrets import REDACTED_SECRET, is_secret, redact_secrets
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,13 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from flynn.memory.session_search import (
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.session_search import (
     highlight,
     render_results,
     results_json,
     search_sessions,
 )
-from flynn.memory.sqlite import SqliteMemory
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 

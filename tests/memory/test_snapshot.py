@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from flynn.identity import MemoryScope
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.snapshot import fact_history
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.memory.overview import fact_history
 from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from flynn.errors import StoreError
-from flynn.memory.sqlite import SqliteMemory
 from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqliteSchedule
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from flynn.identity import MemoryScope
-from flynn.memory.embedding_queue import EmbeddingQueue
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.recall import Recall
-from flynn.memory.reconcile import RuleReconciler
-from flynn.memory.sqlite import SqliteMemory
+from flynn.learning.embedding_queue import EmbeddingQueue
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, in_context
-from flynn.memory.writer import MemoryWriter
+from flynn.recall.recall import Recall
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -80,7 +80,7 @@ def test_vectors_go_with_their_rows(memory: SqliteMemory) -> None:
 
 def test_the_shipped_model_loads_offline() -> None:
     pytest.importorskip("wordllama")
-    from flynn.memory.embeddings import WordLlamaEmbedder
+    from flynn.recall.embeddings import WordLlamaEmbedder
 
     embedder = WordLlamaEmbedder.installed()
     vectors = embedder.embed(["I adopted a puppy", "We got a new dog", "quarterly tax filing", ""])
@@ -96,7 +96,7 @@ async def test_the_daemon_caps_blas_at_one_thread_per_call(tmp_path: Path) -> No
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from flynn.app import App
-    from flynn.memory.embeddings import load_embedder
+    from flynn.recall.embeddings import load_embedder
     from flynn.settings import load_settings
 
     def blas_threads() -> set[int]:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from structlog.testing import capture_logs
 
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import (
     WorkingMemory,
     read_working_memory,

@@ -11,8 +11,8 @@ import pytest
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.errors import ProviderError, StoreError
-from flynn.memory.graph_extraction import GRAPH_EXTRACTION_PROMPT
-from flynn.memory.graph_ingest import GraphIngestor
+from flynn.learning.graph_extraction import GRAPH_EXTRACTION_PROMPT
+from flynn.learning.graph_ingest import GraphIngestor
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
 from flynn.providers.scripted import ScriptedProvider
 

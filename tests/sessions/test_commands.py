@@ -9,7 +9,7 @@ from collections.abc import Callable
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.channels.gateway_frames import COMMANDS as GATEWAY_COMMANDS
-from flynn.sessions.commands import CHAT_COMMANDS, NAMES
+from flynn.commands import CHAT_COMMANDS, NAMES
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.errors import ContextTooLong, Unavailable
-from flynn.memory.own_words import FORWARDED_MARK
+from flynn.learning.own_words import FORWARDED_MARK
 from flynn.providers.base import ChatRequest, ChatResponse, ToolCall
 from flynn.providers.scripted import ScriptedProvider
 

@@ -12,7 +12,7 @@ import pytest
 from test_registry import context
 
 from flynn.memory.database import Database
-from flynn.memory.sqlite import SqliteMemory
+from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import ToolCall
 from flynn.sessions.personal import PersonalFiles
 from flynn.tools.base import ToolRegistry

@@ -2,7 +2,7 @@
 to one message, ranked (``Recall.rank``) and then packed into a token budget as trust-labelled
 blocks (``Recall.pack``; ``Recall.recall`` does both, as the orchestrator needs).
 
-Three rankers share the packing: ``hybrid`` (the default, see ``flynn.memory.ranking``),
+Three rankers share the packing: ``hybrid`` (the default, see ``flynn.recall.ranking``),
 ``baseline`` (seed 003's relevance formula, kept to compare against) and ``bm25`` (plain
 full-text ranking of past turns, the floor any ranker must beat).
 """
@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from flynn.memory.items import RecallItem, Trust, fact_item, message_item
-from flynn.memory.query import analyse
-from flynn.memory.ranking import HybridRanker
-from flynn.memory.related import RelatedWords
 from flynn.memory.store import Facts, Graph, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
+from flynn.recall.items import RecallItem, Trust, fact_item, message_item
+from flynn.recall.query import analyse
+from flynn.recall.ranking import HybridRanker
+from flynn.recall.related_words import RelatedWords
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]
@@ -138,7 +138,7 @@ class Recall:
     ``graph`` and ``vectors`` are optional sources (the knowledge graph, local embeddings);
     without them the hybrid ranker uses full-text search, time and structure alone. With
     ``depth="adaptive"`` the hybrid ranker looks less deep for plain statements
-    (``flynn.memory.query.recall_depth``); ``"full"`` always looks as deep as for a question.
+    (``flynn.recall.query.recall_depth``); ``"full"`` always looks as deep as for a question.
     """
 
     def __init__(

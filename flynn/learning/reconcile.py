@@ -4,28 +4,26 @@ against the most similar active facts of its namespace, superseding rather than 
 
 from __future__ import annotations
 
-import re
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
-from typing import Literal, Protocol
+from typing import Literal
 
 import structlog
 
-from flynn.memory.dates import has_relative_date, parse_timezone, resolve_relative_dates
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.fts import STOPWORDS
-from flynn.memory.own_words import is_injection
-from flynn.memory.secrets import is_secret
-from flynn.memory.store import Fact, Facts, FactSource, NewFact
+from flynn.dates import has_relative_date, parse_timezone, resolve_relative_dates
+from flynn.learning.own_words import is_injection
+from flynn.learning.rules import ProposedFact
+from flynn.learning.secrets import is_secret
+from flynn.memory.fact_keys import (
+    RETRACTION_PREFIX,
+    content_words,
+    normalised,
+    observation_key,
+)
+from flynn.memory.store import DerivedRelations, Fact, Facts, FactSource, NewFact
 
 Action = Literal["add", "update", "delete", "noop"]
 
-RETRACTION_PREFIX = "no longer: "
-"""How DELETE is recorded: nothing is physically deleted here. The old row is marked superseded
-and a retraction row supersedes it: status ``deleted`` (so it never reaches a prompt), the old
-row's kind and field, value ``no longer: <old value>``. The chain then says when the belief ended.
-"""
 MAX_CANDIDATES = 3
 CANDIDATE_OVERLAP = 0.4
 """Share of words (Jaccard, stopwords left out) from which a free-text observation is a
@@ -33,27 +31,9 @@ candidate at all: below it, two observations are about different things."""
 DUPLICATE_OVERLAP = 0.9
 """Share of words from which a free-text observation repeats an existing one (NOOP)."""
 
-# Keyed observations: the predicate is the relation, the rest is the object it is about.
-_PREDICATES = ("prefers", "dislikes", "working on")
 _OPPOSITES = {"prefers": "dislikes", "dislikes": "prefers"}
 _SEARCHED = 12
-_WORD = re.compile(r"\w+")
-_DATE = re.compile(
-    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?\d{4}-\d\d-\d\d\b", re.IGNORECASE
-)
-
 log = structlog.get_logger(__name__)
-
-
-class DerivedRelations(Protocol):
-    """Where else a fact was recorded (the knowledge graph: ``FactRelations``), so that what
-    stops being believed stops being offered there too."""
-
-    def transaction(self) -> AbstractContextManager[None]: ...
-
-    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
-        """Retires what ``field`` = ``value`` stated, except what ``still`` states again."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,32 +52,11 @@ class Decision:
     target: Fact | None = None
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def observation_key(value: str) -> tuple[str, str] | None:
-    """``(predicate, object)`` of a keyed observation ("prefers green tea" -> ("prefers",
-    "green tea")), or ``None`` for free text."""
-    lowered = _norm(value)
-    for predicate in _PREDICATES:
-        if lowered.startswith(predicate + " ") and len(lowered) > len(predicate) + 1:
-            return predicate, lowered[len(predicate) + 1 :]
-    return None
-
-
-def content_words(text: str) -> frozenset[str]:
-    """Words that say what a fact is about: no stopwords, and no resolved dates, which would
-    make any two facts about the same day look alike."""
-    text = _DATE.sub(" ", text.casefold())
-    return frozenset(word for word in _WORD.findall(text) if word not in STOPWORDS)
-
-
 def word_overlap(first: str, second: str) -> float:
     """Jaccard similarity of the content words of two texts (0..1)."""
     a, b = content_words(first), content_words(second)
     if not a or not b:
-        return 1.0 if _norm(first) == _norm(second) else 0.0
+        return 1.0 if normalised(first) == normalised(second) else 0.0
     return len(a & b) / len(a | b)
 
 
@@ -206,12 +165,12 @@ class RuleReconciler:
         """The deterministic verdict: corrections win (the newest statement of a field replaces
         the old value), a preference that flips replaces its opposite, repeats are NOOPs, and a
         retraction deletes the fact it names (NOOP when there is none)."""
-        value = _norm(proposed.value)
+        value = normalised(proposed.value)
         if proposed.retracts:
             target = _retraction_target(proposed, candidates)
             return Decision("delete", target) if target is not None else Decision("noop")
         for fact in candidates:
-            if _norm(fact.value) == value:
+            if normalised(fact.value) == value:
                 return Decision("noop", fact)
         if proposed.field is not None:
             return Decision("update", candidates[0]) if candidates else Decision("add")
@@ -296,12 +255,12 @@ def new_fact(
 
 
 def _retraction_target(proposed: ProposedFact, candidates: list[Fact]) -> Fact | None:
-    value = _norm(proposed.value)
+    value = normalised(proposed.value)
     if proposed.field is None:
-        return next((fact for fact in candidates if _norm(fact.value) == value), None)
+        return next((fact for fact in candidates if normalised(fact.value) == value), None)
     words = content_words(value)
     for fact in candidates:
         # "I no longer live in Lisbon" retires "Lisbon, Portugal" too, never "Porto".
-        if _norm(fact.value) == value or (words and words <= content_words(fact.value)):
+        if normalised(fact.value) == value or (words and words <= content_words(fact.value)):
             return fact
     return None

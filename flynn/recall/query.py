@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from flynn.memory.fts import STOPWORDS
-from flynn.memory.related import Related, RelatedWords
+from flynn.recall.related_words import Related, RelatedWords
 
 # Words that shape a question without saying what it is about ("can you remember what she said
 # about ..."): searching for them only finds other questions.

@@ -10,7 +10,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from flynn.memory.extraction import ProposedFact
+from flynn.learning.rules import ProposedFact
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 
 EXTRACTION_PROMPT = """\

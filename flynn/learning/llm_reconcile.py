@@ -11,9 +11,8 @@ from datetime import datetime
 import structlog
 
 from flynn.errors import ProviderError, StoreError
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.llm_extraction import json_objects
-from flynn.memory.reconcile import (
+from flynn.learning.llm_extraction import json_objects
+from flynn.learning.reconcile import (
     MAX_CANDIDATES,
     Action,
     Decision,
@@ -21,6 +20,7 @@ from flynn.memory.reconcile import (
     RuleReconciler,
     new_fact,
 )
+from flynn.learning.rules import ProposedFact
 from flynn.memory.store import Fact, FactSource
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 

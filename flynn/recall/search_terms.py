@@ -1,5 +1,5 @@
-"""The words recall searches a question for (``flynn.memory.ranking``): its own words, other
-forms of its irregular verbs, and related words (``flynn.memory.related``), each with the
+"""The words recall searches a question for (``flynn.recall.ranking``): its own words, other
+forms of its irregular verbs, and related words (``flynn.recall.related_words``), each with the
 turns that contain it, read from the full-text index's posting lists."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from flynn.memory.bm25 import TermMatches, idf
 from flynn.memory.fts import search_terms
-from flynn.memory.query import QueryAnalysis
 from flynn.memory.store import History, Postings
-from flynn.memory.tuning import Tuning
+from flynn.recall.query import QueryAnalysis
+from flynn.recall.weights import Tuning
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class QueryWords:
     unsearched_names: re.Pattern[str] | None
     variants: frozenset[str] = frozenset()
     related: Mapping[str, str] = field(default_factory=dict)
-    """Related words searched (``flynn.memory.related``), each with the asked word it is for."""
+    """Related words searched (``flynn.recall.related_words``), each with the word it is for."""
     scale: Mapping[str, float] = field(default_factory=dict)
     """What each related word's weight was multiplied by."""
 

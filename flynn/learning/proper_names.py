@@ -1,7 +1,7 @@
 """Telling names from words in what people write: the capitalised name a phrase opens with,
 and whether it can be a place someone lives, an organisation someone works for, or a person's or
-a pet's name. Shared by the fact rules (``flynn.memory.extraction``) and the graph rules
-(``flynn.memory.graph_extraction``), so both read "I moved to Berlin" and "I joined Globex as a
+a pet's name. Shared by the fact rules (``flynn.learning.rules``) and the graph rules
+(``flynn.learning.graph_extraction``), so both read "I moved to Berlin" and "I joined Globex as a
 designer" alike.
 """
 

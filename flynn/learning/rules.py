@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from flynn.memory.dates import parse_timezone
-from flynn.memory.graph_names import relative_type
-from flynn.memory.proper_names import (
+from flynn.dates import parse_timezone
+from flynn.learning.proper_names import (
     NAME_STOPWORDS,
     looks_like_name,
     organisation_named,
@@ -20,6 +19,7 @@ from flynn.memory.proper_names import (
     proper_name,
     strip_noise,
 )
+from flynn.memory.graph_names import relative_type
 from flynn.memory.store import FactKind
 
 EXPLICIT_CONFIDENCE = 0.9

@@ -12,9 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
-from flynn.memory.graph_extraction import USER_ENTITY
-from flynn.memory.graph_names import MAX_AMBIGUOUS_CHARS, candidate_keys, name_key
-from flynn.memory.query import QueryAnalysis
+from flynn.memory.graph_names import MAX_AMBIGUOUS_CHARS, USER_ENTITY, candidate_keys, name_key
 from flynn.memory.store import (
     Entity,
     Fact,
@@ -26,7 +24,8 @@ from flynn.memory.store import (
     StoredMessage,
     still_in_prompt,
 )
-from flynn.memory.tuning import Tuning
+from flynn.recall.query import QueryAnalysis
+from flynn.recall.weights import Tuning
 
 ItemKind = Literal["message", "fact", "summary", "graph"]
 Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary"]

@@ -8,10 +8,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from flynn.memory.graph_extraction import USER_ENTITY
-from flynn.memory.graph_names import name_key, relative_type
-from flynn.memory.proper_names import looks_like_name
-from flynn.memory.reconcile import observation_key
+from flynn.learning.proper_names import looks_like_name
+from flynn.memory.fact_keys import observation_key
+from flynn.memory.graph_names import USER_ENTITY, name_key, relative_type
 from flynn.memory.store import Entity
 
 MAX_TARGETS = 20

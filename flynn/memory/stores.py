@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -9,19 +10,22 @@ from types import TracebackType
 from flynn.memory.costs import SqliteCosts
 from flynn.memory.database import Database
 from flynn.memory.documents import SqliteDocuments
-from flynn.memory.fact_relations import FactRelations
 from flynn.memory.facts import SqliteFacts
 from flynn.memory.forgetting import SqliteForgetting
 from flynn.memory.graph import SqliteGraph
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqliteInboundLog
+from flynn.memory.store import DerivedRelations, NoDerivedRelations
+
+RelationsOf = Callable[[SqliteGraph], DerivedRelations]
+"""Builds what forgetting retires besides facts (``flynn.learning.fact_relations``)."""
 
 
 class SqliteMemory:
     """Documents, facts, history, the knowledge graph, costs and the inbound log sharing one
     ``Database``; closing it closes them all."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, relations: RelationsOf | None = None) -> None:
         self.db = db
         self.documents = SqliteDocuments(db)
         self.facts = SqliteFacts(db)
@@ -29,12 +33,15 @@ class SqliteMemory:
         self.costs = SqliteCosts(db)
         self.inbound = SqliteInboundLog(db)
         self.graph = SqliteGraph(db)
-        self._forgetting = SqliteForgetting(db, FactRelations(self.graph))
+        # What else a fact stated (the graph relations learning derives from it): forgetting
+        # the fact retires them too. Without it, only the facts and their mentions go.
+        derived = relations(self.graph) if relations is not None else NoDerivedRelations()
+        self._forgetting = SqliteForgetting(db, derived)
 
     @classmethod
-    def open(cls, path: Path) -> SqliteMemory:
+    def open(cls, path: Path, relations: RelationsOf | None = None) -> SqliteMemory:
         """Opens and migrates the database at ``path``; raises ``StoreError`` if it cannot."""
-        return cls(Database.open(path))
+        return cls(Database.open(path), relations)
 
     def close(self) -> None:
         self.db.close()

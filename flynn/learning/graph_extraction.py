@@ -8,13 +8,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flynn.learning.llm_extraction import format_transcript, json_objects, unit_confidence
+from flynn.learning.proper_names import is_job_start, is_past_move, is_place_name
 from flynn.memory.fts import STOPWORDS
-from flynn.memory.graph_names import GENERIC_TYPE, PETS, RELATIVES, name_key, type_name
-from flynn.memory.llm_extraction import format_transcript, json_objects, unit_confidence
-from flynn.memory.proper_names import is_job_start, is_past_move, is_place_name
+from flynn.memory.graph_names import (
+    GENERIC_TYPE,
+    PETS,
+    RELATIVES,
+    USER_ENTITY,
+    name_key,
+    type_name,
+)
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 
-USER_ENTITY = "User"
 """The pseudo-entity standing for the person flynn talks to ("my sister Maya": User -sister->
 Maya). The LLM prompt asks for the same name, so both paths meet in one entity."""
 

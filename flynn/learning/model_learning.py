@@ -11,15 +11,15 @@ from dataclasses import dataclass
 
 import structlog
 
+from flynn.dates import relative_phrases
 from flynn.errors import ProviderError
-from flynn.memory.dates import relative_phrases
-from flynn.memory.extraction import ProposedFact
-from flynn.memory.graph_extraction import LlmGraphExtractor
-from flynn.memory.graph_ingest import GraphIngestor
-from flynn.memory.llm_extraction import LlmExtractor
-from flynn.memory.llm_reconcile import LlmReconciler
-from flynn.memory.own_words import is_injection, own_words
-from flynn.memory.reconcile import content_words
+from flynn.learning.graph_extraction import LlmGraphExtractor
+from flynn.learning.graph_ingest import GraphIngestor
+from flynn.learning.llm_extraction import LlmExtractor
+from flynn.learning.llm_reconcile import LlmReconciler
+from flynn.learning.own_words import is_injection, own_words
+from flynn.learning.rules import ProposedFact
+from flynn.memory.fact_keys import content_words
 from flynn.memory.store import StoredMessage
 from flynn.providers.base import ChatMessage
 

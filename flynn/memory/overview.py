@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from flynn.identity import MemoryScope
-from flynn.memory.reconcile import RETRACTION_PREFIX, content_words, observation_key
+from flynn.memory.fact_keys import RETRACTION_PREFIX, content_words, observation_key
 from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import WorkingMemory, read_working_memory, render_working_memory
 

@@ -14,10 +14,10 @@ from typing import Protocol
 
 import structlog
 
-from flynn.memory.embedding_queue import EmbeddingQueue, VectorWriter
-from flynn.memory.extraction import RuleExtractor
-from flynn.memory.own_words import is_injection, own_words
-from flynn.memory.reconcile import Outcome, RuleReconciler
+from flynn.learning.embedding_queue import EmbeddingQueue, VectorWriter
+from flynn.learning.own_words import is_injection, own_words
+from flynn.learning.reconcile import Outcome, RuleReconciler
+from flynn.learning.rules import RuleExtractor
 from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
 from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
@@ -97,7 +97,7 @@ class MemoryWriter:
 
     async def embed_later(self, stored: StoredMessage) -> None:
         """Embeds a message ``message(..., embed=False)`` stored, in the background queue
-        (``flynn.memory.embedding_queue``); returns once it has its vector, or was left to a
+        (``flynn.learning.embedding_queue``); returns once it has its vector, or was left to a
         later catch-up. A forget meanwhile wins. Never raises but on cancellation: a message
         left without a vector is found by words until it is embedded."""
         if self._queue is not None:

@@ -67,7 +67,7 @@ class RelatedWords:
         """The table that ships with Flynn, read once; empty (no expansion, a logged error) if
         the file is missing or damaged, which only a broken install can cause."""
         try:
-            data = files("flynn.memory").joinpath(TABLE).read_bytes()
+            data = files("flynn.recall").joinpath(TABLE).read_bytes()
             return RelatedWords.parse(gzip.decompress(data).decode())
         except (OSError, EOFError, UnicodeDecodeError, zlib.error):
             log.exception("recall.related_words_unavailable")

@@ -1,4 +1,4 @@
-"""The weights of the hybrid recall ranker (``flynn.memory.ranking``), and the lighter recall
+"""The weights of the hybrid recall ranker (``flynn.recall.ranking``), and the lighter recall
 used for plain statements."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class Tuning:
     """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
     related: float = 0.5
     """Weight of a related word ("dogs" for "pets") against the asked word, times their
-    similarity (``flynn.memory.related``); 0 searches none."""
+    similarity (``flynn.recall.related_words``); 0 searches none."""
     coverage: float = 0.5
     name: float = 0.25
     time_window: float = 0.6

@@ -21,18 +21,18 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from flynn.memory.bm25 import K1, read_best
-from flynn.memory.items import (
+from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, still_in_prompt
+from flynn.memory.vectors import VectorSearch
+from flynn.recall.items import (
     RecallItem,
     exchanges,
     fact_items,
     graph_items,
     summary_items,
 )
-from flynn.memory.query import QueryAnalysis, mentions
-from flynn.memory.searched import QueryWords, searched_words
-from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, still_in_prompt
-from flynn.memory.tuning import Tuning, lighter
-from flynn.memory.vectors import VectorSearch
+from flynn.recall.query import QueryAnalysis, mentions
+from flynn.recall.search_terms import QueryWords, searched_words
+from flynn.recall.weights import Tuning, lighter
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix, QueryVectors
@@ -71,7 +71,7 @@ class HybridRanker:
         self._graph = graph
         self._vectors = vectors
         self.tuning = tuning or Tuning()
-        # For plain statements (``flynn.memory.query.recall_depth``), unless always full.
+        # For plain statements (``flynn.recall.query.recall_depth``), unless always full.
         self.light = lighter(self.tuning) if adaptive else self.tuning
 
     def rank(

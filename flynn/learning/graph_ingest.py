@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from flynn.memory.graph_extraction import USER_ENTITY, GraphProposal
-from flynn.memory.graph_names import GENERIC_TYPE, candidate_keys, name_key, spoken
+from flynn.learning.graph_extraction import GraphProposal
+from flynn.memory.graph_names import GENERIC_TYPE, USER_ENTITY, candidate_keys, name_key, spoken
 from flynn.memory.store import Entity, Graph, StoredMessage
 
 RULE_CONFIDENCE = 0.5

@@ -1,0 +1,38 @@
+"""The chat commands (``/new``, ``/status``, ...) as a contract: their names, what each does,
+its arguments. ``/help``, Telegram's command menu and the gateway's ``command`` frame read this
+table; ``flynn.sessions.commands`` says what each one does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    about: str
+    """What it does, one line: Telegram's menu shows it (256 characters at most), and ``/help``."""
+    args: str = ""
+
+    @property
+    def usage(self) -> str:
+        """Its ``/help`` line."""
+        head = f"/{self.name} {self.args}" if self.args else f"/{self.name}"
+        return f"{head} – {self.about[0].lower()}{self.about[1:]}"
+
+
+CHAT_COMMANDS: Final = (
+    Command("new", "Start a fresh conversation (what we were doing is kept as working memory)"),
+    Command("reset", "Clear this conversation without summarising it"),
+    Command("status", "What I know about this session"),
+    Command("compact", "Summarise the conversation now"),
+    Command("otr", "Toggle off-the-record: nothing is stored while it is on"),
+    Command("forget", "Delete this conversation's messages for good; /forget FIELD deletes a fact"),
+    Command("search", "Find what we said before, grouped by day", args="WORDS"),
+    Command("reminders", "List your reminders; /reminders cancel N cancels one", args="[cancel N]"),
+    Command("tasks", "List your tasks; /tasks done N ticks one off, /tasks add TEXT adds one"),
+    Command("help", "What I can do"),
+)
+NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
+ALIASES: Final = {"start": "help"}  # Telegram sends /start when a chat opens
