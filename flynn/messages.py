@@ -41,6 +41,15 @@ class SessionKey:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandCall:
+    """A chat command as the person gave it (``/reminders cancel 2``, or a gateway ``command``
+    frame), parsed once at the edge: its name (lower case, no slash) and the rest."""
+
+    name: str
+    arg: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class InboundMessage:
     """A message from a person, parsed once at the channel edge."""
 
@@ -56,6 +65,11 @@ class InboundMessage:
     forwarded: bool = False
     """The text was forwarded from someone else (Telegram's ``forward_origin``, a Discord
     forward): it says nothing about the sender, so nothing is learnt from it."""
+    command: CommandCall | None = None
+    """Set when the message is a command, parsed by the channel; ``text`` keeps what was sent."""
+    reply_handle: object | None = None
+    """The channel's own note of where a reply goes (a chat and message to quote, a thread):
+    opaque to everyone else, handed back in ``OutboundMessage.reply_handle``."""
 
     @property
     def session_key(self) -> SessionKey:
@@ -91,3 +105,5 @@ class OutboundMessage:
     push: PushKind | None = None
     push_id: str | None = None
     recipient: str | None = None
+    reply_handle: object | None = None
+    """The ``InboundMessage.reply_handle`` this answers, as the channel gave it."""
