@@ -63,10 +63,6 @@ class Identity:
     def is_multi_user(self) -> bool:
         return bool(self._owners)
 
-    def user_of(self, account: ChannelAccount) -> str | None:
-        """The configured person owning ``account``, if any."""
-        return self._owners.get(account)
-
     def resolve(self, account: ChannelAccount, session: SessionKey) -> MemoryScope:
         if self._owners:
             owner = self._owners.get(account)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, NewType
-
-ChannelName = NewType("ChannelName", str)
-"""A channel's stable name: ``telegram``, ``discord``, ``gateway`` or ``cli``."""
+from typing import Literal
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,7 +204,6 @@ class CompactionOutcome:
     used_model: bool
     tokens_before: int
     tokens_after: int
-    facts_extracted: int
     through_id: int = 0
     """The newest message summarised (and learnt from, when extraction is on)."""
     summary_error: str | None = None
@@ -325,7 +324,6 @@ class Compactor:
             used_model,
             before,
             after,
-            extracted,
             through_id,
             summary_error=error,
         )
