@@ -348,23 +348,6 @@ class History(Protocol):
         ...
 
 
-class Costs(Protocol):
-    def record(
-        self,
-        *,
-        provider: str,
-        model: str,
-        task: str,
-        input_tokens: int,
-        output_tokens: int,
-        now: datetime,
-    ) -> None: ...
-
-    def totals(self) -> dict[str, tuple[int, int]]:
-        """Input and output tokens per task."""
-        ...
-
-
 class InboundLog(Protocol):
     """Durable intake (``flynn.memory.inbound``): accepted messages, stored before the channel
     confirms them, until their reply is delivered."""
