@@ -13,7 +13,7 @@ from flynn.channels.gateway import GatewayChannel
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.errors import ConfigError, ConfigProblem
-from flynn.identity import Identity, MemoryScope
+from flynn.identity import Identity
 from flynn.learning.fact_relations import FactRelations
 from flynn.learning.graph_extraction import LlmGraphExtractor, RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
@@ -25,7 +25,6 @@ from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
-from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -35,8 +34,9 @@ from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
-from flynn.sessions.orchestrator import Orchestrator, SessionServices, TurnConfig
+from flynn.sessions.orchestrator import SessionServices, TurnConfig
 from flynn.sessions.personal import PersonalFiles
+from flynn.sessions.registry import SessionRegistry
 from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
@@ -74,11 +74,11 @@ class ScheduleSignal:
 
 
 class App:
-    """The composed process: memory, providers, identity, the schedule, and one orchestrator per
-    session key.
+    """The composed process: memory, providers, identity, the schedule, and the live sessions
+    (``sessions``, one orchestrator per session key).
 
-    Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for compactions in
-    flight, closes provider clients, then closes the database last.
+    Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for the sessions' work
+    in flight (compactions, learning), closes provider clients, then closes the database last.
     """
 
     def __init__(
@@ -102,7 +102,7 @@ class App:
         self.identity = Identity(
             user_namespace=settings.memory.user_namespace, users=settings.users
         )
-        self._orchestrators: dict[SessionKey, Orchestrator] = {}
+        self.sessions = SessionRegistry(self.identity, services)
 
     @classmethod
     def open(
@@ -139,30 +139,8 @@ class App:
             schedule_signal=signal,
         )
 
-    def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
-        return self.identity.resolve(account, key)
-
-    def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator:
-        """The session's orchestrator, created on first use (resuming stored history)."""
-        orchestrator = self._orchestrators.get(key)
-        if orchestrator is None:
-            orchestrator = Orchestrator(key, self.scope_for(key, account), self.services)
-            self._orchestrators[key] = orchestrator
-        return orchestrator
-
-    def live(self, key: SessionKey) -> Orchestrator | None:
-        """The session's orchestrator if one exists now."""
-        return self._orchestrators.get(key)
-
-    async def evict(self, key: SessionKey) -> None:
-        orchestrator = self._orchestrators.pop(key, None)
-        if orchestrator is not None:
-            await orchestrator.aclose()
-
     async def aclose(self) -> None:
-        for orchestrator in list(self._orchestrators.values()):
-            await orchestrator.aclose()
-        self._orchestrators.clear()
+        await self.sessions.aclose()
         await self.services.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()

@@ -103,7 +103,9 @@ async def bench_turn(
             _schedule(app, rng, zipf, reminders)
             setup_seconds = time.perf_counter() - setup_started
 
-            orchestrator = app.orchestrator(SessionKey("bench", "1"), ChannelAccount("bench", "1"))
+            orchestrator = app.sessions.orchestrator(
+                SessionKey("bench", "1"), ChannelAccount("bench", "1")
+            )
             texts = [zipf.sentence(rng, rng.randint(6, 30)) for _ in range(64)]
             texts += [
                 "My name is Ana and I prefer green tea.",

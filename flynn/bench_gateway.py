@@ -146,7 +146,9 @@ async def bench_gateway(
         gateway = _unlimited_gateway(settings)
         null = _NullChannel()
         channels: dict[str, Channel] = {"gateway": gateway, "bench": null}
-        router = Router(app, channels, app.identity, app.memory.inbound, clock=app.services.clock)
+        router = Router(
+            app.sessions, channels, app.identity, app.memory.inbound, clock=app.services.clock
+        )
         serving = asyncio.create_task(gateway.run(router.on_message))
         try:
             await gateway.wait_started()

@@ -415,7 +415,7 @@ async def _chat(settings: Settings, env: Mapping[str, str]) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     app = App.open(settings, env)
     try:
-        orchestrator = app.orchestrator(key, ChannelAccount("cli", user))
+        orchestrator = app.sessions.orchestrator(key, ChannelAccount("cli", user))
         if interactive:
             print(
                 f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "

@@ -122,7 +122,7 @@ class Daemon:
                 settings, app.identity, gateway_token=token, readiness=self.readiness
             )
             router = Router(
-                app,
+                app.sessions,
                 self.channels,
                 app.identity,
                 app.memory.inbound,

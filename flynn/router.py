@@ -37,7 +37,8 @@ RESEND_BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 
 
 class Sessions(Protocol):
-    """Creates and forgets orchestrators; ``flynn.app.App`` implements it."""
+    """Creates and forgets orchestrators; ``flynn.sessions.registry.SessionRegistry`` implements
+    it."""
 
     def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator: ...
 

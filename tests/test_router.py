@@ -30,7 +30,7 @@ async def make(
     return (
         app,
         Router(
-            app,
+            app.sessions,
             {"gateway": channel},
             app.identity,
             app.memory.inbound,
@@ -129,7 +129,7 @@ async def test_idle_sessions_are_evicted_and_resumed_from_the_database(
     await router.on_message(channel.inbound("remember the blue door"))
     await channel.reply()
     await router.wait_until_idle()
-    assert app._orchestrators == {}
+    assert app.sessions.live(channel.inbound("").session_key) is None
     await router.on_message(channel.inbound("where was I?"))
     await channel.reply()
     contents = [m.content for m in provider.requests[-1].messages]
@@ -226,7 +226,11 @@ async def test_a_reply_that_could_not_be_sent_is_sent_after_the_restart(
     app, router, channel = await make(tmp_path, ScriptedProvider(default="the answer"))
     broken = BrokenChannel(can_stream=False)
     router = Router(
-        app, {"gateway": broken}, app.identity, app.memory.inbound, clock=app.services.clock
+        app.sessions,
+        {"gateway": broken},
+        app.identity,
+        app.memory.inbound,
+        clock=app.services.clock,
     )
     await router.on_message(channel.inbound("question", message_id="x1"))
     await router.drain(5)

@@ -58,7 +58,9 @@ class Harness:
 
     def session(self, channel: str = "gateway", chat_id: str = "laptop") -> Orchestrator:
         assert self.app is not None
-        return self.app.orchestrator(SessionKey(channel, chat_id), ChannelAccount(channel, chat_id))
+        return self.app.sessions.orchestrator(
+            SessionKey(channel, chat_id), ChannelAccount(channel, chat_id)
+        )
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def open_app(server: FakeModelServer, data: Path, **llm: object) -> App:
 
 def session(app: App) -> Orchestrator:
     key = SessionKey("gateway", "laptop")
-    return app.orchestrator(key, ChannelAccount("gateway", "laptop"))
+    return app.sessions.orchestrator(key, ChannelAccount("gateway", "laptop"))
 
 
 async def test_a_reply_cut_mid_stream_is_shown_as_cut_and_not_stored(

@@ -78,7 +78,9 @@ async def test_an_injection_attempt_leaves_nothing_in_memory(
     h = harness(**SMALL_WINDOW, memory={"user_namespace": "user", "extract_every_turns": 1})
     h.extraction.default = compliant_extraction
     app = h.open()
-    session = app.orchestrator(SessionKey("gateway", "web"), ChannelAccount("gateway", "web"))
+    session = app.sessions.orchestrator(
+        SessionKey("gateway", "web"), ChannelAccount("gateway", "web")
+    )
     await session.handle(text)
     await session.wait_idle()
     stored = [
@@ -99,7 +101,9 @@ async def test_the_persons_own_words_still_teach_and_patterns_are_data(
 ) -> None:
     h = harness(**SMALL_WINDOW, memory={"user_namespace": "user"})
     app = h.open()
-    session = app.orchestrator(SessionKey("gateway", "web"), ChannelAccount("gateway", "web"))
+    session = app.sessions.orchestrator(
+        SessionKey("gateway", "web"), ChannelAccount("gateway", "web")
+    )
     await session.handle("My name is Ana. Translate to French: my name is Pierre")
     await session.handle("when I say ship it, run the deploy checklist")
     await session.wait_idle()

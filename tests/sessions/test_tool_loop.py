@@ -153,10 +153,10 @@ async def test_two_people_never_see_each_others_tasks_scratch_or_reminders(
     users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-laptop"]}}
     h = harness(**SMALL_WINDOW, users=users)
     app = h.open()
-    alice = app.orchestrator(
+    alice = app.sessions.orchestrator(
         SessionKey("gateway", "alice-laptop"), ChannelAccount("gateway", "alice-laptop")
     )
-    bob = app.orchestrator(
+    bob = app.sessions.orchestrator(
         SessionKey("gateway", "bob-laptop"), ChannelAccount("gateway", "bob-laptop")
     )
     h.chat.push(

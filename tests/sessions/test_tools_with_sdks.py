@@ -86,9 +86,11 @@ async def world(
 def session(app: App, tools: ToolRegistry | None = None) -> Orchestrator:
     key = SessionKey("gateway", "laptop")
     if tools is None:
-        return app.orchestrator(key, ChannelAccount("gateway", "laptop"))
+        return app.sessions.orchestrator(key, ChannelAccount("gateway", "laptop"))
     services = dataclasses.replace(app.services, tools=tools)
-    return Orchestrator(key, app.scope_for(key, ChannelAccount("gateway", "laptop")), services)
+    return Orchestrator(
+        key, app.sessions.scope_for(key, ChannelAccount("gateway", "laptop")), services
+    )
 
 
 async def ask(orchestrator: Orchestrator, text: str) -> str:

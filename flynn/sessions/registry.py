@@ -1,0 +1,47 @@
+"""The live sessions of one process: one orchestrator per session key, created on first use and
+dropped when idle; the router's ``Sessions`` seam."""
+
+from __future__ import annotations
+
+from flynn.identity import Identity, MemoryScope
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.sessions.orchestrator import Orchestrator, SessionServices
+
+
+class SessionRegistry:
+    """Creates orchestrators lazily (each resumes its stored history) and forgets them.
+
+    ``aclose`` waits for every session's compaction, learning and embedding in flight."""
+
+    def __init__(self, identity: Identity, services: SessionServices) -> None:
+        self._identity = identity
+        self._services = services
+        self._live: dict[SessionKey, Orchestrator] = {}
+
+    def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
+        """Whose memory a session of ``account`` reads and writes."""
+        return self._identity.resolve(account, key)
+
+    def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator:
+        """The session's orchestrator, created on first use (resuming stored history)."""
+        orchestrator = self._live.get(key)
+        if orchestrator is None:
+            orchestrator = Orchestrator(key, self.scope_for(key, account), self._services)
+            self._live[key] = orchestrator
+        return orchestrator
+
+    def live(self, key: SessionKey) -> Orchestrator | None:
+        """The session's orchestrator if one exists now (without creating one)."""
+        return self._live.get(key)
+
+    async def evict(self, key: SessionKey) -> None:
+        """Drops the session's orchestrator after waiting for its work in flight."""
+        orchestrator = self._live.pop(key, None)
+        if orchestrator is not None:
+            await orchestrator.aclose()
+
+    async def aclose(self) -> None:
+        """Waits for every session's work in flight, then forgets them all."""
+        for orchestrator in list(self._live.values()):
+            await orchestrator.aclose()
+        self._live.clear()
