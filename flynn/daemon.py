@@ -31,7 +31,7 @@ from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import GatewayChannel
 from flynn.errors import ConfigError, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
-from flynn.memory.database import StorageHealth
+from flynn.memory.health import StorageHealth
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router

@@ -19,7 +19,8 @@ from datetime import datetime
 from flynn.app import allowed_accounts, database_path, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.errors import ConfigError, FlynnError, StoreError
-from flynn.memory.database import LATEST_VERSION, Database
+from flynn.memory.database import Database
+from flynn.memory.migrations import LATEST_VERSION
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.providers.build import build_task_providers, describe_provider

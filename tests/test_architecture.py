@@ -125,9 +125,6 @@ STILL_TOO_LONG = {
     "flynn.cli": 824,
     "flynn.learning.graph_extraction": 628,
     "flynn.learning.rules": 576,
-    "flynn.memory.database": 810,
-    "flynn.memory.history": 561,
-    "flynn.memory.store": 557,
     "flynn.sessions.orchestrator": 777,
 }
 

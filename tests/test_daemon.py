@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from flynn.app import database_path
 from flynn.daemon import Daemon, PortInUse
 from flynn.errors import StoreError
-from flynn.memory.database import StorageHealth
+from flynn.memory.health import StorageHealth
 from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.settings import load_settings

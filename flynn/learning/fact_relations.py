@@ -11,7 +11,7 @@ from typing import Protocol
 from flynn.learning.proper_names import looks_like_name
 from flynn.memory.fact_keys import observation_key
 from flynn.memory.graph_names import USER_ENTITY, name_key, relative_type
-from flynn.memory.store import Entity
+from flynn.memory.graph_store import Entity
 
 MAX_TARGETS = 20
 """Entities one fact's value can name (its value is a place, a name, a path: a few words)."""

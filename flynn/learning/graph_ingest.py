@@ -10,7 +10,8 @@ from typing import Protocol
 
 from flynn.learning.graph_extraction import GraphProposal
 from flynn.memory.graph_names import GENERIC_TYPE, USER_ENTITY, candidate_keys, name_key, spoken
-from flynn.memory.store import Entity, Graph, StoredMessage
+from flynn.memory.graph_store import Entity, Graph
+from flynn.memory.store import StoredMessage
 
 RULE_CONFIDENCE = 0.5
 """For rule proposals that carry none of their own (rules set theirs: 0.5 .. 0.9)."""

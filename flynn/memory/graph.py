@@ -15,8 +15,8 @@ from datetime import datetime
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.graph_names import GENERIC_TYPE, candidate_keys, name_key, type_name
+from flynn.memory.graph_store import Entity, Relation
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.store import Entity, Relation
 
 MAX_NAME_CHARS = 200
 MAX_DESCRIPTION_CHARS = 500

@@ -28,7 +28,7 @@ _ROOTS_TWO_DEEP = ("users", "sessions")
 
 def namespace_root(namespace: str) -> str:
     """The person or session scope a namespace belongs to: its first segment, or its first two
-    under ``users/`` and ``sessions/``. Must agree with ``_NS_TOKEN`` in ``database.py``."""
+    under ``users/`` and ``sessions/``. Must agree with ``_NS_TOKEN`` in ``migrations.py``."""
     parts = namespace.split("/")
     depth = 2 if parts[0] in _ROOTS_TWO_DEEP and len(parts) > 1 else 1
     return "/".join(parts[:depth])

@@ -5,7 +5,7 @@ seed 003's "Relevant Knowledge" format, within a character budget.
 from __future__ import annotations
 
 from flynn.memory.graph_names import GENERIC_TYPE, spoken
-from flynn.memory.store import Entity, Graph, Relation
+from flynn.memory.graph_store import Entity, Graph, Relation
 
 HEADER = "Relevant Knowledge:"
 MAX_CONTEXT_CHARS = 1200

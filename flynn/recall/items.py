@@ -13,17 +13,8 @@ from datetime import datetime
 from typing import Literal
 
 from flynn.memory.graph_names import MAX_AMBIGUOUS_CHARS, USER_ENTITY, candidate_keys, name_key
-from flynn.memory.store import (
-    Entity,
-    Fact,
-    Facts,
-    Graph,
-    History,
-    MessageRole,
-    Relation,
-    StoredMessage,
-    still_in_prompt,
-)
+from flynn.memory.graph_store import Entity, Graph, Relation
+from flynn.memory.store import Fact, Facts, History, MessageRole, StoredMessage, still_in_prompt
 from flynn.recall.query import QueryAnalysis
 from flynn.recall.weights import Tuning
 

@@ -21,7 +21,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from flynn.memory.bm25 import K1, read_best
-from flynn.memory.store import Entity, Facts, Graph, History, StoredMessage, still_in_prompt
+from flynn.memory.graph_store import Entity, Graph
+from flynn.memory.store import Facts, History, StoredMessage, still_in_prompt
 from flynn.memory.vectors import VectorSearch
 from flynn.recall.items import (
     RecallItem,

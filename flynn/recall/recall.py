@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from flynn.memory.store import Facts, Graph, History
+from flynn.memory.graph_store import Graph
+from flynn.memory.store import Facts, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
 from flynn.recall.items import RecallItem, Trust, fact_item, message_item
 from flynn.recall.query import analyse

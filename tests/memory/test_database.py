@@ -11,14 +11,9 @@ import pytest
 
 from flynn.errors import StorageUnusable, StoreError
 from flynn.memory import database
-from flynn.memory.database import (
-    LATEST_VERSION,
-    Database,
-    StorageHealth,
-    StorageStatus,
-    decode_time,
-    encode_time,
-)
+from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.health import StorageHealth, StorageStatus
+from flynn.memory.migrations import LATEST_VERSION
 
 
 def _tables(db: Database) -> set[str]:

@@ -15,7 +15,7 @@ from flynn.learning.graph_extraction import (
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.graph import SqliteGraph
 from flynn.memory.graph_names import candidate_keys, name_key, spoken
-from flynn.memory.store import Entity
+from flynn.memory.graph_store import Entity
 from flynn.memory.stores import SqliteMemory
 from flynn.recall.graph_context import GraphContextBuilder
 

@@ -1,0 +1,388 @@
+"""The schema, as numbered forward-only migrations: ``MIGRATIONS[n - 1]`` takes a database from
+version ``n - 1`` to ``n`` (``Database.open`` applies what is missing, each in one transaction).
+Append only; never edit a shipped entry.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+from flynn.errors import StoreError
+
+_SCHEMA_V1 = """
+CREATE TABLE documents (
+    namespace  TEXT PRIMARY KEY,
+    content    TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    expires_at TEXT
+);
+
+-- AUTOINCREMENT: fact ids are shown to people (``memory forget``) and linked by ``supersedes``,
+-- so an id must never be handed out twice, even after the newest row is forgotten.
+CREATE TABLE facts (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace  TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    field      TEXT,
+    value      TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    source     TEXT NOT NULL,
+    status     TEXT NOT NULL DEFAULT 'active'
+               CHECK (status IN ('active', 'superseded', 'deleted')),
+    supersedes INTEGER REFERENCES facts(id) ON DELETE SET NULL,
+    session    TEXT,
+    channel    TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX facts_namespace_status_field ON facts(namespace, status, field);
+CREATE INDEX facts_namespace_field ON facts(namespace, field);
+-- Walks supersession chains forward, and keeps ON DELETE SET NULL from scanning the table.
+CREATE INDEX facts_supersedes ON facts(supersedes);
+
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+    field, value, content='facts', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, field, value) VALUES (new.id, new.field, new.value);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value)
+    VALUES ('delete', old.id, old.field, old.value);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value)
+    VALUES ('delete', old.id, old.field, old.value);
+    INSERT INTO facts_fts(rowid, field, value) VALUES (new.id, new.field, new.value);
+END;
+
+CREATE TABLE sessions (
+    key                TEXT PRIMARY KEY,
+    namespace          TEXT NOT NULL,
+    summary            TEXT,
+    summarized_through INTEGER,
+    created_at         TEXT NOT NULL,
+    updated_at         TEXT NOT NULL
+);
+CREATE INDEX sessions_namespace ON sessions(namespace);
+
+CREATE TABLE messages (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session    TEXT NOT NULL,
+    namespace  TEXT NOT NULL,
+    role       TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    tokens     INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    summarized INTEGER NOT NULL DEFAULT 0 CHECK (summarized IN (0, 1))
+);
+CREATE INDEX messages_session ON messages(session, summarized, id);
+CREATE INDEX messages_namespace ON messages(namespace, id);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE TABLE costs (
+    id            INTEGER PRIMARY KEY,
+    provider      TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    task          TEXT NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cost          REAL,
+    created_at    TEXT NOT NULL
+);
+"""
+
+# Inbound message ids already handled, so a channel's redelivery is answered once. Holds no message
+# text; pruned by age.
+_SCHEMA_V2 = """
+CREATE TABLE inbound (
+    channel      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    session      TEXT NOT NULL,
+    received_at  TEXT NOT NULL,
+    completed_at TEXT,
+    PRIMARY KEY (channel, message_id)
+) WITHOUT ROWID;
+CREATE INDEX inbound_received_at ON inbound(received_at);
+"""
+
+# Exact-value lookups for reconciliation (is this observation already known?) without reading
+# every active fact of the namespace.
+_SCHEMA_V3 = """
+CREATE INDEX facts_namespace_value
+    ON facts(namespace, value COLLATE NOCASE) WHERE status = 'active';
+"""
+
+# The knowledge graph (seed 003): entities and typed relations per namespace, and which messages
+# mention an entity, so recall can reach the turns behind a person, project or place.
+_SCHEMA_V4 = """
+CREATE TABLE entities (
+    id          INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    name_key    TEXT NOT NULL,
+    type        TEXT NOT NULL DEFAULT 'thing',
+    description TEXT,
+    confidence  REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
+    mentions    INTEGER NOT NULL DEFAULT 1,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    UNIQUE (namespace, name_key)
+);
+-- Finding the entities a message names looks up its word n-grams by key across a namespace
+-- prefix; keyed on name_key first, each candidate is one seek however many entities there are.
+CREATE INDEX entities_name_key ON entities(name_key, namespace);
+CREATE TABLE relations (
+    id          INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    source_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    target_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    type        TEXT NOT NULL,
+    confidence  REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    UNIQUE (source_id, target_id, type),
+    CHECK (source_id != target_id)
+);
+CREATE INDEX relations_target ON relations(target_id);
+CREATE INDEX relations_namespace ON relations(namespace);
+CREATE TABLE entity_mentions (
+    entity_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    PRIMARY KEY (entity_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_mentions_message ON entity_mentions(message_id);
+"""
+
+# Optional local embeddings (``memory.embeddings``): one vector per message or fact and model.
+_SCHEMA_V5 = """
+CREATE TABLE embeddings (
+    kind        TEXT NOT NULL,
+    ref_id      INTEGER NOT NULL,
+    namespace   TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    vector      BLOB NOT NULL,
+    PRIMARY KEY (kind, ref_id, model)
+) WITHOUT ROWID;
+CREATE INDEX embeddings_namespace ON embeddings(namespace, kind);
+"""
+
+# Turn-level provenance: the message a fact was extracted from, so recall can treat a fact and
+# the turn behind it as near-duplicates and credit the right turn. Recall also reads a person's
+# messages by time ("what did we talk about last week"), hence the second index.
+_SCHEMA_V6 = """
+ALTER TABLE facts ADD COLUMN message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL;
+CREATE INDEX facts_message_id ON facts(message_id);
+CREATE INDEX messages_namespace_created ON messages(namespace, created_at);
+-- A vector says what its text said: it goes with the row, on every path that deletes one.
+CREATE TRIGGER messages_embeddings_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM embeddings WHERE kind = 'message' AND ref_id = old.id;
+END;
+CREATE TRIGGER facts_embeddings_delete AFTER DELETE ON facts BEGIN
+    DELETE FROM embeddings WHERE kind = 'fact' AND ref_id = old.id;
+END;
+"""
+
+# The namespace root (``flynn.memory.namespaces.namespace_root``) of a row, as one full-text token
+# (``namespace_token``), so a search for one person or session counts and lists only its own
+# rows. A virtual column: FTS5 reads an external content table's columns by name.
+_NS_TOKEN = """'n' || lower(hex(CASE
+    WHEN substr(namespace, 1, 6) = 'users/' OR substr(namespace, 1, 9) = 'sessions/' THEN
+        CASE WHEN instr(substr(namespace, instr(namespace, '/') + 1), '/') > 0
+            THEN substr(
+                namespace,
+                1,
+                instr(namespace, '/')
+                    + instr(substr(namespace, instr(namespace, '/') + 1), '/') - 1
+            )
+            ELSE namespace END
+    WHEN instr(namespace, '/') > 0 THEN substr(namespace, 1, instr(namespace, '/') - 1)
+    ELSE namespace
+END)) || 'x'"""
+
+# Full-text candidates scoped by namespace root: each index gains the ``ns`` token column, rebuilt
+# from the base tables; ``rank`` gives it no weight, so bm25 scores stay those of the text.
+_SCHEMA_V7 = f"""
+ALTER TABLE messages ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN}) VIRTUAL;
+ALTER TABLE facts ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN}) VIRTUAL;
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TABLE messages_fts;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, ns, content='messages', content_rowid='id', tokenize='porter unicode61'
+);
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
+    VALUES ('delete', old.id, old.content, old.ns);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, namespace ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
+    VALUES ('delete', old.id, old.content, old.ns);
+    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
+END;
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_delete;
+DROP TRIGGER facts_fts_update;
+DROP TABLE facts_fts;
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+    field, value, ns, content='facts', content_rowid='id', tokenize='porter unicode61'
+);
+INSERT INTO facts_fts(facts_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.0)');
+INSERT INTO facts_fts(facts_fts) VALUES ('rebuild');
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
+    VALUES ('delete', old.id, old.field, old.value, old.ns);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value, namespace ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
+    VALUES ('delete', old.id, old.field, old.value, old.ns);
+    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
+END;
+"""
+
+# The schedule (flynn.schedule): durable jobs, each due time claimed exactly once, and the outbox
+# of unprompted messages their firings produce; plus the tool calls and results of a turn, kept
+# with the assistant message that ends it (so compaction can never separate a call from its
+# result, and a restart reloads them).
+_SCHEMA_V8 = """
+CREATE TABLE jobs (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace     TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    text          TEXT NOT NULL,
+    repeat        TEXT,
+    timezone      TEXT NOT NULL,
+    next_at       TEXT,
+    channel       TEXT,
+    chat_id       TEXT,
+    thread        TEXT,
+    recipient     TEXT,
+    status        TEXT NOT NULL DEFAULT 'active'
+                  CHECK (status IN ('active', 'done', 'cancelled')),
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    last_fired_at TEXT,
+    fired_count   INTEGER NOT NULL DEFAULT 0
+);
+-- next_due and fire_due read the head of this; a person's listing the second.
+CREATE INDEX jobs_due ON jobs(next_at) WHERE status = 'active';
+CREATE INDEX jobs_namespace ON jobs(namespace, status, next_at);
+
+CREATE TABLE pushes (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace    TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    channel      TEXT NOT NULL,
+    chat_id      TEXT NOT NULL,
+    thread       TEXT,
+    recipient    TEXT,
+    job_id       INTEGER,
+    due_at       TEXT,
+    late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    created_at   TEXT NOT NULL,
+    leased_until TEXT,
+    delivered_at TEXT,
+    failures     INTEGER NOT NULL DEFAULT 0
+);
+-- Delivered rows are history: only the undelivered ones are indexed for the outbox's reads.
+CREATE INDEX pushes_pending ON pushes(id) WHERE delivered_at IS NULL;
+CREATE INDEX pushes_pending_chat ON pushes(channel, chat_id) WHERE delivered_at IS NULL;
+CREATE INDEX pushes_pending_recipient ON pushes(channel, recipient) WHERE delivered_at IS NULL;
+-- A job's due time queues at most one push, whatever races the claim (belt and braces).
+CREATE UNIQUE INDEX pushes_job_due ON pushes(job_id, due_at) WHERE job_id IS NOT NULL;
+
+CREATE TABLE message_tools (
+    message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+    steps      TEXT NOT NULL
+);
+"""
+
+# Durable intake: an accepted message is stored (text and where it came from) before the channel
+# confirms it, so a crash or a drain deadline loses nothing: at start, what was accepted but not
+# answered is replayed; what was answered but not delivered is sent again. The text is cleared once
+# answered; the reply is kept (until pruned) so a resend of the same id gets it again.
+_SCHEMA_V9 = """
+CREATE TABLE intake (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    session      TEXT NOT NULL,
+    namespace    TEXT,
+    chat_id      TEXT NOT NULL DEFAULT '',
+    thread       TEXT,
+    sender_id    TEXT NOT NULL DEFAULT '',
+    sender_name  TEXT,
+    is_group     INTEGER NOT NULL DEFAULT 0,
+    forwarded    INTEGER NOT NULL DEFAULT 0,
+    text         TEXT,
+    state        TEXT NOT NULL DEFAULT 'accepted'
+                 CHECK (state IN ('accepted', 'answered', 'delivered', 'failed')),
+    reply        TEXT,
+    reply_error  TEXT,
+    received_at  TEXT NOT NULL,
+    answered_at  TEXT,
+    completed_at TEXT,
+    UNIQUE (channel, message_id)
+);
+INSERT INTO intake (channel, message_id, session, received_at, completed_at, state)
+SELECT channel, message_id, session, received_at, completed_at,
+       CASE WHEN completed_at IS NULL THEN 'failed' ELSE 'delivered' END
+FROM inbound;
+DROP TABLE inbound;
+CREATE INDEX intake_open ON intake(state, id) WHERE state IN ('accepted', 'answered');
+CREATE INDEX intake_received_at ON intake(received_at);
+CREATE INDEX intake_namespace ON intake(namespace);
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    _SCHEMA_V1,
+    _SCHEMA_V2,
+    _SCHEMA_V3,
+    _SCHEMA_V4,
+    _SCHEMA_V5,
+    _SCHEMA_V6,
+    _SCHEMA_V7,
+    _SCHEMA_V8,
+    _SCHEMA_V9,
+)
+"""Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
+
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def statements(script: str) -> Iterator[str]:
+    """Splits a script into statements; ``executescript`` would commit our open transaction."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        # complete_statement knows about strings, comments and trigger bodies.
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                yield pending
+            pending = ""
+    if pending.strip(" \n\t;"):
+        raise StoreError(f"incomplete statement in migration: {pending.strip()[:80]!r}")
