@@ -15,6 +15,7 @@ from flynn.app import App
 from flynn.errors import SessionBusy
 from flynn.messages import OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.offline import memory_in
 from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import load_settings
@@ -271,6 +272,11 @@ async def test_two_people_in_one_group_never_see_each_others_memory(
         channel.inbound("My name is Bob.", chat_id="group", sender_id="bob-id", is_group=True)
     )
     await channel.reply()
+    # The profile joins the prompt at a session start.
+    await router.on_message(
+        channel.inbound("/new", chat_id="group", sender_id="bob-id", is_group=True)
+    )
+    await channel.reply()
     await router.on_message(
         channel.inbound("who am I?", chat_id="group", sender_id="bob-id", is_group=True)
     )
@@ -278,9 +284,9 @@ async def test_two_people_in_one_group_never_see_each_others_memory(
     bob_prompt = provider.requests[-1]
     assert "Alice" not in bob_prompt.system
     assert all("Alice" not in m.content for m in bob_prompt.messages)
-    assert bob_prompt.memory is not None and bob_prompt.memory.user_name == "Bob"
+    assert memory_in(bob_prompt.system).user_name == "Bob"
     await router.on_message(channel.inbound("hi", chat_id="alice-id", sender_id="alice-id"))
     await channel.reply()
     alice_dm = provider.requests[-1]
-    assert "Bob" not in alice_dm.system and alice_dm.memory is not None
-    assert alice_dm.memory.user_name == "Alice"
+    assert "Bob" not in alice_dm.system
+    assert memory_in(alice_dm.system).user_name == "Alice"

@@ -59,26 +59,11 @@ class ChatMessage:
 
 
 @dataclass(frozen=True, slots=True)
-class MemoryView:
-    """What the session knows of the person, in structured form.
-
-    Real models read the same facts from the system prompt; this exists for providers that answer
-    without a model (``offline``), so they need not parse prompt text.
-    """
-
-    user_name: str | None = None
-    facts: tuple[str, ...] = ()
-    working_memory: str | None = None
-    recalled: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class ChatRequest:
     system: str
     messages: tuple[ChatMessage, ...]
     task: Task = "chat"
     max_tokens: int | None = None
-    memory: MemoryView | None = None
     tools: tuple[ToolSpec, ...] = ()
     """Tools the model may call; empty means none are offered."""
 

@@ -1,17 +1,22 @@
 """The provider used when no language model is configured: deterministic, no network. It says how
 to configure one and answers from memory, so flynn can be tried (and tested) without a key.
+
+What it remembers is what a model would read: the labelled blocks of the system prompt
+(``flynn.sessions.prompt`` writes them; the headings below are theirs, and a test keeps the two
+equal, since providers may not import sessions).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
 from flynn.errors import Unavailable
 from flynn.providers.base import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
-    MemoryView,
     StreamEvent,
     ToolResult,
     Usage,
@@ -24,11 +29,19 @@ SETUP_HINT = (
     "To connect one, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set llm.provider and "
     "llm.base_url (for a local OpenAI-compatible server) in the config."
 )
+PROFILE_HEADING = "--- Who you're talking to ---"
+PATTERNS_HEADING = "--- How they asked you to respond ---"
+RECENT_HEADING = "--- Recent context ---"
+RECALL_HEADING = "--- Recalled memory ---"
+
+_HEADING = re.compile(r"--- .+ ---")
+_NAME = re.compile(r"-\s*name:\s*(.+)")
 
 
 class OfflineProvider:
-    """Answers ``chat`` from ``request.memory``; raises ``Unavailable`` for every other task
-    (compaction, extraction, distill), so their callers take their deterministic fallbacks.
+    """Answers ``chat`` from the memory blocks of ``request.system``; raises ``Unavailable``
+    for every other task (compaction, extraction, distill), so their callers take their
+    deterministic fallbacks.
 
     A few plain requests (``flynn.providers.offline_intents``) become calls of the tools on
     offer, through the same loop a model's calls take; their results are then the reply."""
@@ -48,7 +61,7 @@ class OfflineProvider:
         response = self._act(request, last)
         if response is not None:
             return response
-        text = compose_reply(request.memory)
+        text = compose_reply(memory_in(request.system))
         prompt = "\n".join([request.system, *(message.content for message in request.messages)])
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return ChatResponse(text=text, usage=usage, model=OFFLINE, provider=OFFLINE)
@@ -93,9 +106,66 @@ def _answer(usage: Usage, results: tuple[ToolResult, ...]) -> ChatResponse:
     return ChatResponse(text, usage, model=OFFLINE, provider=OFFLINE)
 
 
-def compose_reply(memory: MemoryView | None) -> str:
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What the system prompt shows of the person, block by block."""
+
+    user_name: str | None = None
+    facts: tuple[str, ...] = ()
+    working_memory: str | None = None
+    recalled: tuple[str, ...] = ()
+
+
+def memory_in(system: str) -> Remembered:
+    """The memory blocks of a system prompt: the profile (and patterns) lines, the working memory
+    and the recalled lines; the notes in brackets that tell a model how to weigh them are left
+    out. A block runs from its ``--- heading ---`` line to the next heading."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in system.splitlines():
+        if _HEADING.fullmatch(line.strip()):
+            current = blocks.setdefault(line.strip(), [])
+        elif current is not None:
+            current.append(line)
+    profile = _lines(blocks.get(PROFILE_HEADING, [])) + _lines(blocks.get(PATTERNS_HEADING, []))
+    names = [match.group(1).strip() for line in profile if (match := _NAME.fullmatch(line))]
+    working = "\n".join(_notes_dropped(blocks.get(RECENT_HEADING, []))).strip()
+    return Remembered(
+        user_name=names[0] if names else None,
+        facts=profile,
+        working_memory=working or None,
+        recalled=_recalled(blocks.get(RECALL_HEADING, [])),
+    )
+
+
+def _notes_dropped(lines: list[str]) -> list[str]:
+    return [line for line in lines if not _is_note(line)]
+
+
+def _is_note(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("[") and stripped.endswith("]")
+
+
+def _lines(lines: list[str]) -> tuple[str, ...]:
+    return tuple(line.strip() for line in _notes_dropped(lines) if line.strip())
+
+
+def _recalled(lines: list[str]) -> tuple[str, ...]:
+    """The lines under the recall block's labels (``[title (trust: ...)]``); the advice before
+    the first label is for the model."""
+    kept: list[str] = []
+    labelled = False
+    for line in lines:
+        if _is_note(line):
+            labelled = True
+        elif labelled and line.strip():
+            kept.append(line.strip())
+    return tuple(kept)
+
+
+def compose_reply(memory: Remembered) -> str:
     """What the offline assistant says, given what it remembers of the person."""
-    memory = memory or MemoryView()
     greeting = f"Hi {memory.user_name}!" if memory.user_name else "Hi!"
     paragraphs = [
         f"{greeting} No language model is configured, so I can't really answer yet; "
@@ -103,8 +173,8 @@ def compose_reply(memory: MemoryView | None) -> str:
     ]
     if memory.facts:
         paragraphs.append(_bullets("What I remember about you:", memory.facts))
-    if memory.working_memory and memory.working_memory.strip():
-        paragraphs.append("What we were working on:\n" + memory.working_memory.strip())
+    if memory.working_memory:
+        paragraphs.append("What we were working on:\n" + memory.working_memory)
     if memory.recalled:
         paragraphs.append(_bullets("Related things from earlier:", memory.recalled))
     if len(paragraphs) == 1:
@@ -113,8 +183,8 @@ def compose_reply(memory: MemoryView | None) -> str:
 
 
 def _bullets(title: str, items: tuple[str, ...]) -> str:
-    """``items`` listed under ``title``, one bullet each: the orchestrator passes the profile
-    and recall lines as the prompt shows them, already bulleted."""
+    """``items`` listed under ``title``, one bullet each: the prompt's profile and recall lines
+    come already bulleted."""
     lines = (item.strip().removeprefix("- ").strip() for item in items)
     return "\n".join([title, *(f"- {line}" for line in lines if line)])
 

@@ -44,7 +44,6 @@ from flynn.providers.base import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
-    MemoryView,
     Provider,
     ToolCall,
     ToolResult,
@@ -354,7 +353,6 @@ class Orchestrator:
             system=prompt.system,
             messages=prompt.messages,
             max_tokens=services.config.max_output_tokens,
-            memory=self._memory_view(recalled, now),
             tools=self._tool_specs(),
         )
         # What a refused prompt tries next: a compaction, then shorter notes (DESIGN 7).
@@ -690,16 +688,6 @@ class Orchestrator:
         )
         services.documents.replace(key, context, now=services.clock())
         return context
-
-    def _memory_view(self, recalled: RecalledMemory, now: datetime) -> MemoryView:
-        profile = self._profile.current()
-        working = read_working_memory(self._services.documents, self.scope.working, now=now)
-        return MemoryView(
-            user_name=profile.name,
-            facts=profile.lines,
-            working_memory=working.content if working is not None else None,
-            recalled=recalled.lines,
-        )
 
     def _persist(
         self, role: MessageRole, text: str, now: datetime, tool_steps: str | None = None

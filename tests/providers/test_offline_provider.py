@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from flynn.errors import Unavailable
-from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, MemoryView, Task
+from flynn.memory.working import WorkingMemory
+from flynn.providers.base import ChatRequest, ChatResponse, Task
 from flynn.providers.offline import OfflineProvider
+from flynn.recall.recall import RecallBlock, RecalledMemory
+from flynn.sessions.prompt import assemble, build_session_context
 
-MEMORY = MemoryView(
-    user_name="Ana",
-    facts=("lives in Lisbon", "prefers tea over coffee"),
-    working_memory="Planning the trip to Porto; booking the train next.",
-    recalled=("Last week: asked about train times",),
+NOW = datetime(2026, 11, 24, tzinfo=UTC)
+SESSION_CONTEXT = build_session_context(
+    ["- name: Ana", "- lives in Lisbon", "- prefers tea over coffee"],
+    WorkingMemory("Planning the trip to Porto; booking the train next.", NOW, NOW),
+    proactive_greeting=True,
+)
+RECALLED = RecalledMemory(
+    (RecallBlock("Past conversations", "high", ("- Last week: asked about train times",)),)
 )
 
 
-def ask(text: str = "hi", memory: MemoryView | None = MEMORY, task: Task = "chat") -> ChatRequest:
-    return ChatRequest(
-        system="sys",
-        messages=(ChatMessage("user", text),),
-        memory=memory,
-        task=task,
+def ask(text: str = "hi", *, memory: bool = True, task: Task = "chat") -> ChatRequest:
+    """A request with the system prompt the orchestrator assembles (without memory: none)."""
+    prompt = assemble(
+        system_block="--- System ---\nNow: Tuesday",
+        persona="You are Flynn.",
+        session_context=SESSION_CONTEXT if memory else "",
+        recalled=RECALLED if memory else RecalledMemory(),
+        summary=None,
+        turns=(),
+        message=text,
     )
+    return ChatRequest(system=prompt.system, messages=prompt.messages, task=task)
 
 
 async def test_greets_by_name_and_says_how_to_configure_a_model() -> None:
@@ -39,14 +52,16 @@ async def test_greets_by_name_and_says_how_to_configure_a_model() -> None:
 async def test_lists_facts_working_memory_and_recalled_snippets() -> None:
     text = (await OfflineProvider().chat(ask())).text
 
+    assert "- name: Ana" in text
     assert "- lives in Lisbon" in text
     assert "- prefers tea over coffee" in text
     assert "Planning the trip to Porto; booking the train next." in text
     assert "- Last week: asked about train times" in text
+    assert "If relevant" not in text and "trust" not in text
 
 
 async def test_without_memory_says_it_knows_nothing_yet() -> None:
-    text = (await OfflineProvider().chat(ask(memory=None))).text
+    text = (await OfflineProvider().chat(ask(memory=False))).text
 
     assert text.startswith("Hi!")
     assert "I don't remember anything about you yet." in text

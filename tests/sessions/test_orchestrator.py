@@ -14,6 +14,7 @@ from conftest import SMALL_WINDOW, Harness
 from flynn.errors import ContextTooLong, RateLimited, Unavailable
 from flynn.memory.working import read_working_memory
 from flynn.providers.base import ChatRequest
+from flynn.providers.offline import memory_in
 from flynn.sessions.compaction import build_compaction_prompt
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.prompt import PROFILE_HEADING, RECENT_HEADING
@@ -257,9 +258,10 @@ async def test_rule_extraction_feeds_the_profile_and_memory_view(
     names = app.memory.facts.history("user/profile", "name")
     assert [(f.value, f.status) for f in names] == [("Ana", "superseded"), ("Annie", "active")]
     assert app.memory.facts.active("user/patterns")
+    await session.handle("/new")  # the profile joins the prompt at a session start
     await session.handle("hi")
     request: ChatRequest = h.chat.requests[-1]
-    assert request.memory is not None and request.memory.user_name == "Annie"
+    assert memory_in(request.system).user_name == "Annie"
 
 
 async def test_llm_extraction_at_compaction_goes_to_the_facts_namespace(
@@ -403,7 +405,7 @@ async def test_forget_field_in_chat_removes_the_fact_and_its_mentions(
     request = h.chat.requests[-1]
     assert "Zanzibar" not in request.system
     assert all("Zanzibar" not in m.content for m in request.messages)
-    assert request.memory is not None and request.memory.user_name is None
+    assert memory_in(request.system).user_name is None
 
 
 async def test_the_context_estimate_follows_the_turns_it_holds(

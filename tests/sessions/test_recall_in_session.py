@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from conftest import SMALL_WINDOW, Harness
 
+from flynn.providers.offline import memory_in
 from flynn.sessions.orchestrator import Orchestrator
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
@@ -30,9 +31,7 @@ async def _talk_until_compacted(harness: Harness, session: Orchestrator) -> None
 
 
 def _recalled(harness: Harness) -> tuple[str, ...]:
-    memory = harness.chat.requests[-1].memory
-    assert memory is not None
-    return memory.recalled
+    return memory_in(harness.chat.requests[-1].system).recalled
 
 
 async def test_a_compacted_turn_of_the_same_chat_is_recalled(
