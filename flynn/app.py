@@ -34,9 +34,16 @@ from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
-from flynn.sessions.orchestrator import SessionServices, TurnConfig
 from flynn.sessions.personal import PersonalFiles
 from flynn.sessions.registry import SessionRegistry
+from flynn.sessions.services import (
+    PersonContext,
+    SessionLearning,
+    SessionMemory,
+    SessionModel,
+    SessionServices,
+    TurnConfig,
+)
 from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
@@ -141,7 +148,7 @@ class App:
 
     async def aclose(self) -> None:
         await self.sessions.aclose()
-        await self.services.writer.aclose()
+        await self.services.learning.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()
 
@@ -329,17 +336,40 @@ def _services(
         else None
     )
     return SessionServices(
-        documents=memory.documents,
-        facts=memory.facts,
-        history=memory.history,
-        chat=providers["chat"],
-        compactor=compactor,
+        memory=SessionMemory(
+            documents=memory.documents,
+            facts=memory.facts,
+            history=memory.history,
+            forgetter=memory,
+        ),
+        model=SessionModel(chat=providers["chat"], compactor=compactor),
         recall=recall,
-        persona=Persona(
-            persona_directory(settings.data_dir, settings.persona.name),
-            settings.persona.tier,
-            # Seven stats per turn otherwise; an edit to the files still applies within a second.
-            recheck_seconds=PERSONA_RECHECK_SECONDS,
+        learning=SessionLearning(
+            writer=MemoryWriter(
+                memory.history,
+                RuleExtractor(),
+                reconciler,
+                graph=graph,
+                vectors=vectors,
+            ),
+            learner=learner,
+            every_turns=settings.memory.extract_every_turns,
+        ),
+        person=PersonContext(
+            persona=Persona(
+                persona_directory(settings.data_dir, settings.persona.name),
+                settings.persona.tier,
+                # Seven stats per turn otherwise; an edit to the files still applies within a
+                # second.
+                recheck_seconds=PERSONA_RECHECK_SECONDS,
+            ),
+            files=PersonalFiles(
+                settings.data_dir,
+                memory.facts,
+                schedule=schedule,
+                default_timezone=settings.persona.timezone or host_timezone(),
+            ),
+            tools=tools,
         ),
         config=TurnConfig(
             context_window=llm.context_window,
@@ -353,21 +383,4 @@ def _services(
             max_tool_steps=settings.tools.max_steps,
         ),
         clock=clock,
-        writer=MemoryWriter(
-            memory.history,
-            RuleExtractor(),
-            reconciler,
-            graph=graph,
-            vectors=vectors,
-        ),
-        forgetter=memory,
-        learner=learner,
-        learn_every_turns=settings.memory.extract_every_turns,
-        tools=tools,
-        personal=PersonalFiles(
-            settings.data_dir,
-            memory.facts,
-            schedule=schedule,
-            default_timezone=settings.persona.timezone or host_timezone(),
-        ),
     )

@@ -156,7 +156,7 @@ async def bench_gateway(
             flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
             # Turns the background queue had not embedded when the load ended (past its bound,
             # they wait for a catch-up pass).
-            behind = app.services.writer.unembedded() if embeddings is not None else None
+            behind = app.services.learning.writer.unembedded() if embeddings is not None else None
             rss_per_session = await _idle_session_rss(router, idle_sessions)
         finally:
             serving.cancel()

@@ -171,7 +171,7 @@ def _session_key(conversation: str, session: str) -> str:
 
 
 def _ingest(app: App, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, datetime]]:
-    writer = app.services.writer
+    writer = app.services.learning.writer
     assert writer is not None  # App always builds one
     where: dict[int, _Where] = {}
     last: dict[str, datetime] = {}
@@ -206,7 +206,7 @@ def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
         return 0
     rng = random.Random(seed)
     zipf = Zipf(vocabulary(rng))
-    writer = app.services.writer
+    writer = app.services.learning.writer
     assert writer is not None
     spans = []
     for each in dataset.conversations:

@@ -222,7 +222,7 @@ class Daemon:
         return bool(await channel.send(message))
 
     def _zone_of(self, push: Push) -> tzinfo:
-        personal = self.app.services.personal if self.app is not None else None
+        personal = self.app.services.person.files if self.app is not None else None
         return personal.timezone(push.namespace)[0] if personal is not None else UTC
 
     async def _client_ready(self, client_id: str) -> None:
@@ -231,8 +231,9 @@ class Daemon:
             await self.scheduler.deliver_pending("gateway", client_id)
 
     async def _embed_behind(self) -> None:
-        if self.app is not None and self.app.services.writer.embeds:
-            done = await self.app.services.writer.embed_missing(None)
+        writer = self.app.services.learning.writer if self.app is not None else None
+        if writer is not None and writer.embeds:
+            done = await writer.embed_missing(None)
             if done:
                 log.info("memory.embeddings_caught_up", messages=done)
 

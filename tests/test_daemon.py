@@ -145,7 +145,7 @@ async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path
         await asyncio.wait_for(daemon.ready.wait(), 10)
         assert daemon.app is not None
         # Joins the catch-up the daemon began at start (or finds nothing left to do).
-        await asyncio.wait_for(daemon.app.services.writer.embed_missing(None), 10)
+        await asyncio.wait_for(daemon.app.services.learning.writer.embed_missing(None), 10)
         stop.set()
         assert await asyncio.wait_for(running, 10) == 0
     assert [e["messages"] for e in logs if e["event"] == "memory.embeddings_caught_up"] == [3]

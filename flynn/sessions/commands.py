@@ -1,26 +1,64 @@
 """What the chat commands (``/new``, ``/status``, ...) do: the handler for each name in the
 table of ``flynn.commands``.
 
-Handlers run inside the session's lock (``Orchestrator.command``) and use only the session's
-public operations; what a command says back is a ``TurnResult`` like any turn.
+Handlers run inside the session's lock (``Orchestrator.command``) and see the session only
+through the ``Session`` Protocol below; what a command says back is a ``TurnResult`` like any
+turn.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from flynn.commands import ALIASES, CHAT_COMMANDS
 from flynn.dates import parse_timezone
+from flynn.identity import MemoryScope
 from flynn.memory.working import read_working_memory
+from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
+from flynn.sessions.compaction import CompactionOutcome
+from flynn.sessions.conversation import ContextUsage
 from flynn.sessions.result import TurnResult
-
-if TYPE_CHECKING:
-    from flynn.sessions.orchestrator import Orchestrator
+from flynn.sessions.services import SessionServices
 
 SEARCH_LIMIT = 10
+
+
+class Session(Protocol):
+    """What a command may see and do of the session it runs in (``Orchestrator``)."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def scope(self) -> MemoryScope: ...
+
+    @property
+    def services(self) -> SessionServices: ...
+
+    @property
+    def off_the_record(self) -> bool: ...
+
+    @property
+    def compaction_error(self) -> str | None:
+        """Why the last ``compact_now`` failed, if it did."""
+        ...
+
+    def set_off_the_record(self, on: bool) -> None: ...
+
+    def context_usage(self) -> ContextUsage: ...
+
+    def clear_conversation(self) -> None: ...
+
+    def rebuild_context(self) -> None: ...
+
+    async def compact_now(
+        self, *, shrink: bool = False, use_model: bool | None = None
+    ) -> CompactionOutcome | None: ...
+
+    async def run_tool(self, name: str, arguments: str = "{}") -> ToolResult | None: ...
 
 
 def help_text() -> str:
@@ -32,7 +70,7 @@ def help_text() -> str:
     )
 
 
-async def run(session: Orchestrator, name: str, arg: str) -> TurnResult:
+async def run(session: Session, name: str, arg: str) -> TurnResult:
     """Runs command ``name`` (without its slash) for ``session``; an unknown name gets a
     reply listing the commands."""
     handler = _HANDLERS.get(ALIASES.get(name, name))
@@ -46,32 +84,34 @@ async def run(session: Orchestrator, name: str, arg: str) -> TurnResult:
     return await handler(session, arg)
 
 
-async def _help(session: Orchestrator, arg: str) -> TurnResult:
+async def _help(session: Session, arg: str) -> TurnResult:
     return TurnResult(help_text())
 
 
-async def _new(session: Orchestrator, arg: str) -> TurnResult:
+async def _new(session: Session, arg: str) -> TurnResult:
     outcome = None if session.off_the_record else await session.compact_now()
     session.clear_conversation()
     note = " What we were doing is kept in working memory." if outcome else ""
     return TurnResult("Started a new conversation." + note)
 
 
-async def _reset(session: Orchestrator, arg: str) -> TurnResult:
+async def _reset(session: Session, arg: str) -> TurnResult:
     session.clear_conversation()
     return TurnResult("Conversation reset. Stored facts about you are kept.")
 
 
-async def _status(session: Orchestrator, arg: str) -> TurnResult:
+async def _status(session: Session, arg: str) -> TurnResult:
     services = session.services
     usage = session.context_usage()
-    working = read_working_memory(services.documents, session.scope.working, now=services.clock())
+    working = read_working_memory(
+        services.memory.documents, session.scope.working, now=services.clock()
+    )
     config = services.config
     lines = [
         f"Session: {session.session_id}",
         f"Memory: {session.scope.root}"
         + (" (shared across channels)" if session.scope.shared else ""),
-        f"Model: {services.chat.name}",
+        f"Model: {services.model.chat.name}",
         f"Messages in context: {usage.messages} (~{usage.tokens} tokens of "
         f"{config.context_window - config.reserve_tokens} before compaction)",
         f"Summary of earlier turns: {'yes' if usage.summarised else 'no'}",
@@ -85,7 +125,7 @@ async def _status(session: Orchestrator, arg: str) -> TurnResult:
     return TurnResult("\n".join(lines))
 
 
-async def _compact(session: Orchestrator, arg: str) -> TurnResult:
+async def _compact(session: Session, arg: str) -> TurnResult:
     if session.off_the_record:
         return TurnResult("Nothing to compact while off the record.")
     # Asked for in person: the model is tried even while its summaries are backed off.
@@ -120,7 +160,7 @@ async def _compact(session: Orchestrator, arg: str) -> TurnResult:
     )
 
 
-async def _search(session: Orchestrator, arg: str) -> TurnResult:
+async def _search(session: Session, arg: str) -> TurnResult:
     if not arg:
         return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
     services = session.services
@@ -128,12 +168,12 @@ async def _search(session: Orchestrator, arg: str) -> TurnResult:
     name = services.config.timezone
     zone = parse_timezone(name) if name else services.clock().astimezone().tzinfo
     days = search_sessions(
-        services.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
+        services.memory.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
     )
     return TurnResult(render_results(days, arg))
 
 
-async def _otr(session: Orchestrator, arg: str) -> TurnResult:
+async def _otr(session: Session, arg: str) -> TurnResult:
     wanted = {"on": True, "off": False}.get(arg.casefold(), not session.off_the_record)
     session.set_off_the_record(wanted)
     if wanted:
@@ -143,25 +183,26 @@ async def _otr(session: Orchestrator, arg: str) -> TurnResult:
     return TurnResult("Back on the record.")
 
 
-async def _forget(session: Orchestrator, arg: str) -> TurnResult:
+async def _forget(session: Session, arg: str) -> TurnResult:
     services = session.services
     if arg:
         field_name = "_".join(arg.casefold().split())
-        counts = services.forgetter.forget_field(session.scope.root, field_name)
+        counts = services.memory.forgetter.forget_field(session.scope.root, field_name)
         if not counts.get("facts"):
             return TurnResult(f"I had nothing stored under {field_name!r}.")
         # The session context and the loaded turns may quote the value: rebuild them.
         session.rebuild_context()
-        if services.writer.embeds and counts.get("embeddings"):
+        writer = services.learning.writer
+        if writer.embeds and counts.get("embeddings"):
             # Redacted messages (and those after them) lost their vectors: embed them anew.
-            services.writer.embed_missing_later(session.scope.root)
+            writer.embed_missing_later(session.scope.root)
         redacted = sum(n for kind, n in counts.items() if kind not in ("facts", "embeddings"))
         return TurnResult(
             f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
             + (f", {redacted} mentions redacted" if redacted else "")
             + ")."
         )
-    removed = services.history.forget_session(session.session_id)
+    removed = services.memory.history.forget_session(session.session_id)
     session.rebuild_context()
     return TurnResult(
         f"Deleted this conversation ({removed} messages). Facts you told me are kept; "
@@ -169,7 +210,7 @@ async def _forget(session: Orchestrator, arg: str) -> TurnResult:
     )
 
 
-async def _reminders(session: Orchestrator, arg: str) -> TurnResult:
+async def _reminders(session: Session, arg: str) -> TurnResult:
     verb, _, rest = arg.partition(" ")
     if verb.casefold() in ("cancel", "delete", "remove"):
         if not rest.strip().lstrip("#").isdigit():
@@ -182,7 +223,7 @@ async def _reminders(session: Orchestrator, arg: str) -> TurnResult:
     return await _tool(session, "reminder_list", {})
 
 
-async def _tasks(session: Orchestrator, arg: str) -> TurnResult:
+async def _tasks(session: Session, arg: str) -> TurnResult:
     verb, _, rest = arg.partition(" ")
     verb, rest = verb.casefold(), rest.strip()
     if verb == "add" and rest:
@@ -198,7 +239,7 @@ async def _tasks(session: Orchestrator, arg: str) -> TurnResult:
     return await _tool(session, "task_list", {})
 
 
-async def _tool(session: Orchestrator, name: str, arguments: dict[str, object]) -> TurnResult:
+async def _tool(session: Session, name: str, arguments: dict[str, object]) -> TurnResult:
     """Runs one of the person's tools as a command: the same code the model's calls run."""
     if session.off_the_record and name not in ("reminder_list", "task_list"):
         return TurnResult("Nothing is stored while off the record; send /otr off first.")
@@ -210,7 +251,7 @@ async def _tool(session: Orchestrator, name: str, arguments: dict[str, object]) 
     return TurnResult(result.content)
 
 
-_HANDLERS: Final[dict[str, Callable[[Orchestrator, str], Awaitable[TurnResult]]]] = {
+_HANDLERS: Final[dict[str, Callable[[Session, str], Awaitable[TurnResult]]]] = {
     "new": _new,
     "reset": _reset,
     "status": _status,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from flynn.identity import Identity, MemoryScope
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.sessions.orchestrator import Orchestrator, SessionServices
+from flynn.sessions.orchestrator import Orchestrator
+from flynn.sessions.services import SessionServices
 
 
 class SessionRegistry:

@@ -24,7 +24,7 @@ SESSION = "gateway:laptop"
 
 def summary_cap(h: Harness) -> int:
     assert h.app is not None
-    return h.app.services.compactor.summary_cap_tokens
+    return h.app.services.model.compactor.summary_cap_tokens
 
 
 async def test_a_failing_summarizer_is_backed_off_and_its_fallback_stays_small(

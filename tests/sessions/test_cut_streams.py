@@ -69,7 +69,7 @@ async def test_a_reply_cut_mid_stream_is_shown_as_cut_and_not_stored(
         assert result.error_code == "llm_unavailable"
         assert result.text.startswith(partial)
         assert "cut off" in result.text
-        stored = app.services.history.recent(orchestrator.session_id)
+        stored = app.services.memory.history.recent(orchestrator.session_id)
         assert [(m.role, m.content) for m in stored] == [("user", "What is the capital of France?")]
 
         # The next turn goes on, and the model sees the question that was not answered.
@@ -115,7 +115,9 @@ async def test_a_stalled_stream_is_given_up_after_the_idle_gap(
         result = await asyncio.wait_for(orchestrator.handle("hi", on_delta), 10)
         assert result.error_code == "llm_unavailable"
         assert "cut off" in result.text
-        assert [m.role for m in app.services.history.recent(orchestrator.session_id)] == ["user"]
+        assert [m.role for m in app.services.memory.history.recent(orchestrator.session_id)] == [
+            "user"
+        ]
     finally:
         never.set()
         await app.aclose()

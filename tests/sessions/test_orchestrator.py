@@ -381,7 +381,7 @@ async def test_the_base_prompt_is_never_mutated(harness: Callable[..., Harness])
     await session.handle("hello")
     await session.handle("My name is Ana.")
     await session.handle("hello again")
-    persona = h.app.services.persona.render() if h.app else ""
+    persona = h.app.services.person.persona.render() if h.app else ""
     systems = [r.system for r in h.chat.requests]
     assert all(persona in s for s in systems)
     assert all(s.count(persona) == 1 for s in systems)
@@ -418,18 +418,18 @@ async def test_the_context_estimate_follows_the_turns_it_holds(
     session = h.session()
 
     def recounted() -> int:
-        return sum(message.tokens + 4 for message in session._load())
+        return sum(message.tokens + 4 for message in session.context_turns())
 
     await talk_until_compacted(h, session)
-    assert session._state.turns_tokens == recounted()
+    assert session.context_tokens() == recounted()
     h.chat.push(ContextTooLong("too long"), "answer after compaction")
     await session.handle("what now?")
     await session.wait_idle()
-    assert session._state.turns_tokens == recounted()
-    assert session._load()[-1].content == "answer after compaction"
+    assert session.context_tokens() == recounted()
+    assert session.context_turns()[-1].content == "answer after compaction"
     await session.handle("/reset")
     await session.handle("fresh start")
-    assert session._state.turns_tokens == recounted()
+    assert session.context_tokens() == recounted()
 
 
 async def test_a_compaction_mid_turn_does_not_repeat_the_message(
@@ -487,7 +487,7 @@ async def test_forgetting_a_field_in_chat_embeds_the_redacted_turns_anew(
     reply = await session.handle("/forget email")
     assert reply.text.startswith("Forgotten: email")
     # The queue owns the pass the forget asked for; this one starts after it (or joins it).
-    await app.services.writer.embed_missing(session.scope.root)
+    await app.services.learning.writer.embed_missing(session.scope.root)
     # The redacted message and the reply after it were embedded again, from the redacted text.
     assert tuple(app.memory.db.fetchone(count) or ()) == (4, 4)
     texts = [row[0] for row in app.memory.db.fetchall("SELECT content FROM messages")]

@@ -21,7 +21,7 @@ async def _talk_until_compacted(harness: Harness, session: Orchestrator) -> None
     await session.handle(VET)
     await session.wait_idle()
     assert harness.app is not None
-    history = harness.app.services.history
+    history = harness.app.services.memory.history
     for step in range(40):
         if not any(turn.content == VET for turn in history.recent(session.session_id)):
             return
@@ -50,7 +50,7 @@ async def test_a_compacted_turn_of_the_same_chat_is_recalled(
     assert h.app is not None
     held = [
         turn.content
-        for turn in h.app.services.history.recent(chat.session_id)
+        for turn in h.app.services.memory.history.recent(chat.session_id)
         if turn.role == "user"  # the model's replies are all "ok"
     ]
     assert len(held) >= 2

@@ -87,7 +87,9 @@ def session(app: App, tools: ToolRegistry | None = None) -> Orchestrator:
     key = SessionKey("gateway", "laptop")
     if tools is None:
         return app.sessions.orchestrator(key, ChannelAccount("gateway", "laptop"))
-    services = dataclasses.replace(app.services, tools=tools)
+    services = dataclasses.replace(
+        app.services, person=dataclasses.replace(app.services.person, tools=tools)
+    )
     return Orchestrator(
         key, app.sessions.scope_for(key, ChannelAccount("gateway", "laptop")), services
     )

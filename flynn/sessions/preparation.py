@@ -1,0 +1,98 @@
+"""What a turn asks the model with: the session-start context, the memory recalled for the
+message, and the prompt assembled from them in the order of DESIGN.md section 6."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from flynn.identity import MemoryScope
+from flynn.memory.working import read_working_memory
+from flynn.messages import SessionKey
+from flynn.persona import system_block
+from flynn.recall.recall import RecalledMemory
+from flynn.sessions.conversation import Conversation
+from flynn.sessions.profile import ProfileCache
+from flynn.sessions.prompt import Prompt, assemble, build_session_context
+from flynn.sessions.services import SessionServices
+
+
+class TurnPreparation:
+    """Prepares the prompts of one session's turns."""
+
+    def __init__(
+        self,
+        key: SessionKey,
+        scope: MemoryScope,
+        services: SessionServices,
+        profile: ProfileCache,
+    ) -> None:
+        self._key = key
+        self._scope = scope
+        self._services = services
+        self._profile = profile
+
+    def session_context(self) -> str:
+        """Built once per session key and kept, so a second orchestrator for the same key (after
+        eviction or a restart) reuses it rather than re-injecting; ``reset`` clears it."""
+        if not self._scope.shared:
+            return ""
+        memory = self._services.memory
+        key = self._scope.session_context(self._key)
+        stored = memory.documents.read(key)
+        if stored is not None:
+            return stored.content
+        now = self._services.clock()
+        working = read_working_memory(memory.documents, self._scope.working, now=now)
+        context = build_session_context(
+            list(self._profile.current().lines),
+            working,
+            proactive_greeting=self._services.config.proactive_greeting,
+        )
+        memory.documents.replace(key, context, now=now)
+        return context
+
+    async def recall(self, text: str, now: datetime, *, skip_lines: list[str]) -> RecalledMemory:
+        """The memory recalled for ``text`` within the recall budget, from this person's other
+        sessions and stores; ``skip_lines`` are already in the prompt."""
+        services = self._services
+        budget = services.config.recall_max_tokens
+        # The embedding model runs in a worker thread, not on the event loop.
+        vectors = await services.recall.query_vectors(text, now=now) if budget > 0 else None
+        return services.recall.recall(
+            self._scope.root,
+            text,
+            now=now,
+            budget_tokens=budget,
+            exclude_session=str(self._key),
+            skip_lines=skip_lines,
+            query_vectors=vectors,
+        )
+
+    def prompt(
+        self, conversation: Conversation, text: str, recalled: RecalledMemory, now: datetime
+    ) -> Prompt:
+        """The whole prompt for ``text``: system block, persona, session context, recalled
+        memory, summary, the conversation's turns, then the message."""
+        services = self._services
+        config = services.config
+        turns = conversation.prompt_turns()
+        return assemble(
+            system_block=system_block(
+                now,
+                timezone=config.timezone,
+                inject_datetime=config.inject_datetime,
+                off_the_record=conversation.off_the_record,
+            ),
+            persona=services.person.persona.render(self._personal_files(now)),
+            session_context=conversation.session_context or "",
+            recalled=recalled,
+            summary=conversation.summary,
+            turns=turns,
+            message=text,
+        )
+
+    def _personal_files(self, now: datetime) -> dict[str, str] | None:
+        person = self._services.person
+        if person.files is None:
+            return None
+        return person.files.prompt_files(self._scope.root, person.persona.files, now=now)

@@ -1,0 +1,86 @@
+"""What the sessions of one process share, built once by ``flynn.app``: a few facades (the
+memory stores, the model, learning, the person's own context), recall, the turn settings and the
+clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from flynn.learning.model_learning import FactLearner
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.store import Documents, Facts, Forgetter, History
+from flynn.persona import Persona
+from flynn.providers.base import Provider
+from flynn.recall.recall import Recall
+from flynn.sessions.compaction import Compactor
+from flynn.sessions.personal import PersonalFiles
+from flynn.tools.base import ToolRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class TurnConfig:
+    context_window: int
+    reserve_tokens: int
+    max_output_tokens: int
+    stream: bool
+    recall_max_tokens: int
+    proactive_greeting: bool
+    inject_datetime: bool
+    timezone: str | None
+    max_tool_steps: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMemory:
+    """The stores a session reads and writes, and forgetting across them."""
+
+    documents: Documents
+    facts: Facts
+    history: History
+    forgetter: Forgetter
+
+
+@dataclass(frozen=True, slots=True)
+class SessionModel:
+    """The language model that answers, and the compactor that summarises for it."""
+
+    chat: Provider
+    compactor: Compactor
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLearning:
+    """What the sessions keep from a conversation."""
+
+    writer: MemoryWriter
+    """Persists turns and what they teach (rules, graph, embeddings)."""
+    learner: FactLearner | None = None
+    """LLM extraction + reconciliation, run in the background; ``None`` turns it off."""
+    every_turns: int = 0
+    """Learn after this many of the person's messages (0: only at compaction)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PersonContext:
+    """Who the assistant is, and the person's own files and tools."""
+
+    persona: Persona
+    files: PersonalFiles | None = None
+    """The person's folder, timezone and the personal files their prompt loads."""
+    tools: ToolRegistry | None = None
+    """What the model may call; ``None`` (or ``tools.enabled: false``) offers none."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionServices:
+    """Everything the orchestrators of one process share."""
+
+    memory: SessionMemory
+    model: SessionModel
+    recall: Recall
+    learning: SessionLearning
+    person: PersonContext
+    config: TurnConfig
+    clock: Callable[[], datetime]
