@@ -22,16 +22,8 @@ from flynn.identity import MemoryScope
 from flynn.learning.own_words import mark_forwarded
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import MessageRole, StoredMessage
-from flynn.memory.working import read_working_memory
 from flynn.messages import SessionKey
-from flynn.providers.base import (
-    ChatMessage,
-    ChatRequest,
-    MemoryView,
-    ToolCall,
-    ToolResult,
-    ToolSpec,
-)
+from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult, ToolSpec
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions import commands
 from flynn.sessions.compaction import CompactionOutcome
@@ -273,7 +265,6 @@ class Orchestrator:
             system=prompt.system,
             messages=prompt.messages,
             max_tokens=self._services.config.max_output_tokens,
-            memory=self._memory_view(recalled, now),
             tools=self._tool_specs(),
         )
         return _Prepared(text, now, asked, recalled, request, compacted, shrunk)
@@ -360,16 +351,6 @@ class Orchestrator:
                 "notes of what came before; recent messages are kept word for word.)"
             )
         return TurnResult(reply, compacted=prepared.compacted)
-
-    def _memory_view(self, recalled: RecalledMemory, now: datetime) -> MemoryView:
-        profile = self._profile.current()
-        working = read_working_memory(self._services.memory.documents, self.scope.working, now=now)
-        return MemoryView(
-            user_name=profile.name,
-            facts=profile.lines,
-            working_memory=working.content if working is not None else None,
-            recalled=recalled.lines,
-        )
 
     def _tool_specs(self) -> tuple[ToolSpec, ...]:
         tools = self._services.person.tools

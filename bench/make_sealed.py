@@ -1,10 +1,15 @@
-"""The ``sealed`` recall set, from ``src/sealed_*.txt`` (labelled chat logs, ``labelled.py``).
+"""Build bench/datasets/sealed.json from datasets/src/sealed_s1.txt and sealed_s2.txt.
 
-The related-word round's test set: a captioner and an arborist; a piano tuner and a
-bike-shop owner (README).
+The source format is in ``labelled_chats.py``. Stdlib only.
 """
 
-from evals.datasets.labelled import Json, labelled_dataset
+from pathlib import Path
+
+from labelled_chats import build
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE / "datasets" / "src"
+OUT = HERE / "datasets" / "sealed.json"
 
 CONVERSATIONS = [
     ("s1", "sealed_s1.txt", {"D": "Delphine", "K": "Kofi"}),
@@ -469,5 +474,9 @@ QUESTIONS = [
 ]
 
 
-def build() -> Json:
-    return labelled_dataset(CONVERSATIONS, QUESTIONS)
+def main():
+    build(CONVERSATIONS, QUESTIONS, SRC, OUT)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,7 @@
-"""The ``generated`` recall set: multi-session chats between two friends, built from event
+"""Writes bench/datasets/generated.json: multi-session chats between two friends, built from event
 templates, with questions that paraphrase the evidence (different words, as real benchmarks do).
 
-Deterministic (seeded); it has no source file.
+    python bench/make_generated.py            # deterministic (seeded)
 
 Each event is a short exchange: someone says something about their life, the friend reacts, and
 details may follow. Questions name the person, rarely reuse the evidence's content words, and
@@ -11,10 +11,13 @@ open-domain (an inference from what was said) and adversarial (the wrong person,
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
+OUT = Path(__file__).parent / "datasets" / "generated.json"
 SESSIONS = 14
 
 SMALL_TALK = [
@@ -69,11 +72,9 @@ class Line:
     tag: str | None = None
 
 
-Event = tuple[list[Line], list[tuple[str, list[str], str]]]
-"""An event's lines, and its questions: (question, tags of the evidence lines, category)."""
-
-
-def _pet(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _pet(
+    rng: random.Random, a: str, b: str, when: str
+) -> tuple[list[Line], list[tuple[str, list[str], str]]]:
     pet_name = rng.choice(["Biscuit", "Pepper", "Luna", "Mochi", "Ziggy"])
     breed = rng.choice(["beagle", "corgi", "border collie", "greyhound"])
     lines = [
@@ -90,7 +91,7 @@ def _pet(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _job(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _job(rng: random.Random, a: str, b: str, when: str):
     company = rng.choice(
         [
             "a solar energy startup",
@@ -115,7 +116,7 @@ def _job(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _race(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _race(rng: random.Random, a: str, b: str, when: str):
     race = rng.choice(["half marathon", "10k trail race", "charity 5k"])
     lines = [
         Line(a, f"I ran the {race} {when} and finished in under two hours!", "race"),
@@ -130,7 +131,7 @@ def _race(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _trip(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _trip(rng: random.Random, a: str, b: str, when: str):
     place = rng.choice(["Lisbon", "Kyoto", "the Scottish Highlands", "Vancouver Island"])
     highlight = rng.choice(
         [
@@ -153,7 +154,7 @@ def _trip(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _hobby(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _hobby(rng: random.Random, a: str, b: str, when: str):
     hobby, detail = rng.choice(
         [
             ("pottery", "my first bowl came out lopsided but I love it"),
@@ -175,7 +176,7 @@ def _hobby(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _family(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _family(rng: random.Random, a: str, b: str, when: str):
     relative = rng.choice(["sister", "brother", "cousin"])
     news = rng.choice(["had a baby boy", "got engaged", "moved back from abroad"])
     lines = [
@@ -189,7 +190,7 @@ def _family(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _health(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _health(rng: random.Random, a: str, b: str, when: str):
     injury = rng.choice(["sprained my ankle", "hurt my back", "broke my wrist"])
     cause = rng.choice(["slipping on the stairs", "moving a couch", "falling off my bike"])
     lines = [
@@ -205,7 +206,7 @@ def _health(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _volunteer(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _volunteer(rng: random.Random, a: str, b: str, when: str):
     place = rng.choice(
         ["an animal shelter", "a food bank", "a community garden", "a literacy program"]
     )
@@ -226,7 +227,7 @@ def _volunteer(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _book(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _book(rng: random.Random, a: str, b: str, when: str):
     title = rng.choice(["The Overstory", "Piranesi", "Project Hail Mary", "Educated"])
     lines = [
         Line(a, f"I finished reading {title} {when}, it completely wrecked me.", "book"),
@@ -240,7 +241,7 @@ def _book(rng: random.Random, a: str, b: str, when: str) -> Event:
     return lines, questions
 
 
-def _move(rng: random.Random, a: str, b: str, when: str) -> Event:
+def _move(rng: random.Random, a: str, b: str, when: str):
     where = rng.choice(
         ["a flat near the river", "a small house with a garden", "an apartment downtown"]
     )
@@ -292,7 +293,7 @@ THREADS = [
 ]
 
 
-def _conversation(
+def build(
     conv_id: str, people: tuple[str, str], start: datetime, rng: random.Random
 ) -> Conversation:
     conversation = Conversation(conv_id, people)
@@ -383,13 +384,21 @@ def _conversation(
     return conversation
 
 
-def build() -> dict[str, object]:
+def main() -> None:
     rng = random.Random(2024)
     pairs = [("Nora", "Sam"), ("Priya", "Leo"), ("Hana", "Marcus")]
     conversations = []
     questions: list[dict[str, object]] = []
     for index, people in enumerate(pairs):
-        built = _conversation(f"g{index + 1}", people, datetime(2023, 1, 10 + index, 18, 0), rng)
+        built = build(f"g{index + 1}", people, datetime(2023, 1, 10 + index, 18, 0), rng)
         conversations.append({"id": built.id, "sessions": built.sessions})
         questions.extend(built.questions)
-    return {"conversations": conversations, "questions": questions}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(
+        json.dumps({"conversations": conversations, "questions": questions}, indent=1) + "\n"
+    )
+    print(f"wrote {OUT}: {len(conversations)} conversations, {len(questions)} questions")
+
+
+if __name__ == "__main__":
+    main()
