@@ -38,22 +38,23 @@ run: $(VENV)/.installed
 	$(BIN)/flynn run
 
 test: $(VENV)/.installed-dev | $(CHROMIUM)
-	$(BIN)/ruff format --check flynn tests bench tools
-	$(BIN)/ruff check flynn tests bench tools
+	$(BIN)/ruff format --check flynn tests evals tools
+	$(BIN)/ruff check flynn tests evals tools
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check flynn tests bench tools
+	$(BIN)/ruff check flynn tests evals tools
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev
-	$(BIN)/ruff format flynn tests bench tools
-	$(BIN)/ruff check --fix flynn tests bench tools
+	$(BIN)/ruff format flynn tests evals tools
+	$(BIN)/ruff check --fix flynn tests evals tools
 
-bench: $(VENV)/.installed
+# The benchmarks are dev tools (evals/, not installed with the package): the dev install.
+bench: $(VENV)/.installed-dev
 	$(BIN)/flynn bench turn --messages 100000 --facts 10000
 
 # Builds the Dockerfile on a Debian base made with debootstrap and checks the running image

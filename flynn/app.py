@@ -316,7 +316,6 @@ def _services(
         memory.facts,
         memory.history,
         threshold=settings.memory.retrieval_threshold,
-        ranker=settings.memory.recall_ranker,
         depth=settings.memory.recall_depth,
         graph=memory.graph,
         vectors=vectors,

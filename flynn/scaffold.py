@@ -82,10 +82,6 @@ memory:
   retrieval_threshold: 0.3
   # Token budget for memory recalled for each message (0..20000).
   recall_max_tokens: 1500
-  # How recall ranks memory: hybrid (full-text search shaped by names, time, neighbouring turns
-  # and sessions), baseline (seed 003's keyword/recency/confidence formula) or bm25 (plain
-  # full-text ranking of past turns). The last two are kept to compare against.
-  recall_ranker: hybrid
   # How deep the hybrid ranker looks: adaptive (every candidate source for a message that asks
   # something or points at memory, a lighter pass for plain statements) or full (always all).
   recall_depth: adaptive

@@ -98,7 +98,6 @@ class MemorySettings(_Section):
     extract_every_turns: int = Field(default=4, ge=0, le=1000)
     retrieval_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_max_tokens: int = Field(default=1500, ge=0, le=20_000)
-    recall_ranker: Literal["hybrid", "baseline", "bm25"] = "hybrid"
     recall_depth: Literal["adaptive", "full"] = "adaptive"
     embeddings: bool = False
     embeddings_model: EmbeddingModel = "auto"
@@ -350,13 +349,20 @@ def _unparsable_variable(exc: SettingsError, env: Mapping[str, str]) -> ConfigPr
     )
 
 
+RETIRED = {
+    "memory.recall_ranker": "no longer a setting: recall always uses the hybrid ranker "
+    "(`flynn bench recall --ranker` still compares bm25 and baseline); delete the line",
+}
+"""Keys that were settings once, refused with what to do instead of as unknown."""
+
+
 def _problems(exc: ValidationError) -> list[ConfigProblem]:
     problems = []
     for error in exc.errors(include_url=False, include_input=False):
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
-            message = "unknown key"
+            message = RETIRED.get(key, "unknown key")
         elif message.startswith("Value error, "):
             message = message.removeprefix("Value error, ")
         problems.append(ConfigProblem(key, message))

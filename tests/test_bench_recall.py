@@ -1,4 +1,5 @@
-"""`flynn bench recall` on a tiny inline dataset: the JSON it prints and the metrics in it."""
+"""`flynn bench recall` on a tiny inline dataset: the JSON it prints and the metrics in it; the
+recall sets of ``evals/datasets``, built from their sources."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from flynn.bench_recall import DatasetError, parse_dataset
+from evals.datasets import NAMES
+from evals.recall import DatasetError, load_dataset, parse_dataset
 from flynn.cli import main
 from flynn.recall import minilm
 
@@ -181,6 +183,8 @@ def test_bad_datasets_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
     path.write_text("{", encoding="utf-8")
     assert main(["bench", "recall", "--dataset", str(path)]) != 0
     assert "cannot read dataset" in capsys.readouterr().err
+    assert main(["bench", "recall", "--dataset", "blindd"]) != 0
+    assert "nor is it a set: handwritten, generated" in capsys.readouterr().err
     assert main(["bench", "recall", "--dataset", str(path), "--k", "x"]) != 0
 
 
@@ -191,3 +195,10 @@ def test_recall_depth_is_chosen_on_the_command_line(
     config = result["config"]
     assert isinstance(config, dict) and config["recall_depth"] == "full"
     assert result["turn"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_recall_set_builds_from_its_sources(name: str) -> None:
+    dataset = load_dataset(name)
+    assert dataset.conversations and len(dataset.questions) > 80
+    assert dataset.unknown_evidence == 0

@@ -14,6 +14,8 @@ import pytest
 from test_bench_recall import DATASET
 from test_cli import flynn
 
+from flynn import cli
+
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
@@ -102,8 +104,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(home: Path, args: tuple[str
 def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: Path) -> None:
     config = tmp_path / "bench.yaml"
     config.write_text(
-        "memory:\n  recall_ranker: bm25\n  recall_depth: full\n"
-        "  recall_max_tokens: 700\n  retrieval_threshold: 0.5\n"
+        "memory:\n  recall_depth: full\n  recall_max_tokens: 700\n  retrieval_threshold: 0.5\n"
     )
     dataset = tmp_path / "dataset.json"
     dataset.write_text(json.dumps(DATASET), encoding="utf-8")
@@ -116,12 +117,30 @@ def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: P
 
     recall = bench("recall", "--dataset", str(dataset), "--k", "1")
     assert recall["config"] == recall["config"] | {
-        "ranker": "bm25",
+        "ranker": "hybrid",
         "recall_depth": "full",
         "recall_max_tokens": 700,
         "retrieval_threshold": 0.5,
     }
-    flagged = bench("recall", "--dataset", str(dataset), "--k", "1", "--ranker", "hybrid")
-    assert flagged["config"] == flagged["config"] | {"ranker": "hybrid", "recall_depth": "full"}
+    flagged = bench("recall", "--dataset", str(dataset), "--k", "1", "--ranker", "bm25")
+    assert flagged["config"] == flagged["config"] | {"ranker": "bm25", "recall_depth": "full"}
     turn = bench("turn", "--messages", "50", "--facts", "10", "--turns", "5")
     assert turn["recall_depth"] == "full"
+
+
+def test_the_ranker_is_no_longer_a_setting(home: Path, tmp_path: Path) -> None:
+    config = tmp_path / "old.yaml"
+    config.write_text("memory:\n  recall_ranker: bm25\n")
+    result = flynn("memory", "show", "--config", str(config), home=home)
+    assert result.returncode == 2
+    assert "memory.recall_ranker: no longer a setting" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_bench_outside_a_checkout_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "CHECKOUT", tmp_path)  # as from an installed wheel
+    assert cli.main(["bench", "turn", "--turns", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "needs a checkout of flynn" in err[0]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True, slots=True)
 class Tuning:
-    """Weights of the hybrid score; the defaults were tuned on ``bench/datasets``."""
+    """Weights of the hybrid score; the defaults were tuned on ``evals/datasets``."""
 
     candidates: int = 120
     semantic_candidates: int = 300

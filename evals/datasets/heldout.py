@@ -1,41 +1,17 @@
-"""Builds ``datasets/heldout.json`` from ``datasets/src/heldout_h1.txt`` and ``heldout_h2.txt``.
+"""The ``heldout`` recall set, from ``src/heldout_h1.txt`` and ``heldout_h2.txt`` (labelled chat
+logs, ``labelled.py``).
 
-The held-out set: written by someone who had not seen the ranker, and never used to tune it.
-Source format: ``== <ISO time>`` starts a session; ``X| text`` or ``X#label| text`` is a turn by
-speaker X (a label names the turn for the questions below).
-
-    python bench/make_heldout.py [-v]     # -v: each question's word overlap with its evidence
+Written by someone who had not seen the ranker, and never used to tune it.
 """
 
-import json
-import re
-import sys
-from pathlib import Path
+from evals.datasets.labelled import Json, QuestionSpec, labelled_dataset
 
-HERE = Path(__file__).resolve().parent
-SPK = {"h1": {"I": "Ingrid", "T": "Tobias"}, "h2": {"K": "Keiko", "R": "Rafael"}}
+CONVERSATIONS = [
+    ("h1", "heldout_h1.txt", {"I": "Ingrid", "T": "Tobias"}),
+    ("h2", "heldout_h2.txt", {"K": "Keiko", "R": "Rafael"}),
+]
 
-
-def parse(cid, path):
-    sessions, labels = [], {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        if line.startswith("=="):
-            n = len(sessions) + 1
-            sessions.append({"id": f"s{n}", "time": line[2:].strip(), "turns": []})
-            continue
-        m = re.match(r"^([A-Z])(?:#(\S+))?\|\s*(.*)$", line)
-        assert m, line
-        s = sessions[-1]
-        tid = f"{s['id']}t{len(s['turns']) + 1}"
-        s["turns"].append({"id": tid, "speaker": SPK[cid][m.group(1)], "text": m.group(3)})
-        if m.group(2):
-            assert m.group(2) not in labels, m.group(2)
-            labels[m.group(2)] = tid
-    return sessions, labels
-
-
+# Questions by conversation: (category, question, evidence labels)
 Q = {
     "h1": [
         ("single-hop", "What does Tobias do for a living?", ["job1", "job1b"]),
@@ -278,82 +254,11 @@ Q = {
     ],
 }
 
-STOP = set(
-    "a an the of to in on at for and or but is are was were be been do does did what when where who whom which how why would could should has have had her his their its it this that with from as by about into after before over own now so than then there they she he i you your my me we our us any if not no yes just much many long first new".split()
-)
 
-
-def stem(w):
-    w = re.sub(r"'s$", "", w)
-    for suf in ("ing", "ed", "es", "s"):
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            return w[: -len(suf)]
-    return w
-
-
-def words(t):
-    return {stem(w) for w in re.findall(r"[a-z0-9']+", t.lower()) if w not in STOP} - {
-        stem(w) for w in STOP
-    }
-
-
-out = {"conversations": [], "questions": []}
-for cid, path in [(c, HERE / "datasets" / "src" / f"heldout_{c}.txt") for c in ("h1", "h2")]:
-    sessions, labels = parse(cid, path)
-    out["conversations"].append({"id": cid, "sessions": sessions})
-    names = {n.lower() for n in SPK[cid].values()} | {
-        "felix",
-        "pepper",
-        "marigold",
-        "greta",
-        "astrid",
-        "biscuit",
-        "mochi",
-        "yesenia",
-        "hiro",
-        "diego",
-        "gwen",
-        "deborah",
-        "inky",
-        "udon",
-        "tobias's",
-        "ingrid's",
-    }
-    texts = {t["id"]: t["text"] for s in sessions for t in s["turns"]}
-    low = 0
-    for cat, q, ev in Q[cid]:
-        ids = [labels[e] for e in ev]
-        out["questions"].append(
-            {"conversation": cid, "question": q, "evidence": ids, "category": cat}
-        )
-        qw = words(q) - {stem(n) for n in names}
-        ew = set().union(*[words(texts[i]) for i in ids])
-        ov = qw & ew
-        if len(ov) <= 1:
-            low += 1
-        if "-v" in sys.argv:
-            print(cid, cat[:6], len(ov), sorted(ov), "|", q)
-    # checks
-    for s in sessions:
-        assert 14 <= len(s["turns"]) <= 24, (cid, s["id"], len(s["turns"]))
-        for t in s["turns"]:
-            n = len(t["text"].split())
-            if not 8 <= n <= 45:
-                print("LEN", cid, t["id"], n, t["text"])
-    from collections import Counter
-
-    print(
-        cid,
-        "sessions",
-        len(sessions),
-        "turns",
-        sum(len(s["turns"]) for s in sessions),
-        "questions",
-        len(Q[cid]),
-        dict(Counter(c for c, _, _ in Q[cid])),
-        "low-overlap",
-        low,
-    )
-(HERE / "datasets" / "heldout.json").write_text(
-    json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8"
-)
+def build() -> Json:
+    questions: list[QuestionSpec] = [
+        (cid, category, question, evidence)
+        for cid, table in Q.items()
+        for category, question, evidence in table
+    ]
+    return labelled_dataset(CONVERSATIONS, questions)

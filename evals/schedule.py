@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from flynn.bench import percentile
+from evals.turn import percentile
 from flynn.memory.database import Database
 from flynn.schedule.jobs import Push, Target
 from flynn.schedule.scheduler import Scheduler

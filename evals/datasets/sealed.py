@@ -1,15 +1,10 @@
-"""Build bench/datasets/sealed.json from datasets/src/sealed_s1.txt and sealed_s2.txt.
+"""The ``sealed`` recall set, from ``src/sealed_*.txt`` (labelled chat logs, ``labelled.py``).
 
-The source format is in ``labelled_chats.py``. Stdlib only.
+The related-word round's test set: a captioner and an arborist; a piano tuner and a
+bike-shop owner (README).
 """
 
-from pathlib import Path
-
-from labelled_chats import build
-
-HERE = Path(__file__).resolve().parent
-SRC = HERE / "datasets" / "src"
-OUT = HERE / "datasets" / "sealed.json"
+from evals.datasets.labelled import Json, labelled_dataset
 
 CONVERSATIONS = [
     ("s1", "sealed_s1.txt", {"D": "Delphine", "K": "Kofi"}),
@@ -474,9 +469,5 @@ QUESTIONS = [
 ]
 
 
-def main():
-    build(CONVERSATIONS, QUESTIONS, SRC, OUT)
-
-
-if __name__ == "__main__":
-    main()
+def build() -> Json:
+    return labelled_dataset(CONVERSATIONS, QUESTIONS)

@@ -1,15 +1,10 @@
-"""Build bench/datasets/final.json from datasets/src/final_k1.txt and final_k2.txt.
+"""The ``final`` recall set, from ``src/final_*.txt`` (labelled chat logs, ``labelled.py``).
 
-The source format is in ``labelled_chats.py``. Stdlib only.
+The second round's test set: a court interpreter and her brother; a deckhand and a
+mapping analyst (README).
 """
 
-from pathlib import Path
-
-from labelled_chats import build
-
-HERE = Path(__file__).resolve().parent
-SRC = HERE / "datasets" / "src"
-OUT = HERE / "datasets" / "final.json"
+from evals.datasets.labelled import Json, labelled_dataset
 
 CONVERSATIONS = [
     ("k1", "final_k1.txt", {"C": "Corinne", "J": "Jonah"}),
@@ -318,9 +313,5 @@ QUESTIONS = [
 ]
 
 
-def main():
-    build(CONVERSATIONS, QUESTIONS, SRC, OUT)
-
-
-if __name__ == "__main__":
-    main()
+def build() -> Json:
+    return labelled_dataset(CONVERSATIONS, QUESTIONS)

@@ -1,16 +1,10 @@
-"""Build bench/datasets/blind.json from datasets/src/blind_b1.txt and blind_b2.txt.
+"""The ``blind`` recall set, from ``src/blind_*.txt`` (labelled chat logs, ``labelled.py``).
 
-A blind test set: written from the source format alone, without knowledge of the retrieval
-system. The source format is in ``labelled_chats.py``. Stdlib only.
+The test set: a locksmith and her cousin; a food scientist and a GIS analyst (README).
+Written from the source format alone, without knowledge of the retrieval system.
 """
 
-from pathlib import Path
-
-from labelled_chats import build
-
-HERE = Path(__file__).resolve().parent
-SRC = HERE / "datasets" / "src"
-OUT = HERE / "datasets" / "blind.json"
+from evals.datasets.labelled import Json, labelled_dataset
 
 CONVERSATIONS = [
     ("b1", "blind_b1.txt", {"N": "Nadia", "G": "Gus"}),
@@ -397,4 +391,6 @@ QUESTIONS = [
     ("b2", AD, "What flavor of butter did Hamid develop?", ["smoked_butter"]),
 ]
 
-build(CONVERSATIONS, QUESTIONS, SRC, OUT)
+
+def build() -> Json:
+    return labelled_dataset(CONVERSATIONS, QUESTIONS)

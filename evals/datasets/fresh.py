@@ -1,15 +1,10 @@
-"""Build bench/datasets/fresh.json from datasets/src/fresh_f1.txt and fresh_f2.txt.
+"""The ``fresh`` recall set, from ``src/fresh_*.txt`` (labelled chat logs, ``labelled.py``).
 
-The source format is in ``labelled_chats.py``. Stdlib only.
+The third round's test set: a pharmacist and a bridge inspector; a retired signal
+maintainer and his daughter (README).
 """
 
-from pathlib import Path
-
-from labelled_chats import build
-
-HERE = Path(__file__).resolve().parent
-SRC = HERE / "datasets" / "src"
-OUT = HERE / "datasets" / "fresh.json"
+from evals.datasets.labelled import Json, labelled_dataset
 
 CONVERSATIONS = [
     ("f1", "fresh_f1.txt", {"N": "Ngozi", "W": "Wendell"}),
@@ -440,9 +435,5 @@ QUESTIONS = [
 ]
 
 
-def main():
-    build(CONVERSATIONS, QUESTIONS, SRC, OUT)
-
-
-if __name__ == "__main__":
-    main()
+def build() -> Json:
+    return labelled_dataset(CONVERSATIONS, QUESTIONS)

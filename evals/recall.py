@@ -4,7 +4,8 @@ injects, and how fast it is, over a dataset of multi-session conversations.
 Every turn is written through ``MemoryWriter`` (as live turns are: history, rule extraction into
 facts with their source message, graph and embeddings when configured), one shared namespace per
 conversation and one session key per session. Each question is then ranked and packed by the
-same ``Recall`` the orchestrator uses. Dataset format (JSON)::
+same ``Recall`` the orchestrator uses (or, as an eval option, another ranker). A dataset is one
+of ``evals.datasets`` by name, or a JSON file::
 
     {"conversations": [{"id": "c1", "sessions": [{"id": "s1", "time": "2023-05-08T13:56:00",
         "turns": [{"id": "t1", "speaker": "Caroline", "text": "..."}]}]}],
@@ -30,14 +31,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from evals import datasets
+from evals.datasets.labelled import SourceError
+from evals.turn import Zipf, percentile, vocabulary
 from flynn.app import App
-from flynn.bench import Zipf, percentile, vocabulary
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
-from flynn.recall.recall import DepthName, RankerName, RecallItem
+from flynn.recall.recall import DepthName, RankerName, Recall, RecallItem
 from flynn.sessions.prompt import render_recalled
 from flynn.settings import EmbeddingModel, load_settings
 from flynn.tokens import estimate_tokens
@@ -145,11 +148,20 @@ def parse_dataset(data: Any) -> Dataset:
     return Dataset(conversations, tuple(kept), unknown)
 
 
-def load_dataset(path: Path) -> Dataset:
+def load_dataset(spec: str) -> Dataset:
+    """One of the sets in ``evals.datasets`` by name (built from its sources), else a JSON
+    file in the format above."""
+    if spec in datasets.NAMES:
+        try:
+            return parse_dataset(datasets.build(spec))
+        except SourceError as exc:
+            raise DatasetError(f"cannot build dataset {spec}: {exc}") from exc
+    path = Path(spec)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DatasetError(f"cannot read dataset {path}: {exc}") from exc
+        names = ", ".join(datasets.NAMES)
+        raise DatasetError(f"cannot read dataset {path} (nor is it a set: {names}): {exc}") from exc
     return parse_dataset(data)
 
 
@@ -316,7 +328,6 @@ async def bench_recall(
                 "data_dir": str(Path(tmp)),
                 "llm": {"provider": "offline"},
                 "memory": {
-                    "recall_ranker": ranker,
                     "recall_depth": depth,
                     "embeddings": embeddings,
                     "embeddings_model": embeddings_model,
@@ -332,7 +343,8 @@ async def bench_recall(
             where, last = _ingest(app, dataset)
             padded = _pad(app, dataset, total=scale, seed=seed)
             ingest_seconds = time.perf_counter() - started
-            result = _evaluate(app, dataset, where, last, ks=ks, warmup=warmup)
+            recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
+            result = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup)
             model = app.services.recall.embedding_model
         finally:
             await app.aclose()
@@ -357,8 +369,22 @@ async def bench_recall(
     return result
 
 
+def _other_ranker(app: App, ranker: RankerName) -> Recall:
+    """The app's recall with another ranker: an eval option only (people always get the
+    hybrid). The other rankers use neither the graph nor embeddings."""
+    memory = app.settings.memory
+    return Recall(
+        app.memory.facts,
+        app.memory.history,
+        threshold=memory.retrieval_threshold,
+        ranker=ranker,
+        depth=memory.recall_depth,
+    )
+
+
 def _evaluate(
     app: App,
+    recall: Recall,
     dataset: Dataset,
     where: dict[int, _Where],
     last: dict[str, datetime],
@@ -366,7 +392,6 @@ def _evaluate(
     ks: Sequence[int],
     warmup: int,
 ) -> dict[str, object]:
-    recall = app.services.recall
     budget = app.settings.memory.recall_max_tokens
     sessions_of: dict[str, dict[str, str]] = defaultdict(dict)
     for conversation in dataset.conversations:

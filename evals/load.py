@@ -1,5 +1,5 @@
 """The load generator for ``flynn bench gateway``, run as its own process (``python -m
-flynn.bench_load``) so it does not share the server's core: N websocket clients, each sending one
+evals.load``) so it does not share the server's core: N websocket clients, each sending one
 message and awaiting its reply, over and over, for a fixed time. Prints one JSON line."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 from websockets.asyncio.client import connect
 
-from flynn.bench import Zipf, vocabulary
+from evals.turn import Zipf, vocabulary
 
 _TEMPLATES = (
     "Can you remind me what we decided about the {0} {1}?",
@@ -85,7 +85,7 @@ async def run_load(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m flynn.bench_load")
+    parser = argparse.ArgumentParser(prog="python -m evals.load")
     parser.add_argument("url")
     parser.add_argument("--clients", type=int, required=True)
     parser.add_argument("--seconds", type=float, required=True)

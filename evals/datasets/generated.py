@@ -1,7 +1,7 @@
-"""Writes bench/datasets/generated.json: multi-session chats between two friends, built from event
+"""The ``generated`` recall set: multi-session chats between two friends, built from event
 templates, with questions that paraphrase the evidence (different words, as real benchmarks do).
 
-    python bench/make_generated.py            # deterministic (seeded)
+Deterministic (seeded); it has no source file.
 
 Each event is a short exchange: someone says something about their life, the friend reacts, and
 details may follow. Questions name the person, rarely reuse the evidence's content words, and
@@ -11,13 +11,10 @@ open-domain (an inference from what was said) and adversarial (the wrong person,
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 
-OUT = Path(__file__).parent / "datasets" / "generated.json"
 SESSIONS = 14
 
 SMALL_TALK = [
@@ -72,9 +69,11 @@ class Line:
     tag: str | None = None
 
 
-def _pet(
-    rng: random.Random, a: str, b: str, when: str
-) -> tuple[list[Line], list[tuple[str, list[str], str]]]:
+Event = tuple[list[Line], list[tuple[str, list[str], str]]]
+"""An event's lines, and its questions: (question, tags of the evidence lines, category)."""
+
+
+def _pet(rng: random.Random, a: str, b: str, when: str) -> Event:
     pet_name = rng.choice(["Biscuit", "Pepper", "Luna", "Mochi", "Ziggy"])
     breed = rng.choice(["beagle", "corgi", "border collie", "greyhound"])
     lines = [
@@ -91,7 +90,7 @@ def _pet(
     return lines, questions
 
 
-def _job(rng: random.Random, a: str, b: str, when: str):
+def _job(rng: random.Random, a: str, b: str, when: str) -> Event:
     company = rng.choice(
         [
             "a solar energy startup",
@@ -116,7 +115,7 @@ def _job(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _race(rng: random.Random, a: str, b: str, when: str):
+def _race(rng: random.Random, a: str, b: str, when: str) -> Event:
     race = rng.choice(["half marathon", "10k trail race", "charity 5k"])
     lines = [
         Line(a, f"I ran the {race} {when} and finished in under two hours!", "race"),
@@ -131,7 +130,7 @@ def _race(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _trip(rng: random.Random, a: str, b: str, when: str):
+def _trip(rng: random.Random, a: str, b: str, when: str) -> Event:
     place = rng.choice(["Lisbon", "Kyoto", "the Scottish Highlands", "Vancouver Island"])
     highlight = rng.choice(
         [
@@ -154,7 +153,7 @@ def _trip(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _hobby(rng: random.Random, a: str, b: str, when: str):
+def _hobby(rng: random.Random, a: str, b: str, when: str) -> Event:
     hobby, detail = rng.choice(
         [
             ("pottery", "my first bowl came out lopsided but I love it"),
@@ -176,7 +175,7 @@ def _hobby(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _family(rng: random.Random, a: str, b: str, when: str):
+def _family(rng: random.Random, a: str, b: str, when: str) -> Event:
     relative = rng.choice(["sister", "brother", "cousin"])
     news = rng.choice(["had a baby boy", "got engaged", "moved back from abroad"])
     lines = [
@@ -190,7 +189,7 @@ def _family(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _health(rng: random.Random, a: str, b: str, when: str):
+def _health(rng: random.Random, a: str, b: str, when: str) -> Event:
     injury = rng.choice(["sprained my ankle", "hurt my back", "broke my wrist"])
     cause = rng.choice(["slipping on the stairs", "moving a couch", "falling off my bike"])
     lines = [
@@ -206,7 +205,7 @@ def _health(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _volunteer(rng: random.Random, a: str, b: str, when: str):
+def _volunteer(rng: random.Random, a: str, b: str, when: str) -> Event:
     place = rng.choice(
         ["an animal shelter", "a food bank", "a community garden", "a literacy program"]
     )
@@ -227,7 +226,7 @@ def _volunteer(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _book(rng: random.Random, a: str, b: str, when: str):
+def _book(rng: random.Random, a: str, b: str, when: str) -> Event:
     title = rng.choice(["The Overstory", "Piranesi", "Project Hail Mary", "Educated"])
     lines = [
         Line(a, f"I finished reading {title} {when}, it completely wrecked me.", "book"),
@@ -241,7 +240,7 @@ def _book(rng: random.Random, a: str, b: str, when: str):
     return lines, questions
 
 
-def _move(rng: random.Random, a: str, b: str, when: str):
+def _move(rng: random.Random, a: str, b: str, when: str) -> Event:
     where = rng.choice(
         ["a flat near the river", "a small house with a garden", "an apartment downtown"]
     )
@@ -293,7 +292,7 @@ THREADS = [
 ]
 
 
-def build(
+def _conversation(
     conv_id: str, people: tuple[str, str], start: datetime, rng: random.Random
 ) -> Conversation:
     conversation = Conversation(conv_id, people)
@@ -384,21 +383,13 @@ def build(
     return conversation
 
 
-def main() -> None:
+def build() -> dict[str, object]:
     rng = random.Random(2024)
     pairs = [("Nora", "Sam"), ("Priya", "Leo"), ("Hana", "Marcus")]
     conversations = []
     questions: list[dict[str, object]] = []
     for index, people in enumerate(pairs):
-        built = build(f"g{index + 1}", people, datetime(2023, 1, 10 + index, 18, 0), rng)
+        built = _conversation(f"g{index + 1}", people, datetime(2023, 1, 10 + index, 18, 0), rng)
         conversations.append({"id": built.id, "sessions": built.sessions})
         questions.extend(built.questions)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(
-        json.dumps({"conversations": conversations, "questions": questions}, indent=1) + "\n"
-    )
-    print(f"wrote {OUT}: {len(conversations)} conversations, {len(questions)} questions")
-
-
-if __name__ == "__main__":
-    main()
+    return {"conversations": conversations, "questions": questions}

@@ -24,6 +24,7 @@ from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import Settings, load_settings
 
+CHECKOUT = Path(__file__).resolve().parents[1]
 _TOKEN = "bench-token"
 
 
@@ -38,7 +39,7 @@ async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dic
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "flynn.bench_load",
+        "evals.load",
         url,
         "--clients",
         str(clients),
@@ -49,6 +50,7 @@ async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dic
         "--protocol",
         protocol,
         stdout=asyncio.subprocess.PIPE,
+        cwd=CHECKOUT,  # where `-m evals.load` is found, installed or not
     )
     out, _ = await process.communicate()
     if process.returncode != 0:

@@ -1,0 +1,212 @@
+"""``flynn bench turn|recall|schedule|gateway``: each runs on a temporary store with a scripted
+model and prints one JSON object. ``flynn.cli`` hands the arguments after ``bench`` to ``main``,
+from a checkout; errors are raised for it to report (``UsageError``, ``ConfigError``: exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evals.datasets import NAMES
+from evals.gateway import bench_gateway
+from evals.recall import bench_recall, load_dataset
+from evals.schedule import bench_schedule
+from evals.turn import bench_turn
+from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, UsageError, command_settings
+from flynn.errors import FlynnError
+from flynn.logs import configure_logging
+from flynn.recall.embeddings import EMBEDDING_MODELS
+from flynn.recall.recall import DEPTHS, RANKERS
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="flynn bench", description="benchmarks; each prints one JSON object"
+    )
+    _add_bench_commands(parser)
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_CONFIG
+    return int(args.handler(args))
+
+
+def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
+    """``flynn bench ...``: each runs on a temporary store with a scripted model. Flags left out
+    take the configured memory settings, so ``--config`` benchmarks a configuration."""
+    bench_commands = bench.add_subparsers(title="benchmarks", metavar="BENCH")
+
+    def bench_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = bench_commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument(
+            "--config",
+            type=Path,
+            help="YAML config file (default: $FLYNN_CONFIG) whose memory settings to measure",
+        )
+        return sub
+
+    turn = bench_command("turn", "per-turn overhead with an instant provider")
+    turn.add_argument("--messages", type=int, default=100_000)
+    turn.add_argument("--facts", type=int, default=10_000)
+    turn.add_argument("--turns", type=int, default=1000)
+    turn.add_argument("--seed", type=int, default=7)
+    turn.add_argument(
+        "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
+    )
+    turn.add_argument(
+        "--tools",
+        action=argparse.BooleanOptionalAction,
+        help="offer Flynn's tools on every turn (default: tools.enabled)",
+    )
+    turn.add_argument(
+        "--reminders", type=int, default=0, help="reminders scheduled for the person first"
+    )
+    turn.set_defaults(handler=_cmd_bench_turn)
+    recall = bench_command(
+        "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
+    )
+    recall.add_argument(
+        "--dataset",
+        required=True,
+        help=f"a set built from evals/datasets ({', '.join(NAMES)}) or a JSON file",
+    )
+    recall.add_argument("--k", default="1,5,10,50", help="comma-separated cut-offs")
+    recall.add_argument(
+        "--ranker",
+        choices=RANKERS,
+        default="hybrid",
+        help="hybrid (what people get), or bm25 or baseline to compare against",
+    )
+    recall.add_argument(
+        "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
+    )
+    recall.add_argument(
+        "--embeddings",
+        action=argparse.BooleanOptionalAction,
+        help="rank with local embeddings (default: memory.embeddings)",
+    )
+    recall.add_argument(
+        "--embeddings-model",
+        choices=EMBEDDING_MODELS,
+        help="memory.embeddings_model to use with --embeddings (default: configured)",
+    )
+    recall.add_argument(
+        "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
+    )
+    recall.add_argument("--seed", type=int, default=7)
+    recall.set_defaults(handler=_cmd_bench_recall)
+    schedule = bench_command(
+        "schedule", "adding reminders, fire_due among many, lag of a burst due at once"
+    )
+    schedule.add_argument("--jobs", type=int, default=10_000, help="reminders stored")
+    schedule.add_argument("--burst", type=int, default=1000, help="jobs due in the same second")
+    schedule.add_argument("--seed", type=int, default=7)
+    schedule.set_defaults(handler=_cmd_bench_schedule)
+    gateway = bench_command("gateway", "full-path throughput against a bare websockets echo server")
+    gateway.add_argument("--clients", type=int, default=200)
+    gateway.add_argument("--seconds", type=float, default=10.0)
+    gateway.add_argument("--idle-sessions", type=int, default=2000)
+    embeddings = gateway.add_mutually_exclusive_group()
+    embeddings.add_argument(
+        "--embeddings",
+        choices=EMBEDDING_MODELS,
+        nargs="?",
+        const="auto",
+        help="embed every turn with this memory.embeddings_model (default: auto; without the "
+        "flag, as memory.embeddings says)",
+    )
+    embeddings.add_argument(
+        "--no-embeddings",
+        action="store_true",
+        help="embed nothing, whatever memory.embeddings says",
+    )
+    gateway.set_defaults(handler=_cmd_bench_gateway)
+
+
+def _cmd_bench_gateway(args: argparse.Namespace) -> int:
+    memory = command_settings(args).memory
+    configure_logging("error", "json")
+    embeddings: str | None = args.embeddings
+    if embeddings is None and memory.embeddings and not args.no_embeddings:
+        embeddings = memory.embeddings_model
+    result = asyncio.run(
+        bench_gateway(
+            clients=args.clients,
+            seconds=args.seconds,
+            idle_sessions=args.idle_sessions,
+            embeddings=embeddings,
+        )
+    )
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_recall(args: argparse.Namespace) -> int:
+    memory = command_settings(args).memory
+    configure_logging("error", "json")
+    try:
+        ks = [int(k) for k in args.k.split(",") if k.strip()]
+    except ValueError:
+        raise UsageError("--k", f"takes comma-separated numbers, not {args.k!r}") from None
+    if not ks or min(ks) < 1:
+        raise UsageError("--k", "needs cut-offs of at least 1")
+    try:
+        dataset = load_dataset(args.dataset)
+        if dataset.unknown_evidence:
+            print(
+                f"flynn: note: {dataset.unknown_evidence} evidence ids name no turn of their "
+                "conversation; left out (evidence_unknown in the result)",
+                file=sys.stderr,
+            )
+        result = asyncio.run(
+            bench_recall(
+                dataset,
+                ks=ks,
+                ranker=args.ranker,
+                depth=args.recall_depth or memory.recall_depth,
+                embeddings=memory.embeddings if args.embeddings is None else args.embeddings,
+                embeddings_model=args.embeddings_model or memory.embeddings_model,
+                scale=args.scale,
+                seed=args.seed,
+                recall_max_tokens=memory.recall_max_tokens,
+                retrieval_threshold=memory.retrieval_threshold,
+            )
+        )
+    except FlynnError as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_schedule(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    if args.jobs < 0 or args.burst < 0:
+        raise UsageError("--jobs/--burst", "must not be negative")
+    result = asyncio.run(bench_schedule(jobs=args.jobs, burst=args.burst, seed=args.seed))
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_turn(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    configure_logging("error", "json")
+    if args.reminders < 0:
+        raise UsageError("--reminders", "must not be negative")
+    result = asyncio.run(
+        bench_turn(
+            messages=args.messages,
+            facts=args.facts,
+            turns=args.turns,
+            seed=args.seed,
+            depth=args.recall_depth or settings.memory.recall_depth,
+            tools=settings.tools.enabled if args.tools is None else args.tools,
+            reminders=args.reminders,
+        )
+    )
+    print(json.dumps(result))
+    return EXIT_OK

@@ -1,0 +1,289 @@
+"""``flynn memory show|export|forget|embed``: what flynn remembers of a person, read, exported,
+deleted for real, or embedded for recall by meaning."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta, tzinfo
+from pathlib import Path
+from time import perf_counter
+
+from flynn.app import database_path, utc_now
+from flynn.cli_settings import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    command_logging,
+    command_settings,
+    local_user,
+)
+from flynn.dates import parse_timezone
+from flynn.errors import ConfigError, ConfigProblem
+from flynn.identity import Identity, MemoryScope
+from flynn.learning.fact_relations import FactRelations
+from flynn.memory.overview import fact_history, memory_snapshot
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.vectors import SqliteVectors
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.recall.embeddings import load_embedder
+from flynn.settings import Settings
+from flynn.tools.person_files import forget_person_files, person_directory
+
+
+def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    memory = commands.add_parser("memory", help="show, export or forget what flynn remembers")
+    memory_commands = memory.add_subparsers(title="memory commands", metavar="ACTION")
+
+    def memory_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = memory_commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+        sub.add_argument("--user", help="a person from the users: map")
+        sub.add_argument("--session", help="a session key (channel:chat_id) for session memory")
+        return sub
+
+    show = memory_command("show", "profile, patterns, working memory and active facts")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.add_argument(
+        "--history",
+        metavar="FIELD",
+        help="every value FIELD ever had, oldest first, with when each was believed; when no "
+        "field is called FIELD, the observations it names: by what they are about (sushi), a "
+        "word of them, or their kind (preference, 'working on')",
+    )
+    show.set_defaults(handler=_cmd_memory_show)
+    export = memory_command("export", "everything remembered, as markdown")
+    export.set_defaults(handler=_cmd_memory_export)
+    forget = memory_command("forget", "delete memory for real")
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--all", action="store_true", help="everything stored for this person")
+    what.add_argument("--field", help="a fact field, e.g. name (its whole history)")
+    what.add_argument("--fact", type=int, help="a fact id (its whole supersession chain)")
+    what.add_argument(
+        "--since",
+        metavar="DATE",
+        help="everything written from DATE (YYYY-MM-DD or an ISO time, in persona.timezone or "
+        "this machine's zone) until --until or now",
+    )
+    forget.add_argument(
+        "--until", metavar="DATE", help="end of the --since range (a date includes that day)"
+    )
+    forget.set_defaults(handler=_cmd_memory_forget)
+    embed = memory_commands.add_parser(
+        "embed",
+        help="embed stored messages that have no vector of the configured model",
+        description="Embed the stored messages that have no vector of memory.embeddings_model "
+        "(stored before embeddings were on, or under another model), so recall can find them by "
+        "meaning. Once every message has one, the vectors of other models (left by an earlier "
+        "memory.embeddings_model, and ignored by recall) are deleted. Safe to interrupt and run "
+        "again.",
+    )
+    embed.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+    embed.add_argument("--user", help="only this person's messages (from the users: map)")
+    embed.add_argument(
+        "--keep-other-models",
+        action="store_true",
+        help="keep the vectors of other models (to switch back without embedding again)",
+    )
+    embed.set_defaults(handler=_cmd_memory_embed)
+
+
+def memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
+    identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
+    if args.session:
+        try:
+            key = SessionKey.parse(args.session)
+        except ValueError as exc:
+            raise UsageError("--session", str(exc)) from None
+        return identity.resolve(ChannelAccount(key.channel, key.chat_id), key)
+    scope = identity.scope_for_user(args.user)
+    if scope is not None:
+        return scope
+    if args.user:
+        raise unknown_user(settings, args.user)
+    # Session-scoped memory: default to this machine's terminal session.
+    user = local_user()
+    return identity.resolve(ChannelAccount("cli", user), SessionKey("cli", user))
+
+
+def unknown_user(settings: Settings, user: str) -> UsageError:
+    known = ", ".join(sorted(settings.users)) or "none configured"
+    return UsageError("--user", f"no user {user!r} (users: {known})")
+
+
+def open_memory(settings: Settings) -> SqliteMemory:
+    return SqliteMemory.open(database_path(settings), FactRelations)
+
+
+def _cmd_memory_show(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    scope = memory_scope(args, settings)
+    if args.history:
+        field = "_".join(args.history.casefold().split())
+        with open_memory(settings) as memory:
+            history = fact_history(memory, scope, field)
+        if args.json:
+            print(json.dumps(history.as_json(), indent=2, ensure_ascii=False))
+        else:
+            print(history.as_text())
+        return EXIT_OK
+    with open_memory(settings) as memory:
+        snapshot = memory_snapshot(memory, scope, now=utc_now())
+    if args.json:
+        print(json.dumps(snapshot.as_json(), indent=2, ensure_ascii=False))
+    else:
+        print(snapshot.as_text())
+    return EXIT_OK
+
+
+def _cmd_memory_export(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    scope = memory_scope(args, settings)
+    with open_memory(settings) as memory:
+        print(memory_snapshot(memory, scope, now=utc_now()).as_markdown())
+    return EXIT_OK
+
+
+def _cmd_memory_forget(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    scope = memory_scope(args, settings)
+    if args.until is not None and args.since is None:
+        raise UsageError("--until", "only goes with --since")
+    field = None
+    if args.field is not None:
+        field = "_".join(args.field.casefold().split())
+        if not field:
+            raise UsageError("--field", "is empty; name a fact field, e.g. --field name")
+    span = _forget_span(args, settings)
+    with open_memory(settings) as memory:
+        if args.all:
+            counts = memory.forget_namespace(scope.root)
+            counts["files"] = forget_person_files(person_directory(settings.data_dir, scope.root))
+            print(f"forgot everything under {scope.root}: {_counts(counts)}")
+        elif field is not None:
+            counts = memory.forget_field(scope.root, field)
+            print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
+        elif span is not None:
+            counts = memory.forget_range(scope.root, since=span[0], until=span[1])
+            print(
+                f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
+                f"{span[1].isoformat()}: {_counts(counts)}"
+            )
+            if counts["messages"]:
+                print(
+                    "working memory and conversation summaries may have repeated those messages "
+                    "and cannot be edited surgically, so they were deleted as well"
+                )
+        else:
+            chain = memory.forget_chain(scope.root, args.fact)
+            if chain is None:
+                print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
+                return EXIT_FAILED
+            print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+        if settings.memory.embeddings and not args.all:
+            _embed_anew(settings, memory, scope.root)
+    return EXIT_OK
+
+
+def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime, datetime] | None:
+    """The ``--since`` range to forget, ``None`` without one; without ``--until`` it runs until
+    now, so a ``--since`` in the future is a mistake (a typo'd year, most likely), said as one."""
+    if args.since is None:
+        return None
+    zone = zone_of(settings)
+    since = _parse_when("--since", args.since, zone, end_of_day=False)
+    if args.until is None:
+        now = utc_now()
+        if now <= since:
+            raise UsageError("--since", f"{args.since} is in the future: nothing to forget yet")
+        return since, now
+    until = _parse_when("--until", args.until, zone, end_of_day=True)
+    if until <= since:
+        raise UsageError("--until", "must be after --since")
+    return since, until
+
+
+def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:
+    """After a forget, the messages that lost their vector (redacted ones, and those just after
+    a forgotten message, embedded with it as context) are embedded from what is left."""
+    try:
+        vectors = SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
+    except ConfigError as exc:
+        print(f"flynn: {exc}; run `flynn memory embed` once it loads", file=sys.stderr)
+        return
+    done = sum(vectors.backfill(prefix))
+    if done:
+        print(f"embedded {done} message(s) anew from what is left")
+
+
+def _cmd_memory_embed(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    if not settings.memory.embeddings:
+        raise ConfigError(
+            [ConfigProblem("memory.embeddings", "is false; set it to true to embed messages")]
+        )
+    prefix = None
+    if args.user:
+        identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
+        scope = identity.scope_for_user(args.user)
+        if scope is None:
+            raise unknown_user(settings, args.user)
+        prefix = scope.root
+    embedder = load_embedder(settings.memory.embeddings_model)
+    with open_memory(settings) as memory:
+        vectors = SqliteVectors(memory.db, embedder)
+        total = vectors.unembedded(prefix)
+        done = 0
+        started = perf_counter()
+        for count in vectors.backfill(prefix):
+            done += count
+            print(f"\rembedded {done}/{total}", end="", file=sys.stderr, flush=True)
+        if done:
+            print(file=sys.stderr)
+        seconds = perf_counter() - started
+        others = vectors.other_models(prefix)
+        dropped = 0
+        if others and not args.keep_other_models and vectors.unembedded(prefix) == 0:
+            dropped = vectors.drop_other_models(prefix)
+    where = prefix or "every namespace"
+    print(f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s")
+    if dropped:
+        print(f"deleted {dropped} vector(s) of other models ({', '.join(sorted(others))})")
+    elif others:
+        print(
+            f"kept {sum(others.values())} vector(s) of other models ({', '.join(sorted(others))}); "
+            "recall ignores them"
+        )
+    return EXIT_OK
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items())
+
+
+def zone_of(settings: Settings) -> tzinfo | None:
+    """The person's calendar: ``persona.timezone``, else this machine's zone."""
+    name = settings.persona.timezone
+    return parse_timezone(name) if name else datetime.now().astimezone().tzinfo
+
+
+def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool) -> datetime:
+    """A date (its start, or with ``end_of_day`` the start of the next day) or an ISO time;
+    times without an offset are in ``zone``."""
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            moment = datetime.combine(day + timedelta(days=1) if end_of_day else day, time())
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(option, f"not a date (YYYY-MM-DD) or ISO time: {text!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
+    return moment

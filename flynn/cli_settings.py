@@ -1,0 +1,71 @@
+"""What every ``flynn`` command shares: its exit codes, the usage error, the settings read once
+from the config file and the environment, and its logging."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from flynn.datadir import not_a_directory
+from flynn.errors import ConfigError, ConfigProblem, FlynnError
+from flynn.logs import configure_logging
+from flynn.settings import Settings, load_settings, parse_yaml
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+EXIT_STORAGE = 4
+EXIT_LOCKED = 5
+
+
+class UsageError(FlynnError):
+    """A command-line argument is wrong (exit 2, like invalid configuration, but said as what it
+    is: nothing in the config file needs fixing). Raised by the commands, handled by ``main``."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"invalid argument {option}: {message}")
+
+
+def command_settings(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
+    """The settings of ``--config`` (else ``$FLYNN_CONFIG``, else the defaults) under the
+    ``FLYNN_*`` variables; raises ``ConfigError``, also for a data dir that is a file."""
+    env = os.environ if env is None else env
+    path: Path | None = getattr(args, "config", None)
+    if path is None and env.get("FLYNN_CONFIG"):
+        path = Path(env["FLYNN_CONFIG"])
+    if path is None:
+        settings = load_settings({}, env=env)
+    else:
+        path = path.expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            problem = ConfigProblem("--config", f"cannot read {path}: {exc.strerror or exc}")
+            raise ConfigError([problem]) from None
+        except UnicodeDecodeError as exc:
+            problem = ConfigProblem("file", f"not valid UTF-8 (byte {exc.start})")
+            raise ConfigError([problem], str(path)) from None
+        settings = load_settings(parse_yaml(text, str(path)), str(path), env=env)
+    # Every command opens the data dir; one that is a file is the configuration's fault.
+    error = not_a_directory(settings.data_dir)
+    if error is not None:
+        raise error
+    return settings
+
+
+def command_logging(settings: Settings, *, quiet: bool = False) -> None:
+    level = settings.logging.level
+    if quiet and level in ("debug", "info"):
+        # An interactive session would drown in turn logs; debug still shows everything.
+        level = "debug" if level == "debug" else "warning"
+    configure_logging(level, settings.logging.format)
+
+
+def local_user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "local"
