@@ -17,7 +17,6 @@ from typing import TypeVar
 from flynn.learning.graph_extraction import RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.stores import SqliteMemory
-from flynn.recall.graph_context import GraphContextBuilder
 
 NS = "user/graph"
 T0 = datetime(2026, 2, 25, tzinfo=UTC)
@@ -96,7 +95,6 @@ def main() -> None:
         ]
         extractor = RuleGraphExtractor()
         ingestor = GraphIngestor(graph, extractor)
-        builder = GraphContextBuilder(graph)
         now = T0 + timedelta(days=1)
         results = {
             "entities": len(ids),
@@ -107,7 +105,6 @@ def main() -> None:
                 lambda pair: ingestor.ingest(NS, pair[0], pair[1], now=now),
                 list(zip(texts, messages, strict=True)),
             ),
-            "context_build": _timed(lambda text: builder.build("user", text), texts),
         }
         memory.close()
     print(json.dumps(results))

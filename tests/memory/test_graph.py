@@ -17,7 +17,6 @@ from flynn.memory.graph import SqliteGraph
 from flynn.memory.graph_names import candidate_keys, name_key, spoken
 from flynn.memory.graph_store import Entity
 from flynn.memory.stores import SqliteMemory
-from flynn.recall.graph_context import GraphContextBuilder
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 NS = "user/graph"
@@ -254,10 +253,6 @@ def test_namespaces_are_isolated(memory: SqliteMemory) -> None:
     found = memory.graph.entities_in("users/alice", "Maya", limit=10)
     assert [e.namespace for e in found] == ["users/alice/graph"]
     assert memory.graph.entities_in("users/carol", "Maya", limit=10) == []
-    builder = GraphContextBuilder(memory.graph)
-    _entity(memory.graph, "Maya", "person", namespace="users/bob/graph")
-    assert builder.build("users/alice", "Maya") == ""
-    assert "Maya (person)" in builder.build("users/bob", "Maya")
 
 
 def test_candidate_keys_skip_runs_ending_in_common_words() -> None:
@@ -440,61 +435,3 @@ def test_ingest_proposal_uses_the_default_confidence_where_none_is_given(
         ("SQLite", 0.9),
     ]
     assert memory.graph.messages_mentioning([flynn.id], limit=5) == [message]
-
-
-# --- prompt context ------------------------------------------------------------------------------
-
-
-def _knowledge(graph: SqliteGraph) -> None:
-    flynn = _entity(
-        graph, "Flynn", "project", description="Local-first AI assistant", confidence=0.9
-    )
-    go = _entity(graph, "Go", "language", description="Programming language", confidence=0.8)
-    sqlite = _entity(graph, "SQLite", "tool", confidence=0.6)
-    graph.relate(NS, flynn.id, go.id, "uses", confidence=0.9, now=T0)
-    graph.relate(NS, flynn.id, sqlite.id, "stores_in", confidence=0.7, now=T0)
-
-
-def test_context_has_the_seed_format_entities_then_relations(memory: SqliteMemory) -> None:
-    _knowledge(memory.graph)
-    block = GraphContextBuilder(memory.graph).build("user", "How does flynn use Go?")
-    assert block == (
-        "Relevant Knowledge:\n"
-        "- Flynn (project): Local-first AI assistant\n"
-        "- Go (language): Programming language\n"
-        "- Flynn → uses → Go\n"
-        "- Flynn → stores in → SQLite"
-    )
-
-
-def test_context_skips_bare_things_but_keeps_their_relations(memory: SqliteMemory) -> None:
-    maya = _entity(memory.graph, "Maya")
-    acme = _entity(memory.graph, "Acme", "org")
-    memory.graph.relate(NS, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
-    block = GraphContextBuilder(memory.graph).build("user", "Maya called")
-    assert block == "Relevant Knowledge:\n- Maya → works at → Acme"
-
-
-def test_context_is_empty_when_nothing_is_known(memory: SqliteMemory) -> None:
-    _knowledge(memory.graph)
-    assert GraphContextBuilder(memory.graph).build("user", "what's the weather") == ""
-    assert GraphContextBuilder(memory.graph).build("other", "Flynn") == ""
-
-
-def test_context_never_exceeds_max_chars(memory: SqliteMemory) -> None:
-    _knowledge(memory.graph)
-    for index in range(30):
-        person = _entity(memory.graph, f"Person{index}", "person", description="x" * 300)
-        flynn = memory.graph.find(NS, "Flynn")
-        assert flynn is not None
-        memory.graph.relate(NS, person.id, flynn.id, "works_on", confidence=0.5, now=T0)
-    text = "Flynn, Go, " + ", ".join(f"Person{index}" for index in range(30))
-    full = GraphContextBuilder(memory.graph, max_chars=100_000).build("user", text)
-    for budget in range(0, 1500, 7):
-        block = GraphContextBuilder(memory.graph, max_chars=budget).build("user", text)
-        assert len(block) <= budget
-        # Lines are dropped whole and the rest keeps its order.
-        lines = block.splitlines()
-        assert lines == [line for line in full.splitlines() if line in lines]
-    short = GraphContextBuilder(memory.graph, max_chars=120).build("user", text)
-    assert short.splitlines()[1] == "- Flynn (project): Local-first AI assistant"
