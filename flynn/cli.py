@@ -32,6 +32,7 @@ from flynn.cli_settings import (
     command_settings,
     local_user,
 )
+from flynn.commands import parse_command
 from flynn.daemon import (
     EXIT_PORT_IN_USE,
     Daemon,
@@ -241,7 +242,7 @@ async def _chat(settings: Settings, env: Mapping[str, str]) -> int:
             if interactive:
                 await _interactive_turn(orchestrator, text)
             else:
-                result = await orchestrator.handle(text)
+                result = await orchestrator.handle(parse_command(text) or text)
                 print(_one_line(result.text), flush=True)
     finally:
         await app.aclose()
@@ -258,7 +259,7 @@ async def _interactive_turn(orchestrator: Orchestrator, text: str) -> None:
             streamed = True
         print(delta, end="", flush=True)
 
-    result = await orchestrator.handle(text, on_delta)
+    result = await orchestrator.handle(parse_command(text) or text, on_delta)
     print("" if streamed else f"flynn> {result.text}")  # after a stream: end its line
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from flynn.messages import CommandCall
+
 
 @dataclass(frozen=True, slots=True)
 class Command:
@@ -36,3 +38,16 @@ CHAT_COMMANDS: Final = (
 )
 NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
 ALIASES: Final = {"start": "help"}  # Telegram sends /start when a chat opens
+
+
+def parse_command(text: str) -> CommandCall | None:
+    """The command ``text`` gives (``/reminders cancel 2``: ``reminders``, ``cancel 2``), or None
+    when it is no command. The name is lower case, without its slash or a Telegram ``@botname``,
+    aliases resolved; an unknown name is still a command (the session answers it with the list).
+    Channels call this once, at the edge; a forwarded message is never a command."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or len(stripped) < 2:
+        return None
+    name, _, arg = stripped[1:].partition(" ")
+    name = name.split("@", 1)[0].casefold()
+    return CommandCall(ALIASES.get(name, name), arg.strip())

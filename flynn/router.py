@@ -6,6 +6,11 @@ was taken, its reply is stored before it is sent, and ``replay`` (at start) fini
 or a drain deadline left: turns not run are run, replies not sent are sent. A resend of the same
 id joins the pending turn, or gets the stored reply.
 
+Every reply, delta and notice for a message carries that message's ``reply_handle`` back to its
+channel. A message replayed after a restart has none (handles are not stored): its channel
+answers it from the session and ``reply_to`` alone. Its command is read again from its stored
+text, as its channel read it (a forwarded message is never a command).
+
 Each session has a bounded inbox and one worker task; the worker exits when the session has been
 idle for ``idle_seconds`` (its orchestrator is dropped and resumed from the database next time).
 """
@@ -22,6 +27,7 @@ from typing import Protocol
 import structlog
 
 from flynn.channels.base import Channel
+from flynn.commands import parse_command
 from flynn.errors import SessionBusy
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
@@ -158,6 +164,8 @@ class Router:
         unfinished = self._inbound.unfinished()
         for item in unfinished:
             message = item.message
+            if not message.forwarded:
+                message = replace(message, command=parse_command(message.text))
             key = SessionKey.parse(item.session)
             if item.reply is not None:
                 self._resend(key, message, item.reply, item.error_code)
@@ -249,6 +257,7 @@ class Router:
             text,
             reply_to=message.message_id,
             error_code="internal",
+            reply_handle=message.reply_handle,
         )
         try:
             async with asyncio.timeout(2):
@@ -292,13 +301,19 @@ class Router:
 
             async def on_delta(text: str) -> None:
                 await channel.send(
-                    OutboundMessage(key, text, reply_to=message.message_id, final=False)
+                    OutboundMessage(
+                        key,
+                        text,
+                        reply_to=message.message_id,
+                        final=False,
+                        reply_handle=message.reply_handle,
+                    )
                 )
 
             streams = channel.capabilities.can_stream
             try:
                 result = await orchestrator.handle(
-                    message.text,
+                    message.command if message.command and not message.forwarded else message.text,
                     on_delta if streams else None,
                     replayed=replayed,
                     forwarded=message.forwarded,
@@ -337,7 +352,11 @@ class Router:
             log.error("router.unknown_channel", channel=message.channel)
             return False
         reply = OutboundMessage(
-            key, result.text, reply_to=message.message_id, error_code=result.error_code
+            key,
+            result.text,
+            reply_to=message.message_id,
+            error_code=result.error_code,
+            reply_handle=message.reply_handle,
         )
         try:
             await channel.send(reply)

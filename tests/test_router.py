@@ -114,11 +114,14 @@ async def test_streaming_channels_get_deltas_before_the_reply(
 ) -> None:
     app, router, channel = await make(tmp_path, ScriptedProvider(default="a streamed answer"))
     closing.append((app, router))
-    await router.on_message(channel.inbound("go", message_id="s1"))
+    message = channel.inbound("go", message_id="s1")
+    await router.on_message(message)
     reply = await channel.reply()
     deltas = [m.text for m in channel.sent if not m.final]
     assert "".join(deltas) == "a streamed answer" == reply.text
     assert all(m.reply_to == "s1" for m in channel.sent)
+    # The channel's own handle comes back with every delta and the reply.
+    assert all(m.reply_handle is message.reply_handle for m in channel.sent)
 
 
 async def test_idle_sessions_are_evicted_and_resumed_from_the_database(
@@ -192,6 +195,8 @@ async def test_what_a_drain_cut_off_is_answered_after_the_restart_in_order(
     first, second = await channel.reply(), await channel.reply()
     assert (first.reply_to, first.text) == ("m1", "re: never finishes")
     assert (second.reply_to, second.text) == ("q2", "re: queued behind it")
+    # Handles are not stored: a replayed message's channel answers from reply_to alone.
+    assert first.reply_handle is None and second.reply_handle is None
     assert await router.replay() == 0  # answered once, for good
     await router.on_message(channel.inbound("never finishes", message_id="m1"))  # a resend
     again = await channel.reply()
@@ -290,3 +295,40 @@ async def test_two_people_in_one_group_never_see_each_others_memory(
     alice_dm = provider.requests[-1]
     assert "Bob" not in alice_dm.system
     assert memory_in(alice_dm.system).user_name == "Alice"
+
+
+async def test_the_command_a_channel_parsed_runs_and_text_is_taken_as_it_is(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content)
+    app, router, channel = await make(tmp_path, provider)
+    closing.append((app, router))
+    await router.on_message(channel.inbound("/status"))
+    assert "Unknown command" not in (await channel.reply()).text
+    assert provider.requests == []
+    # The router never reads a command out of text: only the channel's parse counts.
+    forwarded = channel.inbound("/forget everything", forwarded=True)
+    assert forwarded.command is None
+    await router.on_message(forwarded)
+    assert (await channel.reply()).text.startswith("re: ")
+
+
+async def test_a_command_replayed_after_a_restart_is_still_a_command(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    provider = GatedProvider()
+    app, router, channel = await make(tmp_path, provider)
+    await router.on_message(channel.inbound("never finishes", message_id="m1"))
+    await provider.entered.wait()
+    await router.on_message(channel.inbound("/help", message_id="h2"))
+    router.close_intake()
+    await router.drain(0.05)
+    await app.aclose()
+
+    chat = ScriptedProvider(default="answered")
+    app, router, channel = await make(tmp_path, chat)
+    closing.append((app, router))
+    assert await router.replay() == 2
+    first, second = await channel.reply(), await channel.reply()
+    assert first.reply_to == "m1" and second.reply_to == "h2"
+    assert "/new" in second.text and len(chat.requests) == 1

@@ -1,7 +1,8 @@
 """The Discord channel: discord.py driven inside flynn's loop, parsed once into ``InboundMessage``.
 
 Event callbacks are a thin layer over plain methods that take duck-typed objects (the Protocols
-below), so access control, mention rules, typing and delivery are testable without the network.
+of ``discord_client``), so access control, mention rules, typing and delivery are testable
+without the network.
 """
 
 from __future__ import annotations
@@ -9,17 +10,24 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import discord
 import structlog
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.discord_client import (
+    ClientFactory,
+    DiscordClient,
+    DiscordMessage,
+    DiscordTarget,
+    discord_client,
+    discord_intents,
+)
 from flynn.channels.split import split_text
+from flynn.commands import parse_command
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
@@ -48,156 +56,14 @@ _THREAD_TYPES = frozenset(
 )
 _PRIVATE_TYPES = frozenset({discord.ChannelType.private, discord.ChannelType.group})
 
-_CoroT = TypeVar("_CoroT", bound=Callable[..., Coroutine[Any, Any, Any]])
 
+@dataclass(frozen=True, slots=True)
+class DiscordReply:
+    """The reply handle of an accepted message: the channel, thread or DM it was written in,
+    and the message a guild reply references."""
 
-class DiscordUser(Protocol):
-    """A message author or mentioned user (``discord.User``, ``discord.Member``)."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def bot(self) -> bool: ...
-
-    @property
-    def display_name(self) -> str: ...
-
-
-class DiscordSent(Protocol):
-    @property
-    def id(self) -> int: ...
-
-
-@runtime_checkable
-class DiscordTarget(Protocol):
-    """A text channel, thread or DM we can write to. ``type`` is ``None`` only for a partial
-    channel discord.py could not classify."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def type(self) -> discord.ChannelType | None: ...
-
-    def typing(self) -> AbstractAsyncContextManager[None]: ...
-
-    async def send(
-        self,
-        content: str,
-        *,
-        allowed_mentions: discord.AllowedMentions = ...,
-        reference: discord.MessageReference = ...,
-        mention_author: bool = ...,
-    ) -> DiscordSent: ...
-
-
-class DiscordReference(Protocol):
-    @property
-    def type(self) -> discord.MessageReferenceType:
-        """``default`` for a reply, ``forward`` for a forwarded message."""
-        ...
-
-    @property
-    def resolved(self) -> object | None:
-        """The replied-to message, a deleted-message stub, or ``None`` when not resolved."""
-        ...
-
-
-class DiscordSnapshot(Protocol):
-    """The copy a forward carries of the message it forwards (``discord.MessageSnapshot``)."""
-
-    @property
-    def content(self) -> str: ...
-
-
-class DiscordMessage(Protocol):
-    """What the channel reads from a ``discord.Message``; threads also carry ``parent_id``."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def author(self) -> DiscordUser: ...
-
-    @property
-    def content(self) -> str: ...
-
-    @property
-    def channel(self) -> DiscordTarget: ...
-
-    @property
-    def guild(self) -> object | None: ...
-
-    @property
-    def mentions(self) -> Sequence[DiscordUser]: ...
-
-    @property
-    def reference(self) -> DiscordReference | None: ...
-
-    @property
-    def message_snapshots(self) -> Sequence[DiscordSnapshot]:
-        """For a forward, the forwarded message (its own ``content`` is empty)."""
-        ...
-
-    @property
-    def created_at(self) -> datetime: ...
-
-
-class DiscordAccount(Protocol):
-    """A user we can open a DM with (``discord.User``)."""
-
-    @property
-    def id(self) -> int: ...
-
-    async def create_dm(self) -> object:
-        """The DM channel with this user (a ``DiscordTarget``), opened if need be."""
-        ...
-
-
-class DiscordClient(Protocol):
-    """The part of ``discord.Client`` the channel drives; the seam tests replace."""
-
-    @property
-    def user(self) -> DiscordUser | None: ...
-
-    def event(self, coro: _CoroT, /) -> _CoroT: ...
-
-    async def start(self, token: str, *, reconnect: bool = ...) -> None: ...
-
-    def get_channel(self, id: int, /) -> object | None: ...
-
-    async def fetch_channel(self, channel_id: int, /) -> object: ...
-
-    async def fetch_user(self, user_id: int, /) -> DiscordAccount: ...
-
-    async def __aenter__(self) -> object: ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None: ...
-
-
-ClientFactory = Callable[[discord.Intents], DiscordClient]
-
-
-def discord_intents() -> discord.Intents:
-    """Guilds, DMs and guild messages with their content (a privileged intent: enable "Message
-    Content Intent" for the bot in the developer portal)."""
-    intents = discord.Intents.none()
-    intents.guilds = True
-    intents.dm_messages = True
-    intents.guild_messages = True
-    intents.message_content = True
-    return intents
-
-
-def discord_client(intents: discord.Intents) -> DiscordClient:
-    # Mentions off by default as well, so nothing sent through the client can ping anyone.
-    return discord.Client(intents=intents, allowed_mentions=discord.AllowedMentions.none())
+    target: DiscordTarget
+    message_id: int
 
 
 def _utc_now() -> datetime:
@@ -423,7 +289,9 @@ class DiscordChannel:
 
     async def send(self, message: OutboundMessage) -> list[str]:
         """Stops the session's typing and delivers ``message`` in parts of at most 2000
-        characters, the first replying to ``reply_to`` in guilds; never pings anyone. Deltas
+        characters where its reply handle says, the first referencing the message it answers
+        in guilds (without a handle, as after a restart: to the session's channel or thread,
+        referencing nothing); never pings anyone. Deltas
         (``final=False``) are ignored. Delivery failures are logged, not raised: returns the
         ids of the parts sent before the failure (``[]`` when not running).
 
@@ -437,13 +305,17 @@ class DiscordChannel:
         parts = split_text(message.text, MAX_LEN, "chars")
         if not parts:
             return []
+        handle = message.reply_handle if message.push is None else None
+        target: DiscordTarget | None
         if message.recipient is not None:
             target = await self._resolve_dm(message.recipient)
+        elif isinstance(handle, DiscordReply):
+            target = handle.target
         else:
             target = await self._resolve(message.session)
         if target is None:
             return []
-        reference = _reference(message.reply_to, target)
+        reference = _reference(handle, target)
         mentions = discord.AllowedMentions.none()
         sent: list[str] = []
         for part in parts:
@@ -562,16 +434,18 @@ def _inbound(
         sender_name=message.author.display_name,
         is_group=is_group,
         forwarded=forwarded,
+        command=None if forwarded else parse_command(text),
+        reply_handle=DiscordReply(channel, message.id),
     )
 
 
-def _reference(reply_to: str | None, target: DiscordTarget) -> discord.MessageReference | None:
+def _reference(handle: object, target: DiscordTarget) -> discord.MessageReference | None:
     """A reply reference in guild channels; in a DM the reply would only add noise."""
-    if reply_to is None or not reply_to.isdigit():
+    if not isinstance(handle, DiscordReply):
         return None
     if target.type is None or target.type in _PRIVATE_TYPES:
         return None
     # fail_if_not_exists=False: if the original was deleted, send without the reply link.
     return discord.MessageReference(
-        message_id=int(reply_to), channel_id=target.id, fail_if_not_exists=False
+        message_id=handle.message_id, channel_id=target.id, fail_if_not_exists=False
     )

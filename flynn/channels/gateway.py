@@ -5,12 +5,10 @@ web chat page (``gateway_http``) on the same port.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import secrets
-from collections import Counter, OrderedDict, deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
@@ -20,9 +18,11 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
 from flynn.channels.gateway_frames import (
     CLIENT_ID,
     ClientText,
+    FrameReply,
     Rejected,
     delta_frame,
     error_frame,
@@ -120,8 +120,6 @@ class GatewayChannel:
         self._hello_timeout = hello_timeout
         self._flood_close_after = flood_close_after
         self._max_connections = max_connections
-        self._max_waiting = max_unauthenticated
-        self._max_waiting_per_address = max_unauthenticated_per_address
         self._max_per_client = max_connections_per_client
         self._outbox_size = outbox_size
         self._outbox_clients = outbox_clients
@@ -135,9 +133,9 @@ class GatewayChannel:
         self._clients: dict[str, list[ServerConnection]] = {}
         self._outbox: OrderedDict[str, deque[str]] = OrderedDict()
         self._authenticated = 0
-        self._waiting: OrderedDict[ServerConnection, _Waiting] = OrderedDict()
-        """Connections that have not said hello yet, oldest first."""
-        self._waiting_per_address: Counter[str] = Counter()
+        self._waiting = WaitingRoom(
+            max_waiting=max_unauthenticated, max_per_address=max_unauthenticated_per_address
+        )
         self._on_message: OnMessage | None = None
         self._server: Server | None = None
         self._last_inbound: datetime | None = None
@@ -216,15 +214,22 @@ class GatewayChannel:
             log.info("gateway.stopped")
 
     async def send(self, message: OutboundMessage) -> list[str]:
-        """Sends ``message`` to every live connection of its client; a final reply nobody
-        could take waits in the client's outbox. A push goes as a ``push`` frame to the client
-        ``recipient`` (else the session's) and returns ``[]`` when no connection took it; it
-        is never kept here. Never raises for a closed connection."""
+        """Sends ``message`` to every live connection of its client, under the id of the frame
+        it answers (from its reply handle; rebuilt from ``reply_to`` for a message replayed
+        after a restart); a final reply nobody could take waits in the client's outbox. A push
+        goes as a ``push`` frame to the client ``recipient`` (else the session's) and returns
+        ``[]`` when no connection took it; it is never kept here. Never raises for a closed
+        connection."""
         session = message.session
         client_id = f"{session.chat_id}:{session.thread}" if session.thread else session.chat_id
         if message.push is not None:
             return await self._push(message, message.recipient or client_id)
-        frame_id = _client_frame_id(client_id, message.reply_to)
+        reply = message.reply_handle
+        if not isinstance(reply, FrameReply) and message.reply_to is not None:
+            reply = FrameReply.replayed(client_id, message.reply_to)
+        frame_id = (
+            reply.frame_id if isinstance(reply, FrameReply) else f"srv-{secrets.token_hex(6)}"
+        )
         if not message.final:
             data = delta_frame(frame_id, message.text)
         elif message.error_code:
@@ -306,32 +311,32 @@ class GatewayChannel:
         ``ConnectionClosed`` when the peer went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
-        waiting = _Waiting(_peer(ws))
+        waiting = Waiting(peer(ws))
         try:
             async with asyncio.timeout(self._hello_timeout) as deadline:
                 waiting.deadline = deadline
-                self._admit(ws, waiting)
+                self._waiting.admit(ws, waiting)
                 raw = await ws.recv()
         except TimeoutError:
             if waiting.is_evicted:
-                await _refuse(ws, "rate_limited", "too many connections; retry", CLOSE_SERVER_FULL)
+                await refuse(ws, "rate_limited", "too many connections; retry", CLOSE_SERVER_FULL)
             else:
-                await _refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
+                await refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
             return None
         finally:
-            self._release(ws, waiting)
+            self._waiting.release(ws, waiting)
         frame = parse_json_object(raw)
         if frame is None or frame.get("type") != "hello":
-            await _refuse(ws, "unauthorized", "the first frame must be a hello", CLOSE_UNAUTHORIZED)
+            await refuse(ws, "unauthorized", "the first frame must be a hello", CLOSE_UNAUTHORIZED)
             return None
         token = frame.get("token")
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
-            log.info("gateway.unauthorized", peer=_peer(ws))
-            await _refuse(ws, "unauthorized", "invalid token", CLOSE_UNAUTHORIZED)
+            log.info("gateway.unauthorized", peer=peer(ws))
+            await refuse(ws, "unauthorized", "invalid token", CLOSE_UNAUTHORIZED)
             return None
         client_id = frame.get("client_id")
         if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
-            await _refuse(
+            await refuse(
                 ws,
                 "bad_request",
                 "client_id must be 1-128 characters of A-Z a-z 0-9 _ . : -",
@@ -339,39 +344,16 @@ class GatewayChannel:
             )
             return None
         if len(self._clients.get(client_id, ())) >= self._max_per_client:
-            await _refuse(
+            await refuse(
                 ws, "rate_limited", "too many connections for this client_id", CLOSE_TOO_MANY_TABS
             )
             return None
         if self._authenticated >= self._max_connections:
             log.warning("gateway.full", connections=self._authenticated)
-            await _refuse(ws, "rate_limited", "server full; retry later", CLOSE_SERVER_FULL)
+            await refuse(ws, "rate_limited", "server full; retry later", CLOSE_SERVER_FULL)
             return None
         ws.close_timeout = patient
         return client_id
-
-    def _admit(self, ws: ServerConnection, waiting: _Waiting) -> None:
-        """Registers ``ws`` as waiting for hello, first pushing out the oldest waiting connection
-        of its address, or of all, when a cap is reached."""
-        address = waiting.address
-        oldest: ServerConnection | None = None
-        if self._waiting_per_address[address] >= self._max_waiting_per_address:
-            oldest = next(c for c, w in self._waiting.items() if w.address == address)
-        elif len(self._waiting) >= self._max_waiting:
-            oldest = next(iter(self._waiting))
-        if oldest is not None:
-            evicted = self._waiting[oldest]
-            self._release(oldest, evicted)
-            evicted.evict()
-            log.info("gateway.waiting_evicted", peer=evicted.address, waiting=len(self._waiting))
-        self._waiting[ws] = waiting
-        self._waiting_per_address[address] += 1
-
-    def _release(self, ws: ServerConnection, waiting: _Waiting) -> None:
-        if self._waiting.pop(ws, None) is not None:
-            self._waiting_per_address[waiting.address] -= 1
-            if not self._waiting_per_address[waiting.address]:
-                del self._waiting_per_address[waiting.address]
 
     async def _client_ready(self, client_id: str) -> None:
         callback = self._on_client_ready
@@ -413,12 +395,15 @@ class GatewayChannel:
         assert self._on_message is not None, "frames arrive only while run() is serving"
         # A generated id is random so it never matches an earlier dedupe key.
         frame_id = frame.id or f"cmd-{secrets.token_hex(6)}"
+        reply = FrameReply(client_id, frame_id)
         message = InboundMessage(
             channel=CHANNEL,
             chat_id=client_id,
             sender_id=client_id,
             text=frame.text,
-            message_id=f"{client_id}:{frame_id}",
+            message_id=reply.intake_id,
+            command=frame.command,
+            reply_handle=reply,
             received_at=self._clock(),
         )
         self._last_inbound = message.received_at
@@ -448,29 +433,6 @@ class GatewayChannel:
         self._last_error, self._last_error_at = text, self._clock()
 
 
-@dataclass(slots=True)
-class _Waiting:
-    """A connection waiting for its hello: where from, and the deadline that ends the wait."""
-
-    address: str
-    deadline: asyncio.Timeout | None = None
-    is_evicted: bool = False
-
-    def evict(self) -> None:
-        """Ends the wait now; the connection's own task then refuses it."""
-        self.is_evicted = True
-        if self.deadline is not None:
-            self.deadline.reschedule(asyncio.get_running_loop().time())
-
-
-def _client_frame_id(client_id: str, reply_to: str | None) -> str:
-    """The id the client used: ``reply_to`` without the ``client_id:`` prefix added at intake."""
-    if reply_to is None:
-        return f"srv-{secrets.token_hex(6)}"
-    prefix = f"{client_id}:"
-    return reply_to[len(prefix) :] if reply_to.startswith(prefix) else reply_to
-
-
 async def _deliver(connection: ServerConnection, data: str, backlog_seconds: float) -> bool:
     """Sends ``data``; False when the connection is closing, closed or too slow to take it."""
     # send() on a closing connection waits for the close to finish, and one whose transport
@@ -488,16 +450,10 @@ async def _deliver(connection: ServerConnection, data: str, backlog_seconds: flo
     except ConnectionClosed:
         return False
     except TimeoutError:
-        log.info("gateway.slow_client_dropped", peer=_peer(connection))
+        log.info("gateway.slow_client_dropped", peer=peer(connection))
         connection.transport.abort()
         return False
     return True
-
-
-async def _refuse(ws: ServerConnection, code: str, message: str, close_code: int) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        await ws.send(error_frame(code, message))
-        await ws.close(close_code, message)
 
 
 async def _close_draining(ws: ServerConnection, code: int, reason: str) -> None:
@@ -511,8 +467,3 @@ async def _close_draining(ws: ServerConnection, code: int, reason: str) -> None:
         pass
     finally:
         await closing
-
-
-def _peer(ws: ServerConnection) -> str:
-    address = ws.remote_address
-    return str(address[0]) if address else "?"

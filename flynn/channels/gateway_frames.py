@@ -8,7 +8,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from flynn.commands import NAMES
+from flynn.commands import NAMES, parse_command
+from flynn.messages import CommandCall
 
 COMMANDS = NAMES
 """The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""
@@ -25,11 +26,36 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 @dataclass(frozen=True, slots=True)
 class ClientText:
-    """A ``message``, or a ``command`` as the slash text the router takes (``/otr on``).
-    ``id`` is None only for a command sent without one."""
+    """A ``message`` (a ``/x`` text is a command too), or a ``command`` frame, whose ``text``
+    is the slash text it stands for (``/otr on``: what is stored and replayed). ``id`` is None
+    only for a command sent without one."""
 
     id: str | None
     text: str
+    command: CommandCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameReply:
+    """The gateway's reply handle: the client, and the id its frame gave (the id its reply,
+    deltas and errors carry)."""
+
+    client_id: str
+    frame_id: str
+
+    @property
+    def intake_id(self) -> str:
+        """The frame's ``InboundMessage.message_id``: ``<client_id>:<frame_id>``, unique per
+        client, since the router's durable intake keys on (channel, message_id). The layout is
+        written here only, and kept: ``replayed`` rebuilds the handle from it."""
+        return f"{self.client_id}:{self.frame_id}"
+
+    @classmethod
+    def replayed(cls, client_id: str, intake_id: str) -> FrameReply:
+        """The handle of a message replayed after a restart (handles are not stored), from its
+        client (its session's) and ``intake_id``: the frame id is what follows the client's
+        prefix, which is known, so a ``:`` inside either id is no matter."""
+        return cls(client_id, intake_id[len(client_id) + 1 :])
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +99,7 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientText | Rejected:
             return Rejected("bad_request", "a message needs a non-empty text", frame_id)
         if not _is_unicode(text):
             return Rejected("bad_request", "text holds an unpaired surrogate", frame_id)
-        return ClientText(frame_id, text)
+        return ClientText(frame_id, text, parse_command(text))
     if kind == "command":
         if raw_id is not None and frame_id is None:
             return Rejected("bad_request", "a command id must be 1-128 characters")
@@ -91,7 +117,7 @@ def _command(frame: dict[str, object], frame_id: str | None) -> ClientText | Rej
     if arg is not None and not (isinstance(arg, str) and _is_unicode(arg)):
         return Rejected("bad_request", "a command arg must be a string", frame_id)
     arg = arg.strip() if arg else ""
-    return ClientText(frame_id, f"/{name} {arg}" if arg else f"/{name}")
+    return ClientText(frame_id, f"/{name} {arg}" if arg else f"/{name}", CommandCall(name, arg))
 
 
 def peek_id(raw: str | bytes) -> str | None:

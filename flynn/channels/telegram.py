@@ -1,47 +1,44 @@
 """Telegram over the Bot API: our own long-polling loop around python-telegram-bot's ``Bot``, so the
-offset, recovery and cancellation are exactly ours; plus access control, mentions, typing, replies.
+offset, recovery and cancellation are exactly ours; plus access control, mentions and typing.
+Sending (parts, retries, the reply handle) is ``telegram_delivery``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Final, TypeVar
+from collections.abc import Callable, Hashable
+from datetime import UTC, datetime
+from typing import Final, Generic, TypeVar
 
-import httpx
 import structlog
-from telegram import Bot, BotCommand, Message, MessageEntity, ReplyParameters, Update, User
-from telegram.constants import ChatAction, ChatType, ParseMode
-from telegram.error import (
-    BadRequest,
-    Conflict,
-    InvalidToken,
-    NetworkError,
-    RetryAfter,
-    TelegramError,
-)
+from telegram import Bot, BotCommand, Message, MessageEntity, Update, User
+from telegram.constants import ChatAction, ChatType
+from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
-from flynn.channels.split import split_text
-from flynn.channels.telegram_html import render_html, visible_length
+from flynn.channels.telegram_delivery import (
+    MAX_LEN,
+    ChatKey,
+    Sleep,
+    TelegramDelivery,
+    TelegramReply,
+    TelegramRequest,
+    push_chat,
+    reply_chat,
+    retry_after_seconds,
+)
 from flynn.channels.typing_indicator import TypingIndicators
-from flynn.commands import CHAT_COMMANDS
+from flynn.commands import CHAT_COMMANDS, parse_command
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
-from flynn.messages import InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import InboundMessage, OutboundMessage
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
-
-MAX_LEN: Final = 4096
-"""Telegram's limit on a message's visible text, in UTF-16 code units."""
 
 REFUSAL: Final = (
     "Sorry, I only talk to my owner. If that's you, add {user_id} to "
@@ -50,56 +47,31 @@ REFUSAL: Final = (
 BUSY: Final = "I'm still working on your earlier messages; please wait a moment."
 INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message; please resend it."
 
-Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], datetime]
-_ChatKey = tuple[int, int | None]
-"""A chat and, for forum topics, the topic's thread id."""
 
 _REMEMBERED: Final = 2048
-"""How many recent update ids (and their chats) we keep for dedupe and reply threading."""
-_SEND_ATTEMPTS: Final = 4
-"""Tries per message part; with the default backoff, retries wait 1 + 2 + 3 s at most (flood
-control waits as long as Telegram says)."""
+"""How many recent update ids (and refused chats) we keep."""
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
+_K = TypeVar("_K", bound=Hashable)
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class TelegramUnavailable(NetworkError):
-    """Telegram answered 5xx: it did not process the request, so sending again is safe."""
+class _Recent(Generic[_K]):
+    """The last ``_REMEMBERED`` keys seen, oldest forgotten first."""
 
-    def __init__(self, status: int) -> None:
-        super().__init__(f"Telegram answered {status}")
-        self.status = status
+    def __init__(self) -> None:
+        self._keys: OrderedDict[_K, None] = OrderedDict()
 
+    def __contains__(self, key: _K) -> bool:
+        return key in self._keys
 
-class _TelegramRequest(HTTPXRequest):
-    """HTTPXRequest that raises ``TelegramUnavailable`` for a 5xx answer. python-telegram-bot
-    turns every 5xx into a bare ``NetworkError``, which also covers a connection that broke after
-    the request went out (when a retry could deliver a message twice); the status tells them
-    apart, and it is only seen here."""
-
-    # Any: the parameters pass through unchanged; their types are python-telegram-bot's private
-    # aliases.
-    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        status, payload = await super().do_request(*args, **kwargs)
-        if status >= 500:
-            raise TelegramUnavailable(status)
-        return status, payload
-
-
-@dataclass(frozen=True, slots=True)
-class _Origin:
-    """Where an accepted message came from, so its reply goes to the same chat and topic, quoting
-    it in groups."""
-
-    chat: _ChatKey
-    message_id: int
-    is_group: bool
+    def add(self, key: _K) -> None:
+        self._keys[key] = None
+        while len(self._keys) > _REMEMBERED:
+            self._keys.popitem(last=False)
 
 
 class TelegramChannel:
@@ -135,6 +107,7 @@ class TelegramChannel:
         self._backoff_initial = backoff_initial
         self._backoff_max = backoff_max
         self._sleep = sleep
+        self._delivery = TelegramDelivery(sleep=sleep, backoff_initial=backoff_initial)
         self._random = random.Random()
 
         self._bot: Bot | None = None
@@ -144,10 +117,9 @@ class TelegramChannel:
         """The next update id to ask for; everything below it was handled."""
         self._acked: int | None = None
         """The offset the server last received, which is what it has discarded."""
-        self._seen: OrderedDict[int, None] = OrderedDict()
-        self._origins: OrderedDict[str, _Origin] = OrderedDict()
-        self._refused_chats: OrderedDict[int, None] = OrderedDict()
-        self._typing = TypingIndicators[_ChatKey](
+        self._seen = _Recent[int]()
+        self._refused_chats = _Recent[int]()
+        self._typing = TypingIndicators[ChatKey](
             self._send_typing, interval=typing_interval, limit=typing_limit, name="telegram"
         )
 
@@ -194,8 +166,10 @@ class TelegramChannel:
 
     async def send(self, message: OutboundMessage) -> list[str]:
         """Delivers a final reply as Telegram HTML (plain text for errors, or when Telegram refuses
-        the markup), split under 4096 UTF-16 units; returns the Telegram message ids sent. Stops
-        the chat's typing indicator first. Flood control is waited out; a 5xx answer or a
+        the markup), split under 4096 UTF-16 units, to the chat and topic of its reply handle,
+        quoting the message it answers in groups (without a handle, as after a restart: to the
+        session's chat, quoting nothing); returns the Telegram message ids sent. Stops the
+        chat's typing indicator first. Flood control is waited out; a 5xx answer or a
         connection that could not be made is retried a few times with a short backoff. Raises
         ``DeliveryFailed`` when a part is still not delivered, or failed in a way a retry could
         duplicate (the connection broke after the request went out): the parts after it are
@@ -212,57 +186,24 @@ class TelegramChannel:
         if bot is None:
             raise RuntimeError("the Telegram channel is not running")
         if message.push is not None:
-            chat_id, thread = _push_chat(message)
+            chat = push_chat(message)
             try:
-                sent = await self._send_text(bot, chat_id, thread, message.text, quote=None)
+                sent = await self._delivery.send_text(bot, chat, message.text, quote=None)
             except DeliveryFailed as exc:
                 sent = list(exc.sent)
             log.info(
                 "telegram.push_sent" if sent else "telegram.push_undelivered",
                 push_id=message.push_id,
                 kind=message.push,
-                chat_id=chat_id,
+                chat_id=chat[0],
                 parts=len(sent),
             )
             return sent
-        origin = self._origins.get(message.reply_to) if message.reply_to else None
-        key = origin.chat if origin is not None else _chat_of(message.session)
-        chat_id, thread = key
-        await self._typing.finish(key, message.reply_to)
-        quote = origin.message_id if origin is not None and origin.is_group else None
-        return await self._send_text(
-            bot, chat_id, thread, message.text, quote=quote, plain=message.error_code is not None
+        chat, quote = reply_chat(message)
+        await self._typing.finish(chat, message.reply_to)
+        return await self._delivery.send_text(
+            bot, chat, message.text, quote=quote, plain=message.error_code is not None
         )
-
-    async def _send_text(
-        self,
-        bot: Bot,
-        chat_id: int,
-        thread: int | None,
-        text: str,
-        *,
-        quote: int | None,
-        plain: bool = False,
-    ) -> list[str]:
-        """Sends ``text`` in parts (HTML unless ``plain``), the first quoting ``quote``; the ids
-        of the parts. Raises ``DeliveryFailed`` (with the ids sent before) at the first part
-        that failed."""
-        sent: list[str] = []
-        for part in split_text(text, MAX_LEN, "utf16"):
-            markup: str | None = None
-            if not plain:
-                markup = render_html(part)
-                if visible_length(markup) > MAX_LEN:
-                    markup = None
-            try:
-                message_id = await self._send_part(bot, chat_id, thread, part, markup, quote)
-            except DeliveryFailed as exc:
-                raise DeliveryFailed(
-                    str(exc), sent=tuple(sent), may_have_arrived=exc.may_have_arrived
-                ) from None
-            sent.append(str(message_id))
-            quote = None
-        return sent
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -270,7 +211,7 @@ class TelegramChannel:
         timeout = self._request_timeout
 
         def request(pool_size: int) -> HTTPXRequest:
-            return _TelegramRequest(
+            return TelegramRequest(
                 connection_pool_size=pool_size,
                 connect_timeout=timeout,
                 read_timeout=timeout,
@@ -298,7 +239,7 @@ class TelegramChannel:
             except InvalidToken:
                 raise self._token_refused() from None
             except RetryAfter as exc:
-                await self._sleep(_retry_after_seconds(exc))
+                await self._sleep(retry_after_seconds(exc))
             except TelegramError as exc:
                 failures += 1
                 await self._back_off("telegram.start_failed", exc, failures)
@@ -346,7 +287,7 @@ class TelegramChannel:
             except InvalidToken:
                 raise self._token_refused() from None
             except RetryAfter as exc:
-                await self._sleep(_retry_after_seconds(exc))
+                await self._sleep(retry_after_seconds(exc))
                 continue
             except TelegramError as exc:
                 # NetworkError, TimedOut, 5xx, and Conflict (another instance polls this token).
@@ -363,7 +304,7 @@ class TelegramChannel:
                     log.info("telegram.duplicate", update_id=update.update_id)
                 else:
                     await self._handle(bot, update, on_message)
-                    _remember(self._seen, update.update_id, None)
+                    self._seen.add(update.update_id)
                 # The server's order, not max(): after a week without updates Telegram may pick
                 # the next update id at random, lower than the last.
                 self._offset = update.update_id + 1
@@ -412,6 +353,9 @@ class TelegramChannel:
             return
         if not text:
             return
+        forwarded = message.forward_origin is not None
+        chat_key: ChatKey = (chat.id, thread)
+        quote = message.message_id if is_group else None
         inbound = InboundMessage(
             channel=self.name,
             chat_id=str(chat.id),
@@ -423,23 +367,22 @@ class TelegramChannel:
             sender_name=sender.full_name,
             is_group=is_group,
             # Still passed on: the person may ask about it, but it says nothing about them.
-            forwarded=message.forward_origin is not None,
+            forwarded=forwarded,
+            command=None if forwarded else parse_command(text),  # without any @botname
+            reply_handle=TelegramReply(chat_key, quote),
         )
-        key = (chat.id, thread)
-        _remember(self._origins, inbound.message_id, _Origin(key, message.message_id, is_group))
         # Typing starts before the hand-off: the reply may be sent before on_message returns.
-        self._typing.start(key, inbound.message_id)
-        quote = message.message_id if is_group else None
+        self._typing.start(chat_key, inbound.message_id)
         try:
             await on_message(inbound)
         except SessionBusy:
-            await self._typing.finish(key, inbound.message_id)
+            await self._typing.finish(chat_key, inbound.message_id)
             log.info("telegram.busy", chat_id=chat.id)
-            await self._send_notice(bot, chat.id, thread, BUSY, quote)
+            await self._delivery.send_notice(bot, chat_key, BUSY, quote)
         except Exception:  # per-update boundary: log, tell the person, keep polling
-            await self._typing.finish(key, inbound.message_id)
+            await self._typing.finish(chat_key, inbound.message_id)
             log.exception("telegram.intake_failed", update_id=update_id)
-            await self._send_notice(bot, chat.id, thread, INTAKE_FAILED, quote)
+            await self._delivery.send_notice(bot, chat_key, INTAKE_FAILED, quote)
         else:
             self._last_inbound = self._clock()
 
@@ -480,14 +423,14 @@ class TelegramChannel:
         first = chat_id not in self._refused_chats
         log.info("telegram.refused", user_id=sender.id, chat_id=chat_id, replied=first)
         if first:
-            _remember(self._refused_chats, chat_id, None)
+            self._refused_chats.add(chat_id)
             quote = message.message_id if message.chat.type != ChatType.PRIVATE else None
             text = REFUSAL.format(user_id=sender.id)
-            await self._send_notice(bot, chat_id, thread, text, quote)
+            await self._delivery.send_notice(bot, (chat_id, thread), text, quote)
 
     # -- typing ----------------------------------------------------------------------------------
 
-    async def _send_typing(self, key: _ChatKey) -> None:
+    async def _send_typing(self, key: ChatKey) -> None:
         bot = self._bot
         if bot is None:
             return
@@ -496,78 +439,6 @@ class TelegramChannel:
             await bot.send_chat_action(chat_id, ChatAction.TYPING, message_thread_id=thread)
         except TelegramError as exc:
             log.debug("telegram.typing_failed", error=type(exc).__name__)
-
-    # -- sending ---------------------------------------------------------------------------------
-
-    async def _send_notice(
-        self, bot: Bot, chat_id: int, thread: int | None, text: str, quote: int | None
-    ) -> None:
-        """Sends one of our own plain notices (busy, refusal); a failure is only logged: it
-        answers no message."""
-        with contextlib.suppress(DeliveryFailed):  # _send_part logged it
-            await self._send_part(bot, chat_id, thread, text, None, quote)
-
-    async def _send_part(
-        self,
-        bot: Bot,
-        chat_id: int,
-        thread: int | None,
-        text: str,
-        markup: str | None,
-        quote: int | None,
-    ) -> int:
-        """Sends one part (``markup`` as HTML when given, else ``text`` plain); returns its message
-        id. Raises ``DeliveryFailed`` (logged) when it was not delivered."""
-        reply = ReplyParameters(quote, allow_sending_without_reply=True) if quote else None
-        for attempt in range(1, _SEND_ATTEMPTS + 1):
-            try:
-                sent = await bot.send_message(
-                    chat_id,
-                    markup if markup is not None else text,
-                    parse_mode=ParseMode.HTML if markup is not None else None,
-                    message_thread_id=thread,
-                    reply_parameters=reply,
-                )
-            except RetryAfter as exc:
-                delay = _retry_after_seconds(exc)
-                log.warning("telegram.rate_limited", chat_id=chat_id, retry_after=delay)
-                await self._sleep(delay)
-            except BadRequest as exc:
-                if markup is None:
-                    raise _send_failure(exc) from None
-                # A 400 means nothing was sent. Usually Telegram could not parse our entities;
-                # the words still matter more than the formatting, so send them plain.
-                log.warning("telegram.markup_refused", description=exc.message)
-                markup = None
-            except NetworkError as exc:
-                if not _never_processed(exc):
-                    # It may have arrived: a retry could deliver the reply twice.
-                    raise _send_failure(exc, may_have_arrived=True) from None
-                if attempt == _SEND_ATTEMPTS:
-                    raise _send_failure(exc) from None
-                log.warning("telegram.send_retry", error=type(exc).__name__, attempt=attempt)
-                await self._sleep(self._backoff_initial * attempt)
-            except TelegramError as exc:
-                raise _send_failure(exc) from None
-            else:
-                return sent.message_id
-        log.error("telegram.send_failed", error="GaveUp", attempts=_SEND_ATTEMPTS)
-        raise DeliveryFailed(f"not delivered after {_SEND_ATTEMPTS} attempts")
-
-
-def _chat_of(session: SessionKey) -> _ChatKey:
-    """The chat and topic of a session whose inbound message we no longer remember. The router may
-    extend a group's thread with a per-sender suffix (``77/u1001``, ``u1001``); the topic is the
-    leading number, if any."""
-    topic = re.match(r"\d+", session.thread or "")
-    return int(session.chat_id), int(topic.group()) if topic else None
-
-
-def _push_chat(message: OutboundMessage) -> _ChatKey:
-    """Where a push goes: the recipient's private chat, or the chat (and topic) of its session."""
-    if message.recipient is not None:
-        return int(message.recipient), None
-    return _chat_of(message.session)
 
 
 def _leading_command(message: Message) -> str | None:
@@ -593,39 +464,3 @@ def _quiet_http_loggers() -> None:
         logger = logging.getLogger(name)
         if logger.getEffectiveLevel() < logging.WARNING:
             logger.setLevel(logging.WARNING)
-
-
-def _retry_after_seconds(exc: RetryAfter) -> float:
-    # An int (deprecated) or a timedelta, depending on PTB_TIMEDELTA.
-    value = exc.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
-
-
-def _never_processed(exc: NetworkError) -> bool:
-    """True when Telegram surely did not process the request: it answered 5xx, or no
-    connection was made."""
-    if isinstance(exc, TelegramUnavailable):
-        return True
-    return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
-
-
-def _remember(memory: OrderedDict[_K, _V], key: _K, value: _V) -> None:
-    memory[key] = value
-    while len(memory) > _REMEMBERED:
-        memory.popitem(last=False)
-
-
-def _send_failure(exc: TelegramError, *, may_have_arrived: bool = False) -> DeliveryFailed:
-    """Logs a part that was not delivered; the ``DeliveryFailed`` to raise for it (``from None``:
-    whoever logs it with a traceback must not print the SDK error's text)."""
-    # No traceback and no message: a network error's text can carry the request URL (the token).
-    # Telegram's own description of a refused request is safe and says what was wrong.
-    description = exc.message if isinstance(exc, BadRequest) else None
-    log.error(
-        "telegram.send_failed",
-        error=type(exc).__name__,
-        description=description,
-        may_have_arrived=may_have_arrived,
-    )
-    reason = f"Telegram: {description}" if description else f"Telegram: {type(exc).__name__}"
-    return DeliveryFailed(reason, may_have_arrived=may_have_arrived)

@@ -22,7 +22,7 @@ from flynn.identity import MemoryScope
 from flynn.learning.own_words import mark_forwarded
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import MessageRole, StoredMessage
-from flynn.messages import SessionKey
+from flynn.messages import CommandCall, SessionKey
 from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult, ToolSpec
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions import commands
@@ -134,24 +134,22 @@ class Orchestrator:
 
     async def handle(
         self,
-        text: str,
+        message: str | CommandCall,
         on_delta: OnDelta | None = None,
         *,
         replayed: bool = False,
         forwarded: bool = False,
     ) -> TurnResult:
-        """One message from the person: a ``/command`` or a turn. Never raises except on
-        cancellation; failures become an error result and the session keeps working.
+        """One message from the person: a command (parsed by its channel) or a turn's text,
+        taken as it is. Never raises except on cancellation; failures become an error result
+        and the session keeps working.
 
         ``replayed``: the message was accepted before a restart that cut its turn off; if
         that turn had already stored it (and run tools), it goes on from there, nothing done
         twice. ``forwarded``: someone else wrote it; it is stored and shown as such."""
-        stripped = text.strip()
-        if not forwarded and stripped.startswith("/") and len(stripped) > 1:
-            name, _, arg = stripped[1:].partition(" ")
-            name = name.split("@", 1)[0].casefold()  # Telegram appends @botname in groups
-            return await self.command(name, arg.strip())
-        return await self.turn(text, on_delta, replayed=replayed, forwarded=forwarded)
+        if isinstance(message, CommandCall):
+            return await self.command(message.name, message.arg)
+        return await self.turn(message, on_delta, replayed=replayed, forwarded=forwarded)
 
     async def turn(
         self,

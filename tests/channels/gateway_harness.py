@@ -8,6 +8,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -40,17 +41,22 @@ class RecordingHandler:
         if message.text == "hold":
             return
         assert self.channel is not None
-        key, reply_to = message.session_key, message.message_id
+        key = message.session_key
+        # As the router answers: the message's id and its reply handle come back every time.
+        answer = partial(
+            OutboundMessage,
+            key,
+            reply_to=message.message_id,
+            reply_handle=message.reply_handle,
+        )
         if message.text == "fail":
             await self.channel.send(
-                OutboundMessage(
-                    key, "the model is unavailable", reply_to=reply_to, error_code="llm_unavailable"
-                )
+                answer("the model is unavailable", error_code="llm_unavailable")
             )
             return
-        await self.channel.send(OutboundMessage(key, "echo: ", reply_to=reply_to, final=False))
-        await self.channel.send(OutboundMessage(key, message.text, reply_to=reply_to, final=False))
-        await self.channel.send(OutboundMessage(key, f"echo: {message.text}", reply_to=reply_to))
+        await self.channel.send(answer("echo: ", final=False))
+        await self.channel.send(answer(message.text, final=False))
+        await self.channel.send(answer(f"echo: {message.text}"))
 
     async def next(self) -> InboundMessage:
         async with asyncio.timeout(TIMEOUT):

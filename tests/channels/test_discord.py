@@ -16,16 +16,10 @@ import pytest
 from fakes.clock import FakeClock
 from pydantic import SecretStr
 
-from flynn.channels.discord import (
-    BUSY_REPLY,
-    FAILURE_REPLY,
-    MAX_LEN,
-    DiscordChannel,
-    discord_client,
-    discord_intents,
-)
+from flynn.channels.discord import BUSY_REPLY, FAILURE_REPLY, MAX_LEN, DiscordChannel, DiscordReply
+from flynn.channels.discord_client import discord_client, discord_intents
 from flynn.errors import ConfigError, SessionBusy
-from flynn.messages import InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import CommandCall, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
 
 BOT_ID = 1000
@@ -272,9 +266,18 @@ def owner() -> FakeUser:
 
 
 def reply(
-    text: str, *, session: SessionKey, reply_to: str | None = None, final: bool = True
+    text: str,
+    *,
+    session: SessionKey,
+    reply_to: str | None = None,
+    final: bool = True,
+    handle: object | None = None,
 ) -> OutboundMessage:
-    return OutboundMessage(session=session, text=text, reply_to=reply_to, final=final)
+    """A reply as the router sends it; ``handle`` is the answered message's reply handle (none
+    for a message replayed after a restart)."""
+    return OutboundMessage(
+        session=session, text=text, reply_to=reply_to, final=final, reply_handle=handle
+    )
 
 
 # -- inbound -----------------------------------------------------------------------------------
@@ -295,6 +298,8 @@ async def test_dm_passes_through_with_its_fields(bot: Harness) -> None:
             thread=None,
             sender_name="Ann",
             is_group=False,
+            command=CommandCall("status"),
+            reply_handle=DiscordReply(dm, 11),
         )
     ]
     assert bot.channel.status().last_inbound == bot.clock.now
@@ -363,8 +368,12 @@ async def test_thread_message_keeps_parent_as_chat_and_thread_id(bot: Harness) -
     assert (message.chat_id, message.thread) == ("8", "9")
     assert message.session_key == SessionKey("discord", "8", "9")
 
-    await bot.channel.send(reply("threaded answer", session=message.session_key))
-    assert thread.texts == ["threaded answer"]
+    await bot.channel.send(
+        reply("threaded answer", session=message.session_key, handle=message.reply_handle)
+    )
+    # Replayed after a restart (no handle): the session names the thread.
+    await bot.channel.send(reply("again", session=message.session_key, reply_to="16"))
+    assert thread.texts == ["threaded answer", "again"]
 
 
 async def test_bot_and_own_messages_are_ignored(bot: Harness) -> None:
@@ -503,7 +512,8 @@ async def test_first_part_replies_to_the_original_in_guilds(bot: Harness) -> Non
     room = bot.target(8, discord.ChannelType.text)
     text = "word " * 600
 
-    await bot.channel.send(reply(text, session=SessionKey("discord", "8"), reply_to="12"))
+    answer = reply(text, session=SessionKey("discord", "8"), handle=DiscordReply(room, 12))
+    await bot.channel.send(answer)
 
     first, *rest = room.sent
     assert first.reference is not None
@@ -512,9 +522,19 @@ async def test_first_part_replies_to_the_original_in_guilds(bot: Harness) -> Non
     assert rest and all(s.reference is None for s in rest)
 
 
+async def test_a_reply_without_a_handle_references_nothing(bot: Harness) -> None:
+    room = bot.target(8, discord.ChannelType.text)
+    # Replayed after a restart: the handle was not stored; reply_to is no Discord id to trust.
+    await bot.channel.send(reply("late", session=SessionKey("discord", "8"), reply_to="12"))
+
+    assert room.texts == ["late"] and room.sent[0].reference is None
+
+
 async def test_dm_replies_are_not_reply_linked(bot: Harness) -> None:
     dm = bot.target(7, discord.ChannelType.private)
-    await bot.channel.send(reply("hi", session=SessionKey("discord", "7"), reply_to="11"))
+    await bot.channel.send(
+        reply("hi", session=SessionKey("discord", "7"), handle=DiscordReply(dm, 11))
+    )
 
     assert dm.sent[0].reference is None
 

@@ -13,6 +13,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from flynn.channels.gateway import GatewayChannel
+from flynn.channels.gateway_frames import FrameReply
+from flynn.commands import parse_command
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.settings import GatewaySettings
 
@@ -186,9 +188,21 @@ async def test_commands_pass_through_as_slash_text(
         await send(ws, {"type": "command", "id": "k1", **frame})
         inbound = await gateway.handler.next()
         assert inbound.text == text
+        assert inbound.command == parse_command(text)
         assert inbound.message_id == "cli-1:k1"
         frames = [await recv(ws) for _ in range(3)]
         assert frames[-1] == {"type": "reply", "id": "k1", "text": f"echo: {text}"}
+
+
+async def test_a_replayed_reply_still_carries_the_clients_frame_id(gateway: Gateway) -> None:
+    async with gateway.client("lap:top") as ws:
+        await send(ws, {"type": "message", "id": "c:1", "text": "hold"})
+        inbound = await gateway.handler.next()
+        assert inbound.reply_handle == FrameReply("lap:top", "c:1")
+        # After a restart the router has the stored message, without its handle.
+        replayed = OutboundMessage(inbound.session_key, "late", reply_to=inbound.message_id)
+        await gateway.channel.send(replayed)
+        assert await recv(ws) == {"type": "reply", "id": "c:1", "text": "late"}
 
 
 async def test_command_without_id_gets_a_fresh_one(gateway: Gateway) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from flynn.channels.gateway_frames import (
     ClientText,
+    FrameReply,
     Rejected,
     delta_frame,
     error_frame,
@@ -17,13 +18,26 @@ from flynn.channels.gateway_frames import (
     ready_frame,
     reply_frame,
 )
+from flynn.messages import CommandCall
 
 
 def test_message_and_command_frames_become_text() -> None:
     assert parse_frame('{"type":"message","id":"c1","text":"hi"}', 1024) == ClientText("c1", "hi")
     assert parse_frame('{"type":"command","name":"otr","arg":" on "}', 1024) == ClientText(
-        None, "/otr on"
+        None, "/otr on", CommandCall("otr", "on")
     )
+
+
+def test_a_slash_message_is_a_command_too() -> None:
+    frame = parse_frame('{"type":"message","id":"c1","text":"/Forget my address"}', 1024)
+    assert frame == ClientText("c1", "/Forget my address", CommandCall("forget", "my address"))
+
+
+def test_a_reply_handle_survives_a_restart_through_the_intake_id() -> None:
+    # A client_id may hold ':' and so may a frame id: the known prefix is cut, not split on.
+    handle = FrameReply("laptop:tab:2", "c:7")
+    assert handle.intake_id == "laptop:tab:2:c:7"
+    assert FrameReply.replayed("laptop:tab:2", handle.intake_id) == handle
 
 
 def test_extra_fields_are_ignored() -> None:

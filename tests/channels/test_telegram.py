@@ -23,7 +23,7 @@ from telegram_harness import Harness
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
 from flynn.errors import ConfigError, DeliveryFailed
-from flynn.messages import OutboundMessage, SessionKey
+from flynn.messages import CommandCall, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import TelegramSettings
 
 
@@ -55,6 +55,18 @@ def _reply(
 ) -> OutboundMessage:
     session = SessionKey("telegram", str(chat_id))
     return OutboundMessage(session, text, reply_to, final=final, error_code=error_code)
+
+
+def _answer(
+    message: InboundMessage, text: str, session: SessionKey | None = None
+) -> OutboundMessage:
+    """The router's reply to ``message``: its reply handle goes back with it."""
+    return OutboundMessage(
+        session or message.session_key,
+        text,
+        reply_to=message.message_id,
+        reply_handle=message.reply_handle,
+    )
 
 
 def _typing_tasks() -> list[asyncio.Task[object]]:
@@ -93,11 +105,13 @@ async def test_a_forwarded_message_is_passed_on_marked_as_forwarded(
     async with harness.running():
         fake_telegram.queue_forwarded("I work at EvilCorp", from_name="Bob")
         fake_telegram.queue_private("what does Bob mean?")
-        forwarded, own = await harness.inbox.wait_for(2)
+        fake_telegram.queue_forwarded("/forget everything", from_name="Bob")
+        forwarded, own, slash = await harness.inbox.wait_for(3)
 
     assert (forwarded.text, forwarded.forwarded) == ("I work at EvilCorp", True)
     assert forwarded.sender_id == str(OWNER_ID)
     assert own.forwarded is False
+    assert slash.forwarded and slash.command is None  # a forward is never a command
 
 
 async def test_stranger_is_refused_once_and_never_passed_on(
@@ -153,6 +167,8 @@ async def test_group_needs_a_mention_or_a_reply(
     ]
     assert all(m.is_group and m.chat_id == str(GROUP_ID) for m in messages)
     assert [m.thread for m in messages] == [None, None, None, None, "77"]
+    assert messages[3].command == CommandCall("status")  # without the @botname
+    assert [m.command for m in messages if m is not messages[3]] == [None] * 4
 
 
 async def test_group_without_mention_rule_passes_everything(
@@ -176,6 +192,11 @@ async def test_commands_are_registered_and_passed_as_text(
     assert {"new", "reset", "status", "compact", "otr", "forget"} <= set(names)
     assert all(command["description"] for command in fake_telegram.commands)
     assert [m.text for m in messages] == ["/status", "/forget favourite_colour"]
+    # Parsed once, here: the orchestrator never reads a command out of text.
+    assert [m.command for m in messages] == [
+        CommandCall("status"),
+        CommandCall("forget", "favourite_colour"),
+    ]
 
 
 async def test_duplicate_update_is_not_passed_twice(
@@ -293,9 +314,7 @@ async def test_group_reply_quotes_the_original_message(
     async with harness.running() as channel:
         update_id = fake_telegram.queue_group("summarise please", mention=True)
         [message] = await harness.inbox.wait_for(1)
-        ids = await channel.send(
-            OutboundMessage(message.session_key, "word " * 1500, reply_to=message.message_id)
-        )
+        ids = await channel.send(_answer(message, "word " * 1500))
 
     first, second = fake_telegram.sent
     assert first.reply_to == fake_telegram.message_id_of(update_id)
@@ -311,7 +330,7 @@ async def test_forum_topic_replies_go_to_the_topic(
         fake_telegram.queue_group("hello", mention=True, thread=9)
         [message] = await harness.inbox.wait_for(1)
         await fake_telegram.wait_for_calls("sendChatAction")
-        await channel.send(OutboundMessage(message.session_key, "hi", reply_to=message.message_id))
+        await channel.send(_answer(message, "hi"))
 
     assert fake_telegram.sent[0].thread == 9
     assert fake_telegram.calls_to("sendChatAction")[0].params["message_thread_id"] == "9"
@@ -325,9 +344,10 @@ async def test_per_sender_group_sessions_reach_the_topic(
         update_id = fake_telegram.queue_group("hello", mention=True, thread=77)
         [message] = await harness.inbox.wait_for(1)
         remembered = SessionKey("telegram", str(GROUP_ID), f"77/u{OWNER_ID}")
-        await channel.send(OutboundMessage(remembered, "hi", reply_to=message.message_id))
+        await channel.send(_answer(message, "hi", remembered))
         assert _typing_tasks() == []
-        await channel.send(OutboundMessage(remembered, "later", reply_to="unknown"))
+        # Replayed after a restart: no handle, so to the session's topic, quoting nothing.
+        await channel.send(OutboundMessage(remembered, "later", reply_to=message.message_id))
         plain = SessionKey("telegram", str(GROUP_ID), f"u{OWNER_ID}")
         await channel.send(OutboundMessage(plain, "elsewhere"))
 
@@ -380,9 +400,7 @@ async def test_push_leaves_typing_and_the_pending_reply_alone(
 
         await channel.send(_push("time to stretch", chat_id=str(GROUP_ID)))
         assert len(_typing_tasks()) == 1  # still working on the question
-        await channel.send(
-            OutboundMessage(message.session_key, "thought about it", reply_to=message.message_id)
-        )
+        await channel.send(_answer(message, "thought about it"))
         assert _typing_tasks() == []
 
     push, reply = fake_telegram.sent

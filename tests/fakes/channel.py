@@ -6,7 +6,15 @@ import asyncio
 from datetime import UTC, datetime
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.commands import parse_command
 from flynn.messages import InboundMessage, OutboundMessage
+
+
+class ReplyHandle:
+    """An opaque reply handle, as a channel makes one: compared by identity."""
+
+    def __init__(self, message_id: str) -> None:
+        self.message_id = message_id
 
 
 class RecordingChannel:
@@ -56,16 +64,23 @@ class RecordingChannel:
         sender_id: str | None = None,
         message_id: str | None = None,
         is_group: bool = False,
+        forwarded: bool = False,
     ) -> InboundMessage:
+        """A message as a channel parses it: its command read once (never a forward's), a
+        fresh reply handle."""
         self._counter += 1
+        message_id = message_id or f"m{self._counter}"
         return InboundMessage(
             channel=self._name,
             chat_id=chat_id,
             sender_id=sender_id or chat_id,
             text=text,
-            message_id=message_id or f"m{self._counter}",
+            message_id=message_id,
             received_at=datetime(2026, 11, 2, 10, 0, tzinfo=UTC),
             is_group=is_group,
+            forwarded=forwarded,
+            command=None if forwarded else parse_command(text),
+            reply_handle=ReplyHandle(message_id),
         )
 
     async def reply(self, within: float = 5.0) -> OutboundMessage:

@@ -13,6 +13,7 @@ from conftest import SMALL_WINDOW, Harness
 from flynn.errors import ProviderError, StoreError
 from flynn.learning.graph_extraction import GRAPH_EXTRACTION_PROMPT
 from flynn.learning.graph_ingest import GraphIngestor
+from flynn.messages import CommandCall
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
 from flynn.providers.scripted import ScriptedProvider
 
@@ -136,13 +137,13 @@ async def test_off_the_record_turns_are_never_extracted(harness: Callable[..., H
     h = harness(**SHARED)
     h.open()
     session = h.session()
-    await session.handle("/otr")
+    await session.handle(CommandCall("otr"))
     for index in range(6):
         await session.handle(f"secret project Falcon {index}")
     await session.wait_idle()
     assert h.extraction.requests == []
 
-    await session.handle("/otr")
+    await session.handle(CommandCall("otr"))
     for index in range(4):
         await session.handle(f"on the record {index}")
     await session.wait_idle()
@@ -208,18 +209,18 @@ async def test_search_command_sees_only_the_persons_own_turns(
     await bob.handle("my dentist is Doctor Who")
     await ana_phone.handle("remind me about the dentist")
 
-    result = await ana_phone.handle("/search dentist")
+    result = await ana_phone.handle(CommandCall("search", "dentist"))
     assert not result.is_error
     lines = result.text.splitlines()
     assert lines.index("2026-11-03") < lines.index("2026-11-02")
     assert "the **dentist** moved to Friday" in result.text
     assert "gateway:laptop" in result.text and "telegram:1" in result.text
     assert "Doctor Who" not in result.text
-    assert "Doctor Who" in (await bob.handle("/search dentist")).text
-    assert "moved" not in (await bob.handle("/search dentist")).text
-    usage = await bob.handle("/search")
+    assert "Doctor Who" in (await bob.handle(CommandCall("search", "dentist"))).text
+    assert "moved" not in (await bob.handle(CommandCall("search", "dentist"))).text
+    usage = await bob.handle(CommandCall("search"))
     assert "Usage" in usage.text and not usage.is_error
-    assert "/search" in (await bob.handle("/help")).text
+    assert "/search" in (await bob.handle(CommandCall("help"))).text
 
 
 def _employer_and_graph(request: ChatRequest) -> str:

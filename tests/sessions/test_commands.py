@@ -10,6 +10,7 @@ from conftest import SMALL_WINDOW, Harness
 
 from flynn.channels.gateway_frames import COMMANDS as GATEWAY_COMMANDS
 from flynn.commands import CHAT_COMMANDS, NAMES
+from flynn.messages import CommandCall
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
 
@@ -20,21 +21,21 @@ async def test_every_command_runs_and_help_lists_it(harness: Callable[..., Harne
     session = h.session()
     await session.handle("My name is Ana.")
     for command in CHAT_COMMANDS:
-        result = await session.handle(f"/{command.name}")
+        result = await session.handle(CommandCall(command.name))
         assert "Unknown command" not in result.text, command.name
         assert result.error_code is None, (command.name, result.text)
-    help_text = (await session.handle("/help")).text
+    help_text = (await session.handle(CommandCall("help"))).text
     for command in CHAT_COMMANDS:
         if command.name != "help":
             assert f"/{command.name}" in help_text
     # Telegram sends /start when someone opens the chat; it is /help, not an unknown command.
-    assert (await session.handle("/start")).text == help_text
+    assert (await session.handle(CommandCall("start"))).text == help_text
 
 
 async def test_an_unknown_command_lists_the_known_ones(harness: Callable[..., Harness]) -> None:
     h = harness(**SHARED)
     h.open()
-    unknown = await h.session().handle("/frobnicate now")
+    unknown = await h.session().handle(CommandCall("frobnicate", "now"))
     assert unknown.error_code == "bad_request"
     assert unknown.text.startswith("Unknown command /frobnicate.")
     assert all(f"/{name}" in unknown.text for name in NAMES)

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.errors import ContextTooLong, Unavailable
+from flynn.messages import CommandCall
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, StreamEvent
 from flynn.sessions.compaction import extractive_summary
 from flynn.tokens import estimate_tokens
@@ -92,7 +93,7 @@ async def test_an_oversized_stored_summary_is_shortened_and_compact_says_so(
     )
     session.rebuild_context()
 
-    result = await session.handle("/compact")
+    result = await session.handle(CommandCall("compact"))
     assert "shortened" in result.text, result.text
     assert not result.is_error
     assert estimate_tokens(app.memory.history.summary(SESSION) or "") <= summary_cap(h)
@@ -127,9 +128,9 @@ async def test_compact_says_when_the_summarizer_failed(harness: Callable[..., Ha
     session = h.session()
     for index in range(3):
         await session.handle(ASK.format(index))
-    result = await session.handle("/compact")
+    result = await session.handle(CommandCall("compact"))
     assert "The summarizer failed (Unavailable)" in result.text, result.text
-    result = await session.handle("/compact")
+    result = await session.handle(CommandCall("compact"))
     assert result.text.startswith("Nothing to compact yet: the 2 messages"), result.text
 
 

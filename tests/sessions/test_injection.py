@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from conftest import SMALL_WINDOW, Harness
 
-from flynn.messages import ChannelAccount, SessionKey
+from flynn.messages import ChannelAccount, CommandCall, SessionKey
 from flynn.providers.base import ChatRequest
 from flynn.sessions.prompt import PATTERNS_HEADING, PATTERNS_TRUST, PROFILE_HEADING
 
@@ -89,7 +89,7 @@ async def test_an_injection_attempt_leaves_nothing_in_memory(
         for fact in app.memory.facts.active(namespace)
     ]
     assert not [fact for fact in stored if forbidden.casefold() in fact.casefold()], stored
-    await session.handle("/new")
+    await session.handle(CommandCall("new"))
     await session.handle("hello again")
     system = h.chat.requests[-1].system
     who = system.split(PROFILE_HEADING, 1)[1] if PROFILE_HEADING in system else ""
@@ -109,7 +109,7 @@ async def test_the_persons_own_words_still_teach_and_patterns_are_data(
     await session.wait_idle()
     names = [fact.value for fact in app.memory.facts.active("user/profile", field="name")]
     assert names == ["Ana"]
-    await session.handle("/new")
+    await session.handle(CommandCall("new"))
     await session.handle("hi")
     system = h.chat.requests[-1].system
     profile, patterns = system.split(PROFILE_HEADING, 1)[1].split(PATTERNS_HEADING, 1)

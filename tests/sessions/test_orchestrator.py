@@ -13,6 +13,7 @@ from conftest import SMALL_WINDOW, Harness
 
 from flynn.errors import ContextTooLong, RateLimited, Unavailable
 from flynn.memory.working import read_working_memory
+from flynn.messages import CommandCall
 from flynn.providers.base import ChatRequest
 from flynn.providers.offline import memory_in
 from flynn.sessions.compaction import build_compaction_prompt
@@ -163,7 +164,7 @@ async def test_session_context_is_built_once_and_reset_clears_it(
     assert "old plans" in h.chat.requests[-1].system
     assert "new plans" not in h.chat.requests[-1].system
 
-    await again.handle("/reset")
+    await again.handle(CommandCall("reset"))
     await again.handle("fresh start")
     assert "new plans" in h.chat.requests[-1].system
 
@@ -177,7 +178,7 @@ async def test_proactive_greeting_adds_the_seed_instruction(
     h.open()
     session = h.session()
     await session.handle("My name is Ana.")
-    await session.handle("/new")
+    await session.handle(CommandCall("new"))
     await session.handle("hi")
     assert "briefly acknowledge what the user was last working on" in h.chat.requests[-1].system
 
@@ -218,12 +219,12 @@ async def test_off_the_record_stores_nothing(harness: Callable[..., Harness]) ->
     h = harness(**SHARED)
     app = h.open()
     session = h.session()
-    await session.handle("/otr")
+    await session.handle(CommandCall("otr"))
     await session.handle("My name is Zed and my secret project is Falcon.")
     assert "Off The Record" in h.chat.requests[-1].system
     assert app.memory.history.recent("gateway:laptop") == []
     assert app.memory.facts.active("user/profile") == []
-    await session.handle("/otr")
+    await session.handle(CommandCall("otr"))
     await session.handle("hello")
     assert "Off The Record" not in h.chat.requests[-1].system
     assert "Falcon" not in str(h.chat.requests[-1].messages)
@@ -258,7 +259,7 @@ async def test_rule_extraction_feeds_the_profile_and_memory_view(
     names = app.memory.facts.history("user/profile", "name")
     assert [(f.value, f.status) for f in names] == [("Ana", "superseded"), ("Annie", "active")]
     assert app.memory.facts.active("user/patterns")
-    await session.handle("/new")  # the profile joins the prompt at a session start
+    await session.handle(CommandCall("new"))  # the profile joins the prompt at a session start
     await session.handle("hi")
     request: ChatRequest = h.chat.requests[-1]
     assert memory_in(request.system).user_name == "Annie"
@@ -350,8 +351,8 @@ async def test_compactions_never_overlap(harness: Callable[..., Harness]) -> Non
         return await original_chat(request)
 
     h.compaction.chat = counting_chat  # type: ignore[method-assign]
-    first = asyncio.create_task(session.handle("/compact"))
-    second = asyncio.create_task(session.handle("/compact"))
+    first = asyncio.create_task(session.handle(CommandCall("compact")))
+    second = asyncio.create_task(session.handle(CommandCall("compact")))
     await asyncio.sleep(0)
     release.set()
     await asyncio.gather(first, second)
@@ -362,14 +363,14 @@ async def test_commands(harness: Callable[..., Harness]) -> None:
     h = harness(**SHARED)
     h.open()
     session = h.session()
-    unknown = await session.handle("/frobnicate")
+    unknown = await session.handle(CommandCall("frobnicate"))
     assert unknown.error_code == "bad_request" and "/status" in unknown.text
     await session.handle("My name is Ana.")
-    status = await session.handle("/status")
+    status = await session.handle(CommandCall("status"))
     assert "gateway:laptop" in status.text and "shared across channels" in status.text
-    nothing = await session.handle("/compact")
+    nothing = await session.handle(CommandCall("compact"))
     assert "Nothing to compact" in nothing.text or "Compacted" in nothing.text
-    forgot = await session.handle("/forget name")
+    forgot = await session.handle(CommandCall("forget", "name"))
     assert "Forgotten" in forgot.text
     assert h.app is not None and h.app.memory.facts.active("user/profile", field="name") == []
 
@@ -397,7 +398,7 @@ async def test_forget_field_in_chat_removes_the_fact_and_its_mentions(
     await session.handle("hello again")
     assert app.memory.facts.active("user/profile", field="name")
 
-    forgot = await session.handle("/forget name")
+    forgot = await session.handle(CommandCall("forget", "name"))
     assert "Forgotten: name" in forgot.text and "redacted" in forgot.text
     assert app.memory.facts.active("user/profile", field="name") == []
     assert app.memory.history.search("user", "Zanzibar", limit=5) == []
@@ -427,7 +428,7 @@ async def test_the_context_estimate_follows_the_turns_it_holds(
     await session.wait_idle()
     assert session.context_tokens() == recounted()
     assert session.context_turns()[-1].content == "answer after compaction"
-    await session.handle("/reset")
+    await session.handle(CommandCall("reset"))
     await session.handle("fresh start")
     assert session.context_tokens() == recounted()
 
@@ -484,7 +485,7 @@ async def test_forgetting_a_field_in_chat_embeds_the_redacted_turns_anew(
     await session.wait_idle()
     count = "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
     assert tuple(app.memory.db.fetchone(count) or ()) == (4, 4)
-    reply = await session.handle("/forget email")
+    reply = await session.handle(CommandCall("forget", "email"))
     assert reply.text.startswith("Forgotten: email")
     # The queue owns the pass the forget asked for; this one starts after it (or joins it).
     await app.services.learning.writer.embed_missing(session.scope.root)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from conftest import SMALL_WINDOW, Harness
 
+from flynn.messages import CommandCall
 from flynn.providers.offline import memory_in
 from flynn.sessions.orchestrator import Orchestrator
 
@@ -65,7 +66,7 @@ async def test_the_turns_before_new_are_recalled_in_the_same_chat(
     chat = h.session("telegram", "1")
     await chat.handle(VET)
     await chat.wait_idle()
-    await chat.handle("/new")
+    await chat.handle(CommandCall("new"))
     await chat.wait_idle()
 
     await chat.handle("Who is the vet for Mochi the cat?")

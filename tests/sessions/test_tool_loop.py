@@ -10,7 +10,7 @@ from collections.abc import Callable
 from conftest import SMALL_WINDOW, Harness
 
 from flynn.memory.store import StoredMessage
-from flynn.messages import ChannelAccount, SessionKey
+from flynn.messages import ChannelAccount, CommandCall, SessionKey
 from flynn.providers.base import ChatRequest, ChatResponse, ToolCall
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
@@ -129,7 +129,7 @@ async def test_off_the_record_offers_no_tool_that_writes(harness: Callable[..., 
     h = harness(**SHARED)
     h.open()
     session = h.session()
-    await session.handle("/otr on")
+    await session.handle(CommandCall("otr", "on"))
     h.chat.push(calls(("task_add", {"text": "secret plan"})), "ok")
     await session.handle("add secret plan to my tasks")
     offered = {spec.name for spec in h.chat.requests[-2].tools}
@@ -144,7 +144,7 @@ async def test_tools_off_offers_none(harness: Callable[..., Harness]) -> None:
     h.open()
     await h.session().handle("hi")
     assert h.chat.requests[-1].tools == ()
-    assert "turned off" in (await h.session().handle("/tasks")).text
+    assert "turned off" in (await h.session().handle(CommandCall("tasks"))).text
 
 
 async def test_two_people_never_see_each_others_tasks_scratch_or_reminders(
@@ -175,13 +175,13 @@ async def test_two_people_never_see_each_others_tasks_scratch_or_reminders(
     assert "No open tasks." in seen
     assert "empty" in seen
     assert "No reminders" in seen
-    for command in ("/tasks", "/reminders"):
+    for command in (CommandCall("tasks"), CommandCall("reminders")):
         assert "alice" not in (await bob.handle(command)).text
         assert "alice" in (await alice.handle(command)).text
     h.chat.push(calls(("reminder_cancel", {"id": 1}), ("task_done", {"id": 1})), "ok")
     await bob.handle("cancel reminder 1")
     assert all(failed for _, _, failed in results_in(h.chat.requests[-1]))
-    assert "alice's dentist" in (await alice.handle("/reminders")).text
+    assert "alice's dentist" in (await alice.handle(CommandCall("reminders"))).text
     assert (h.data_dir / "users" / "alice" / "TASKS.json").exists()
     assert not (h.data_dir / "users" / "bob" / "TASKS.json").exists()
 
@@ -192,7 +192,7 @@ async def test_the_persons_reminders_and_tasks_reach_their_prompt(
     h = harness(**SHARED, persona={"tier": 4})
     h.open()
     session = h.session()
-    await session.handle("/tasks add water the plants")
+    await session.handle(CommandCall("tasks", "add water the plants"))
     h.chat.push(calls(("reminder_set", {"text": "stretch", "in_seconds": 600})), "Set.")
     await session.handle("remind me in 10 minutes to stretch")
     await session.handle("what's up?")
@@ -235,7 +235,7 @@ async def test_forgetting_a_field_redacts_it_from_stored_tool_calls_too(
     session = h.session()
     await session.handle("please keep where I live")
     assert "Lisbon" in json.dumps(app.memory.history.tool_steps([m.id for m in session_rows(h)]))
-    reply = await session.handle("/forget location")
+    reply = await session.handle(CommandCall("forget", "location"))
     assert "Forgotten: location" in reply.text
     await session.handle("hello again")
     request = h.chat.requests[-1]
