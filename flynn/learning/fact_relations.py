@@ -8,9 +8,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from flynn.learning.proper_names import looks_like_name
 from flynn.memory.fact_keys import observation_key
-from flynn.memory.graph_names import USER_ENTITY, name_key, relative_type
+from flynn.memory.graph_names import USER_ENTITY, name_key, type_name
 from flynn.memory.graph_store import Entity
 
 MAX_TARGETS = 20
@@ -47,8 +46,10 @@ def fact_relation(field: str | None, value: str) -> FactRelation | None:
         return None
     if field in _FIELD_RELATIONS:
         return FactRelation(_FIELD_RELATIONS[field], value)
-    # "my dog is Rex" (field ``dog``; ``dog_name`` before the two were one field).
-    kind = relative_type(field.removesuffix("_name"))
+    # Any other field is a relation of the same name, as the extraction model states both
+    # ("dog = Rex" and User -dog-> Rex; ``dog_name`` before the two were one field). Retiring a
+    # relation the graph does not hold deletes nothing.
+    kind = type_name(field.removesuffix("_name"))
     return FactRelation(kind, value) if kind else None
 
 
@@ -87,10 +88,11 @@ class FactRelations:
             field is not None
             and field not in _FIELD_RELATIONS
             and still
-            and not looks_like_name(still)
+            and not _capitalised(still)
         ):
-            # "my cat is sick" after "my cat is called Luna" says how Luna is, not that she is
-            # another cat: a relative or a pet is replaced only by a name.
+            # "cat = sick" after "cat = Luna" says how Luna is, not that she is another cat: a
+            # relative or a pet is replaced only by a name (capitalised, the one signal that
+            # needs no word list).
             return 0
         root = namespace.rsplit("/", 1)[0]
         user = self._graph.find(root, USER_ENTITY)
@@ -108,3 +110,9 @@ class FactRelations:
             return []
         found = self._graph.entities_in(root, text, limit=MAX_TARGETS)
         return [entity for entity in found if entity.namespace == root]
+
+
+def _capitalised(value: str) -> bool:
+    """Whether ``value`` opens as a name is written: a capital, not an acronym ("ADHD")."""
+    first = value.split()[0] if value.split() else ""
+    return first[:1].isupper() and not (len(first) > 1 and first.isupper())

@@ -1,5 +1,6 @@
-"""Entities and relations in text: cheap rule patterns for every user message, and an LLM prompt
-with a defensive parser for the slower path (seed 003's graph extractor).
+"""Entities and relations in text: for every user message, rules that take only what is
+unambiguous (e-mail addresses, URLs, paths, and capitalised names of unknown kind); and the model's
+prompt with a defensive parser for the background path, which types them and relates them.
 """
 
 from __future__ import annotations
@@ -9,31 +10,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flynn.learning.llm_extraction import format_transcript, json_objects, unit_confidence
-from flynn.learning.proper_names import is_job_start, is_past_move, is_place_name
 from flynn.memory.fts import STOPWORDS
-from flynn.memory.graph_names import (
-    GENERIC_TYPE,
-    PETS,
-    RELATIVES,
-    USER_ENTITY,
-    name_key,
-    type_name,
-)
+from flynn.memory.graph_names import GENERIC_TYPE, USER_ENTITY, name_key, type_name
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
-
-"""The pseudo-entity standing for the person flynn talks to ("my sister Maya": User -sister->
-Maya). The LLM prompt asks for the same name, so both paths meet in one entity."""
 
 PATTERN_CONFIDENCE = 0.9
 """E-mail addresses, URLs and file paths: exact strings, nothing to misread."""
-CUE_CONFIDENCE = 0.8
-"""Names introduced by a cue ("my sister Maya", "I work at Acme")."""
 NAME_CONFIDENCE = 0.5
 """Capitalised words with nothing said about them: probably a name, of unknown kind."""
 
 MAX_SCANNED_CHARS = 4000
 MAX_RULE_ENTITIES = 20
-MAX_RULE_RELATIONS = 20
 MAX_LLM_ENTITIES = 10
 MAX_LLM_RELATIONS = 15
 MAX_NAME_CHARS = 100
@@ -160,15 +147,6 @@ _LEADING_VERBS = frozenset(
 )
 # Lower-case words that may sit inside a name: "Bank of America", "Ludwig van Beethoven".
 _CONNECTORS = frozenset("of de van von der den la le du da di del al bin y".split())
-# Who a cue's verb is about: the user, or the name right before the verb.
-_SUBJECT_FILLERS = frozenset(
-    """
-    also now currently still just actually really already am 'm been have has had 've is was
-    will 'll going to recently
-    """.split()
-)
-_SELF = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll"})
-_WE = frozenset({"we", "we're", "we've"})
 # Words that make a cue hypothetical or someone else's claim ("if I lived in Paris").
 _BLOCKING = frozenset(
     """
@@ -184,45 +162,17 @@ _DOUBTING = frozenset({"were", "would", "could", "might", "may"})
 _INVERTED = frozenset({"is", "was", "are", "were", "am", "isn't", "wasn't", "does", "did"})
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
-_RELATIVES = RELATIVES
 _FLAGS = re.IGNORECASE
-_MY_RELATIVE = re.compile(rf"\bmy\s+(?P<rel>{_RELATIVES})(?:\s*,)?\s+(?=\w)", _FLAGS)
-_WORKS_AT = re.compile(
-    r"\b(?P<verb>works|work|worked|working)\s+(?:at|for)\s+(?:the\s+)?(?=\w)", _FLAGS
-)
-_LIVES_IN = re.compile(
-    r"\b(?P<verb>live|lives|living|lived|moved|relocated|based)\s+(?:back\s+)?(?:in|to)\s+"
-    r"(?:the\s+)?(?=\w)",
-    _FLAGS,
-)
-# Taking a job: "I joined Globex", "Maya started at Globex", "I got a job at Globex".
-_JOINS = re.compile(
-    r"\b(?:(?P<bare>joined|started\s+at)|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)at"
-    r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)"
-    r"|hired\s+at)\s+(?:the\s+)?(?=\w)",
-    _FLAGS,
-)
-_FROM = re.compile(r"\b(?:i'm|im|i\s+am)\s+(?:originally\s+)?from\s+(?:the\s+)?(?=\w)", _FLAGS)
-_PROJECT = re.compile(r"\bproject\s+(?P<called>(?:called|named)\s+)?(?=\w)", _FLAGS)
-_WORKING_ON = re.compile(
-    r"\b(?P<verb>working)\s+on\s+(?:the\s+|my\s+|our\s+|a\s+project\s+called\s+)?(?=\w)", _FLAGS
-)
-_USES = re.compile(r"\b(?P<verb>uses|use|using)\s+(?:the\s+)?(?=\w)", _FLAGS)
 # What may stand between a naming phrase and the name: "is", "were", "would be", "is not" ...
 _NAMING_VERBS = (
     r"(?P<verbs>(?:\s+(?:is|isn't|was|wasn't|were|weren't|would|wouldn't|could|might|may|will"
     r"|won't|be|been|not|never|actually|really|just|now|still|also|probably))*)"
 )
-# Naming statements; the name follows the match. "my name is X", "call me X", "I'm X", "my dog is
-# called X", "my dog's name is X". Only what they deny, doubt or ask about is acted on here.
+# Naming statements; the name follows the match: "my name is X", "call me X", "I'm X". Only what
+# they deny, doubt or ask about is acted on here (that name names nobody).
 _MY_NAME = re.compile(rf"\bmy\s+name(?:'s)?{_NAMING_VERBS}\s+(?=\w)", _FLAGS)
 _CALL_ME = re.compile(r"\bcall(?:ed|ing)?\s+me\s+(?=\w)", _FLAGS)
 _I_AM = re.compile(rf"\b(?:i'm|i\s+am|i\s+was|i\s+were){_NAMING_VERBS}\s+(?=\w)", _FLAGS)
-_RELATIVE_NAMED = re.compile(
-    rf"\bmy\s+(?P<rel>{_RELATIVES})(?:'s)?(?P<label>\s+name(?:'s)?)?{_NAMING_VERBS}"
-    r"(?:\s+(?P<called>called|named))?\s+(?=\w)",
-    _FLAGS,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,9 +193,6 @@ class _Run:
     first: int
     last: int
     initial: bool
-
-
-_USER_RUN = _Run(USER_ENTITY, -1, -1, initial=False)
 
 
 class _Text:
@@ -273,35 +220,12 @@ class _Text:
             return _Run(word.text, index, index, word.initial)
         return None
 
-    def following(self, prose: str, run: _Run) -> str:
-        """The rest of the sentence after ``run``."""
-        last = self.words[run.last]
-        start = last.start + len(last.text) + (2 if last.possessive else 0)
-        end = _SENTENCE_END.search(prose, start)
-        return prose[start : end.start() if end is not None else len(prose)]
-
-    def subject_before(self, position: int, *, we_is_user: bool = False) -> _Run | None:
-        """Who the verb at ``position`` is about: the user ("I ...", as a run named
-        ``USER_ENTITY`` with ``first == -1``; "we ..." too when ``we_is_user``), the name right
-        before it, or ``None``."""
-        index = self.index_at.get(position)
-        if index is None:
-            return None
-        index -= 1
-        while index >= 0 and self.words[index].key in _SUBJECT_FILLERS:
-            index -= 1
-        if index < 0:
-            return None
-        key = self.words[index].key
-        if key in _SELF or (we_is_user and key in _WE):
-            return _USER_RUN
-        return self.run_ending.get(index)
-
 
 class RuleGraphExtractor:
-    """Finds e-mail addresses, URLs, file paths and capitalised names, typed and related by simple
-    cues ("my sister Maya", "Maya works at Acme", "I live in Lisbon", "project Apollo", "Flynn
-    uses Go"). Stateless; ``extract`` never raises for any text."""
+    """Finds e-mail addresses, URLs and file paths (exact strings), and capitalised names of
+    unknown kind, relating nothing: who is whose sister, who works or lives where, is the
+    extraction model's to say (``LlmGraphExtractor``). Stateless; ``extract`` never raises for
+    any text."""
 
     def extract(self, text: str) -> GraphProposal:
         text = text[:MAX_SCANNED_CHARS].replace("’", "'").replace("‘", "'")
@@ -309,21 +233,19 @@ class RuleGraphExtractor:
             text = _CODE_BLOCK.sub(" ", text)
         if ">" in text:
             text = _QUOTED_LINE.sub("", text)
-        found = _Collected(MAX_RULE_ENTITIES, MAX_RULE_RELATIONS)
+        found = _Collected(MAX_RULE_ENTITIES, 0)
         prose = _take_patterns(text, found)
         words = _Text(prose)
         cued: set[int] = set()
-        _cues(prose, words, found, cued)
-        # Title Case or shouting makes every word look like a name; only cues are trusted then.
+        _cues(prose, words, cued)
+        # Title Case or shouting makes every word look like a name; none is trusted then.
         in_names = sum(run.last - run.first + 1 for run in words.runs)
         shouting = not any(char.islower() for char in prose)
         if not shouting and (len(words.words) < 5 or in_names <= 0.6 * len(words.words)):
             for run in words.runs:
                 if run.first in cued or (run.initial and run.first == run.last):
                     continue  # a lone capitalised word opening a sentence says nothing
-                kind = "project" if _followed_by_project(words, run) else GENERIC_TYPE
-                confidence = CUE_CONFIDENCE if kind == "project" else NAME_CONFIDENCE
-                found.entity(ProposedEntity(run.name, kind, confidence=confidence))
+                found.entity(ProposedEntity(run.name, GENERIC_TYPE, confidence=NAME_CONFIDENCE))
         return found.proposal()
 
 
@@ -431,92 +353,16 @@ def _runs(words: list[_Word]) -> list[_Run]:
     return runs
 
 
-def _cues(prose: str, words: _Text, found: _Collected, cued: set[int]) -> None:
-    """Typed entities and relations from the cue phrases; ``cued`` gets the runs they used."""
+def _cues(prose: str, words: _Text, cued: set[int]) -> None:
+    """A name that is only asked about, supposed or denied ("is my name Carl?", "if my name were
+    Bob", "my name is not Dave") names nobody: its run goes to ``cued``, so it becomes no
+    entity."""
     low = prose.lower()
-
-    def entity(run: _Run | None, kind: str) -> str | None:
-        if run is None:
-            return None
-        if run is not _USER_RUN:
-            cued.add(run.first)
-            found.entity(ProposedEntity(run.name, kind, confidence=CUE_CONFIDENCE))
-        return run.name
-
-    def relate(match: re.Match[str], source: str | None, kind: str, target: str | None) -> None:
-        if source is None or target is None or _is_unasserted(low, match.start()):
-            return
-        found.relation(ProposedRelation(source, kind, target, confidence=CUE_CONFIDENCE))
-
-    # A name that is only asked about, supposed or denied ("is my name Carl?", "if my name were
-    # Bob", "my name is not Dave") names nobody: it does not become an entity.
-    for pattern in (_MY_NAME, _CALL_ME, _I_AM, _RELATIVE_NAMED):
+    for pattern in (_MY_NAME, _CALL_ME, _I_AM):
         for match in pattern.finditer(prose):
-            if pattern is _RELATIVE_NAMED and not (match["label"] or match["called"]):
-                continue  # "my sister is Canadian" names nobody
             run = words.name_at(match.end())
-            if run is None:
-                continue
-            if _is_unasserted_name(low, match):
+            if run is not None and _is_unasserted_name(low, match):
                 cued.add(run.first)
-            elif pattern is _RELATIVE_NAMED:
-                # "my dog is called Pixel", "my dog's name is Pixel": as "my dog Pixel".
-                relative = " ".join(match["rel"].lower().split())
-                name = entity(run, "pet" if relative in PETS else "person")
-                relate(match, USER_ENTITY, type_name(relative), name)
-    if "my " in low:
-        for match in _MY_RELATIVE.finditer(prose):
-            relative = " ".join(match["rel"].lower().split())
-            kind = "pet" if relative in PETS else "person"
-            if name := entity(words.name_at(match.end()), kind):
-                relate(match, USER_ENTITY, type_name(relative), name)
-    if "work" in low:
-        for match in _WORKS_AT.finditer(prose):
-            if org := entity(words.name_at(match.end()), "org"):
-                who = entity(words.subject_before(match.start("verb")), "person")
-                kind = "worked_at" if match["verb"].lower() == "worked" else "works_at"
-                relate(match, who, kind, org)
-        for match in _WORKING_ON.finditer(prose):
-            project = entity(words.name_at(match.end()), "project")
-            if words.subject_before(match.start("verb")) is _USER_RUN:
-                relate(match, USER_ENTITY, "works_on", project)
-    if any(cue in low for cue in ("joined", "started", "job", "position", "role", "hired")):
-        for match in _JOINS.finditer(prose):
-            run = words.name_at(match.end())
-            subject = words.subject_before(match.start())
-            # Without a subject ("the race started at Hyde Park") nobody took a job.
-            if run is None or subject is None:
-                continue
-            following = words.following(prose, run)
-            if is_job_start(run.name, following, role_needed=match["bare"] is not None):
-                relate(match, entity(subject, "person"), "works_at", entity(run, "org"))
-    if " in " in low or " to " in low:
-        for match in _LIVES_IN.finditer(prose):
-            run = words.name_at(match.end())
-            if run is not None and not is_place_name(run.name):
-                continue  # "we moved to Postgres": a move, but not to a place
-            moved = match["verb"].lower() in ("moved", "relocated")
-            if run is not None and moved and is_past_move(words.following(prose, run)):
-                continue  # "I moved to Berlin when I was ten": not where they live now
-            if place := entity(run, "place"):
-                # Where "we" live, the person lives ("we moved to Berlin"); what "we" use or
-                # where "we" work may be a team's.
-                subject = words.subject_before(match.start("verb"), we_is_user=True)
-                who = entity(subject, "person")
-                kind = "lived_in" if match["verb"].lower() == "lived" else "lives_in"
-                relate(match, who, kind, place)
-    if "from " in low:
-        for match in _FROM.finditer(prose):
-            if place := entity(words.name_at(match.end()), "place"):
-                relate(match, USER_ENTITY, "from", place)
-    if "project" in low:
-        for match in _PROJECT.finditer(prose):
-            entity(words.name_at(match.end(), lower_ok=match["called"] is not None), "project")
-    if "us" in low:
-        for match in _USES.finditer(prose):
-            if tool := entity(words.name_at(match.end()), GENERIC_TYPE):
-                who = entity(words.subject_before(match.start("verb")), GENERIC_TYPE)
-                relate(match, who, "uses", tool)
 
 
 def _is_unasserted(low: str, position: int) -> bool:
@@ -541,13 +387,6 @@ def _is_unasserted_name(low: str, match: re.Match[str]) -> bool:
     if before and before[-1] in _INVERTED:
         return True
     return any(word in _NEGATING or word.endswith("n't") for word in before)
-
-
-def _followed_by_project(words: _Text, run: _Run) -> bool:
-    if run.last + 1 >= len(words.words):
-        return False
-    following = words.words[run.last + 1]
-    return following.key == "project" and following.joined
 
 
 # --- LLM -------------------------------------------------------------------------------------

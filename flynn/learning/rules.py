@@ -1,7 +1,13 @@
 """Rule-based fact extraction from each user message: precompiled patterns, no LLM, reply path.
 
-It proposes; reconciliation decides. Patterns are deliberately conservative: a missed fact is
-picked up by LLM extraction later, a wrong one would be believed until corrected.
+Rules catch only what is unambiguous whatever the phrasing around it: a name given as "my name is"
+or "call me", an e-mail address, a link or path the person calls theirs or is working on, a
+timezone, and "when I say X, do Y". Everything said in other ways (where someone lives or works,
+who their relatives and pets are, what they like) is the extraction model's to learn: a rule per
+English phrasing fails silently for anyone who says it another way or in another language.
+
+It proposes; reconciliation decides. A missed fact is picked up by the model later, a wrong one
+would be believed until corrected.
 """
 
 from __future__ import annotations
@@ -11,19 +17,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flynn.dates import parse_timezone
-from flynn.learning.proper_names import (
-    NAME_STOPWORDS,
-    looks_like_name,
-    organisation_named,
-    place_named,
-    proper_name,
-    strip_noise,
-)
-from flynn.memory.graph_names import relative_type
 from flynn.memory.store import FactKind
 
 EXPLICIT_CONFIDENCE = 0.9
-INFERRED_NAME_CONFIDENCE = 0.7
 MAX_VALUE_CHARS = 200
 MAX_TRIGGER_CHARS = 100
 MAX_SCANNED_CHARS = 8000
@@ -32,7 +28,7 @@ MAX_SCANNED_CHARS = 8000
 
 @dataclass(frozen=True, slots=True)
 class ProposedFact:
-    """A fact a rule found; ``target`` names the document family it belongs to.
+    """A fact a rule (or the model) found; ``target`` names the document family it belongs to.
 
     ``retracts`` marks a statement that the fact is no longer true ("I no longer live in Lisbon"):
     reconciliation retires the matching active fact instead of storing this one.
@@ -59,7 +55,7 @@ _QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[!?\n;]|\.(?=\s|$)")
 _ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|St)\.$")
 
-# A new clause starts at a comma or conjunction followed by a fresh subject ("..., I live in X",
+# A new clause starts at a comma or conjunction followed by a fresh subject ("..., I'm in CET",
 # "... and my name is Y"), or at a subordinating conjunction; a comma inside a list is not split.
 _SUBJECT = r"(?:i|i'm|im|i am|my|call me)\b"
 _CLAUSE_SPLIT = re.compile(
@@ -82,6 +78,16 @@ _BLOCKING_WORDS = _words(
 # ("I'd like you to call me Bob", "would you call me Bob").
 _CONDITIONAL_WORDS = _words("would i'd")
 _REQUEST_WORDS = _words("like love prefer rather appreciate you please")
+# Words a name never is: what follows "call me" in "call me back", "call me when you land".
+_NOT_NAMES = _words(
+    """
+    a an the this that these those my your his her their our its it me you him them us not no
+    never so very really just also still too maybe now today tomorrow tonight later soon back
+    here there home away out off up down over in on at from with for to into about of by as
+    if when whenever once after before and or but then please asap again anytime sometime
+    anything whatever what who how why where
+    """
+)
 
 _ACTION = re.compile(
     r"^\W*(?:(?:from now on|also|and|so|btw|by the way|ok|okay|oh)\W+)*"
@@ -95,72 +101,6 @@ _NAME = re.compile(
     r"\bmy\s+name(?:\s+is|'s)\s+(?:(?:actually|really|just|now)\s+)?(?P<v>.+)", _FLAGS
 )
 _CALL_ME = re.compile(r"\bcall\s+me\s+(?P<v>.+)", _FLAGS)
-_I_AM = re.compile(r"\bi(?:'m|\s+am)\s+(?P<v>.+)", _FLAGS)
-_ADVERBS = (
-    r"(?:(?:really|also|much|just|generally|usually|do|definitely|absolutely|truly|still|now"
-    r"|actually)\s+)*"
-)
-_LIKE = re.compile(rf"\bi\s+{_ADVERBS}(?:prefer|like|love|enjoy)\s+(?P<v>.+)", _FLAGS)
-_DISLIKE = re.compile(
-    rf"\bi\s+{_ADVERBS}(?:dislike|hate|detest|can't\s+stand|cannot\s+stand"
-    rf"|(?:don't|do\s+not)\s+{_ADVERBS}(?:like|enjoy))\s+(?P<v>.+)",
-    _FLAGS,
-)
-_LIVE_IN = re.compile(
-    r"\bi\s+(?:(?:currently|now|still)\s+)?(?:live|am\s+based|'m\s+based)\s+in\s+(?P<v>.+)", _FLAGS
-)
-# "I moved to Berlin", "we've just relocated to Berlin", "I'm living in Berlin now": where the
-# person lives now, as "I live in" says. The place must be a capitalised name (see ``_place``).
-_MOVE_ADVERBS = r"(?:(?:just|recently|finally|now|already|actually|officially|currently|still)\s+)*"
-_MOVED = re.compile(
-    rf"\b(?:i|we)(?:'ve|\s+have)?\s+{_MOVE_ADVERBS}(?:moved|relocated)(?:\s+back)?\s+to\s+(?P<v>.+)",
-    _FLAGS,
-)
-_LIVING_IN = re.compile(
-    r"\b(?:(?:i(?:'m|\s+am|'ve\s+been|\s+have\s+been)|we(?:'re|\s+are|'ve\s+been|\s+have\s+been))"
-    rf"\s+{_MOVE_ADVERBS}living|we\s+{_MOVE_ADVERBS}live)\s+in\s+(?P<v>.+)",
-    _FLAGS,
-)
-# Employment, stated the ways people say it; "also" is left out ("I also work at X" is a second
-# job, not a new one). The organisation must be a capitalised name (see ``_organisation``).
-_JOB_ADVERBS = r"(?:(?:now|currently|still|actually|just|recently|finally|officially)\s+)*"
-_WORK_AT = re.compile(
-    rf"\bi\s+{_JOB_ADVERBS}work\s+(?:at|for)\s+(?P<v>.+)"
-    rf"|\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+{_JOB_ADVERBS}working\s+at\s+(?P<w>.+)",
-    _FLAGS,
-)
-_NEW_JOB = re.compile(
-    rf"\bi(?:'ve|\s+have)?\s+{_JOB_ADVERBS}(?:"
-    r"started\s+(?:working\s+at|a\s+(?:new\s+)?job\s+at|(?P<start>at))"
-    r"|(?:got|landed|took|accepted)\s+(?:a|the)\s+(?:new\s+)?(?:(?:full|part)[\s-]time\s+)?"
-    r"(?:job|position|role)\s+(?:at|with)"
-    r"|(?:got|been|was)\s+hired\s+at"
-    r"|(?P<bare>joined))\s+(?P<v>.+)",
-    _FLAGS,
-)
-_LEFT_JOB = re.compile(
-    rf"\bi(?:'ve|\s+have)?\s+{_JOB_ADVERBS}(?:left|quit|resigned\s+from)\s+"
-    r"(?:my\s+(?:old\s+)?(?:job|position|role)\s+(?:at|with)\s+)?(?P<v>.+)"
-    r"|\bi\s+(?:no\s+longer|(?:don't|do\s+not)\s+(?:(?:actually|really)\s+)?)\s*work\s+(?:at|for)\s+"
-    r"(?P<w>.+)"
-    r"|\bi(?:(?:'m|\s+am)\s+(?P<neg>no\s+longer|not)|\s+stopped)\s+working\s+(?:at|for)\s+(?P<x>.+)",
-    _FLAGS,
-)
-_MY_FIELD = re.compile(
-    r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:is|are)\s+(?P<v>.+)", _FLAGS
-)
-_NO_LONGER_LIVE = re.compile(
-    r"\bi\s+(?:no\s+longer|(?:don't|do\s+not)\s+(?:(?:actually|really)\s+)?)\s*live\s+in\s+(?P<v>.+)",
-    _FLAGS,
-)
-# "I don't like X" is a dislike; only "no longer" or "any more" makes it a retraction.
-_NO_LONGER_LIKE = re.compile(
-    rf"\bi\s+(?:no\s+longer|(?:don't|do\s+not)(?=.*\bany\s*more\b))\s+{_ADVERBS}"
-    r"(?P<verb>prefer|like|love|enjoy|dislike|hate|detest|mind)\s+(?P<v>.+)",
-    _FLAGS,
-)
-_ANY_MORE_TAIL = re.compile(r"\s+any\s*more$", _FLAGS)
-_ANY_MORE_IN = re.compile(r"\bany\s*more\b|\bno\s+longer\b")
 # A path or URL: what "my blog is ..." or "I'm working on ..." points at.
 _LOCATOR = (
     r"(?:https?://[^\s<>\"'`]+"
@@ -168,6 +108,7 @@ _LOCATOR = (
     r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
 )
 _LOCATOR_END = r"(?=$|[\s,;:!?)\]])"
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORKING_ON = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:(?:currently|now|still|mostly|also)\s+)?working\s+on\s+"
     rf"(?:the\s+file\s+)?(?P<v>{_LOCATOR}){_LOCATOR_END}",
@@ -178,13 +119,15 @@ _STOPPED_WORKING_ON = re.compile(
     rf"working\s+on\s+(?P<v>{_LOCATOR}){_LOCATOR_END}",
     _FLAGS,
 )
-_MY_LINK = re.compile(
-    r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?::|\s+(?:is\s+|lives\s+)?at)\s+"
-    rf"(?P<v>{_LOCATOR}){_LOCATOR_END}",
+_ANY_MORE_IN = re.compile(r"\bany\s*more\b|\bno\s+longer\b")
+# "my blog is https://...", "my notes live at ~/notes", "my email: ana@example.com",
+# "my timezone is Europe/Berlin": the value's shape, not the words, says what it is.
+_MY_FIELD = re.compile(
+    r"\bmy\s+(?P<f>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?::\s*|\s+(?:is|'s)\s+"
+    r"(?P<no>no\s+longer\s+)?(?:at\s+)?|\s+(?:lives\s+)?at\s+)(?P<v>\S+)",
     _FLAGS,
 )
-_AT_LOCATOR = re.compile(rf"^at\s+(?P<v>{_LOCATOR})$", _FLAGS)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LOCATOR_VALUE = re.compile(rf"(?P<v>{_LOCATOR}){_LOCATOR_END}")
 _ME_AT = re.compile(
     r"\b(?:reach|e-?mail|mail|contact|ping|write\s+to|find)\s+me\s+(?:at|on|via)\s+"
     r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
@@ -192,53 +135,30 @@ _ME_AT = re.compile(
 )
 # "I'm in UTC+2", "I am on Europe/Berlin time", "I'm in CET": an offset, an IANA name or a
 # capitalised abbreviation; anything else after "I'm in" is a place or a state, not a zone.
+_ZONE = (
+    r"(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d{2})?|utc|gmt"
+    r"|[A-Za-z]+(?:/[A-Za-z0-9_+\-]+){1,2}|[A-Z]{2,5}"
+)
 _IN_TIMEZONE = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:(?:currently|now|usually)\s+)?(?:in|on)\s+(?:the\s+)?"
-    r"(?P<v>(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d{2})?|utc|gmt"
-    r"|[A-Za-z]+(?:/[A-Za-z0-9_+\-]+){1,2}|[A-Z]{2,5})"
-    r"(?:\s+time(?:\s*zone)?)?(?=$|[\s,;.!?)])",
+    rf"(?P<v>{_ZONE})(?:\s+time(?:\s*zone)?)?(?=$|[\s,;.!?)])",
     _FLAGS,
 )
-# "my dog's name is Rex", "my dog is called Rex" and "my dog is Rex" all say ``dog = Rex``.
+_ZONE_VALUE = re.compile(rf"(?P<v>{_ZONE})(?=$|[\s,;.!?)])", _FLAGS)
 _NAME_OF = re.compile(r"'s\s+name$")
-_CALLED = re.compile(r"^(?:called|named)\s+(?!after\b)", _FLAGS)
 _EMAIL_FIELDS = frozenset({"email", "email_address", "e_mail", "mail", "mail_address"})
-# "I live in Porto now", "I hate sushi now": the time word says the statement replaces an older
-# one (reconciliation does that), it is not part of the place or the thing.
-# Lower case only: "Apocalypse Now" and "The Power of Now" are titles.
-_TIME_TAIL = re.compile(r"\s+(?:now|currently|nowadays|these days|at the moment|right now)$")
-_EMPLOYMENT_WORDS = "work join start job position role hired left quit resign".split()
-_LIKING_WORDS = ("like", "prefer", "love", "enjoy", "hate", "detest", "stand")
+_ZONE_FIELDS = frozenset({"timezone", "time_zone", "tz"})
 _FIELD_CHARS = re.compile(r"[^a-z0-9]+")
-
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame"})
-_OBJECT_STOPWORDS = _words(
-    """
-    it that this these those them you him her what how when where why which who your yours
-    not to
-    """
-)
-_FIELD_STOPWORDS = _words(
-    """
-    point guess question problem issue concern understanding feeling thought thoughts
-    thinking impression answer bad fault idea suggestion opinion take view sense experience reply
-    response message request mistake assumption hunch worry excuse hope bet advice reason head
-    heart mind day week life turn pleasure apologies apology main own whole only favorite
-    favourite
-    """
-)
-_VALUE_STOPWORDS = _words(
-    """
-    not so too very really kinda kind sort being getting going still also just always never
-    currently now here there it that this what how why who which when where broken down dead
-    slow fine ok okay good great bad done gone missing failing acting crashing working
-    """
-)
-_FIELD_ALIASES = {"time_zone": "timezone", "tz": "timezone", "home_town": "hometown"}
+# Plain str.strip sets, not regexes: a regex anchored at the end backtracks quadratically
+# over a long run of these characters.
+_LEADING_NOISE = " \t\r\n\"'`“”‘’([*_~-"
+_TRAILING_NOISE = " \t\r\n.,;:!?…)]\"'`“”‘’*_~-"
 
 
 class RuleExtractor:
-    """Finds explicit self-descriptions and trigger -> action requests in a user message.
+    """Finds the unambiguous self-descriptions (name, e-mail, links and paths, timezone) and
+    trigger -> action requests in a user message.
 
     Stateless and pure: ``extract`` never raises for any input text.
     """
@@ -295,151 +215,53 @@ def _clause_facts(clause: str, *, caps_free: bool) -> list[ProposedFact]:
     # Substring checks gate each regex: most clauses match none, and ``in`` is far cheaper.
     low = clause.lower()
     facts: list[ProposedFact] = []
-    named = False
     if "name" in low and (match := _usable(clause, _NAME.search(clause))):
-        named = True
-        if name := _name(match["v"], need_caps=False, max_words=3):
-            facts.append(_profile("name", name, EXPLICIT_CONFIDENCE))
-    if (
+        if name := _name(match["v"], need_caps=False):
+            facts.append(_profile("name", name))
+    elif (
         "call" in low
         and (match := _usable(clause, _CALL_ME.search(clause)))
-        and (name := _name(match["v"], need_caps=not caps_free, max_words=3))
+        and (name := _name(match["v"], need_caps=not caps_free))
     ):
-        facts.append(_profile("name", name, EXPLICIT_CONFIDENCE))
-    if (
-        ("i'm" in low or "i am" in low)
-        and (match := _usable(clause, _I_AM.search(clause)))
-        and (name := _name(match["v"], need_caps=True, max_words=2, strict=True))
-    ):
-        facts.append(_profile("name", name, INFERRED_NAME_CONFIDENCE))
-    retracted_liking = False
-    if (
-        ("longer" in low or "more" in low)
-        and (match := _usable(clause, _NO_LONGER_LIKE.search(clause)))
-        and (obj := _object(_ANY_MORE_TAIL.sub("", strip_noise(match["v"]))))
-    ):
-        verb = match["verb"].lower()
-        predicate = "prefers" if verb in ("prefer", "like", "love", "enjoy") else "dislikes"
-        facts.append(_retraction(None, f"{predicate} {obj}"))
-        retracted_liking = True
-    if not retracted_liking and any(word in low for word in _LIKING_WORDS):
-        if match := _usable(clause, _DISLIKE.search(clause)):
-            if obj := _object(match["v"]):
-                facts.append(_profile(None, f"dislikes {obj}", EXPLICIT_CONFIDENCE))
-        elif (match := _usable(clause, _LIKE.search(clause))) and (obj := _object(match["v"])):
-            facts.append(_profile(None, f"prefers {obj}", EXPLICIT_CONFIDENCE))
-    if " in " in low and (match := _usable(clause, _LIVE_IN.search(clause))):
-        place = _TIME_TAIL.sub("", strip_noise(match["v"]))
-        # A capitalised place is its name alone ("I live in Berlin I think"); a lower-case
-        # writer's is taken as written.
-        if opening := proper_name(place, comma_ok=True):
-            place = opening[0]
-        if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
-            facts.append(_profile("location", place, EXPLICIT_CONFIDENCE))
-    if (
-        " in " in low
-        and ("longer" in low or "live" in low)
-        and (match := _usable(clause, _NO_LONGER_LIVE.search(clause)))
-    ):
-        place = _TIME_TAIL.sub("", _ANY_MORE_TAIL.sub("", strip_noise(match["v"])))
-        if place and place.split()[0].lower() not in _VALUE_STOPWORDS:
-            facts.append(_retraction("location", place))
-    if any(word in low for word in ("moved", "relocated", "living", "live in")):
-        facts.extend(_moves(clause))
-    if any(word in low for word in _EMPLOYMENT_WORDS):
-        facts.extend(_employment(clause, low))
-    if not named and "my " in low:
-        facts.extend(_my_field_facts(clause))
+        facts.append(_profile("name", name))
+    if "my " in low and (fact := _my_field(clause)):
+        facts.append(fact)
     if "working" in low:
         facts.extend(_working_on(clause, low))
     if "@" in clause and "me " in low and (match := _usable(clause, _ME_AT.search(clause))):
-        facts.append(_profile("email", match["v"].rstrip("."), EXPLICIT_CONFIDENCE))
+        facts.append(_profile("email", match["v"].rstrip(".")))
     if (
         ("i'm" in low or "i am" in low)
         and (" in " in low or " on " in low)
         and (match := _usable(clause, _IN_TIMEZONE.search(clause)))
         and (zone := _timezone(match["v"]))
     ):
-        facts.append(_profile("timezone", zone, EXPLICIT_CONFIDENCE))
+        facts.append(_profile("timezone", zone))
     return facts
 
 
-def _my_field_facts(clause: str) -> list[ProposedFact]:
-    """ "my X is Y" (Y may be a correction, a retraction, a link or an email address)."""
-    if match := _usable(clause, _MY_FIELD.search(clause)):
-        field = _field(match["f"])
-        value = strip_noise(_TIME_TAIL.sub("", _CALLED.sub("", strip_noise(match["v"]), count=1)))
-        if value and _names_a_relative(match["f"]):
-            # "my sister Maya is a nurse": about Maya, not a field "sister_maya".
-            return [_profile(None, f"{match['f']} is {value}", EXPLICIT_CONFIDENCE)]
-        if field and value:
-            retracts = value.lower().startswith("no longer ")
-            if retracts:
-                value = strip_noise(value[len("no longer ") :])
-            if field in _EMAIL_FIELDS:
-                field = "email"
-                if email := _EMAIL.search(value):
-                    value = email.group().rstrip(".")
-            if at := _AT_LOCATOR.match(value):
-                value = _strip_locator(at["v"])
-            if value and relative_type(field):
-                if not looks_like_name(value):
-                    # "my cat is sick", "my wife is German": how they are, not who; the field
-                    # keeps their name ("my cat is Luna").
-                    said = f"{field.replace('_', ' ')} is {'no longer ' if retracts else ''}"
-                    return [_profile(None, said + value, EXPLICIT_CONFIDENCE)]
-                # "My sister is Maya, she lives in Paris": the name, not the rest.
-                if opening := proper_name(value):
-                    value = opening[0]
-            if retracts:
-                return [_retraction(field, value)] if value else []
-            if value.split()[0].lower() not in _VALUE_STOPWORDS:
-                return [_profile(field, value, EXPLICIT_CONFIDENCE)]
-            return []
-    if (match := _usable(clause, _MY_LINK.search(clause))) and (field := _field(match["f"])):
-        return [_profile(field, _strip_locator(match["v"]), EXPLICIT_CONFIDENCE)]
-    return []
-
-
-def _names_a_relative(said: str) -> bool:
-    """Whether ``said`` is a relative or a pet and their name ("sister Maya", "best friend
-    Sarah")."""
-    words = said.split()
-    return any(
-        relative_type(" ".join(words[:size])) is not None and words[size][:1].isupper()
-        for size in (1, 2)
-        if len(words) > size
-    )
-
-
-def _moves(clause: str) -> list[ProposedFact]:
-    """ "I moved to Berlin", "we're living in Berlin now": the new location."""
-    for pattern in (_MOVED, _LIVING_IN):
-        if (match := _usable(clause, pattern.search(clause))) and (
-            place := place_named(match["v"])
-        ):
-            return [_profile("location", place, EXPLICIT_CONFIDENCE)]
-    return []
-
-
-def _employment(clause: str, low: str) -> list[ProposedFact]:
-    """ "I work at Globex", "I joined Globex": the employer; "I left Acme" retracts it."""
-    if match := _usable(clause, _LEFT_JOB.search(clause)):
-        if match["neg"] and match["neg"].lower() == "not" and not _ANY_MORE_IN.search(low):
-            return []  # "I'm not working at Acme today" is about today, not a change
-        rest = _ANY_MORE_TAIL.sub("", strip_noise(match["v"] or match["w"] or match["x"]))
-        if left := organisation_named(rest, verb="leave"):
-            return [_retraction("employer", left)]
-    if (match := _usable(clause, _WORK_AT.search(clause))) and (
-        employer := organisation_named(match["v"] or match["w"], verb="work")
-    ):
-        return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
-    if match := _usable(clause, _NEW_JOB.search(clause)):
-        said_job = not (match["bare"] or match["start"])  # "got a job at", not "joined"
-        employer = organisation_named(match["v"], verb="start" if said_job else "join")
-        if employer:
-            return [_profile("employer", employer, EXPLICIT_CONFIDENCE)]
-    return []
+def _my_field(clause: str) -> ProposedFact | None:
+    """ "my X is Y" where Y's shape says what it is: an e-mail address, a link or a path, or
+    (for a timezone field) a zone. Any other Y ("my sister is Maya") is the model's to read."""
+    match = _usable(clause, _MY_FIELD.search(clause))
+    if match is None or (field := _field(match["f"])) is None:
+        return None
+    rest = clause[match.start("v") :]
+    found = _profile if match["no"] is None else _retraction  # "my email is no longer ..."
+    if field in _EMAIL_FIELDS:
+        email = _EMAIL.match(rest)
+        return found("email", email.group().rstrip(".")) if email else None
+    if field in _ZONE_FIELDS:
+        zone = _ZONE_VALUE.match(rest)
+        value = _timezone(zone["v"]) if zone else None
+        return found("timezone", value) if value else None
+    if _EMAIL.match(rest):
+        return None  # "my boss is bob@example.com": someone else's address
+    locator = _LOCATOR_VALUE.match(rest)
+    if locator is None or not any(char in locator["v"] for char in "/."):
+        return None
+    value = _strip_locator(locator["v"])
+    return found(field, value) if value.strip("./~") else None
 
 
 def _working_on(clause: str, low: str) -> list[ProposedFact]:
@@ -483,12 +305,8 @@ def _usable(clause: str, match: re.Match[str] | None) -> re.Match[str] | None:
     return match
 
 
-def _name(rest: str, *, need_caps: bool, max_words: int, strict: bool = False) -> str | None:
-    """The leading name-like words of ``rest``, or ``None`` when it does not start with a name.
-
-    ``strict`` (for "I'm X") also refuses all-caps words, possessives and gerunds, since the
-    phrase far more often introduces a state than a name.
-    """
+def _name(rest: str, *, need_caps: bool, max_words: int = 3) -> str | None:
+    """The leading name-like words of ``rest``, or ``None`` when it does not start with a name."""
     words: list[str] = []
     for raw in rest.split()[: max_words + 1]:
         word = strip_noise(raw)
@@ -497,21 +315,14 @@ def _name(rest: str, *, need_caps: bool, max_words: int, strict: bool = False) -
             word += "."
         if not word or not word[0].isalpha() or not all(c.isalpha() or c in "'-." for c in word):
             break
-        if word.lower() in NAME_STOPWORDS:
+        if word.lower() in _NOT_NAMES:
             break
         if need_caps and not word[0].isupper():
             break
         if words and words[0][0].isupper() and not word[0].isupper():
             break
-        if strict and (
-            (len(word) > 1 and word.isupper())
-            or word.lower().endswith("'s")
-            or (len(word) > 4 and word.lower().endswith("ing"))
-        ):
-            return None
         if len(words) == max_words:
-            # More name-like words than a name has: probably a title or a sentence in caps.
-            return None if strict else " ".join(words)
+            break  # more name-like words than a name has: keep the first ones
         words.append(word)
         if not words[0][0].isupper():
             break  # a lowercase name is taken one word at a time; what follows is not vetted
@@ -522,29 +333,15 @@ def _name(rest: str, *, need_caps: bool, max_words: int, strict: bool = False) -
     return " ".join(words)
 
 
-def _object(rest: str) -> str | None:
-    value = strip_noise(_TIME_TAIL.sub("", strip_noise(rest)))
-    if not value:
-        return None
-    first = value.split()[0].lower()
-    if first in _OBJECT_STOPWORDS or value.lower().startswith("the way"):
-        return None
-    return value
-
-
 def _field(phrase: str) -> str | None:
     phrase = _NAME_OF.sub("", phrase.lower())
     words = phrase.replace("'s ", " ").split()
-    if not words or words[-1] in _FIELD_STOPWORDS:
-        return None
     field = _FIELD_CHARS.sub("_", " ".join(words)).strip("_")
-    if field == "name":
-        return None  # "my name is ..." has its own, stricter rule
-    return _FIELD_ALIASES.get(field, field) or None
+    return None if field in ("", "name") else field
 
 
-def _profile(field: str | None, value: str, confidence: float) -> ProposedFact:
-    return ProposedFact("profile", field, _cap(value), confidence, "profile")
+def _profile(field: str | None, value: str) -> ProposedFact:
+    return ProposedFact("profile", field, _cap(value), EXPLICIT_CONFIDENCE, "profile")
 
 
 def _retraction(field: str | None, value: str, *, kind: FactKind = "profile") -> ProposedFact:
@@ -554,6 +351,11 @@ def _retraction(field: str | None, value: str, *, kind: FactKind = "profile") ->
 def _strip_locator(value: str) -> str:
     """A path or URL without the sentence's punctuation after it; its start is kept (``~/x``)."""
     return value.rstrip(".,;:!?…\"'`”’*")
+
+
+def strip_noise(value: str) -> str:
+    """``value`` without the quotes, brackets and punctuation around it."""
+    return value.lstrip(_LEADING_NOISE).rstrip(_TRAILING_NOISE).strip()
 
 
 def _cap(value: str) -> str:

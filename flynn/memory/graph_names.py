@@ -26,17 +26,6 @@ MAX_CANDIDATES = 1500
 MAX_AMBIGUOUS_CHARS = 4
 """One-word names this short are often common words too (see ``spoken``)."""
 
-RELATIVES = (
-    "best friend|friend|sister|brother|mother|mom|mum|father|dad|wife|husband|partner"
-    "|girlfriend|boyfriend|fianc[eé]e?|son|daughter|child|kid|baby|cousin|aunt|uncle|grandma"
-    "|grandmother|grandpa|grandfather|grandson|granddaughter|niece|nephew|boss|manager"
-    "|colleague|coworker|co-worker|roommate|flatmate|housemate|neighbou?r|teacher|doctor"
-    "|therapist|mentor|dog|cat|puppy|kitten|pet"
-)
-"""The people and pets "my X" introduces (a regular expression alternation)."""
-PETS = frozenset({"dog", "cat", "puppy", "kitten", "pet"})
-_RELATIVE = re.compile(RELATIVES, re.IGNORECASE)
-
 GENERIC_TYPE = "thing"
 """The type of an entity nothing more is known about; any other type replaces it."""
 
@@ -119,10 +108,3 @@ def spoken(text: str, named: Sequence[_N]) -> list[_N]:
                 continue
         kept.append(item)
     return kept
-
-
-def relative_type(word: str) -> str | None:
-    """The relation type "my <word> X" gives (``best_friend`` for "best friend" or
-    ``best_friend``), or ``None`` when ``word`` names no relative, friend or pet."""
-    spoken = " ".join(word.replace("_", " ").split())
-    return type_name(spoken) if _RELATIVE.fullmatch(spoken) else None

@@ -11,6 +11,7 @@ from flynn.learning.graph_extraction import (
     ProposedEntity,
     ProposedRelation,
     RuleGraphExtractor,
+    parse_graph_extraction,
 )
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.graph import SqliteGraph
@@ -316,10 +317,25 @@ def test_forget_removes_entities_relations_and_mentions_under_the_prefix(
     assert memory.graph.entities_in("users/alice", "Maya", limit=5) == []
 
 
-def test_forget_namespace_includes_the_graph(memory: SqliteMemory) -> None:
-    message = _message(memory, "my sister Maya works at Acme")
+# What the extraction model answers for "My sister Maya works at Acme Corp.": the rules find the
+# names, the model says who they are and how they are related.
+SISTER_AT_ACME = """{"entities": [{"name": "Maya", "type": "person"}, {"name": "Acme Corp",
+ "type": "org"}], "relations": [{"source": "User", "target": "Maya", "type": "sister"},
+ {"source": "Maya", "target": "Acme Corp", "type": "works_at"}]}"""
+
+
+def _learn(memory: SqliteMemory, namespace: str, text: str, message: int | None) -> list[Entity]:
+    """A message as both paths learn it: the rules on the reply path, then the model's graph
+    extraction (scripted: ``SISTER_AT_ACME``) in the background."""
     ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
-    ingestor.ingest("user/graph", "my sister Maya works at Acme", message, now=T0)
+    touched = ingestor.ingest(namespace, text, message, now=T0)
+    proposal = parse_graph_extraction(SISTER_AT_ACME)
+    return touched + ingestor.ingest_proposal(namespace, proposal, message, now=T0, confidence=0.7)
+
+
+def test_forget_namespace_includes_the_graph(memory: SqliteMemory) -> None:
+    message = _message(memory, "my sister Maya works at Acme Corp.")
+    _learn(memory, "user/graph", "my sister Maya works at Acme Corp.", message)
     _entity(memory.graph, "Maya", namespace="username/graph")
     counts = memory.forget_namespace("user")
     assert counts["entities"] == 3 and counts["messages"] == 1
@@ -343,8 +359,8 @@ def test_transaction_rolls_back_every_write(memory: SqliteMemory) -> None:
 def test_ingest_stores_entities_relations_and_mentions(memory: SqliteMemory) -> None:
     text = "My sister Maya works at Acme Corp."
     message = _message(memory, text)
-    touched = GraphIngestor(memory.graph, RuleGraphExtractor()).ingest(NS, text, message, now=T0)
-    assert {(e.name, e.type) for e in touched} == {
+    touched = _learn(memory, NS, text, message)
+    assert {(e.name, e.type) for e in touched} >= {
         ("Maya", "person"),
         ("Acme Corp", "org"),
         ("User", "person"),
@@ -365,13 +381,14 @@ def test_ingest_stores_entities_relations_and_mentions(memory: SqliteMemory) -> 
 
 def test_ingest_links_known_names_however_they_were_found(memory: SqliteMemory) -> None:
     ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
-    first = _message(memory, "my sister Maya works at Acme")
-    ingestor.ingest(NS, "my sister Maya works at Acme", first, now=T0)
-    second = _message(memory, "maya says acme is hiring")
-    touched = ingestor.ingest(NS, "maya says acme is hiring", second, now=T0)
-    assert {e.name for e in touched} == {"Maya", "Acme"}
+    first = _message(memory, "my sister Maya works at Acme Corp.")
+    _learn(memory, NS, "my sister Maya works at Acme Corp.", first)
+    second = _message(memory, "maya says acme corp is hiring")
+    touched = ingestor.ingest(NS, "maya says acme corp is hiring", second, now=T0)
+    assert {e.name for e in touched} == {"Maya", "Acme Corp"}
     maya = memory.graph.find(NS, "Maya")
-    assert maya is not None and maya.mentions == 2 and maya.type == "person"
+    # Sighted three times: by the rules and the model in the first message, then by name.
+    assert maya is not None and maya.mentions == 3 and maya.type == "person"
     assert memory.graph.messages_mentioning([maya.id], limit=5) == [second, first]
     # From a writer who capitalises, "go" is the verb, not the language.
     _entity(memory.graph, "Go", "language")

@@ -75,117 +75,26 @@ def test_parts_of_urls_and_addresses_are_not_names() -> None:
 # --- cues ----------------------------------------------------------------------------------------
 
 
-def test_my_relative_is_a_person_related_to_the_user() -> None:
-    text = "My sister Maya and my best friend, Tom Reed, came over. My dog Rex barked."
-    assert _entities(text) == {("Maya", "person"), ("Tom Reed", "person"), ("Rex", "pet")}
-    assert _relations(text) == {
-        ("User", "sister", "Maya"),
-        ("User", "best_friend", "Tom Reed"),
-        ("User", "dog", "Rex"),
-    }
-
-
 @pytest.mark.parametrize(
-    "text",
-    ["my dog is called Pixel", "My dog is named Pixel.", "my dog's name is Pixel", "my dog Pixel"],
-)
-def test_a_relative_named_is_related_to_the_user(text: str) -> None:
-    assert _entities(text) == {("Pixel", "pet")}
-    assert _relations(text) == {("User", "dog", "Pixel")}
-
-
-def test_a_named_relative_with_a_name_word_is_a_person() -> None:
-    assert _relations("My best friend's name is Tom Reed") == {("User", "best_friend", "Tom Reed")}
-
-
-def test_work_cues_relate_the_user_or_the_named_person() -> None:
-    assert _relations("I work at Acme Corp.") == {("User", "works_at", "Acme Corp")}
-    assert _relations("I've been working for the New York Times") == {
-        ("User", "works_at", "New York Times")
-    }
-    assert _relations("Maya works at Google. Bob worked at IBM") == {
-        ("Maya", "works_at", "Google"),
-        ("Bob", "worked_at", "IBM"),
-    }
-    assert _entities("Maya works at Google") == {("Maya", "person"), ("Google", "org")}
-
-
-def test_taking_a_job_is_working_there() -> None:
-    for text in [
-        "I joined Globex as a designer",
-        "I started at Globex today as an intern",
-        "I got a job at Globex",
-        "I started working at Globex",
-    ]:
-        assert _relations(text) == {("User", "works_at", "Globex")}
-    assert _relations("Maya joined Initech last year as a designer") == {
-        ("Maya", "works_at", "Initech")
-    }
-    assert _entities("I joined Globex as a designer, I love it") == {("Globex", "org")}
-    # Joined without a role, Globex may be a gym or a club: a name, not an employer.
-    assert _entities("I joined Globex, I love it") == {("Globex", "thing")}
-
-
-@pytest.mark.parametrize(
-    "text",
+    ("text", "names"),
     [
-        "I joined Maya for lunch",
-        "I joined Twitter",
-        "I joined Planet Fitness",
-        "I started at Harvard in September",
-        "I joined the Chess Club",
-        "I started at Level 3",
-        "The race started at Hyde Park",
-        "if I joined Globex",
-        "Should I join Globex?",
+        ("My sister Maya and my best friend, Tom Reed, came over.", {"Maya", "Tom Reed"}),
+        ("my dog is called Pixel", {"Pixel"}),
+        # A lone capitalised word opening a sentence is no name to the rules (Maya, Bob, Flynn).
+        ("Maya works at Google. Bob worked at IBM", {"Google", "IBM"}),
+        ("I joined Globex as a designer", {"Globex"}),
+        ("we just moved to Berlin", {"Berlin"}),
+        ("I'm originally from Porto", {"Porto"}),
+        ("The project Apollo is late", {"Apollo"}),
+        ("Flynn uses Go. I use Neovim", {"Go", "Neovim"}),
     ],
 )
-def test_joining_what_is_not_a_job_relates_nothing(text: str) -> None:
-    assert _relations(text) == set()
-
-
-def test_where_we_moved_the_user_lives() -> None:
-    assert _relations("we just moved to Berlin") == {("User", "lives_in", "Berlin")}
-    assert _relations("I moved back to Lisbon") == {("User", "lives_in", "Lisbon")}
-    assert _relations("we moved to Postgres") == set()
-    assert _relations("I moved to VS Code") == set()
-
-
-def test_place_cues() -> None:
-    assert _relations("I live in Lisbon") == {("User", "lives_in", "Lisbon")}
-    assert _relations("Last year I moved to New York.") == {("User", "lives_in", "New York")}
-    assert _relations("I'm originally from Porto") == {("User", "from", "Porto")}
-    assert _relations("Maya lives in Berlin") == {("Maya", "lives_in", "Berlin")}
-    assert _entities("I'm based in São Paulo") == {("São Paulo", "place")}
-
-
-def test_project_cues() -> None:
-    assert _entities("The project Apollo is late") == {("Apollo", "project")}
-    assert _entities("we shipped the Flynn project") == {("Flynn", "project")}
-    assert _relations("I'm working on Flynn") == {("User", "works_on", "Flynn")}
-    assert _entities("i'm working on a project called flynn") == {("flynn", "project")}
-    assert _entities("project management is hard") == set()
-
-
-def test_uses_cue() -> None:
-    assert _relations("Flynn uses Go. I use Neovim") == {
-        ("Flynn", "uses", "Go"),
-        ("User", "uses", "Neovim"),
-    }
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Should I use Django?",
-        "If I lived in Paris I would be happy",
-        "I don't work at Google anymore",
-        "I never worked at Google",
-        "Maya said I work at Acme",
-        "we use Postgres",
-    ],
-)
-def test_questions_hypotheticals_and_negations_state_no_relation(text: str) -> None:
+def test_rules_find_names_and_leave_their_kind_and_relations_to_the_model(
+    text: str, names: set[str]
+) -> None:
+    # Who is whose sister, who works or lives where: the model's graph extraction says it
+    # (test_llm_answer_is_parsed; tests/memory/test_fact_relations.py keeps it in the graph).
+    assert _entities(text) == {(name, "thing") for name in names}
     assert _relations(text) == set()
 
 
@@ -204,11 +113,6 @@ def test_questions_hypotheticals_and_negations_state_no_relation(text: str) -> N
         "if you called me Bob",
         "I am not Bob",
         "if I were Bob",
-        "my dog is not called Bob",
-        "my dog isn't called Bob",
-        "is my dog called Bob?",
-        "if my dog were called Bob",
-        "maybe my dog's name is Bob",
     ],
 )
 def test_a_name_only_asked_about_supposed_or_denied_is_no_entity(text: str) -> None:
@@ -268,10 +172,6 @@ def test_code_and_quotes_are_ignored() -> None:
 def test_possessives_and_duplicates() -> None:
     proposal = RULES.extract("I met Ana Lopez's brother. Ana Lopez is nice, ana lopez agrees")
     assert [(e.name, e.type) for e in proposal.entities] == [("Ana Lopez", "thing")]
-
-
-def test_a_cue_types_a_name_seen_before_as_a_thing() -> None:
-    assert _entities("Yesterday Flynn crashed; the Flynn project is late") == {("Flynn", "project")}
 
 
 def test_entities_are_capped() -> None:
@@ -382,16 +282,3 @@ async def test_llm_extractor_sends_the_prompt_and_parses_the_reply() -> None:
     assert request.system == GRAPH_EXTRACTION_PROMPT and request.task == "extraction"
     assert request.max_tokens == 256
     assert request.messages[0].content == "User: I build Flynn\n\nAssistant: Nice"
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "I'm moving to Berlin next month.",
-        "We're moving to Berlin next month.",
-        "I moved to Berlin when I was ten.",
-        "I moved to Berlin and then to Munich.",
-    ],
-)
-def test_a_planned_or_past_move_is_not_where_the_user_lives(text: str) -> None:
-    assert ("User", "lives_in", "Berlin") not in _relations(text)
