@@ -4,17 +4,18 @@ another person goes with it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from flynn.identity import MemoryScope
 from flynn.learning.fact_relations import FactRelations
-from flynn.learning.graph_extraction import RuleGraphExtractor
+from flynn.learning.graph_extraction import GraphProposal, ProposedRelation, RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.learning.reconcile import RuleReconciler
-from flynn.learning.rules import RuleExtractor
+from flynn.learning.rules import ProposedFact, RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.forgetting import REDACTED
-from flynn.memory.store import NewFact, StoredMessage
+from flynn.memory.store import FactSource, NewFact, StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import read_working_memory, write_working_memory
 from flynn.recall.recall import Recall
@@ -23,15 +24,30 @@ T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-def say(memory: SqliteMemory, root: str, text: str, at: datetime) -> StoredMessage:
-    """What a live turn leaves behind: the message, its rule facts (with provenance), a vector
-    and graph mentions for the names in it."""
+def _profile(field: str | None, value: str) -> ProposedFact:
+    return ProposedFact("profile", field, value, 0.9, "profile")
+
+
+def say(
+    memory: SqliteMemory,
+    root: str,
+    text: str,
+    at: datetime,
+    *,
+    model: Sequence[ProposedFact] = (),
+) -> StoredMessage:
+    """What a live turn leaves behind: the message, its rule facts and what the extraction model
+    learns from it (``model``, as scripted), with provenance, a vector and graph mentions for the
+    names in it."""
     session = f"gateway:{root.rsplit('/', 1)[-1]}"
     message = memory.history.append(session, root, "user", text, tokens=10, now=at)
     reconciler = RuleReconciler(memory.facts)
-    for fact in RuleExtractor().extract(text):
+    learnt: list[tuple[ProposedFact, FactSource]] = [
+        (fact, "rule") for fact in RuleExtractor().extract(text)
+    ]
+    for fact, source in learnt + [(fact, "llm") for fact in model]:
         reconciler.apply(
-            f"{root}/profile", fact, source="rule", now=at, session=session, message_id=message.id
+            f"{root}/profile", fact, source=source, now=at, session=session, message_id=message.id
         )
     memory.db.execute(
         "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)",
@@ -67,9 +83,13 @@ def everything(memory: SqliteMemory, root: str, words: str) -> str:
 
 def fill(memory: SqliteMemory) -> None:
     for root in ("users/ana", "users/bob"):
-        say(memory, root, "My email is ana@example.com and I live in Lisbon.", T0 - 2 * DAY)
-        say(memory, root, "I moved, I live in Porto now. The dentist is Doctor Ferreira.", T0 - DAY)
-        say(memory, root, "I prefer green tea in the morning.", T0)
+        lisbon, porto = _profile("location", "Lisbon"), _profile("location", "Porto")
+        tea = _profile(None, "prefers green tea in the morning")
+        said = "My email is ana@example.com and I live in Lisbon."
+        say(memory, root, said, T0 - 2 * DAY, model=[lisbon])
+        said = "I moved, I live in Porto now. The dentist is Doctor Ferreira."
+        say(memory, root, said, T0 - DAY, model=[porto])
+        say(memory, root, "I prefer green tea in the morning.", T0, model=[tea])
         write_working_memory(
             memory.documents,
             f"{root}/working",
@@ -192,18 +212,28 @@ def test_forget_a_person(memory: SqliteMemory) -> None:
     assert memory.db.integrity_check() == []
 
 
-def _live(memory: SqliteMemory, *texts: str) -> None:
-    """Live turns, as ``MemoryWriter`` leaves them: facts, and graph rows from the rules."""
-    writer = MemoryWriter(
-        memory.history,
-        RuleExtractor(),
-        RuleReconciler(memory.facts, relations=FactRelations(memory.graph)),
-        graph=GraphIngestor(memory.graph, RuleGraphExtractor()),
-    )
+def _live(
+    memory: SqliteMemory,
+    text: str,
+    facts: Sequence[ProposedFact] = (),
+    relations: Sequence[ProposedRelation] = (),
+    *,
+    minute: int = 0,
+) -> None:
+    """A live turn, as ``MemoryWriter`` leaves it (facts, and graph rows from the rules), then
+    what the extraction model learns from it (``facts`` and ``relations``, as scripted)."""
+    reconciler = RuleReconciler(memory.facts, relations=FactRelations(memory.graph))
+    ingestor = GraphIngestor(memory.graph, RuleGraphExtractor())
+    writer = MemoryWriter(memory.history, RuleExtractor(), reconciler, graph=ingestor)
     scope = MemoryScope("users/ana", shared=True, user="ana")
-    for minute, text in enumerate(texts):
-        at = T0 + timedelta(minutes=minute)
-        writer.learn(scope, writer.message(scope, "telegram:1", "user", text, now=at), now=at)
+    at = T0 + timedelta(minutes=minute)
+    message = writer.message(scope, "telegram:1", "user", text, now=at)
+    writer.learn(scope, message, now=at)
+    for fact in facts:
+        reconciler.apply(scope.profile, fact, source="llm", now=at, message_id=message.id)
+    if relations:
+        proposal = GraphProposal(relations=tuple(relations))
+        ingestor.ingest_proposal(scope.root, proposal, message.id, now=at, confidence=0.7)
 
 
 def _graph_rows(memory: SqliteMemory) -> tuple[int, int, int]:
@@ -216,7 +246,12 @@ def _graph_rows(memory: SqliteMemory) -> tuple[int, int, int]:
 
 
 def test_forgetting_a_fact_takes_the_graph_rows_learnt_from_it(memory: SqliteMemory) -> None:
-    _live(memory, "my dog is called Pixel")
+    _live(
+        memory,
+        "my dog is called Pixel",
+        [_profile("dog", "Pixel")],
+        [ProposedRelation("User", "dog", "Pixel")],
+    )
     assert _graph_rows(memory) == (1, 1, 1)
     [dog] = memory.facts.active("users/ana/profile", field="dog")
     counts = memory.forget_chain("users/ana", dog.id)
@@ -248,7 +283,14 @@ def test_an_entity_still_mentioned_elsewhere_stays(memory: SqliteMemory) -> None
 
 
 def test_forgetting_a_field_takes_its_relations(memory: SqliteMemory) -> None:
-    _live(memory, "I live in Lisbon.", "Maya lives in Lisbon too.")
+    _live(
+        memory,
+        "I live in Lisbon.",
+        [_profile("location", "Lisbon")],
+        [ProposedRelation("User", "lives_in", "Lisbon")],
+    )
+    maya = [ProposedRelation("Maya", "lives_in", "Lisbon")]
+    _live(memory, "Maya lives in Lisbon too.", relations=maya, minute=1)
     counts = memory.forget_field("users/ana", "location")
     assert counts["relations"] == 1
     # Lisbon is named after the value, so it goes, with Maya's relation to it.

@@ -9,7 +9,7 @@ import pytest
 
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
-from flynn.learning.rules import RuleExtractor
+from flynn.learning.rules import ProposedFact, RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.stores import SqliteMemory
@@ -43,12 +43,17 @@ def _say(
     *,
     at: datetime,
     session: str = "telegram:1",
+    model: Sequence[ProposedFact] = (),
 ) -> None:
+    """Live turns, with what the extraction model learns (``model``, as scripted) from the first."""
     writer = _writer(memory)
     for index, (role, text) in enumerate(texts):
         moment = at + timedelta(minutes=index)
         stored = writer.message(scope, session, role, text, now=moment)
         writer.learn(scope, stored, now=moment, channel="telegram")
+        for fact in model if index == 0 else ():
+            reconciler = RuleReconciler(memory.facts)
+            reconciler.apply(scope.profile, fact, source="llm", now=moment, message_id=stored.id)
 
 
 def _turns(items: Sequence[RecallItem]) -> list[str]:
@@ -83,11 +88,11 @@ def _recall(memory: SqliteMemory, **kwargs: object) -> Recall:
 def test_writer_keeps_the_source_message_of_a_fact(memory: SqliteMemory) -> None:
     writer = _writer(memory)
     stored = writer.message(
-        ANA, "telegram:1", "user", "My name is Ana and I live in Porto.", now=NOW
+        ANA, "telegram:1", "user", "My name is Ana and my email is ana@example.com.", now=NOW
     )
     outcomes = writer.learn(ANA, stored, now=NOW, channel="telegram")
 
-    assert {o.fact.field for o in outcomes if o.fact} == {"name", "location"}
+    assert {o.fact.field for o in outcomes if o.fact} == {"name", "email"}
     assert all(o.fact is not None and o.fact.message_id == stored.id for o in outcomes)
     (name,) = memory.facts.active(ANA.profile, field="name")
     assert memory.facts.get(name.id) == name and name.message_id == stored.id
@@ -163,13 +168,16 @@ def test_packing_respects_the_budget_including_the_frame(memory: SqliteMemory) -
 
 
 def test_packing_drops_duplicates_and_a_fact_next_to_its_turn(memory: SqliteMemory) -> None:
-    _say(memory, ANA, [("user", "I prefer green tea in the morning.")], at=NOW - timedelta(days=9))
+    tea = [ProposedFact("profile", None, "prefers green tea in the morning", 0.9, "profile")]
+    said = "I prefer green tea in the morning."
+    _say(memory, ANA, [("user", said)], at=NOW - timedelta(days=9), model=tea)
     _say(
         memory,
         ANA,
-        [("user", "I prefer green tea in the morning."), ("assistant", "Noted!")],
+        [("user", said), ("assistant", "Noted!")],
         at=NOW - timedelta(days=1),
         session="gateway:laptop",
+        model=tea,
     )
     recall = _recall(memory)
     items = recall.rank("users/ana", "green tea morning", now=NOW)

@@ -11,7 +11,7 @@ from fakes.clock import FakeClock
 from flynn.errors import Unavailable
 from flynn.learning.llm_reconcile import LlmReconciler, parse_decision
 from flynn.learning.reconcile import Outcome, RuleReconciler, word_overlap
-from flynn.learning.rules import ProposedFact, RuleExtractor
+from flynn.learning.rules import ProposedFact
 from flynn.memory.fact_keys import RETRACTION_PREFIX, observation_key
 from flynn.memory.store import FactKind, NewFact
 from flynn.memory.stores import SqliteMemory
@@ -102,14 +102,12 @@ def test_preference_flip_and_retraction(rules: RuleReconciler, memory: SqliteMem
     assert memory.facts.active(PROFILE) == []
 
 
-def test_a_preference_said_again_with_now_replaces_its_opposite(
+def test_a_flipped_preference_replaces_its_opposite(
     rules: RuleReconciler, memory: SqliteMemory
 ) -> None:
-    extract = RuleExtractor().extract
-    (loved,) = extract("I love sushi")
-    (hated,) = extract("I hate sushi now")
-    liked = apply(rules, loved).fact
-    flipped = apply(rules, hated, T0 + timedelta(minutes=1))
+    # As the extraction model proposes "I love sushi", then "I hate sushi now".
+    liked = apply(rules, note("prefers sushi")).fact
+    flipped = apply(rules, note("dislikes sushi"), T0 + timedelta(minutes=1))
     assert flipped.action == "update" and flipped.replaced == liked
     assert flipped.fact is not None and liked is not None
     assert flipped.fact.supersedes == liked.id

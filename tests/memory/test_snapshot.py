@@ -9,7 +9,7 @@ import pytest
 
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
-from flynn.learning.rules import RuleExtractor
+from flynn.learning.rules import ProposedFact, RuleExtractor
 from flynn.memory.overview import fact_history
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
@@ -18,12 +18,20 @@ T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")
 
 
-def _tell(memory: SqliteMemory, *texts: str) -> None:
+def _tell(memory: SqliteMemory, *said: str | ProposedFact) -> None:
+    """Each message's rule facts, or a fact as the extraction model proposes it."""
     rules = RuleReconciler(memory.facts)
-    for minute, text in enumerate(texts):
+    for minute, text in enumerate(said):
+        at = T0 + timedelta(minutes=minute)
+        if isinstance(text, ProposedFact):
+            rules.apply(ANA.profile, text, source="llm", now=at)
+            continue
         for fact in RuleExtractor().extract(text):
-            at = T0 + timedelta(minutes=minute)
             rules.apply(ANA.profile, fact, source="rule", now=at)
+
+
+def _learnt(field: str | None, value: str) -> ProposedFact:
+    return ProposedFact("profile", field, value, 0.9, "profile")
 
 
 def _values(memory: SqliteMemory, query: str) -> list[str]:
@@ -34,7 +42,8 @@ def _values(memory: SqliteMemory, query: str) -> list[str]:
 def test_a_flipped_preference_is_found_by_its_object_its_value_or_its_kind(
     memory: SqliteMemory, query: str
 ) -> None:
-    _tell(memory, "I love sushi", "I hate sushi now", "my timezone is UTC")
+    loved, hated = _learnt(None, "prefers sushi"), _learnt(None, "dislikes sushi")
+    _tell(memory, loved, hated, "my timezone is UTC")
     history = fact_history(memory, ANA, query)
     assert [(fact.value, fact.status) for fact in history.rows] == [
         ("prefers sushi", "superseded"),
@@ -65,7 +74,8 @@ def test_a_chain_is_found_through_any_of_its_rows(memory: SqliteMemory) -> None:
 
 
 def test_a_field_comes_first_and_nothing_else_matches(memory: SqliteMemory) -> None:
-    _tell(memory, "I live in Lisbon", "I live in Porto", "I love Lisbon")
+    lisbon, porto = _learnt("location", "Lisbon"), _learnt("location", "Porto")
+    _tell(memory, lisbon, porto, _learnt(None, "prefers Lisbon"))
     assert _values(memory, "location") == ["Lisbon", "Porto"]
     assert _values(memory, "Lisbon") == ["prefers Lisbon"]
     history = fact_history(memory, ANA, "tea")
