@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,8 @@ class SteppedEmbedder(HashingEmbedder):
     def __init__(self) -> None:
         self.steps = threading.Semaphore(0)
         self.calls: list[tuple[list[str], str]] = []
+        self.returned = 0
+        self._progress = threading.Condition()
 
     def step(self, count: int = 1) -> None:
         self.steps.release(count)
@@ -44,11 +46,30 @@ class SteppedEmbedder(HashingEmbedder):
     def free(self) -> None:
         self.steps.release(10_000)
 
+    async def entered(self, count: int = 1) -> None:
+        """Returns once ``count`` calls have begun (in the thread; a stepped one waits there)."""
+        await asyncio.to_thread(self._wait, lambda: len(self.calls) >= count)
+
+    async def finished(self, count: int = 1) -> None:
+        """Returns once ``count`` calls have returned their vectors."""
+        await asyncio.to_thread(self._wait, lambda: self.returned >= count)
+
+    def _wait(self, done: Callable[[], bool]) -> None:
+        with self._progress:
+            assert self._progress.wait_for(done, timeout=5)
+
     def embed(self, texts: Sequence[str]) -> Matrix:
-        self.calls.append((list(texts), threading.current_thread().name))
+        with self._progress:
+            self.calls.append((list(texts), threading.current_thread().name))
+            self._progress.notify_all()
         if list(texts) != [QUESTION]:
             assert self.steps.acquire(timeout=5)
-        return super().embed(texts)
+        try:
+            return super().embed(texts)
+        finally:
+            with self._progress:
+                self.returned += 1
+                self._progress.notify_all()
 
 
 def _stored(memory: SqliteMemory, count: int, session: str = "s1") -> list[StoredMessage]:
@@ -87,7 +108,7 @@ async def test_the_question_never_waits_behind_stored_messages(memory: SqliteMem
     embedder = SteppedEmbedder()
     queue = _queue(memory, embedder, batch=1)
     waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 5)]
-    await asyncio.sleep(0.05)
+    await embedder.entered()
     assert queue.waiting == 4  # one batch in the (blocked) thread, the rest behind it
     vectors = SqliteVectors(memory.db, embedder)
     question = await asyncio.wait_for(vectors.embed_in_thread([QUESTION]), timeout=5)
@@ -103,7 +124,7 @@ async def test_new_messages_go_before_the_rest_of_a_catch_up(memory: SqliteMemor
     queue = _queue(memory, embedder, batch=2)
     _stored(memory, 6)  # stored before embeddings were on
     behind = asyncio.create_task(queue.catch_up(None))
-    await asyncio.sleep(0.05)  # the pass's first batch is in the thread
+    await embedder.entered()  # the pass's first batch is in the thread
     (new,) = _stored(memory, 1, session="s2")
     fresh = asyncio.create_task(queue.embed(new))
     embedder.step(2)  # the pass's first batch, then the new message (the pass waits)
@@ -126,7 +147,7 @@ async def test_a_catch_up_asked_for_during_a_pass_runs_a_pass_of_its_own(
     first, *_ = _stored(memory, 6)
     running = asyncio.create_task(queue.catch_up(ANA.root))
     embedder.step()  # the first batch (the first two messages) is stored
-    await asyncio.sleep(0.05)
+    await embedder.entered(2)  # stored, as the next batch is taken only then
     memory.db.execute("DELETE FROM embeddings WHERE ref_id = ?", (first.id,))
     again = asyncio.create_task(queue.catch_up(ANA.root))
     embedder.free()
@@ -144,7 +165,8 @@ async def test_past_its_limit_a_message_waits_for_a_catch_up_and_none_is_lost(
     messages = _stored(memory, 6)
     with structlog.testing.capture_logs() as logs:
         waiting = [asyncio.create_task(queue.embed(message)) for message in messages]
-        await asyncio.sleep(0.05)
+        await asyncio.wait(waiting[2:], timeout=5)
+        await embedder.entered()
     # The first two are queued (and now in the thread); the other four return at once.
     assert [task.done() for task in waiting] == [False, False, True, True, True, True]
     assert [log["event"] for log in logs].count("memory.embedding_backlog") == 1
@@ -162,7 +184,7 @@ async def test_a_forget_while_queued_wins(memory: SqliteMemory) -> None:
     (kept,) = _stored(memory, 1)
     (doomed,) = _stored(memory, 1, session="s2")
     waiting = [asyncio.create_task(queue.embed(message)) for message in (kept, doomed)]
-    await asyncio.sleep(0.05)
+    await embedder.entered()
     memory.history.forget_session("s2")  # while its vector is being computed
     embedder.free()
     await asyncio.gather(*waiting)
@@ -178,12 +200,12 @@ async def test_closing_releases_whoever_waits_and_stores_nothing_more(
     queue = _queue(memory, embedder, batch=1)
     waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 3)]
     behind = asyncio.create_task(queue.catch_up(None))
-    await asyncio.sleep(0.05)
+    await embedder.entered()
     await asyncio.wait_for(queue.aclose(), timeout=5)
     await asyncio.wait_for(asyncio.gather(*waiting), timeout=5)
     assert await asyncio.wait_for(behind, timeout=5) == 0
     embedder.free()  # the thread finishes its batch; the result is dropped
-    await asyncio.sleep(0.05)
+    await embedder.finished()
     assert _unembedded(memory, embedder) == 3
     # Closed: later calls return at once.
     assert await queue.catch_up(None) == 0
@@ -195,7 +217,7 @@ async def test_under_steady_traffic_a_catch_up_still_moves(memory: SqliteMemory)
     for index in range(4):
         memory.history.append("old", ANA.root, "user", f"old {index}", tokens=2, now=NOW)
     behind = asyncio.create_task(queue.catch_up(None))
-    await asyncio.sleep(0.05)  # its first batch is in the thread
+    await embedder.entered()  # its first batch is in the thread
     fresh = [
         memory.history.append("new", ANA.root, "user", f"new {index}", tokens=2, now=NOW)
         for index in range(12)

@@ -204,15 +204,21 @@ def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
 
 
 class GatedEmbedder(RecordingEmbedder):
-    """Blocks in ``embed`` (in the worker thread) until ``go`` is set."""
+    """Blocks in ``embed`` (in the worker thread) until ``go`` is set; ``started`` is set once
+    a call is blocked there."""
 
     def __init__(self) -> None:
         super().__init__()
         self.go = threading.Event()
+        self.started = threading.Event()
 
     def embed(self, texts: Sequence[str]) -> Matrix:
+        self.started.set()
         assert self.go.wait(5)
         return super().embed(texts)
+
+    async def wait_started(self) -> None:
+        assert await asyncio.to_thread(self.started.wait, 5)
 
 
 async def test_embed_later_runs_off_the_loop_and_a_forget_meanwhile_wins(
@@ -227,7 +233,7 @@ async def test_embed_later_runs_off_the_loop_and_a_forget_meanwhile_wins(
     doomed = writer.message(scope, "s2", "user", "My PIN is 4471.", now=NOW, embed=False)
     assert vectors.unembedded() == 2  # nothing embedded on the way in
     tasks = [asyncio.create_task(writer.embed_later(m)) for m in (kept, doomed)]
-    await asyncio.sleep(0.05)
+    await embedder.wait_started()
     assert not any(task.done() for task in tasks)  # the loop runs while the model works
     memory.history.forget_session("s2")  # forgotten while its vector was being computed
     embedder.go.set()
@@ -288,7 +294,7 @@ async def test_a_backfill_in_a_running_daemon_lets_a_forget_win(memory: SqliteMe
     vectors = SqliteVectors(memory.db, embedder)
     queue = EmbeddingQueue(vectors, memory.history, lambda m: (m.id, m.namespace, m.content))
     task = asyncio.create_task(queue.catch_up("users/ana"))
-    await asyncio.sleep(0.05)
+    await embedder.wait_started()
     assert not task.done()
     memory.history.forget_session("s2")
     embedder.go.set()
