@@ -1,5 +1,5 @@
 """LLM extraction off the reply path (batched every N turns, never for off-the-record turns),
-relative dates on the rule path, and the ``/search`` command's scoping."""
+relative dates in what it learns, and the ``/search`` command's scoping."""
 
 from __future__ import annotations
 
@@ -188,11 +188,16 @@ async def test_batching_can_be_turned_off(harness: Callable[..., Harness]) -> No
     assert h.extraction.requests == []
 
 
-async def test_rule_facts_get_absolute_dates(harness: Callable[..., Harness]) -> None:
+async def test_learnt_facts_get_absolute_dates(harness: Callable[..., Harness]) -> None:
     h = harness(**SHARED, persona={"timezone": "Europe/Lisbon"})
+    dentist = '{"profile": [{"field": "dentist_appointment", "value": "next Friday"}]}'
+    h.extraction = ScriptedProvider([dentist], default="{}", name="extraction")
     app = h.open()  # the clock says Monday 2026-11-02
-    await h.session().handle("My dentist appointment is next Friday.")
-    [fact] = app.memory.facts.active("user/profile", field="dentist_appointment")
+    session = h.session()
+    for text in ("My dentist appointment is next Friday.", "ok", "fine", "thanks"):
+        await session.handle(text)
+    await session.wait_idle()
+    [fact] = app.memory.facts.active("user/facts", field="dentist_appointment")
     assert fact.value == "on Friday 2026-11-06"
 
 
