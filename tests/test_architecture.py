@@ -136,9 +136,6 @@ def test_the_check_catches_a_crossing(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 
 MAX_LINES = 500
-STILL_TOO_LONG = {
-    # Being split (issue 13); each may only shrink, and leaves this list once under the limit.
-}
 
 
 def test_no_module_is_over_500_lines() -> None:
@@ -147,6 +144,4 @@ def test_no_module_is_over_500_lines() -> None:
         for module, path in _modules()
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    grown = {m: n for m, n in long.items() if n > STILL_TOO_LONG.get(m, MAX_LINES)}
-    assert grown == {}
-    assert set(STILL_TOO_LONG) <= set(long), "shorter now: take it off STILL_TOO_LONG"
+    assert long == {}

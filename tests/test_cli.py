@@ -44,10 +44,12 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_offline_chat_remembers_a_name_across_processes(home: Path) -> None:
-    first = flynn("chat", home=home, stdin="my name is Ana\n")
+    # The owner's memory (DESIGN 4): each new process starts a session with who they are.
+    env = {"FLYNN_MEMORY__USER_NAMESPACE": "user"}
+    first = flynn("chat", home=home, env=env, stdin="my name is Ana\n")
     assert first.returncode == 0, first.stderr
     assert "no language model is configured" in first.stdout.lower()
-    second = flynn("chat", home=home, stdin="hi\n")
+    second = flynn("chat", home=home, env=env, stdin="hi\n")
     assert second.returncode == 0, second.stderr
     assert "Ana" in second.stdout
     assert len(second.stdout.strip().splitlines()) == 1  # one reply per line

@@ -89,7 +89,7 @@ class HybridRanker:
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
         words = searched_words(self._history, root, query, tuning)
-        candidates = self._lexical(root, query, words, exclude, tuning)
+        candidates = self.lexical_candidates(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning, query_vectors)
         if query.window is not None:
             for message in self._history.between(
@@ -123,7 +123,7 @@ class HybridRanker:
 
     # -- candidates -------------------------------------------------------------------------
 
-    def _lexical(
+    def lexical_candidates(
         self,
         root: str,
         query: QueryAnalysis,

@@ -18,16 +18,25 @@ class SessionRegistry:
         self._identity = identity
         self._services = services
         self._live: dict[SessionKey, Orchestrator] = {}
+        self._started: set[SessionKey] = set()
 
     def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
         """Whose memory a session of ``account`` reads and writes."""
         return self._identity.resolve(account, key)
 
     def orchestrator(self, key: SessionKey, account: ChannelAccount) -> Orchestrator:
-        """The session's orchestrator, created on first use (resuming stored history)."""
+        """The session's orchestrator, created on first use (resuming stored history; the
+        session context is rebuilt the first time in this process)."""
         orchestrator = self._live.get(key)
         if orchestrator is None:
             orchestrator = Orchestrator(key, self.scope_for(key, account), self._services)
+            if key not in self._started:
+                # A session starts at its first message after the daemon starts (DESIGN 6):
+                # who they are and what was happening is built afresh, not taken from the
+                # context kept by the last run. Within a run, an orchestrator dropped while
+                # idle and made again keeps the session's context (no re-injection).
+                self._started.add(key)
+                orchestrator.rebuild_context()
             self._live[key] = orchestrator
         return orchestrator
 

@@ -77,7 +77,7 @@ def _lexical_strength(memory: SqliteMemory, question: str) -> tuple[QueryWords, 
     ranker = HybridRanker(memory.facts, memory.history)
     query = analyse(question, now=NOW)
     words = searched_words(memory.history, "users/ana", query, ranker.tuning)
-    found = ranker._lexical("users/ana", query, words, None, ranker.tuning)
+    found = ranker.lexical_candidates("users/ana", query, words, None, ranker.tuning)
     return words, {c.message.content: c.lexical for c in found.values()}
 
 

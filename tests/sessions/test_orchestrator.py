@@ -158,15 +158,29 @@ async def test_session_context_is_built_once_and_reset_clears_it(
     assert "old plans" in h.chat.requests[-1].system
     await h.close()
 
-    h.open()  # a second orchestrator for the same session key keeps what was built
+    app = h.open()  # a restart starts the session afresh (DESIGN 6): what is true now
     again = h.session()
     await again.handle("back")
-    assert "old plans" in h.chat.requests[-1].system
-    assert "new plans" not in h.chat.requests[-1].system
-
-    await again.handle(CommandCall("reset"))
-    await again.handle("fresh start")
     assert "new plans" in h.chat.requests[-1].system
+    assert "old plans" not in h.chat.requests[-1].system
+
+    write_working_memory(
+        app.memory.documents,
+        "user/working",
+        "newest plans",
+        ttl_days=14,
+        max_tokens=1000,
+        now=h.clock(),
+    )
+    await app.sessions.evict(again.key)  # dropped while idle, within the same run
+    third = h.session()
+    await third.handle("still here")
+    assert "new plans" in h.chat.requests[-1].system  # kept: no re-injection mid-session
+    assert "newest plans" not in h.chat.requests[-1].system
+
+    await third.handle(CommandCall("reset"))
+    await third.handle("fresh start")
+    assert "newest plans" in h.chat.requests[-1].system
 
 
 async def test_proactive_greeting_adds_the_seed_instruction(

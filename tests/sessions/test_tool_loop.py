@@ -252,3 +252,18 @@ async def test_forgetting_a_field_redacts_it_from_stored_tool_calls_too(
 def session_rows(h: Harness) -> list[StoredMessage]:
     assert h.app is not None
     return h.app.memory.history.recent("gateway:laptop")
+
+
+async def test_a_restart_starts_the_session_afresh_with_who_they_are_now(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    await h.session().handle("hi")  # the session context is built now, knowing nothing
+    await h.session().handle("My name is Ana.")
+    await h.session().handle("and again")
+    assert "name: Ana" not in h.chat.requests[-1].system  # no re-injection mid-session
+    await h.close()
+    h.open()  # a daemon restart: the first message starts the session again
+    await h.session().handle("hello")
+    assert "name: Ana" in h.chat.requests[-1].system
