@@ -62,9 +62,9 @@ llm:
   tasks: {}
 
 memory:
-  # One memory for one person across every channel, e.g. "user" (letters, digits, _ . -;
+  # One memory for one person across every channel: the owner's (letters, digits, _ . -;
   # at most 64). null keeps memory per session unless `users` below maps accounts to people.
-  user_namespace: null
+  user_namespace: user
   # Days working memory stays valid after the last compaction (1..365).
   working_memory_ttl_days: 14
   # Token budget for working memory injected at the start of a session (100..4000).

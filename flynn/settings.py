@@ -89,7 +89,8 @@ class LlmSettings(_Section):
 
 
 class MemorySettings(_Section):
-    user_namespace: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
+    # A personal assistant has an owner (DESIGN 4): one memory across channels by default.
+    user_namespace: str | None = Field(default="user", pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
     working_memory_ttl_days: int = Field(default=14, ge=1, le=365)
     working_memory_max_tokens: int = Field(default=1000, ge=100, le=4000)
     proactive_session_greeting: bool = False

@@ -267,3 +267,13 @@ def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Pat
         models = memory.db.fetchall("SELECT DISTINCT model FROM embeddings")
         assert [row[0] for row in models] == [minilm.MINILM_MODEL]
     assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=new).stdout
+
+
+def test_with_no_config_memory_follows_the_owner_from_one_chat_to_another(home: Path) -> None:
+    # The embedded defaults have an owner (DESIGN 4): the web page, the terminal and Telegram
+    # share one memory from the first message, with nothing configured.
+    flynn("chat", home=home, stdin="my name is Ana\n")
+    shown = json.loads(flynn("memory", "show", "--json", home=home).stdout)
+    assert shown["namespace"] == "user"
+    assert any(fact["field"] == "name" and fact["value"] == "Ana" for fact in shown["profile"])
+    assert "Ana" in flynn("chat", home=home, stdin="hi\n").stdout

@@ -75,7 +75,7 @@ async def test_two_sessions_with_user_namespace_share_profile_and_working_memory
 async def test_without_user_namespace_nothing_is_injected_or_written(
     harness: Callable[..., Harness],
 ) -> None:
-    h = harness(**SMALL_WINDOW)
+    h = harness(**SMALL_WINDOW, memory={"user_namespace": None})
     app = h.open()
     first = h.session("gateway", "laptop")
     await first.handle("My name is Ana.")
