@@ -380,6 +380,7 @@ def _services(
             inject_datetime=settings.persona.inject_datetime,
             timezone=settings.persona.timezone,
             max_tool_steps=settings.tools.max_steps,
+            idle_restart_hours=settings.session.idle_restart_hours,
         ),
         clock=clock,
     )

@@ -127,6 +127,12 @@ persona:
 #     notify: telegram               # where reminders reach ana, wherever she set them
 users: {}
 
+session:
+  # A session starts afresh (who you are and what was happening, built anew) at its first
+  # message after the daemon starts, after /new or /reset, and after this many hours without
+  # messages (a Telegram chat is one conversation for good, but gets fresh context each morning).
+  idle_restart_hours: 6
+
 # What the model may do, not only say: reminders, tasks, a scratchpad, remembering on request.
 tools:
   # Offer Flynn's tools to the model (and the offline assistant). false: it can only talk.

@@ -104,6 +104,10 @@ class MemorySettings(_Section):
     embeddings_model: EmbeddingModel = "auto"
 
 
+class SessionSettings(_Section):
+    idle_restart_hours: float = Field(default=6, gt=0, le=24 * 30)
+
+
 class CompactionSettings(_Section):
     reserve_tokens: int = Field(default=16_384, ge=0)
     keep_recent_tokens: int = Field(default=20_000, ge=0)
@@ -204,6 +208,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
+    session: SessionSettings = Field(default_factory=SessionSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)

@@ -19,7 +19,7 @@ from flynn.memory.working import read_working_memory
 from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
 from flynn.sessions.compaction import CompactionOutcome
-from flynn.sessions.conversation import ContextUsage
+from flynn.sessions.conversation import ContextUsage, SessionStart
 from flynn.sessions.result import TurnResult
 from flynn.sessions.services import SessionServices
 
@@ -50,7 +50,12 @@ class Session(Protocol):
 
     def context_usage(self) -> ContextUsage: ...
 
-    def clear_conversation(self) -> None: ...
+    def clear_conversation(self, reason: str = "/new") -> None: ...
+
+    @property
+    def started(self) -> SessionStart | None:
+        """When the session last started, and why."""
+        ...
 
     def rebuild_context(self) -> None: ...
 
@@ -96,8 +101,14 @@ async def _new(session: Session, arg: str) -> TurnResult:
 
 
 async def _reset(session: Session, arg: str) -> TurnResult:
-    session.clear_conversation()
+    session.clear_conversation("/reset")
     return TurnResult("Conversation reset. Stored facts about you are kept.")
+
+
+def _started(start: SessionStart | None) -> str:
+    if start is None:
+        return "Started: with your next message (who you are and what was happening, built anew)"
+    return f"Started: {start.at:%Y-%m-%d %H:%M} UTC, on {start.reason}"
 
 
 async def _status(session: Session, arg: str) -> TurnResult:
@@ -109,6 +120,7 @@ async def _status(session: Session, arg: str) -> TurnResult:
     config = services.config
     lines = [
         f"Session: {session.session_id}",
+        _started(session.started),
         f"Memory: {session.scope.root}"
         + (" (shared across channels)" if session.scope.shared else ""),
         f"Model: {services.model.chat.name}",

@@ -5,6 +5,7 @@ and the usage that decides when to compact."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from flynn.memory.store import History, StoredMessage
 from flynn.providers.base import ChatMessage
@@ -130,3 +131,11 @@ class Conversation:
         if self.last_input_tokens is not None:
             measured = self.last_input_tokens + self.added_since
         return max(measured, estimated) > limit
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """When a session (re)started, building its context anew, and why."""
+
+    at: datetime
+    reason: str

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Coroutine
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult,
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions import commands
 from flynn.sessions.compaction import CompactionOutcome
-from flynn.sessions.conversation import ContextUsage, Conversation
+from flynn.sessions.conversation import ContextUsage, Conversation, SessionStart
 from flynn.sessions.failures import cut_reply, provider_failure
 from flynn.sessions.learning import BackgroundLearning
 from flynn.sessions.preparation import TurnPreparation
@@ -67,6 +67,9 @@ class Orchestrator:
         self.session_id = str(key)
         self._lock = asyncio.Lock()
         self._conversation = Conversation(services.memory.history, self.session_id)
+        self._start_reason = "its first message"  # why the next session context is built
+        self.started: SessionStart | None = None
+        """When this session last started, and why (``/status`` says it)."""
         self._pending: asyncio.Task[CompactionOutcome | None] | None = None
         self._profile = ProfileCache(services.memory.facts, scope)
         self._preparation = TurnPreparation(key, scope, services, self._profile)
@@ -115,7 +118,7 @@ class Orchestrator:
         self._conversation.turns()
         return self._conversation.tokens
 
-    def clear_conversation(self) -> None:
+    def clear_conversation(self, reason: str = "/new") -> None:
         """Starts the conversation afresh: the stored turns stay, but no longer load (an empty
         summary marks where it restarts), and the session context is built anew."""
         memory = self._services.memory
@@ -124,13 +127,16 @@ class Orchestrator:
             memory.history.save_summary(
                 self.session_id, "", through_id=turns[-1].id, now=self._services.clock()
             )
-        self.rebuild_context()
+        self.rebuild_context(reason)
 
-    def rebuild_context(self) -> None:
+    def rebuild_context(self, reason: str | None = None) -> None:
         """Drops the session context and the loaded turns, so the next turn reads them anew
-        (after a forget, they may quote what was forgotten)."""
+        (after a forget, they may quote what was forgotten). With a ``reason``, the next turn
+        starts the session afresh for it (``/status`` says so)."""
         self._services.memory.documents.delete(self.scope.session_context(self.key))
         self._conversation.restart()
+        if reason is not None:
+            self._start_reason = reason
 
     async def handle(
         self,
@@ -225,8 +231,16 @@ class Orchestrator:
         conversation = self._conversation
         now = self._services.clock()
         turns = conversation.turns()
+        idle = timedelta(hours=self._services.config.idle_restart_hours)
+        if turns and now - turns[-1].created_at > idle:
+            # A long pause starts the session afresh (a Telegram chat is one for good, but
+            # gets who they are and what was happening anew each morning).
+            hours = (now - turns[-1].created_at).total_seconds() / 3600
+            self.rebuild_context(f"{hours:.0f} hours without messages")
+            turns = conversation.turns()
         if conversation.session_context is None:
             conversation.session_context = self._preparation.session_context()
+            self.started = SessionStart(now, self._start_reason)
         asked: StoredMessage | None = None
         if not conversation.off_the_record:
             if replayed and turns and turns[-1].role == "user" and turns[-1].content == text:

@@ -36,7 +36,7 @@ class SessionRegistry:
                 # context kept by the last run. Within a run, an orchestrator dropped while
                 # idle and made again keeps the session's context (no re-injection).
                 self._started.add(key)
-                orchestrator.rebuild_context()
+                orchestrator.rebuild_context("the first message since Flynn started")
             self._live[key] = orchestrator
         return orchestrator
 

@@ -30,6 +30,7 @@ class TurnConfig:
     inject_datetime: bool
     timezone: str | None
     max_tool_steps: int = 8
+    idle_restart_hours: float = 6.0
 
 
 @dataclass(frozen=True, slots=True)

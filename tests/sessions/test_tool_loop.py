@@ -267,3 +267,26 @@ async def test_a_restart_starts_the_session_afresh_with_who_they_are_now(
     h.open()  # a daemon restart: the first message starts the session again
     await h.session().handle("hello")
     assert "name: Ana" in h.chat.requests[-1].system
+
+
+async def test_a_long_pause_starts_the_session_afresh_and_status_says_why(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED, session={"idle_restart_hours": 6})
+    h.open()
+    session = h.session()
+    await session.handle("hi")
+    status = (await session.handle(CommandCall("status"))).text
+    assert "on the first message since Flynn started" in status
+    await session.handle("My name is Ana.")
+    h.clock.advance(hours=5)
+    await session.handle("still here")
+    assert "name: Ana" not in h.chat.requests[-1].system  # within the session: not again
+    h.clock.advance(hours=7)
+    await session.handle("good morning")
+    assert "name: Ana" in h.chat.requests[-1].system  # a new session after the pause
+    status = (await session.handle(CommandCall("status"))).text
+    assert "on 7 hours without messages" in status
+    await session.handle(CommandCall("reset"))
+    await session.handle("again")
+    assert "on /reset" in (await session.handle(CommandCall("status"))).text
