@@ -47,6 +47,7 @@ from flynn.sessions.services import (
 from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
+from flynn.tools.person_files import move_shared_person_files, person_directory
 from flynn.tools.reminders import Route
 
 log = structlog.get_logger(__name__)
@@ -124,6 +125,10 @@ class App:
         (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
         (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
         prepare_data_dir(settings.data_dir)
+        move_shared_person_files(
+            persona_directory(settings.data_dir, settings.persona.name),
+            owner_directory(settings),
+        )
         memory = SqliteMemory.open(database_path(settings), FactRelations)
         try:
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
@@ -151,6 +156,14 @@ class App:
         await self.services.learning.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()
+
+
+def owner_directory(settings: Settings) -> Path | None:
+    """The single owner's folder (``memory.user_namespace``), ``None`` with ``users:`` (each
+    person has their own) or with memory per session."""
+    if settings.users or not settings.memory.user_namespace:
+        return None
+    return person_directory(settings.data_dir, settings.memory.user_namespace)
 
 
 def allowed_accounts(settings: Settings, channel: str) -> frozenset[str]:

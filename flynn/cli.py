@@ -55,6 +55,7 @@ from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
+from flynn.tools.person_files import person_directory, write_person_templates
 
 __all__ = ["EXIT_CONFIG", "EXIT_LOCKED", "EXIT_STORAGE", "main"]
 
@@ -278,8 +279,11 @@ def _cmd_init(args: argparse.Namespace) -> int:
     wrote_config = write_config(config, data_dir=directory)
     persona = persona_directory(directory, "flynn")
     written = write_persona_templates(persona)
+    owner = person_directory(directory, "user")  # flynn init's memory.user_namespace
+    own = write_person_templates(owner)
     print(f"{'wrote' if wrote_config else 'kept existing'} {config}")
     print(f"persona templates in {persona} ({len(written)} new files)")
+    print(f"your own files (USER.md, MEMORY_*.md, ...) in {owner} ({len(own)} new files)")
     print(f"next: flynn chat --config {config}   (or: flynn run --config {config})")
     return EXIT_OK
 

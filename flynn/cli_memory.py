@@ -30,7 +30,7 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.recall.embeddings import load_embedder
 from flynn.settings import Settings
-from flynn.tools.person_files import forget_person_files, person_directory
+from flynn.tools.person_files import forget_distilled, forget_person_files, person_directory
 
 
 def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -160,16 +160,21 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         if not field:
             raise UsageError("--field", "is empty; name a fact field, e.g. --field name")
     span = _forget_span(args, settings)
+    # The distilled MEMORY_*.md repeat what was said and learnt: whatever is forgotten, they go
+    # too, and the next distillation writes them from what remains.
+    folder = person_directory(settings.data_dir, scope.root)
     with open_memory(settings) as memory:
         if args.all:
             counts = memory.forget_namespace(scope.root)
-            counts["files"] = forget_person_files(person_directory(settings.data_dir, scope.root))
+            counts["files"] = forget_person_files(folder)
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
             counts = memory.forget_field(scope.root, field)
+            counts["distilled notes"] = forget_distilled(folder)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:
             counts = memory.forget_range(scope.root, since=span[0], until=span[1])
+            counts["distilled notes"] = forget_distilled(folder)
             print(
                 f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
                 f"{span[1].isoformat()}: {_counts(counts)}"
@@ -184,6 +189,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
             if chain is None:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
+            chain["distilled notes"] = forget_distilled(folder)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, memory, scope.root)

@@ -32,6 +32,20 @@ TIER_FILES: tuple[tuple[str, ...], ...] = (
 )
 """The files each context tier adds, in prompt order (seeds/004)."""
 
+PERSON_FILES = frozenset(
+    {
+        "USER.md",
+        "MEMORY_SHORT.md",
+        "MEMORY_MID.md",
+        "MEMORY_LONG.md",
+        "REMINDERS.md",
+        "SCRATCH.md",
+        "TASKS.json",
+    }
+)
+"""The tier files that describe a person: each person's own, in ``data_dir/<namespace>/``
+(DESIGN.md 15), never read from the shared persona folder."""
+
 MIN_TIER = 1
 MAX_TIER = len(TIER_FILES)
 
@@ -101,10 +115,12 @@ class Persona:
     def render(self, personal: Mapping[str, str] | None = None) -> str:
         """The assembled persona: each non-empty file under a heading naming it.
 
-        ``personal`` holds the text of the person's own files (``REMINDERS.md``, ``TASKS.json``,
-        ``SCRATCH.md``, kept in their folder, not the persona's): each one this tier loads takes
-        its file's place. Without a usable IDENTITY.md the built-in identity stands in its
-        place. Unreadable files are logged and skipped; this method does not raise for file
+        ``personal`` holds the text of the person's own files (``PERSON_FILES``: USER.md, the
+        distilled MEMORY_*.md, REMINDERS.md, TASKS.json, SCRATCH.md, kept in their folder, not
+        the persona's): each one this tier loads takes its file's place. The persona folder's
+        copies of those are never read, so nobody's prompt carries a file someone else left
+        there. Without a usable IDENTITY.md the built-in identity stands in its place.
+        Unreadable files are logged and skipped; this method does not raise for file
         problems.
         """
         shared = self._render_shared()
@@ -127,7 +143,7 @@ class Persona:
             return self._rendered[1]
         sections: list[tuple[str, str]] = []
         for name in self._files:
-            text = self._read(name)
+            text = "" if name in PERSON_FILES else self._read(name)
             if name == "IDENTITY.md" and not text:
                 sections.append((name, f"--- Identity ---\n{DEFAULT_IDENTITY}"))
             else:
@@ -153,7 +169,7 @@ class Persona:
         if cached is not None and cached.signature == signature:
             return cached.text
         try:
-            text = _clean(name, path.read_text(encoding="utf-8"))
+            text = clean_file_text(name, path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return ""
         except (OSError, UnicodeDecodeError) as exc:
@@ -164,9 +180,10 @@ class Persona:
         return text
 
 
-def _clean(name: str, raw: str) -> str:
-    # HTML comments hold the templates' guidance for the human editing the file; they would
-    # only cost tokens in every prompt.
+def clean_file_text(name: str, raw: str) -> str:
+    """A persona or person file's text as the prompt shows it: HTML comments hold the
+    templates' guidance for the human editing the file, and would only cost tokens in every
+    prompt; an empty JSON list or object is no text."""
     text = raw.strip()
     if name.endswith(".md"):
         text = _BLANK_RUNS.sub("\n\n", _COMMENT.sub("", text)).strip()
@@ -244,18 +261,6 @@ PROTOCOLS.md: behavioural rules, how to respond and what to avoid. Loaded from t
 - Ask before acting on anything irreversible.
 - Do not invent facts about the person; if something is not remembered, say so.
 """,
-    "USER.md": """\
-<!--
-USER.md: what you want the assistant to know about you from the start. Loaded from tier 2.
-Facts learned in conversation are kept in flynn's memory database, not here; use this file
-for things you would rather state once, e.g.:
-
-# About me
-- Name: Ana
-- Works as: backend engineer, Europe/Lisbon time
-- Prefers: short answers, metric units
--->
-""",
     "CONTEXT_TIERS.md": """\
 <!--
 CONTEXT_TIERS.md: tells the model which files it is seeing. Loaded from tier 3.
@@ -268,48 +273,22 @@ Set the tier with `persona.tier` in the config (default 2).
 3. + MEMORY_LONG.md, CONTEXT_TIERS.md: deep sessions and long tasks.
 4. + SCRATCH.md, TASKS.json: full state, agent mode.
 """,
-    "REMINDERS.md": """\
-<!--
-REMINDERS.md: pending reminders the assistant should bring up when relevant. Loaded from tier 2.
-One per line, e.g. "- 2026-06-01: renew the passport".
--->
-""",
-    "SCRATCH.md": """\
-<!--
-SCRATCH.md: an ephemeral scratchpad for work in progress. Loaded at tier 4 only.
--->
-""",
-    "MEMORY_SHORT.md": """\
-<!--
-MEMORY_SHORT.md: digest of recent sessions. Rewritten by `flynn distill short`; edits are
-overwritten at the next distillation. Loaded from tier 2.
--->
-""",
-    "MEMORY_MID.md": """\
-<!--
-MEMORY_MID.md: concise summary of recent weeks. Rewritten by `flynn distill mid`.
-Loaded from tier 2.
--->
-""",
-    "MEMORY_LONG.md": """\
-<!--
-MEMORY_LONG.md: long-term memory integrated over months. Updated by `flynn distill long`;
-review it after the first run. Loaded from tier 3.
--->
-""",
-    # JSON cannot carry guidance comments; an empty list is skipped when rendering.
-    "TASKS.json": "[]\n",
 }
 
 
 def write_persona_templates(directory: Path) -> list[Path]:
-    """Writes the template files missing from ``directory`` (creating it); returns those written.
+    """Writes the persona's template files missing from ``directory`` (creating it); returns
+    those written. Existing files are never overwritten, so running ``flynn init`` again is
+    safe. A person's own files have templates of their own (``flynn.tools.person_files``)."""
+    return write_templates(directory, _TEMPLATES)
 
-    Existing files are never overwritten, so running ``flynn init`` again is safe.
-    """
+
+def write_templates(directory: Path, templates: Mapping[str, str]) -> list[Path]:
+    """Writes each of ``templates`` (name: content) that ``directory`` lacks; returns those
+    written, never overwriting a file."""
     directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for name, content in _TEMPLATES.items():
+    for name, content in templates.items():
         path = directory / name
         try:
             with path.open("x", encoding="utf-8") as file:

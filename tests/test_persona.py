@@ -9,12 +9,14 @@ import pytest
 from flynn.persona import (
     DEFAULT_IDENTITY,
     OFF_THE_RECORD_LINE,
+    PERSON_FILES,
     Persona,
     files_for_tier,
     persona_directory,
     system_block,
     write_persona_templates,
 )
+from flynn.tools.person_files import write_person_templates
 
 ALL_FILES = [
     "IDENTITY.md",
@@ -42,11 +44,29 @@ def _headings(text: str) -> list[str]:
     return [line[4:-4] for line in text.splitlines() if line.startswith("--- ")]
 
 
+def _own() -> dict[str, str]:
+    """A person's files, as ``PersonalFiles`` hands them to the persona."""
+    return {name: f"own {name}" for name in PERSON_FILES}
+
+
 @pytest.mark.parametrize(("tier", "count"), [(1, 1), (2, 7), (3, 9), (4, 11)])
 def test_each_tier_loads_its_files_in_order(tmp_path: Path, tier: int, count: int) -> None:
     _write_all(tmp_path)
-    assert _headings(Persona(tmp_path, tier).render()) == ALL_FILES[:count]
+    assert _headings(Persona(tmp_path, tier).render(_own())) == ALL_FILES[:count]
     assert list(files_for_tier(tier)) == ALL_FILES[:count]
+
+
+def test_person_files_in_the_shared_persona_folder_are_never_read(tmp_path: Path) -> None:
+    """USER.md or MEMORY_*.md left in the persona folder (an older Flynn kept them there)
+    would reach every person's prompt: only the person's own copies are used (DESIGN 15)."""
+    _write_all(tmp_path)
+    persona = Persona(tmp_path, 4)
+    alone = persona.render()
+    assert _headings(alone) == ["IDENTITY.md", "SOUL.md", "PROTOCOLS.md", "CONTEXT_TIERS.md"]
+    with_own = persona.render(_own())
+    assert "own USER.md" in with_own
+    assert "content of USER.md" not in with_own
+    assert "content of MEMORY_SHORT.md" not in with_own
 
 
 def test_sections_carry_their_content(tmp_path: Path) -> None:
@@ -163,13 +183,24 @@ def test_persona_directory_is_under_the_data_dir(tmp_path: Path) -> None:
 def test_templates_are_written_once(tmp_path: Path) -> None:
     directory = tmp_path / "persona" / "flynn"
     written = write_persona_templates(directory)
-    assert sorted(path.name for path in written) == sorted(ALL_FILES)
-    assert (directory / "TASKS.json").read_text(encoding="utf-8") == "[]\n"
+    assert sorted(path.name for path in written) == sorted(set(ALL_FILES) - PERSON_FILES)
 
     (directory / "SOUL.md").write_text("mine", encoding="utf-8")
-    (directory / "SCRATCH.md").unlink()
-    assert write_persona_templates(directory) == [directory / "SCRATCH.md"]
+    (directory / "CONTEXT_TIERS.md").unlink()
+    assert write_persona_templates(directory) == [directory / "CONTEXT_TIERS.md"]
     assert (directory / "SOUL.md").read_text(encoding="utf-8") == "mine"
+
+
+def test_person_templates_are_the_persons_own_files(tmp_path: Path) -> None:
+    folder = tmp_path / "users" / "alice"
+    written = write_person_templates(folder)
+    assert sorted(path.name for path in written) == sorted(
+        PERSON_FILES - {"TASKS.json", "SCRATCH.md"}  # made by the tools that write them
+    )
+    assert folder.stat().st_mode & 0o777 == 0o700
+    (folder / "USER.md").write_text("I am Alice", encoding="utf-8")
+    assert write_person_templates(folder) == []
+    assert (folder / "USER.md").read_text(encoding="utf-8") == "I am Alice"
 
 
 def test_templates_render_without_their_guidance(tmp_path: Path) -> None:

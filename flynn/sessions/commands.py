@@ -22,6 +22,7 @@ from flynn.sessions.compaction import CompactionOutcome
 from flynn.sessions.conversation import ContextUsage, SessionStart
 from flynn.sessions.result import TurnResult
 from flynn.sessions.services import SessionServices
+from flynn.tools.person_files import forget_distilled
 
 SEARCH_LIMIT = 10
 
@@ -213,12 +214,27 @@ async def _forget(session: Session, arg: str) -> TurnResult:
             f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
             + (f", {redacted} mentions redacted" if redacted else "")
             + ")."
+            + _distilled_forgotten(session)
         )
     removed = services.memory.history.forget_session(session.session_id)
     session.rebuild_context()
     return TurnResult(
         f"Deleted this conversation ({removed} messages). Facts you told me are kept; "
-        "use /forget FIELD (e.g. /forget name) to remove one."
+        "use /forget FIELD (e.g. /forget name) to remove one." + _distilled_forgotten(session)
+    )
+
+
+def _distilled_forgotten(session: Session) -> str:
+    """Deletes the person's distilled notes (MEMORY_*.md), which may repeat what was just
+    forgotten; says so when there were any."""
+    files = session.services.person.files
+    if files is None or not session.scope.shared:
+        return ""
+    if not forget_distilled(files.directory(session.scope.root)):
+        return ""
+    return (
+        " The distilled notes that may have repeated it were deleted too; the next "
+        "distillation writes them anew from what remains."
     )
 
 

@@ -1,28 +1,46 @@
 """What is the person's own beside their memory: their folder (``data_dir/<namespace>/``), their
-timezone, and the personal files the persona tiers load in their prompt (REMINDERS.md from the
-schedule, TASKS.json and SCRATCH.md from their folder)."""
+timezone, and the personal files the persona tiers load in their prompt (USER.md, the distilled
+MEMORY_*.md, TASKS.json and SCRATCH.md from their folder, REMINDERS.md from the folder and the
+schedule)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import structlog
+
 from flynn.dates import parse_timezone
 from flynn.memory.store import Facts
+from flynn.persona import clean_file_text
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import ToolError
 from flynn.tools.person_files import (
+    MEMORY_FILES,
     REMINDERS_FILE,
     SCRATCH_FILE,
     TASKS_FILE,
+    USER_FILE,
     person_directory,
     read_text,
+    write_person_templates,
 )
 from flynn.tools.tasks import load_tasks, render_tasks
 
+log = structlog.get_logger(__name__)
+
 MAX_PROMPT_REMINDERS = 20
+_NOTES = (USER_FILE, *MEMORY_FILES.values(), REMINDERS_FILE)
+"""The person's files read as notes: comments dropped, re-read only when they change."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    signature: tuple[int, int, int]
+    text: str
 
 
 class PersonalFiles:
@@ -40,9 +58,21 @@ class PersonalFiles:
         self._facts = facts
         self._schedule = schedule
         self._default = default_timezone
+        self._read: dict[Path, _Read] = {}
 
     def directory(self, namespace: str) -> Path:
         return person_directory(self._data_dir, namespace)
+
+    def ensure_templates(self, namespace: str) -> None:
+        """Gives a person their folder's templates at their first message (the owner's come
+        from ``flynn init``); a folder that cannot be written is logged, never raised."""
+        try:
+            written = write_person_templates(self.directory(namespace))
+        except OSError as exc:
+            log.warning("person.templates_not_written", namespace=namespace, error=str(exc))
+            return
+        if written:
+            log.info("person.templates_written", namespace=namespace, files=len(written))
 
     def timezone(self, namespace: str) -> tuple[tzinfo, str]:
         """Their stored timezone, else the configured one, else the host's (DESIGN.md 14), with
@@ -60,9 +90,15 @@ class PersonalFiles:
         """The text of each personal file among ``files`` (those the persona tier loads)."""
         wanted = set(files)
         texts: dict[str, str] = {}
-        if REMINDERS_FILE in wanted:
-            texts[REMINDERS_FILE] = self._reminders(namespace, now)
         folder = self.directory(namespace)
+        for name in _NOTES:
+            if name in wanted:
+                texts[name] = self._note(folder / name)
+        if REMINDERS_FILE in wanted:
+            scheduled = self._reminders(namespace, now)
+            texts[REMINDERS_FILE] = "\n\n".join(
+                text for text in (texts[REMINDERS_FILE], scheduled) if text
+            )
         if TASKS_FILE in wanted:
             try:
                 tasks = load_tasks(folder / TASKS_FILE)
@@ -77,6 +113,29 @@ class PersonalFiles:
                 # Read every turn: a file the person broke must not cost them their turns.
                 texts[SCRATCH_FILE] = f"(the scratchpad cannot be read: {exc.strerror or exc})"
         return texts
+
+    def _note(self, path: Path) -> str:
+        """The file's text without its guidance comments, '' when it is missing or cannot be
+        read (logged once per change of the file, not once per turn)."""
+        try:
+            stat = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            self._read.pop(path, None)
+            return ""
+        except OSError as exc:
+            log.warning("person.file_unreadable", file=str(path), error=str(exc))
+            return ""
+        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = self._read.get(path)
+        if cached is not None and cached.signature == signature:
+            return cached.text
+        try:
+            text = clean_file_text(path.name, read_text(path))
+        except OSError as exc:
+            log.warning("person.file_unreadable", file=str(path), error=str(exc))
+            text = ""
+        self._read[path] = _Read(signature, text)
+        return text
 
     def _reminders(self, namespace: str, now: datetime) -> str:
         if self._schedule is None:

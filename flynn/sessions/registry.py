@@ -19,6 +19,7 @@ class SessionRegistry:
         self._services = services
         self._live: dict[SessionKey, Orchestrator] = {}
         self._started: set[SessionKey] = set()
+        self._people: set[str] = set()
 
     def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
         """Whose memory a session of ``account`` reads and writes."""
@@ -29,7 +30,14 @@ class SessionRegistry:
         session context is rebuilt the first time in this process)."""
         orchestrator = self._live.get(key)
         if orchestrator is None:
-            orchestrator = Orchestrator(key, self.scope_for(key, account), self._services)
+            scope = self.scope_for(key, account)
+            files = self._services.person.files
+            if scope.shared and files is not None and scope.root not in self._people:
+                # A person's folder starts with its templates (DESIGN 15): the owner's come
+                # from `flynn init`, everyone else's at their first message.
+                self._people.add(scope.root)
+                files.ensure_templates(scope.root)
+            orchestrator = Orchestrator(key, scope, self._services)
             if key not in self._started:
                 # A session starts at its first message after the daemon starts (DESIGN 6):
                 # who they are and what was happening is built afresh, not taken from the
