@@ -49,7 +49,7 @@ from flynn.memory.database import Database
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.recall.session_search import render_results, results_json, search_sessions
-from flynn.scaffold import write_config
+from flynn.scaffold import prepare_init_directory, write_config
 from flynn.schedule.listing import job_json, job_line
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
@@ -274,7 +274,10 @@ def _one_line(text: str) -> str:
 
 def _cmd_init(args: argparse.Namespace) -> int:
     directory: Path = args.dir.expanduser()
-    directory.mkdir(parents=True, exist_ok=True)
+    problem = prepare_init_directory(directory)
+    if problem is not None:
+        print(f"flynn: cannot init {directory}: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     config = directory / "config.yaml"
     wrote_config = write_config(config, data_dir=directory)
     persona = persona_directory(directory, "flynn")

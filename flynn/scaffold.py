@@ -7,6 +7,8 @@ values shown here differ from the defaults.
 from __future__ import annotations
 
 import json
+import stat
+import tempfile
 from pathlib import Path
 
 CONFIG_TEMPLATE = """\
@@ -205,3 +207,34 @@ def write_config(path: Path, *, data_dir: Path | None = None) -> bool:
         text = text.replace("\ndata_dir: ~/.flynn", f"\ndata_dir: {json.dumps(str(data_dir))}", 1)
     path.write_text(text, encoding="utf-8")
     return True
+
+
+def prepare_init_directory(directory: Path) -> str | None:
+    """Creates ``directory`` for ``flynn init`` (with its parents; 0700, as it becomes the data
+    dir) and checks that files can be written in it. Returns why it cannot hold a flynn (a file
+    is there or further up, the place is not writable), in words for one line; ``None`` when it
+    can. A directory that already exists is kept as it is."""
+    for candidate in (directory, *directory.parents):
+        try:
+            mode = candidate.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # missing: created below, unless a file further up stops that
+        except OSError as exc:
+            return f"cannot look at {candidate}: {exc.strerror or exc}"
+        if stat.S_ISDIR(mode):
+            break
+        if candidate == directory:
+            return "it is a file, not a directory"
+        return f"{candidate} is a file, not a directory"
+    config = directory / "config.yaml"
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if config.exists() and not config.is_file():
+            return f"{config} is there but is not a file"
+        # Creating the directory can succeed where writing in it does not (a read-only mount
+        # of an existing directory); a probe says so before anything is half-written.
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".flynn-init-"):
+            pass
+    except OSError as exc:
+        return f"cannot write there ({exc.strerror or exc})"
+    return None
