@@ -133,3 +133,43 @@ def test_an_empty_data_dir_in_the_file_is_refused(tmp_path: Path) -> None:
     result = flynn("chat", "--config", str(config), home=tmp_path)
     assert_one_line_config_error(result, "data_dir", str(config))
     assert not (tmp_path / "flynn.db").exists()
+
+
+BAD_YAML = [
+    # (text, where it stops, words of the reason); PyYAML counts lines and columns from 0.
+    ("llm:\n  model: claude\n   max_retries: 2\n", "line 3, column 15", "mapping values"),
+    (
+        "memory:\n  user_namespace: user\nllm:\n  fallbacks: [openai\n  model: x\n",
+        "line 5, column 8",
+        "flow sequence at line 4, column 14",
+    ),
+    ("llm:\n\tmodel: x\n", "line 2, column 1", "'\\t'"),
+    ('persona:\n  name: "flynn\n', "line 3, column 1", "quoted scalar at line 2, column 9"),
+    ("data_dir: /tmp/x\nllm:\n  model: \x07\n", "line 3, column 10", "U+0007"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "reason"), BAD_YAML)
+def test_bad_yaml_is_one_line_at_its_line_and_column(
+    tmp_path: Path, text: str, where: str, reason: str
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(text)
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, f"in {config}: {where}: not valid YAML: ", reason)
+    assert "<unicode string>" not in result.stderr and "^" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [("run",), ("doctor",), ("chat",)])
+def test_every_command_says_the_same_of_bad_yaml(tmp_path: Path, command: tuple[str, ...]) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("channels:\n  gateway:\n    port: 0\n  telegram: {enabled: true\n")
+    expected = (
+        f"flynn: invalid configuration in {config}: line 5, column 1: not valid YAML: expected ',' "
+        "or '}', but got '<stream end>' (while parsing a flow mapping at line 4, column 13)"
+    )
+    with_option = flynn(*command, "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(with_option)
+    assert with_option.stderr.strip() == expected
+    from_variable = flynn(*command, home=tmp_path, env={"FLYNN_CONFIG": str(config)})
+    assert from_variable.stderr.strip() == expected
