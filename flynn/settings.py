@@ -288,6 +288,28 @@ def parse_yaml(text: str, source: str | None = None) -> dict[str, Any]:
     return data
 
 
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> ConfigProblem:
+    """PyYAML's error in one line, at the line and column where it stopped (its marks count
+    from 0; editors count from 1), with where the construct it was reading began. PyYAML's own
+    text repeats the offending lines with a caret and calls the file ``<unicode string>``."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        # A control character: PyYAML gives only its offset in the text.
+        before = text[: exc.position]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        problem = f"not valid YAML: character U+{exc.character:04X} is not allowed"
+        return ConfigProblem(f"line {line}, column {column}", problem)
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return ConfigProblem("file", f"not valid YAML ({' '.join(str(exc).split())})")
+    mark = exc.problem_mark
+    reason = exc.problem or "cannot be read"
+    if exc.context:
+        started = exc.context_mark
+        at = f" at line {started.line + 1}, column {started.column + 1}" if started else ""
+        reason += f" ({exc.context}{at})"
+    where = f"line {mark.line + 1}, column {mark.column + 1}"
+    return ConfigProblem(where, "not valid YAML: " + " ".join(reason.split()))
+
+
 def load_settings(
     data: Mapping[str, Any] | None = None,
     source: str | None = None,
@@ -350,28 +372,6 @@ def _unparsable_variable(exc: SettingsError, env: Mapping[str, str]) -> ConfigPr
         " or ".join(names) or field,
         f"cannot be parsed (sections and lists set in the environment are JSON{cause})",
     )
-
-def _yaml_problem(exc: yaml.YAMLError, text: str) -> ConfigProblem:
-    """PyYAML's error in one line, at the line and column where it stopped (its marks count
-    from 0; editors count from 1), with where the construct it was reading began. PyYAML's own
-    text repeats the offending lines with a caret and calls the file ``<unicode string>``."""
-    if isinstance(exc, yaml.reader.ReaderError):
-        # A control character: PyYAML gives only its offset in the text.
-        before = text[: exc.position]
-        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-        problem = f"not valid YAML: character U+{exc.character:04X} is not allowed"
-        return ConfigProblem(f"line {line}, column {column}", problem)
-    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
-        return ConfigProblem("file", f"not valid YAML ({' '.join(str(exc).split())})")
-    mark = exc.problem_mark
-    reason = exc.problem or "cannot be read"
-    if exc.context:
-        started = exc.context_mark
-        at = f" at line {started.line + 1}, column {started.column + 1}" if started else ""
-        reason += f" ({exc.context}{at})"
-    where = f"line {mark.line + 1}, column {mark.column + 1}"
-    return ConfigProblem(where, "not valid YAML: " + " ".join(reason.split()))
-
 
 
 RETIRED = {
