@@ -1,22 +1,25 @@
 """``flynn bench turn|recall|schedule|gateway``: each runs on a temporary store with a scripted
 model and prints one JSON object. ``flynn.cli`` hands the arguments after ``bench`` to ``main``,
-from a checkout; errors are raised for it to report (``UsageError``, ``ConfigError``: exit 2)."""
+from a checkout. Wrong arguments (a negative count, no clients, a cut-off of 0) are refused while
+parsing, in one line, exit 2; configuration errors are raised for ``flynn.cli`` to report."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from evals.datasets import NAMES
 from evals.gateway import bench_gateway
 from evals.recall import bench_recall, load_dataset
 from evals.schedule import bench_schedule
 from evals.turn import bench_turn
-from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, UsageError, command_settings
+from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, command_settings
 from flynn.errors import FlynnError
 from flynn.logs import configure_logging
 from flynn.recall.embeddings import EMBEDDING_MODELS
@@ -24,15 +27,67 @@ from flynn.recall.recall import DEPTHS, RANKERS
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="flynn bench", description="benchmarks; each prints one JSON object"
-    )
+    parser = _BenchParser(prog="flynn bench", description="benchmarks; each prints one JSON object")
     _add_bench_commands(parser)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _WrongArguments as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_CONFIG
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_CONFIG
     return int(args.handler(args))
+
+
+class _WrongArguments(Exception):
+    """What argparse found wrong with the arguments, as the one line to print."""
+
+
+class _BenchParser(argparse.ArgumentParser):
+    """argparse, but a wrong argument is one line (``flynn bench turn: error: argument
+    --messages: must be at least 0, not -5``) rather than the usage and an exit: ``main``
+    prints it and returns 2, so ``flynn.cli`` (and a test calling it) gets a code back."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _WrongArguments(f"{self.prog}: error: {message}")
+
+
+def _count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
+
+
+def _cutoffs(text: str) -> list[int]:
+    """An argparse type: comma-separated recall@k cut-offs, each at least 1."""
+    try:
+        ks = [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes comma-separated numbers, not {text!r}") from None
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"needs cut-offs of at least 1, not {text!r}")
+    return sorted(set(ks))
 
 
 def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
@@ -50,9 +105,13 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         return sub
 
     turn = bench_command("turn", "per-turn overhead with an instant provider")
-    turn.add_argument("--messages", type=int, default=100_000)
-    turn.add_argument("--facts", type=int, default=10_000)
-    turn.add_argument("--turns", type=int, default=1000)
+    turn.add_argument(
+        "--messages", type=_count(0), default=100_000, help="messages stored first (default 100000)"
+    )
+    turn.add_argument(
+        "--facts", type=_count(0), default=10_000, help="facts stored first (default 10000)"
+    )
+    turn.add_argument("--turns", type=_count(1), default=1000, help="turns timed (default 1000)")
     turn.add_argument("--seed", type=int, default=7)
     turn.add_argument(
         "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
@@ -63,7 +122,7 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         help="offer Flynn's tools on every turn (default: tools.enabled)",
     )
     turn.add_argument(
-        "--reminders", type=int, default=0, help="reminders scheduled for the person first"
+        "--reminders", type=_count(0), default=0, help="reminders scheduled for the person first"
     )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
@@ -74,7 +133,9 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         required=True,
         help=f"a set built from evals/datasets ({', '.join(NAMES)}) or a JSON file",
     )
-    recall.add_argument("--k", default="1,5,10,50", help="comma-separated cut-offs")
+    recall.add_argument(
+        "--k", type=_cutoffs, default=[1, 5, 10, 50], help="comma-separated cut-offs (1,5,10,50)"
+    )
     recall.add_argument(
         "--ranker",
         choices=RANKERS,
@@ -95,21 +156,35 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         help="memory.embeddings_model to use with --embeddings (default: configured)",
     )
     recall.add_argument(
-        "--scale", type=int, default=0, help="pad the store with filler turns up to this total"
+        "--scale",
+        type=_count(0),
+        default=0,
+        help="pad the store with filler turns up to this total",
     )
     recall.add_argument("--seed", type=int, default=7)
     recall.set_defaults(handler=_cmd_bench_recall)
     schedule = bench_command(
         "schedule", "adding reminders, fire_due among many, lag of a burst due at once"
     )
-    schedule.add_argument("--jobs", type=int, default=10_000, help="reminders stored")
-    schedule.add_argument("--burst", type=int, default=1000, help="jobs due in the same second")
+    schedule.add_argument("--jobs", type=_count(0), default=10_000, help="reminders stored")
+    schedule.add_argument(
+        "--burst", type=_count(0), default=1000, help="jobs due in the same second"
+    )
     schedule.add_argument("--seed", type=int, default=7)
     schedule.set_defaults(handler=_cmd_bench_schedule)
     gateway = bench_command("gateway", "full-path throughput against a bare websockets echo server")
-    gateway.add_argument("--clients", type=int, default=200)
-    gateway.add_argument("--seconds", type=float, default=10.0)
-    gateway.add_argument("--idle-sessions", type=int, default=2000)
+    gateway.add_argument(
+        "--clients", type=_count(1), default=200, help="websocket clients at once (default 200)"
+    )
+    gateway.add_argument(
+        "--seconds", type=_seconds, default=10.0, help="how long each load runs (default 10)"
+    )
+    gateway.add_argument(
+        "--idle-sessions",
+        type=_count(1),
+        default=2000,
+        help="sessions opened to measure an idle one's memory (default 2000)",
+    )
     embeddings = gateway.add_mutually_exclusive_group()
     embeddings.add_argument(
         "--embeddings",
@@ -149,12 +224,6 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
     memory = command_settings(args).memory
     configure_logging("error", "json")
     try:
-        ks = [int(k) for k in args.k.split(",") if k.strip()]
-    except ValueError:
-        raise UsageError("--k", f"takes comma-separated numbers, not {args.k!r}") from None
-    if not ks or min(ks) < 1:
-        raise UsageError("--k", "needs cut-offs of at least 1")
-    try:
         dataset = load_dataset(args.dataset)
         if dataset.unknown_evidence:
             print(
@@ -165,7 +234,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
         result = asyncio.run(
             bench_recall(
                 dataset,
-                ks=ks,
+                ks=args.k,
                 ranker=args.ranker,
                 depth=args.recall_depth or memory.recall_depth,
                 embeddings=memory.embeddings if args.embeddings is None else args.embeddings,
@@ -185,8 +254,6 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
 
 def _cmd_bench_schedule(args: argparse.Namespace) -> int:
     configure_logging("error", "json")
-    if args.jobs < 0 or args.burst < 0:
-        raise UsageError("--jobs/--burst", "must not be negative")
     result = asyncio.run(bench_schedule(jobs=args.jobs, burst=args.burst, seed=args.seed))
     print(json.dumps(result))
     return EXIT_OK
@@ -195,8 +262,6 @@ def _cmd_bench_schedule(args: argparse.Namespace) -> int:
 def _cmd_bench_turn(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     configure_logging("error", "json")
-    if args.reminders < 0:
-        raise UsageError("--reminders", "must not be negative")
     result = asyncio.run(
         bench_turn(
             messages=args.messages,
