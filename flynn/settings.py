@@ -45,9 +45,18 @@ NON_SETTING_VARIABLES = frozenset({"FLYNN_CONFIG"})
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
-TaskName = Literal["compaction", "extraction", "distill"]
+TaskName = Literal["compaction", "extraction", "distill", "synthesis"]
+SynthesisMode = Literal["off", "model"]
+"""``memory.synthesis``: ``model`` condenses recalled memory (``flynn.recall.synthesis``)."""
 AccountId = Annotated[str, BeforeValidator(lambda value: str(value))]
 """A channel account id; YAML may spell Telegram and Discord ids as numbers."""
+
+
+def _switch_word(value: object) -> object:
+    """YAML 1.1 reads a bare ``off`` as false and ``on`` as true: take them as meant."""
+    if isinstance(value, bool):
+        return "model" if value else "off"
+    return value
 
 
 class _Section(BaseModel):
@@ -102,6 +111,8 @@ class MemorySettings(_Section):
     recall_depth: Literal["adaptive", "full"] = "adaptive"
     embeddings: bool = False
     embeddings_model: EmbeddingModel = "auto"
+    synthesis: Annotated[SynthesisMode, BeforeValidator(_switch_word)] = "off"
+    synthesis_timeout_seconds: float = Field(default=3, gt=0, le=60)
 
 
 class SessionSettings(_Section):

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 Role = Literal["user", "assistant"]
-Task = Literal["chat", "compaction", "extraction", "distill"]
-TASKS: tuple[Task, ...] = ("chat", "compaction", "extraction", "distill")
+Task = Literal["chat", "compaction", "extraction", "distill", "synthesis"]
+TASKS: tuple[Task, ...] = ("chat", "compaction", "extraction", "distill", "synthesis")
 
 
 @dataclass(frozen=True, slots=True)

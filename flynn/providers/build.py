@@ -18,7 +18,7 @@ from flynn.providers.lifecycle import ClosableProvider
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.offline import OFFLINE, OfflineProvider
 from flynn.providers.retrying import RetryingProvider
-from flynn.settings import LlmSettings, ProviderName
+from flynn.settings import LlmSettings, ProviderName, TaskName, TaskSettings
 
 ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
@@ -125,8 +125,8 @@ def _routes(llm: LlmSettings, env: Mapping[str, str]) -> dict[Task, _Route]:
     for task in TASKS:
         backend = _task_backend(llm, task, primary, env)
         max_output_tokens = llm.max_output_tokens
-        if task != "chat" and (override := llm.tasks.get(task)) is not None:
-            max_output_tokens = override.max_output_tokens or max_output_tokens
+        if (entry := _override(llm, task)) is not None:
+            max_output_tokens = entry[1].max_output_tokens or max_output_tokens
         routes[task] = _Route((backend, *fallbacks), max_output_tokens)
     return routes
 
@@ -164,24 +164,35 @@ def _primary(llm: LlmSettings, env: Mapping[str, str]) -> Backend:
     )
 
 
+def _override(llm: LlmSettings, task: Task) -> tuple[TaskName, TaskSettings] | None:
+    """The ``llm.tasks`` entry ``task`` runs on, with its name. Synthesis runs on every turn:
+    without an entry of its own it takes the (usually cheaper) extraction model's, if set."""
+    if task == "chat":
+        return None
+    name: TaskName = "extraction" if task == "synthesis" and task not in llm.tasks else task
+    override = llm.tasks.get(name)
+    return None if override is None else (name, override)
+
+
 def _task_backend(
     llm: LlmSettings, task: Task, primary: Backend, env: Mapping[str, str]
 ) -> Backend:
-    override = llm.tasks.get(task) if task != "chat" else None
-    if override is None:
+    entry = _override(llm, task)
+    if entry is None:
         return primary
+    name, override = entry
     vendor = override.provider or primary.vendor
     if vendor == "offline":
         if primary.vendor == "offline" and override.provider is None:
             return primary
-        return Backend("offline", OFFLINE, why=f"llm.tasks.{task}.provider is offline")
+        return Backend("offline", OFFLINE, why=f"llm.tasks.{name}.provider is offline")
     # Model, server and key carry over only within one vendor: a Claude model name means nothing
     # to an OpenAI server.
     same = vendor == primary.vendor
     if same and override.model is None and override.base_url is None and override.api_key is None:
         return primary
     explicit_key = override.api_key
-    key_path = f"llm.tasks.{task}"
+    key_path = f"llm.tasks.{name}"
     if explicit_key is None and same and primary.key_source == "llm.api_key":
         explicit_key, key_path = llm.api_key, "llm"
     return _backend(
@@ -191,7 +202,7 @@ def _task_backend(
         explicit_key=explicit_key,
         path=key_path,
         env=env,
-        problem_path=f"llm.tasks.{task}",
+        problem_path=f"llm.tasks.{name}",
     )
 
 

@@ -40,7 +40,7 @@ _NAME = re.compile(r"-\s*name:\s*(.+)")
 
 class OfflineProvider:
     """Answers ``chat`` from the memory blocks of ``request.system``; raises ``Unavailable``
-    for every other task (compaction, extraction, distill), so their callers take their
+    for every other task (compaction, extraction, distill, synthesis), so their callers take their
     deterministic fallbacks.
 
     A few plain requests (``flynn.providers.offline_intents``) become calls of the tools on

@@ -53,12 +53,13 @@ class TurnPreparation:
 
     async def recall(self, text: str, now: datetime, *, skip_lines: list[str]) -> RecalledMemory:
         """The memory recalled for ``text`` within the recall budget, from this person's other
-        sessions and stores; ``skip_lines`` are already in the prompt."""
+        sessions and stores, condensed by synthesis when it is on; ``skip_lines`` are already
+        in the prompt."""
         services = self._services
         budget = services.config.recall_max_tokens
         # The embedding model runs in a worker thread, not on the event loop.
         vectors = await services.recall.query_vectors(text, now=now) if budget > 0 else None
-        return services.recall.recall(
+        recalled = services.recall.recall(
             self._scope.root,
             text,
             now=now,
@@ -67,6 +68,10 @@ class TurnPreparation:
             skip_lines=skip_lines,
             query_vectors=vectors,
         )
+        if services.synthesis is None:
+            return recalled
+        synthesis = await services.synthesis.synthesise(recalled, text, now=now)
+        return synthesis.recalled
 
     def prompt(
         self, conversation: Conversation, text: str, recalled: RecalledMemory, now: datetime

@@ -14,6 +14,7 @@ from flynn.memory.store import Documents, Facts, Forgetter, History
 from flynn.persona import Persona
 from flynn.providers.base import Provider
 from flynn.recall.recall import Recall
+from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.sessions.compaction import Compactor
 from flynn.sessions.personal import PersonalFiles
 from flynn.tools.base import ToolRegistry
@@ -85,3 +86,5 @@ class SessionServices:
     person: PersonContext
     config: TurnConfig
     clock: Callable[[], datetime]
+    synthesis: EpisodicSynthesis | None = None
+    """Condenses each turn's recalled memory with a model (``memory.synthesis: model``)."""

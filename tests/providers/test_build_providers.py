@@ -167,6 +167,7 @@ async def test_task_overrides_change_only_their_task(fake_anthropic: FakeAnthrop
             "compaction": "anthropic:claude-small",
             "extraction": "anthropic:claude-sonnet-5-5",
             "distill": "openai:gpt-small",
+            "synthesis": "anthropic:claude-sonnet-5-5",
         }
         await providers["compaction"].chat(REQUEST)
         compaction = fake_anthropic.last
