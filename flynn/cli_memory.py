@@ -70,6 +70,12 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     forget.add_argument(
         "--until", metavar="DATE", help="end of the --since range (a date includes that day)"
     )
+    forget.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="with --all: do not ask (needed where there is no terminal to ask on)",
+    )
     forget.set_defaults(handler=_cmd_memory_forget)
     embed = memory_commands.add_parser(
         "embed",
@@ -160,6 +166,9 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         if not field:
             raise UsageError("--field", "is empty; name a fact field, e.g. --field name")
     span = _forget_span(args, settings)
+    if args.all and not args.yes and not _confirmed(_whom(args, scope)):
+        print("flynn: nothing forgotten", file=sys.stderr)
+        return EXIT_FAILED
     # The distilled MEMORY_*.md repeat what was said and learnt: whatever is forgotten, they go
     # too, and the next distillation writes them from what remains.
     folder = person_directory(settings.data_dir, scope.root)
@@ -194,6 +203,33 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, memory, scope.root)
     return EXIT_OK
+
+
+def _whom(args: argparse.Namespace, scope: MemoryScope) -> str:
+    """Whose memory ``scope`` is, as the confirmation names it."""
+    if args.user:
+        return str(args.user)
+    if scope.shared:
+        return f"you ({scope.root})"
+    return f"the session {scope.root.removeprefix('sessions/')}"
+
+
+def _confirmed(whom: str) -> bool:
+    """Asks on the terminal before ``--all`` deletes everything about ``whom`` (the default is
+    no). Without a terminal (a script, a pipe) nobody can answer, so that takes ``--yes``: raises
+    ``UsageError`` rather than deleting a person's memory on a guess."""
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "--all",
+            f"deletes everything Flynn knows about {whom} for good; add --yes to confirm "
+            "(there is no terminal to ask on)",
+        )
+    print(f"Forget everything Flynn knows about {whom}? [y/N] ", end="", file=sys.stderr)
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    if not answer:
+        print(file=sys.stderr)  # Ctrl-D left the cursor after the question
+    return answer.strip().casefold() in ("y", "yes")
 
 
 def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime, datetime] | None:

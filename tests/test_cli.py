@@ -122,7 +122,7 @@ def test_memory_show_export_and_forget(home: Path) -> None:
     tasks = home / ".flynn" / "user" / "TASKS.json"
     assert "buy milk" in tasks.read_text()
 
-    flynn("memory", "forget", "--all", home=home, env=env)
+    flynn("memory", "forget", "--all", "--yes", home=home, env=env)
     data = json.loads(flynn("memory", "show", "--json", home=home, env=env).stdout)
     assert data["profile"] == [] and data["facts"] == []
     assert not tasks.exists()
