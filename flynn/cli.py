@@ -30,6 +30,7 @@ from flynn.cli_settings import (
     UsageError,
     command_logging,
     command_settings,
+    file_logging,
     local_user,
 )
 from flynn.commands import parse_command
@@ -213,23 +214,34 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 # -- chat --------------------------------------------------------------------------------------
 
 
+CHAT_LOG = "chat.log"
+
+
 def _cmd_chat(args: argparse.Namespace) -> int:
+    """On a terminal the logs go to ``<data_dir>/chat.log``: a log line (a retry, a failed
+    summary) printed between the prompt and the reply is the conversation's noise. Piped, stdout
+    is one reply per line and the logs stay on stderr, raised to warnings."""
     settings = command_settings(args)
-    command_logging(settings, quiet=True)
-    return asyncio.run(_chat(settings, os.environ))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    log_file = settings.data_dir / CHAT_LOG if interactive else None
+    if log_file is None or not file_logging(settings, log_file):
+        command_logging(settings, quiet=True)
+        log_file = None
+    return asyncio.run(_chat(settings, os.environ, interactive=interactive, log_file=log_file))
 
 
-async def _chat(settings: Settings, env: Mapping[str, str]) -> int:
+async def _chat(
+    settings: Settings, env: Mapping[str, str], *, interactive: bool, log_file: Path | None
+) -> int:
     user = local_user()
     key = SessionKey("cli", user)
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
     app = App.open(settings, env)
     try:
         orchestrator = app.sessions.orchestrator(key, ChannelAccount("cli", user))
         if interactive:
             print(
                 f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "
-                "Ctrl-D to leave."
+                "Ctrl-D to leave." + (f" Logs go to {log_file}." if log_file else "")
             )
         while True:
             if interactive:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from flynn.datadir import not_a_directory
+from flynn.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_private, not_a_directory
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
 from flynn.logs import configure_logging
 from flynn.settings import Settings, load_settings, parse_yaml
@@ -19,6 +19,10 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 EXIT_STORAGE = 4
 EXIT_LOCKED = 5
+
+LOG_FILE_MAX_BYTES = 1_000_000
+"""A log file past this size is moved aside (to ``NAME.1``, replacing the last one) when a
+command opens it, so a log file never holds more than about twice this."""
 
 
 class UsageError(FlynnError):
@@ -62,6 +66,28 @@ def command_logging(settings: Settings, *, quiet: bool = False) -> None:
         # An interactive session would drown in turn logs; debug still shows everything.
         level = "debug" if level == "debug" else "warning"
     configure_logging(level, settings.logging.format)
+
+
+def file_logging(settings: Settings, path: Path) -> bool:
+    """Sends the logs to ``path`` instead of stderr, at the configured level: for ``flynn chat``
+    on a terminal, where a log line would land in the middle of the conversation. The file is
+    appended to (a line at a time, so ``tail -f`` follows it) and kept 0600, since it lies in the
+    data dir; one past ``LOG_FILE_MAX_BYTES`` is moved aside first.
+
+    Returns ``False``, having changed nothing, when the file cannot be opened (the data dir
+    cannot be created, say); the caller then logs to stderr, and opening the data dir says why."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+        make_private(path)  # an existing one, before it may be moved aside; a new one is 0600
+        if path.is_file() and path.stat().st_size > LOG_FILE_MAX_BYTES:
+            path.replace(path.with_name(path.name + ".1"))
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+    except OSError:
+        return False
+    # Open for the rest of the process, as stderr is: log lines may come until it exits.
+    stream = os.fdopen(descriptor, "a", buffering=1, encoding="utf-8")
+    configure_logging(settings.logging.level, settings.logging.format, stream)
+    return True
 
 
 def local_user() -> str:

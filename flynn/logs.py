@@ -1,24 +1,30 @@
-"""structlog set-up: JSON lines for machines, readable lines on a terminal; stderr either way."""
+"""structlog set-up: JSON lines for machines, readable lines on a terminal; to stderr, or to the
+stream a command hands over (``flynn chat`` on a terminal logs to a file, not into the talk)."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Literal
+from typing import Literal, TextIO
 
 import structlog
 
 Level = Literal["debug", "info", "warning", "error"]
 
 
-def configure_logging(level: Level, fmt: Literal["auto", "console", "json"]) -> None:
-    """Configures structlog (and the stdlib loggers of our libraries) once for the process."""
+def configure_logging(
+    level: Level, fmt: Literal["auto", "console", "json"], stream: TextIO | None = None
+) -> None:
+    """Configures structlog (and the stdlib loggers of our libraries) once for the process, to
+    write to ``stream`` (stderr when ``None``); ``auto`` is readable lines when it is a terminal,
+    JSON lines otherwise (a file, a pipe, the journal)."""
+    stream = sys.stderr if stream is None else stream
     numeric = getattr(logging, level.upper())
-    as_json = fmt == "json" or (fmt == "auto" and not sys.stderr.isatty())
+    as_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer()
         if as_json
-        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        else structlog.dev.ConsoleRenderer(colors=stream.isatty())
     )
     processors: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -31,10 +37,10 @@ def configure_logging(level: Level, fmt: Literal["auto", "console", "json"]) -> 
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
-    logging.basicConfig(level=max(numeric, logging.WARNING), stream=sys.stderr, force=True)
+    logging.basicConfig(level=max(numeric, logging.WARNING), stream=stream, force=True)
     # The HTTP clients log request URLs at INFO; keep them quiet so nothing sensitive leaks.
     for noisy in ("httpx", "httpcore", "anthropic", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
