@@ -23,6 +23,7 @@ from flynn.learning.model_learning import FactLearner, GraphLearning
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
+from flynn.memory.costs import SqliteCosts
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.persona import Persona, persona_directory
@@ -31,6 +32,7 @@ from flynn.providers.build import build_task_providers
 from flynn.providers.completion import TaskCompletion
 from flynn.providers.lifecycle import close_providers
 from flynn.providers.offline import OFFLINE
+from flynn.providers.prices import PriceTable
 from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
@@ -137,7 +139,10 @@ class App:
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
             memory.db.verify()
             if providers is None:
-                providers = build_task_providers(settings.llm, env, memory.costs)
+                # Each call's cost is stored with it, at the prices of its day.
+                prices = PriceTable.configured(settings.llm.prices)
+                costs = SqliteCosts(memory.db, clock=clock, prices=prices)
+                providers = build_task_providers(settings.llm, env, costs)
             schedule = SqliteSchedule(memory.db)
             signal = ScheduleSignal()
             services = _services(settings, memory, providers, clock, schedule, signal)

@@ -62,6 +62,16 @@ llm:
   #     api_key: null                # secret; prefer the environment
   #     max_output_tokens: 1024      # 16..200000; null inherits llm.max_output_tokens
   tasks: {}
+  # Prices in US dollars per million tokens, laid over the built-in ones (current Anthropic and
+  # OpenAI models): each call's cost is stored with it, for `flynn costs` and /status. A name
+  # prices every model it begins, the longest name winning (claude-sonnet-4-5 prices
+  # claude-sonnet-4-5-20250929); a model no name begins has its tokens counted, its cost
+  # unknown. offline costs nothing. Example:
+  #   my-local-model: {input: 0, output: 0}
+  #   gpt-5.5:
+  #     input: 5.0                   # per million tokens read (0..10000)
+  #     output: 30.0                 # per million tokens written (0..10000)
+  prices: {}
 
 memory:
   # One memory for one person across every channel: the owner's (letters, digits, _ . -;

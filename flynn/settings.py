@@ -82,6 +82,17 @@ class TaskSettings(_Section):
     max_output_tokens: int | None = Field(default=None, ge=16, le=200_000)
 
 
+# Strict: a number, not "3" or true (which pydantic would otherwise read as 1.0).
+UsdPerMillion = Annotated[float, Field(ge=0, le=10_000, allow_inf_nan=False, strict=True)]
+
+
+class ModelPrice(_Section):
+    """What one model costs, in US dollars per million tokens (``flynn.providers.prices``)."""
+
+    input: UsdPerMillion
+    output: UsdPerMillion
+
+
 class LlmSettings(_Section):
     provider: ProviderChoice = "auto"
     model: str | None = None
@@ -95,6 +106,8 @@ class LlmSettings(_Section):
     stream: bool = True
     fallbacks: list[ProviderSettings] = Field(default_factory=list)
     tasks: dict[TaskName, TaskSettings] = Field(default_factory=dict)
+    prices: dict[Annotated[str, Field(min_length=1)], ModelPrice] = Field(default_factory=dict)
+    """Added to (or overriding) the built-in prices; a name prices every model it begins."""
 
 
 class MemorySettings(_Section):

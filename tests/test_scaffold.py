@@ -111,15 +111,20 @@ def _commented_examples() -> list[str]:
 
 def test_commented_examples_are_valid_settings() -> None:
     # The examples cannot drift from the models either: uncommented, they must load.
-    fallbacks, tasks, users = _commented_examples()
+    fallbacks, tasks, prices, users = _commented_examples()
     settings = load_settings(
         {
-            "llm": {"fallbacks": yaml.safe_load(fallbacks), "tasks": yaml.safe_load(tasks)},
+            "llm": {
+                "fallbacks": yaml.safe_load(fallbacks),
+                "tasks": yaml.safe_load(tasks),
+                "prices": yaml.safe_load(prices),
+            },
             "users": yaml.safe_load(users),
         }
     )
     assert settings.llm.fallbacks[0].provider == "openai"
     assert settings.llm.tasks["extraction"].max_output_tokens == 1024
+    assert settings.llm.prices["gpt-5.5"].output == 30.0
     assert settings.users["ana"].telegram == ["123456789"]
 
 
