@@ -361,6 +361,7 @@ def _services(
             facts=memory.facts,
             history=memory.history,
             forgetter=memory,
+            costs=memory.costs,
         ),
         model=SessionModel(chat=providers["chat"], compactor=compactor),
         recall=recall,

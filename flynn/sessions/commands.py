@@ -15,6 +15,7 @@ from typing import Final, Protocol
 from flynn.commands import ALIASES, CHAT_COMMANDS
 from flynn.dates import parse_timezone
 from flynn.identity import MemoryScope
+from flynn.memory.costs import Spend, usd
 from flynn.memory.working import read_working_memory
 from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
@@ -135,7 +136,34 @@ async def _status(session: Session, arg: str) -> TurnResult:
             f"Working memory: updated {working.updated_at:%Y-%m-%d %H:%M} UTC, "
             f"expires {working.expires_at:%Y-%m-%d}"
         )
+    spend = _spend(services)
+    if spend is not None:
+        lines.append(spend)
     return TurnResult("\n".join(lines))
+
+
+def _spend(services: SessionServices) -> str | None:
+    """What the model calls of every conversation cost today and this month, in the
+    person's calendar (the configured zone, else the machine's)."""
+    costs = services.memory.costs
+    if costs is None:
+        return None
+    name = services.config.timezone
+    local = services.clock().astimezone(parse_timezone(name) if name else None)
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return _spend_line(costs.spend(midnight), costs.spend(midnight.replace(day=1)))
+
+
+def _spend_line(today: Spend, month: Spend) -> str:
+    if not month.calls:
+        return "Spend: no model calls yet this month"
+    tokens = f"{month.input_tokens:,} tokens in, {month.output_tokens:,} out"
+    if not month.is_priced:
+        return f"Spend: {tokens} this month (no price known for the model: see llm.prices)"
+    line = f"Spend: {usd(today.cost)} today, {usd(month.cost)} this month ({tokens})"
+    if month.unpriced_calls:
+        line += f", besides {month.unpriced_calls} calls of models without a price"
+    return line
 
 
 async def _compact(session: Session, arg: str) -> TurnResult:

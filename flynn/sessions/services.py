@@ -10,6 +10,7 @@ from datetime import datetime
 
 from flynn.learning.model_learning import FactLearner
 from flynn.learning.turns import MemoryWriter
+from flynn.memory.costs import Spending
 from flynn.memory.store import Documents, Facts, Forgetter, History
 from flynn.persona import Persona
 from flynn.providers.base import Provider
@@ -42,6 +43,8 @@ class SessionMemory:
     facts: Facts
     history: History
     forgetter: Forgetter
+    costs: Spending | None = None
+    """What the model calls cost (``/status``); ``None`` says nothing of spend."""
 
 
 @dataclass(frozen=True, slots=True)
