@@ -249,3 +249,13 @@ async def test_a_reply_that_carries_instructions_stays_labelled_as_memory() -> N
 def test_bullets_and_numbering_are_normalised() -> None:
     reply = "* one\n- two\n• three\n2) four\n\n  -   five  six \n-\n7."
     assert synthesised_lines(reply) == ["- one", "- two", "- three", "- four", "- five six"]
+
+
+async def test_a_block_that_labelled_outgrows_the_raw_ones_is_refused() -> None:
+    """Shorter than what it read, but with its label it would take more of the prompt."""
+    raw = RecalledMemory((RecallBlock("Facts", "high", ("- pet: cat Mochi", "- vet: Okafor")),))
+    model = ScriptedProvider(["- pet: the cat Mochi; vet: Okafor"])
+
+    result = await synthesis(model).synthesise(raw, MESSAGE, now=NOW)
+
+    assert result.recalled is raw and result.fallback == "longer"
