@@ -25,6 +25,7 @@ from flynn.providers.offline_intents import tool_call_for
 from flynn.tokens import estimate_tokens
 
 OFFLINE = "offline"
+NO_MODEL = "No language model is configured"
 SETUP_HINT = (
     "To connect one, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set llm.provider and "
     "llm.base_url (for a local OpenAI-compatible server) in the config."
@@ -33,6 +34,7 @@ PROFILE_HEADING = "--- Who you're talking to ---"
 PATTERNS_HEADING = "--- How they asked you to respond ---"
 RECENT_HEADING = "--- Recent context ---"
 RECALL_HEADING = "--- Recalled memory ---"
+LATER_HINT = "(No language model: I can only tell you what I remember.)"
 
 _HEADING = re.compile(r"--- .+ ---")
 _NAME = re.compile(r"-\s*name:\s*(.+)")
@@ -44,7 +46,11 @@ class OfflineProvider:
     deterministic fallbacks.
 
     A few plain requests (``flynn.providers.offline_intents``) become calls of the tools on
-    offer, through the same loop a model's calls take; their results are then the reply."""
+    offer, through the same loop a model's calls take; their results are then the reply.
+
+    Only the first reply of a conversation explains that no model is configured and how to set
+    one: once the history it is sent holds that explanation, a reply says what it remembers and
+    ends with one short line (``LATER_HINT``), rather than the same three lines every time."""
 
     def __init__(self, *, stream_chunks: int = 3) -> None:
         self._stream_chunks = max(1, stream_chunks)
@@ -61,7 +67,7 @@ class OfflineProvider:
         response = self._act(request, last)
         if response is not None:
             return response
-        text = compose_reply(memory_in(request.system))
+        text = compose_reply(memory_in(request.system), explain=not _explained(request))
         prompt = "\n".join([request.system, *(message.content for message in request.messages)])
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return ChatResponse(text=text, usage=usage, model=OFFLINE, provider=OFFLINE)
@@ -92,6 +98,13 @@ class OfflineProvider:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _explained(request: ChatRequest) -> bool:
+    """Whether an earlier reply in the request's history already said that no model is
+    configured (a model's replies, from before its key was removed, did not)."""
+    earlier = request.messages[:-1]
+    return any(m.role == "assistant" and NO_MODEL in m.content for m in earlier)
 
 
 def _answer(usage: Usage, results: tuple[ToolResult, ...]) -> ChatResponse:
@@ -164,20 +177,27 @@ def _recalled(lines: list[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def compose_reply(memory: Remembered) -> str:
-    """What the offline assistant says, given what it remembers of the person."""
-    greeting = f"Hi {memory.user_name}!" if memory.user_name else "Hi!"
-    paragraphs = [
-        f"{greeting} No language model is configured, so I can't really answer yet; "
-        "I can only tell you what I remember.\n" + SETUP_HINT
-    ]
+def compose_reply(memory: Remembered, *, explain: bool = True) -> str:
+    """What the offline assistant says, given what it remembers of the person. With ``explain``
+    (the conversation's first reply) it greets them, says that no model is configured and how to
+    set one; without, it says what it remembers and ends with ``LATER_HINT``."""
+    paragraphs = []
+    if explain:
+        greeting = f"Hi {memory.user_name}!" if memory.user_name else "Hi!"
+        paragraphs.append(
+            f"{greeting} {NO_MODEL}, so I can't really answer yet; I can only tell you what I "
+            "remember.\n" + SETUP_HINT
+        )
     if memory.facts:
         paragraphs.append(_bullets("What I remember about you:", memory.facts))
     if memory.working_memory:
         paragraphs.append("What we were working on:\n" + memory.working_memory)
     if memory.recalled:
         paragraphs.append(_bullets("Related things from earlier:", memory.recalled))
-    if len(paragraphs) == 1:
+    if not explain:
+        paragraphs = paragraphs or ["Nothing I remember relates to that."]
+        paragraphs.append(LATER_HINT)
+    elif len(paragraphs) == 1:
         paragraphs.append("I don't remember anything about you yet.")
     return "\n\n".join(paragraphs)
 
