@@ -12,6 +12,7 @@ from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
+from flynn.distill.distiller import TIERS, Distiller
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity
 from flynn.learning.fact_relations import FactRelations
@@ -37,6 +38,7 @@ from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.schedule.jobs import Target
+from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
 from flynn.sessions.personal import PersonalFiles
@@ -59,8 +61,6 @@ log = structlog.get_logger(__name__)
 
 DATABASE_FILE = "flynn.db"
 PERSONA_RECHECK_SECONDS = 1.0
-PUSH_CHANNELS = frozenset({"telegram", "discord", "gateway"})
-"""Channels that can carry a message nobody just asked for (``flynn chat`` cannot)."""
 
 
 def utc_now() -> datetime:
@@ -116,6 +116,7 @@ class App:
             user_namespace=settings.memory.user_namespace, users=settings.users
         )
         self.sessions = SessionRegistry(self.identity, services)
+        self.distiller = _distiller(settings, memory, providers, services)
 
     @classmethod
     def open(
@@ -164,6 +165,28 @@ class App:
         await self.services.learning.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()
+
+
+def _distiller(
+    settings: Settings,
+    memory: SqliteMemory,
+    providers: Mapping[Task, Provider],
+    services: SessionServices,
+) -> Distiller:
+    """Rewrites people's MEMORY_*.md; offline, mid and long are digested without a model."""
+    provider = providers.get("distill")
+    files = services.person.files
+    return Distiller(
+        data_dir=settings.data_dir,
+        facts=memory.facts,
+        history=memory.history,
+        documents=memory.documents,
+        provider=None if provider is None or provider.name == OFFLINE else provider,
+        budgets={tier: settings.distill.budget(tier) for tier in TIERS},
+        zone=lambda namespace: files.timezone(namespace)[0] if files is not None else UTC,
+        clock=services.clock,
+        timeout_seconds=settings.distill.timeout_seconds,
+    )
 
 
 def owner_directory(settings: Settings) -> Path | None:
@@ -242,26 +265,9 @@ def reminder_route(settings: Settings) -> Route:
 
     def route(context: ToolContext) -> Target | None:
         person = settings.users.get(context.user) if context.user else None
-        if person is not None and person.notify is not None:
-            accounts: list[str] = getattr(person, person.notify)
-            return Target(person.notify, recipient=accounts[0])
-        key = context.session
-        if key.channel not in PUSH_CHANNELS:
-            return None
-        return Target(key.channel, key.chat_id, _chat_thread(key.thread))
+        return notify_target(person) or chat_target(context.session)
 
     return route
-
-
-def _chat_thread(thread: str | None) -> str | None:
-    """The channel's own thread of a session key: the router adds ``u<sender>`` to split a
-    group chat per person in multi-user mode, which names no thread on the channel."""
-    if thread is None:
-        return None
-    real, _, person = thread.rpartition("/")
-    if person.startswith("u"):
-        return real or None
-    return thread
 
 
 def host_timezone() -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from flynn import __version__
 from flynn.app import App, database_path
 from flynn.cli_costs import add_costs_command
+from flynn.cli_distill import add_distill_command
 from flynn.cli_memory import add_memory_commands, memory_scope, open_memory, unknown_user, zone_of
 from flynn.cli_settings import (
     EXIT_CONFIG,
@@ -136,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_memory_commands(commands)
     add_costs_command(commands)
+    add_distill_command(commands)
 
     reminders = command("reminders", "a person's scheduled reminders and when each fires next")
     reminders.add_argument(

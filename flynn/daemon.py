@@ -29,6 +29,10 @@ import structlog
 from flynn.app import App, build_channels, database_path, utc_now
 from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import GatewayChannel
+from flynn.distill.distiller import TIERS
+from flynn.distill.people import notice_target
+from flynn.distill.people import people as distill_people
+from flynn.distill.runs import DistillRuns, is_distillation, plan_jobs
 from flynn.errors import ConfigError, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.health import StorageHealth
@@ -104,6 +108,7 @@ class Daemon:
         self.channels: dict[str, Channel] = {}
         self.router: Router | None = None
         self.scheduler: Scheduler | None = None
+        self._distills: DistillRuns | None = None
         self.app: App | None = None
         self._storage: StorageHealth | None = None
         self._token_source = ""
@@ -135,6 +140,7 @@ class Daemon:
                 app.schedule, app.pushes, deliver=self._deliver, clock=self._clock
             )
             app.schedule_signal.listen(self.scheduler.wake)
+            self._distills = self._plan_distillations(app, self.scheduler)
             gateway = self.channels.get("gateway")
             if isinstance(gateway, GatewayChannel):
                 gateway.set_on_client_ready(self._client_ready)
@@ -145,6 +151,8 @@ class Daemon:
                 raise group.exceptions[0] from None
         finally:
             gc.unfreeze()  # what start-up allocated may be collected again (a test process goes on)
+            if self._distills is not None:
+                await self._distills.aclose()
             await app.aclose()
             log.info("daemon.stopped")
         return EXIT_OK
@@ -204,9 +212,32 @@ class Daemon:
             with contextlib.suppress(StoreError):
                 self.app.memory.inbound.prune(before=before)
 
+    def _plan_distillations(self, app: App, scheduler: Scheduler) -> DistillRuns:
+        """Keeps each person's distillation jobs in step with ``distill:`` (DESIGN.md 15)."""
+        files = app.services.person.files
+        people = distill_people(
+            app.settings, lambda ns: files.timezone(ns)[1] if files is not None else "UTC"
+        )
+        crons = {tier: getattr(app.settings.distill, tier) for tier in TIERS}
+        try:
+            if plan_jobs(app.schedule, people, crons, now=self._clock()):
+                scheduler.wake()
+        except StoreError:
+            log.exception("distill.not_scheduled")  # the next start tries again
+        return DistillRuns(
+            app.distiller,
+            app.pushes,
+            notify=notice_target(app.settings, app.memory.history, self._clock),
+            on_done=scheduler.wake,
+            clock=self._clock,
+        )
+
     async def _deliver(self, push: Push) -> bool:
         """Sends one push through its channel; False when it cannot be delivered now (the
-        channel is not running here, or the person is away), so it stays queued."""
+        channel is not running here, or the person is away), so it stays queued. A
+        distillation's push is its run, done here in the background."""
+        if is_distillation(push) and self._distills is not None:
+            return await self._distills.deliver(push)
         target = push.target
         channel = self.channels.get(target.channel)
         if channel is None:

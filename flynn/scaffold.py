@@ -164,6 +164,26 @@ tools:
   # A tool result longer than this many characters is cut before the model reads it.
   result_max_chars: 4000
 
+# Distillation (seeds/004): each person's MEMORY_SHORT/MID/LONG.md, in their folder, rewritten
+# on these cron schedules in the person's time (their timezone, else persona.timezone, else
+# the machine's). short: daily, no model (recent days' messages, what was learnt, what we were
+# doing); mid: weekly and long: monthly, by the model (llm.tasks.distill), each from the tier
+# below, the facts and working memory. null (or off) turns a tier's schedule off; `flynn distill
+# short|mid|long` runs one now. A failed run keeps the old file.
+distill:
+  short: "0 3 * * *"
+  mid: "30 3 * * 0"
+  long: "0 4 1 * *"
+  # Send a short note (on the person's notify channel, else where they last talked) when a
+  # distillation finished.
+  notify: false
+  # Soft caps on each file, in tokens (200..50000).
+  short_max_tokens: 3000
+  mid_max_tokens: 2000
+  long_max_tokens: 2000
+  # Longest one distillation's model call may take, in seconds; past it the old file stays.
+  timeout_seconds: 120
+
 channels:
   # WebSocket gateway and web chat page (ws://host:port/ws, http://host:port/).
   gateway:

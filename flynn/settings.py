@@ -182,6 +182,44 @@ class ToolsSettings(_Section):
     result_max_chars: int = Field(default=4000, ge=200, le=100_000)
 
 
+def _cron_or_off(value: object) -> object:
+    """A distillation schedule: a cron expression, or null / ``off`` (YAML's false) for none."""
+    if value is False or (isinstance(value, str) and value.strip().casefold() in ("off", "")):
+        return None
+    return value
+
+
+CronSchedule = Annotated[str | None, BeforeValidator(_cron_or_off)]
+
+
+class DistillSettings(_Section):
+    """When each person's MEMORY_SHORT/MID/LONG.md are rewritten (seeds/004), in their time,
+    and how long each may grow."""
+
+    short: CronSchedule = "0 3 * * *"
+    mid: CronSchedule = "30 3 * * 0"
+    long: CronSchedule = "0 4 1 * *"
+    notify: bool = False
+    short_max_tokens: int = Field(default=3000, ge=200, le=50_000)
+    mid_max_tokens: int = Field(default=2000, ge=200, le=50_000)
+    long_max_tokens: int = Field(default=2000, ge=200, le=50_000)
+    timeout_seconds: float = Field(default=120, gt=0, le=3600)
+
+    @field_validator("short", "mid", "long")
+    @classmethod
+    def _readable_cron(cls, value: str | None) -> str | None:
+        if value is not None:
+            from flynn.schedule.cron import Cron  # APScheduler, only when a schedule is read
+
+            Cron(value, "UTC")  # ValueError names the expression
+        return value
+
+    def budget(self, tier: str) -> int:
+        """The token budget of ``tier`` (short, mid or long)."""
+        budget: int = getattr(self, f"{tier}_max_tokens")
+        return budget
+
+
 class GatewaySettings(_Section):
     enabled: bool = True
     host: str = "127.0.0.1"
@@ -234,6 +272,7 @@ class Settings(BaseSettings):
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
     session: SessionSettings = Field(default_factory=SessionSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    distill: DistillSettings = Field(default_factory=DistillSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)

@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "flynn"
 
 # Each part, and the parts it must never import (at module level or inside a function).
-ENTRY = {"cli", "cli_memory", "cli_settings", "app", "daemon"}
+ENTRY = {"cli", "cli_memory", "cli_settings", "cli_costs", "cli_distill", "app", "daemon"}
 FORBIDDEN: dict[str, set[str]] = {
     "memory": {
         "recall",
@@ -59,7 +59,8 @@ FORBIDDEN: dict[str, set[str]] = {
         *ENTRY,
     },
     "schedule": {"recall", "learning", "sessions", "channels", "tools", "router", *ENTRY},
-    "tools": {"sessions", "channels", "router", *ENTRY},
+    "tools": {"sessions", "channels", "router", "distill", *ENTRY},
+    "distill": {"recall", "sessions", "channels", "router", *ENTRY},
     "sessions": {"channels", "router", *ENTRY},
     "router": {"channels.telegram", "channels.discord", "channels.gateway", *ENTRY},
 }

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from flynn.schedule.cron import zone
 from flynn.schedule.jobs import Job, Target
+from flynn.schedule.routes import OWN_CHANNEL
 
 
 def local_next(job: Job) -> datetime | None:
@@ -21,6 +22,8 @@ def local_next(job: Job) -> datetime | None:
 def describe_target(target: Target | None) -> str:
     if target is None:
         return "nowhere (no chat can receive it)"
+    if target.channel == OWN_CHANNEL:
+        return "Flynn itself"
     if target.recipient and not target.chat_id:
         where = f"{target.channel} to {target.recipient}"
     else:

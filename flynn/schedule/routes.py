@@ -1,0 +1,41 @@
+"""Where an unprompted message goes (DESIGN.md 14): the person's ``notify`` channel when
+``users:`` names one, else a chat of theirs that can be written to later."""
+
+from __future__ import annotations
+
+from flynn.messages import SessionKey
+from flynn.schedule.jobs import Target
+from flynn.settings import UserAccounts
+
+PUSH_CHANNELS = frozenset({"telegram", "discord", "gateway"})
+"""Channels that can carry a message nobody just asked for (``flynn chat`` cannot)."""
+
+OWN_CHANNEL = "flynn"
+"""The target channel of work Flynn does for itself on the schedule (a distillation): no
+channel sends what it queues; the daemon runs it."""
+
+
+def notify_target(person: UserAccounts | None) -> Target | None:
+    """The person's ``notify`` account, when they named one."""
+    if person is None or person.notify is None:
+        return None
+    accounts: list[str] = getattr(person, person.notify)
+    return Target(person.notify, recipient=accounts[0])
+
+
+def chat_target(key: SessionKey) -> Target | None:
+    """The chat of session ``key``, if its channel can be written to unprompted."""
+    if key.channel not in PUSH_CHANNELS:
+        return None
+    return Target(key.channel, key.chat_id, _chat_thread(key.thread))
+
+
+def _chat_thread(thread: str | None) -> str | None:
+    """The channel's own thread of a session key: the router adds ``u<sender>`` to split a
+    group chat per person in multi-user mode, which names no thread on the channel."""
+    if thread is None:
+        return None
+    real, _, person = thread.rpartition("/")
+    if person.startswith("u"):
+        return real or None
+    return thread
