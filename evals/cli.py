@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -162,6 +163,14 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         help="pad the store with filler turns up to this total",
     )
     recall.add_argument("--seed", type=int, default=7)
+    recall.add_argument(
+        "--synthesis-model",
+        choices=("stand-in", "configured"),
+        default="stand-in",
+        help="what episodic synthesis is measured with: an in-process stand-in (no model, "
+        "Flynn's overhead only), or the synthesis task model the config resolves to (a real "
+        "call per question, with its keys from the environment)",
+    )
     recall.set_defaults(handler=_cmd_bench_recall)
     schedule = bench_command(
         "schedule", "adding reminders, fire_due among many, lag of a burst due at once"
@@ -221,7 +230,8 @@ def _cmd_bench_gateway(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_recall(args: argparse.Namespace) -> int:
-    memory = command_settings(args).memory
+    settings = command_settings(args)
+    memory = settings.memory
     configure_logging("error", "json")
     try:
         dataset = load_dataset(args.dataset)
@@ -243,6 +253,9 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 recall_max_tokens=memory.recall_max_tokens,
                 retrieval_threshold=memory.retrieval_threshold,
+                synthesis_timeout_seconds=memory.synthesis_timeout_seconds,
+                synthesis_llm=settings.llm if args.synthesis_model == "configured" else None,
+                env=os.environ,
             )
         )
     except FlynnError as exc:

@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,6 +33,8 @@ from typing import Any
 
 from evals import datasets
 from evals.datasets.labelled import SourceError
+from evals.synthesis import Turn as SynthesisTurn
+from evals.synthesis import bench_synthesis
 from evals.turn import Zipf, percentile, vocabulary
 from flynn.app import App
 from flynn.errors import FlynnError
@@ -40,9 +42,9 @@ from flynn.identity import MemoryScope
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
-from flynn.recall.recall import DepthName, RankerName, Recall, RecallItem
+from flynn.recall.recall import DepthName, RankerName, Recall, RecalledMemory, RecallItem
 from flynn.sessions.prompt import render_recalled
-from flynn.settings import EmbeddingModel, load_settings
+from flynn.settings import EmbeddingModel, LlmSettings, load_settings
 from flynn.tokens import estimate_tokens
 
 DEFAULT_KS = (1, 5, 10, 50)
@@ -310,15 +312,22 @@ async def bench_recall(
     warmup: int = 5,
     recall_max_tokens: int | None = None,
     retrieval_threshold: float | None = None,
+    synthesis_timeout_seconds: float | None = None,
+    synthesis_llm: LlmSettings | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
     """Runs the benchmark in a temporary data directory; returns the result object. The
-    budget and the relevance floor are the settings' defaults unless given."""
+    budget, the relevance floor and synthesis's time budget are the settings' defaults unless
+    given. Each question's packed memory then goes through episodic synthesis
+    (``evals.synthesis``): with ``synthesis_llm``, on the synthesis task model it resolves to
+    (keys from ``env``), else on an in-process stand-in; ``result["synthesis"]`` says which."""
     ks = sorted(set(ks))
     tuned = {
         key: value
         for key, value in (
             ("recall_max_tokens", recall_max_tokens),
             ("retrieval_threshold", retrieval_threshold),
+            ("synthesis_timeout_seconds", synthesis_timeout_seconds),
         )
         if value is not None
     }
@@ -344,8 +353,14 @@ async def bench_recall(
             padded = _pad(app, dataset, total=scale, seed=seed)
             ingest_seconds = time.perf_counter() - started
             recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
-            result = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup)
+            result, turns = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup)
             model = app.services.recall.embedding_model
+            result["synthesis"] = await bench_synthesis(
+                turns,
+                timeout_seconds=settings.memory.synthesis_timeout_seconds,
+                llm=synthesis_llm,
+                env=env,
+            )
         finally:
             await app.aclose()
     result.update(
@@ -391,7 +406,8 @@ def _evaluate(
     *,
     ks: Sequence[int],
     warmup: int,
-) -> dict[str, object]:
+) -> tuple[dict[str, object], list[SynthesisTurn]]:
+    """The recall figures, and each question's packed memory for synthesis to condense."""
     budget = app.settings.memory.recall_max_tokens
     sessions_of: dict[str, dict[str, str]] = defaultdict(dict)
     for conversation in dataset.conversations:
@@ -400,9 +416,12 @@ def _evaluate(
                 sessions_of[conversation.id][turn.id] = session.id
     limit = max(max(ks), 50)
 
-    def run(question: Question) -> tuple[list[RecallItem], float, int, Sequence[RecallItem]]:
+    def asked_at(question: Question) -> datetime:
+        return last.get(question.conversation, datetime.now(UTC)) + timedelta(days=1)
+
+    def run(question: Question) -> tuple[list[RecallItem], float, int, RecalledMemory]:
         root = _scope(question.conversation).root
-        now = last.get(question.conversation, datetime.now(UTC)) + timedelta(days=1)
+        now = asked_at(question)
         began = time.perf_counter()
         items = recall.rank(
             root,
@@ -415,7 +434,7 @@ def _evaluate(
         )
         packed = recall.pack(items, budget_tokens=budget)
         elapsed = (time.perf_counter() - began) * 1000
-        return items, elapsed, estimate_tokens(render_recalled(packed)), packed.items
+        return items, elapsed, estimate_tokens(render_recalled(packed)), packed
 
     for question in dataset.questions[:warmup]:
         run(question)
@@ -429,10 +448,13 @@ def _evaluate(
     )
     latencies: list[float] = []
     tokens: list[int] = []
+    synthesis: list[SynthesisTurn] = []
     for question in dataset.questions:
-        items, elapsed, spent, packed = run(question)
+        items, elapsed, spent, recalled = run(question)
+        packed = recalled.items
         latencies.append(elapsed)
         tokens.append(spent)
+        synthesis.append(SynthesisTurn(recalled, question.question, asked_at(question)))
         for k in ks:
             shown_at[k].append(len(_turns_of(items[:k], where, shown=True)))
         evidence = set(question.evidence)
@@ -448,7 +470,7 @@ def _evaluate(
             categories[question.category]["turn"][k].append(turn_score)
             categories[question.category]["session"][k].append(session_score)
         injected.append(_turn_recall(packed, evidence, where, len(packed)))
-    return {
+    figures: dict[str, object] = {
         "turn": {str(k): _mean(turn_at[k]) for k in ks},
         "session": {str(k): _mean(session_at[k]) for k in ks},
         "by_category": {
@@ -471,3 +493,4 @@ def _evaluate(
         "questions": len(dataset.questions),
         "questions_with_evidence": len(injected),
     }
+    return figures, synthesis
