@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from evals.datasets import NAMES
+from evals.distill import bench_distill
 from evals.gateway import bench_gateway
 from evals.recall import bench_recall, load_dataset
 from evals.schedule import bench_schedule
@@ -181,6 +182,21 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     )
     schedule.add_argument("--seed", type=int, default=7)
     schedule.set_defaults(handler=_cmd_bench_schedule)
+    distill = bench_command(
+        "distill", "tokens each distillation tier reads and writes on one person's history"
+    )
+    distill.add_argument(
+        "--messages", type=_count(1), default=1000, help="messages stored first (default 1000)"
+    )
+    distill.add_argument(
+        "--days", type=_count(1), default=60, help="days they are spread over (default 60)"
+    )
+    distill.add_argument(
+        "--configured",
+        action="store_true",
+        help="ask the configured distill model (llm.tasks.distill) instead of the stand-in",
+    )
+    distill.set_defaults(handler=_cmd_bench_distill)
     gateway = bench_command("gateway", "full-path throughput against a bare websockets echo server")
     gateway.add_argument(
         "--clients", type=_count(1), default=200, help="websocket clients at once (default 200)"
@@ -256,6 +272,25 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 synthesis_timeout_seconds=memory.synthesis_timeout_seconds,
                 synthesis_llm=settings.llm if args.synthesis_model == "configured" else None,
                 env=os.environ,
+            )
+        )
+    except FlynnError as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def _cmd_bench_distill(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    configure_logging("error", "json")
+    try:
+        result = asyncio.run(
+            bench_distill(
+                messages=args.messages,
+                days=args.days,
+                settings=settings,
+                configured=args.configured,
             )
         )
     except FlynnError as exc:
