@@ -144,6 +144,7 @@ class Daemon:
             gateway = self.channels.get("gateway")
             if isinstance(gateway, GatewayChannel):
                 gateway.set_on_client_ready(self._client_ready)
+                gateway.set_transcript(app.memory.history)
             try:
                 await self._serve(router, stop)
             except* PortInUse as group:

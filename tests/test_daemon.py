@@ -73,7 +73,12 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
                 async with asyncio.timeout(10):
                     while not frames or frames[-1]["type"] != "reply":
                         frames.append(json.loads(await ws.recv()))
-                assert frames[-1] == {"type": "reply", "id": "1", "text": "re: finish me"}
+                assert frames[-1] == {
+                    "type": "reply",
+                    "id": "1",
+                    "text": "re: finish me",
+                    "html": "<p>re: finish me</p>\n",
+                }
             assert await asyncio.wait_for(running, 10) == 0
             assert gc.get_freeze_count() == 0
         datagrams = [notify.recv(64), notify.recv(64)]

@@ -1,5 +1,5 @@
 """The WebSocket gateway: protocol v1 (DESIGN.md section 8) at ``/ws``, with the probes and the
-web chat page (``gateway_http``) on the same port.
+web chat page (``gateway_http``) on the same port; replies carry their Markdown as safe HTML.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from flynn.channels.gateway_frames import (
     CLIENT_ID,
     ClientText,
     FrameReply,
+    HistoryRequest,
     Rejected,
     delta_frame,
     error_frame,
@@ -33,7 +34,9 @@ from flynn.channels.gateway_frames import (
     ready_frame,
     reply_frame,
 )
+from flynn.channels.gateway_history import Transcript, answer_history
 from flynn.channels.gateway_http import GatewayHttp
+from flynn.channels.gateway_markdown import SafeMarkdown
 from flynn.errors import SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
@@ -54,6 +57,8 @@ _HELLO_MAX_BYTES = 4096
 """The frame cap before ``hello``: a hello is a token and a client_id, far below this."""
 _REFUSE_CLOSE_SECONDS = 1.0
 """How long a connection refused before ``hello`` may take to answer our close frame."""
+_TOO_FAST = "You are sending messages too fast; wait a moment and try again."
+_BUSY = "Flynn is still working on your earlier messages; try again in a moment."
 
 OnClientReady = Callable[[str], Awaitable[None]]
 """Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
@@ -73,7 +78,8 @@ class GatewayChannel:
     push nobody could take, and whoever keeps pushes durably offers them again from
     ``on_client_ready(client_id)``, awaited on each new connection after ``ready`` and the
     outbox went out and before the client's first frame is read (so what it sends arrives
-    right after them; while it runs, that connection's frames wait).
+    right after them; while it runs, that connection's frames wait). A ``history`` frame is
+    answered from ``transcript`` (the stored conversation; empty without one).
 
     Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
     larger frame is refused from its header, 1009, never buffered), it has ``hello_timeout``
@@ -109,6 +115,7 @@ class GatewayChannel:
         outbox_clients: int = 256,
         send_timeout: float = 10.0,
         on_client_ready: OnClientReady | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
         if not token:
             raise ValueError("the gateway needs a non-empty token")
@@ -125,6 +132,8 @@ class GatewayChannel:
         self._outbox_clients = outbox_clients
         self._send_timeout = send_timeout
         self._on_client_ready = on_client_ready
+        self._transcript = transcript
+        self._markdown = SafeMarkdown()
         self._max_bytes = settings.max_message_bytes
         # Frames between max_message_bytes and this cap get a too_large error frame; above it
         # websockets itself closes with 1009 rather than buffer an unbounded message.
@@ -178,6 +187,10 @@ class GatewayChannel:
         """Sets the ``on_client_ready`` hook (for a scheduler built after the channel). Its
         exceptions are logged and never close the connection."""
         self._on_client_ready = callback
+
+    def set_transcript(self, transcript: Transcript | None) -> None:
+        """Sets where ``history`` frames are answered from (the daemon's message history)."""
+        self._transcript = transcript
 
     async def run(self, on_message: OnMessage) -> None:
         """Listens until cancelled, then closes every connection (1001) and re-raises
@@ -235,7 +248,7 @@ class GatewayChannel:
         elif message.error_code:
             data = error_frame(message.error_code, message.text, frame_id)
         else:
-            data = reply_frame(frame_id, message.text)
+            data = reply_frame(frame_id, message.text, self._markdown.render(message.text))
         if await self._broadcast(client_id, data):
             return [frame_id]
         if message.final:
@@ -319,38 +332,43 @@ class GatewayChannel:
                 raw = await ws.recv()
         except TimeoutError:
             if waiting.is_evicted:
-                await refuse(ws, "rate_limited", "too many connections; retry", CLOSE_SERVER_FULL)
+                await refuse(
+                    ws, "rate_limited", "Too many connections; try again.", CLOSE_SERVER_FULL
+                )
             else:
-                await refuse(ws, "unauthorized", "no hello frame in time", CLOSE_HELLO_TIMEOUT)
+                await refuse(ws, "unauthorized", "No hello arrived in time.", CLOSE_HELLO_TIMEOUT)
             return None
         finally:
             self._waiting.release(ws, waiting)
         frame = parse_json_object(raw)
         if frame is None or frame.get("type") != "hello":
-            await refuse(ws, "unauthorized", "the first frame must be a hello", CLOSE_UNAUTHORIZED)
+            await refuse(ws, "unauthorized", "The first frame must be a hello.", CLOSE_UNAUTHORIZED)
             return None
         token = frame.get("token")
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
             log.info("gateway.unauthorized", peer=peer(ws))
-            await refuse(ws, "unauthorized", "invalid token", CLOSE_UNAUTHORIZED)
+            await refuse(ws, "unauthorized", "The token is wrong.", CLOSE_UNAUTHORIZED)
             return None
         client_id = frame.get("client_id")
         if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
             await refuse(
                 ws,
                 "bad_request",
-                "client_id must be 1-128 characters of A-Z a-z 0-9 _ . : -",
+                "A client_id is 1 to 128 characters of A-Z a-z 0-9 _ . : -",
                 CLOSE_BAD_HELLO,
             )
             return None
         if len(self._clients.get(client_id, ())) >= self._max_per_client:
             await refuse(
-                ws, "rate_limited", "too many connections for this client_id", CLOSE_TOO_MANY_TABS
+                ws,
+                "rate_limited",
+                "Too many tabs are open for this client; close one and reload.",
+                CLOSE_TOO_MANY_TABS,
             )
             return None
         if self._authenticated >= self._max_connections:
             log.warning("gateway.full", connections=self._authenticated)
-            await refuse(ws, "rate_limited", "server full; retry later", CLOSE_SERVER_FULL)
+            await refuse(ws, "rate_limited", "Flynn is full; try again later.", CLOSE_SERVER_FULL)
             return None
         ws.close_timeout = patient
         return client_id
@@ -379,15 +397,18 @@ class GatewayChannel:
                     log.warning("gateway.flood", client=client_id)
                     await _close_draining(ws, CLOSE_FLOOD, "too many frames")
                     return
-                await ws.send(
-                    error_frame("rate_limited", "too many frames; slow down", peek_id(raw))
-                )
+                await ws.send(error_frame("rate_limited", _TOO_FAST, peek_id(raw)))
                 continue
             tokens -= 1.0
             dropped = 0
             frame = parse_frame(raw, self._max_bytes)
             if isinstance(frame, Rejected):
                 await ws.send(error_frame(frame.code, frame.message, frame.id))
+            elif isinstance(frame, HistoryRequest):
+                session = f"{CHANNEL}:{client_id}"
+                await ws.send(
+                    await answer_history(self._transcript, session, frame, self._markdown)
+                )
             else:
                 await self._intake(ws, client_id, frame)
 
@@ -410,13 +431,13 @@ class GatewayChannel:
         try:
             await self._on_message(message)
         except SessionBusy:
-            await ws.send(
-                error_frame("rate_limited", "busy: still working on earlier messages", frame_id)
-            )
+            await ws.send(error_frame("rate_limited", _BUSY, frame_id))
         except Exception as exc:  # per-frame boundary: answer, keep the connection
             log.exception("gateway.intake_failed", client=client_id)
             self._record_error(f"intake failed: {type(exc).__name__}")
-            await ws.send(error_frame("internal", "could not take the message; retry", frame_id))
+            await ws.send(
+                error_frame("internal", "Flynn could not take that message; try again.", frame_id)
+            )
 
     def _keep(self, client_id: str, data: str) -> None:
         """Holds a final frame for a client with no live connection (bounded both ways)."""

@@ -1,12 +1,15 @@
 """Gateway protocol v1 frames (DESIGN.md section 8): a client frame parsed and checked once into
-what the router takes, and the server's frames encoded as JSON text.
+what the router takes (or a ``history`` request), and the server's frames encoded as JSON text.
+Error messages are sentences a person can read; the codes are the protocol's.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from flynn.commands import NAMES, parse_command
 from flynn.messages import CommandCall
@@ -16,6 +19,9 @@ COMMANDS = NAMES
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MAX_ID_CHARS = 128
+HISTORY_DEFAULT = 50
+"""Messages a ``history`` frame without a ``limit`` gets."""
+HISTORY_MAX = 200
 
 # Finds a frame's id on error paths that do not parse the frame (too large, over the rate
 # limit); the web page always sends "id" before "text".
@@ -59,6 +65,25 @@ class FrameReply:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryRequest:
+    """A ``history`` frame: the session's newest ``limit`` messages, answered by the gateway
+    itself. ``id`` (optional, an extension of DESIGN's frame) comes back on the answer."""
+
+    limit: int
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One message of a ``history`` answer; ``html`` is ``text`` rendered, for the page."""
+
+    role: str
+    text: str
+    at: datetime
+    html: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Rejected:
     """Why a frame was refused: the error frame to answer with."""
 
@@ -77,45 +102,68 @@ def parse_json_object(raw: str | bytes) -> dict[str, object] | None:
     return frame if isinstance(frame, dict) else None
 
 
-def parse_frame(raw: str | bytes, max_bytes: int) -> ClientText | Rejected:
+def parse_frame(raw: str | bytes, max_bytes: int) -> ClientText | HistoryRequest | Rejected:
     """An authenticated client's frame; ``Rejected`` says what was wrong with it."""
     if not isinstance(raw, str):
-        return Rejected("bad_request", "binary frames are not supported")
+        return Rejected("bad_request", "Binary frames are not supported; send JSON text.")
     size = len(raw)
     # A character takes 1-4 bytes in UTF-8: encode only when the length alone cannot tell.
     if size > max_bytes or (size * 4 > max_bytes and len(raw.encode()) > max_bytes):
-        return Rejected("too_large", f"frames are limited to {max_bytes} bytes", peek_id(raw))
+        return Rejected("too_large", too_large_message(max_bytes), peek_id(raw))
     frame = parse_json_object(raw)
     if frame is None:
-        return Rejected("bad_request", "a frame must be a JSON object")
+        return Rejected("bad_request", "A frame must be a JSON object.")
     raw_id = frame.get("id")
     frame_id = raw_id if isinstance(raw_id, str) and 0 < len(raw_id) <= MAX_ID_CHARS else None
     kind = frame.get("type")
     if kind == "message":
         text = frame.get("text")
         if frame_id is None:
-            return Rejected("bad_request", "a message needs an id: 1-128 characters")
+            return Rejected("bad_request", "A message needs an id of 1 to 128 characters.")
         if not isinstance(text, str) or not text:
-            return Rejected("bad_request", "a message needs a non-empty text", frame_id)
+            return Rejected("bad_request", "A message needs some text.", frame_id)
         if not _is_unicode(text):
-            return Rejected("bad_request", "text holds an unpaired surrogate", frame_id)
+            return Rejected("bad_request", "The text holds an unpaired surrogate.", frame_id)
         return ClientText(frame_id, text, parse_command(text))
     if kind == "command":
         if raw_id is not None and frame_id is None:
-            return Rejected("bad_request", "a command id must be 1-128 characters")
+            return Rejected("bad_request", "A command's id must be 1 to 128 characters.")
         return _command(frame, frame_id)
+    if kind == "history":
+        return _history(frame, frame_id)
     if kind == "hello":
-        return Rejected("bad_request", "already authenticated", frame_id)
-    return Rejected("bad_request", "unknown or missing frame type", frame_id)
+        return Rejected("bad_request", "This connection has already said hello.", frame_id)
+    return Rejected("bad_request", "Unknown or missing frame type.", frame_id)
+
+
+def too_large_message(max_bytes: int) -> str:
+    """``That message is too long (64 KB max).``"""
+    if max_bytes >= 1 << 20 and max_bytes % (1 << 20) == 0:
+        limit = f"{max_bytes >> 20} MB"
+    elif max_bytes >= 1024:
+        limit = f"{max_bytes / 1024:.3g} KB"
+    else:
+        limit = f"{max_bytes} bytes"
+    return f"That message is too long ({limit} max)."
+
+
+def _history(frame: dict[str, object], frame_id: str | None) -> HistoryRequest | Rejected:
+    limit = frame.get("limit", HISTORY_DEFAULT)
+    # bool is an int in Python, never in JSON: true is not a limit.
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 0 < limit <= HISTORY_MAX:
+        return Rejected(
+            "bad_request", f"A history limit is a whole number from 1 to {HISTORY_MAX}.", frame_id
+        )
+    return HistoryRequest(limit, frame_id)
 
 
 def _command(frame: dict[str, object], frame_id: str | None) -> ClientText | Rejected:
     name, arg = frame.get("name"), frame.get("arg")
     if not isinstance(name, str) or name not in COMMANDS:
         known = ", ".join(sorted(COMMANDS))
-        return Rejected("bad_request", f"unknown command; known: {known}", frame_id)
+        return Rejected("bad_request", f"Unknown command. Known commands: {known}.", frame_id)
     if arg is not None and not (isinstance(arg, str) and _is_unicode(arg)):
-        return Rejected("bad_request", "a command arg must be a string", frame_id)
+        return Rejected("bad_request", "A command's arg must be a string.", frame_id)
     arg = arg.strip() if arg else ""
     return ClientText(frame_id, f"/{name} {arg}" if arg else f"/{name}", CommandCall(name, arg))
 
@@ -148,8 +196,24 @@ def delta_frame(frame_id: str, text: str) -> str:
     return _encode({"type": "delta", "id": frame_id, "text": text})
 
 
-def reply_frame(frame_id: str, text: str) -> str:
-    return _encode({"type": "reply", "id": frame_id, "text": text})
+def reply_frame(frame_id: str, text: str, html: str | None = None) -> str:
+    """A final reply; ``html`` (an extension of DESIGN's frame) is ``text`` rendered safely."""
+    if html is None:
+        return _encode({"type": "reply", "id": frame_id, "text": text})
+    return _encode({"type": "reply", "id": frame_id, "text": text, "html": html})
+
+
+def history_frame(entries: Sequence[HistoryEntry], frame_id: str | None = None) -> str:
+    """The answer to a ``history`` frame, oldest message first; ``at`` in ISO 8601."""
+    messages = []
+    for entry in entries:
+        message = {"role": entry.role, "text": entry.text, "at": entry.at.isoformat()}
+        if entry.html is not None:
+            message["html"] = entry.html
+        messages.append(message)
+    if frame_id is None:
+        return _encode({"type": "history", "messages": messages})
+    return _encode({"type": "history", "id": frame_id, "messages": messages})
 
 
 def push_frame(frame_id: str, kind: str, text: str) -> str:

@@ -47,6 +47,18 @@ _SAVE_TOOL_STEPS = (
 )
 _RECENT = f"SELECT {COLUMNS} FROM messages WHERE session = ? AND summarized = 0 ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = ?"
+# The newest conversation turns of a session, compacted or not: each half reads the
+# (session, summarized, id) index backwards from its end, and the merge keeps the newest.
+_LATEST_HALF = f"""
+SELECT {COLUMNS} FROM messages
+WHERE session = :session AND summarized = {{}} AND role IN ('user', 'assistant')
+    AND trim(content) != ''
+ORDER BY id DESC LIMIT :limit
+"""
+_LATEST = f"""
+SELECT * FROM ({_LATEST_HALF.format(0)}) UNION ALL SELECT * FROM ({_LATEST_HALF.format(1)})
+ORDER BY id DESC LIMIT :limit
+"""
 # Two lookups of the (session, summarized, id) index, each answered from its end.
 _PREVIOUS_ID = """
 SELECT max(
@@ -147,6 +159,15 @@ class SqliteHistory:
     def recent(self, session: str) -> list[StoredMessage]:
         """The session's messages not yet summarised by compaction, oldest first."""
         return [decode_message(row) for row in self._db.fetchall(_RECENT, (session,))]
+
+    def latest(self, session: str, limit: int) -> list[StoredMessage]:
+        """The session's newest ``limit`` user and assistant messages with text, compacted ones
+        included, oldest first: the conversation as its person saw it (the web page's history
+        after a reload)."""
+        if limit <= 0:
+            return []
+        rows = self._db.fetchall(_LATEST, {"session": session, "limit": limit})
+        return [decode_message(row) for row in reversed(rows)]
 
     def previous(self, session: str, before_id: int) -> StoredMessage | None:
         """The session's message just before message ``before_id``, if any."""

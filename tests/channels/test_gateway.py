@@ -42,7 +42,12 @@ async def test_hello_gets_ready_and_a_message_streams_back(gateway: Gateway) -> 
         assert str(inbound.session_key) == "gateway:laptop"
         assert await recv(ws) == {"type": "delta", "id": "c1", "text": "echo: "}
         assert await recv(ws) == {"type": "delta", "id": "c1", "text": "hi there"}
-        assert await recv(ws) == {"type": "reply", "id": "c1", "text": "echo: hi there"}
+        assert await recv(ws) == {
+            "type": "reply",
+            "id": "c1",
+            "text": "echo: hi there",
+            "html": "<p>echo: hi there</p>\n",
+        }
     assert gateway.channel.status().last_inbound == inbound.received_at
 
 
@@ -104,7 +109,7 @@ async def test_second_hello_is_a_bad_request(gateway: Gateway) -> None:
             "type": "error",
             "id": "h2",
             "code": "bad_request",
-            "message": "already authenticated",
+            "message": "This connection has already said hello.",
         }
 
 
@@ -191,7 +196,12 @@ async def test_commands_pass_through_as_slash_text(
         assert inbound.command == parse_command(text)
         assert inbound.message_id == "cli-1:k1"
         frames = [await recv(ws) for _ in range(3)]
-        assert frames[-1] == {"type": "reply", "id": "k1", "text": f"echo: {text}"}
+        assert frames[-1] == {
+            "type": "reply",
+            "id": "k1",
+            "text": f"echo: {text}",
+            "html": f"<p>echo: {text}</p>\n",
+        }
 
 
 async def test_a_replayed_reply_still_carries_the_clients_frame_id(gateway: Gateway) -> None:
@@ -202,7 +212,12 @@ async def test_a_replayed_reply_still_carries_the_clients_frame_id(gateway: Gate
         # After a restart the router has the stored message, without its handle.
         replayed = OutboundMessage(inbound.session_key, "late", reply_to=inbound.message_id)
         await gateway.channel.send(replayed)
-        assert await recv(ws) == {"type": "reply", "id": "c:1", "text": "late"}
+        assert await recv(ws) == {
+            "type": "reply",
+            "id": "c:1",
+            "text": "late",
+            "html": "<p>late</p>\n",
+        }
 
 
 async def test_command_without_id_gets_a_fresh_one(gateway: Gateway) -> None:
@@ -231,7 +246,7 @@ async def test_session_busy_becomes_a_rate_limited_error(gateway: Gateway) -> No
             "type": "error",
             "id": "c9",
             "code": "rate_limited",
-            "message": "busy: still working on earlier messages",
+            "message": "Flynn is still working on your earlier messages; try again in a moment.",
         }
         await send(ws, {"type": "message", "id": "c10", "text": "again"})
         assert (await recv(ws))["id"] == "c10"
@@ -268,7 +283,7 @@ async def test_too_large_frames_are_refused_and_the_connection_stays() -> None:
             "type": "error",
             "id": "big",
             "code": "too_large",
-            "message": "frames are limited to 1024 bytes",
+            "message": "That message is too long (1 KB max).",
         }
         # 600 characters but 1200 bytes of UTF-8.
         await send(ws, {"type": "message", "id": "wide", "text": "é" * 600})
@@ -299,7 +314,12 @@ async def test_flood_is_rate_limited_while_another_client_is_served() -> None:
         assert [frame["id"] for frame in limited] == [f"f{index}" for index in range(3, 10)]
         await send(calm, {"type": "message", "id": "c1", "text": "hello"})
         frames = [await recv(calm) for _ in range(3)]
-        assert frames[-1] == {"type": "reply", "id": "c1", "text": "echo: hello"}
+        assert frames[-1] == {
+            "type": "reply",
+            "id": "c1",
+            "text": "echo: hello",
+            "html": "<p>echo: hello</p>\n",
+        }
         taken = [await gateway.handler.next() for _ in range(4)]
         assert [message.message_id for message in taken if message.chat_id == "flooder"] == [
             "flooder:f0",
@@ -358,7 +378,12 @@ async def test_reply_produced_while_offline_arrives_after_reconnect(gateway: Gat
     failure = OutboundMessage(key, "and this", reply_to="phone:c2", error_code="internal")
     assert await channel.send(failure) == ["c2"]
     async with gateway.client("phone") as ws:
-        assert await recv(ws) == {"type": "reply", "id": "c1", "text": "kept for you"}
+        assert await recv(ws) == {
+            "type": "reply",
+            "id": "c1",
+            "text": "kept for you",
+            "html": "<p>kept for you</p>\n",
+        }
         assert await recv(ws) == {
             "type": "error",
             "id": "c2",
@@ -406,7 +431,12 @@ async def test_server_initiated_message_gets_a_server_id(gateway: Gateway) -> No
             OutboundMessage(SessionKey("gateway", "me"), "good morning")
         )
         frame = await recv(ws)
-        assert frame == {"type": "reply", "id": ids[0], "text": "good morning"}
+        assert frame == {
+            "type": "reply",
+            "id": ids[0],
+            "text": "good morning",
+            "html": "<p>good morning</p>\n",
+        }
         assert ids[0].startswith("srv-")
 
 
@@ -477,7 +507,12 @@ async def test_client_ready_hook_delivers_after_ready_and_the_outbox() -> None:
         kept = OutboundMessage(SessionKey("gateway", "phone"), "kept", reply_to="phone:c1")
         assert await channel.send(kept) == ["c1"]
         async with gateway.client("phone") as ws:
-            assert await recv(ws) == {"type": "reply", "id": "c1", "text": "kept"}
+            assert await recv(ws) == {
+                "type": "reply",
+                "id": "c1",
+                "text": "kept",
+                "html": "<p>kept</p>\n",
+            }
             assert await recv(ws) == {
                 "type": "push",
                 "id": "p3",

@@ -48,7 +48,7 @@ def test_extra_fields_are_ignored() -> None:
 @pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "a\\ud83d"])
 def test_lone_surrogates_are_refused(escape: str) -> None:
     frame = parse_frame(f'{{"type":"message","id":"c1","text":"{escape}"}}', 1024)
-    assert frame == Rejected("bad_request", "text holds an unpaired surrogate", "c1")
+    assert frame == Rejected("bad_request", "The text holds an unpaired surrogate.", "c1")
     command = parse_frame(f'{{"type":"command","name":"search","arg":"{escape}"}}', 1024)
     assert isinstance(command, Rejected)
 
@@ -62,7 +62,7 @@ def test_size_is_counted_in_utf8_bytes() -> None:
     text = "€" * 400  # 400 characters, 1200 bytes
     frame = json.dumps({"type": "message", "id": "c1", "text": text}, ensure_ascii=False)
     assert parse_frame(frame, 1024) == Rejected(
-        "too_large", "frames are limited to 1024 bytes", "c1"
+        "too_large", "That message is too long (1 KB max).", "c1"
     )
     assert parse_frame(frame, 2048) == ClientText("c1", text)
 
