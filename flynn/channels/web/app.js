@@ -6,6 +6,22 @@
   const TOKEN_KEY = "flynn.token";
   const CLIENT_KEY = "flynn.client_id";
   const PUSH_LABELS = { reminder: "Reminder", distill: "Memory", notice: "Notice" };
+  const HISTORY_LIMIT = 50;
+  // Closer to the bottom than this (px) counts as reading the end: new text is followed.
+  const FOLLOW_SLACK = 32;
+  // What a person is told for an error frame. The server's own message is a sentence meant for
+  // people and goes first; these stand in when it has none, and for a refused token.
+  const ERRORS = {
+    too_large: "That message is too long.",
+    rate_limited: "Flynn is taking messages more slowly than they come; wait a moment and try again.",
+    llm_unavailable: "Flynn's model is not answering right now; try again in a moment.",
+    unauthorized:
+      "The token in this page's address is wrong. Open the link flynn printed when it started, " +
+      "or paste the token below.",
+    bad_request: "Flynn could not make sense of that request.",
+    internal: "Something went wrong on Flynn's side; try again.",
+  };
+  const TOKEN_PROMPT = "Paste the gateway token (or open the link flynn printed):";
 
   const $ = (id) => document.getElementById(id);
   const log = $("log");
@@ -13,15 +29,21 @@
   const input = $("input");
   const composer = $("composer");
   const tokenForm = $("token-form");
+  const tokenLabel = $("token-label");
+  const jump = $("jump");
 
-  const bubbles = new Map(); // frame id -> {el, text} of a reply still being written
-  const outgoing = []; // frames typed while offline; sent after the next ready
+  const bubbles = new Map(); // frame id -> {el, text, user, turn} of a reply still being written
+  const turns = new WeakMap(); // bubble -> {role, text} of a message the server keeps (history)
+  const outgoing = []; // [frame, user bubble] typed while offline; sent after the next ready
   const pushes = new Set(); // push ids already shown: a redelivered push appears once
+  const unasked = new Set(); // replies that came before the first history, asked for by no bubble
   let socket = null;
   let ready = false;
   let attempt = 0;
   let retryTimer = 0;
   let sequence = 0;
+  let following = true; // the view sticks to the newest text until the person scrolls up
+  let historyShown = false; // this page load has shown the conversation so far
 
   // The token comes in the URL fragment, which browsers never send to the server. It is kept
   // for this tab only and dropped from the address bar, so a copied URL does not carry it.
@@ -45,9 +67,9 @@
   }
 
   // Unique across reloads too: the server deduplicates on client_id + id.
-  function nextId() {
+  function nextId(prefix = "c") {
     sequence += 1;
-    return `c${Date.now().toString(36)}-${sequence}`;
+    return `${prefix}${Date.now().toString(36)}-${sequence}`;
   }
 
   function setState(state, label) {
@@ -55,8 +77,10 @@
     stateLabel.textContent = label;
   }
 
-  // Model output only ever reaches the page through textContent; ``` fences become <pre>.
+  // Text as it streams, and what people typed: only ever through textContent; ``` fences
+  // become <pre>.
   function render(el, text) {
+    el.classList.remove("md");
     el.replaceChildren();
     const parts = text.split("```");
     parts.forEach((part, index) => {
@@ -75,14 +99,68 @@
     });
   }
 
-  function addBubble(kind, text, scroll) {
-    const follow = scroll || log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  // A finished reply: the server renders its Markdown (flynn/channels/gateway_markdown.py) with
+  // raw HTML off and only http(s)/mailto links, so its HTML holds no markup of the model's. The
+  // page's CSP (no inline script, no javascript: URLs) is the second line of defence.
+  function renderReply(el, text, html) {
+    if (typeof html !== "string") {
+      render(el, text);
+      return;
+    }
+    el.innerHTML = html;
+    el.classList.add("md");
+  }
+
+  // Scrolling. The view follows new text while the person is at the end; scrolling up to read
+  // stops that (and offers a button back), scrolling to the end again resumes it.
+  function distanceFromEnd() {
+    return log.scrollHeight - log.scrollTop - log.clientHeight;
+  }
+
+  function settle() {
+    if (following) log.scrollTop = log.scrollHeight;
+    jump.hidden = following || distanceFromEnd() <= FOLLOW_SLACK;
+  }
+
+  function follow() {
+    following = true;
+    settle();
+  }
+
+  log.addEventListener(
+    "scroll",
+    () => {
+      following = distanceFromEnd() <= FOLLOW_SLACK;
+      if (following) jump.hidden = true;
+    },
+    { passive: true },
+  );
+  // The keyboard opening on a phone, a rotation, the composer growing: keep the end in view.
+  new ResizeObserver(settle).observe(log);
+  jump.addEventListener("click", follow);
+
+  function bubble(kind, text, options = {}) {
     const el = document.createElement("div");
     el.className = `msg ${kind}`;
-    render(el, text);
-    log.append(el);
-    if (follow) log.scrollTop = log.scrollHeight;
+    if (options.html !== undefined) renderReply(el, text, options.html);
+    else render(el, text);
+    if (options.at) {
+      const at = new Date(options.at);
+      if (!Number.isNaN(at.getTime())) el.title = at.toLocaleString();
+    }
     return el;
+  }
+
+  function addBubble(kind, text, options = {}) {
+    const el = bubble(kind, text, options);
+    log.append(el);
+    if (options.follow) follow();
+    else settle();
+    return el;
+  }
+
+  function markTurn(el, role, text) {
+    turns.set(el, { role, text });
   }
 
   // A push answers nothing: its own bubble at the end, never a pending reply's. The log is
@@ -91,7 +169,6 @@
     if (pushes.has(frame.id)) return;
     pushes.add(frame.id);
     const kind = Object.hasOwn(PUSH_LABELS, frame.kind) ? frame.kind : "notice";
-    const follow = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
     const el = document.createElement("div");
     el.className = "msg push";
     el.dataset.kind = kind;
@@ -102,19 +179,92 @@
     render(body, String(frame.text ?? ""));
     el.append(label, body);
     log.append(el);
-    if (follow) log.scrollTop = log.scrollHeight;
+    settle();
+  }
+
+  function errorText(frame) {
+    if (frame.code === "unauthorized") return ERRORS.unauthorized;
+    const message = typeof frame.message === "string" ? frame.message.trim() : "";
+    return message || ERRORS[frame.code] || ERRORS.internal;
   }
 
   function showError(frame) {
     const entry = frame.id !== undefined ? bubbles.get(frame.id) : undefined;
-    const text = `${frame.message || "error"} (${frame.code || "error"})`;
+    const text = errorText(frame);
     if (entry) {
       bubbles.delete(frame.id);
+      // Refused by the gateway, the message was not kept; after a model failure it usually is.
+      if (entry.user && (frame.code === "too_large" || frame.code === "bad_request")) {
+        turns.delete(entry.user);
+      }
       entry.el.className = "msg error";
       render(entry.el, text);
-    } else {
-      addBubble("error", text);
+      settle();
+      return;
     }
+    if (frame.code === "unauthorized") return; // the token form says it (see closed)
+    const last = log.lastElementChild;
+    if (last?.classList.contains("error") && last.textContent === text) return; // a retry's
+    addBubble("error", text);
+  }
+
+  // History. The server keeps the conversation (its user and assistant messages); the page
+  // shows it after a reload and, after a reconnect, adds what it missed (another tab's turns).
+  function turnBubbles() {
+    return Array.from(log.children).filter((el) => turns.has(el));
+  }
+
+  function sameTurn(el, message) {
+    const turn = turns.get(el);
+    return turn !== undefined && turn.role === message.role && turn.text === message.text;
+  }
+
+  function historyBubble(message) {
+    const role = message.role === "user" ? "user" : "assistant";
+    const text = String(message.text ?? "");
+    const options = { at: message.at };
+    if (role === "assistant") options.html = message.html;
+    const el = bubble(role, text, options);
+    el.classList.add("earlier");
+    markTurn(el, role, text);
+    return el;
+  }
+
+  function showHistory(messages) {
+    if (!Array.isArray(messages)) return;
+    if (!historyShown) {
+      // The first history of this page goes above everything here yet (messages typed while
+      // connecting). Replies kept for this client while it was away came just before it and
+      // are in it too: each is shown once, in its place.
+      for (const el of unasked) {
+        if (messages.some((message) => sameTurn(el, message))) el.remove();
+      }
+      log.prepend(...messages.map(historyBubble));
+      historyShown = true;
+      unasked.clear();
+      follow();
+      return;
+    }
+    // After a reconnect: the newest message shown here that the server has too anchors the
+    // two, and what the server has after it, this page missed (another tab's turns). With
+    // nothing in common (all was forgotten, or the conversation moved on past the limit while
+    // this page was away) the page stays as it is.
+    const shown = turnBubbles();
+    for (let p = shown.length - 1; p >= 0; p -= 1) {
+      for (let m = messages.length - 1; m >= 0; m -= 1) {
+        if (sameTurn(shown[p], messages[m])) {
+          shown[p].after(...messages.slice(m + 1).map(historyBubble));
+          settle();
+          return;
+        }
+      }
+    }
+  }
+
+  function send(frame, user) {
+    socket.send(JSON.stringify(frame));
+    // Sent as a message, it is kept by the server (commands are not).
+    if (user && frame.type === "message") markTurn(user, "user", frame.text);
   }
 
   function onFrame(frame) {
@@ -124,26 +274,40 @@
         ready = true;
         attempt = 0;
         setState("online", "connected");
-        for (const queued of outgoing.splice(0)) socket.send(JSON.stringify(queued));
+        // Asked before the queued messages go, so the answer is the conversation before them.
+        socket.send(JSON.stringify({ type: "history", id: nextId("h"), limit: HISTORY_LIMIT }));
+        for (const [queued, user] of outgoing.splice(0)) send(queued, user);
+        break;
+      case "history":
+        showHistory(frame.messages);
         break;
       case "delta":
         if (entry) {
           entry.text += frame.text;
           entry.el.classList.remove("pending");
           render(entry.el, entry.text);
+          settle();
         } else {
           bubbles.set(frame.id, { el: addBubble("assistant", frame.text), text: frame.text });
         }
         break;
-      case "reply":
+      case "reply": {
         bubbles.delete(frame.id);
-        if (entry) {
-          entry.el.className = "msg assistant";
-          render(entry.el, frame.text);
+        const text = String(frame.text ?? "");
+        let el = entry?.el;
+        if (el) {
+          el.className = "msg assistant";
+          renderReply(el, text, frame.html);
+          settle();
         } else {
-          addBubble("assistant", frame.text);
+          el = addBubble("assistant", text, { html: frame.html });
         }
+        // A reply to a message is kept; one nobody here asked for (kept for this client while
+        // it was away, or another tab's) most likely answers a message too.
+        if (!entry || entry.turn) markTurn(el, "assistant", text);
+        if (!entry && !historyShown) unasked.add(el);
         break;
+      }
       case "push":
         showPush(frame);
         break;
@@ -158,6 +322,7 @@
     const token = readToken();
     if (!token) {
       setState("offline", "token needed");
+      tokenLabel.textContent = TOKEN_PROMPT;
       tokenForm.hidden = false;
       return;
     }
@@ -184,6 +349,7 @@
     if (code === 4401) {
       sessionStorage.removeItem(TOKEN_KEY);
       setState("offline", "token refused");
+      tokenLabel.textContent = ERRORS.unauthorized;
       tokenForm.hidden = false;
       return;
     }
@@ -204,10 +370,11 @@
       command && COMMANDS.has(command[1])
         ? { type: "command", id, name: command[1], ...(command[2] ? { arg: command[2] } : {}) }
         : { type: "message", id, text };
-    addBubble("user", text, true);
-    bubbles.set(id, { el: addBubble("assistant pending", "", true), text: "" });
-    if (ready && socket) socket.send(JSON.stringify(frame));
-    else outgoing.push(frame);
+    const user = addBubble("user", text, { follow: true });
+    const pending = addBubble("assistant pending", "", { follow: true });
+    bubbles.set(id, { el: pending, text: "", user, turn: frame.type === "message" });
+    if (ready && socket) send(frame, user);
+    else outgoing.push([frame, user]);
   }
 
   function autosize() {
