@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes import FakeAnthropic, FakeModelServer, FakeOpenAI, Reply
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 from fakes.http_server import RecordedRequest
 from fakes.script import ToolUse
-from test_end_to_end import GATEWAY_TOKEN, Daemon, _free_port
 from websockets.asyncio.client import ClientConnection, connect
 
 
@@ -61,7 +61,7 @@ def _model(request: RecordedRequest) -> Reply:
 
 def _config(tmp_path: Path, llm: dict[str, Any], telegram: FakeTelegram | None) -> Path:
     channels: dict[str, Any] = {
-        "gateway": {"host": "127.0.0.1", "port": _free_port(), "token": GATEWAY_TOKEN}
+        "gateway": {"host": "127.0.0.1", "port": free_port(), "token": GATEWAY_TOKEN}
     }
     if telegram is not None:
         channels["telegram"] = {

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes import FakeOpenAI, Reply
 from fakes.http_server import RecordedRequest
-from test_end_to_end import GATEWAY_TOKEN, Daemon, _free_port
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -87,7 +87,7 @@ class Client:
 
 
 async def test_kill_9_under_load_loses_no_accepted_message(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     gate = asyncio.Event()
     async with FakeOpenAI() as model:
 

@@ -6,31 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes import FakeOpenAI, Reply
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 from fakes.http_server import RecordedRequest
 from websockets.asyncio.client import connect
 
-GATEWAY_TOKEN = "e2e-gateway-token"
 SUMMARY = "- Ana is migrating the billing service to Postgres; next step: cut over on Friday"
 FILLER = "We keep the old billing API stable while the Postgres migration runs in batches. " * 12
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _system(request: RecordedRequest) -> str:
@@ -47,63 +36,6 @@ def _answer(request: RecordedRequest) -> Reply:
     return Reply("noted")
 
 
-class Daemon:
-    def __init__(self, config: Path, home: Path) -> None:
-        self.config = config
-        self.home = home
-        self.process: asyncio.subprocess.Process | None = None
-        self.events: list[dict[str, Any]] = []
-
-    async def start(self) -> None:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("FLYNN_", "ANTHROPIC_", "OPENAI_", "NOTIFY_SOCKET"))
-        }
-        env["HOME"] = str(self.home)
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "flynn",
-            "run",
-            "--config",
-            str(self.config),
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-        )
-        await self.wait_for("daemon.ready")
-
-    async def wait_for(self, event: str) -> dict[str, Any]:
-        assert self.process is not None and self.process.stderr is not None
-        async with asyncio.timeout(20):
-            while True:
-                line = await self.process.stderr.readline()
-                if not line:
-                    raise AssertionError(f"daemon exited before {event}: {self.events[-5:]}")
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                self.events.append(record)
-                if record.get("event") == event:
-                    return record
-
-    async def stop(self) -> int:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGTERM)
-        await self.wait_for("daemon.stopped")
-        async with asyncio.timeout(20):
-            code = await self.process.wait()
-        self.process = None
-        return code
-
-    async def kill(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.kill()
-            await self.process.wait()
-
-
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[tuple[FakeOpenAI, FakeTelegram, Path]]:
     async with FakeOpenAI() as model, FakeTelegram() as telegram:
@@ -114,7 +46,7 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[FakeOpenAI, FakeTelegram,
 def _config(
     tmp_path: Path, model: FakeOpenAI, telegram: FakeTelegram, *, shared: bool
 ) -> tuple[Path, int]:
-    port = _free_port()
+    port = free_port()
     config: dict[str, Any] = {
         "data_dir": str(tmp_path / "data"),
         "llm": {

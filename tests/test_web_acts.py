@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from playwright.async_api import async_playwright, expect
-from test_end_to_end import GATEWAY_TOKEN, Daemon, _free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT = Path("/tmp/flynn-acts-phone.png")
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 
 
 async def test_a_keyless_web_page_sets_a_reminder_and_receives_it(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "config.yaml"
     config.write_text(
         yaml.safe_dump(
