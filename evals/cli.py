@@ -163,6 +163,12 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         default=0,
         help="pad the store with filler turns up to this total",
     )
+    recall.add_argument(
+        "--docs",
+        type=_count(0),
+        default=0,
+        help="store about this many team document chunks first; recall searches them too",
+    )
     recall.add_argument("--seed", type=int, default=7)
     recall.add_argument(
         "--synthesis-model",
@@ -272,6 +278,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 synthesis_timeout_seconds=memory.synthesis_timeout_seconds,
                 synthesis_llm=settings.llm if args.synthesis_model == "configured" else None,
                 env=os.environ,
+                docs=args.docs,
             )
         )
     except FlynnError as exc:

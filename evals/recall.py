@@ -35,6 +35,7 @@ from evals import datasets
 from evals.datasets.labelled import SourceError
 from evals.synthesis import Turn as SynthesisTurn
 from evals.synthesis import bench_synthesis
+from evals.team import store_docs
 from evals.turn import Zipf, percentile, vocabulary
 from flynn.app import App
 from flynn.errors import FlynnError
@@ -43,6 +44,7 @@ from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import DepthName, RankerName, Recall, RecalledMemory, RecallItem
+from flynn.recall.team import TeamRecall
 from flynn.sessions.prompt import render_recalled
 from flynn.settings import EmbeddingModel, LlmSettings, load_settings
 from flynn.tokens import estimate_tokens
@@ -315,12 +317,15 @@ async def bench_recall(
     synthesis_timeout_seconds: float | None = None,
     synthesis_llm: LlmSettings | None = None,
     env: Mapping[str, str] | None = None,
+    docs: int = 0,
 ) -> dict[str, object]:
     """Runs the benchmark in a temporary data directory; returns the result object. The
     budget, the relevance floor and synthesis's time budget are the settings' defaults unless
     given. Each question's packed memory then goes through episodic synthesis
     (``evals.synthesis``): with ``synthesis_llm``, on the synthesis task model it resolves to
-    (keys from ``env``), else on an in-process stand-in; ``result["synthesis"]`` says which."""
+    (keys from ``env``), else on an in-process stand-in; ``result["synthesis"]`` says which.
+    With ``docs``, about that many team document chunks are stored first (``evals.team``) and
+    every question's recall searches them too."""
     ks = sorted(set(ks))
     tuned = {
         key: value
@@ -352,8 +357,14 @@ async def bench_recall(
             where, last = _ingest(app, dataset)
             padded = _pad(app, dataset, total=scale, seed=seed)
             ingest_seconds = time.perf_counter() - started
+            team_docs = store_docs(app, docs, seed=seed) if docs else None
             recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
-            result, turns = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup)
+            team = TeamRecall(app.memory.team) if docs else None
+            result, turns = _evaluate(
+                app, recall, dataset, where, last, ks=ks, warmup=warmup, team=team
+            )
+            if team_docs is not None:
+                result["team_docs"] = team_docs
             model = app.services.recall.embedding_model
             result["synthesis"] = await bench_synthesis(
                 turns,
@@ -406,6 +417,7 @@ def _evaluate(
     *,
     ks: Sequence[int],
     warmup: int,
+    team: TeamRecall | None = None,
 ) -> tuple[dict[str, object], list[SynthesisTurn]]:
     """The recall figures, and each question's packed memory for synthesis to condense."""
     budget = app.settings.memory.recall_max_tokens
@@ -432,7 +444,10 @@ def _evaluate(
             # As the orchestrator does (there in a worker thread): one call of the model.
             query_vectors=recall.embed_query(question.question, now=now),
         )
-        packed = recall.pack(items, budget_tokens=budget)
+        offered = items
+        if team is not None:  # a known person's turn searches the team's documents too
+            offered = [*items, *team.items(question.question)]
+        packed = recall.pack(offered, budget_tokens=budget)
         elapsed = (time.perf_counter() - began) * 1000
         return items, elapsed, estimate_tokens(render_recalled(packed)), packed
 

@@ -37,6 +37,7 @@ from flynn.providers.prices import PriceTable
 from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
+from flynn.recall.team import TeamRecall
 from flynn.schedule.jobs import Target
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -346,6 +347,7 @@ def _services(
         depth=settings.memory.recall_depth,
         graph=memory.graph,
         vectors=vectors,
+        team=TeamRecall(memory.team, vectors=vectors),
     )
     tools = (
         builtin_tools(

@@ -22,6 +22,7 @@ from flynn import __version__
 from flynn.app import App, database_path
 from flynn.cli_costs import add_costs_command
 from flynn.cli_distill import add_distill_command
+from flynn.cli_docs import add_docs_commands
 from flynn.cli_memory import add_memory_commands, memory_scope, open_memory, unknown_user, zone_of
 from flynn.cli_settings import (
     EXIT_CONFIG,
@@ -138,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     add_memory_commands(commands)
     add_costs_command(commands)
     add_distill_command(commands)
+    add_docs_commands(commands)
 
     reminders = command("reminders", "a person's scheduled reminders and when each fires next")
     reminders.add_argument(

@@ -127,6 +127,18 @@ class MemorySettings(_Section):
     synthesis: Annotated[SynthesisMode, BeforeValidator(_switch_word)] = "off"
     synthesis_timeout_seconds: float = Field(default=3, gt=0, le=60)
 
+    @field_validator("user_namespace")
+    @classmethod
+    def _not_reserved(cls, value: str | None) -> str | None:
+        # users/<name>, sessions/<key> and the team's documents live under these names.
+        if value is not None and value.casefold() in RESERVED_NAMESPACES:
+            names = ", ".join(sorted(RESERVED_NAMESPACES))
+            raise ValueError(f"{value!r} is reserved ({names} are); choose another name")
+        return value
+
+
+RESERVED_NAMESPACES = frozenset({"users", "sessions", "team", "persona"})
+
 
 class SessionSettings(_Section):
     idle_restart_hours: float = Field(default=6, gt=0, le=24 * 30)

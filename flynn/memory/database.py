@@ -185,7 +185,7 @@ class Database:
         problems = [
             str(row[0]) for row in self.fetchall("PRAGMA integrity_check") if str(row[0]) != "ok"
         ]
-        for index in ("facts_fts", "messages_fts"):
+        for index in ("facts_fts", "messages_fts", "team_chunks_fts"):
             try:
                 self.execute(f"INSERT INTO {index}({index}) VALUES ('integrity-check')")
             except StoreError as exc:

@@ -358,6 +358,47 @@ CREATE INDEX intake_received_at ON intake(received_at);
 CREATE INDEX intake_namespace ON intake(namespace);
 """
 
+# Team knowledge (DESIGN 16, seed 003): documents added with ``flynn docs add``, cut into chunks
+# on paragraph boundaries, indexed for full-text search; the entities each document put in the
+# ``team`` graph, so removing a document takes what only it said.
+_SCHEMA_V10 = """
+CREATE TABLE team_documents (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    path        TEXT NOT NULL UNIQUE,
+    title       TEXT NOT NULL,
+    digest      TEXT NOT NULL,
+    chars       INTEGER NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE team_chunks (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    document_id INTEGER NOT NULL REFERENCES team_documents(id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    heading     TEXT NOT NULL DEFAULT '',
+    content     TEXT NOT NULL
+);
+CREATE INDEX team_chunks_document ON team_chunks(document_id, position);
+CREATE VIRTUAL TABLE team_chunks_fts USING fts5(
+    heading, content, content='team_chunks', content_rowid='id', tokenize='porter unicode61'
+);
+INSERT INTO team_chunks_fts(team_chunks_fts, rank) VALUES ('rank', 'bm25(0.5, 1.0)');
+CREATE TRIGGER team_chunks_fts_insert AFTER INSERT ON team_chunks BEGIN
+    INSERT INTO team_chunks_fts(rowid, heading, content) VALUES (new.id, new.heading, new.content);
+END;
+CREATE TRIGGER team_chunks_fts_delete AFTER DELETE ON team_chunks BEGIN
+    INSERT INTO team_chunks_fts(team_chunks_fts, rowid, heading, content)
+    VALUES ('delete', old.id, old.heading, old.content);
+    DELETE FROM embeddings WHERE kind = 'chunk' AND ref_id = old.id;
+END;
+CREATE TABLE team_document_entities (
+    document_id INTEGER NOT NULL REFERENCES team_documents(id) ON DELETE CASCADE,
+    entity_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    PRIMARY KEY (document_id, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX team_document_entities_entity ON team_document_entities(entity_id);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -368,6 +409,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V7,
     _SCHEMA_V8,
     _SCHEMA_V9,
+    _SCHEMA_V10,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -16,6 +16,7 @@ from flynn.memory.graph import SqliteGraph
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqliteInboundLog
 from flynn.memory.store import DerivedRelations, NoDerivedRelations
+from flynn.memory.team import SqliteTeam
 
 RelationsOf = Callable[[SqliteGraph], DerivedRelations]
 """Builds what forgetting retires besides facts (``flynn.learning.fact_relations``)."""
@@ -33,6 +34,7 @@ class SqliteMemory:
         self.costs = SqliteCosts(db)
         self.inbound = SqliteInboundLog(db)
         self.graph = SqliteGraph(db)
+        self.team = SqliteTeam(db)
         # What else a fact stated (the graph relations learning derives from it): forgetting
         # the fact retires them too. Without it, only the facts and their mentions go.
         derived = relations(self.graph) if relations is not None else NoDerivedRelations()

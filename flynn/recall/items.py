@@ -18,8 +18,8 @@ from flynn.memory.store import Fact, Facts, History, MessageRole, StoredMessage,
 from flynn.recall.query import QueryAnalysis
 from flynn.recall.weights import Tuning
 
-ItemKind = Literal["message", "fact", "summary", "graph"]
-Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary"]
+ItemKind = Literal["message", "fact", "summary", "graph", "document"]
+Trust = Literal["stated", "verbatim", "extracted", "inferred", "summary", "team"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from flynn.recall.items import RecallItem, Trust, fact_item, message_item
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker
 from flynn.recall.related_words import RelatedWords
+from flynn.recall.team import TeamRecall
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 RankerName = Literal["hybrid", "baseline", "bm25"]
@@ -34,6 +35,9 @@ RANK_LIMIT = 50
 """Items ranked for one message before packing; more than a 1,500-token budget holds."""
 GRAPH_SHARE = 8
 """Graph lines are packed first, in at most 1/GRAPH_SHARE of the budget."""
+TEAM_SHARE = 3
+"""Team passages are packed next, in at most 1/TEAM_SHARE of the budget: the person's own
+memory keeps the rest."""
 ITEM_MAX_TOKENS = 120
 """A long past message is cut to an excerpt of about this size."""
 FRAME_TOKENS = 48
@@ -105,6 +109,11 @@ _BLOCKS: tuple[tuple[Trust, str, str], ...] = (
         "Summaries of earlier conversations",
         "low: condensed, details may be missing or distorted",
     ),
+    (
+        "team",
+        "From team documents",
+        "medium: shared documents, not about this person, may be out of date",
+    ),
 )
 
 
@@ -140,6 +149,7 @@ class Recall:
     without them the hybrid ranker uses full-text search, time and structure alone. With
     ``depth="adaptive"`` the hybrid ranker looks less deep for plain statements
     (``flynn.recall.query.recall_depth``); ``"full"`` always looks as deep as for a question.
+    With ``team``, ``recall(..., team=True)`` adds passages of the team's documents.
     """
 
     def __init__(
@@ -152,8 +162,10 @@ class Recall:
         depth: DepthName = "adaptive",
         graph: Graph | None = None,
         vectors: VectorSearch | None = None,
+        team: TeamRecall | None = None,
     ) -> None:
         self._facts = facts
+        self._team = team
         self._history = history
         self._threshold = threshold
         self._ranker = ranker
@@ -246,11 +258,14 @@ class Recall:
         if budget_tokens <= FRAME_TOKENS:
             return RecalledMemory()
         # Graph lines go first, within a share of the budget: they rank low, and would
-        # otherwise never fit after the turns.
+        # otherwise never fit after the turns. Team passages next, within theirs.
         graph_budget = FRAME_TOKENS + budget_tokens // GRAPH_SHARE
+        team_budget = budget_tokens // TEAM_SHARE
+        team_spent = 0
         items = [
             *(item for item in items if item.kind == "graph"),
-            *(item for item in items if item.kind != "graph"),
+            *(item for item in items if item.kind == "document"),
+            *(item for item in items if item.kind not in ("graph", "document")),
         ]
         skip = {_normal(line) for line in skip_lines}
         seen_text: set[str] = set()
@@ -290,6 +305,10 @@ class Recall:
             cost = cost_of(lines)
             if item.kind == "graph" and spent + cost > graph_budget:
                 continue
+            if item.kind == "document":
+                if team_spent + cost > team_budget:
+                    continue
+                team_spent += cost
             if spent + cost > budget_tokens and item.parts:
                 # An exchange that does not fit whole may still fit as the turn that ranked.
                 lines = [line for line in lines if line[0].ref == item.ref]
@@ -314,13 +333,17 @@ class Recall:
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
         query_vectors: QueryVectors | None = None,
+        team: bool = False,
     ) -> RecalledMemory:
-        """``pack(rank(...))``: what the orchestrator injects for one message."""
+        """``pack(rank(...))``: what the orchestrator injects for one message; with ``team``
+        (a known person, not session memory), passages of the team's documents too."""
         if budget_tokens <= 0:
             return RecalledMemory()
         items = self.rank(
             root, query, now=now, exclude_session=exclude_session, query_vectors=query_vectors
         )
+        if team and self._team is not None:
+            items = [*items, *self._team.items(query, query_vectors=query_vectors)]
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines)
 
     def _rank_baseline(

@@ -67,6 +67,7 @@ class TurnPreparation:
             exclude_session=str(self._key),
             skip_lines=skip_lines,
             query_vectors=vectors,
+            team=self._scope.shared,
         )
         if services.synthesis is None:
             return recalled

@@ -85,8 +85,9 @@ class SearchArguments(Arguments):
 class MemorySearch(TypedTool[SearchArguments]):
     name = "memory_search"
     description = (
-        "Search what you remember about the person: stated facts, past conversations, the "
-        "knowledge graph. Use it when the memory already in the prompt does not answer."
+        "Search what you remember about the person (stated facts, past conversations, the "
+        "knowledge graph) and the team's documents. Use it when the memory already in the "
+        "prompt does not answer."
     )
     arguments = SearchArguments
 
@@ -95,7 +96,12 @@ class MemorySearch(TypedTool[SearchArguments]):
 
     async def run(self, args: SearchArguments, context: ToolContext) -> str:
         recalled = self._recall.recall(
-            context.namespace, args.query, now=context.now, budget_tokens=SEARCH_BUDGET_TOKENS
+            context.namespace,
+            args.query,
+            now=context.now,
+            budget_tokens=SEARCH_BUDGET_TOKENS,
+            # A known person (not session memory) may read the team's documents too.
+            team=context.user is not None,
         )
         if recalled.is_empty:
             return f"Nothing in memory matches “{args.query}”."

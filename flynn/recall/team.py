@@ -1,0 +1,131 @@
+"""Recall from team documents (DESIGN.md 16): the chunks that answer a message, as items of
+their own trust ("team"), each cut to the passage that holds the message's words.
+
+A chunk is kept only when it holds most of what the message asks about: ``coverage`` is the
+share of the message's searched words (weighted by how rare each is among the chunks; words no
+chunk holds weigh the most) that the chunk holds, and must reach ``MIN_COVERAGE``. So a question
+about the person's own dentist does not pull in a policy page that mentions "appointment".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from datetime import UTC, datetime
+
+from flynn.memory.fts import search_terms
+from flynn.memory.team import TEAM_NAMESPACE, SqliteTeam, TeamChunk
+from flynn.memory.vectors import QueryVectors, VectorSearch
+from flynn.recall.items import RecallItem
+from flynn.tokens import CHARS_PER_TOKEN
+
+MAX_CHUNKS = 3
+"""Team passages recalled for one message at most."""
+MIN_COVERAGE = 0.5
+PASSAGE_TOKENS = 110
+"""A chunk is cut to the passage of about this size that holds most of the message's words."""
+MIN_SIMILARITY = 0.55
+"""With embeddings, a chunk whose vector is this close to the message's counts as covering it
+even without sharing its words."""
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
+_WORD = re.compile(r"\w+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class TeamRecall:
+    """Finds team passages for a message; reads only."""
+
+    def __init__(self, team: SqliteTeam, *, vectors: VectorSearch | None = None) -> None:
+        self._team = team
+        self._vectors = vectors
+
+    def items(
+        self, query: str, *, query_vectors: QueryVectors | None = None, limit: int = MAX_CHUNKS
+    ) -> list[RecallItem]:
+        """The best team passages for ``query``, best first, at most ``limit``."""
+        terms = search_terms(query)
+        if not terms or limit <= 0:
+            return []
+        generation = self._team.generation()
+        chunks = generation[1]
+        if not chunks:
+            return []
+        rows = self._team.term_rows(terms, generation=generation)
+        weights = {term: _idf(chunks, rows[term]) for term in terms}
+        total = sum(weights.values())
+        held: dict[int, float] = defaultdict(float)
+        for term, ids in rows.items():
+            for chunk_id in ids or ():
+                held[chunk_id] += weights[term]
+        scored = {chunk_id: weight / total for chunk_id, weight in held.items()}
+        if self._vectors is not None and query_vectors is not None:
+            for chunk_id, similarity in self._vectors.nearest(
+                TEAM_NAMESPACE, query, kind="chunk", limit=limit * 4, vector=query_vectors.question
+            ):
+                if similarity >= MIN_SIMILARITY:
+                    scored[chunk_id] = max(scored.get(chunk_id, 0.0), MIN_COVERAGE) + similarity
+        best = sorted(
+            (pair for pair in scored.items() if pair[1] >= MIN_COVERAGE),
+            key=lambda pair: (-pair[1], pair[0]),
+        )[:limit]
+        found = self._team.chunks(chunk_id for chunk_id, _ in best)
+        score = dict(best)
+        words = {term for term in terms if rows[term] is not None}
+        return [_item(chunk, score[chunk.id], words) for chunk in found]
+
+
+def _idf(chunks: int, rows: tuple[int, ...] | None) -> float:
+    """How much finding the word says: the rarer among the chunks, the more; a word no chunk
+    holds weighs the most (the message asks about something the documents do not say)."""
+    if rows is None:  # in more than COMMON chunks
+        return math.log(2.0)
+    if not rows:
+        return math.log(2.0 + chunks)
+    return math.log(1.0 + chunks / len(rows))
+
+
+def _item(chunk: TeamChunk, score: float, words: set[str]) -> RecallItem:
+    heading = chunk.heading if chunk.heading != chunk.title else ""
+    where = chunk.title + (f" › {heading}" if heading else "")
+    return RecallItem(
+        kind="document",
+        ref=chunk.id,
+        text=f"{where}: {passage(chunk.content, words)}",
+        session=None,
+        message_ids=(),
+        time=_EPOCH,
+        score=score,
+        trust="team",
+    )
+
+
+def passage(text: str, words: set[str], *, max_tokens: int = PASSAGE_TOKENS) -> str:
+    """The run of sentences of ``text``, within ``max_tokens``, holding the most of ``words``
+    (compared by their first five letters, about what stemming keeps), with '…' where cut."""
+    limit = max_tokens * CHARS_PER_TOKEN
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    stems = {word[:5] for word in words}
+    hits = [
+        sum(1 for word in _WORD.findall(sentence.casefold()) if word[:5] in stems)
+        for sentence in sentences
+    ]
+    best = (-1, 0, 0)  # (hits, start, end)
+    for start in range(len(sentences)):
+        length, count, end = 0, 0, start
+        while end < len(sentences) and length + len(sentences[end]) + 1 <= limit:
+            length += len(sentences[end]) + 1
+            count += hits[end]
+            end += 1
+        if end == start:  # one sentence longer than the limit
+            end, count = start + 1, hits[start]
+        if count > best[0]:
+            best = (count, start, end)
+    _, start, end = best
+    cut = " ".join(sentences[start:end])
+    if len(cut) > limit:
+        cut = cut[:limit].rsplit(" ", 1)[0]
+    return ("… " if start > 0 else "") + cut + (" …" if end < len(sentences) else "")
