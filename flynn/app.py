@@ -24,9 +24,11 @@ from flynn.learning.model_learning import FactLearner, GraphLearning
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
+from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.costs import SqliteCosts
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
+from flynn.memory_view import Embeddings, MemoryView
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -196,6 +198,30 @@ def owner_directory(settings: Settings) -> Path | None:
     if settings.users or not settings.memory.user_namespace:
         return None
     return person_directory(settings.data_dir, settings.memory.user_namespace)
+
+
+def memory_view(app: App) -> MemoryView:
+    """What the memory page reads and forgets through (the gateway's ``memory`` frames): each
+    client sees whom ``app.identity`` says it is. A forget there re-embeds the messages that
+    lost their vector and makes the person's live sessions drop what they had loaded."""
+    vectors = app.services.recall.vectors
+    writer = app.services.learning.writer
+
+    async def forgotten(root: str, counts: Mapping[str, int]) -> None:
+        if writer.embeds and counts.get("embeddings"):
+            writer.embed_missing_later(root)
+        await app.sessions.forgotten(root)
+
+    return MemoryView(
+        app.memory,
+        SqliteMemoryBrowser(app.memory.db),
+        app.identity,
+        data_dir=app.settings.data_dir,
+        clock=app.services.clock,
+        schedule=app.schedule,
+        embeddings=None if vectors is None else Embeddings(vectors.model, vectors.embed),
+        on_forgotten=forgotten,
+    )
 
 
 def allowed_accounts(settings: Settings, channel: str) -> frozenset[str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import structlog
 
-from flynn.app import App, build_channels, database_path, utc_now
+from flynn.app import App, build_channels, database_path, memory_view, utc_now
 from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import GatewayChannel
 from flynn.distill.distiller import TIERS
@@ -145,6 +145,7 @@ class Daemon:
             if isinstance(gateway, GatewayChannel):
                 gateway.set_on_client_ready(self._client_ready)
                 gateway.set_transcript(app.memory.history)
+                gateway.set_memory(memory_view(app))
             try:
                 await self._serve(router, stop)
             except* PortInUse as group:

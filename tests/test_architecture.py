@@ -72,6 +72,29 @@ FORBIDDEN: dict[str, set[str]] = {
     "distill": {"recall", "sessions", "channels", "router", *ENTRY},
     "sessions": {"channels", "router", *ENTRY},
     "router": {"channels.telegram", "channels.discord", "channels.gateway", *ENTRY},
+    # The memory page's reads: over the stores, beside the sessions, never through a model.
+    "memory_view": {
+        "recall",
+        "learning",
+        "providers",
+        "sessions",
+        "channels",
+        "router",
+        "distill",
+        *ENTRY,
+    },
+    "memory_map": {
+        "memory_view",
+        "recall",
+        "learning",
+        "providers",
+        "sessions",
+        "channels",
+        "router",
+        "tools",
+        "schedule",
+        *ENTRY,
+    },
 }
 
 

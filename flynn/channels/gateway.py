@@ -24,6 +24,7 @@ from flynn.channels.gateway_frames import (
     ClientText,
     FrameReply,
     HistoryRequest,
+    MemoryRequest,
     Rejected,
     delta_frame,
     error_frame,
@@ -37,6 +38,7 @@ from flynn.channels.gateway_frames import (
 from flynn.channels.gateway_history import Transcript, answer_history
 from flynn.channels.gateway_http import GatewayHttp
 from flynn.channels.gateway_markdown import SafeMarkdown
+from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
 from flynn.errors import SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
@@ -79,7 +81,7 @@ class GatewayChannel:
     ``on_client_ready(client_id)``, awaited on each new connection after ``ready`` and the
     outbox went out and before the client's first frame is read (so what it sends arrives
     right after them; while it runs, that connection's frames wait). A ``history`` frame is
-    answered from ``transcript`` (the stored conversation; empty without one).
+    answered from ``transcript`` (empty without one), a ``memory`` frame by ``set_memory``'s.
 
     Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
     larger frame is refused from its header, 1009, never buffered), it has ``hello_timeout``
@@ -133,6 +135,7 @@ class GatewayChannel:
         self._send_timeout = send_timeout
         self._on_client_ready = on_client_ready
         self._transcript = transcript
+        self._memory: MemoryBrowser | None = None
         self._markdown = SafeMarkdown()
         self._max_bytes = settings.max_message_bytes
         # Frames between max_message_bytes and this cap get a too_large error frame; above it
@@ -191,6 +194,10 @@ class GatewayChannel:
     def set_transcript(self, transcript: Transcript | None) -> None:
         """Sets where ``history`` frames are answered from (the daemon's message history)."""
         self._transcript = transcript
+
+    def set_memory(self, memory: MemoryBrowser | None) -> None:
+        """Sets what ``memory`` frames (the memory page) read and forget through."""
+        self._memory = memory
 
     async def run(self, on_message: OnMessage) -> None:
         """Listens until cancelled, then closes every connection (1001) and re-raises
@@ -409,6 +416,8 @@ class GatewayChannel:
                 await ws.send(
                     await answer_history(self._transcript, session, frame, self._markdown)
                 )
+            elif isinstance(frame, MemoryRequest):
+                await ws.send(await answer_memory(self._memory, client_id, frame))
             else:
                 await self._intake(ws, client_id, frame)
 

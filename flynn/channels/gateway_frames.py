@@ -1,5 +1,6 @@
 """Gateway protocol v1 frames (DESIGN.md section 8): a client frame parsed and checked once into
-what the router takes (or a ``history`` request), and the server's frames encoded as JSON text.
+what the router takes (or a ``history`` or ``memory`` request), and the server's frames encoded as
+JSON text.
 Error messages are sentences a person can read; the codes are the protocol's.
 """
 
@@ -10,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, get_args
 
 from flynn.commands import NAMES, parse_command
 from flynn.messages import CommandCall
@@ -22,6 +24,10 @@ MAX_ID_CHARS = 128
 HISTORY_DEFAULT = 50
 """Messages a ``history`` frame without a ``limit`` gets."""
 HISTORY_MAX = 200
+MemoryOp = Literal["overview", "history", "graph", "map", "forget"]
+"""What a ``memory`` frame asks for (the memory page, ``gateway_memory``)."""
+_MEMORY_OPS: dict[str, MemoryOp] = {op: op for op in get_args(MemoryOp)}
+_MAX_ROW_ID = 2**63 - 1
 
 # Finds a frame's id on error paths that do not parse the frame (too large, over the rate
 # limit); the web page always sends "id" before "text".
@@ -74,6 +80,19 @@ class HistoryRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryRequest:
+    """A ``memory`` frame (an extension of protocol v1 for the memory page), answered by the
+    gateway itself for the person the client is: ``fact`` names the fact of ``history`` and
+    ``forget``, ``entity`` the graph's centre (``None``: the person's own node, else the most
+    mentioned one)."""
+
+    op: MemoryOp
+    id: str | None = None
+    fact: int | None = None
+    entity: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryEntry:
     """One message of a ``history`` answer; ``html`` is ``text`` rendered, for the page."""
 
@@ -102,7 +121,9 @@ def parse_json_object(raw: str | bytes) -> dict[str, object] | None:
     return frame if isinstance(frame, dict) else None
 
 
-def parse_frame(raw: str | bytes, max_bytes: int) -> ClientText | HistoryRequest | Rejected:
+def parse_frame(
+    raw: str | bytes, max_bytes: int
+) -> ClientText | HistoryRequest | MemoryRequest | Rejected:
     """An authenticated client's frame; ``Rejected`` says what was wrong with it."""
     if not isinstance(raw, str):
         return Rejected("bad_request", "Binary frames are not supported; send JSON text.")
@@ -131,6 +152,8 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientText | HistoryRequest
         return _command(frame, frame_id)
     if kind == "history":
         return _history(frame, frame_id)
+    if kind == "memory":
+        return _memory(frame, frame_id)
     if kind == "hello":
         return Rejected("bad_request", "This connection has already said hello.", frame_id)
     return Rejected("bad_request", "Unknown or missing frame type.", frame_id)
@@ -155,6 +178,30 @@ def _history(frame: dict[str, object], frame_id: str | None) -> HistoryRequest |
             "bad_request", f"A history limit is a whole number from 1 to {HISTORY_MAX}.", frame_id
         )
     return HistoryRequest(limit, frame_id)
+
+
+def _memory(frame: dict[str, object], frame_id: str | None) -> MemoryRequest | Rejected:
+    raw_op = frame.get("op")
+    op = _MEMORY_OPS.get(raw_op) if isinstance(raw_op, str) else None
+    if op is None:
+        known = ", ".join(sorted(_MEMORY_OPS))
+        return Rejected("bad_request", f"Unknown memory request. Known ones: {known}.", frame_id)
+    fact, entity = frame.get("fact"), frame.get("entity")
+    if op in ("history", "forget") and not _is_row_id(fact):
+        return Rejected("bad_request", "Say which fact: its id, a whole number.", frame_id)
+    if op == "graph" and entity is not None and not _is_row_id(entity):
+        return Rejected("bad_request", "An entity's id is a whole number.", frame_id)
+    return MemoryRequest(
+        op,
+        frame_id,
+        fact if op in ("history", "forget") and isinstance(fact, int) else None,
+        entity if op == "graph" and isinstance(entity, int) else None,
+    )
+
+
+def _is_row_id(value: object) -> bool:
+    # bool is an int in Python, never in JSON: true is not an id.
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _MAX_ROW_ID
 
 
 def _command(frame: dict[str, object], frame_id: str | None) -> ClientText | Rejected:
@@ -214,6 +261,13 @@ def history_frame(entries: Sequence[HistoryEntry], frame_id: str | None = None) 
     if frame_id is None:
         return _encode({"type": "history", "messages": messages})
     return _encode({"type": "history", "id": frame_id, "messages": messages})
+
+
+def memory_frame(op: str, data: object, frame_id: str | None = None) -> str:
+    """The answer to a ``memory`` frame: ``data`` is what the page shows, as JSON."""
+    if frame_id is None:
+        return _encode({"type": "memory", "op": op, "data": data})
+    return _encode({"type": "memory", "id": frame_id, "op": op, "data": data})
 
 
 def push_frame(frame_id: str, kind: str, text: str) -> str:

@@ -1,5 +1,5 @@
-"""Plain HTTP on the gateway's port: the health and readiness probes and the web chat page, whose
-assets (``flynn/channels/web/``) are read once and served from memory.
+"""Plain HTTP on the gateway's port: the health and readiness probes, the web chat page and the
+memory page, whose assets (``flynn/channels/web/``) are read once and served from memory.
 """
 
 from __future__ import annotations
@@ -21,13 +21,20 @@ _ASSETS = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/memory": ("memory.html", "text/html; charset=utf-8"),
+    "/memory.js": ("memory.js", "text/javascript; charset=utf-8"),
+    "/memory-draw.js": ("memory-draw.js", "text/javascript; charset=utf-8"),
+    "/memory.css": ("memory.css", "text/css; charset=utf-8"),
 }
+_PAGES = frozenset({"/", "/memory"})
+"""The HTML pages, which get the Content-Security-Policy."""
 # What may go verbatim into the CSP header: a host name or IP literal with an optional port.
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
 class GatewayHttp:
-    """Answers ``GET /healthz``, ``/readyz``, ``/``, ``/app.js`` and ``/app.css``.
+    """Answers ``GET /healthz``, ``/readyz``, the chat page (``/``, ``/app.js``, ``/app.css``)
+    and the memory page (``/memory``, ``/memory.js``, ``/memory-draw.js``, ``/memory.css``).
 
     ``readiness()`` is the daemon's view: ``{"ready": bool, "channels": {name: status}}``; the
     probe answers 200 when ``ready`` is true (without a ``ready`` key: when every channel's
@@ -58,7 +65,7 @@ class GatewayHttp:
             return _response(HTTPStatus.NOT_FOUND, b"not found\n")
         body, content_type = asset
         extra = [("Cache-Control", "no-cache")]
-        if path == "/":
+        if path in _PAGES:
             extra.append(("Content-Security-Policy", _csp(request.headers.get("Host"))))
         return _response(HTTPStatus.OK, body, content_type, extra)
 

@@ -185,6 +185,11 @@ class Recall:
         """The embedding model ranking uses, if any."""
         return None if self._vectors is None else self._vectors.model
 
+    @property
+    def vectors(self) -> VectorSearch | None:
+        """The embeddings ranking uses, if any (the memory page's map embeds facts with them)."""
+        return self._vectors
+
     async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``embed_query`` in a worker thread, for ``rank``/``recall`` to use instead of
         computing the embeddings on the event loop."""

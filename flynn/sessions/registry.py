@@ -58,6 +58,16 @@ class SessionRegistry:
         if orchestrator is not None:
             await orchestrator.aclose()
 
+    async def forgotten(self, root: str) -> None:
+        """Something under the memory ``root`` was forgotten from outside a session (the memory
+        page): each live session of it drops its session context and loaded turns, which may
+        quote it, once its work in flight is done (as ``/forget`` does for its own)."""
+        for orchestrator in list(self._live.values()):
+            if orchestrator.scope.root == root:
+                await orchestrator.wait_idle()
+                # No await since wait_idle returned: no turn can have started in between.
+                orchestrator.rebuild_context()
+
     async def aclose(self) -> None:
         """Waits for every session's work in flight, then forgets them all."""
         for orchestrator in list(self._live.values()):

@@ -47,8 +47,13 @@
 
   // The token comes in the URL fragment, which browsers never send to the server. It is kept
   // for this tab only and dropped from the address bar, so a copied URL does not carry it.
+  // "client_id=" there names this browser as a gateway client (one listed under a person in
+  // users:), kept like a generated one (the memory page reads the same).
   function readToken() {
-    const token = new URLSearchParams(location.hash.slice(1)).get("token");
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const client = fragment.get("client_id");
+    if (client && /^[A-Za-z0-9_.:-]{1,128}$/.test(client)) localStorage.setItem(CLIENT_KEY, client);
+    const token = fragment.get("token");
     if (token) {
       sessionStorage.setItem(TOKEN_KEY, token);
       history.replaceState(null, "", location.pathname + location.search);

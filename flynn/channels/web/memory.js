@@ -1,0 +1,547 @@
+// flynn memory page: what Flynn remembers of the person this browser is, read over the gateway's
+// WebSocket ("memory" frames, an extension of protocol v1), no dependencies. Everything the
+// server sends is put on the page as text (textContent, SVG attributes), never as markup.
+"use strict";
+
+(() => {
+  const TOKEN_KEY = "flynn.token";
+  const CLIENT_KEY = "flynn.client_id";
+  const CLIENT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+  const KINDS = {
+    profile: "Profile",
+    pattern: "Pattern",
+    action: "Action",
+    observation: "Observation",
+  };
+  const SECTIONS = [
+    ["profile", "Profile"],
+    ["patterns", "Patterns"],
+    ["facts", "Facts and observations"],
+  ];
+  const FILE_NOTES = {
+    "USER.md": "what you want Flynn to know from the start",
+    "MEMORY_SHORT.md": "your recent days, distilled daily",
+    "MEMORY_MID.md": "the last few weeks, distilled weekly",
+    "MEMORY_LONG.md": "the long run, distilled monthly",
+    "REMINDERS.md": "things to bring up, by hand",
+  };
+  const TOKEN_PROMPT = "Paste the gateway token (or open the link flynn printed):";
+  const TOKEN_REFUSED =
+    "The token in this page's address is wrong. Open the link flynn printed when it started, " +
+    "or paste the token below.";
+
+  const $ = (id) => document.getElementById(id);
+  const stateLabel = $("state");
+  const tokenForm = $("token-form");
+  const tokenLabel = $("token-label");
+  const notice = $("notice");
+  const filter = $("filter");
+  const entitySelect = $("entity");
+
+  const pending = new Map(); // request id -> {op, fact, el} awaiting its answer
+  let socket = null;
+  let attempt = 0;
+  let retryTimer = 0;
+  let refreshTimer = 0;
+  let sequence = 0;
+  let centre = null; // the graph's chosen entity id (null: the server's choice)
+
+  // The token comes in the URL fragment (never sent to the server), as for the chat page: kept
+  // for this tab only and dropped from the address bar. "client_id=" there names this browser
+  // as a gateway client (one listed under a person in users:), remembered like the chat page's.
+  function readToken() {
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const token = fragment.get("token");
+    const client = fragment.get("client_id");
+    if (client && CLIENT_ID.test(client)) localStorage.setItem(CLIENT_KEY, client);
+    if (token) {
+      sessionStorage.setItem(TOKEN_KEY, token);
+      history.replaceState(null, "", location.pathname + location.search);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+
+  function clientId() {
+    let id = localStorage.getItem(CLIENT_KEY);
+    if (!id || !CLIENT_ID.test(id)) {
+      const bytes = crypto.getRandomValues(new Uint8Array(8));
+      id = "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      localStorage.setItem(CLIENT_KEY, id);
+    }
+    return id;
+  }
+
+  function nextId() {
+    sequence += 1;
+    return `m${Date.now().toString(36)}-${sequence}`;
+  }
+
+  function setState(state, label) {
+    stateLabel.dataset.state = state;
+    stateLabel.textContent = label;
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function when(iso) {
+    if (!iso) return "";
+    const at = new Date(iso);
+    if (Number.isNaN(at.getTime())) return String(iso);
+    return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  function day(iso) {
+    const at = new Date(iso);
+    if (Number.isNaN(at.getTime())) return String(iso ?? "");
+    return at.toLocaleDateString(undefined, { dateStyle: "medium" });
+  }
+
+  // "Nov 25, 2026, 12:04 PM → 3:10 PM": the end's date only when it is another day.
+  function during(from, until) {
+    if (!until) return `${when(from)} → now`;
+    const start = new Date(from);
+    const end = new Date(until);
+    if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return `${from} → ${until}`;
+    const sameDay = start.toDateString() === end.toDateString();
+    const tail = sameDay ? end.toLocaleTimeString(undefined, { timeStyle: "short" }) : when(until);
+    return `${when(from)} → ${tail}`;
+  }
+
+  function percent(confidence) {
+    return `${Math.round(Number(confidence) * 100)}%`;
+  }
+
+  function say(text, kind = "info") {
+    notice.textContent = text;
+    notice.dataset.kind = kind;
+    notice.hidden = !text;
+  }
+
+  // Requests. Each carries an id; its answer (or error) comes back with it.
+  function ask(op, extra = {}, context = {}) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    const id = nextId();
+    pending.set(id, { op, ...context });
+    socket.send(JSON.stringify({ type: "memory", id, op, ...extra }));
+    return true;
+  }
+
+  function refresh() {
+    ask("overview");
+    ask("map");
+    ask("graph", centre === null ? {} : { entity: centre });
+  }
+
+  // Something may have been learnt (a reply in this client's chat) or become due (a push).
+  function refreshSoon() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(refresh, 800);
+  }
+
+  // Who this is, and the facts.
+  function showWho(who) {
+    const name = who.person ? String(who.person) : "";
+    if (who.kind === "person") {
+      $("who").textContent = `Memory of ${name} (${who.namespace}).`;
+    } else if (who.kind === "owner") {
+      $("who").textContent = `Your memory (${who.namespace}), shared by every channel you use.`;
+    } else {
+      $("who").textContent =
+        `This browser's own session memory (${who.namespace}): it is not listed under a ` +
+        "person in users:, so it sees nobody's memory but what was said here.";
+    }
+  }
+
+  function factLabel(fact) {
+    return fact.field ? `${String(fact.field).replaceAll("_", " ")}: ${fact.value}` : fact.value;
+  }
+
+  function factMeta(fact) {
+    const parts = [KINDS[fact.kind] || fact.kind, fact.source, `${percent(fact.confidence)} sure`];
+    parts.push(`learnt ${day(fact.learnt_at)}`);
+    if (fact.channel) parts.push(`via ${fact.channel}`);
+    // A line breaks between the parts, never inside one ("learnt Nov 24, 2026" stays whole).
+    return parts.map((part) => String(part).replaceAll(" ", "\u00a0")).join(" · ");
+  }
+
+  function factItem(fact) {
+    const item = el("article", "fact");
+    item.dataset.id = fact.id;
+    item.dataset.kind = fact.kind;
+    item.dataset.text = factLabel(fact).toLowerCase();
+    const main = el("div", "fact-main");
+    if (fact.field) main.append(el("span", "fact-field", String(fact.field).replaceAll("_", " ")));
+    main.append(el("span", "fact-value", fact.value));
+    if (fact.has_history) main.append(el("span", "badge", "updated"));
+    const meta = el("div", "fact-meta", factMeta(fact));
+    meta.title = `learnt ${when(fact.learnt_at)}`;
+    const actions = el("div", "fact-actions");
+    const historyButton = el("button", "quiet", "History");
+    historyButton.type = "button";
+    historyButton.setAttribute("aria-expanded", "false");
+    const forgetButton = el("button", "danger", "Forget");
+    forgetButton.type = "button";
+    actions.append(historyButton, forgetButton);
+    const history = el("div", "fact-history");
+    history.hidden = true;
+    const confirm = el("div", "confirm");
+    confirm.hidden = true;
+    confirm.setAttribute("role", "alertdialog");
+    const question = el(
+      "p",
+      "",
+      `Forget “${factLabel(fact)}” for good? Its earlier values go too, and it is blanked ` +
+        "out wherever past messages mention it. This cannot be undone.",
+    );
+    const yes = el("button", "danger solid", "Forget it");
+    yes.type = "button";
+    const no = el("button", "quiet", "Keep it");
+    no.type = "button";
+    const status = el("p", "confirm-status");
+    confirm.append(question, el("div", "row-buttons"), status);
+    confirm.children[1].append(yes, no);
+
+    historyButton.addEventListener("click", () => {
+      const open = history.hidden;
+      history.hidden = !open;
+      historyButton.setAttribute("aria-expanded", String(open));
+      if (open && !history.dataset.loaded) {
+        history.replaceChildren(el("p", "hint", "Reading its history…"));
+        ask("history", { fact: fact.id }, { target: history });
+      }
+    });
+    forgetButton.addEventListener("click", () => {
+      confirm.hidden = false;
+      status.textContent = "";
+      no.focus();
+    });
+    no.addEventListener("click", () => {
+      confirm.hidden = true;
+      forgetButton.focus();
+    });
+    yes.addEventListener("click", () => {
+      yes.disabled = true;
+      no.disabled = true;
+      status.textContent = "Forgetting…";
+      if (!ask("forget", { fact: fact.id }, { item, status, buttons: [yes, no], fact })) {
+        status.textContent = "Not connected; try again in a moment.";
+        yes.disabled = false;
+        no.disabled = false;
+      }
+    });
+    item.append(main, meta, actions, history, confirm);
+    return item;
+  }
+
+  function showFacts(data) {
+    const box = $("facts");
+    const facts = Array.isArray(data.facts) ? data.facts : [];
+    box.replaceChildren();
+    if (!facts.length) {
+      box.append(el("p", "empty", "Nothing yet. Tell Flynn about yourself in the chat."));
+    }
+    for (const [section, title] of SECTIONS) {
+      const mine = facts.filter((fact) => fact.section === section);
+      if (!mine.length) continue;
+      const group = el("div", "fact-group");
+      group.append(el("h3", "", `${title} (${mine.length})`));
+      for (const fact of mine) group.append(factItem(fact));
+      box.append(group);
+    }
+    const total = Number(data.facts_total) || 0;
+    $("facts-note").textContent =
+      total > facts.length
+        ? `The newest ${facts.length} of ${total} facts Flynn holds now.`
+        : `${total} ${total === 1 ? "fact" : "facts"} Flynn holds now. What was replaced ` +
+          "stays in each one's history.";
+    applyFilter();
+  }
+
+  function applyFilter() {
+    const words = filter.value.trim().toLowerCase();
+    for (const item of document.querySelectorAll("#facts .fact")) {
+      item.hidden = Boolean(words) && !item.dataset.text.includes(words);
+    }
+  }
+
+  function showHistory(target, data) {
+    target.dataset.loaded = "1";
+    target.replaceChildren();
+    const rows = Array.isArray(data.history) ? data.history : [];
+    if (rows.length <= 1) target.append(el("p", "hint", "No earlier values: this is the first."));
+    const list = el("ol", "history");
+    for (const row of rows) {
+      const item = el("li", `history-row ${row.retraction ? "retraction" : row.status}`);
+      item.append(el("span", "history-value", row.value));
+      let badge = row.status === "active" ? "believed now" : row.status;
+      if (row.retraction) badge = "retracted";
+      item.append(el("span", "badge", badge));
+      const span = row.retraction
+        ? `recorded ${when(row.created_at)}`
+        : `believed ${during(row.believed_from, row.believed_until)}`;
+      item.append(el("div", "fact-meta", `${span} · ${row.source} · ${percent(row.confidence)}`));
+      list.append(item);
+    }
+    target.append(list);
+  }
+
+  function forgotten(context, data) {
+    const counts = data.forgotten || {};
+    const redacted = Object.entries(counts)
+      .filter(([kind]) => kind.startsWith("redacted"))
+      .reduce((sum, [, n]) => sum + Number(n || 0), 0);
+    context.item.remove();
+    say(
+      `Forgotten: “${factLabel(context.fact)}” (${counts.facts || 0} stored ` +
+        `${counts.facts === 1 ? "value" : "values"}` +
+        (redacted ? `, ${redacted} mentions blanked out` : "") +
+        "). Flynn will not recall it again.",
+    );
+    refresh();
+  }
+
+  // Working memory, reminders, tasks, files.
+  function showWorking(working) {
+    const box = $("working");
+    box.replaceChildren();
+    if (!working) {
+      const none = "None yet: it is written when a long conversation is compacted.";
+      box.append(el("p", "empty", none));
+      return;
+    }
+    const times = `Updated ${when(working.updated_at)} · Expires ${when(working.expires_at)}`;
+    const meta = el("p", "fact-meta", times);
+    if (working.expired) meta.append(" ", el("span", "badge", "expired: no longer shown to Flynn"));
+    box.append(meta, el("pre", "text", working.content));
+  }
+
+  function showPlans(data) {
+    const reminders = $("reminders");
+    reminders.replaceChildren();
+    const items = data.reminders?.items || [];
+    if (!items.length) reminders.append(el("li", "empty", "No reminders set."));
+    for (const job of items) {
+      const item = el("li");
+      item.append(el("span", "", job.text));
+      const repeat = job.repeat ? ` · repeats ${job.repeat}` : "";
+      const next = job.next_at ? when(job.next_at) : "—";
+      item.append(el("div", "fact-meta", `next ${next}${repeat}`));
+      reminders.append(item);
+    }
+    if (data.reminders?.more) {
+      reminders.append(el("li", "hint", "… and more (/reminders lists them all)."));
+    }
+    const tasks = $("tasks");
+    tasks.replaceChildren();
+    if (data.tasks?.error) {
+      tasks.append(el("li", "empty", `The task list cannot be read: ${data.tasks.error}`));
+    }
+    const open = data.tasks?.items || [];
+    if (!open.length && !data.tasks?.error) tasks.append(el("li", "empty", "No tasks."));
+    for (const task of open) {
+      const item = el("li", task.done ? "task done" : "task");
+      item.append(el("span", "tick", task.done ? "✓" : "○"), el("span", "", task.text));
+      tasks.append(item);
+    }
+  }
+
+  function showFiles(files) {
+    const box = $("files");
+    box.replaceChildren();
+    for (const file of files || []) {
+      const details = el("details", "file");
+      const summary = el("summary");
+      summary.append(el("span", "file-name", file.name));
+      let state;
+      if (file.error) state = `cannot be read: ${file.error}`;
+      else if (!file.exists) state = "not written yet";
+      else if (!file.text && file.guidance_only) state = "only the template's guidance";
+      else if (!file.text) state = "empty";
+      else state = `${file.text.length.toLocaleString()} characters${file.cut ? ", cut" : ""}`;
+      summary.append(el("span", "file-state", state));
+      details.append(summary, el("p", "hint", FILE_NOTES[file.name] || ""));
+      if (file.text) details.append(el("pre", "text", file.text));
+      box.append(details);
+    }
+  }
+
+  function showEntities(entities) {
+    entitySelect.replaceChildren();
+    const list = Array.isArray(entities) ? entities : [];
+    entitySelect.disabled = !list.length;
+    if (!list.length) entitySelect.append(el("option", "", "no entities yet"));
+    for (const entity of list) {
+      const option = el("option", "", `${entity.name} (${entity.type})`);
+      option.value = String(entity.id);
+      entitySelect.append(option);
+    }
+    if (centre !== null) entitySelect.value = String(centre);
+  }
+
+  function showOverview(data) {
+    showWho(data.who || {});
+    showFacts(data);
+    showWorking(data.working);
+    showPlans(data);
+    showFiles(data.files);
+    showEntities(data.entities);
+  }
+
+  // The map and the graph (memory-draw.js).
+  function showMap(data) {
+    $("map-note").textContent = window.flynnDraw.map($("map"), $("legend"), data, KINDS);
+  }
+
+  function showGraph(data) {
+    if (data.centre) {
+      centre = Number(data.centre.id);
+      entitySelect.value = String(centre);
+    }
+    $("graph-note").textContent = window.flynnDraw.graph($("graph"), data, (id) => {
+      centre = id;
+      ask("graph", { entity: id });
+    });
+  }
+
+  // Frames.
+  function onAnswer(frame, context) {
+    const data = frame.data || {};
+    switch (frame.op) {
+      case "overview":
+        showOverview(data);
+        break;
+      case "map":
+        showMap(data);
+        break;
+      case "graph":
+        showGraph(data);
+        break;
+      case "history":
+        if (context?.target) showHistory(context.target, data);
+        break;
+      case "forget":
+        if (context?.item) forgotten(context, data);
+        break;
+    }
+  }
+
+  function onError(frame, context) {
+    const message =
+      typeof frame.message === "string" && frame.message ? frame.message : "Something went wrong.";
+    if (context?.status) {
+      context.status.textContent = message;
+      for (const button of context.buttons) button.disabled = false;
+      if (frame.code === "bad_request") refresh(); // it is gone already: show what is there
+      return;
+    }
+    if (context?.target) {
+      context.target.replaceChildren(el("p", "error-text", message));
+      return;
+    }
+    if (frame.code !== "unauthorized") say(message, "error");
+  }
+
+  function onFrame(frame) {
+    const context = frame.id !== undefined ? pending.get(frame.id) : undefined;
+    if (context) pending.delete(frame.id);
+    switch (frame.type) {
+      case "ready":
+        attempt = 0;
+        setState("online", "connected");
+        refresh();
+        break;
+      case "memory":
+        onAnswer(frame, context);
+        break;
+      case "error":
+        onError(frame, context);
+        break;
+      case "reply":
+        refreshSoon(); // this client chatted in another tab: something may have been learnt
+        break;
+      case "push":
+        say(`${frame.kind === "reminder" ? "Reminder" : "Notice"}: ${frame.text}`);
+        refreshSoon();
+        break;
+    }
+  }
+
+  function connect() {
+    clearTimeout(retryTimer);
+    const token = readToken();
+    if (!token) {
+      setState("offline", "token needed");
+      tokenLabel.textContent = TOKEN_PROMPT;
+      tokenForm.hidden = false;
+      return;
+    }
+    tokenForm.hidden = true;
+    const url = new URL("ws", location.href);
+    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    url.hash = "";
+    url.search = "";
+    setState("connecting", "connecting…");
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, client_id: clientId() }));
+    ws.onmessage = (event) => {
+      if (socket === ws) onFrame(JSON.parse(event.data));
+    };
+    ws.onclose = (event) => {
+      if (socket === ws) closed(event.code);
+    };
+  }
+
+  function closed(code) {
+    socket = null;
+    for (const [id, context] of pending) {
+      pending.delete(id);
+      onError({ code: "internal", message: "The connection dropped; try again." }, context);
+    }
+    if (code === 4401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      setState("offline", "token refused");
+      tokenLabel.textContent = TOKEN_REFUSED;
+      tokenForm.hidden = false;
+      $("who").textContent = "Flynn refused this page's token.";
+      return;
+    }
+    if (code === 4400) localStorage.removeItem(CLIENT_KEY);
+    const delay = Math.min(15000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
+    attempt += 1;
+    setState("offline", `offline, retrying in ${Math.ceil(delay / 1000)} s`);
+    retryTimer = setTimeout(connect, delay);
+  }
+
+  filter.addEventListener("input", applyFilter);
+  entitySelect.addEventListener("change", () => {
+    centre = Number(entitySelect.value);
+    ask("graph", { entity: centre });
+  });
+  tokenForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const field = $("token-input");
+    sessionStorage.setItem(TOKEN_KEY, field.value.trim());
+    field.value = "";
+    attempt = 0;
+    connect();
+  });
+  window.addEventListener("hashchange", () => {
+    if (!new URLSearchParams(location.hash.slice(1)).has("token")) return;
+    const previous = socket;
+    socket = null;
+    if (previous) previous.close();
+    attempt = 0;
+    connect();
+  });
+  window.addEventListener("online", () => {
+    if (!socket) connect();
+  });
+
+  connect();
+})();

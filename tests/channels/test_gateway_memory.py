@@ -1,0 +1,285 @@
+"""The gateway's ``memory`` frames over a real websockets client, answered by the real
+``MemoryView`` over SQLite: who a client is decides whose memory it sees (two people in
+``users:`` and a client listed under nobody), malformed requests get error frames and the
+connection stays, nobody forgets or reads another person's fact by its id, and the page's
+assets are served under the chat page's CSP."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gateway_harness import TOKEN, Gateway, recv, recv_close, running_gateway, send
+from websockets.asyncio.client import ClientConnection, connect
+
+from flynn.identity import Identity
+from flynn.learning.fact_relations import FactRelations
+from flynn.memory.browse import SqliteMemoryBrowser
+from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
+from flynn.memory_view import MemoryView
+from flynn.settings import UserAccounts
+
+NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+
+
+class World:
+    """Two people (alice on ``alice-laptop``, bob on ``bob-phone``), each with a fact and an
+    observation, and the session memory of a client listed under nobody (``stranger``)."""
+
+    def __init__(self, tmp_path: Path, memory: SqliteMemory) -> None:
+        self.data_dir = tmp_path / "data"
+        self.memory = memory
+        self.forgotten: list[tuple[str, dict[str, int]]] = []
+        users = {
+            "alice": UserAccounts(gateway=["alice-laptop"]),
+            "bob": UserAccounts(gateway=["bob-phone"]),
+        }
+        self.view = MemoryView(
+            memory,
+            SqliteMemoryBrowser(memory.db),
+            Identity(user_namespace=None, users=users),
+            data_dir=self.data_dir,
+            clock=lambda: NOW,
+            on_forgotten=self._forgotten,
+        )
+        facts = memory.facts
+        self.alice_name = facts.add(
+            NewFact("users/alice/profile", "profile", "Alice", field="name", source="rule"),
+            now=NOW - timedelta(days=2),
+        )
+        self.alice_tea = facts.add(
+            NewFact("users/alice/facts", "observation", "prefers green tea", source="llm"),
+            now=NOW - timedelta(days=1),
+        )
+        self.bob_name = facts.add(
+            NewFact("users/bob/profile", "profile", "Bob", field="name", source="rule"), now=NOW
+        )
+        facts.add(NewFact("users/bob/facts", "observation", "likes chess", source="llm"), now=NOW)
+        self.stranger_fact = facts.add(
+            NewFact("sessions/gateway:stranger/facts", "observation", "asked about trains"),
+            now=NOW,
+        )
+        graph = memory.graph
+        alice = graph.upsert_entity("users/alice", "User", "person", confidence=1.0, now=NOW)
+        maya = graph.upsert_entity("users/alice", "Maya", "person", confidence=0.9, now=NOW)
+        graph.relate("users/alice", alice.id, maya.id, "sister", confidence=0.9, now=NOW)
+        self.alice_maya = maya
+        self.bob_entity = graph.upsert_entity(
+            "users/bob", "Chess Club", "org", confidence=1, now=NOW
+        )
+
+    async def _forgotten(self, root: str, counts: Mapping[str, int]) -> None:
+        self.forgotten.append((root, dict(counts)))
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[tuple[World, Gateway]]:
+    with SqliteMemory.open(tmp_path / "flynn.db", FactRelations) as memory:
+        world = World(tmp_path, memory)
+        async with running_gateway() as gateway:
+            gateway.channel.set_memory(world.view)
+            yield world, gateway
+
+
+async def ask(ws: ClientConnection, **frame: Any) -> dict[str, Any]:
+    await send(ws, {"type": "memory", **frame})
+    answer = dict(await recv(ws))
+    assert answer["type"] in ("memory", "error"), answer
+    return answer
+
+
+def values(overview: Mapping[str, Any]) -> set[str]:
+    return {fact["value"] for fact in overview["facts"]}
+
+
+async def test_each_client_sees_only_its_persons_memory(world: tuple[World, Gateway]) -> None:
+    w, gateway = world
+    async with gateway.client("alice-laptop") as alice, gateway.client("bob-phone") as bob:
+        mine = await ask(alice, op="overview", id="o1")
+        theirs = await ask(bob, op="overview")
+    assert mine["id"] == "o1" and mine["op"] == "overview"
+    assert mine["data"]["who"] == {"namespace": "users/alice", "person": "alice", "kind": "person"}
+    assert values(mine["data"]) == {"Alice", "prefers green tea"}
+    [name] = [fact for fact in mine["data"]["facts"] if fact["field"] == "name"]
+    assert name == {
+        "id": w.alice_name.id,
+        "section": "profile",
+        "kind": "profile",
+        "field": "name",
+        "value": "Alice",
+        "confidence": 1.0,
+        "source": "rule",
+        "learnt_at": "2026-11-18T09:00:00Z",
+        "channel": None,
+        "has_history": False,
+    }
+    assert [entity["name"] for entity in mine["data"]["entities"]] == ["User", "Maya"]
+    assert values(theirs["data"]) == {"Bob", "likes chess"}
+    assert [entity["name"] for entity in theirs["data"]["entities"]] == ["Chess Club"]
+
+    # Listed under nobody: its own session's memory, nothing of alice's or bob's.
+    async with gateway.client("stranger") as stranger:
+        seen = await ask(stranger, op="overview")
+        drawn = await ask(stranger, op="map")
+    assert seen["data"]["who"]["kind"] == "session"
+    assert values(seen["data"]) == {"asked about trains"}
+    assert seen["data"]["entities"] == []
+    assert [point["text"] for point in drawn["data"]["points"]] == ["asked about trains"]
+
+
+async def test_nobody_reads_or_forgets_another_persons_fact_by_id(
+    world: tuple[World, Gateway],
+) -> None:
+    w, gateway = world
+    async with gateway.client("bob-phone") as bob, gateway.client("stranger") as stranger:
+        for ws in (bob, stranger):
+            refused = await ask(ws, op="forget", fact=w.alice_name.id, id="f1")
+            assert refused == {
+                "type": "error",
+                "id": "f1",
+                "code": "bad_request",
+                "message": f"There is no fact {w.alice_name.id} in your memory "
+                "(it may have been forgotten already).",
+            }
+            history = await ask(ws, op="history", fact=w.alice_tea.id)
+            assert history["code"] == "bad_request"
+            graph = await ask(ws, op="graph", entity=w.alice_maya.id)
+            assert graph["code"] == "bad_request"
+        # Nor alice's session: a stranger's own fact is not bob's to forget.
+        refused = await ask(bob, op="forget", fact=w.stranger_fact.id)
+        assert refused["code"] == "bad_request"
+    assert w.memory.facts.get(w.alice_name.id) is not None
+    assert w.memory.facts.get(w.stranger_fact.id) is not None
+    assert w.forgotten == []
+
+
+async def test_forget_is_the_clis_forget_fact(world: tuple[World, Gateway]) -> None:
+    w, gateway = world
+    anna = w.memory.facts.supersede(
+        w.alice_name.id,
+        NewFact("users/alice/profile", "profile", "Alicia", field="name", source="rule"),
+        now=NOW,
+    )
+    message = w.memory.history.append(
+        "gateway:alice-laptop", "users/alice", "user", "call me Alicia", tokens=3, now=NOW
+    )
+    folder = w.data_dir / "users" / "alice"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY_SHORT.md").write_text("Alicia said hi\n")
+    (folder / "USER.md").write_text("# About me\n")
+    async with gateway.client("alice-laptop") as alice:
+        history = await ask(alice, op="history", fact=anna.id)
+        assert [row["value"] for row in history["data"]["history"]] == ["Alice", "Alicia"]
+        assert [row["status"] for row in history["data"]["history"]] == ["superseded", "active"]
+        answer = await ask(alice, op="forget", fact=anna.id, id="f2")
+        assert answer["id"] == "f2" and answer["data"]["fact"] == anna.id
+        counts = answer["data"]["forgotten"]
+        assert counts["facts"] == 2 and counts["redacted_messages"] == 1
+        assert counts["distilled notes"] == 1
+        after = await ask(alice, op="overview")
+        again = await ask(alice, op="forget", fact=anna.id)
+    assert values(after["data"]) == {"prefers green tea"}
+    assert again["code"] == "bad_request"
+    # The whole chain, the mention, the distilled notes; USER.md (theirs) stays.
+    assert w.memory.facts.get(w.alice_name.id) is None
+    [stored] = w.memory.history.recent("gateway:alice-laptop")
+    assert (stored.id, stored.content) == (message.id, "call me (forgotten)")
+    assert not (folder / "MEMORY_SHORT.md").exists()
+    assert (folder / "USER.md").exists()
+    assert [root for root, _ in w.forgotten] == ["users/alice"]
+    # Bob's memory is untouched.
+    assert w.memory.facts.get(w.bob_name.id) is not None
+
+
+async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> None:
+    w, gateway = world
+    async with gateway.client("alice-laptop") as alice:
+        around = await ask(alice, op="graph")
+        chosen = await ask(alice, op="graph", entity=w.alice_maya.id)
+        drawn = await ask(alice, op="map", id="m1")
+        history = await ask(alice, op="history", fact=w.alice_tea.id)
+    # Without a choice, the person's own node is the centre.
+    assert around["data"]["centre"]["name"] == "User"
+    assert {node["name"]: node["ring"] for node in around["data"]["nodes"]} == {
+        "User": 0,
+        "Maya": 1,
+    }
+    assert [edge["type"] for edge in around["data"]["edges"]] == ["sister"]
+    assert chosen["data"]["centre"]["name"] == "Maya"
+    assert drawn["id"] == "m1" and drawn["data"]["method"] == "tfidf"
+    points = drawn["data"]["points"]
+    assert sorted(point["text"] for point in points) == ["name: Alice", "prefers green tea"]
+    assert {point["kind"] for point in points} == {"profile", "observation"}
+    assert all(-1 <= point["x"] <= 1 and -1 <= point["y"] <= 1 for point in points)
+    assert [row["value"] for row in history["data"]["history"]] == ["prefers green tea"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        ({}, "Unknown memory request. Known ones: forget, graph, history, map, overview."),
+        ({"op": "everything"}, "Unknown memory request."),
+        ({"op": "forget"}, "Say which fact: its id, a whole number."),
+        ({"op": "forget", "fact": "12"}, "Say which fact: its id, a whole number."),
+        ({"op": "history", "fact": True}, "Say which fact: its id, a whole number."),
+        ({"op": "history", "fact": 0}, "Say which fact: its id, a whole number."),
+        ({"op": "forget", "fact": 2**64}, "Say which fact: its id, a whole number."),
+        ({"op": "graph", "entity": "Maya"}, "An entity's id is a whole number."),
+    ],
+)
+async def test_malformed_requests_get_error_frames_and_the_connection_stays(
+    world: tuple[World, Gateway], frame: dict[str, Any], message: str
+) -> None:
+    _, gateway = world
+    async with gateway.client("alice-laptop") as alice:
+        answer = await ask(alice, id="bad", **frame)
+        assert answer["type"] == "error" and answer["code"] == "bad_request"
+        assert answer["id"] == "bad" and answer["message"].startswith(message)
+        assert (await ask(alice, op="overview"))["type"] == "memory"
+
+
+async def test_a_wrong_token_reads_nothing(world: tuple[World, Gateway]) -> None:
+    _, gateway = world
+    async with connect(gateway.url) as ws:
+        await send(ws, {"type": "hello", "token": f"not-{TOKEN}", "client_id": "alice-laptop"})
+        refused = await recv(ws)
+        assert refused["code"] == "unauthorized"
+        assert await recv_close(ws) == 4401
+    # A memory frame in place of hello is no way around it.
+    async with connect(gateway.url) as ws:
+        await send(ws, {"type": "memory", "op": "overview"})
+        assert (await recv(ws))["code"] == "unauthorized"
+        assert await recv_close(ws) == 4401
+
+
+async def test_a_gateway_without_memory_says_so() -> None:
+    async with running_gateway() as gateway, gateway.client("tab") as ws:
+        answer = await ask(ws, op="overview", id="o")
+    assert answer == {
+        "type": "error",
+        "id": "o",
+        "code": "internal",
+        "message": "This gateway has no memory to show.",
+    }
+
+
+async def test_the_memory_page_is_served_under_the_chat_pages_csp() -> None:
+    async with running_gateway() as gateway:
+        status, headers, body = await gateway.http("GET", "/memory")
+        _, chat_headers, _ = await gateway.http("GET", "/")
+        assert status == 200 and headers["content-type"] == "text/html; charset=utf-8"
+        assert headers["content-security-policy"] == chat_headers["content-security-policy"]
+        assert "script-src 'self'" in headers["content-security-policy"]
+        assert b'<script src="memory.js" defer></script>' in body
+        assert b"<script>" not in body and b"style=" not in body
+        for asset, kind in (
+            ("/memory.js", "text/javascript"),
+            ("/memory-draw.js", "text/javascript"),
+            ("/memory.css", "text/css"),
+        ):
+            status, headers, body = await gateway.http("GET", asset)
+            assert status == 200 and headers["content-type"].startswith(kind) and body
