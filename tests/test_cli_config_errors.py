@@ -112,7 +112,7 @@ def test_documented_flynn_variables_still_work(tmp_path: Path) -> None:
         home=tmp_path,
         env={
             "FLYNN_CONFIG": str(config),
-            "FLYNN_MEMORY__USER_NAMESPACE": "team",
+            "FLYNN_MEMORY__USER_NAMESPACE": "ana",
             "FLYNN_LLM__CONTEXT_WINDOW": "65536",
             "FLYNN_CHANNELS__GATEWAY__PORT": "0",
         },
