@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import structlog
 from fakes import FakeAnthropic, FakeOpenAI
 
 # As ``flynn.cli.main`` does for the daemon: python-telegram-bot's timedelta API, no warnings.
 os.environ.setdefault("PTB_TIMEDELTA", "1")
+
+
+@pytest.fixture(autouse=True)
+def _logging_left_as_found() -> Iterator[None]:
+    """A test that runs a command in-process (``flynn.cli.main``) configures logging to the
+    stderr of that moment: under ``capsys``, a capture closed when the test ends. Every log line
+    of a later test would then fail, so logging goes back to its defaults after each test."""
+    yield
+    structlog.reset_defaults()
+    root = logging.getLogger()
+    for handler in root.handlers[:]:
+        root.removeHandler(handler)
+    root.setLevel(logging.WARNING)
 
 
 @pytest.fixture
