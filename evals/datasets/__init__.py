@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import importlib
 
-NAMES = ("handwritten", "generated", "heldout", "final", "fresh", "sealed", "blind")
+NAMES = (
+    "handwritten",
+    "generated",
+    "heldout",
+    "final",
+    "fresh",
+    "sealed",
+    "blind",
+    "assistant",
+    "assistant_small",
+    "assistant_sealed",
+)
 
 
 def build(name: str) -> dict[str, object]:
