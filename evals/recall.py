@@ -447,7 +447,7 @@ def _evaluate(
         offered = items
         if team is not None:  # a known person's turn searches the team's documents too
             offered = [*items, *team.items(question.question)]
-        packed = recall.pack(offered, budget_tokens=budget)
+        packed = recall.pack(offered, budget_tokens=budget, query=question.question)
         elapsed = (time.perf_counter() - began) * 1000
         return items, elapsed, estimate_tokens(render_recalled(packed)), packed
 

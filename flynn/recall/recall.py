@@ -12,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
 from flynn.memory.store import Facts, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
 from flynn.recall.items import RecallItem, Trust, fact_item, message_item
+from flynn.recall.passages import passage
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker
 from flynn.recall.related_words import RelatedWords
@@ -220,12 +223,12 @@ class Recall:
         for the hybrid ranker, then what the graph says about the names ``query`` mentions
         (``items.graph_items``, a few lines more).
 
-        Reads only rows under ``root`` (``root`` or ``root/...``); items scoring below
-        ``threshold`` (relative to the best, for the hybrid ranker) are left out, and so are
-        ``exclude_session``'s turns still in its context (the asking conversation's prompt
-        holds them) and its summary; its compacted turns are recalled like any past turn.
-        ``query_vectors`` are ``query``'s embeddings when already computed
-        (``query_vectors()``).
+        Reads only rows under ``root`` (``root`` or ``root/...``). ``limit`` items come back
+        whenever the namespace holds that many that match (``relevant`` then says which are
+        worth injecting); ``exclude_session``'s turns still in its context are left out (the
+        asking conversation's prompt holds them) and so is its summary; its compacted turns
+        are recalled like any past turn. ``query_vectors`` are ``query``'s embeddings when
+        already computed (``query_vectors()``).
         """
         if limit <= 0 or not query.strip():
             return []
@@ -245,21 +248,33 @@ class Recall:
             exclude=exclude_session,
             query_vectors=query_vectors,
         )
-        if not items:
-            return []
-        floor = items[0].score * self._threshold
+        return items
+
+    def relevant(self, items: Sequence[RecallItem]) -> list[RecallItem]:
+        """The ranked ``items`` worth injecting: for the hybrid ranker, those scoring at least
+        ``threshold`` times the best (the relevance floor), so that the prompt does not fill
+        up with weak matches; ranking itself returns every item asked for."""
+        if self._ranker != "hybrid" or not items:
+            return list(items)
+        floor = max(item.score for item in items if item.kind != "graph") * self._threshold
         # Graph lines are about what the message names: relevant however they score.
         return [item for item in items if item.score >= floor or item.kind == "graph"]
 
     def pack(
-        self, items: Sequence[RecallItem], *, budget_tokens: int, skip_lines: Iterable[str] = ()
+        self,
+        items: Sequence[RecallItem],
+        *,
+        budget_tokens: int,
+        skip_lines: Iterable[str] = (),
+        query: str = "",
     ) -> RecalledMemory:
         """Packs ranked ``items`` into ``budget_tokens`` (what the rendered lines cost), best
         first: no two lines alike, no message twice, and a fact dropped when the turn it came
         from is already in (or the turn dropped when the fact ranked higher). Lines are grouped
         into blocks by trust; past turns are shown in time order. Graph lines (what the
         graph says about the names the message mentions) go first, in at most
-        1/``GRAPH_SHARE`` of the budget."""
+        1/``GRAPH_SHARE`` of the budget. A long item is cut to the passage that holds the most of
+        ``query``'s words (the message the items were ranked for)."""
         if budget_tokens <= FRAME_TOKENS:
             return RecalledMemory()
         # Graph lines go first, within a share of the budget: they rank low, and would
@@ -273,6 +288,7 @@ class Recall:
             *(item for item in items if item.kind not in ("graph", "document")),
         ]
         skip = {_normal(line) for line in skip_lines}
+        words = frozenset(search_terms(query)) if query else frozenset()
         seen_text: set[str] = set()
         seen_messages: set[int] = set()
         opened: set[Trust] = set()
@@ -293,7 +309,7 @@ class Recall:
                 if key in seen_text or key in skip or key in keys:
                     continue
                 keys.add(key)
-                line = _line(each, text)
+                line = _line(each, text, words)
                 if skip and line.casefold().rstrip() in skip:
                     continue
                 found.append((each, line, key))
@@ -347,9 +363,10 @@ class Recall:
         items = self.rank(
             root, query, now=now, exclude_session=exclude_session, query_vectors=query_vectors
         )
+        items = self.relevant(items)
         if team and self._team is not None:
             items = [*items, *self._team.items(query, query_vectors=query_vectors)]
-        return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines)
+        return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines, query=query)
 
     def _rank_baseline(
         self, root: str, query: str, *, now: datetime, limit: int, exclude: str | None
@@ -383,9 +400,14 @@ def _normal(text: str) -> str:
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
-def _line(item: RecallItem, text: str) -> str:
-    """The line for ``item``, whose text collapsed to single spaces is ``text``."""
-    text = _excerpt(text, ITEM_MAX_TOKENS)
+def _line(item: RecallItem, text: str, words: AbstractSet[str] = frozenset()) -> str:
+    """The line for ``item``, whose text collapsed to single spaces is ``text``: a long one
+    cut to the passage that holds the most of the message's ``words`` (an answer of twenty
+    lines asked about one of them), else to its beginning."""
+    if words and len(text) > ITEM_MAX_TOKENS * CHARS_PER_TOKEN:
+        text = passage(item.text, words, max_tokens=ITEM_MAX_TOKENS)
+    else:
+        text = _excerpt(text, ITEM_MAX_TOKENS)
     # isoformat and a fixed table rather than strftime: several times cheaper, and the same
     # English day names whatever the process locale.
     if item.kind == "message":

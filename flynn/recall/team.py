@@ -10,7 +10,6 @@ about the person's own dentist does not pull in a policy page that mentions "app
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from datetime import UTC, datetime
 
@@ -18,7 +17,7 @@ from flynn.memory.fts import search_terms
 from flynn.memory.team import TEAM_NAMESPACE, SqliteTeam, TeamChunk
 from flynn.memory.vectors import QueryVectors, VectorSearch
 from flynn.recall.items import RecallItem
-from flynn.tokens import CHARS_PER_TOKEN
+from flynn.recall.passages import passage
 
 MAX_CHUNKS = 3
 """Team passages recalled for one message at most."""
@@ -28,8 +27,6 @@ PASSAGE_TOKENS = 110
 MIN_SIMILARITY = 0.55
 """With embeddings, a chunk whose vector is this close to the message's counts as covering it
 even without sharing its words."""
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
-_WORD = re.compile(r"\w+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -91,41 +88,10 @@ def _item(chunk: TeamChunk, score: float, words: set[str]) -> RecallItem:
     return RecallItem(
         kind="document",
         ref=chunk.id,
-        text=f"{where}: {passage(chunk.content, words)}",
+        text=f"{where}: {passage(chunk.content, words, max_tokens=PASSAGE_TOKENS)}",
         session=None,
         message_ids=(),
         time=_EPOCH,
         score=score,
         trust="team",
     )
-
-
-def passage(text: str, words: set[str], *, max_tokens: int = PASSAGE_TOKENS) -> str:
-    """The run of sentences of ``text``, within ``max_tokens``, holding the most of ``words``
-    (compared by their first five letters, about what stemming keeps), with '…' where cut."""
-    limit = max_tokens * CHARS_PER_TOKEN
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    stems = {word[:5] for word in words}
-    hits = [
-        sum(1 for word in _WORD.findall(sentence.casefold()) if word[:5] in stems)
-        for sentence in sentences
-    ]
-    best = (-1, 0, 0)  # (hits, start, end)
-    for start in range(len(sentences)):
-        length, count, end = 0, 0, start
-        while end < len(sentences) and length + len(sentences[end]) + 1 <= limit:
-            length += len(sentences[end]) + 1
-            count += hits[end]
-            end += 1
-        if end == start:  # one sentence longer than the limit
-            end, count = start + 1, hits[start]
-        if count > best[0]:
-            best = (count, start, end)
-    _, start, end = best
-    cut = " ".join(sentences[start:end])
-    if len(cut) > limit:
-        cut = cut[:limit].rsplit(" ", 1)[0]
-    return ("… " if start > 0 else "") + cut + (" …" if end < len(sentences) else "")
