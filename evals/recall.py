@@ -444,9 +444,9 @@ def _evaluate(
             # As the orchestrator does (there in a worker thread): one call of the model.
             query_vectors=recall.embed_query(question.question, now=now),
         )
-        offered = items
+        offered = recall.relevant(items)  # the relevance floor decides what is injected
         if team is not None:  # a known person's turn searches the team's documents too
-            offered = [*items, *team.items(question.question)]
+            offered = [*offered, *team.items(question.question)]
         packed = recall.pack(offered, budget_tokens=budget, query=question.question)
         elapsed = (time.perf_counter() - began) * 1000
         return items, elapsed, estimate_tokens(render_recalled(packed)), packed

@@ -49,6 +49,8 @@ class _Candidate:
     score: float = 0.0
 
 
+_TURNS_PER_ITEM = 3
+"""Candidate turns offered for each item asked for (an exchange shows up to three turns)."""
 _PAGES = 4
 """Pages of a ranked list read at most, when the best turns are mostly out of scope."""
 
@@ -105,15 +107,17 @@ class HybridRanker:
         self._neighbours(root, candidates, query, words, now, mentioned, tuning, exclude)
         self._sessions(candidates.values(), words, tuning)
 
-        # Only the turns that can make the cut become items.
+        # Only the turns that can make the cut become items: an exchange takes in the
+        # candidates around its turn, so more are offered than items asked for (limit items
+        # come back whenever there are that many candidates).
         best = heapq.nlargest(
-            limit,
+            limit * _TURNS_PER_ITEM,
             (c for c in candidates.values() if c.score > 0),
             key=lambda c: (c.score, c.message.created_at),
         )
         items = exchanges(
             self._history, root, [(c.message, c.score) for c in best], tuning, exclude=exclude
-        )
+        )[:limit]
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)

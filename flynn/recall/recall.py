@@ -239,16 +239,14 @@ class Recall:
                 root, query, limit=limit, exclude_session=exclude_session, wide=True
             )
             return [message_item(m.message, m.score) for m in matches]
-        analysis = analyse(query, now=now)
-        items = self._hybrid.rank(
+        return self._hybrid.rank(
             root,
-            analysis,
+            analyse(query, now=now),
             now=now,
             limit=limit,
             exclude=exclude_session,
             query_vectors=query_vectors,
         )
-        return items
 
     def relevant(self, items: Sequence[RecallItem]) -> list[RecallItem]:
         """The ranked ``items`` worth injecting: for the hybrid ranker, those scoring at least
@@ -256,7 +254,7 @@ class Recall:
         up with weak matches; ranking itself returns every item asked for."""
         if self._ranker != "hybrid" or not items:
             return list(items)
-        floor = max(item.score for item in items if item.kind != "graph") * self._threshold
+        floor = items[0].score * self._threshold
         # Graph lines are about what the message names: relevant however they score.
         return [item for item in items if item.score >= floor or item.kind == "graph"]
 

@@ -1,0 +1,73 @@
+"""Top-k returns k items whenever the person's memory holds them (issue 15): ranking does not
+apply the relevance floor (``Recall.relevant`` does, for what is injected), exchanges do not
+leave the list short, and another person's rows never come in to fill it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flynn.identity import MemoryScope
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.store import MessageRole
+from flynn.memory.stores import SqliteMemory
+from flynn.recall.recall import Recall
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+ANA = MemoryScope("users/ana", shared=True, user="ana")
+BEN = MemoryScope("users/ben", shared=True, user="ben")
+
+
+def _store(memory: SqliteMemory) -> None:
+    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+
+    def say(scope: MemoryScope, session: str, texts: list[str], at: datetime) -> None:
+        for index, text in enumerate(texts):
+            role: MessageRole = "user" if index % 2 == 0 else "assistant"
+            writer.message(scope, session, role, text, now=at + timedelta(minutes=index))
+
+    # One session all about the river trip, then many that mention kayaks in passing.
+    say(
+        ANA,
+        "gateway:trip",
+        ["We booked the kayak river trip for the gorge.", "The gorge trip sounds great."],
+        NOW - timedelta(days=60),
+    )
+    for day in range(30):
+        say(
+            ANA,
+            f"gateway:{day}",
+            [f"Day {day} was long: groceries, laundry, a kayak video.", "Sounds like a day."],
+            NOW - timedelta(days=50 - day),
+        )
+    for day in range(40):
+        say(BEN, f"gateway:ben{day}", [f"Ben's kayak river gorge trip, day {day}."], NOW)
+
+
+def test_rank_returns_the_items_asked_for_and_the_floor_decides_injection(
+    memory: SqliteMemory,
+) -> None:
+    _store(memory)
+    recall = Recall(memory.facts, memory.history, threshold=0.3)
+    items = recall.rank("users/ana", "Which gorge did we take the kayak river trip to?", now=NOW)
+
+    # Every session of Ana's mentions a kayak: 31 sessions, more than 25 items' worth.
+    assert len(items) >= 25
+    assert "gorge" in items[0].text
+    for item in items:
+        rows = memory.history.messages(list(item.message_ids))
+        assert rows and all(row.namespace == "users/ana" for row in rows)
+    assert len(recall.rank("users/ana", "kayak gorge", now=NOW, limit=10)) == 10
+
+    # The floor is what keeps weak matches out of the prompt.
+    relevant = recall.relevant(items)
+    assert relevant[0] == items[0] and len(relevant) < len(items)
+    floor = items[0].score * 0.3
+    assert all(item.score >= floor for item in relevant)
+    recalled = recall.recall(
+        "users/ana", "Which gorge did we take the kayak river trip to?", now=NOW, budget_tokens=4000
+    )
+    assert {item.ref for item in recalled.items} <= {
+        part.ref for item in relevant for part in (item.parts or (item,))
+    }
