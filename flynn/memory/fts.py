@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_token
@@ -89,6 +89,9 @@ class MatchPlan:
     terms: tuple[str, ...] = ()
     scope: str = ""
     """An FTS5 condition on the namespace root (``ns:"..."``), or empty for every namespace."""
+    documents: int = 0
+    """The rows in ``scope`` when the plan is the root's own (``plan(own_root=True)``): what a
+    word's rarity is measured against. 0: the table's."""
 
     @property
     def is_windowed(self) -> bool:
@@ -129,12 +132,15 @@ class FtsQueryPlanner:
         # the search rank a few more rows. Absent words are never cached, so a word is searchable
         # the moment it is stored.
         self._counts: dict[str, tuple[int, float]] = {}
+        # Rows of each namespace root (``None``: most of the table), reused for a while.
+        self._roots: dict[str, tuple[int | None, float]] = {}
         self._kept = _Kept(None)
 
     def forget_counts(self) -> None:
         """Drops what was learnt about common words; call after deleting rows."""
         self._common.clear()
         self._counts.clear()
+        self._roots.clear()
         self._kept = _Kept(None)
 
     def plan(
@@ -144,9 +150,16 @@ class FtsQueryPlanner:
         generation: Hashable = None,
         max_terms: int = 0,
         namespace_prefix: str | None = None,
+        own_root: bool = False,
     ) -> MatchPlan | None:
         """The search for ``text``, or ``None`` when no word of it occurs in the table; with
         ``max_terms``, for no more than that many of its words (the rarest).
+
+        With ``own_root`` and a ``namespace_prefix`` whose root holds less than half the
+        table's rows (one person among many), words are counted, chosen and listed among that
+        root's rows from the start, and their rarity is measured there (``MatchPlan.documents``):
+        in a store shared by many people, the words another person uses often do not crowd
+        this person's out of the search's budget, nor make them look common.
 
         With a ``generation`` (anything that differs once the table's rows changed, such as
         ``Facts.generation()``), what was counted is kept for as long as it stays the same, and
@@ -159,6 +172,13 @@ class FtsQueryPlanner:
         Otherwise every match is ranked anyway, and scoping would only cost a merge with the
         root's (possibly huge) list of rows."""
         kept = self._keep(generation)
+        if own_root and namespace_prefix is not None:
+            token = namespace_token(namespace_prefix)
+            scope = f"ns:{quoted(token)}" if token is not None else ""
+            rows = self._minority_rows(scope) if scope else None
+            if rows is not None:
+                own = self._plan(text, kept, max_terms, scope)
+                return None if own is None else replace(own, documents=rows)
         plan = self._plan(text, kept, max_terms, "")
         if plan is None or not plan.is_windowed or namespace_prefix is None:
             return plan
@@ -202,7 +222,7 @@ class FtsQueryPlanner:
         kept = self._keep(generation)
         if kept is None:
             return Postings(
-                documents=self._documents(),
+                documents=plan.documents or self._documents(),
                 terms={
                     term: self._postings(_scoped(plan.scope, quoted(term)), plan.min_rowid)
                     for term in plan.terms
@@ -218,7 +238,24 @@ class FtsQueryPlanner:
             terms[term] = rows
         if kept.documents < 0:
             kept.documents = self._documents()
-        return Postings(documents=kept.documents, terms=terms)
+        return Postings(documents=plan.documents or kept.documents, terms=terms)
+
+    def _minority_rows(self, scope: str) -> int | None:
+        """The rows ``scope`` (a namespace root) holds, or ``None`` when it is at least half
+        the table (its counts are then about the table's); counted up to that half, and
+        reused for a while."""
+        now = time.monotonic()
+        cached = self._roots.get(scope)
+        if cached is not None and now - cached[1] < _COUNT_TTL_SECONDS:
+            return cached[0]
+        half = self._documents() // 2
+        row = self._db.fetchone(self._count_sql, (scope, half + 1))
+        count = 0 if row is None else int(row[0])
+        rows = count if 0 < count <= half else None
+        if len(self._roots) >= _MAX_COUNTED_WORDS:
+            self._roots.clear()
+        self._roots[scope] = (rows, now)
+        return rows
 
     def _keep(self, generation: Hashable) -> _Kept | None:
         """What is kept for ``generation`` (started afresh when it changed); ``None`` for none."""

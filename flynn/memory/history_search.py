@@ -196,11 +196,14 @@ class SqliteMessageSearch:
         """The interactive plan; with ``wide``, the wide one when the interactive budget could
         not hold every match of even the rarest word (the plan ranks only the newest): other
         words it leaves out are common ones, which weigh little under bm25 and would cost
-        several times as much to rank."""
-        plan = self._planner.plan(query, max_terms=max_terms, namespace_prefix=namespace_prefix)
+        several times as much to rank. ``wide`` (recall's reads) also plans a namespace root
+        holding a minority of the table on its own rows (``FtsQueryPlanner.plan(own_root)``)."""
+        plan = self._planner.plan(
+            query, max_terms=max_terms, namespace_prefix=namespace_prefix, own_root=wide
+        )
         if wide and plan is not None and plan.is_windowed:
             return self._wide_planner.plan(
-                query, max_terms=max_terms, namespace_prefix=namespace_prefix
+                query, max_terms=max_terms, namespace_prefix=namespace_prefix, own_root=True
             )
         return plan
 

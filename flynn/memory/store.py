@@ -98,7 +98,8 @@ class Postings:
     """For each searched word, the ids of the stored messages containing it, in every namespace,
     as the full-text index matches words (stemmed, any case): a ranker can score every match
     from these lists and then read only the rows it keeps. ``documents`` is how many messages
-    the index holds, what the rarity of a word is measured against."""
+    the index holds (or the namespace root holds, when the lists are its own), what the rarity
+    of a word is measured against."""
 
     documents: int
     terms: Mapping[str, tuple[int, ...]]

@@ -123,6 +123,32 @@ def test_namespace_root_scopes_counts_and_postings_when_the_window_is_crowded(
     assert planner.plan("hiking", namespace_prefix="users") == everywhere
 
 
+def test_a_person_among_many_is_planned_on_their_own_rows(memory: SqliteMemory) -> None:
+    # Alice's rare word "kayak" is everyone else's common one; her "glacier" is rarer overall.
+    alice = [
+        memory.history.append("a", "users/alice", "user", text, tokens=1, now=T0).id
+        for text in ("kayak glacier", "kayak lunch", "tea")
+    ]
+    alone = FtsQueryPlanner(memory.db, "messages_fts", budget=5)
+    # Alone in the store, her root is the table: planned as the table.
+    assert alone.plan("kayak", namespace_prefix="users/alice", own_root=True) == alone.plan("kayak")
+    for person in range(6):
+        batch = [NewMessage("user", f"kayak day {n}", 1, T0) for n in range(4)]
+        memory.history.append_many(f"s{person}", f"users/p{person}", batch)
+    planner = FtsQueryPlanner(memory.db, "messages_fts", budget=5)
+
+    everywhere = planner.plan("kayak glacier", namespace_prefix="users/alice")
+    assert everywhere is not None and everywhere.terms == ("glacier",)  # kayak: 26 rows
+    own = planner.plan("kayak glacier", namespace_prefix="users/alice", own_root=True)
+    assert own is not None and set(own.terms) == {"kayak", "glacier"} and own.documents == 3
+    postings = planner.postings(own)
+    assert postings.documents == 3
+    assert dict(postings.terms) == {"glacier": (alice[0],), "kayak": (alice[0], alice[1])}
+    # A prefix spanning several roots plans for every namespace.
+    big = FtsQueryPlanner(memory.db, "messages_fts", budget=100)
+    assert big.plan("kayak", namespace_prefix="users", own_root=True) == big.plan("kayak")
+
+
 def test_namespace_root_groups_person_and_session_scopes() -> None:
     assert namespace_root("users/alice/work") == "users/alice"
     assert namespace_root("sessions/gateway:abc") == "sessions/gateway:abc"

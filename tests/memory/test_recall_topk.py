@@ -17,6 +17,8 @@ from flynn.recall.recall import Recall
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")
 BEN = MemoryScope("users/ben", shared=True, user="ben")
+CAL = MemoryScope("users/cal", shared=True, user="cal")
+DEE = MemoryScope("users/dee", shared=True, user="dee")
 
 
 def _store(memory: SqliteMemory) -> None:
@@ -41,8 +43,11 @@ def _store(memory: SqliteMemory) -> None:
             [f"Day {day} was long: groceries, laundry, a kayak video.", "Sounds like a day."],
             NOW - timedelta(days=50 - day),
         )
-    for day in range(40):
-        say(BEN, f"gateway:ben{day}", [f"Ben's kayak river gorge trip, day {day}."], NOW)
+    # Others say the same words, more often: Ana's rows are a minority of the store, so her
+    # words are planned and weighed on her own rows (``FtsQueryPlanner.plan(own_root=True)``).
+    for scope in (BEN, CAL, DEE):
+        for day in range(40):
+            say(scope, f"gateway:{scope.root}{day}", [f"A kayak river gorge trip, day {day}."], NOW)
 
 
 def test_rank_returns_the_items_asked_for_and_the_floor_decides_injection(
