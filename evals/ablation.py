@@ -1,0 +1,153 @@
+"""Ablations of the hybrid ranker (issue 15): each set is stored once, then ranked and packed with
+every variant of ``Tuning`` (a signal turned off or to neutral), so a table of a dozen variants
+costs one ingest. ``python -m evals.ablation SET [SET...] [--variants a,b] [--threshold T]``
+prints one JSON line a set and variant, as ``flynn bench recall`` measures (k = 1, 5, 10, 25,
+50, embeddings off): turn@k, session@k, turns shown, ``injected_turn_recall``, tokens, per
+category, and how many items ranking returned for 50 asked (``items_mean``, ``short_of_50``)
+in how long (``rank_ms``, ranking alone). ``bm25`` is plain full-text ranking of turns on the
+same store; ``--threshold 0`` measures without the relevance floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evals.recall import _evaluate, _ingest, _other_ranker, load_dataset
+from evals.turn import percentile
+from flynn.app import App
+from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.scripted import ScriptedProvider
+from flynn.recall.ranking import HybridRanker
+from flynn.recall.weights import Tuning, lighter
+from flynn.settings import load_settings
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "hybrid": {},
+    "no_lexical": {"lexical": 0.0},
+    "no_fused": {"fused": 0.0},
+    "no_coverage": {"coverage": 0.0},
+    "no_name": {"name": 0.0},
+    "no_time_window": {"time_window": 0.0},
+    "no_when": {"when": 0.0},
+    "no_answer": {"answer": 0.0},
+    "no_graph": {"graph": 0.0},
+    "no_recency": {"recency": 0.0},
+    "no_neighbours": {"neighbours_of": 0},
+    "no_session": {"session": 0.0},
+    "no_session_cover": {"session_cover": 0.0},
+    "no_session_words": {"session_words": 0.0},
+    "no_related": {"related": 0.0},
+    "no_facts": {"facts": 0},
+    "no_summaries": {"summaries": 0},
+    "no_exchanges": {"exchange_before": 0, "exchange_after": 0},
+    "exchanges_5": {"exchanges": 5},
+    "candidates_60": {"candidates": 60},
+    "candidates_300": {"candidates": 300},
+    "window_0": {"window_candidates": 0},
+    "words_4": {"words": 4},
+    "words_6": {"words": 6},
+    "words_8": {"words": 8},
+}
+"""Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
+
+
+def _ranker_with(app: App, tuning: Tuning) -> None:
+    hybrid: HybridRanker = app.services.recall._hybrid  # an eval's reach
+    hybrid.tuning = tuning
+    hybrid.light = lighter(tuning)
+
+
+def run(name: str, variants: list[str], *, threshold: float | None) -> list[dict[str, Any]]:
+    dataset = load_dataset(name)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="flynn-ablation-") as tmp:
+        memory: dict[str, Any] = {"embeddings": False}
+        if threshold is not None:
+            memory["retrieval_threshold"] = threshold
+        settings = load_settings(
+            {"data_dir": str(Path(tmp)), "llm": {"provider": "offline"}, "memory": memory}
+        )
+        provider = ScriptedProvider(default="ok")
+        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+        app = App.open(settings, {}, providers=providers)
+        try:
+            where, last = _ingest(app, dataset)
+            base = Tuning()
+            for variant in variants:
+                if variant == "bm25":
+                    recall = _other_ranker(app, "bm25")
+                else:
+                    _ranker_with(app, replace(base, **VARIANTS[variant]))
+                    recall = app.services.recall
+                lengths: list[int] = []
+                rank = recall.rank
+
+                spent: list[float] = []
+
+                def counted(
+                    *args: Any,
+                    _rank: Any = rank,
+                    _lengths: list[int] = lengths,
+                    _spent: list[float] = spent,
+                    **kwargs: Any,
+                ) -> Any:
+                    began = time.perf_counter()
+                    items = _rank(*args, **kwargs)
+                    _spent.append((time.perf_counter() - began) * 1000)
+                    _lengths.append(len(items))
+                    return items
+
+                recall.rank = counted  # type: ignore[method-assign]
+                try:
+                    figures, _ = _evaluate(
+                        app, recall, dataset, where, last, ks=(1, 5, 10, 25, 50), warmup=0
+                    )
+                finally:
+                    del recall.rank
+                short = sum(1 for n in lengths if n < 50)
+                row = {
+                    "set": name,
+                    "variant": variant,
+                    **figures,
+                    "items_mean": round(sum(lengths) / max(1, len(lengths)), 1),
+                    "short_of_50": round(short / max(1, len(lengths)), 3),
+                    "rank_ms": {
+                        "p50": round(percentile(spent, 0.50), 3),
+                        "p99": round(percentile(spent, 0.99), 3),
+                    },
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            _ranker_with(app, base)
+        finally:
+            import asyncio
+
+            asyncio.run(app.aclose())
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.ablation")
+    parser.add_argument("sets", nargs="+")
+    parser.add_argument("--variants", default=",".join(["bm25", *VARIANTS]))
+    parser.add_argument("--threshold", type=float, default=None)
+    args = parser.parse_args(argv)
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in variants if v != "bm25" and v not in VARIANTS]
+    if unknown:
+        print(f"unknown variants: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    for name in args.sets:
+        run(name, variants, threshold=args.threshold)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
