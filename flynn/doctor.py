@@ -18,17 +18,21 @@ from datetime import datetime
 
 from flynn.app import allowed_accounts, database_path, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
+from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
 from flynn.memory.database import Database
 from flynn.memory.migrations import LATEST_VERSION
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
+from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
 from flynn.recall.embeddings import load_embedder
 from flynn.schedule.listing import local_next
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
+from flynn.tools.person_files import MEMORY_FILES, person_directory
 
 NETWORK_TIMEOUT_SECONDS = 10.0
 
@@ -60,6 +64,8 @@ async def run_checks(
     checks.append(_database(settings))
     checks.append(_daemon(settings))
     checks.append(_schedule(settings, now=utc_now()))
+    checks.append(_distilled(settings))
+    checks.append(_team(settings))
     if settings.memory.embeddings:
         checks.append(_embeddings(settings))
     checks.extend(_channels(settings))
@@ -143,6 +149,42 @@ def _schedule(settings: Settings, *, now: datetime) -> Check:
     parts.append(f"{summary.overdue} overdue")
     parts.append(f"{undelivered} undelivered push(es)")
     return Check("schedule", True, ", ".join(parts))
+
+
+def _distilled(settings: Settings) -> Check:
+    """When each person's notes were last distilled (informational: the schedule writes them)."""
+    people = distill_people(settings, lambda namespace: "")
+    if not people:
+        return Check("distillation", True, "memory is per session: nobody's notes to distill")
+    parts = []
+    for namespace in people:
+        folder = person_directory(settings.data_dir, namespace)
+        written = []
+        for tier, name in MEMORY_FILES.items():
+            path = folder / name
+            try:
+                notes = clean_file_text(name, path.read_text(encoding="utf-8", errors="replace"))
+                stamp = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+            except OSError:
+                notes = ""
+            # The template alone (guidance in comments) is no distillation yet.
+            written.append(f"{tier} {stamp:%Y-%m-%d %H:%M}" if notes else f"{tier} never")
+        parts.append(f"{namespace}: " + ", ".join(written))
+    return Check("distillation", True, "; ".join(parts))
+
+
+def _team(settings: Settings) -> Check:
+    """The team's documents (informational)."""
+    try:
+        with Database.open(database_path(settings)) as db:
+            team = SqliteTeam(db)
+            documents = len(team.documents())
+            chunks = team.count()
+    except StoreError as exc:
+        return Check("team documents", False, f"cannot be read: {exc}", warning=True)
+    if not documents:
+        return Check("team documents", True, "none (flynn docs add FILE|DIR adds some)")
+    return Check("team documents", True, f"{documents} document(s), {chunks} chunk(s)")
 
 
 def _embeddings(settings: Settings) -> Check:

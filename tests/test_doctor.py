@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,37 @@ async def test_a_running_daemon_is_named_by_its_pid(tmp_path: Path) -> None:
         # This process holds it: doctor sees a holder through its own, separate lock attempt.
         assert f"process {os.getpid()} holds flynn.lock" in checks["daemon"].detail
         assert checks["database"].ok  # doctor reads and writes next to a running daemon
+
+
+async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -> None:
+    from flynn.learning.documents import DocumentIngestor
+    from flynn.learning.graph_extraction import RuleGraphExtractor
+    from flynn.learning.graph_ingest import GraphIngestor
+    from flynn.memory.stores import SqliteMemory
+    from flynn.tools.person_files import write_person_templates
+
+    settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
+    checks = _by_name(await run_checks(settings, {}, network=False))
+    assert checks["distillation"].detail == "user: short never, mid never, long never"
+    assert checks["team documents"].detail.startswith("none")
+
+    owner = tmp_path / "data" / "user"
+    write_person_templates(owner)  # guidance only: still never distilled
+    (owner / "MEMORY_SHORT.md").write_text("- was fixing the deploy", encoding="utf-8")
+    doc = tmp_path / "handbook.md"
+    doc.write_text("# Handbook\n\nReleases go out on Tuesdays.\n", encoding="utf-8")
+    with SqliteMemory.open(tmp_path / "data" / "flynn.db") as memory:
+        ingestor = DocumentIngestor(
+            memory.team,
+            GraphIngestor(memory.graph, RuleGraphExtractor()),
+            vectors=None,
+            clock=lambda: datetime.now(UTC),
+        )
+        ingestor.add(doc)
+    checks = _by_name(await run_checks(settings, {}, network=False))
+    detail = checks["distillation"].detail
+    assert detail.startswith("user: short 2") and detail.endswith("mid never, long never")
+    assert checks["team documents"].detail == "1 document(s), 1 chunk(s)"
+    session_scoped = _settings(tmp_path, memory={"user_namespace": None})
+    checks = _by_name(await run_checks(session_scoped, {}, network=False))
+    assert "per session" in checks["distillation"].detail
