@@ -28,9 +28,16 @@ from flynn.memory.overview import fact_history, memory_snapshot
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.persona import clean_file_text
 from flynn.recall.embeddings import load_embedder
 from flynn.settings import Settings
-from flynn.tools.person_files import forget_distilled, forget_person_files, person_directory
+from flynn.tools.person_files import (
+    MEMORY_FILES,
+    forget_distilled,
+    forget_person_files,
+    person_directory,
+    read_text,
+)
 
 
 def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -150,8 +157,23 @@ def _cmd_memory_export(args: argparse.Namespace) -> int:
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
     with open_memory(settings) as memory:
-        print(memory_snapshot(memory, scope, now=utc_now()).as_markdown())
+        print(memory_snapshot(memory, scope, now=utc_now()).as_markdown(), end="")
+    print(_person_files_markdown(person_directory(settings.data_dir, scope.root)))
     return EXIT_OK
+
+
+def _person_files_markdown(folder: Path) -> str:
+    """The person's own files that say something (USER.md, the distilled notes, REMINDERS.md,
+    SCRATCH.md), each under its name, as the prompt reads them."""
+    parts = []
+    for name in ("USER.md", *MEMORY_FILES.values(), "REMINDERS.md", "SCRATCH.md"):
+        try:
+            text = clean_file_text(name, read_text(folder / name))
+        except OSError as exc:
+            text = f"(cannot be read: {exc.strerror or exc})"
+        if text:
+            parts.append(f"## {name}\n\n{text}")
+    return ("\n" + "\n\n".join(parts) + "\n") if parts else ""
 
 
 def _cmd_memory_forget(args: argparse.Namespace) -> int:
