@@ -54,6 +54,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "words_4": {"words": 4},
     "words_6": {"words": 6},
     "words_8": {"words": 8},
+    "lean": {"recency": 0.0, "graph": 0.0},
+    "lean_cover": {"recency": 0.0, "graph": 0.0, "session_cover": 0.0},
+    "lean_cover_words": {
+        "recency": 0.0,
+        "graph": 0.0,
+        "session_cover": 0.0,
+        "session_words": 0.0,
+    },
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 

@@ -102,7 +102,7 @@ class HybridRanker:
                 exclude_session=exclude,
             ):
                 candidates.setdefault(message.id, _Candidate(message))
-        mentioned = self._mentioned(entities)
+        mentioned = self._mentioned(entities) if tuning.graph else frozenset()
         self._score(candidates.values(), query, words, now, mentioned, tuning)
         self._neighbours(root, candidates, query, words, now, mentioned, tuning, exclude)
         self._sessions(candidates.values(), words, tuning)
@@ -320,8 +320,9 @@ class HybridRanker:
                 score += tuning.answer
             if message.id in mentioned:
                 score += tuning.graph
-            age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
-            score += recency * exp(-age_days / recency_days)
+            if recency:
+                age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
+                score += recency * exp(-age_days / recency_days)
             candidate.score = score
 
     def _neighbours(

@@ -30,8 +30,13 @@ class Tuning:
     time_window: float = 0.6
     when: float = 0.25
     answer: float = 0.15
-    graph: float = 0.15
-    recency: float = 0.05
+    graph: float = 0.0
+    """Bonus of a turn the graph links to an entity the question names. 0 since issue 15's
+    ablations (``evals/README.md``): 0.15 helped on no set, and cost turn@10 on most (the
+    graph's own lines are still recalled, ``items.graph_items``)."""
+    recency: float = 0.0
+    """Weight of a turn's newness (decaying over ``recency_days``). 0 since issue 15's
+    ablations: 0.05 cost turn@10 and injected recall on six of the seven dev sets."""
     recency_days: float = 180.0
     neighbours_of: int = 10
     neighbour: float = 0.4
