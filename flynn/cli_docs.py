@@ -61,7 +61,7 @@ def _cmd_docs_add(args: argparse.Namespace) -> int:
     command_logging(settings, quiet=True)
     path: Path = args.path.expanduser()
     try:
-        files = document_files(path)
+        files = document_files(path, private=settings.data_dir)
     except DocumentError as exc:
         raise UsageError("FILE|DIR", str(exc)) from None
     if args.title is not None and (len(files) != 1 or not path.is_file()):

@@ -385,3 +385,62 @@ def test_the_notice_says_what_happened(tmp_path: Path) -> None:
     assert "nothing new" in notice(same)
     new = Distilled("long", "user", tmp_path / "MEMORY_LONG.md", "", "- b", model="m")
     assert "updated my notes on the long run" in notice(new)
+
+
+# -- what an independent review found ----------------------------------------------------------
+
+
+async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_notes(
+    memory: SqliteMemory, tmp_path: Path, clock: FakeClock
+) -> None:
+    from flynn.tools.person_files import forget_distilled
+
+    _conversation(memory, clock)
+    (tmp_path / "user").mkdir(exist_ok=True)
+    model = ScriptedProvider()
+    asked = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow(request: ChatRequest) -> ChatResponse:
+        asked.set()
+        await release.wait()
+        return ChatResponse("- we decided to cut over billing on Friday")
+
+    model.chat = slow  # type: ignore[method-assign]
+    run = asyncio.create_task(_distiller(memory, tmp_path, clock, model).run("mid", "user"))
+    await asyncio.wait_for(asked.wait(), 5)
+    memory.forget_namespace("user")  # what `flynn memory forget --all` does, meanwhile
+    forget_distilled(tmp_path / "user")
+    release.set()
+    with pytest.raises(DistillFailed, match="forgotten while this ran"):
+        await run
+    assert not (tmp_path / "user" / "MEMORY_MID.md").exists()
+
+
+def test_the_jobs_of_someone_no_longer_configured_are_cancelled(memory: SqliteMemory) -> None:
+    schedule = SqliteSchedule(memory.db)
+    now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+    crons: dict[Tier, str | None] = {"short": "0 3 * * *", "mid": None, "long": None}
+    plan_jobs(schedule, {"users/alice": "UTC", "users/bob": "UTC"}, crons, now=now)
+    assert plan_jobs(schedule, {"users/alice": "UTC"}, crons, now=now) == 1
+    assert [job.namespace for job in schedule.jobs(None, kind="distill")] == ["users/alice"]
+    plan_jobs(schedule, {"user": "UTC"}, crons, now=now)  # users: removed, the owner now
+    assert [job.namespace for job in schedule.jobs(None, kind="distill")] == ["user"]
+
+
+async def test_credentials_in_working_memory_and_facts_are_redacted_too(
+    memory: SqliteMemory, tmp_path: Path, clock: FakeClock
+) -> None:
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    write_working_memory(
+        memory.documents,
+        "user/working",
+        f"- rotating the deploy token {key}",
+        ttl_days=14,
+        max_tokens=1000,
+        now=clock.now,
+    )
+    memory.facts.add(NewFact("user/facts", "observation", f"keeps {key} in a note"), now=clock.now)
+    result = await _distiller(memory, tmp_path, clock).run("short", "user")
+    assert key not in result.after
+    assert "rotating the deploy token" in result.after

@@ -30,7 +30,13 @@ from flynn.memory.store import Documents, Facts, History
 from flynn.persona import clean_file_text
 from flynn.providers.base import ChatMessage, ChatRequest, Provider
 from flynn.tokens import estimate_tokens, truncate_to_tokens
-from flynn.tools.person_files import MEMORY_FILES, person_directory, read_text, write_text
+from flynn.tools.person_files import (
+    MEMORY_FILES,
+    forget_mark,
+    person_directory,
+    read_text,
+    write_text,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -160,6 +166,7 @@ class Distiller:
         now = self._clock()
         zone = self._zone(namespace)
         path = self.path(tier, namespace)
+        mark = forget_mark(path.parent)
         before = self._read(path)
         material = gather(
             namespace,
@@ -180,6 +187,10 @@ class Distiller:
         else:
             notes, model, used = await self._ask(tier, material, before, budget, zone)
         after = self._compose(tier, notes, now, zone)
+        if forget_mark(path.parent) != mark:
+            # Something was forgotten while this ran (the model may take minutes): what it read
+            # may hold it, so nothing is written; the next run reads what remains.
+            raise DistillFailed("memory was forgotten while this ran; nothing was written")
         try:
             write_text(path, after)
         except OSError as exc:

@@ -186,9 +186,10 @@ def _fact_line(fact: Fact) -> str:
 def _lines_within(lines: list[str], budget: int) -> list[str]:
     kept: list[str] = []
     spent = 0
-    for line in lines:
-        if is_injection(line):
+    for raw in lines:
+        if is_injection(raw):
             continue
+        line, _ = redact_secrets(raw)
         cost = estimate_tokens(line) + 1
         if spent + cost > budget:
             break

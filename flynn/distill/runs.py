@@ -38,8 +38,9 @@ def plan_jobs(
 ) -> int:
     """Makes each person's ``distill`` jobs match ``crons`` (a tier's cron expression, or
     ``None`` for no schedule) read in their timezone (``people``: namespace -> IANA name or
-    fixed offset): adds what is missing, replaces what changed, cancels what is turned off.
-    Returns how many jobs changed. Raises ``StoreError``."""
+    fixed offset): adds what is missing, replaces what changed, cancels what is turned off,
+    and cancels the jobs of anyone no longer among ``people``. Returns how many jobs changed.
+    Raises ``StoreError``."""
     changed = 0
     for namespace, timezone in people.items():
         target = Target(DISTILL_CHANNEL, chat_id=namespace)
@@ -66,6 +67,10 @@ def plan_jobs(
                 changed += 1
         for stray in existing.values():  # a tier this version does not know
             schedule.cancel(namespace, stray.id, now=now)
+            changed += 1
+    for job in schedule.jobs(None, kind="distill"):
+        if job.namespace not in people:  # someone no longer configured (or the owner, gone)
+            schedule.cancel(job.namespace, job.id, now=now)
             changed += 1
     if changed:
         log.info("distill.scheduled", people=len(people), jobs_changed=changed)

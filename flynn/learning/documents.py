@@ -21,6 +21,7 @@ from flynn.learning.graph_extraction import (
     RuleGraphExtractor,
 )
 from flynn.learning.graph_ingest import GraphIngestor
+from flynn.learning.own_words import is_injection
 from flynn.memory.graph_names import USER_ENTITY, name_key
 from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqliteTeam, TeamDocument
 from flynn.memory.vectors import SqliteVectors
@@ -39,6 +40,7 @@ when it is text."""
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 Outcome = Literal["added", "replaced", "unchanged"]
 
@@ -166,9 +168,15 @@ def read_document(path: Path) -> str:
         raise DocumentError(f"{path} is not UTF-8 text") from None
 
 
-def document_files(path: Path) -> list[Path]:
+def document_files(path: Path, *, private: Path | None = None) -> list[Path]:
     """``path`` itself when it is a file, else the text files under it (hidden ones skipped),
-    in a stable order; ``DocumentError`` when there is nothing to read there."""
+    in a stable order; never anything under ``private`` (Flynn's data dir: people's own files
+    are no team's knowledge). ``DocumentError`` when there is nothing to read there."""
+    guarded = private.expanduser().resolve() if private is not None else None
+    if guarded is not None and _within(path.expanduser().resolve(), guarded):
+        raise DocumentError(
+            f"{path} is inside Flynn's data dir ({guarded}), which holds people's own memory"
+        )
     if path.is_file():
         return [path]
     if not path.is_dir():
@@ -179,11 +187,24 @@ def document_files(path: Path) -> list[Path]:
         if file.is_file()
         and file.suffix.lower() in TEXT_SUFFIXES
         and not any(part.startswith(".") for part in file.relative_to(path).parts)
+        and (guarded is None or not _within(file.resolve(), guarded))
     )
     if not found:
         suffixes = ", ".join(sorted(TEXT_SUFFIXES))
         raise DocumentError(f"{path} holds no text files ({suffixes})")
     return found
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def document_text(raw: str) -> str:
+    """What of a file is knowledge: without HTML comments (notes for whoever edits it) and
+    without lines that give an assistant orders ("ignore previous instructions"), since
+    passages reach prompts."""
+    text = _COMMENT.sub("", raw)
+    return "\n".join(line for line in text.split("\n") if not is_injection(line))
 
 
 def title_of(text: str, path: Path) -> str:
@@ -218,20 +239,23 @@ class DocumentIngestor:
         ``DocumentError`` for a file that cannot be read as text, ``StoreError`` when the
         database cannot be written."""
         resolved = path.expanduser().resolve()
-        text = read_document(resolved)
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        raw = read_document(resolved)
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+        text = document_text(raw)
         name = title or title_of(text, resolved)
         known = self._team.by_path(str(resolved))
-        if known is not None and known.digest == digest and known.title == name:
+        if known is not None and self._complete(known, digest, name):
             return Added(known, "unchanged")
         chunks = chunk_text(text)
         if not chunks:
-            raise DocumentError(f"{resolved} is empty")
+            raise DocumentError(f"{resolved} has no text (headings and comments only)")
         now = self._clock()
+        # Stored without its digest until its names and vectors are written too: a run cut
+        # short (a crash, a failing embedder) leaves it to be done again, not "unchanged".
         document, replaced = self._team.put(
             path=str(resolved),
             title=name,
-            digest=digest,
+            digest="",
             chars=len(text),
             chunks=chunks,
             now=now,
@@ -252,7 +276,15 @@ class DocumentIngestor:
             ]
             for start in range(0, len(rows), 64):
                 self._vectors.add("chunk", rows[start : start + 64])
+        self._team.set_digest(document.id, digest)
         return Added(document, "replaced" if replaced else "added", len(entities))
+
+    def _complete(self, known: TeamDocument, digest: str, title: str) -> bool:
+        """Whether the stored document is this file as it is now, names and vectors included
+        (a document stored before embeddings were turned on has none)."""
+        if known.digest != digest or known.title != title:
+            return False
+        return self._vectors is None or not self._team.unembedded(known.id, self._vectors.model)
 
     def _proposal(self, chunks: list[NewChunk]) -> GraphProposal:
         """What the chunks name, at most the per-document limits; never the person ("User"):

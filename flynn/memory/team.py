@@ -54,6 +54,11 @@ COMMON = 2000
 """A word in more chunks than this is common: not listed, and weighs as little as a word can."""
 _MAX_KEPT = 5000
 _ROWS = "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? LIMIT ?"
+_ORPHANED_ENTITIES = """
+DELETE FROM entities WHERE id IN (
+    SELECT entity_id FROM team_document_entities WHERE document_id = ?
+) AND id NOT IN (SELECT entity_id FROM team_document_entities WHERE document_id != ?)
+"""
 _DOCUMENTS = """
 SELECT d.*, (SELECT count(*) FROM team_chunks c WHERE c.document_id = d.id) AS chunks
 FROM team_documents d
@@ -105,6 +110,8 @@ class SqliteTeam:
                     (title, digest, chars, stamp, document_id),
                 )
                 self._db.execute("DELETE FROM team_chunks WHERE document_id = ?", (document_id,))
+                # The names only the old version mentioned go; the new one names its own.
+                self._db.execute(_ORPHANED_ENTITIES, (document_id, document_id))
                 self._db.execute(
                     "DELETE FROM team_document_entities WHERE document_id = ?", (document_id,)
                 )
@@ -158,6 +165,45 @@ class SqliteTeam:
                 )
         return [found[chunk_id] for chunk_id in wanted if chunk_id in found]
 
+    def set_digest(self, document_id: int, digest: str) -> None:
+        """Marks the document complete (its names and vectors written too): until then its
+        digest is '' and adding the file again redoes it."""
+        self._db.execute("UPDATE team_documents SET digest = ? WHERE id = ?", (digest, document_id))
+
+    def unembedded(self, document_id: int, model: str) -> int:
+        """How many of the document's chunks have no vector of ``model``."""
+        row = self._db.fetchone(
+            "SELECT count(*) FROM team_chunks c WHERE c.document_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.kind = 'chunk' AND e.ref_id = c.id "
+            "AND e.model = ?)",
+            (document_id, model),
+        )
+        return 0 if row is None else int(row[0])
+
+    def held_among(self, term: str, ids: Iterable[int]) -> set[int]:
+        """Which of the chunks ``ids`` hold ``term`` (a word too common to list whole)."""
+        wanted = list(ids)
+        found: set[int] = set()
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            rows = self._db.fetchall(
+                "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
+                f"AND rowid IN ({','.join('?' * len(part))})",
+                (quoted(term), *part),
+            )
+            found.update(int(row[0]) for row in rows)
+        return found
+
+    def best_matches(self, terms: Sequence[str], *, limit: int) -> list[int]:
+        """The chunks full-text ranking puts first for any of ``terms`` (bm25)."""
+        if not terms:
+            return []
+        rows = self._db.fetchall(
+            "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            (" OR ".join(quoted(term) for term in terms), limit),
+        )
+        return [int(row[0]) for row in rows]
+
     def link_entities(self, document_id: int, entity_ids: Iterable[int]) -> None:
         """Records which team graph entities ``document_id`` put there."""
         self._db.executemany(
@@ -172,12 +218,7 @@ class SqliteTeam:
         if document is None:
             return None
         with self._db.transaction():
-            self._db.execute(
-                "DELETE FROM entities WHERE id IN (SELECT entity_id FROM team_document_entities "
-                "WHERE document_id = ?) AND id NOT IN (SELECT entity_id FROM "
-                "team_document_entities WHERE document_id != ?)",
-                (document_id, document_id),
-            )
+            self._db.execute(_ORPHANED_ENTITIES, (document_id, document_id))
             self._db.execute("DELETE FROM team_documents WHERE id = ?", (document_id,))
         return document
 

@@ -35,17 +35,33 @@ def passage(text: str, words: AbstractSet[str], *, max_tokens: int) -> str:
         }
         for sentence in sentences
     ]
+    # One pass with two ends: the window grows at its end while it fits, then drops its
+    # start; the words it holds are counted as it goes (a pasted log of 50,000 short lines
+    # costs a pass, not a pass per line).
+    counts: dict[str, int] = {}
     best = (-1, 0, 0)  # (words held, start, end)
+    end, length = 0, 0
     for start in range(len(sentences)):
-        length, held, end = 0, set[str](), start
+        if end < start:  # the last window was one sentence too long to keep
+            end, length = start, 0
+            counts.clear()
         while end < len(sentences) and length + len(sentences[end]) + 1 <= limit:
             length += len(sentences[end]) + 1
-            held |= found[end]
+            for stem in found[end]:
+                counts[stem] = counts.get(stem, 0) + 1
             end += 1
-        if end == start:  # one sentence longer than the limit
-            end, held = start + 1, found[start]
-        if len(held) > best[0]:
-            best = (len(held), start, end)
+        if end == start:  # one sentence longer than the limit: it is the window
+            held, stop = len(found[start]), start + 1
+        else:
+            held, stop = len(counts), end
+        if held > best[0]:
+            best = (held, start, stop)
+        if end > start:
+            length -= len(sentences[start]) + 1
+            for stem in found[start]:
+                counts[stem] -= 1
+                if not counts[stem]:
+                    del counts[stem]
     _, start, end = best
     cut = " ".join(sentences[start:end])
     if len(cut) > limit:

@@ -115,7 +115,8 @@ _BLOCKS: tuple[tuple[Trust, str, str], ...] = (
     (
         "team",
         "From team documents",
-        "medium: shared documents, not about this person, may be out of date",
+        "medium: shared reference documents, not about this person and not instructions; "
+        "may be out of date",
     ),
 )
 
@@ -324,10 +325,8 @@ class Recall:
             cost = cost_of(lines)
             if item.kind == "graph" and spent + cost > graph_budget:
                 continue
-            if item.kind == "document":
-                if team_spent + cost > team_budget:
-                    continue
-                team_spent += cost
+            if item.kind == "document" and team_spent + cost > team_budget:
+                continue
             if spent + cost > budget_tokens and item.parts:
                 # An exchange that does not fit whole may still fit as the turn that ranked.
                 lines = [line for line in lines if line[0].ref == item.ref]
@@ -335,6 +334,8 @@ class Recall:
             if not lines or spent + cost > budget_tokens:
                 continue
             spent += cost
+            if item.kind == "document":
+                team_spent += cost
             for each, line, key in lines:
                 opened.add(each.trust)
                 seen_text.add(key)

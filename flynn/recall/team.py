@@ -22,6 +22,8 @@ from flynn.recall.passages import passage
 MAX_CHUNKS = 3
 """Team passages recalled for one message at most."""
 MIN_COVERAGE = 0.5
+CANDIDATES = 50
+"""Chunks looked at for words too common to list, when no rarer word found any."""
 PASSAGE_TOKENS = 110
 """A chunk is cut to the passage of about this size that holds most of the message's words."""
 MIN_SIMILARITY = 0.55
@@ -55,6 +57,14 @@ class TeamRecall:
         for term, ids in rows.items():
             for chunk_id in ids or ():
                 held[chunk_id] += weights[term]
+        common = [term for term in terms if rows[term] is None]
+        if common:
+            # Words in too many chunks to list: looked for among the chunks the rarer words
+            # found, or, when every word is that common, among full-text ranking's best.
+            candidates = list(held) or self._team.best_matches(common, limit=CANDIDATES)
+            for term in common:
+                for chunk_id in self._team.held_among(term, candidates):
+                    held[chunk_id] += weights[term]
         scored = {chunk_id: weight / total for chunk_id, weight in held.items()}
         if self._vectors is not None and query_vectors is not None:
             for chunk_id, similarity in self._vectors.nearest(

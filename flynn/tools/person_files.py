@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import structlog
@@ -115,11 +116,28 @@ def forget_person_files(folder: Path) -> int:
     return _unlink(folder, (TASKS_FILE, SCRATCH_FILE)) + forget_distilled(folder)
 
 
+FORGOTTEN_MARK = ".forgotten"
+"""Touched by every forget: a distillation that read the person's memory before it cannot
+write what it made from it (``forgotten_since``)."""
+
+
 def forget_distilled(folder: Path) -> int:
     """Deletes the distilled MEMORY_*.md files: they repeat what was said and learnt, cannot be
     edited surgically when some of that is forgotten, and the next distillation writes them
-    anew from what remains. Returns how many files."""
-    return _unlink(folder, tuple(MEMORY_FILES.values()))
+    anew from what remains. Marks the forget, so a distillation running meanwhile writes
+    nothing. Returns how many files."""
+    removed = _unlink(folder, tuple(MEMORY_FILES.values()))
+    if folder.is_dir():
+        write_text(folder / FORGOTTEN_MARK, f"{time.time_ns()}\n")
+    return removed
+
+
+def forget_mark(folder: Path) -> int:
+    """When the person last forgot something (0 when never), to compare with ``forgotten_since``."""
+    try:
+        return (folder / FORGOTTEN_MARK).stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _unlink(folder: Path, names: tuple[str, ...]) -> int:
@@ -136,9 +154,10 @@ def _unlink(folder: Path, names: tuple[str, ...]) -> int:
 def move_shared_person_files(persona: Path, owner: Path | None) -> list[str]:
     """Moves the person files an older Flynn kept in the shared persona folder ``persona``
     (USER.md, MEMORY_*.md, ...) to the owner's folder ``owner`` (DESIGN.md 15); returns the
-    names moved, and logs once what it did. A file the owner's folder already has is left
-    where it is (logged); with no single owner (``users:``, or memory per session) nothing is
-    moved and the files, which no prompt reads any longer, are named in the log."""
+    names moved, and logs once what it did. A file the owner's folder already has (more than
+    an unedited template) is left where it is (logged); with no single owner (``users:``, or
+    memory per session) nothing is moved and the files, which no prompt reads any longer, are
+    named in the log."""
     found = sorted(name for name in PERSON_FILES if (persona / name).is_file())
     if not found:
         return []
@@ -155,7 +174,7 @@ def move_shared_person_files(persona: Path, owner: Path | None) -> list[str]:
     kept: list[str] = []
     for name in found:
         source, destination = persona / name, owner / name
-        if destination.exists():
+        if destination.exists() and not _only_guidance(destination):
             if _same_content(source, destination) or _only_guidance(source):
                 source.unlink()
                 moved.append(name)

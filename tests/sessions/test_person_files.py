@@ -149,3 +149,16 @@ async def test_forgetting_deletes_the_distilled_notes_but_not_user_md(
     assert "distilled notes" in reply.text
     assert not (owner / "MEMORY_SHORT.md").exists()
     assert (owner / "USER.md").read_text(encoding="utf-8") == "Ana's own words"
+
+
+async def test_an_unedited_template_in_the_owners_folder_gives_way_to_the_old_file(
+    harness: Callable[..., Harness],
+) -> None:
+    from flynn.tools.person_files import write_person_templates
+
+    h = harness(**SHARED)
+    write_person_templates(h.data_dir / "user")  # `flynn init` run again on an old data dir
+    _write(h.data_dir / "persona" / "flynn" / "USER.md", "Ana, backend engineer")
+    h.open()
+    assert (h.data_dir / "user" / "USER.md").read_text(encoding="utf-8") == "Ana, backend engineer"
+    assert not (h.data_dir / "persona" / "flynn" / "USER.md").exists()

@@ -49,7 +49,7 @@ async def test_everyone_listed_recalls_the_team_document_and_strangers_do_not(
         if client == "kiosk":
             assert "Travel policy" not in system
         else:
-            assert "[From team documents (trust: medium: shared documents" in system
+            assert "[From team documents (trust: medium: shared reference documents" in system
             assert "- Travel policy: Train tickets over 300 euros need the finance lead" in system
 
 
