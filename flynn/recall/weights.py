@@ -32,11 +32,12 @@ class Tuning:
     answer: float = 0.15
     graph: float = 0.0
     """Bonus of a turn the graph links to an entity the question names. 0 since issue 15's
-    ablations (``evals/README.md``): 0.15 helped on no set, and cost turn@10 on most (the
-    graph's own lines are still recalled, ``items.graph_items``)."""
+    ablations (``evals/README.md``): 0.15 earned nothing on the person-and-assistant sets and
+    cost turn@10 on heldout, final and fresh (the graph's own lines are still recalled,
+    ``items.graph_items``)."""
     recency: float = 0.0
     """Weight of a turn's newness (decaying over ``recency_days``). 0 since issue 15's
-    ablations: 0.05 cost turn@10 and injected recall on six of the seven dev sets."""
+    ablations: without it turn@10 rose on five of the seven dev sets (fell on one)."""
     recency_days: float = 180.0
     neighbours_of: int = 10
     neighbour: float = 0.4
