@@ -55,6 +55,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "words_6": {"words": 6},
     "words_8": {"words": 8},
     "lean": {"recency": 0.0, "graph": 0.0},
+    "after_0": {"exchange_after": 0},
+    "exchanges_10": {"exchanges": 10},
     "lean_cover": {"recency": 0.0, "graph": 0.0, "session_cover": 0.0},
     "lean_cover_words": {
         "recency": 0.0,
@@ -115,7 +117,7 @@ def run(name: str, variants: list[str], *, threshold: float | None) -> list[dict
                 recall.rank = counted  # type: ignore[method-assign]
                 try:
                     figures, _ = _evaluate(
-                        app, recall, dataset, where, last, ks=(1, 5, 10, 25, 50), warmup=0
+                        app, recall, dataset, where, last, ks=(1, 5, 10, 15, 20, 25, 50), warmup=0
                     )
                 finally:
                     del recall.rank
