@@ -271,6 +271,22 @@ def _turns_of(
     return found
 
 
+TURN_BUDGETS = (10, 20, 25, 35)
+"""Turns shown at which rankers are compared (``turn_at_turns``)."""
+
+
+def _turn_budget(items: Sequence[RecallItem], where: dict[int, _Where], turns: int) -> int:
+    """How many of the first ``items`` show at most ``turns`` turns (whole items)."""
+    shown: set[str] = set()
+    for position, item in enumerate(items):
+        if item.kind == "message":
+            added = {where[m].turn for m in item.message_ids if m in where} - shown
+            if len(shown) + len(added) > turns:
+                return position
+            shown |= added
+    return len(items)
+
+
 def _turn_recall(
     items: Sequence[RecallItem], evidence: set[str], where: dict[int, _Where], k: int
 ) -> float:
@@ -459,8 +475,13 @@ def _evaluate(
     session_at: dict[int, list[float]] = defaultdict(list)
     injected: list[float] = []
     categories: dict[str, dict[str, dict[int, list[float]]]] = defaultdict(
-        lambda: {"turn": defaultdict(list), "session": defaultdict(list)}
+        lambda: {
+            "turn": defaultdict(list),
+            "session": defaultdict(list),
+            "turn_at_turns": defaultdict(list),
+        }
     )
+    turns_within: dict[int, list[float]] = defaultdict(list)
     latencies: list[float] = []
     tokens: list[int] = []
     synthesis: list[SynthesisTurn] = []
@@ -477,6 +498,11 @@ def _evaluate(
             continue
         known = sessions_of[question.conversation]
         evidence_sessions = {known[turn] for turn in evidence}
+        for budget_turns in TURN_BUDGETS:
+            within = _turn_budget(items, where, budget_turns)
+            score = _turn_recall(items, evidence, where, within)
+            turns_within[budget_turns].append(score)
+            categories[question.category]["turn_at_turns"][budget_turns].append(score)
         for k in ks:
             turn_score = _turn_recall(items, evidence, where, k)
             session_score = _session_recall(items, evidence_sessions, question.conversation, k)
@@ -490,11 +516,15 @@ def _evaluate(
         "session": {str(k): _mean(session_at[k]) for k in ks},
         "by_category": {
             category: {
-                kind: {str(k): _mean(values[k]) for k in ks} for kind, values in table.items()
+                kind: {str(k): _mean(values[k]) for k in sorted(values)}
+                for kind, values in table.items()
             }
             | {"questions": len(table["turn"][ks[0]])}
             for category, table in sorted(categories.items())
         },
+        # Turn recall of the first items showing at most T turns: rankers compared at the same
+        # number of turns (an exchange shows a turn with its neighbours, bm25 one turn an item).
+        "turn_at_turns": {str(t): _mean(turns_within[t]) for t in TURN_BUDGETS},
         "injected_turn_recall": _mean(injected),
         # How many turns the first k items show: an exchange is a turn with its neighbours.
         "turns_in_top_k_mean": {str(k): _mean(shown_at[k]) for k in ks},

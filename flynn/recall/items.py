@@ -126,6 +126,11 @@ def exchanges(
     radius = max(before, after)
     if radius <= 0:
         return [message_item(message, score) for message, score in best]
+    shape = (
+        {message.id: _reach(message, before, after) for message, _ in best}
+        if tuning.exchange_by_role
+        else {}
+    )
     near: dict[int, list[StoredMessage]] = defaultdict(list)
     read = 0  # neighbours are read a page of anchors at a time, only for those that need them
 
@@ -134,7 +139,8 @@ def exchanges(
         if position >= read:
             page = [message.id for message, _ in best[read : read + max(1, tuning.exchanges)]]
             for each in history.around(root, page, radius=radius):
-                if -before <= each.offset <= after and not still_in_prompt(each.message, exclude):
+                back, forward = shape.get(each.anchor, (before, after))
+                if -back <= each.offset <= forward and not still_in_prompt(each.message, exclude):
                     near[each.anchor].append(each.message)
             read += len(page)
         return near.get(best[position][0].id, [])
@@ -162,6 +168,14 @@ def exchanges(
             )
         )
     return items
+
+
+def _reach(message: StoredMessage, before: int, after: int) -> tuple[int, int]:
+    """How far an exchange reaches back and forward from ``message`` by its role
+    (``Tuning.exchange_by_role``): a person's turn forward only (the reply), an assistant's turn
+    back only (the request it answers). Measured against both sides and against also taking a
+    question next to the turn (issue 15 round 2, ``evals/README.md``)."""
+    return (0, after) if message.role == "user" else (before, 0)
 
 
 def fact_items(facts: Facts, root: str, query: QueryAnalysis, tuning: Tuning) -> list[RecallItem]:

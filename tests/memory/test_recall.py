@@ -115,13 +115,15 @@ def test_ranks_the_turn_that_answers_and_its_neighbour(memory: SqliteMemory) -> 
     )
     items = _recall(memory).rank("users/ana", "How much is the kitchen renovation budget?", now=NOW)
 
-    # The best exchange holds the question the answer replies to, and the answer.
+    # The best exchange holds the turn that ranked and, by its role, the reply after a
+    # person's turn or the request before an answer.
     best = items[0]
     assert best.kind == "message" and best.trust == "verbatim"
-    assert [part.text for part in best.parts][1:] == [
+    assert [part.text for part in best.parts] == [
+        "The contractor starts tearing out the kitchen cabinets next week.",
         "Do you have a budget in mind?",
-        "We agreed on eighteen thousand euros at most.",
     ]
+    assert "We agreed on eighteen thousand euros at most." in _turns(items[:2])
     assert best.message_ids == tuple(part.ref for part in best.parts)
     assert best.ref in best.message_ids
     assert len(_turns(items)) == len(set(_turns(items))) == 4  # each turn shown once
@@ -207,17 +209,21 @@ def test_an_exchange_is_packed_a_line_a_turn_in_time_order(memory: SqliteMemory)
     recall = _recall(memory)
     items = recall.rank("users/ana", "When are my swimming lessons?", now=NOW)
     best = items[0]
+    # A person's turn comes with the reply after it.
     assert _turns([best]) == [
-        "Which evening are they?",
         "Swimming lessons are on Tuesday evenings at seven.",
         "Good, that leaves your Thursdays free.",
     ]
     packed = recall.pack(items, budget_tokens=1500)
     (verbatim,) = packed.blocks
     said = [line.split(": ", 1)[1] for line in verbatim.lines]
-    assert said[said.index("Which evening are they?") :][:3] == _turns([best])
+    first = said.index("Swimming lessons are on Tuesday evenings at seven.")
+    assert said[first:][:2] == _turns([best])
     assert len(said) == len(set(said))
-    assert any(line.endswith(", you said: Which evening are they?") for line in verbatim.lines)
+    assert any(
+        line.endswith(", you said: Good, that leaves your Thursdays free.")
+        for line in verbatim.lines
+    )
     # Every packed item is one turn, so what was injected can be traced turn by turn.
     assert all(len(item.message_ids) == 1 and not item.parts for item in packed.items)
 
@@ -230,7 +236,6 @@ def test_an_exchange_too_big_for_the_budget_keeps_the_turn_that_ranked(
         memory,
         ANA,
         [
-            ("assistant", f"Before that, {filler}"),
             ("user", "My locker code at the pool is 4471."),
             ("assistant", f"After that, {filler}"),
         ],
@@ -238,7 +243,7 @@ def test_an_exchange_too_big_for_the_budget_keeps_the_turn_that_ranked(
     )
     recall = _recall(memory)
     items = recall.rank("users/ana", "What is my locker code?", now=NOW)
-    assert len(items[0].parts) == 3
+    assert len(items[0].parts) == 2  # a person's turn with the reply after it
     whole = estimate_tokens(render_recalled(recall.pack(items, budget_tokens=1500)))
     packed = recall.pack(items, budget_tokens=whole - 20)
     assert [item.text for item in packed.items] == ["My locker code at the pool is 4471."]
@@ -318,7 +323,7 @@ def test_when_questions_favour_turns_that_place_things_in_time(memory: SqliteMem
         at=NOW - timedelta(days=5),
     )
     top = _recall(memory).rank("users/ana", "When did I run the marathon?", now=NOW)[0]
-    ranked = next(part for part in top.parts if part.ref == top.ref)
+    ranked = next((part for part in top.parts if part.ref == top.ref), top)
     assert ranked.text == "I ran the marathon last Sunday with my brother."
 
 
@@ -439,7 +444,8 @@ def test_an_exchange_saying_the_same_thing_twice_is_packed_once(memory: SqliteMe
     )
     recall = _recall(memory)
     items = recall.rank("users/ana", "When does the locksmith come?", now=NOW)
-    assert _turns(items[:1]) == ["Thanks!", "The locksmith comes on Thursday at nine.", "Thanks!"]
+    assert _turns(items[:1]) == ["The locksmith comes on Thursday at nine.", "Thanks!"]
+    assert _turns(items) == [*_turns(items[:1]), "Thanks!"]  # the other "Thanks!" alone
     lines = recall.pack(items, budget_tokens=1500).lines
     assert len(lines) == len(set(lines)) == 2
 
