@@ -61,6 +61,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "by_role_3": {"exchanges": 3},
     "by_role_10": {"exchanges": 10},
     "by_role_15": {"exchanges": 15},
+    "role_after_0": {"exchange_after": 0},
+    "role_before_0": {"exchange_before": 0},
     "no_sessions": {"session": 0.0, "session_cover": 0.0, "session_words": 0.0},
     "candidates_200": {"candidates": 200},
     "lean_cover": {"recency": 0.0, "graph": 0.0, "session_cover": 0.0},
