@@ -172,10 +172,14 @@ def exchanges(
 
 def _reach(message: StoredMessage, before: int, after: int) -> tuple[int, int]:
     """How far an exchange reaches back and forward from ``message`` by its role
-    (``Tuning.exchange_by_role``): a person's turn forward only (the reply), an assistant's turn
-    back only (the request it answers). Measured against both sides and against also taking a
-    question next to the turn (issue 15 round 2, ``evals/README.md``)."""
-    return (0, after) if message.role == "user" else (before, 0)
+    (``Tuning.exchange_by_role``): a person's turn forward only (the reply); an assistant's turn
+    back only (the request it answers, when ``before`` is set), and forward too when it asks a
+    question (the person's answer). Measured in issue 15 round 2 (``evals/README.md``)."""
+    if message.role == "user":
+        return 0, after
+    if message.content.rstrip().endswith("?"):
+        return before, after
+    return before, 0
 
 
 def fact_items(facts: Facts, root: str, query: QueryAnalysis, tuning: Tuning) -> list[RecallItem]:

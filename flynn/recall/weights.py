@@ -53,13 +53,14 @@ class Tuning:
     summaries: int = 50
     summary: float = 0.6
     window_candidates: int = 150
-    exchange_before: int = 1
+    exchange_before: int = 0
+    """Turns before a hit shown with it. 0 since issue 15 round 2 (1 before): an answer's request
+    took the place of other hits at every number of turns shown, on every dev set."""
     exchange_after: int = 1
     exchange_by_role: bool = True
-    """Shape an exchange by its turn's role: an assistant's turn with the request before it, a
-    person's turn with the reply after it (``items.exchanges``), not both sides. On since issue
-    15 round 2: with 5 exchanges, at 10 and 20 turns shown it recalls more on every dev set
-    (``evals/README.md``)."""
+    """Shape an exchange by its turn's role (``items.exchanges``): a person's turn with the reply
+    after it, an assistant's turn with ``exchange_before`` turns before it, and the person's
+    answer after it only when it asks. On since issue 15 round 2 (``evals/README.md``)."""
     exchanges: int = 5
     """The best turns shown as exchanges; the rest are shown alone, to keep the budget. 5 since
     issue 15 round 2 (15 before): an exchange's neighbours took the place of other hits."""
