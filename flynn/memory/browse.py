@@ -6,31 +6,27 @@ first. Every read filters by namespace in SQL and stops at its limit.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flynn.memory.database import Database, decode_time
+from flynn.memory.database import Database
+from flynn.memory.facts import FACT_COLUMNS, fact_from_row
+from flynn.memory.graph import ENTITY_COLUMNS, entity_from_row
 from flynn.memory.graph_store import Entity
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.store import Fact
 
-_FACT_COLUMNS = (
-    "id, namespace, kind, field, value, confidence, source, status, supersedes, session, "
-    "channel, created_at, updated_at, message_id"
-)
-_ENTITY_COLUMNS = "id, namespace, name, type, description, confidence, mentions, updated_at"
 _IN_NAMESPACES = "namespace IN (SELECT value FROM json_each(?)) AND status = 'active'"
 _NEWEST_FACTS = (
-    f"SELECT {_FACT_COLUMNS} FROM facts WHERE {_IN_NAMESPACES} "
+    f"SELECT {FACT_COLUMNS} FROM facts WHERE {_IN_NAMESPACES} "
     "ORDER BY created_at DESC, id DESC LIMIT ?"
 )
 _COUNT_FACTS = f"SELECT count(*) FROM facts WHERE {_IN_NAMESPACES}"
 _ENTITIES = (
-    f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE {namespace_scope('namespace')} "
+    f"SELECT {ENTITY_COLUMNS} FROM entities WHERE {namespace_scope('namespace')} "
     "ORDER BY mentions DESC, confidence DESC, id LIMIT ?"
 )
-_ENTITY = f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE id = ?"
+_ENTITY = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,47 +49,15 @@ class SqliteMemoryBrowser:
         wanted = json.dumps(list(namespaces))
         rows = self._db.fetchall(_NEWEST_FACTS, (wanted, limit)) if limit > 0 else []
         count = self._db.fetchone(_COUNT_FACTS, (wanted,))
-        return NewestFacts(tuple(_fact(row) for row in rows), int(count[0]) if count else 0)
+        return NewestFacts(tuple(fact_from_row(row) for row in rows), int(count[0]) if count else 0)
 
     def entities(self, namespace_prefix: str, *, limit: int) -> list[Entity]:
         """The entities under ``namespace_prefix``, most mentioned first."""
         if limit <= 0:
             return []
         rows = self._db.fetchall(_ENTITIES, (*scope_params(namespace_prefix), limit))
-        return [_entity(row) for row in rows]
+        return [entity_from_row(row) for row in rows]
 
     def entity(self, entity_id: int) -> Entity | None:
         row = self._db.fetchone(_ENTITY, (entity_id,))
-        return None if row is None else _entity(row)
-
-
-def _fact(row: sqlite3.Row) -> Fact:
-    return Fact(
-        id=row["id"],
-        namespace=row["namespace"],
-        kind=row["kind"],
-        field=row["field"],
-        value=row["value"],
-        confidence=float(row["confidence"]),
-        source=row["source"],
-        status=row["status"],
-        supersedes=row["supersedes"],
-        session=row["session"],
-        channel=row["channel"],
-        created_at=decode_time(row["created_at"]),
-        updated_at=decode_time(row["updated_at"]),
-        message_id=row["message_id"],
-    )
-
-
-def _entity(row: sqlite3.Row) -> Entity:
-    return Entity(
-        id=row["id"],
-        namespace=row["namespace"],
-        name=row["name"],
-        type=row["type"],
-        description=row["description"],
-        confidence=float(row["confidence"]),
-        mentions=row["mentions"],
-        updated_at=decode_time(row["updated_at"]),
-    )
+        return None if row is None else entity_from_row(row)

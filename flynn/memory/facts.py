@@ -18,7 +18,7 @@ from flynn.memory.fts import FtsQueryPlanner
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.store import Fact, FactKind, NewFact
 
-_COLUMNS = (
+FACT_COLUMNS = (
     "id, namespace, kind, field, value, confidence, source, status, supersedes, session, channel, "
     "created_at, updated_at, message_id"
 )
@@ -27,20 +27,20 @@ _INSERT = f"""
 INSERT INTO facts (namespace, kind, field, value, confidence, source, status, supersedes,
                    session, channel, created_at, updated_at, message_id)
 VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)
-RETURNING {_COLUMNS}
+RETURNING {FACT_COLUMNS}
 """
 _SET_STATUS = "UPDATE facts SET status = ?, updated_at = ? WHERE id = ? AND status = 'active'"
-_GET = f"SELECT {_COLUMNS} FROM facts WHERE id = ?"
-_ACTIVE = f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND status = 'active'"
+_GET = f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?"
+_ACTIVE = f"SELECT {FACT_COLUMNS} FROM facts WHERE namespace = ? AND status = 'active'"
 _NEWEST_FIRST = " ORDER BY created_at DESC, id DESC"
 _FIND = (
-    f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND value = ? COLLATE NOCASE"
+    f"SELECT {FACT_COLUMNS} FROM facts WHERE namespace = ? AND value = ? COLLATE NOCASE"
     " AND status = 'active'"
 )
 _HISTORY = (
-    f"SELECT {_COLUMNS} FROM facts WHERE namespace = ? AND field IS ? ORDER BY created_at, id"
+    f"SELECT {FACT_COLUMNS} FROM facts WHERE namespace = ? AND field IS ? ORDER BY created_at, id"
 )
-_BY_ID = f"SELECT {_COLUMNS} FROM facts WHERE id IN (SELECT value FROM json_each(?))"
+_BY_ID = f"SELECT {FACT_COLUMNS} FROM facts WHERE id IN (SELECT value FROM json_each(?))"
 _MAX_CACHED = 4096
 """Facts kept decoded after a search read them, until any fact changes."""
 # A fact is superseded at most once (only active facts can be), so its chain is a line: walk back
@@ -122,7 +122,7 @@ class SqliteFacts:
 
     def get(self, fact_id: int) -> Fact | None:
         row = self._db.fetchone(_GET, (fact_id,))
-        return None if row is None else _fact(row)
+        return None if row is None else fact_from_row(row)
 
     def active(
         self, namespace: str, *, kind: FactKind | None = None, field: str | None = None
@@ -136,17 +136,20 @@ class SqliteFacts:
         if field is not None:
             sql += " AND field = ?"
             params.append(field)
-        return [_fact(row) for row in self._db.fetchall(sql + _NEWEST_FIRST, params)]
+        return [fact_from_row(row) for row in self._db.fetchall(sql + _NEWEST_FIRST, params)]
 
     def find(self, namespace: str, value: str) -> list[Fact]:
         """Active facts of exactly this namespace whose value equals ``value`` (ASCII case
         ignored), newest first; an index lookup, whatever the namespace's size."""
-        return [_fact(row) for row in self._db.fetchall(_FIND + _NEWEST_FIRST, (namespace, value))]
+        return [
+            fact_from_row(row)
+            for row in self._db.fetchall(_FIND + _NEWEST_FIRST, (namespace, value))
+        ]
 
     def history(self, namespace: str, field: str | None) -> list[Fact]:
         """Every row ever stored for ``field`` in ``namespace`` (any status), oldest first;
         ``None`` for the observations, which have no field."""
-        return [_fact(row) for row in self._db.fetchall(_HISTORY, (namespace, field))]
+        return [fact_from_row(row) for row in self._db.fetchall(_HISTORY, (namespace, field))]
 
     def search(self, namespace_prefix: str, query: str, *, limit: int) -> list[Fact]:
         """Active facts under ``namespace_prefix`` matching the words of ``query``, best first.
@@ -185,7 +188,7 @@ class SqliteFacts:
         missing = [key for key in ids if key not in cached]
         if missing:
             for row in self._db.fetchall(_BY_ID, (json.dumps(missing),)):
-                fact = cached[row[0]] = _fact(row)
+                fact = cached[row[0]] = fact_from_row(row)
                 found.append(fact)
         return found
 
@@ -226,7 +229,7 @@ class SqliteFacts:
         )
         if row is None:
             raise StoreError("fact insert returned no row")
-        return _fact(row)
+        return fact_from_row(row)
 
 
 def _fact_id(fact: Fact) -> int:
@@ -238,8 +241,9 @@ def _fact_text(fact: Fact) -> str:
     return f"{fact.field} {fact.value}" if fact.field else fact.value
 
 
-def _fact(row: sqlite3.Row) -> Fact:
-    # By position (every query here selects ``_COLUMNS``): recall decodes facts on every turn.
+def fact_from_row(row: sqlite3.Row) -> Fact:
+    """A fact from a row of ``FACT_COLUMNS``."""
+    # By position (every query here selects ``FACT_COLUMNS``): recall decodes facts on every turn.
     return Fact(
         id=row[0],
         namespace=row[1],

@@ -23,8 +23,8 @@ MAX_DESCRIPTION_CHARS = 500
 MAX_VISITED = 10_000
 """Bound on the entities one ``path`` search visits, so a hub cannot make it unbounded."""
 
-_COLUMNS = "id, namespace, name, type, description, confidence, mentions, updated_at"
-_E_COLUMNS = ", ".join(f"e.{column.strip()}" for column in _COLUMNS.split(","))
+ENTITY_COLUMNS = "id, namespace, name, type, description, confidence, mentions, updated_at"
+_E_COLUMNS = ", ".join(f"e.{column.strip()}" for column in ENTITY_COLUMNS.split(","))
 
 # In DO UPDATE every bare column is the stored value, so each CASE compares old with new.
 # A lower-case name is replaced by a capitalised spelling of it: "maya" from a lower-case message
@@ -43,9 +43,9 @@ ON CONFLICT (namespace, name_key) DO UPDATE SET
     confidence = max(confidence, excluded.confidence),
     mentions = mentions + 1,
     updated_at = excluded.updated_at
-RETURNING {_COLUMNS}
+RETURNING {ENTITY_COLUMNS}
 """
-_FIND = f"SELECT {_COLUMNS} FROM entities WHERE namespace = ? AND name_key = ?"
+_FIND = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE namespace = ? AND name_key = ?"
 # The key list drives the join: one seek of entities_name_key per candidate n-gram. The unary
 # plus keeps the planner from walking the namespace's entities instead.
 _ENTITIES_IN = f"""
@@ -155,11 +155,11 @@ class SqliteGraph:
         )
         if row is None:
             raise StoreError("entity upsert returned no row")
-        return _entity(row)
+        return entity_from_row(row)
 
     def find(self, namespace: str, name: str) -> Entity | None:
         row = self._db.fetchone(_FIND, (namespace, name_key(name)))
-        return None if row is None else _entity(row)
+        return None if row is None else entity_from_row(row)
 
     def relate(
         self,
@@ -218,7 +218,7 @@ class SqliteGraph:
         if not keys:
             return []
         params = (json.dumps(list(keys)), *scope_params(namespace_prefix), limit)
-        return [_entity(row) for row in self._db.fetchall(_ENTITIES_IN, params)]
+        return [entity_from_row(row) for row in self._db.fetchall(_ENTITIES_IN, params)]
 
     def relations_of(self, entity_id: int, *, limit: int) -> list[Relation]:
         if limit <= 0:
@@ -304,7 +304,8 @@ def _check_confidence(confidence: float) -> None:
         raise ValueError(f"confidence {confidence!r} is outside 0..1")
 
 
-def _entity(row: sqlite3.Row) -> Entity:
+def entity_from_row(row: sqlite3.Row) -> Entity:
+    """An entity from a row of ``ENTITY_COLUMNS``."""
     return Entity(
         id=row["id"],
         namespace=row["namespace"],
