@@ -30,6 +30,7 @@ from flynn.settings import load_settings
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "hybrid": {},
+    "no_across": {"across": False},
     "no_lexical": {"lexical": 0.0},
     "no_fused": {"fused": 0.0},
     "no_coverage": {"coverage": 0.0},

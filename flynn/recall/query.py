@@ -80,6 +80,13 @@ _WHEN = re.compile(
     r"|how\s+long\s+ago|since\s+when|how\s+long\s+(?:has|have|had|did|was|were))\b",
     re.IGNORECASE,
 )
+# Questions over many occasions ("How many ...", "Which countries have I been to?"): each
+# occasion is one turn of its own conversation, so breadth beats depth.
+_ACROSS = re.compile(
+    r"\b(?:how\s+many|how\s+much\b.*\b(?:in\s+total|altogether|so\s+far)|in\s+total"
+    r"|altogether|so\s+far|all\s+(?:the|my|our)|different|(?:have|has)\s+(?:i|we)\b)",
+    re.IGNORECASE,
+)
 # Questions that want a number, a place or a person, and what a turn holding one looks like: the
 # classic answer-type prior of question answering, a hint about which matching turn answers.
 _ASKS_NUMBER = re.compile(
@@ -208,6 +215,8 @@ class QueryAnalysis:
     names: tuple[str, ...]
     window: TimeWindow | None
     asks_when: bool
+    asks_across: bool = False
+    """Whether it asks over many occasions (``_ACROSS``) rather than when: sums, counts, lists."""
     variants: tuple[str, ...] = ()
     """Other forms of its irregular verbs ("ran" for "run"), to search for as well."""
     expects: AnswerKind | None = None
@@ -273,6 +282,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         names=tuple(names),
         window=window,
         asks_when=bool(_WHEN.search(text)),
+        asks_across=bool(_ACROSS.search(text)) and not _WHEN.search(text),
         variants=tuple(sorted(variants)),
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),

@@ -16,7 +16,7 @@ import heapq
 import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -90,6 +90,8 @@ class HybridRanker:
         entities = self._entities(root, query)
         # A plain statement gets a light recall, unless it names something the graph knows.
         tuning = self.tuning if query.depth == "full" or entities else self.light
+        if tuning.across and query.asks_across:
+            tuning = replace(tuning, session=0.0, session_cover=0.0, session_words=0.0, exchanges=0)
         words = searched_words(self._history, root, query, tuning)
         candidates = self.lexical_candidates(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning, query_vectors)

@@ -43,6 +43,10 @@ class Tuning:
     neighbour: float = 0.4
     neighbour_radius: int = 2
     neighbour_decay: float = 0.7
+    across: bool = True
+    """For a question over many occasions (``QueryAnalysis.asks_across``: "How many ...",
+    "Which countries have I been to?") no session signals and no exchanges, so each
+    occasion's own turn gets a place. On since issue 15 round 3 (``evals/README.md``)."""
     session: float = 0.2
     session_top: int = 3
     session_cover: float = 0.2

@@ -93,3 +93,21 @@ def test_depth_is_full_for_what_asks_or_points_at_memory(text: str, depth: str) 
 )
 def test_the_topic_is_the_question_without_its_names(question: str, topic: str) -> None:
     assert analyse(question, now=NOW).topic_text == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "across"),
+    [
+        ("How many races have I run this year?", True),
+        ("Which countries have I been to on trips?", True),
+        ("What have we made at pottery class so far?", True),
+        ("How much have I paid the garage in total?", True),
+        ("Which different doctors did I see?", True),
+        ("What car do I drive?", False),
+        ("Where did Ana fly to?", False),
+        # Asking when is about one occasion, even in these words.
+        ("How long have I been learning Dutch?", False),
+    ],
+)
+def test_questions_over_many_occasions_are_recognised(question: str, across: bool) -> None:
+    assert analyse(question, now=NOW).asks_across is across

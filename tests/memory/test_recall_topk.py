@@ -76,3 +76,25 @@ def test_rank_returns_the_items_asked_for_and_the_floor_decides_injection(
     assert {item.ref for item in recalled.items} <= {
         part.ref for item in relevant for part in (item.parts or (item,))
     }
+
+
+def test_a_question_over_many_occasions_gets_each_occasion_not_their_replies(
+    memory: SqliteMemory,
+) -> None:
+    """Each visit was said in passing in its own conversation, with a long reply after it. A
+    question about all of them wants each visit's turn, not the first visits' replies."""
+    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+    cities = ["Lisbon", "Porto", "Seville", "Granada", "Valencia", "Bilbao", "Girona", "Cadiz"]
+    reply = "Here is a long and careful answer about something else entirely. " * 12
+    for day, city in enumerate(cities):
+        at = NOW - timedelta(days=80 - 9 * day)
+        session = f"gateway:visit{day}"
+        writer.message(ANA, session, "user", f"We visited {city} on our trip.", now=at)
+        writer.message(ANA, session, "assistant", reply, now=at + timedelta(minutes=1))
+    recall = Recall(memory.facts, memory.history, threshold=0.0)
+
+    items = recall.rank("users/ana", "Which cities have we visited on trips?", now=NOW, limit=8)
+
+    shown = " ".join(item.text for item in items)
+    assert all(city in shown for city in cities)
+    assert all(len(item.message_ids) == 1 for item in items if item.kind == "message")
