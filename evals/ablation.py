@@ -31,6 +31,9 @@ from flynn.settings import load_settings
 VARIANTS: dict[str, dict[str, Any]] = {
     "hybrid": {},
     "no_across": {"across": False},
+    "no_speaker": {"speaker": 0.0},
+    "speaker_4": {"speaker": 0.4},
+    "speaker_8": {"speaker": 0.8},
     "no_lexical": {"lexical": 0.0},
     "no_fused": {"fused": 0.0},
     "no_coverage": {"coverage": 0.0},

@@ -80,6 +80,17 @@ _WHEN = re.compile(
     r"|how\s+long\s+ago|since\s+when|how\s+long\s+(?:has|have|had|did|was|were))\b",
     re.IGNORECASE,
 )
+# Who a question asks about, in a conversation between a person and their assistant: what the
+# assistant said ("What did you say to ...", "according to your recipe"), or the person
+# themselves ("How many countries have I been to?").
+_ASKS_ASSISTANT = re.compile(
+    r"\b(?:(?:did|do|would|had|have)\s+you|you\s+(?:said|told|suggested|recommended|mentioned"
+    r"|gave|listed|warned|called|wrote|advised|proposed|described|explained|showed|shared"
+    r"|provided|put|named)|your\s+(?:recipe|list|plan|advice|suggestions?|recommendations?"
+    r"|answer|tips?|steps|instructions|template|draft|outline|script|method|routine))\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our)\b", re.I)
 # Questions over many occasions ("How many ...", "Which countries have I been to?"): each
 # occasion is one turn of its own conversation, so breadth beats depth.
 _ACROSS = re.compile(
@@ -215,6 +226,9 @@ class QueryAnalysis:
     names: tuple[str, ...]
     window: TimeWindow | None
     asks_when: bool
+    about: Literal["person", "assistant"] | None = None
+    """Whose turns answer it when the conversation is a person's with their assistant: the
+    assistant's when it asks what "you" said, the person's when it asks about "I" or "we"."""
     asks_across: bool = False
     """Whether it asks over many occasions (``_ACROSS``) rather than when: sums, counts, lists."""
     variants: tuple[str, ...] = ()
@@ -282,6 +296,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         names=tuple(names),
         window=window,
         asks_when=bool(_WHEN.search(text)),
+        about=_about(text),
         asks_across=bool(_ACROSS.search(text)) and not _WHEN.search(text),
         variants=tuple(sorted(variants)),
         expects=_expects(text),
@@ -295,6 +310,12 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
             if _searchable(each.word)
         ),
     )
+
+
+def _about(text: str) -> Literal["person", "assistant"] | None:
+    if _ASKS_ASSISTANT.search(text):
+        return "assistant"
+    return "person" if _FIRST_PERSON.search(text) else None
 
 
 def _searchable(word: str) -> bool:

@@ -301,6 +301,8 @@ class HybridRanker:
             tuning.recency_days,
         )
         exp = math.exp
+        # A question about the person is answered by what they said.
+        own = tuning.speaker if query.about == "person" else 0.0
         for candidate in pool:
             message = candidate.message
             found = words_of(message.id) if words_of is not None else ()
@@ -325,6 +327,8 @@ class HybridRanker:
             if recency:
                 age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
                 score += recency * exp(-age_days / recency_days)
+            if own and message.role == "user":
+                score += own
             candidate.score = score
 
     def _neighbours(

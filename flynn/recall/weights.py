@@ -39,6 +39,11 @@ class Tuning:
     """Weight of a turn's newness (decaying over ``recency_days``). 0 since issue 15's
     ablations: without it turn@10 rose on five of the seven dev sets (fell on one)."""
     recency_days: float = 180.0
+    speaker: float = 0.6
+    """Bonus of the person's own turns when a question asks about them ("How many countries
+    have I been to?", ``QueryAnalysis.about``); none for a question about what the assistant
+    said ("What did you say to ...?") or about someone else. 0.6 since issue 15 round 3
+    (``evals/README.md``); the same bonus for the assistant's turns lost what it asked."""
     neighbours_of: int = 10
     neighbour: float = 0.4
     neighbour_radius: int = 2

@@ -111,3 +111,22 @@ def test_the_topic_is_the_question_without_its_names(question: str, topic: str) 
 )
 def test_questions_over_many_occasions_are_recognised(question: str, across: bool) -> None:
     assert analyse(question, now=NOW).asks_across is across
+
+
+@pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("How many countries have I been to?", "person"),
+        ("Which restaurants have we tried lately?", "person"),
+        ("What's my sister's new job?", "person"),
+        # What the assistant said, even when the person is in the question too.
+        ("How deep did you say the soil should be before I water my fern?", "assistant"),
+        ("What did you suggest for the party?", "assistant"),
+        ("How long does the lid stay on, according to your recipe?", "assistant"),
+        # Someone else, or nobody.
+        ("What did Caroline research?", None),
+        ("Where is the nearest station?", None),
+    ],
+)
+def test_a_question_says_whose_turns_answer_it(question: str, about: str | None) -> None:
+    assert analyse(question, now=NOW).about == about

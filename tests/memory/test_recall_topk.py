@@ -98,3 +98,32 @@ def test_a_question_over_many_occasions_gets_each_occasion_not_their_replies(
     shown = " ".join(item.text for item in items)
     assert all(city in shown for city in cities)
     assert all(len(item.message_ids) == 1 for item in items if item.kind == "message")
+
+
+def test_a_question_about_the_person_is_answered_by_what_they_said(
+    memory: SqliteMemory,
+) -> None:
+    """The person said they are learning the cello in passing; the assistant's long answers
+    hold more of the question's words. "Which instrument am I learning?" asks about the
+    person, so their own turn comes ahead of those answers (seventh, after all six, if
+    ranked on words alone)."""
+    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+    answer = (
+        "Learning an instrument as an adult works best with short daily practice: "
+        "a practice diary, a teacher once a fortnight, and pieces you like. "
+    ) * 3
+    for day in range(6):
+        at = NOW - timedelta(days=60 - 9 * day)
+        session = f"gateway:music{day}"
+        request = (
+            "I'm learning the cello this year. Any tips for a beginner?"
+            if day == 2
+            else "How do people get better at something new?"
+        )
+        writer.message(ANA, session, "user", request, now=at)
+        writer.message(ANA, session, "assistant", answer, now=at + timedelta(minutes=1))
+    recall = Recall(memory.facts, memory.history, threshold=0.0)
+
+    items = recall.rank("users/ana", "Which instrument am I learning?", now=NOW, limit=3)
+
+    assert any("cello" in item.text for item in items[:2])
