@@ -12,10 +12,18 @@ from typing import Any
 
 import pytest
 
-from evals.datasets import NAMES, assistant, assistant_sealed, assistant_small, build, histories
+from evals.datasets import (
+    NAMES,
+    assistant,
+    assistant_blind,
+    assistant_sealed,
+    assistant_small,
+    build,
+    histories,
+)
 from evals.recall import parse_dataset
 
-SETS = ("assistant", "assistant_small", "assistant_sealed")
+SETS = ("assistant", "assistant_small", "assistant_sealed", "assistant_blind")
 Data = dict[str, Any]
 
 
@@ -40,6 +48,10 @@ def test_a_set_builds_the_same_every_time_and_people_do_not_depend_on_the_count(
     assert json.dumps(assistant.build(people=4), sort_keys=True) == first
     sealed = json.dumps(assistant_sealed.build(people=3), sort_keys=True)
     assert json.dumps(assistant_sealed.build(people=3), sort_keys=True) == sealed
+    blind = json.dumps(assistant_blind.build(people=3), sort_keys=True)
+    assert json.dumps(assistant_blind.build(people=3), sort_keys=True) == blind
+    two, four = assistant_blind.build(people=2), assistant_blind.build(people=4)
+    assert two["conversations"] == four["conversations"][:2]
     three, five = assistant.build(people=3), assistant.build(people=5)
     assert three["conversations"] == five["conversations"][:3]
     ids = {conversation["id"] for conversation in three["conversations"]}
@@ -55,7 +67,13 @@ def test_the_small_set_is_the_first_people_of_the_dev_set(built: dict[str, Data]
 
 
 @pytest.mark.parametrize(
-    ("name", "people"), [("assistant", 120), ("assistant_small", 12), ("assistant_sealed", 100)]
+    ("name", "people"),
+    [
+        ("assistant", 120),
+        ("assistant_small", 12),
+        ("assistant_sealed", 100),
+        ("assistant_blind", 100),
+    ],
 )
 def test_a_set_parses_and_its_evidence_is_where_it_says(
     built: dict[str, Data], name: str, people: int
@@ -86,7 +104,7 @@ def test_a_set_parses_and_its_evidence_is_where_it_says(
         assert "{" not in question["question"], question
 
 
-@pytest.mark.parametrize("name", ["assistant_small", "assistant_sealed"])
+@pytest.mark.parametrize("name", ["assistant_small", "assistant_sealed", "assistant_blind"])
 def test_each_person_speaks_first_in_dated_sessions_with_long_answers(
     built: dict[str, Data], name: str
 ) -> None:
@@ -114,6 +132,7 @@ def test_no_abstention_question_is_about_something_the_person_said(
     for name, pool in (
         ("assistant", assistant.POOL),
         ("assistant_sealed", assistant_sealed.POOL),
+        ("assistant_blind", assistant_blind.POOL),
     ):
         data = built[name]
         said: dict[str, str] = {}
@@ -147,7 +166,22 @@ def test_the_sealed_split_shares_no_person_and_no_text_with_the_dev_split(
 def test_about_half_the_questions_share_at_most_one_word_with_their_evidence(
     built: dict[str, Data],
 ) -> None:
-    for name in ("assistant", "assistant_sealed"):
+    for name in ("assistant", "assistant_sealed", "assistant_blind"):
         described = histories.describe(built[name])
         share = described["share_at_most_one_word"]
         assert isinstance(share, float) and 0.45 <= share <= 0.75, (name, share)
+
+
+def test_the_blind_set_shares_no_person_text_or_question_with_the_other_two(
+    built: dict[str, Data],
+) -> None:
+    blind = built["assistant_blind"]
+    blind_ids = {conversation["id"] for conversation in blind["conversations"]}
+    blind_texts = {turn["text"] for _, _, turn in _turns(blind)}
+    blind_questions = {question["question"] for question in blind["questions"]}
+    for name, module in (("assistant", assistant), ("assistant_sealed", assistant_sealed)):
+        other = built[name]
+        assert not set(assistant_blind.NAMES) & set(module.NAMES), name
+        assert not blind_ids & {conversation["id"] for conversation in other["conversations"]}
+        assert not blind_texts & {turn["text"] for _, _, turn in _turns(other)}, name
+        assert not blind_questions & {question["question"] for question in other["questions"]}

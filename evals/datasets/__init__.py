@@ -17,6 +17,7 @@ NAMES = (
     "assistant",
     "assistant_small",
     "assistant_sealed",
+    "assistant_blind",
 )
 
 
