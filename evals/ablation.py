@@ -32,6 +32,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "hybrid": {},
     "no_across": {"across": False},
     "no_speaker": {"speaker": 0.0},
+    "reply": {"exchange_reply": True},
     "speaker_4": {"speaker": 0.4},
     "speaker_8": {"speaker": 0.8},
     "no_lexical": {"lexical": 0.0},

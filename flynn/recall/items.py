@@ -127,7 +127,7 @@ def exchanges(
     if radius <= 0:
         return [message_item(message, score) for message, score in best]
     shape = (
-        {message.id: _reach(message, before, after) for message, _ in best}
+        {message.id: _reach(message, before, after, tuning.exchange_reply) for message, _ in best}
         if tuning.exchange_by_role
         else {}
     )
@@ -170,13 +170,14 @@ def exchanges(
     return items
 
 
-def _reach(message: StoredMessage, before: int, after: int) -> tuple[int, int]:
+def _reach(message: StoredMessage, before: int, after: int, reply: bool) -> tuple[int, int]:
     """How far an exchange reaches back and forward from ``message`` by its role
-    (``Tuning.exchange_by_role``): a person's turn forward only (the reply); an assistant's turn
-    back only (the request it answers, when ``before`` is set), and forward too when it asks a
-    question (the person's answer). Measured in issue 15 round 2 (``evals/README.md``)."""
+    (``Tuning.exchange_by_role``): a person's turn forward only, to the reply, when ``reply``
+    (``Tuning.exchange_reply``); an assistant's turn back only (the request it answers, when
+    ``before`` is set), and forward too when it asks a question (the person's answer).
+    Measured in issue 15 rounds 2 and 3 (``evals/README.md``)."""
     if message.role == "user":
-        return 0, after
+        return 0, after if reply else 0
     if message.content.rstrip().endswith("?"):
         return before, after
     return before, 0

@@ -70,6 +70,11 @@ class Tuning:
     """Shape an exchange by its turn's role (``items.exchanges``): a person's turn with the reply
     after it, an assistant's turn with ``exchange_before`` turns before it, and the person's
     answer after it only when it asks. On since issue 15 round 2 (``evals/README.md``)."""
+    exchange_reply: bool = False
+    """Whether a person's turn is shown with the reply after it. Off since issue 15 round 3:
+    once the person's own turns rank first for questions about them (``speaker``), the
+    replies took the places of other hits at every number of turns shown on six of the seven
+    dev sets (``evals/README.md``). An assistant's question still comes with the answer."""
     exchanges: int = 5
     """The best turns shown as exchanges; the rest are shown alone, to keep the budget. 5 since
     issue 15 round 2 (15 before): an exchange's neighbours took the place of other hits."""

@@ -197,33 +197,49 @@ def test_an_exchange_is_packed_a_line_a_turn_in_time_order(memory: SqliteMemory)
         ANA,
         [
             ("user", "The pool near me runs adult lessons."),
-            ("assistant", "Which evening are they?"),
-            ("user", "Swimming lessons are on Tuesday evenings at seven."),
+            ("assistant", "Which evening are the swimming lessons?"),
+            ("user", "Tuesday evenings at seven."),
             ("assistant", "Good, that leaves your Thursdays free."),
             ("user", "Unrelated: the car needs new tyres."),
         ],
         at=NOW - timedelta(days=4),
     )
     recall = _recall(memory)
-    items = recall.rank("users/ana", "When are my swimming lessons?", now=NOW)
+    items = recall.rank("users/ana", "When are the swimming lessons?", now=NOW)
     best = items[0]
-    # A person's turn comes with the reply after it.
+    # An assistant's question comes with the person's answer after it.
     assert _turns([best]) == [
-        "Swimming lessons are on Tuesday evenings at seven.",
-        "Good, that leaves your Thursdays free.",
+        "Which evening are the swimming lessons?",
+        "Tuesday evenings at seven.",
     ]
     packed = recall.pack(items, budget_tokens=1500)
     (verbatim,) = packed.blocks
     said = [line.split(": ", 1)[1] for line in verbatim.lines]
-    first = said.index("Swimming lessons are on Tuesday evenings at seven.")
+    first = said.index("Which evening are the swimming lessons?")
     assert said[first:][:2] == _turns([best])
     assert len(said) == len(set(said))
     assert any(
-        line.endswith(", you said: Good, that leaves your Thursdays free.")
+        line.endswith(", you said: Which evening are the swimming lessons?")
         for line in verbatim.lines
     )
     # Every packed item is one turn, so what was injected can be traced turn by turn.
     assert all(len(item.message_ids) == 1 and not item.parts for item in packed.items)
+
+
+def test_a_persons_turn_comes_without_the_reply_after_it(memory: SqliteMemory) -> None:
+    """Once the person's own turns rank first for what they ask about themselves, a reply
+    shown with each took the place of other hits (issue 15 round 3)."""
+    _say(
+        memory,
+        ANA,
+        [
+            ("user", "Swimming lessons are on Tuesday evenings at seven."),
+            ("assistant", "Good, that leaves your Thursdays free."),
+        ],
+        at=NOW - timedelta(days=4),
+    )
+    items = _recall(memory).rank("users/ana", "When are my swimming lessons?", now=NOW)
+    assert _turns(items[:1]) == ["Swimming lessons are on Tuesday evenings at seven."]
 
 
 def test_an_exchange_too_big_for_the_budget_keeps_the_turn_that_ranked(
@@ -234,17 +250,17 @@ def test_an_exchange_too_big_for_the_budget_keeps_the_turn_that_ranked(
         memory,
         ANA,
         [
-            ("user", "My locker code at the pool is 4471."),
-            ("assistant", f"After that, {filler}"),
+            ("assistant", "Shall I note the locker code for the pool?"),
+            ("user", f"Yes please, 4471, {filler}"),
         ],
         at=NOW - timedelta(days=4),
     )
     recall = _recall(memory)
-    items = recall.rank("users/ana", "What is my locker code?", now=NOW)
-    assert len(items[0].parts) == 2  # a person's turn with the reply after it
+    items = recall.rank("users/ana", "What was the locker code at the pool?", now=NOW)
+    assert len(items[0].parts) == 2  # an assistant's question with the answer after it
     whole = estimate_tokens(render_recalled(recall.pack(items, budget_tokens=1500)))
     packed = recall.pack(items, budget_tokens=whole - 20)
-    assert [item.text for item in packed.items] == ["My locker code at the pool is 4471."]
+    assert [item.text for item in packed.items] == ["Shall I note the locker code for the pool?"]
 
 
 def test_blocks_are_labelled_and_ordered_by_trust(memory: SqliteMemory) -> None:
@@ -399,9 +415,9 @@ def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
             memory,
             ANA,
             [
-                ("assistant", f"How was day {day}?"),
-                ("user", f"Day {day}: the pottery wheel spun nicely."),
-                ("assistant", "Lovely."),
+                ("user", f"Day {day} at the studio."),
+                ("assistant", f"Did the pottery wheel spin nicely on day {day}?"),
+                ("user", "It did."),
             ],
             at=NOW - timedelta(days=40 - day),
             session=f"gateway:{day}",
@@ -434,15 +450,15 @@ def test_an_exchange_saying_the_same_thing_twice_is_packed_once(memory: SqliteMe
         memory,
         ANA,
         [
-            ("assistant", "Thanks!"),
-            ("user", "The locksmith comes on Thursday at nine."),
-            ("assistant", "Thanks!"),
+            ("user", "Thanks!"),
+            ("assistant", "So the locksmith comes on Thursday at nine?"),
+            ("user", "Thanks!"),
         ],
         at=NOW - timedelta(days=2),
     )
     recall = _recall(memory)
     items = recall.rank("users/ana", "When does the locksmith come?", now=NOW)
-    assert _turns(items[:1]) == ["The locksmith comes on Thursday at nine.", "Thanks!"]
+    assert _turns(items[:1]) == ["So the locksmith comes on Thursday at nine?", "Thanks!"]
     assert _turns(items) == [*_turns(items[:1]), "Thanks!"]  # the other "Thanks!" alone
     lines = recall.pack(items, budget_tokens=1500).lines
     assert len(lines) == len(set(lines)) == 2
