@@ -68,8 +68,9 @@ class Tuning:
     exchange_after: int = 1
     exchange_by_role: bool = True
     """Shape an exchange by its turn's role (``items.exchanges``): a person's turn with the reply
-    after it, an assistant's turn with ``exchange_before`` turns before it, and the person's
-    answer after it only when it asks. On since issue 15 round 2 (``evals/README.md``)."""
+    after it when ``exchange_reply``, an assistant's turn with ``exchange_before`` turns before
+    it, and the person's answer after it only when it asks. On since issue 15 round 2
+    (``evals/README.md``)."""
     exchange_reply: bool = False
     """Whether a person's turn is shown with the reply after it. Off since issue 15 round 3:
     once the person's own turns rank first for questions about them (``speaker``), the
