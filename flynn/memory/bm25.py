@@ -127,12 +127,14 @@ def read_best(
     limit: int,
     leave_out: Collection[str] = (),
     pages: int = 4,
+    max_length: int = 0,
 ) -> list[tuple[float, Row]]:
     """The best rows by bm25, best first, at most ``limit``.
 
     Ids are ranked by summed idf and read ``limit`` at a time through ``read``, which leaves out
     rows out of scope (another namespace's, say), until half a page was kept or ``pages`` were
-    read; what was read is then scored with its length (in words of ``text``)."""
+    read; what was read is then scored with its length (in words of ``text``), at most
+    ``max_length`` when set (a passage of a long row is what matches)."""
     if limit <= 0:
         return []
     ranking = [row for row, _ in matches.best(limit * pages, leave_out=leave_out)]
@@ -144,6 +146,8 @@ def read_best(
     if not found:
         return []
     lengths = [word_count(text(row)) for row in found]
+    if max_length:
+        lengths = [min(length, max_length) for length in lengths]
     average = max(1.0, sum(lengths) / len(lengths))
     scored = []
     for row, length in zip(found, lengths, strict=True):

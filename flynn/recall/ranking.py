@@ -92,6 +92,8 @@ class HybridRanker:
         tuning = self.tuning if query.depth == "full" or entities else self.light
         if tuning.across and query.asks_across:
             tuning = replace(tuning, session=0.0, session_cover=0.0, session_words=0.0, exchanges=0)
+        if query.about != "assistant" and tuning.passage_words:
+            tuning = replace(tuning, passage_words=0)  # only a line of an answer is asked for
         words = searched_words(self._history, root, query, tuning)
         candidates = self.lexical_candidates(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning, query_vectors)
@@ -179,6 +181,7 @@ class HybridRanker:
             limit=tuning.candidates,
             leave_out=leave_out,
             pages=_PAGES,
+            max_length=tuning.passage_words,
         )
         if not scored:
             return

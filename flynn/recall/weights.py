@@ -71,6 +71,11 @@ class Tuning:
     after it when ``exchange_reply``, an assistant's turn with ``exchange_before`` turns before
     it, and the person's answer after it only when it asks. On since issue 15 round 2
     (``evals/README.md``)."""
+    passage_words: int = 80
+    """For a question about what the assistant said (``QueryAnalysis.about``), a turn longer
+    than this many words is weighed by bm25 as if it were this long: the answer is one line of
+    a long reply, and the rest of the reply should not count against it. 80 since issue 15
+    round 3 (``evals/README.md``); 0 weighs every turn at its length."""
     exchange_reply: bool = False
     """Whether a person's turn is shown with the reply after it. Off since issue 15 round 3:
     once the person's own turns rank first for questions about them (``speaker``), the

@@ -127,3 +127,26 @@ def test_a_question_about_the_person_is_answered_by_what_they_said(
     items = recall.rank("users/ana", "Which instrument am I learning?", now=NOW, limit=3)
 
     assert any("cello" in item.text for item in items[:2])
+
+
+def test_a_line_of_a_long_answer_is_not_weighed_down_by_the_rest_of_it(
+    memory: SqliteMemory,
+) -> None:
+    """ "When did you say to book the ferry?" asks about one line of a long plan. Earlier,
+    shorter answers say "book a ferry" in passing; on words alone they would outrank the plan
+    for being shorter. Weighed as a passage, the plan holds the same words in as few, and the
+    latest answer comes first."""
+    writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
+    aside = "Trains are slow there, so book a ferry or a bus between the towns. " * 6
+    filler = "Pack light layers and walk the old town early before the crowds arrive. " * 25
+    plan = f"{filler}Book the ferry two days ahead in summer. {filler}"
+    for day, answer in enumerate([aside, aside, plan]):
+        at = NOW - timedelta(days=30 - day)
+        session = f"gateway:trip{day}"
+        writer.message(ANA, session, "user", "Plan me a week on the coast.", now=at)
+        writer.message(ANA, session, "assistant", answer, now=at + timedelta(minutes=1))
+    recall = Recall(memory.facts, memory.history, threshold=0.0)
+
+    items = recall.rank("users/ana", "When did you say to book the ferry?", now=NOW, limit=3)
+
+    assert "two days ahead" in items[0].text
