@@ -84,7 +84,7 @@ _WHEN = re.compile(
 # assistant said ("What did you say to ...", "according to your recipe"), or the person
 # themselves ("How many countries have I been to?").
 _ASKS_ASSISTANT = re.compile(
-    r"\b(?:(?:did|do|would|had|have)\s+you|you\s+(?:said|told|suggested|recommended|mentioned"
+    r"\b(?:(?:did|had)\s+you|you\s+(?:said|told|suggested|recommended|mentioned"
     r"|gave|listed|warned|called|wrote|advised|proposed|described|explained|showed|shared"
     r"|provided|put|named)|your\s+(?:recipe|list|plan|advice|suggestions?|recommendations?"
     r"|answer|tips?|steps|instructions|template|draft|outline|script|method|routine))\b",

@@ -123,6 +123,8 @@ def test_questions_over_many_occasions_are_recognised(question: str, across: boo
         ("How deep did you say the soil should be before I water my fern?", "assistant"),
         ("What did you suggest for the party?", "assistant"),
         ("How long does the lid stay on, according to your recipe?", "assistant"),
+        # A request to the assistant is not a question about what it said.
+        ("Which seat would you recommend for me on the flight?", "person"),
         # Someone else, or nobody.
         ("What did Caroline research?", None),
         ("Where is the nearest station?", None),
