@@ -18,6 +18,7 @@ NAMES = (
     "assistant_small",
     "assistant_sealed",
     "assistant_blind",
+    "assistant_unseen",
 )
 
 
