@@ -399,6 +399,22 @@ CREATE TABLE team_document_entities (
 CREATE INDEX team_document_entities_entity ON team_document_entities(entity_id);
 """
 
+# Each person's reminders are numbered 1, 2, 3 in the order they were set (``jobs.number``), so
+# what they see and type does not depend on other people's jobs or on the distillation runs; a
+# number is never handed out twice within a namespace (assigned at insert as max + 1 over all of
+# its reminders, active or not). Other kinds of job keep NULL. The index serves that max and
+# refuses a duplicate whatever races the insert.
+_SCHEMA_V11 = """
+ALTER TABLE jobs ADD COLUMN number INTEGER;
+UPDATE jobs SET number = numbered.n
+FROM (
+    SELECT id, row_number() OVER (PARTITION BY namespace ORDER BY id) AS n
+    FROM jobs WHERE kind = 'reminder'
+) AS numbered
+WHERE jobs.id = numbered.id;
+CREATE UNIQUE INDEX jobs_reminder_number ON jobs(namespace, number) WHERE kind = 'reminder';
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -410,6 +426,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V8,
     _SCHEMA_V9,
     _SCHEMA_V10,
+    _SCHEMA_V11,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

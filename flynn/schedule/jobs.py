@@ -48,6 +48,9 @@ class Job:
     created_at: datetime
     last_fired_at: datetime | None = None
     fired_count: int = 0
+    number: int | None = None
+    """A reminder's number as its person sees and types it (1, 2, 3 in the order they set them,
+    never reused); None for other kinds. ``id`` is the schedule's own, across everyone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,8 @@ class Schedule(Protocol):
         now: datetime,
     ) -> Job:
         """Stores a job first due at ``at`` (for a repeating one: the first cron time at or
-        after ``at``). Raises ``ValueError`` for an invalid cron expression or timezone."""
+        after ``at``); a reminder gets its namespace's next ``number``. Raises ``ValueError``
+        for an invalid cron expression or timezone."""
         ...
 
     def jobs(

@@ -1,4 +1,4 @@
-"""The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migration 8).
+"""The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migrations 8, 11).
 
 Exactly once across connections rests on two things: every write is in a ``BEGIN IMMEDIATE``
 transaction, and a job is claimed by compare-and-set on the due time it was read with, so of
@@ -22,6 +22,14 @@ from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, Target
 log = structlog.get_logger(__name__)
 
 JOB_KINDS: tuple[JobKind, ...] = ("reminder", "distill")
+
+# A reminder's number (``jobs.number``, migration 11): the next after every reminder its
+# namespace ever had, cancelled and done ones included, so a number is never handed out twice.
+# Read inside the insert, in its ``BEGIN IMMEDIATE`` transaction, so no other writer gets between.
+_NEXT_NUMBER = (
+    "CASE WHEN ? = 'reminder' THEN (SELECT coalesce(max(number), 0) + 1 FROM jobs "
+    "WHERE namespace = ? AND kind = 'reminder') END"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,19 +62,23 @@ class SqliteSchedule:
         now: datetime,
     ) -> Job:
         """Stores a job first due at ``at`` (a repeating one: its first cron time at or after
-        ``at``). ``ValueError`` for an invalid cron expression, timezone or kind."""
+        ``at``); a reminder gets its namespace's next ``number``. ``ValueError`` for an invalid
+        cron expression, timezone or kind."""
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}: one of {', '.join(JOB_KINDS)}")
         zone(timezone)
         first = at if repeat is None else Cron(repeat, timezone).first_at_or_after(at)
         with self._db.transaction():
             row = self._db.fetchone(
-                "INSERT INTO jobs (namespace, kind, text, repeat, timezone, next_at, channel, "
-                "chat_id, thread, recipient, status, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) RETURNING *",
+                "INSERT INTO jobs (namespace, kind, number, text, repeat, timezone, next_at, "
+                "channel, chat_id, thread, recipient, status, created_at, updated_at) "
+                f"VALUES (?, ?, {_NEXT_NUMBER}, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) "
+                "RETURNING *",
                 (
                     namespace,
                     kind,
+                    kind,
+                    namespace,
                     text,
                     repeat,
                     timezone,
@@ -366,6 +378,7 @@ def _job(row: sqlite3.Row) -> Job:
         created_at=decode_time(row["created_at"]),
         last_fired_at=decode_optional_time(row["last_fired_at"]),
         fired_count=int(row["fired_count"]),
+        number=row["number"],
     )
 
 
