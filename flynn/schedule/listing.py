@@ -34,20 +34,25 @@ def describe_target(target: Target | None) -> str:
 
 
 def job_line(job: Job, *, with_namespace: bool = False) -> str:
-    """``3. call mum: next Sat 28 Mar 2026 18:30 (Europe/Lisbon), repeats 0 8 * * *, to ...``."""
+    """``3. call mum: next Sat 28 Mar 2026 18:30 (Europe/Lisbon), repeats 0 8 * * *, to ...``:
+    a reminder by its person's number (what they type to cancel it); another kind of job, which
+    nobody cancels by number, by its kind (``(distill) short: ...``)."""
     when = local_next(job)
     at = "no further time" if when is None else f"{when:%a %d %b %Y %H:%M} ({job.timezone})"
     repeat = f", repeats {job.repeat}" if job.repeat else ", once"
     owner = f"[{job.namespace}] " if with_namespace else ""
-    kind = "" if job.kind == "reminder" else f"({job.kind}) "
-    return f"{owner}{job.id}. {kind}{job.text}: next {at}{repeat}, to {describe_target(job.target)}"
+    label = f"{job.number}. " if job.kind == "reminder" else f"({job.kind}) "
+    return f"{owner}{label}{job.text}: next {at}{repeat}, to {describe_target(job.target)}"
 
 
 def job_json(job: Job) -> dict[str, object]:
+    """``id`` is the schedule's job id (unique across everyone); ``number`` a reminder's number
+    as its person sees it (null for other kinds of job)."""
     when = local_next(job)
     target = job.target
     return {
         "id": job.id,
+        "number": job.number,
         "namespace": job.namespace,
         "kind": job.kind,
         "text": job.text,

@@ -149,7 +149,7 @@ class PersonalFiles:
             when = job.next_at.astimezone(zone) if job.next_at else None
             at = f"{when:%Y-%m-%d %H:%M}" if when else "-"
             repeat = f", repeats {job.repeat}" if job.repeat else ""
-            lines.append(f"- {job.id}. {job.text} (next {at}{repeat})")
+            lines.append(f"- {job.number}. {job.text} (next {at}{repeat})")
         if len(jobs) > MAX_PROMPT_REMINDERS:
             # Not counted: with thousands of reminders, a count would cost every turn a scan.
             lines.append("- … and more (reminder_list shows them all)")

@@ -23,10 +23,10 @@ MAX_DELAY_SECONDS = 10 * 366 * 24 * 3600
 
 
 def render_job(job: Job, context: ToolContext) -> str:
-    """One line a person reads: number, text, when (in their time), how often."""
+    """One line a person reads: their number for it, text, when (in their time), how often."""
     when = "no further time" if job.next_at is None else local_time(job.next_at, context)
     repeat = f", repeats {job.repeat}" if job.repeat else ""
-    return f"{job.id}. {job.text} ({when}{repeat})"
+    return f"{job.number}. {job.text} ({when}{repeat})"
 
 
 def local_time(moment: datetime, context: ToolContext) -> str:
@@ -190,13 +190,19 @@ class ReminderCancel(TypedTool[ReminderCancelArguments]):
         self._on_change = on_change
 
     async def run(self, args: ReminderCancelArguments, context: ToolContext) -> str:
-        reminders = {job.id for job in self._schedule.jobs(context.namespace, kind="reminder")}
+        # ``id`` (the argument's name is a contract) is the person's own number, not the
+        # schedule's job id: only their active reminders are looked in.
+        reminders = self._schedule.jobs(context.namespace, kind="reminder")
+        chosen = next((job for job in reminders if job.number == args.id), None)
         job = (
-            self._schedule.cancel(context.namespace, args.id, now=context.now)
-            if args.id in reminders
-            else None
+            None
+            if chosen is None
+            else self._schedule.cancel(context.namespace, chosen.id, now=context.now)
         )
         if job is None:
-            raise ToolError(f"there is no reminder {args.id}; reminder_list shows the numbers")
+            raise ToolError(
+                f"there is no pending reminder {args.id} (cancelled, already sent, or never "
+                "set); reminder_list (or /reminders in a chat) shows the numbers"
+            )
         self._on_change()
-        return f"Cancelled reminder {job.id}: {job.text}"
+        return f"Cancelled reminder {job.number}: {job.text}"

@@ -9,6 +9,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from flynn.distill.distiller import TIERS
+from flynn.distill.runs import plan_jobs
 from flynn.doctor import run_checks
 from flynn.memory.database import Database
 from flynn.schedule.jobs import Target
@@ -108,6 +110,44 @@ def test_reminders_lists_a_persons_jobs_as_json_and_text(tmp_path: Path) -> None
 
     unknown = flynn("reminders", "--config", str(config), "--user", "zed", home=tmp_path)
     assert unknown.returncode == 2 and "no user 'zed'" in unknown.stderr
+
+
+def test_reminders_shows_each_persons_numbers_and_jobs_by_kind(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(data=data))
+    now = datetime.now(UTC)
+    with Database.open(data / "flynn.db") as db:
+        # A daemon's first start: the distillation runs come first (job ids 1-6).
+        people = {"users/alice": "UTC", "users/bob": "UTC"}
+        plan_jobs(SqliteSchedule(db), people, dict.fromkeys(TIERS, "0 3 * * *"), now=now)
+    _seed(data, now)
+
+    alice = flynn("reminders", "--config", str(config), "--user", "alice", home=tmp_path)
+    assert alice.returncode == 0, alice.stderr
+    lines = alice.stdout.splitlines()
+    assert any(line.startswith("1. call mum: next ") for line in lines), lines
+    distill = [line for line in lines if "(distill)" in line]
+    assert sorted(line.split(":")[0] for line in distill) == [
+        "(distill) long",
+        "(distill) mid",
+        "(distill) short",
+    ]
+
+    everyone = flynn("reminders", "--config", str(config), home=tmp_path).stdout
+    assert "[users/bob] 1. water plants: next " in everyone
+    assert "[users/alice] 1. call mum: next " in everyone
+    assert "[users/bob] (distill) short: next " in everyone
+
+    shown = json.loads(
+        flynn(
+            "reminders", "--config", str(config), "--user", "alice", "--json", home=tmp_path
+        ).stdout
+    )
+    by_text = {job["text"]: job for job in shown}
+    assert (by_text["call mum"]["id"], by_text["call mum"]["number"]) == (7, 1)
+    assert by_text["short"]["number"] is None and by_text["short"]["kind"] == "distill"
+    assert {"id", "namespace", "kind", "text", "next_at", "target"} <= set(by_text["short"])
 
 
 def test_reminders_with_nothing_scheduled(tmp_path: Path) -> None:
