@@ -1,5 +1,6 @@
-"""The ``assistant_blind`` recall set: SEALED. Not to be measured with any ranker until the end of
-issue 15's work; its failures are never to be looked at.
+"""The ``assistant_blind`` recall set: was SEALED until the end of issue 15 round 3, where it was
+measured for the first time (``evals/README.md``); it is no longer unseen, and its failures are
+still never to be looked at (``assistant_unseen`` is the next unseen check).
 
 Same shape as ``assistant`` and ``assistant_sealed`` (``histories.generate``: one person and their
 assistant a conversation, about fifty dated sessions each, long assistant answers, ``user`` speaks
