@@ -90,12 +90,28 @@ _ASKS_ASSISTANT = re.compile(
     r"|answer|tips?|steps|instructions|template|draft|outline|script|method|routine))\b",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our)\b", re.I)
+# "you" having done something ("the recipe you sent", "the hotel you were suggesting", "your
+# itinerary"), not in a request: about the assistant's words in a way the list above does not
+# know, so no lean. "what I've told you" is about the person.
+_YOU = re.compile(
+    r"\byou\s+(?:were\s+\w+ing|\w+(?:ed|ent|ought|ew|ade|ose|ound|ook|ame|ave|ote|old))\b"
+    r"|\bwere\s+you\s+\w+ing\b|\byour\s+\w+",
+    re.IGNORECASE,
+)
+_REQUEST = re.compile(
+    r"\b(?:can|could|would|will|won't|should|do|are|thank)\s+you\b"
+    r"|\byou\s+(?:think|reckon|know|recommend|suggest)\b",
+    re.IGNORECASE,
+)
+# The first person; "US" in capitals is the country.
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|(?-i:us|Us))\b", re.IGNORECASE
+)
 # Questions over many occasions ("How many ...", "Which countries have I been to?"): each
 # occasion is one turn of its own conversation, so breadth beats depth.
 _ACROSS = re.compile(
-    r"\b(?:how\s+many|how\s+much\b.*\b(?:in\s+total|altogether|so\s+far)|in\s+total"
-    r"|altogether|so\s+far|all\s+(?:the|my|our)|different|(?:have|has)\s+(?:i|we)\b)",
+    r"\b(?:how\s+many|in\s+total|altogether|so\s+far|all\s+(?:the|my|our)|different"
+    r"|(?:which|what|who|where)\b[^?.!]*\b(?:have|has)\s+(?:i|we))\b",
     re.IGNORECASE,
 )
 # Questions that want a number, a place or a person, and what a turn holding one looks like: the
@@ -315,6 +331,8 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
 def _about(text: str) -> Literal["person", "assistant"] | None:
     if _ASKS_ASSISTANT.search(text):
         return "assistant"
+    if _YOU.search(text) and not _REQUEST.search(text):
+        return None  # about something the assistant did, in words the list does not know
     return "person" if _FIRST_PERSON.search(text) else None
 
 

@@ -331,7 +331,7 @@ class HybridRanker:
                 age_days = max(0.0, (now - message.created_at).total_seconds() / 86_400)
                 score += recency * exp(-age_days / recency_days)
             if own and message.role == "user":
-                score += own
+                score += own  # a neighbour too: "Tuesday at seven" answers the question
             candidate.score = score
 
     def _neighbours(

@@ -40,10 +40,14 @@ class Tuning:
     ablations: without it turn@10 rose on five of the seven dev sets (fell on one)."""
     recency_days: float = 180.0
     speaker: float = 0.6
-    """Bonus of the person's own turns when a question asks about them ("How many countries
-    have I been to?", ``QueryAnalysis.about``); none for a question about what the assistant
-    said ("What did you say to ...?") or about someone else. 0.6 since issue 15 round 3
-    (``evals/README.md``); the same bonus for the assistant's turns lost what it asked."""
+    """Bonus of the person's own turns in play when a question asks in the first person ("How
+    many countries have I been to?", "What did Caroline tell me?", ``QueryAnalysis.about``);
+    none for a question about what the assistant said ("What did you say to ...?") or one
+    without "I", "me", "my", "we" or "our". A neighbour pulled in next to a hit gets it too:
+    the person's answer to the assistant's question often shares no word with the question
+    (only turns that share one: `inj` -.007 and -.013 on the person-and-assistant sets). 0.6
+    since issue 15 round 3 (``evals/README.md``); the same bonus for the assistant's turns
+    lost what it asked."""
     neighbours_of: int = 10
     neighbour: float = 0.4
     neighbour_radius: int = 2
@@ -88,8 +92,9 @@ class Tuning:
 
 def lighter(tuning: Tuning) -> Tuning:
     """``tuning`` for a light recall: the three rarest words searched for, a third of the
-    candidates, no related words, no neighbour expansion (turns ranked alone, not as exchanges)
-    and half the facts; the weights stay as tuned."""
+    candidates, no related words, no neighbour expansion (turns ranked alone, not as exchanges),
+    half the facts and no lean to the person's own turns (a statement in the first person asks
+    nothing about them); the other weights stay as tuned."""
     return replace(
         tuning,
         words=3,
@@ -100,4 +105,5 @@ def lighter(tuning: Tuning) -> Tuning:
         exchange_before=0,
         exchange_after=0,
         facts=max(1, tuning.facts // 2),
+        speaker=0.0,
     )

@@ -103,6 +103,11 @@ def test_the_topic_is_the_question_without_its_names(question: str, topic: str) 
         ("What have we made at pottery class so far?", True),
         ("How much have I paid the garage in total?", True),
         ("Which different doctors did I see?", True),
+        ("Who have we had to stay this year?", True),
+        # A yes-or-no question, or a word that only starts like one of the cues.
+        ("Have we met?", False),
+        ("Have I mentioned my allergy before?", False),
+        ("How do I fold it differently?", False),
         ("What car do I drive?", False),
         ("Where did Ana fly to?", False),
         # Asking when is about one occasion, even in these words.
@@ -125,6 +130,13 @@ def test_questions_over_many_occasions_are_recognised(question: str, across: boo
         ("How long does the lid stay on, according to your recipe?", "assistant"),
         # A request to the assistant is not a question about what it said.
         ("Which seat would you recommend for me on the flight?", "person"),
+        ("How many books have I told you I finished?", "person"),
+        # Something the assistant did, in words the list does not know: no lean either way.
+        ("What was that recipe you sent me?", None),
+        ("Which hotel were you suggesting for us?", None),
+        ("In your itinerary for my Lisbon trip, where do we stay?", None),
+        # "US" is the country.
+        ("What's the US policy on visas?", None),
         # Someone else, or nobody.
         ("What did Caroline research?", None),
         ("Where is the nearest station?", None),

@@ -4,6 +4,7 @@ leave the list short, and another person's rows never come in to fill it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from flynn.identity import MemoryScope
@@ -13,6 +14,7 @@ from flynn.learning.turns import MemoryWriter
 from flynn.memory.store import MessageRole
 from flynn.memory.stores import SqliteMemory
 from flynn.recall.recall import Recall
+from flynn.recall.weights import Tuning, lighter
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")
@@ -82,7 +84,8 @@ def test_a_question_over_many_occasions_gets_each_occasion_not_their_replies(
     memory: SqliteMemory,
 ) -> None:
     """Each visit was said in passing in its own conversation, with a long reply after it. A
-    question about all of them wants each visit's turn, not the first visits' replies."""
+    question about all of them wants each visit's turn, not the first visits' replies, even
+    with a person's turns otherwise shown with their replies (``Tuning.exchange_reply``)."""
     writer = MemoryWriter(memory.history, RuleExtractor(), RuleReconciler(memory.facts))
     cities = ["Lisbon", "Porto", "Seville", "Granada", "Valencia", "Bilbao", "Girona", "Cadiz"]
     reply = "Here is a long and careful answer about something else entirely. " * 12
@@ -92,6 +95,7 @@ def test_a_question_over_many_occasions_gets_each_occasion_not_their_replies(
         writer.message(ANA, session, "user", f"We visited {city} on our trip.", now=at)
         writer.message(ANA, session, "assistant", reply, now=at + timedelta(minutes=1))
     recall = Recall(memory.facts, memory.history, threshold=0.0)
+    recall._hybrid.tuning = replace(Tuning(), exchange_reply=True)  # a test's reach
 
     items = recall.rank("users/ana", "Which cities have we visited on trips?", now=NOW, limit=8)
 
@@ -150,3 +154,10 @@ def test_a_line_of_a_long_answer_is_not_weighed_down_by_the_rest_of_it(
     items = recall.rank("users/ana", "When did you say to book the ferry?", now=NOW, limit=3)
 
     assert "two days ahead" in items[0].text
+
+
+def test_a_plain_statement_gets_no_lean_to_the_persons_turns() -> None:
+    """A light recall is for what asks nothing ("I'm off to bed"): in the first person, but not
+    a question about the person."""
+    assert lighter(Tuning()).speaker == 0.0
+    assert Tuning().speaker > 0.0
