@@ -390,6 +390,7 @@ def _job_json(job: Job) -> dict[str, object]:
     when = local_next(job)
     return {
         "id": job.id,
+        "number": job.number,  # what the person sees and cancels by (``/reminders cancel N``)
         "text": job.text,
         "next_at": None if when is None else when.isoformat(),
         "timezone": job.timezone,

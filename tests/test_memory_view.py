@@ -19,6 +19,7 @@ from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import WorkingMemory, render_working_memory
 from flynn.memory_view import Embeddings, MemoryView
+from flynn.schedule.sqlite import SqliteSchedule
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 TOPICS = ("tea", "postgres", "porto")
@@ -145,3 +146,26 @@ async def test_files_as_flynn_reads_them_and_expired_working_memory(
         "expires_at": "2026-11-14T09:00:00Z",
         "expired": True,
     }
+
+
+async def test_reminders_show_the_persons_own_numbers(memory: SqliteMemory, tmp_path: Path) -> None:
+    """The page lists reminders by the number ``/reminders cancel N`` takes, not the schedule's
+    job id (another person's job comes first here)."""
+    schedule = SqliteSchedule(memory.db)
+    for namespace, text in (("users/bob", "water plants"), ("user", "call the dentist")):
+        schedule.add(
+            namespace=namespace,
+            kind="reminder",
+            text=text,
+            at=NOW + timedelta(hours=2),
+            repeat=None,
+            timezone="UTC",
+            target=None,
+            now=NOW,
+        )
+    shown = await owner_view(memory, tmp_path, schedule=schedule).overview("laptop")
+    reminders = shown["reminders"]
+    assert isinstance(reminders, dict)
+    (job,) = reminders["items"]
+    assert job["text"] == "call the dentist"
+    assert job["number"] == 1 and job["id"] == 2

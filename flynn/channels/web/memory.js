@@ -327,7 +327,7 @@
     if (!items.length) reminders.append(el("li", "empty", "No reminders set."));
     for (const job of items) {
       const item = el("li");
-      item.append(el("span", "", job.text));
+      item.append(el("span", "", job.number ? `${job.number}. ${job.text}` : job.text));
       const repeat = job.repeat ? ` · repeats ${job.repeat}` : "";
       const next = job.next_at ? when(job.next_at) : "—";
       item.append(el("div", "fact-meta", `next ${next}${repeat}`));
