@@ -21,6 +21,7 @@ _ASSETS = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/connection.js": ("connection.js", "text/javascript; charset=utf-8"),
     "/memory": ("memory.html", "text/html; charset=utf-8"),
     "/memory.js": ("memory.js", "text/javascript; charset=utf-8"),
     "/memory-draw.js": ("memory-draw.js", "text/javascript; charset=utf-8"),
@@ -33,8 +34,9 @@ _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5
 
 
 class GatewayHttp:
-    """Answers ``GET /healthz``, ``/readyz``, the chat page (``/``, ``/app.js``, ``/app.css``)
-    and the memory page (``/memory``, ``/memory.js``, ``/memory-draw.js``, ``/memory.css``).
+    """Answers ``GET /healthz``, ``/readyz``, the chat page (``/``, ``/app.js``, ``/app.css``),
+    the memory page (``/memory``, ``/memory.js``, ``/memory-draw.js``, ``/memory.css``) and the
+    connection script both pages load (``/connection.js``).
 
     ``readiness()`` is the daemon's view: ``{"ready": bool, "channels": {name: status}}``; the
     probe answers 200 when ``ready`` is true (without a ``ready`` key: when every channel's

@@ -633,6 +633,21 @@ async def test_web_page_is_served_with_a_strict_csp(gateway: Gateway) -> None:
         assert body
 
 
+async def test_both_pages_load_the_shared_connection_script_first(gateway: Gateway) -> None:
+    status, headers, body = await gateway.http("GET", "/connection.js")
+    assert status == 200
+    assert headers["content-type"] == "text/javascript; charset=utf-8"
+    assert headers["x-content-type-options"] == "nosniff"
+    assert b"window.flynnConnection" in body
+    for page, own in [("/", b"app.js"), ("/memory", b"memory.js")]:
+        status, headers, html = await gateway.http("GET", page)
+        assert status == 200
+        # The pages' CSP lets it run: it comes from the page's own origin.
+        assert "script-src 'self'" in headers["content-security-policy"]
+        shared = html.index(b'<script src="connection.js" defer></script>')
+        assert shared < html.index(b'<script src="' + own + b'" defer></script>')
+
+
 async def test_unknown_paths_and_methods(gateway: Gateway) -> None:
     assert (await gateway.http("GET", "/nope"))[0] == 404
     assert (await gateway.http("GET", "/ws/../etc/passwd"))[0] == 404

@@ -3,8 +3,6 @@
 
 (() => {
   const COMMANDS = new Set(["new", "reset", "status", "compact", "otr", "forget", "help", "search"]);
-  const TOKEN_KEY = "flynn.token";
-  const CLIENT_KEY = "flynn.client_id";
   const PUSH_LABELS = { reminder: "Reminder", distill: "Memory", notice: "Notice" };
   const HISTORY_LIMIT = 50;
   // Closer to the bottom than this (px) counts as reading the end: new text is followed.
@@ -15,21 +13,15 @@
     too_large: "That message is too long.",
     rate_limited: "Flynn is taking messages more slowly than they come; wait a moment and try again.",
     llm_unavailable: "Flynn's model is not answering right now; try again in a moment.",
-    unauthorized:
-      "The token in this page's address is wrong. Open the link flynn printed when it started, " +
-      "or paste the token below.",
+    unauthorized: window.flynnConnection.TOKEN_REFUSED,
     bad_request: "Flynn could not make sense of that request.",
     internal: "Something went wrong on Flynn's side; try again.",
   };
-  const TOKEN_PROMPT = "Paste the gateway token (or open the link flynn printed):";
 
   const $ = (id) => document.getElementById(id);
   const log = $("log");
-  const stateLabel = $("state");
   const input = $("input");
   const composer = $("composer");
-  const tokenForm = $("token-form");
-  const tokenLabel = $("token-label");
   const jump = $("jump");
 
   const bubbles = new Map(); // frame id -> {el, text, user, turn} of a reply still being written
@@ -37,49 +29,15 @@
   const outgoing = []; // [frame, user bubble] typed while offline; sent after the next ready
   const pushes = new Set(); // push ids already shown: a redelivered push appears once
   const unasked = new Set(); // replies that came before the first history, asked for by no bubble
-  let socket = null;
-  let ready = false;
-  let attempt = 0;
-  let retryTimer = 0;
+  let ready = false; // the gateway said ready on this connection: frames may go
   let sequence = 0;
   let following = true; // the view sticks to the newest text until the person scrolls up
   let historyShown = false; // this page load has shown the conversation so far
-
-  // The token comes in the URL fragment, which browsers never send to the server. It is kept
-  // for this tab only and dropped from the address bar, so a copied URL does not carry it.
-  // "client_id=" there names this browser as a gateway client (one listed under a person in
-  // users:), kept like a generated one (the memory page reads the same).
-  function readToken() {
-    const fragment = new URLSearchParams(location.hash.slice(1));
-    const client = fragment.get("client_id");
-    if (client && /^[A-Za-z0-9_.:-]{1,128}$/.test(client)) localStorage.setItem(CLIENT_KEY, client);
-    const token = fragment.get("token");
-    if (token) {
-      sessionStorage.setItem(TOKEN_KEY, token);
-      history.replaceState(null, "", location.pathname + location.search);
-    }
-    return sessionStorage.getItem(TOKEN_KEY);
-  }
-
-  function clientId() {
-    let id = localStorage.getItem(CLIENT_KEY);
-    if (!id || !/^[A-Za-z0-9_.:-]{1,128}$/.test(id)) {
-      const bytes = crypto.getRandomValues(new Uint8Array(8));
-      id = "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-      localStorage.setItem(CLIENT_KEY, id);
-    }
-    return id;
-  }
 
   // Unique across reloads too: the server deduplicates on client_id + id.
   function nextId(prefix = "c") {
     sequence += 1;
     return `${prefix}${Date.now().toString(36)}-${sequence}`;
-  }
-
-  function setState(state, label) {
-    stateLabel.dataset.state = state;
-    stateLabel.textContent = label;
   }
 
   // Text as it streams, and what people typed: only ever through textContent; ``` fences
@@ -267,7 +225,7 @@
   }
 
   function send(frame, user) {
-    socket.send(JSON.stringify(frame));
+    connection.send(frame);
     // Sent as a message, it is kept by the server (commands are not).
     if (user && frame.type === "message") markTurn(user, "user", frame.text);
   }
@@ -277,10 +235,8 @@
     switch (frame.type) {
       case "ready":
         ready = true;
-        attempt = 0;
-        setState("online", "connected");
         // Asked before the queued messages go, so the answer is the conversation before them.
-        socket.send(JSON.stringify({ type: "history", id: nextId("h"), limit: HISTORY_LIMIT }));
+        connection.send({ type: "history", id: nextId("h"), limit: HISTORY_LIMIT });
         for (const [queued, user] of outgoing.splice(0)) send(queued, user);
         break;
       case "history":
@@ -322,48 +278,12 @@
     }
   }
 
-  function connect() {
-    clearTimeout(retryTimer);
-    const token = readToken();
-    if (!token) {
-      setState("offline", "token needed");
-      tokenLabel.textContent = TOKEN_PROMPT;
-      tokenForm.hidden = false;
-      return;
-    }
-    tokenForm.hidden = true;
-    const url = new URL("ws", location.href);
-    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-    url.hash = "";
-    url.search = "";
-    setState("connecting", "connecting…");
-    const ws = new WebSocket(url);
-    socket = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, client_id: clientId() }));
-    ws.onmessage = (event) => {
-      if (socket === ws) onFrame(JSON.parse(event.data));
-    };
-    ws.onclose = (event) => {
-      if (socket === ws) closed(event.code);
-    };
-  }
-
-  function closed(code) {
-    socket = null;
-    ready = false;
-    if (code === 4401) {
-      sessionStorage.removeItem(TOKEN_KEY);
-      setState("offline", "token refused");
-      tokenLabel.textContent = ERRORS.unauthorized;
-      tokenForm.hidden = false;
-      return;
-    }
-    if (code === 4400) localStorage.removeItem(CLIENT_KEY);
-    const delay = Math.min(15000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
-    attempt += 1;
-    setState("offline", `offline, retrying in ${Math.ceil(delay / 1000)} s`);
-    retryTimer = setTimeout(connect, delay);
-  }
+  const connection = window.flynnConnection.open({
+    onFrame,
+    onClosed: () => {
+      ready = false;
+    },
+  });
 
   function submit(raw) {
     const text = raw.trim();
@@ -378,7 +298,7 @@
     const user = addBubble("user", text, { follow: true });
     const pending = addBubble("assistant pending", "", { follow: true });
     bubbles.set(id, { el: pending, text: "", user, turn: frame.type === "message" });
-    if (ready && socket) send(frame, user);
+    if (ready && connection.isOpen()) send(frame, user);
     else outgoing.push([frame, user]);
   }
 
@@ -404,26 +324,6 @@
   for (const button of document.querySelectorAll("[data-command]")) {
     button.addEventListener("click", () => submit(`/${button.dataset.command}`));
   }
-  tokenForm.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const field = $("token-input");
-    sessionStorage.setItem(TOKEN_KEY, field.value.trim());
-    field.value = "";
-    attempt = 0;
-    connect();
-  });
-  // Opening another #token= link in the same tab changes only the fragment: no page load.
-  window.addEventListener("hashchange", () => {
-    if (!new URLSearchParams(location.hash.slice(1)).has("token")) return;
-    const previous = socket;
-    socket = null;
-    if (previous) previous.close();
-    attempt = 0;
-    connect();
-  });
-  window.addEventListener("online", () => {
-    if (!socket) connect();
-  });
 
-  connect();
+  connection.connect();
 })();

@@ -4,9 +4,6 @@
 "use strict";
 
 (() => {
-  const TOKEN_KEY = "flynn.token";
-  const CLIENT_KEY = "flynn.client_id";
-  const CLIENT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
   const KINDS = {
     profile: "Profile",
     pattern: "Pattern",
@@ -25,60 +22,20 @@
     "MEMORY_LONG.md": "the long run, distilled monthly",
     "REMINDERS.md": "things to bring up, by hand",
   };
-  const TOKEN_PROMPT = "Paste the gateway token (or open the link flynn printed):";
-  const TOKEN_REFUSED =
-    "The token in this page's address is wrong. Open the link flynn printed when it started, " +
-    "or paste the token below.";
 
   const $ = (id) => document.getElementById(id);
-  const stateLabel = $("state");
-  const tokenForm = $("token-form");
-  const tokenLabel = $("token-label");
   const notice = $("notice");
   const filter = $("filter");
   const entitySelect = $("entity");
 
   const pending = new Map(); // request id -> {op, fact, el} awaiting its answer
-  let socket = null;
-  let attempt = 0;
-  let retryTimer = 0;
   let refreshTimer = 0;
   let sequence = 0;
   let centre = null; // the graph's chosen entity id (null: the server's choice)
 
-  // The token comes in the URL fragment (never sent to the server), as for the chat page: kept
-  // for this tab only and dropped from the address bar. "client_id=" there names this browser
-  // as a gateway client (one listed under a person in users:), remembered like the chat page's.
-  function readToken() {
-    const fragment = new URLSearchParams(location.hash.slice(1));
-    const token = fragment.get("token");
-    const client = fragment.get("client_id");
-    if (client && CLIENT_ID.test(client)) localStorage.setItem(CLIENT_KEY, client);
-    if (token) {
-      sessionStorage.setItem(TOKEN_KEY, token);
-      history.replaceState(null, "", location.pathname + location.search);
-    }
-    return sessionStorage.getItem(TOKEN_KEY);
-  }
-
-  function clientId() {
-    let id = localStorage.getItem(CLIENT_KEY);
-    if (!id || !CLIENT_ID.test(id)) {
-      const bytes = crypto.getRandomValues(new Uint8Array(8));
-      id = "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-      localStorage.setItem(CLIENT_KEY, id);
-    }
-    return id;
-  }
-
   function nextId() {
     sequence += 1;
     return `m${Date.now().toString(36)}-${sequence}`;
-  }
-
-  function setState(state, label) {
-    stateLabel.dataset.state = state;
-    stateLabel.textContent = label;
   }
 
   function el(tag, className, text) {
@@ -124,10 +81,10 @@
 
   // Requests. Each carries an id; its answer (or error) comes back with it.
   function ask(op, extra = {}, context = {}) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    if (!connection.isOpen()) return false;
     const id = nextId();
     pending.set(id, { op, ...context });
-    socket.send(JSON.stringify({ type: "memory", id, op, ...extra }));
+    connection.send({ type: "memory", id, op, ...extra });
     return true;
   }
 
@@ -451,8 +408,6 @@
     if (context) pending.delete(frame.id);
     switch (frame.type) {
       case "ready":
-        attempt = 0;
-        setState("online", "connected");
         refresh();
         break;
       case "memory":
@@ -471,77 +426,22 @@
     }
   }
 
-  function connect() {
-    clearTimeout(retryTimer);
-    const token = readToken();
-    if (!token) {
-      setState("offline", "token needed");
-      tokenLabel.textContent = TOKEN_PROMPT;
-      tokenForm.hidden = false;
-      return;
-    }
-    tokenForm.hidden = true;
-    const url = new URL("ws", location.href);
-    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-    url.hash = "";
-    url.search = "";
-    setState("connecting", "connecting…");
-    const ws = new WebSocket(url);
-    socket = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, client_id: clientId() }));
-    ws.onmessage = (event) => {
-      if (socket === ws) onFrame(JSON.parse(event.data));
-    };
-    ws.onclose = (event) => {
-      if (socket === ws) closed(event.code);
-    };
-  }
-
+  // Requests the dropped socket was to answer never will be.
   function closed(code) {
-    socket = null;
     for (const [id, context] of pending) {
       pending.delete(id);
       onError({ code: "internal", message: "The connection dropped; try again." }, context);
     }
-    if (code === 4401) {
-      sessionStorage.removeItem(TOKEN_KEY);
-      setState("offline", "token refused");
-      tokenLabel.textContent = TOKEN_REFUSED;
-      tokenForm.hidden = false;
-      $("who").textContent = "Flynn refused this page's token.";
-      return;
-    }
-    if (code === 4400) localStorage.removeItem(CLIENT_KEY);
-    const delay = Math.min(15000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
-    attempt += 1;
-    setState("offline", `offline, retrying in ${Math.ceil(delay / 1000)} s`);
-    retryTimer = setTimeout(connect, delay);
+    if (code === 4401) $("who").textContent = "Flynn refused this page's token.";
   }
+
+  const connection = window.flynnConnection.open({ onFrame, onClosed: closed });
 
   filter.addEventListener("input", applyFilter);
   entitySelect.addEventListener("change", () => {
     centre = Number(entitySelect.value);
     ask("graph", { entity: centre });
   });
-  tokenForm.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const field = $("token-input");
-    sessionStorage.setItem(TOKEN_KEY, field.value.trim());
-    field.value = "";
-    attempt = 0;
-    connect();
-  });
-  window.addEventListener("hashchange", () => {
-    if (!new URLSearchParams(location.hash.slice(1)).has("token")) return;
-    const previous = socket;
-    socket = null;
-    if (previous) previous.close();
-    attempt = 0;
-    connect();
-  });
-  window.addEventListener("online", () => {
-    if (!socket) connect();
-  });
 
-  connect();
+  connection.connect();
 })();
