@@ -148,6 +148,8 @@ class App:
                 costs = SqliteCosts(memory.db, clock=clock, prices=prices)
                 providers = build_task_providers(settings.llm, env, costs)
             schedule = SqliteSchedule(memory.db)
+            if numbered := schedule.number_unnumbered():
+                log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
             services = _services(settings, memory, providers, clock, schedule, signal)
         except BaseException:

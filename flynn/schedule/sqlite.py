@@ -120,6 +120,20 @@ class SqliteSchedule:
             )
         return None if row is None else _job(row)
 
+    def number_unnumbered(self) -> int:
+        """Numbers reminders stored without a number (set by a daemon of the version before
+        migration 11, still running when a newer command migrated the database), each after
+        its namespace's last, in the order they were set; returns how many. Run at start."""
+        with self._db.transaction():
+            return self._db.execute(
+                "UPDATE jobs SET number = numbered.n FROM ("
+                " SELECT id, (SELECT coalesce(max(number), 0) FROM jobs AS known"
+                "  WHERE known.namespace = fresh.namespace AND known.kind = 'reminder')"
+                "  + row_number() OVER (PARTITION BY namespace ORDER BY id) AS n"
+                " FROM jobs AS fresh WHERE kind = 'reminder' AND number IS NULL"
+                ") AS numbered WHERE jobs.id = numbered.id"
+            )
+
     def next_due(self) -> datetime | None:
         """When the soonest active job is due, over every namespace (one index seek)."""
         row = self._db.fetchone("SELECT min(next_at) FROM jobs WHERE status = 'active'")

@@ -152,3 +152,27 @@ async def test_a_job_id_is_not_a_reminder_number(schedule: SqliteSchedule) -> No
     failed, _ = await _call(schedule, ALICE, "reminder_cancel", {"id": job.id})
     assert failed
     assert await _listed(schedule, ALICE) == ["1. only one"]
+
+
+async def test_reminders_stored_without_a_number_get_the_next_ones_at_start(
+    tmp_path: Path,
+) -> None:
+    """A daemon of the version before migration 11, still running when a newer command
+    migrated the database, stores reminders without a number; the next start numbers them
+    after each person's last, in the order they were set, and numbers nothing twice."""
+    with Database.open(tmp_path / "flynn.db") as db:
+        schedule = SqliteSchedule(db)
+        await _set(schedule, ALICE, "numbered", 1)
+        for text in ("old daemon a", "old daemon b"):
+            await _set(schedule, ALICE, text, 2)
+        await _set(schedule, BOB, "old daemon bob", 3)
+        db.execute("UPDATE jobs SET number = NULL WHERE text LIKE 'old daemon%'")
+
+        assert schedule.number_unnumbered() == 3
+        assert schedule.number_unnumbered() == 0
+        assert await _listed(schedule, ALICE) == [
+            "1. numbered",
+            "2. old daemon a",
+            "3. old daemon b",
+        ]
+        assert await _listed(schedule, BOB) == ["1. old daemon bob"]
