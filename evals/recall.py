@@ -10,7 +10,10 @@ of ``evals.datasets`` by name, or a JSON file::
     {"conversations": [{"id": "c1", "sessions": [{"id": "s1", "time": "2023-05-08T13:56:00",
         "turns": [{"id": "t1", "speaker": "Caroline", "text": "..."}]}]}],
      "questions": [{"conversation": "c1", "question": "...", "evidence": ["t1"],
-                    "category": "temporal"}]}
+                    "category": "temporal", "time": "2023-06-01T09:00:00"}]}
+
+A question's ``time`` (optional) is when it is asked, which "last week" and "how long ago" are
+counted from; without it, a day after its conversation's last turn.
 
 The first speaker of a conversation is the person (role ``user``); the others are stored as the
 assistant's side. Text is stored as ``Speaker: text`` so names are searchable, as a person's name
@@ -85,6 +88,8 @@ class Question:
     question: str
     evidence: tuple[str, ...]
     category: str
+    time: datetime | None = None
+    """When the question is asked; None: a day after its conversation's last turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +132,7 @@ def parse_dataset(data: Any) -> Dataset:
                 question=str(question["question"]),
                 evidence=tuple(str(turn) for turn in question.get("evidence", ())),
                 category=str(question.get("category", "uncategorised")),
+                time=_time(question["time"]) if question.get("time") is not None else None,
             )
             for question in data["questions"]
         )
@@ -445,6 +451,8 @@ def _evaluate(
     limit = max(max(ks), 50)
 
     def asked_at(question: Question) -> datetime:
+        if question.time is not None:
+            return question.time
         return last.get(question.conversation, datetime.now(UTC)) + timedelta(days=1)
 
     def run(question: Question) -> tuple[list[RecallItem], float, int, RecalledMemory]:

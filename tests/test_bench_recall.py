@@ -204,3 +204,46 @@ def test_every_recall_set_builds_from_its_sources(name: str) -> None:
     dataset = load_dataset(name)
     assert dataset.conversations and len(dataset.questions) > 80
     assert dataset.unknown_evidence == 0
+
+
+def _cooked(asked: str | None) -> dict[str, object]:
+    question: dict[str, object] = {
+        "conversation": "c",
+        "question": "What did I cook last week?",
+        "evidence": ["t1"],
+        "category": "temporal",
+    }
+    if asked is not None:
+        question["time"] = asked
+    turns = [("s1", "2023-03-01T18:00:00", "I cooked a lasagne for the family.")]
+    turns += [("s2", "2023-09-01T18:00:00", "I cooked a curry for my friends.")]
+    return {
+        "conversations": [
+            {
+                "id": "c",
+                "sessions": [
+                    {"id": s, "time": t, "turns": [{"id": f"t{n}", "speaker": "Ana", "text": x}]}
+                    for n, (s, t, x) in enumerate(turns, start=1)
+                ],
+            }
+        ],
+        "questions": [question],
+    }
+
+
+def test_a_question_is_asked_at_its_own_time_when_the_set_gives_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A question's "last week" counts from the question's ``time``; without one, from a day after the
+    conversation's last turn."""
+    assert parse_dataset(_cooked("2023-03-06T09:00:00")).questions[0].time is not None
+    assert parse_dataset(_cooked(None)).questions[0].time is None
+    with pytest.raises(DatasetError, match="malformed"):
+        parse_dataset(_cooked("the sixth of March"))
+    found = {}
+    for asked in ("2023-03-06T09:00:00", None):
+        path = tmp_path / "cooked.json"
+        path.write_text(json.dumps(_cooked(asked)), encoding="utf-8")
+        assert main(["bench", "recall", "--dataset", str(path), "--k", "1"]) == 0
+        found[asked] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["turn"]["1"]
+    assert found == {"2023-03-06T09:00:00": 1.0, None: 0.0}
