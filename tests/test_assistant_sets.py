@@ -17,6 +17,7 @@ from evals.datasets import (
     NAMES,
     assistant,
     assistant_blind,
+    assistant_next,
     assistant_sealed,
     assistant_small,
     assistant_unseen,
@@ -25,7 +26,14 @@ from evals.datasets import (
 )
 from evals.recall import parse_dataset
 
-SETS = ("assistant", "assistant_small", "assistant_sealed", "assistant_blind", "assistant_unseen")
+SETS = (
+    "assistant",
+    "assistant_small",
+    "assistant_sealed",
+    "assistant_blind",
+    "assistant_unseen",
+    "assistant_next",
+)
 Data = dict[str, Any]
 
 
@@ -60,6 +68,12 @@ def test_a_set_builds_the_same_every_time_and_people_do_not_depend_on_the_count(
     assert two["conversations"] == four["conversations"][:2]
     ids = {conversation["id"] for conversation in two["conversations"]}
     assert two["questions"] == [q for q in four["questions"] if q["conversation"] in ids]
+    following = json.dumps(assistant_next.build(people=3), sort_keys=True)
+    assert json.dumps(assistant_next.build(people=3), sort_keys=True) == following
+    two, four = assistant_next.build(people=2), assistant_next.build(people=4)
+    assert two["conversations"] == four["conversations"][:2]
+    ids = {conversation["id"] for conversation in two["conversations"]}
+    assert two["questions"] == [q for q in four["questions"] if q["conversation"] in ids]
     three, five = assistant.build(people=3), assistant.build(people=5)
     assert three["conversations"] == five["conversations"][:3]
     ids = {conversation["id"] for conversation in three["conversations"]}
@@ -82,6 +96,7 @@ def test_the_small_set_is_the_first_people_of_the_dev_set(built: dict[str, Data]
         ("assistant_sealed", 100),
         ("assistant_blind", 100),
         ("assistant_unseen", 100),
+        ("assistant_next", 100),
     ],
 )
 def test_a_set_parses_and_its_evidence_is_where_it_says(
@@ -114,7 +129,14 @@ def test_a_set_parses_and_its_evidence_is_where_it_says(
 
 
 @pytest.mark.parametrize(
-    "name", ["assistant_small", "assistant_sealed", "assistant_blind", "assistant_unseen"]
+    "name",
+    [
+        "assistant_small",
+        "assistant_sealed",
+        "assistant_blind",
+        "assistant_unseen",
+        "assistant_next",
+    ],
 )
 def test_each_person_speaks_first_in_dated_sessions_with_long_answers(
     built: dict[str, Data], name: str
@@ -145,6 +167,7 @@ def test_no_abstention_question_is_about_something_the_person_said(
         ("assistant_sealed", assistant_sealed.POOL),
         ("assistant_blind", assistant_blind.POOL),
         ("assistant_unseen", assistant_unseen.POOL),
+        ("assistant_next", assistant_next.POOL),
     ):
         data = built[name]
         said: dict[str, str] = {}
@@ -178,7 +201,13 @@ def test_the_sealed_split_shares_no_person_and_no_text_with_the_dev_split(
 def test_about_half_the_questions_share_at_most_one_word_with_their_evidence(
     built: dict[str, Data],
 ) -> None:
-    for name in ("assistant", "assistant_sealed", "assistant_blind", "assistant_unseen"):
+    for name in (
+        "assistant",
+        "assistant_sealed",
+        "assistant_blind",
+        "assistant_unseen",
+        "assistant_next",
+    ):
         described = histories.describe(built[name])
         share = described["share_at_most_one_word"]
         assert isinstance(share, float) and 0.45 <= share <= 0.75, (name, share)
@@ -216,3 +245,25 @@ def test_the_unseen_set_shares_no_person_text_or_question_with_the_other_three(
         assert not unseen_ids & {conversation["id"] for conversation in other["conversations"]}
         assert not unseen_texts & {turn["text"] for _, _, turn in _turns(other)}, name
         assert not unseen_questions & {question["question"] for question in other["questions"]}
+
+
+def test_the_next_set_shares_no_person_text_or_question_with_the_other_four(
+    built: dict[str, Data],
+) -> None:
+    following = built["assistant_next"]
+    following_ids = {conversation["id"] for conversation in following["conversations"]}
+    following_texts = {turn["text"] for _, _, turn in _turns(following)}
+    following_questions = {question["question"] for question in following["questions"]}
+    for name, module in (
+        ("assistant", assistant),
+        ("assistant_sealed", assistant_sealed),
+        ("assistant_blind", assistant_blind),
+        ("assistant_unseen", assistant_unseen),
+    ):
+        other = built[name]
+        assert not set(assistant_next.NAMES) & set(module.NAMES), name
+        other_ids = {conversation["id"] for conversation in other["conversations"]}
+        assert not following_ids & other_ids, name
+        assert not following_texts & {turn["text"] for _, _, turn in _turns(other)}, name
+        other_questions = {question["question"] for question in other["questions"]}
+        assert not following_questions & other_questions, name

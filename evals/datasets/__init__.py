@@ -19,6 +19,7 @@ NAMES = (
     "assistant_sealed",
     "assistant_blind",
     "assistant_unseen",
+    "assistant_next",
 )
 
 
