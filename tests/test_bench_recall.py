@@ -234,7 +234,7 @@ def _cooked(asked: str | None) -> dict[str, object]:
 def test_a_question_is_asked_at_its_own_time_when_the_set_gives_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A question's "last week" counts from the question's ``time``; without one, from a day after the
+    """A question's "last week" counts from its ``time``; without one, from a day after the
     conversation's last turn."""
     assert parse_dataset(_cooked("2023-03-06T09:00:00")).questions[0].time is not None
     assert parse_dataset(_cooked(None)).questions[0].time is None
