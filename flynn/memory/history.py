@@ -8,7 +8,7 @@ deleted by ``forget``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from datetime import datetime
 
 from flynn.errors import StoreError
@@ -233,10 +233,11 @@ class SqliteHistory:
         wide: bool = False,
         max_terms: int = 0,
         namespace_prefix: str | None = None,
+        search: Hashable = None,
     ) -> Postings | None:
         """See ``SqliteMessageSearch.postings``."""
         return self._search.postings(
-            query, wide=wide, max_terms=max_terms, namespace_prefix=namespace_prefix
+            query, wide=wide, max_terms=max_terms, namespace_prefix=namespace_prefix, search=search
         )
 
     def messages_under(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime
 
 from flynn.memory.database import Database, encode_time
@@ -159,13 +159,25 @@ class SqliteMessageSearch:
         wide: bool = False,
         max_terms: int = 0,
         namespace_prefix: str | None = None,
+        search: Hashable = None,
     ) -> Postings | None:
         """The words ``match`` would search ``query`` for (at most ``max_terms``, the rarest,
         when it is not 0), each with the ids of the messages containing it: in every namespace,
         or with ``namespace_prefix``, those of its namespace root (perhaps more namespaces than
-        the prefix; callers still filter). ``None`` when no word occurs. Reads only the index."""
-        plan = self._plan(query, wide=wide, max_terms=max_terms, namespace_prefix=namespace_prefix)
-        return None if plan is None else self._planner.postings(plan)
+        the prefix; callers still filter). ``None`` when no word occurs. Reads only the index.
+
+        Calls with the same ``search`` (any object standing for one question's searches: the
+        whole question and its parts, ``flynn.recall.comparison``) keep what they counted and
+        read, words found in no row included, for as long as the next ``search`` does not
+        start; without one, nothing is kept but the planner's own counts."""
+        plan = self._plan(
+            query,
+            wide=wide,
+            max_terms=max_terms,
+            namespace_prefix=namespace_prefix,
+            search=search,
+        )
+        return None if plan is None else self._planner.postings(plan, generation=search)
 
     def messages_under(
         self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
@@ -192,6 +204,7 @@ class SqliteMessageSearch:
         wide: bool,
         max_terms: int = 0,
         namespace_prefix: str | None = None,
+        search: Hashable = None,
     ) -> MatchPlan | None:
         """The interactive plan; with ``wide``, the wide one when the interactive budget could
         not hold every match of even the rarest word (the plan ranks only the newest): other
@@ -199,11 +212,19 @@ class SqliteMessageSearch:
         several times as much to rank. ``wide`` (recall's reads) also plans a namespace root
         holding a minority of the table on its own rows (``FtsQueryPlanner.plan(own_root)``)."""
         plan = self._planner.plan(
-            query, max_terms=max_terms, namespace_prefix=namespace_prefix, own_root=wide
+            query,
+            generation=search,
+            max_terms=max_terms,
+            namespace_prefix=namespace_prefix,
+            own_root=wide,
         )
         if wide and plan is not None and plan.is_windowed:
             return self._wide_planner.plan(
-                query, max_terms=max_terms, namespace_prefix=namespace_prefix, own_root=True
+                query,
+                generation=search,
+                max_terms=max_terms,
+                namespace_prefix=namespace_prefix,
+                own_root=True,
             )
         return plan
 

@@ -13,7 +13,7 @@ Each call that writes is one transaction: it lands whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -303,12 +303,14 @@ class History(Protocol):
         wide: bool = False,
         max_terms: int = 0,
         namespace_prefix: str | None = None,
+        search: Hashable = None,
     ) -> Postings | None:
         """The words of ``query`` that ``match`` would search for (no more than ``max_terms``,
         the rarest, unless 0), each with the messages that contain it (with
         ``namespace_prefix``, at least those under it: candidates, to be filtered); ``None``
         when no word occurs. Bounded as ``match`` is, but reading only the index: no row is
-        ranked or read."""
+        ranked or read. Calls with the same ``search`` (one question's several searches) may
+        reuse what an earlier one counted and read."""
         ...
 
     def messages_under(

@@ -5,7 +5,7 @@ turns that contain it, read from the full-text index's posting lists."""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 
 from flynn.memory.bm25 import TermMatches, idf
@@ -70,14 +70,24 @@ class QueryWords:
         return len({self.related.get(word, word) for word in found})
 
 
-def searched_words(history: History, root: str, query: QueryAnalysis, tuning: Tuning) -> QueryWords:
+def searched_words(
+    history: History,
+    root: str,
+    query: QueryAnalysis,
+    tuning: Tuning,
+    *,
+    search: Hashable = None,
+) -> QueryWords:
     """What ``query`` is searched for under ``root``: its words, their other forms and related
-    words, with the turns containing each."""
+    words, with the turns containing each. ``search`` stands for the question's searches
+    (``History.postings``): a part of a comparing question reuses what the whole read."""
     asked = search_terms(" ".join(query.terms))
     names = frozenset(search_terms(" ".join(query.names)))
     searched = " ".join((*asked, *query.variants))
     postings = (
-        history.postings(searched, wide=True, max_terms=tuning.words, namespace_prefix=root)
+        history.postings(
+            searched, wide=True, max_terms=tuning.words, namespace_prefix=root, search=search
+        )
         if asked
         else None
     )
@@ -88,7 +98,10 @@ def searched_words(history: History, root: str, query: QueryAnalysis, tuning: Tu
     by_similarity = sorted(related.values(), key=lambda each: -each.similarity)
     found_related = (
         history.postings(
-            " ".join(each.word for each in by_similarity), wide=True, namespace_prefix=root
+            " ".join(each.word for each in by_similarity),
+            wide=True,
+            namespace_prefix=root,
+            search=search,
         )
         if asked and related
         else None

@@ -243,6 +243,25 @@ def test_postings_list_the_matching_rows_of_each_searched_word(memory: SqliteMem
     assert memory.history.postings("zebra") is None
 
 
+def test_one_questions_searches_share_what_they_counted_and_read(memory: SqliteMemory) -> None:
+    """The searches of one question (``search``: its whole and its parts) reuse the lists the
+    first read, even a word found nowhere; the next question reads afresh."""
+    painted = _say(memory, "I painted the garage door")
+    question = object()
+
+    def searched(search: object) -> dict[str, tuple[int, ...]]:
+        found = memory.history.postings(
+            "garage zebra", wide=True, namespace_prefix="user", search=search
+        )
+        return dict(found.terms) if found is not None else {}
+
+    assert searched(question) == {"garage": (painted.id,)}
+    zebra = _say(memory, "A zebra parked in the garage")
+    assert searched(question) == {"garage": (painted.id,)}
+    assert searched(object()) == {"garage": (painted.id, zebra.id), "zebra": (zebra.id,)}
+    assert searched(None) == {"garage": (painted.id, zebra.id), "zebra": (zebra.id,)}
+
+
 def test_messages_under_keeps_the_namespace_and_leaves_out_a_session(
     memory: SqliteMemory,
 ) -> None:
