@@ -30,6 +30,7 @@ from flynn.settings import load_settings
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "hybrid": {},
+    "no_parts": {"parts": False},
     "no_across": {"across": False},
     "no_speaker": {"speaker": 0.0},
     "reply": {"exchange_reply": True},

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from flynn.memory.fts import STOPWORDS
+from flynn.recall.comparison import parts
 from flynn.recall.related_words import Related, RelatedWords
 
 # Words that shape a question without saying what it is about ("can you remember what she said
@@ -27,6 +28,8 @@ QUESTION_WORDS = frozenset(
     happened lot lots much many like well yes yeah oh hey hi okay ok really actually just
     """.split()
 )
+# Words that make "how" ask for a measure ("how long ago", "how far", "how often").
+_HOW_WORDS = frozenset("long far old big often soon tall heavy fast".split())
 # Words that only place the question in time; the window carries them.
 _TIME_WORDS = frozenset(
     """
@@ -259,6 +262,8 @@ class QueryAnalysis:
     or says nothing else."""
     related: tuple[Related, ...] = ()
     """Words related to its topic words ("dogs" for "pets"), to search for too, weighed less."""
+    parts: tuple[str, ...] = ()
+    """The two things a comparing question asks about (``flynn.recall.comparison``)."""
 
     @property
     def topic_terms(self) -> tuple[str, ...]:
@@ -274,6 +279,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
     seen: set[str] = set()
     spans: list[tuple[int, int, str]] = []  # every word (a possessive included) as analysed
     sentence_start = True
+    previous = ""
     for match in _WORD.finditer(text):
         raw = match.group().replace("’", "'")
         word = raw.lower()
@@ -286,8 +292,12 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         at_start = sentence_start
         following = text[match.end() : match.end() + 2]
         sentence_start = following[:1] in {".", "?", "!"}
+        after_how = previous == "how"
+        previous = word
         if len(word) < 2 or word in STOPWORDS or word in QUESTION_WORDS:
             continue
+        if after_how and word in _HOW_WORDS:
+            continue  # "how long ago" asks for a time, "how far" a distance: not about "long"
         if word in _MONTH_NAMES or word in _WEEKDAYS or word in _TIME_WORDS or word.isdigit():
             continue  # time words are handled as a window, not as search words
         if word in seen:
@@ -318,6 +328,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),
         topic_text=topic,
+        parts=parts(text) or (),
         related=tuple(
             each
             for each in RelatedWords.shipped().expand(

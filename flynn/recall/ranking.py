@@ -24,6 +24,7 @@ from flynn.memory.bm25 import K1, read_best
 from flynn.memory.graph_store import Entity, Graph
 from flynn.memory.store import Facts, History, StoredMessage, still_in_prompt
 from flynn.memory.vectors import VectorSearch
+from flynn.recall.comparison import merge
 from flynn.recall.items import (
     RecallItem,
     exchanges,
@@ -31,7 +32,7 @@ from flynn.recall.items import (
     graph_items,
     summary_items,
 )
-from flynn.recall.query import QueryAnalysis, mentions
+from flynn.recall.query import QueryAnalysis, analyse, mentions
 from flynn.recall.search_terms import QueryWords, searched_words
 from flynn.recall.weights import Tuning, lighter
 
@@ -88,13 +89,44 @@ class HybridRanker:
         query_vectors: QueryVectors | None = None,
     ) -> list[RecallItem]:
         entities = self._entities(root, query)
+        search = object()  # the question's searches share what they count and read
+        items = self._ranked(root, query, entities, now, limit, exclude, search, query_vectors)
+        if query.parts and self.tuning.parts:
+            # Each event of a comparing question ranked on its own too (``comparison``).
+            # A part is a few words: a light recall brings its event up, keeping related
+            # words and the lean to the person's turns (the event is said in their words).
+            light = replace(self.light, related=self.tuning.related, speaker=self.tuning.speaker)
+            each = [
+                self._ranked(
+                    root, analyse(part, now=now), (), now, limit, exclude, search, None, light
+                )
+                for part in query.parts
+            ]
+            items = merge([items, *each], limit)
+        # What the graph says about the names in the message comes after the cut: a few short
+        # lines, which never take a ranked item's place.
+        return items + graph_items(self._graph, entities, query.text)
+
+    def _ranked(
+        self,
+        root: str,
+        query: QueryAnalysis,
+        entities: Sequence[Entity],
+        now: datetime,
+        limit: int,
+        exclude: str | None,
+        search: object,
+        query_vectors: QueryVectors | None = None,
+        tuning: Tuning | None = None,
+    ) -> list[RecallItem]:
         # A plain statement gets a light recall, unless it names something the graph knows.
-        tuning = self.tuning if query.depth == "full" or entities else self.light
+        if tuning is None:
+            tuning = self.tuning if query.depth == "full" or entities else self.light
         if tuning.across and query.asks_across:
             tuning = replace(tuning, session=0.0, session_cover=0.0, session_words=0.0, exchanges=0)
         if query.about != "assistant" and tuning.passage_words:
             tuning = replace(tuning, passage_words=0)  # only a line of an answer is asked for
-        words = searched_words(self._history, root, query, tuning)
+        words = searched_words(self._history, root, query, tuning, search=search)
         candidates = self.lexical_candidates(root, query, words, exclude, tuning)
         self._semantic(root, query, candidates, exclude, tuning, query_vectors)
         if query.window is not None:
@@ -125,9 +157,7 @@ class HybridRanker:
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
-        # What the graph says about the names in the message comes after the cut: a few short
-        # lines, which never take a ranked item's place.
-        return items[:limit] + graph_items(self._graph, entities, query.text)
+        return items[:limit]
 
     # -- candidates -------------------------------------------------------------------------
 

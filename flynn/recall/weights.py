@@ -85,6 +85,10 @@ class Tuning:
     once the person's own turns rank first for questions about them (``speaker``), the
     replies took the places of other hits at every number of turns shown on six of the seven
     dev sets (``evals/README.md``). An assistant's question still comes with the answer."""
+    parts: bool = True
+    """Whether a question comparing two events ("Which came first, A or B?") is also ranked
+    by each event on its own, the rankings merged (``flynn.recall.comparison``). On since
+    issue 15 round 4 (``evals/README.md``)."""
     exchanges: int = 5
     """The best turns shown as exchanges; the rest are shown alone, to keep the budget. 5 since
     issue 15 round 2 (15 before): an exchange's neighbours took the place of other hits."""

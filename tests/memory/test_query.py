@@ -144,3 +144,19 @@ def test_questions_over_many_occasions_are_recognised(question: str, across: boo
 )
 def test_a_question_says_whose_turns_answer_it(question: str, about: str | None) -> None:
     assert analyse(question, now=NOW).about == about
+
+
+@pytest.mark.parametrize(
+    ("question", "terms"),
+    [
+        ("How long ago was my step up at work?", ("step", "work")),
+        ("How far did I cycle on the long ride?", ("cycle", "long", "ride")),
+        ("How often do I water the fern?", ("water", "fern")),
+        ("Which long walk did we do?", ("long", "walk")),
+    ],
+)
+def test_a_measure_asked_with_how_is_not_searched_for(
+    question: str, terms: tuple[str, ...]
+) -> None:
+    """A question asking how long ago wants a time, not turns that say "long"."""
+    assert analyse(question, now=NOW).terms == terms
