@@ -293,7 +293,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         following = text[match.end() : match.end() + 2]
         sentence_start = following[:1] in {".", "?", "!"}
         after_how = previous == "how"
-        previous = word
+        previous = "" if sentence_start else word
         if len(word) < 2 or word in STOPWORDS or word in QUESTION_WORDS:
             continue
         if after_how and word in _HOW_WORDS:

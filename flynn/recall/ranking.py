@@ -95,7 +95,13 @@ class HybridRanker:
             # Each event of a comparing question ranked on its own too (``comparison``).
             # A part is a few words: a light recall brings its event up, keeping related
             # words and the lean to the person's turns (the event is said in their words).
-            light = replace(self.light, related=self.tuning.related, speaker=self.tuning.speaker)
+            # No embeddings: the model runs only for the whole question, off the event loop.
+            light = replace(
+                self.light,
+                related=self.tuning.related,
+                speaker=self.tuning.speaker,
+                semantic_candidates=0,
+            )
             each = [
                 self._ranked(
                     root, analyse(part, now=now), (), now, limit, exclude, search, None, light
@@ -239,7 +245,7 @@ class HybridRanker:
         """The turns nearest the question by meaning; when it names someone, also those
         nearest its topic alone (as for words: in a conversation with Caroline, her name is
         in half the turns and pulls the question's vector towards all of them)."""
-        if self._vectors is None:
+        if self._vectors is None or tuning.semantic_candidates <= 0:
             return
         self._add_nearest(
             root,

@@ -50,6 +50,7 @@ ANA = MemoryScope("users/ana", shared=True, user="ana")
             ("my flu", "the dentist visit"),
         ),
         ("Did I call Mum before I left for the airport?", ("I call Mum", "I left for the airport")),
+        ("Which first?  The dentist\nor the doctor.", ("The dentist", "the doctor")),
     ],
 )
 def test_the_two_parts_of_a_comparing_question(question: str, expected: tuple[str, str]) -> None:
@@ -65,8 +66,17 @@ def test_the_two_parts_of_a_comparing_question(question: str, expected: tuple[st
         "Did I go to the gym before work?",
         "Which is better, tea or coffee?",
         "What is the difference between a stock and a bond?",
+        "What's the time difference between London and Tokyo?",
+        "What should I eat first tonight, pasta or pizza?",
+        # Statements are never split.
+        "I had a great time between the concert and dinner.",
+        "The dentist came first, then the wedding or the move",
         "",
         "or " * 500,
+        # Runs of spaces (seconds of backtracking before they were collapsed to one).
+        "Which came first" + "\n" * 384,
+        "which first" + " " * 389,
+        "Was " + "\t" * 396,
     ],
 )
 def test_other_questions_have_no_parts(question: str) -> None:
@@ -89,13 +99,28 @@ def _item(ref: int, score: float, *turns: int) -> RecallItem:
 
 def test_merge_takes_the_best_of_each_ranking_in_turn_on_the_first_ones_scale() -> None:
     whole = [_item(1, 10.0), _item(2, 9.0), _item(3, 8.0)]
-    first = [_item(1, 4.0), _item(4, 2.0)]
-    second = [_item(5, 0.5), _item(6, 0.45, 6, 2)]  # 6 shows turn 2 again: not shown twice
-    merged = merge([whole, first, second], limit=10)
-    assert [item.ref for item in merged] == [1, 5, 2, 3, 4]
+    part = [_item(4, 10.0), _item(1, 9.5), _item(5, 5.0, 5, 2)]  # 5 shows turn 2 beside it
+    merged = merge([whole, part], limit=10)
+    assert [item.ref for item in merged] == [1, 4, 2, 3, 5]
     assert [item.score for item in merged] == [10.0, 10.0, 9.0, 8.0, 5.0]
-    assert [item.ref for item in merge([whole, first, second], limit=2)] == [1, 5]
+    assert [item.ref for item in merge([whole, part], limit=2)] == [1, 4]
+    assert merge([whole, part], limit=0) == []
     assert merge([[], []], limit=5) == []
+    assert [item.ref for item in merge([[], part], limit=5)] == [4, 1, 5]
+
+
+def test_a_part_weaker_than_the_whole_counts_for_less() -> None:
+    """A part whose best scores a fifth of the whole's (a split where nothing is compared: its
+    turns all weakly alike) comes after the whole's items, below the relevance floor."""
+    whole = [_item(1, 10.0), _item(2, 2.0)]
+    weak = [_item(7, 2.0), _item(8, 1.9), _item(9, 1.9)]
+    merged = merge([whole, weak], limit=10)
+    assert [item.ref for item in merged] == [1, 2, 7, 8, 9]
+    assert [round(item.score, 2) for item in merged] == [10.0, 2.0, 2.0, 1.9, 1.9]
+    floor = merged[0].score * 0.3
+    assert [item.ref for item in merged if item.score >= floor] == [1]
+    # Undamped, every weak turn would score as the whole's best.
+    assert [item.score for item in merge([whole, weak], limit=3, damp=0.0)] == [10.0, 10.0, 9.5]
 
 
 def _store(memory: SqliteMemory) -> None:
@@ -149,3 +174,37 @@ def test_the_less_matching_event_of_a_comparing_question_is_still_found(
     hybrid = recall._hybrid  # a test's reach, to compare with the signal off
     hybrid.tuning = replace(Tuning(), parts=False)
     assert not both(first(5))
+
+
+class _CountingVectors:
+    """A vector search that records which texts it was asked to embed (``vector`` None)."""
+
+    model = "counting"
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def nearest(
+        self,
+        namespace_prefix: str,
+        text: str,
+        *,
+        kind: str,
+        limit: int,
+        vector: object = None,
+    ) -> list[tuple[int, float]]:
+        if vector is None:
+            self.embedded.append(text)
+        return []
+
+
+def test_the_parts_are_ranked_by_words_only(memory: SqliteMemory) -> None:
+    """With embeddings on, only the whole question is searched by meaning (its vectors are
+    computed off the event loop, ``Recall.query_vectors``); the parts never run the model."""
+    _store(memory)
+    vectors = _CountingVectors()
+    recall = Recall(memory.facts, memory.history, threshold=0.3, vectors=vectors)  # type: ignore[arg-type]
+    question = "Which came first, buying my bicycle or hosting the reading group?"
+    items = recall.rank("users/ana", question, now=NOW, limit=5)
+    assert any("secondhand bicycle" in item.text for item in items)
+    assert vectors.embedded == [question]
