@@ -7,16 +7,16 @@ Pure functions of the text and the clock; recall ranks with what this finds.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 
 from flynn.memory.fts import STOPWORDS
 from flynn.recall.comparison import parts
 from flynn.recall.related_words import Related, RelatedWords
+from flynn.recall.time_window import MONTH_NAMES, WEEKDAYS, TimeWindow, time_window
 
 # Words that shape a question without saying what it is about ("can you remember what she said
 # about ..."): searching for them only finds other questions.
@@ -68,12 +68,10 @@ for _entry in _IRREGULAR_VERBS.replace("\n", " ").split(";"):
     for _form in _forms:
         _VERB_FORMS.setdefault(_form, _forms)
 _WORD = re.compile(r"[^\W_](?:[^\W_]|['’-])*")
-_MONTH_NAMES = {name.lower(): index for index, name in enumerate(calendar.month_name) if name}
-_WEEKDAYS = {name.lower(): index for index, name in enumerate(calendar.day_name)}
 _NOT_NAMES = (
     frozenset({"i", "i'm", "i've", "i'd", "i'll"})
-    | frozenset(_MONTH_NAMES)
-    | frozenset(_WEEKDAYS)
+    | frozenset(MONTH_NAMES)
+    | frozenset(WEEKDAYS)
     | STOPWORDS
     | QUESTION_WORDS
 )
@@ -143,8 +141,8 @@ _TIME_MENTIONS = (
     evening week weeks month months year years since birthday anniversary
     """.split()
     )
-    | frozenset(_MONTH_NAMES)
-    | frozenset(_WEEKDAYS)
+    | frozenset(MONTH_NAMES)
+    | frozenset(WEEKDAYS)
 )
 _TIME_NUMBER = re.compile(r"\b(?:(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -190,49 +188,6 @@ def mentions(kind: AnswerKind, text: str) -> bool:
     if kind == "place":
         return _PLACE.search(text) is not None
     return _PERSON.search(text) is not None
-
-
-_UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30}
-_UNITS.update({"year": 365, "years": 365})
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_NUMBERS.update({"a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4})
-_AGO = re.compile(
-    r"\b(?P<n>\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six)\s+"
-    r"(?P<unit>days?|weeks?|months?|years?)\s+ago\b",
-    re.IGNORECASE,
-)
-_RELATIVE = re.compile(
-    r"\b(?P<which>last|this|past|previous)\s+(?P<unit>night|week|weekend|month|year|summer"
-    r"|winter|spring|autumn|fall)\b",
-    re.IGNORECASE,
-)
-_DAY_WORD = re.compile(r"\b(?P<word>yesterday|today|tonight|recently|lately)\b", re.IGNORECASE)
-_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
-_MONTH = re.compile(
-    r"\b(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?"
-    r"(?P<month>" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\b"
-    r"(?:\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?",
-    re.IGNORECASE,
-)
-_YEAR = re.compile(r"\b(?:in|of|during|since)\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE)
-_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
-
-
-@dataclass(frozen=True, slots=True)
-class TimeWindow:
-    """The stretch of time a message points at; ``[start, end)``."""
-
-    start: datetime
-    end: datetime
-
-    def closeness(self, moment: datetime) -> float:
-        """1.0 inside the window, falling to 0.0 over a margin of a quarter of its width (at
-        least two days) on either side: people are loose about "last week"."""
-        if self.start <= moment < self.end:
-            return 1.0
-        margin = max((self.end - self.start).total_seconds() / 4, 2 * 86_400.0)
-        distance = self.start - moment if moment < self.start else moment - self.end
-        return max(0.0, 1.0 - distance.total_seconds() / margin)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +253,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
             continue
         if after_how and word in _HOW_WORDS:
             continue  # "how long ago" asks for a time, "how far" a distance: not about "long"
-        if word in _MONTH_NAMES or word in _WEEKDAYS or word in _TIME_WORDS or word.isdigit():
+        if word in MONTH_NAMES or word in WEEKDAYS or word in _TIME_WORDS or word.isdigit():
             continue  # time words are handled as a window, not as search words
         if word in seen:
             continue
@@ -354,8 +309,8 @@ def _searchable(word: str) -> bool:
         word in STOPWORDS
         or word in QUESTION_WORDS
         or word in _TIME_WORDS
-        or word in _MONTH_NAMES
-        or word in _WEEKDAYS
+        or word in MONTH_NAMES
+        or word in WEEKDAYS
     )
 
 
@@ -408,92 +363,3 @@ def _base_form(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
-
-
-def time_window(text: str, *, now: datetime) -> TimeWindow | None:
-    """The time ``text`` refers to, relative to ``now``; ``None`` when it names none."""
-    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    if match := _AGO.search(text):
-        amount = match["n"].lower()
-        count = int(amount) if amount.isdigit() else _NUMBERS.get(amount, 1)
-        days = _UNITS[match["unit"].lower()] * count
-        centre = day - timedelta(days=days)
-        half = timedelta(days=max(1, days // 4))
-        return TimeWindow(centre - half, centre + half + timedelta(days=1))
-    if match := _DAY_WORD.search(text):
-        word = match["word"].lower()
-        if word in ("today", "tonight"):
-            return TimeWindow(day, day + timedelta(days=1))
-        if word == "yesterday":
-            return TimeWindow(day - timedelta(days=1), day)
-        return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
-    if match := _RELATIVE.search(text):
-        return _relative(match["which"].lower(), match["unit"].lower(), now, day)
-    if match := _WEEKDAY.search(text):
-        back = (day.weekday() - _WEEKDAYS[match["day"].lower()]) % 7 or 7
-        start = day - timedelta(days=back)
-        return TimeWindow(start, start + timedelta(days=1))
-    for match in _MONTH.finditer(text):
-        month_word = match["month"].lower()
-        if month_word == "may" and not (match["year"] or match["day1"] or match["day2"]):
-            before = text[max(0, match.start() - 12) : match.start()].lower()
-            if not re.search(r"\b(?:in|of|during|since|early|late|mid)\s*-?\s*$", before):
-                continue  # "may" as a verb
-        return _month_window(match, _MONTH_NAMES[month_word], now)
-    if match := _YEAR.search(text):
-        year = int(match["year"])
-        return TimeWindow(
-            now.replace(year, 1, 1, 0, 0, 0, 0), now.replace(year + 1, 1, 1, 0, 0, 0, 0)
-        )
-    return None
-
-
-def _relative(which: str, unit: str, now: datetime, day: datetime) -> TimeWindow:
-    current = which == "this"
-    if unit == "night":
-        start = day - timedelta(days=0 if current else 1)
-        return TimeWindow(start, start + timedelta(days=1))
-    if unit == "week":
-        monday = day - timedelta(days=day.weekday())
-        start = monday if current else monday - timedelta(days=7)
-        return TimeWindow(start, start + timedelta(days=7))
-    if unit == "weekend":
-        saturday = day - timedelta(days=(day.weekday() - 5) % 7)
-        if not current and saturday + timedelta(days=2) > now:
-            saturday -= timedelta(days=7)
-        return TimeWindow(saturday, saturday + timedelta(days=2))
-    if unit == "month":
-        first = day.replace(day=1)
-        if not current:
-            first = (first - timedelta(days=1)).replace(day=1)
-        return TimeWindow(first, _add_month(first))
-    if unit == "year":
-        year = now.year if current else now.year - 1
-        return TimeWindow(day.replace(year, 1, 1), day.replace(year + 1, 1, 1))
-    month, months = _SEASONS[unit]
-    year = now.year if (current or now.month > month + 2) else now.year - 1
-    if unit == "winter" and now.month < 3 and current:
-        year -= 1
-    start = day.replace(year, month, 1)
-    end = start
-    for _ in range(months):
-        end = _add_month(end)
-    return TimeWindow(start, end)
-
-
-def _month_window(match: re.Match[str], month: int, now: datetime) -> TimeWindow:
-    year = int(match["year"]) if match["year"] else now.year
-    if not match["year"] and month > now.month:
-        year -= 1  # "in May" said in March means last May
-    first = now.replace(year, month, 1, 0, 0, 0, 0)
-    day_text = match["day1"] or match["day2"]
-    if day_text is not None:
-        day = int(day_text)
-        if 1 <= day <= calendar.monthrange(year, month)[1]:
-            start = first.replace(day=day)
-            return TimeWindow(start, start + timedelta(days=1))
-    return TimeWindow(first, _add_month(first))
-
-
-def _add_month(first: datetime) -> datetime:
-    return (first + timedelta(days=32)).replace(day=1)
