@@ -17,14 +17,24 @@ if TYPE_CHECKING:
     from flynn.recall.items import RecallItem
 
 _END = r"\s*[?.!]*\s*$"
-_ORDER = r"(?:first|earlier|sooner|later|last|more\s+recently|most\s+recently|before)"
+_ORDER = (
+    r"(?:first|earlier|earliest|sooner|later|last|latest|before"
+    r"|(?:more|most)\s+recent(?:ly)?)"
+)
 # Each pattern names the two parts ``a`` and ``b``; the first that matches is used.
 _PATTERNS = tuple(
     re.compile(pattern, re.IGNORECASE | re.DOTALL)
     for pattern in (
-        # "Which came first, A or B?", "What did I do first: A or B?"
-        rf"\b(?:which|what)\b[^,:?]{{0,40}}?\b{_ORDER}\b\s*[,:;-]?\s*(?P<a>[^,]+?),?\s+or\s+"
+        # "Which came first, A or B?", "What did I do first: A or B?", "Who did I meet first,
+        # A or B?"
+        rf"\b(?:which|what|who|where)\b[^,:?]{{0,40}}?\b{_ORDER}\b\s*[,:;-]?\s*(?P<a>[^,]+?),?\s+or\s+"
         rf"(?P<b>.+?){_END}",
+        # "Did I start the job or move house first?"
+        r"^(?:did|was|were|had|have)\s+(?P<a>[^,]+?),?\s+or\s+(?P<b>.+?)\s+"
+        rf"(?:first|earlier|sooner|before){_END}",
+        # "Was the wedding earlier than the move?"
+        r"^(?:was|were|did)\s+(?P<a>.+?)\s+(?:happen\s+|come\s+)?(?:earlier|later|sooner)\s+"
+        rf"than\s+(?P<b>.+?){_END}",
         # "A or B: which came first?"
         rf"^(?P<a>.+?),?\s+or\s+(?P<b>.+?)\s*[,:;-]\s*(?:which|what)\b[^?]*\b{_ORDER}\b",
         # "Did A happen before or after B?", "Was A before or after B?"

@@ -51,6 +51,13 @@ ANA = MemoryScope("users/ana", shared=True, user="ana")
         ),
         ("Did I call Mum before I left for the airport?", ("I call Mum", "I left for the airport")),
         ("Which first?  The dentist\nor the doctor.", ("The dentist", "the doctor")),
+        ("Who did I meet first, Alice or Bob?", ("Alice", "Bob")),
+        ("Which was more recent, the flu or the sprain?", ("the flu", "the sprain")),
+        (
+            "Did I start the new job or move house first?",
+            ("I start the new job", "move house"),
+        ),
+        ("Was the wedding earlier than the move?", ("the wedding", "the move")),
     ],
 )
 def test_the_two_parts_of_a_comparing_question(question: str, expected: tuple[str, str]) -> None:
