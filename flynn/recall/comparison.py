@@ -51,7 +51,9 @@ _PATTERNS = tuple(
         rf"(?:before|after)\s+|(?:before|after)\s+(?=(?:i|we)\b))(?P<b>.+?){_END}",
     )
 )
-_QUESTION = re.compile(r"\?$|^(?:which|what|did|was|were|is|has|had|how|when)\b", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"\?$|^(?:which|what|who|where|did|was|were|is|has|had|how|when)\b", re.IGNORECASE
+)
 """A question ends with a question mark or starts as one; a statement is never split."""
 _MIN_CHARS = 3
 _MAX_CHARS = 200

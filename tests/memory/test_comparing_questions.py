@@ -52,6 +52,7 @@ ANA = MemoryScope("users/ana", shared=True, user="ana")
         ("Did I call Mum before I left for the airport?", ("I call Mum", "I left for the airport")),
         ("Which first?  The dentist\nor the doctor.", ("The dentist", "the doctor")),
         ("Who did I meet first, Alice or Bob?", ("Alice", "Bob")),
+        ("who did i meet first, alice or bob", ("alice", "bob")),
         ("Which was more recent, the flu or the sprain?", ("the flu", "the sprain")),
         (
             "Did I start the new job or move house first?",
