@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -121,7 +121,7 @@ class HybridRanker:
         now: datetime,
         limit: int,
         exclude: str | None,
-        search: object,
+        search: Hashable,
         query_vectors: QueryVectors | None = None,
         tuning: Tuning | None = None,
     ) -> list[RecallItem]:
