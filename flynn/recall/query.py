@@ -28,8 +28,9 @@ QUESTION_WORDS = frozenset(
     happened lot lots much many like well yes yeah oh hey hi okay ok really actually just
     """.split()
 )
-# Words that make "how" ask for a measure ("how long ago", "how far", "how often").
-_HOW_WORDS = frozenset("long far old big often soon tall heavy fast".split())
+# Words that make "how" ask for a measure the answer rarely says in that word ("how long ago",
+# "how far", "how often"); "how old" and "how tall" stay searched: "five years old", "2 m tall".
+_HOW_WORDS = frozenset("long far often soon".split())
 # Words that only place the question in time; the window carries them.
 _TIME_WORDS = frozenset(
     """

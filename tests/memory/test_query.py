@@ -153,6 +153,7 @@ def test_a_question_says_whose_turns_answer_it(question: str, about: str | None)
         ("How far did I cycle on the long ride?", ("cycle", "long", "ride")),
         ("How often do I water the fern?", ("water", "fern")),
         ("Which long walk did we do?", ("long", "walk")),
+        ("How old is my dog now?", ("old", "dog")),
         ("I don't know how. Long story?", ("don't", "long", "story")),
     ],
 )
