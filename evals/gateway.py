@@ -18,7 +18,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from flynn.app import App
 from flynn.channels.base import Channel, ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway import GatewayChannel
-from flynn.messages import InboundMessage, OutboundMessage
+from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
@@ -83,8 +83,8 @@ class _NullChannel:
     async def run(self, on_message: OnMessage) -> None:
         await asyncio.Event().wait()
 
-    async def send(self, message: OutboundMessage) -> list[str]:
-        return []
+    async def send(self, message: OutboundMessage) -> Delivery:
+        return Delivery.deferred()
 
 
 def _unlimited_gateway(settings: Settings) -> GatewayChannel:

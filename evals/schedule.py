@@ -18,6 +18,7 @@ from pathlib import Path
 
 from evals.turn import percentile
 from flynn.memory.database import Database
+from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
 from flynn.schedule.scheduler import Scheduler
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -119,12 +120,12 @@ async def _burst(db: Database, count: int) -> dict[str, object]:
     lags: list[float] = []
     everything = asyncio.Event()
 
-    async def deliver(push: Push) -> bool:
+    async def deliver(push: Push) -> Delivery:
         assert push.due_at is not None
         lags.append((datetime.now(UTC) - push.due_at).total_seconds() * 1000)
         if len(lags) >= count:
             everything.set()
-        return True
+        return Delivery.delivered()
 
     scheduler = Scheduler(schedule, SqlitePushes(db), deliver, clock=lambda: datetime.now(UTC))
     runner = asyncio.create_task(scheduler.run())

@@ -28,7 +28,7 @@ import structlog
 
 from flynn.app import App, build_channels, database_path, memory_view, utc_now
 from flynn.channels.base import Channel, OnMessage
-from flynn.channels.gateway import GatewayChannel
+from flynn.channels.gateway import Acknowledged, GatewayChannel
 from flynn.distill.distiller import TIERS
 from flynn.distill.people import notice_target
 from flynn.distill.people import people as distill_people
@@ -36,7 +36,7 @@ from flynn.distill.runs import DistillRuns, is_distillation, plan_jobs
 from flynn.errors import ConfigError, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.health import StorageHealth
-from flynn.messages import OutboundMessage, SessionKey
+from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
 from flynn.schedule.jobs import Push
@@ -144,6 +144,7 @@ class Daemon:
             gateway = self.channels.get("gateway")
             if isinstance(gateway, GatewayChannel):
                 gateway.set_on_client_ready(self._client_ready)
+                gateway.set_on_acknowledged(self._acknowledged)
                 gateway.set_transcript(app.memory.history)
                 gateway.set_memory(memory_view(app))
             try:
@@ -234,17 +235,18 @@ class Daemon:
             clock=self._clock,
         )
 
-    async def _deliver(self, push: Push) -> bool:
-        """Sends one push through its channel; False when it cannot be delivered now (the
-        channel is not running here, or the person is away), so it stays queued. A
-        distillation's push is its run, done here in the background."""
+    async def _deliver(self, push: Push) -> Delivery:
+        """Sends one push through its channel and says what became of it; ``deferred`` when
+        the channel is not running here, so it stays queued. A distillation's push is its
+        run, done here in the background."""
         if is_distillation(push) and self._distills is not None:
-            return await self._distills.deliver(push)
+            done = await self._distills.deliver(push)
+            return Delivery.delivered() if done else Delivery.deferred()
         target = push.target
         channel = self.channels.get(target.channel)
         if channel is None:
             log.warning("schedule.no_channel", channel=target.channel, push=push.id)
-            return False
+            return Delivery.deferred()
         message = OutboundMessage(
             SessionKey(target.channel, target.chat_id, target.thread),
             render_push(push, gateway=target.channel == "gateway", zone=self._zone_of(push)),
@@ -252,16 +254,30 @@ class Daemon:
             push_id=str(push.id),
             recipient=target.recipient,
         )
-        return bool(await channel.send(message))
+        return await channel.send(message)
 
     def _zone_of(self, push: Push) -> tzinfo:
         personal = self.app.services.person.files if self.app is not None else None
         return personal.timezone(push.namespace)[0] if personal is not None else UTC
 
     async def _client_ready(self, client_id: str) -> None:
-        """A gateway client said hello: what was queued for it while it was away goes now."""
+        """A gateway client said hello: what it has not received (or not acknowledged) goes
+        now, in order: the replies to its messages, then the pushes."""
+        if self.router is not None:
+            await self.router.redeliver("gateway", client_id)
         if self.scheduler is not None:
             await self.scheduler.deliver_pending("gateway", client_id)
+            # A round under way held some of them (leased while it offered them to the old
+            # connection): one more round right after it, not the next retry in 30 s.
+            self.scheduler.wake()
+
+    async def _acknowledged(self, ack: Acknowledged) -> None:
+        """A gateway client acknowledged a reply or a push: now it is delivered."""
+        if ack.reply_to is not None and self.router is not None:
+            self.router.acknowledged(IntakeKey("gateway", ack.client_id, ack.reply_to))
+        elif ack.push_id is not None and ack.push_id.isdigit() and self.app is not None:
+            delivered = self.app.pushes.delivered(int(ack.push_id), now=self._clock())
+            log.info("schedule.push_acknowledged", push_id=ack.push_id, first=delivered)
 
     async def _embed_behind(self) -> None:
         writer = self.app.services.learning.writer if self.app is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -35,6 +36,17 @@ class SessionKey:
             raise ValueError(f"not a session key: {text!r}")
         chat_id, _, thread = rest.partition(":")
         return cls(channel, chat_id, thread or None)
+
+
+@dataclass(frozen=True, slots=True)
+class IntakeKey:
+    """Which message durable intake means: the channel, the chat, and the channel's id for the
+    message there, kept apart (never joined into one string, which two ids holding ``:`` could
+    make collide). Unique per message."""
+
+    channel: str
+    chat_id: str
+    message_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +88,10 @@ class InboundMessage:
     def account(self) -> ChannelAccount:
         return ChannelAccount(self.channel, self.sender_id)
 
+    @property
+    def intake_key(self) -> IntakeKey:
+        return IntakeKey(self.channel, self.chat_id, self.message_id)
+
 
 PushKind = Literal["reminder", "distill", "notice"]
 """What an unprompted message is (the gateway's ``push`` frame names it)."""
@@ -104,3 +120,38 @@ class OutboundMessage:
     recipient: str | None = None
     reply_handle: object | None = None
     """The ``InboundMessage.reply_handle`` this answers, as the channel gave it."""
+
+
+DeliveryState = Literal["delivered", "deferred", "failed"]
+"""What became of a send: ``delivered`` (the person has it: the chat service took it, or a
+gateway client acknowledged it, or a v1 client's socket took it), ``deferred`` (nobody can take
+it now, or it was sent and waits for an acknowledgement: the caller keeps it stored, and is told
+when it is acknowledged or offers it again when the person is back), ``failed`` (the send went
+wrong: the caller keeps it stored and tries again with backoff)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """The typed result of ``Channel.send``: its state, the channel's ids of the parts that
+    went out (several when split; some even when it failed part way), and for a failure a
+    short reason (never the text, never a secret)."""
+
+    state: DeliveryState
+    ids: tuple[str, ...] = ()
+    reason: str | None = None
+
+    @property
+    def is_delivered(self) -> bool:
+        return self.state == "delivered"
+
+    @classmethod
+    def delivered(cls, ids: Iterable[str] = ()) -> Delivery:
+        return cls("delivered", tuple(ids))
+
+    @classmethod
+    def deferred(cls, ids: Iterable[str] = ()) -> Delivery:
+        return cls("deferred", tuple(ids))
+
+    @classmethod
+    def failed(cls, reason: str, ids: Iterable[str] = ()) -> Delivery:
+        return cls("failed", tuple(ids), reason)

@@ -4,7 +4,13 @@ session and concurrently across sessions, send each reply exactly once, evict id
 Intake is durable (``flynn.memory.inbound``): a message is stored before the channel is told it
 was taken, its reply is stored before it is sent, and ``replay`` (at start) finishes what a crash
 or a drain deadline left: turns not run are run, replies not sent are sent. A resend of the same
-id joins the pending turn, or gets the stored reply.
+id joins the pending turn, gets the stored reply while that is undelivered, and nothing once it
+was delivered.
+
+Delivery is what the channel says (``Delivery``) and is recorded exactly: ``delivered`` marks the
+reply delivered; ``deferred`` (a gateway client away, or not yet acknowledging) leaves it stored
+for ``redeliver`` (the client's next hello) and ``acknowledged``; ``failed`` queues it for its chat,
+sent again with backoff until it goes, the chat's later replies waiting behind it in order.
 
 Every reply, delta and notice for a message carries that message's ``reply_handle`` back to its
 channel. A message replayed after a restart has none (handles are not stored): its channel
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -32,14 +40,43 @@ from flynn.errors import SessionBusy
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
-from flynn.messages import ChannelAccount, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import (
+    ChannelAccount,
+    Delivery,
+    InboundMessage,
+    IntakeKey,
+    OutboundMessage,
+    SessionKey,
+)
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.result import TurnResult
 
 log = structlog.get_logger(__name__)
 
-RESEND_BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
-"""Waits between tries of sending a stored reply again while its channel cannot send yet."""
+ChatKey = tuple[str, str]
+"""A chat replies go to, for keeping them in order: (channel, chat_id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResendPolicy:
+    """Waits between tries of sending a reply whose send failed: ``first`` seconds, doubled per
+    further failure up to ``most``, each drawn between half and all of that (so many chats
+    failing at once do not retry in step). A chat service back from an outage gets its
+    replies within ``most`` seconds."""
+
+    first: float = 1.0
+    most: float = 30.0
+
+    def wait(self, failures: int) -> float:
+        base = min(self.most, self.first * 2.0 ** min(failures - 1, 32))
+        return base * (0.5 + random.random() / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    key: SessionKey
+    message: InboundMessage
+    result: TurnResult
 
 
 class Sessions(Protocol):
@@ -83,6 +120,7 @@ class Router:
         clock: Callable[[], datetime],
         inbox_size: int = 8,
         idle_seconds: float = 900.0,
+        resend: ResendPolicy | None = None,
     ) -> None:
         self._sessions = sessions
         self._channels = channels
@@ -91,8 +129,11 @@ class Router:
         self._clock = clock
         self._inbox_size = inbox_size
         self._idle_seconds = idle_seconds
+        self._resend_policy = resend or ResendPolicy()
         self._workers: dict[SessionKey, _Worker] = {}
         self._resends: set[asyncio.Task[None]] = set()
+        self._failing: dict[ChatKey, deque[_Reply]] = {}
+        """Per chat, replies whose send failed, oldest first, with a task sending them again."""
         self._accepting = True
         self._idle = asyncio.Event()
         self._idle.set()
@@ -141,6 +182,10 @@ class Router:
         if intake.state == "pending":
             log.info("router.duplicate_joined", channel=message.channel)
             return
+        if intake.state == "delivered":
+            # The person has the reply (a redelivered update, a client's late resend).
+            log.info("router.duplicate_delivered", channel=message.channel)
+            return
         if intake.state == "answered":
             log.info("router.duplicate_answered", channel=message.channel)
             self._resend(key, message, intake.reply, intake.error_code)
@@ -171,7 +216,7 @@ class Router:
                 self._resend(key, message, item.reply, item.error_code)
             elif not item.has_text:
                 # Off the record: the text was never kept, so it cannot be answered now.
-                self._inbound.give_up(message.channel, message.message_id, now=self._clock())
+                self._inbound.give_up(message.intake_key, now=self._clock())
                 self._resend(
                     key,
                     message,
@@ -186,7 +231,7 @@ class Router:
         return len(unfinished)
 
     async def wait_resent(self) -> None:
-        """Returns once every stored reply being sent again has been sent (or failed)."""
+        """Returns once every stored reply being sent again has been sent (or deferred)."""
         while self._resends:
             await asyncio.gather(*self._resends, return_exceptions=True)
 
@@ -196,11 +241,33 @@ class Router:
         """Sends a stored reply again, in the background (intake must not wait on sending)."""
         text = reply or "I already answered this message."
         task = asyncio.create_task(
-            self._deliver_patiently(key, message, TurnResult(text, error_code)),
+            self._send_reply(_Reply(key, message, TurnResult(text, error_code))),
             name=f"resend:{key}",
         )
         self._resends.add(task)
         task.add_done_callback(self._resends.discard)
+
+    async def redeliver(self, channel: str, chat_id: str) -> int:
+        """Sends again, in order and under their own ids, the replies stored for ``chat_id`` and
+        not delivered yet (a gateway client that was away, or had not acknowledged them, said
+        hello); returns how many went out. Raises ``StoreError``."""
+        items = self._inbound.undelivered(channel, chat_id)
+        for item in items:
+            reply = _Reply(
+                SessionKey.parse(item.session),
+                item.message,
+                TurnResult(item.reply or "", item.error_code),
+            )
+            await self._deliver(reply)
+        if items:
+            log.info("router.redelivered", channel=channel, replies=len(items))
+        return len(items)
+
+    def acknowledged(self, key: IntakeKey) -> None:
+        """The person has the reply to ``key`` (a gateway client acknowledged it). Raises
+        ``StoreError``."""
+        if self._inbound.delivered(key, now=self._clock()):
+            log.info("router.reply_acknowledged", channel=key.channel)
 
     def close_intake(self) -> None:
         """New messages are refused from now on; queued and running turns continue."""
@@ -239,6 +306,7 @@ class Router:
                 await self._notify_unanswered(worker.key, worker.inbox.get_nowait()[0])
         for task in list(self._resends):
             task.cancel()
+        self._failing.clear()
         return unfinished
 
     async def _notify_unanswered(self, key: SessionKey, message: InboundMessage) -> None:
@@ -326,43 +394,69 @@ class Router:
             # Stored before it is sent: a crash now sends it after the restart, never twice
             # the turn.
             self._inbound.answered(
-                message.channel,
-                message.message_id,
+                message.intake_key,
                 reply=result.text,
                 error_code=result.error_code,
                 now=self._clock(),
             )
-            await self._deliver(key, message, result)
+            await self._send_reply(_Reply(key, message, result))
 
-    async def _deliver_patiently(
-        self, key: SessionKey, message: InboundMessage, result: TurnResult
-    ) -> None:
-        """``_deliver`` again with backoff while the channel cannot send yet (just after a
-        start, a channel may still be connecting); what is still unsent stays stored."""
-        for delay in RESEND_BACKOFF:
-            if await self._deliver(key, message, result):
-                return
-            await asyncio.sleep(delay)
-        await self._deliver(key, message, result)
+    async def _send_reply(self, reply: _Reply) -> None:
+        """Sends a reply, or queues it behind its chat's replies whose send failed; a failed
+        send queues it and starts sending the chat's queue again with backoff."""
+        chat = (reply.message.channel, reply.message.chat_id)
+        waiting = self._failing.get(chat)
+        if waiting is not None:
+            waiting.append(reply)
+            return
+        if (await self._deliver(reply)).state != "failed":
+            return
+        self._failing[chat] = deque([reply])
+        task = asyncio.create_task(self._resend_failed(chat), name=f"resend-failed:{chat[0]}")
+        self._resends.add(task)
+        task.add_done_callback(self._resends.discard)
 
-    async def _deliver(self, key: SessionKey, message: InboundMessage, result: TurnResult) -> bool:
-        """Sends the reply; True once sent (and recorded as delivered)."""
+    async def _resend_failed(self, chat: ChatKey) -> None:
+        """Sends the chat's queued replies in order until none is left, waiting longer after
+        each failure (``ResendPolicy``). Each stays stored until delivered: a stop or crash
+        meanwhile leaves it for ``replay``."""
+        failures = 1
+        try:
+            while waiting := self._failing.get(chat):
+                await asyncio.sleep(self._resend_policy.wait(failures))
+                while waiting:
+                    delivery = await self._deliver(waiting[0])
+                    if delivery.state == "failed":
+                        failures += 1
+                        break
+                    waiting.popleft()
+                    failures = 1
+        finally:
+            if not self._failing.get(chat):
+                self._failing.pop(chat, None)
+
+    async def _deliver(self, reply: _Reply) -> Delivery:
+        """Sends the reply once and records what the channel said: ``delivered`` marks it so;
+        otherwise it stays stored (``redeliver``, ``acknowledged`` and ``replay`` finish it)."""
+        message = reply.message
         channel = self._channels.get(message.channel)
         if channel is None:
             log.error("router.unknown_channel", channel=message.channel)
-            return False
-        reply = OutboundMessage(
-            key,
-            result.text,
+            return Delivery.failed("no such channel")
+        outbound = OutboundMessage(
+            reply.key,
+            reply.result.text,
             reply_to=message.message_id,
-            error_code=result.error_code,
+            error_code=reply.result.error_code,
             reply_handle=message.reply_handle,
         )
         try:
-            await channel.send(reply)
-        except Exception:
-            # Left undelivered: the next start sends it again.
+            delivery = await channel.send(outbound)
+        except Exception as exc:  # a channel's misuse error: counted as a failed send
             log.exception("router.send_failed")
-            return False
-        self._inbound.delivered(message.channel, message.message_id, now=self._clock())
-        return True
+            return Delivery.failed(type(exc).__name__)
+        if delivery.is_delivered:
+            self._inbound.delivered(message.intake_key, now=self._clock())
+        elif delivery.state == "failed":
+            log.warning("router.send_failed", channel=message.channel, reason=delivery.reason)
+        return delivery

@@ -13,11 +13,11 @@ from fakes.gated_provider import GatedProvider
 
 from flynn.app import App
 from flynn.errors import SessionBusy
-from flynn.messages import OutboundMessage
+from flynn.messages import Delivery, IntakeKey, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
 from flynn.providers.scripted import ScriptedProvider
-from flynn.router import Router
+from flynn.router import ResendPolicy, Router
 from flynn.settings import load_settings
 
 
@@ -198,9 +198,10 @@ async def test_what_a_drain_cut_off_is_answered_after_the_restart_in_order(
     # Handles are not stored: a replayed message's channel answers from reply_to alone.
     assert first.reply_handle is None and second.reply_handle is None
     assert await router.replay() == 0  # answered once, for good
-    await router.on_message(channel.inbound("never finishes", message_id="m1"))  # a resend
-    again = await channel.reply()
-    assert (again.reply_to, again.text) == ("m1", "re: never finishes")
+    # A resend after the reply was delivered (an update seen again): nothing a second time.
+    await router.on_message(channel.inbound("never finishes", message_id="m1"))
+    await router.wait_resent()
+    assert channel.finals.empty()
     stored = [m.content for m in app.memory.history.recent("gateway:c1")]
     assert stored.count("queued behind it") == 1
 
@@ -218,11 +219,10 @@ async def test_a_resend_while_pending_is_joined_and_after_is_answered_from_the_s
     provider.gate.set()
     reply = await channel.reply()
     assert reply.reply_to == "s1"
-    await router.on_message(message)  # and once answered, the stored reply comes again
-    again = await channel.reply()
-    assert (again.reply_to, again.text) == ("s1", reply.text)
+    await router.on_message(message)  # once delivered, a resend gets nothing a second time
+    await router.wait_resent()
     await router.drain(5)
-    assert len([m for m in channel.sent if m.final]) == 2
+    assert len([m for m in channel.sent if m.final]) == 1
     assert len(app.memory.history.recent("gateway:c1")) == 2
 
 
@@ -257,7 +257,7 @@ class BrokenChannel(RecordingChannel):
         super().__init__(can_stream=can_stream)
         self.attempts = 0
 
-    async def send(self, message: OutboundMessage) -> list[str]:
+    async def send(self, message: OutboundMessage) -> Delivery:
         self.attempts += 1
         raise RuntimeError("the network is down")
 
@@ -332,3 +332,42 @@ async def test_a_command_replayed_after_a_restart_is_still_a_command(
     first, second = await channel.reply(), await channel.reply()
     assert first.reply_to == "m1" and second.reply_to == "h2"
     assert "/new" in second.text and len(chat.requests) == 1
+
+
+async def test_replies_whose_send_failed_go_in_order_once_the_chat_service_is_back(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    """Telegram refusing 10 sends, then healthy again: the replies go out without a restart,
+    in the order they were answered, each once, and only then count as delivered."""
+    app, router, channel = await make(
+        tmp_path,
+        ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content),
+        resend=ResendPolicy(first=0.001, most=0.01),
+    )
+    closing.append((app, router))
+    channel.failing = 10
+    for number in range(3):
+        await router.on_message(channel.inbound(f"q{number}", message_id=f"m{number}"))
+    replies = [await channel.reply() for _ in range(3)]
+    assert [(r.reply_to, r.text) for r in replies] == [(f"m{n}", f"re: q{n}") for n in range(3)]
+    assert channel.failing == 0
+    await router.wait_resent()
+    assert app.memory.inbound.undelivered("gateway", "c1") == []
+    assert app.memory.inbound.unfinished() == []
+
+
+async def test_a_failed_send_is_not_recorded_as_delivered(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    app, router, channel = await make(
+        tmp_path, ScriptedProvider(default="hi"), resend=ResendPolicy(first=3600, most=3600)
+    )
+    closing.append((app, router))
+    channel.failing = 1
+    await router.on_message(channel.inbound("hello", message_id="m1"))
+    await router.wait_quiet()
+    undelivered = app.memory.inbound.undelivered("gateway", "c1")
+    assert [(u.message.message_id, u.reply) for u in undelivered] == [("m1", "hi")]
+    # Acknowledged later (a gateway client's ack): delivered, once.
+    router.acknowledged(IntakeKey("gateway", "c1", "m1"))
+    assert app.memory.inbound.undelivered("gateway", "c1") == []

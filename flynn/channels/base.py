@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from flynn.messages import InboundMessage, OutboundMessage
+from flynn.messages import Delivery, InboundMessage, OutboundMessage
 
 LengthUnit = Literal["utf16", "chars"]
 
@@ -49,6 +49,10 @@ class ChannelStatus:
         }
 
 
+NOT_STREAMED = Delivery.deferred()
+"""What a channel that cannot stream answers for a delta (``final=False``): nothing was sent."""
+
+
 class Channel(Protocol):
     @property
     def name(self) -> str: ...
@@ -64,16 +68,16 @@ class Channel(Protocol):
         daemon restarts the channel with backoff)."""
         ...
 
-    async def send(self, message: OutboundMessage) -> list[str]:
-        """Delivers ``message``; returns the channel's ids of what was sent (several when split).
-        Deltas (``final=False``) are ignored by channels that cannot stream. Raises
-        ``DeliveryFailed`` when a final reply did not (entirely) arrive.
+    async def send(self, message: OutboundMessage) -> Delivery:
+        """Delivers ``message`` and says what became of it (``Delivery``); the caller records
+        exactly that. A delivery failure is a ``failed`` result, never an exception: a channel
+        raises only for a misuse (``RuntimeError`` when it is not running, ``ValueError`` for a
+        chat that is not one of its own), which the caller treats as ``failed`` too. Deltas
+        (``final=False``) are ignored by channels that cannot stream (``NOT_STREAMED``).
 
         A push (``message.push`` set) answers nothing: it goes to ``session``'s chat, or to the
-        account ``recipient`` when that is set, without touching typing indicators. The ids
-        returned mean it was delivered; an empty list means it was not, and the recipient
-        cannot take it now (a gateway client with no live connection, a send that failed): the
-        caller keeps it queued durably and offers it again later. A channel never queues a push
-        itself. Raises as for replies (``RuntimeError`` from a channel that is not running);
-        the caller keeps the push queued then too."""
+        account ``recipient`` when that is set, without touching typing indicators. ``deferred``
+        means the recipient cannot take it now (a gateway client with no live connection, or
+        one that has not acknowledged it yet): the caller keeps it queued durably and offers it
+        again later. A channel never queues a final reply or a push itself."""
         ...

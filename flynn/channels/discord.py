@@ -17,7 +17,12 @@ from datetime import UTC, datetime
 import discord
 import structlog
 
-from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.base import (
+    NOT_STREAMED,
+    ChannelCapabilities,
+    ChannelStatus,
+    OnMessage,
+)
 from flynn.channels.discord_client import (
     ClientFactory,
     DiscordClient,
@@ -29,7 +34,7 @@ from flynn.channels.discord_client import (
 from flynn.channels.split import split_text
 from flynn.commands import parse_command
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
-from flynn.messages import InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import Delivery, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
 
 log = structlog.get_logger(__name__)
@@ -287,24 +292,25 @@ class DiscordChannel:
 
     # -- outbound ----------------------------------------------------------------------------
 
-    async def send(self, message: OutboundMessage) -> list[str]:
+    async def send(self, message: OutboundMessage) -> Delivery:
         """Stops the session's typing and delivers ``message`` in parts of at most 2000
         characters where its reply handle says, the first referencing the message it answers
         in guilds (without a handle, as after a restart: to the session's channel or thread,
-        referencing nothing); never pings anyone. Deltas
-        (``final=False``) are ignored. Delivery failures are logged, not raised: returns the
-        ids of the parts sent before the failure (``[]`` when not running).
+        referencing nothing); never pings anyone. Deltas (``final=False``) are ignored.
+        ``failed`` (with the ids of the parts sent before) when Discord refused a part or could
+        not be reached, when the channel is not running, or when the chat cannot be found: the
+        caller keeps the message and tries again.
 
         A push goes to the session's channel or thread, or as a DM to the user ``recipient``;
         it replies to nothing and leaves typing alone."""
         if not message.final:
-            return []
+            return NOT_STREAMED
         if message.push is None:
             # Before sending: a typing call racing our message would show "typing" after the reply.
             await self._stop_typing(message.session)
         parts = split_text(message.text, MAX_LEN, "chars")
         if not parts:
-            return []
+            return Delivery.delivered()
         handle = message.reply_handle if message.push is None else None
         target: DiscordTarget | None
         if message.recipient is not None:
@@ -314,10 +320,11 @@ class DiscordChannel:
         else:
             target = await self._resolve(message.session)
         if target is None:
-            return []
+            return Delivery.failed("the chat cannot be reached now")
         reference = _reference(handle, target)
         mentions = discord.AllowedMentions.none()
         sent: list[str] = []
+        failure: str | None = None
         for part in parts:
             try:
                 if reference is None:
@@ -326,13 +333,17 @@ class DiscordChannel:
                     posted = await target.send(
                         part, allowed_mentions=mentions, reference=reference, mention_author=False
                     )
-            except discord.HTTPException as exc:
-                # discord.py already waited out 429s; anything else will not improve by retrying.
+            except (discord.HTTPException, OSError, TimeoutError) as exc:
+                # discord.py already waited out 429s; the caller retries the rest with backoff.
+                status = getattr(exc, "status", None)
+                failure = (
+                    f"Discord refused the message ({status})" if status else type(exc).__name__
+                )
                 log.warning(
                     "discord.send_failed",
                     session=str(message.session),
-                    status=exc.status,
-                    code=exc.code,
+                    status=status,
+                    code=getattr(exc, "code", None),
                     sent=len(sent),
                     parts=len(parts),
                 )
@@ -341,13 +352,15 @@ class DiscordChannel:
             reference = None
         if message.push is not None:
             log.info(
-                "discord.push_sent" if sent else "discord.push_undelivered",
+                "discord.push_undelivered" if failure else "discord.push_sent",
                 push_id=message.push_id,
                 kind=message.push,
                 chat_id=str(target.id),
                 parts=len(sent),
             )
-        return sent
+        if failure is not None:
+            return Delivery.failed(failure, sent)
+        return Delivery.delivered(sent)
 
     async def _resolve_dm(self, recipient: str) -> DiscordTarget | None:
         """The DM channel with user ``recipient``, opened through the API if need be."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
-from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import structlog
@@ -21,6 +21,7 @@ from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
 from flynn.channels.gateway_frames import (
     CLIENT_ID,
+    Ack,
     ClientText,
     FrameReply,
     HistoryRequest,
@@ -28,6 +29,7 @@ from flynn.channels.gateway_frames import (
     Rejected,
     delta_frame,
     error_frame,
+    hello_protocol,
     parse_frame,
     parse_json_object,
     peek_id,
@@ -40,7 +42,7 @@ from flynn.channels.gateway_http import GatewayHttp
 from flynn.channels.gateway_markdown import SafeMarkdown
 from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
 from flynn.errors import SessionBusy
-from flynn.messages import InboundMessage, OutboundMessage
+from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
 
 log = structlog.get_logger(__name__)
@@ -65,6 +67,36 @@ _BUSY = "Flynn is still working on your earlier messages; try again in a moment.
 OnClientReady = Callable[[str], Awaitable[None]]
 """Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
 
+PING_SECONDS = 20.0
+"""WebSocket pings every 20 s, each answered within 20 s: a connection that went silent (a
+phone that slept with the page open, a cable pulled) stops counting within 40 s and is gone
+10 s later (the close handshake's wait), well within a minute."""
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledged:
+    """A protocol 2 client acknowledged a final frame: the reply to its message ``reply_to``
+    (whose intake key is ``gateway``, ``client_id``, ``reply_to``), or the push ``push_id``.
+    Exactly one of the two is set."""
+
+    client_id: str
+    reply_to: str | None = None
+    push_id: str | None = None
+
+
+OnAcknowledged = Callable[[Acknowledged], Awaitable[None]]
+"""Records an acknowledgement (the daemon marks the reply or push delivered)."""
+
+
+@dataclass(slots=True)
+class _Client:
+    """One authenticated connection: the protocol it speaks, and (protocol 2) the final frames
+    sent on it and not yet acknowledged, so an offer again does not send them twice."""
+
+    ws: ServerConnection
+    protocol: int
+    sent: set[str] = field(default_factory=set)
+
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
@@ -75,12 +107,13 @@ class GatewayChannel:
 
     One authenticated connection belongs to one ``client_id`` (session ``gateway:<client_id>``);
     a client may hold several (tabs), and every one of them receives the session's replies.
-    Final replies produced while a client has no live connection wait in a small outbox and
-    are delivered right after its next ``ready``. Pushes do not: ``send`` returns ``[]`` for a
-    push nobody could take, and whoever keeps pushes durably offers them again from
-    ``on_client_ready(client_id)``, awaited on each new connection after ``ready`` and the
-    outbox went out and before the client's first frame is read (so what it sends arrives
-    right after them; while it runs, that connection's frames wait). A ``history`` frame is
+    Nothing is kept here: ``send`` says what became of a final reply or push (``Delivery``),
+    and whoever keeps them durably (the router's intake, the schedule's pushes) offers them
+    again from ``on_client_ready(client_id)``, awaited on each new connection after ``ready``
+    and before the client's first frame is read (so what it sends arrives right after them;
+    while it runs, that connection's frames wait). A protocol 1 connection that takes a final
+    frame makes it ``delivered``; a protocol 2 one makes it ``deferred`` until the client
+    acknowledges it (``ack``), which ``on_acknowledged`` hears. A ``history`` frame is
     answered from ``transcript`` (empty without one), a ``memory`` frame by ``set_memory``'s.
 
     Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
@@ -113,10 +146,11 @@ class GatewayChannel:
         max_unauthenticated: int = 256,
         max_unauthenticated_per_address: int = 32,
         max_connections_per_client: int = 8,
-        outbox_size: int = 20,
-        outbox_clients: int = 256,
         send_timeout: float = 10.0,
+        ping_seconds: float = PING_SECONDS,
+        close_seconds: float = 10.0,
         on_client_ready: OnClientReady | None = None,
+        on_acknowledged: OnAcknowledged | None = None,
         transcript: Transcript | None = None,
     ) -> None:
         if not token:
@@ -130,10 +164,11 @@ class GatewayChannel:
         self._flood_close_after = flood_close_after
         self._max_connections = max_connections
         self._max_per_client = max_connections_per_client
-        self._outbox_size = outbox_size
-        self._outbox_clients = outbox_clients
         self._send_timeout = send_timeout
+        self._ping_seconds = ping_seconds
+        self._close_seconds = close_seconds
         self._on_client_ready = on_client_ready
+        self._on_acknowledged = on_acknowledged
         self._transcript = transcript
         self._memory: MemoryBrowser | None = None
         self._markdown = SafeMarkdown()
@@ -142,8 +177,11 @@ class GatewayChannel:
         # websockets itself closes with 1009 rather than buffer an unbounded message.
         self._hard_max = max(4 * settings.max_message_bytes, 1 << 20)
         self._http = GatewayHttp(readiness)
-        self._clients: dict[str, list[ServerConnection]] = {}
-        self._outbox: OrderedDict[str, deque[str]] = OrderedDict()
+        self._clients: dict[str, list[_Client]] = {}
+        self._unacknowledged: dict[str, dict[str, Acknowledged]] = {}
+        """Per client: the final frames sent to a protocol 2 connection, by frame id, and what
+        their acknowledgement confirms. Dropped with the client's last connection: what was
+        not acknowledged is offered again from storage after its next hello."""
         self._authenticated = 0
         self._waiting = WaitingRoom(
             max_waiting=max_unauthenticated, max_per_address=max_unauthenticated_per_address
@@ -174,6 +212,11 @@ class GatewayChannel:
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
+    def connections(self, client_id: str) -> tuple[ServerConnection, ...]:
+        """The live connections of ``client_id`` now (each one's ``wait_closed()`` says when
+        it is gone)."""
+        return tuple(client.ws for client in self._clients.get(client_id, ()))
+
     def status(self) -> ChannelStatus:
         return ChannelStatus(
             CHANNEL,
@@ -190,6 +233,11 @@ class GatewayChannel:
         """Sets the ``on_client_ready`` hook (for a scheduler built after the channel). Its
         exceptions are logged and never close the connection."""
         self._on_client_ready = callback
+
+    def set_on_acknowledged(self, callback: OnAcknowledged | None) -> None:
+        """Sets the ``on_acknowledged`` hook. Its exceptions are logged; the frame then stays
+        unconfirmed and is offered again after the client's next hello."""
+        self._on_acknowledged = callback
 
     def set_transcript(self, transcript: Transcript | None) -> None:
         """Sets where ``history`` frames are answered from (the daemon's message history)."""
@@ -216,6 +264,10 @@ class GatewayChannel:
                 max_size=_HELLO_MAX_BYTES,
                 # The HTTP upgrade gets no longer than the hello does.
                 open_timeout=self._hello_timeout,
+                ping_interval=self._ping_seconds,
+                ping_timeout=self._ping_seconds,
+                # How long a close waits for the peer's answer before the socket is dropped.
+                close_timeout=self._close_seconds,
                 server_header=None,
             )
         except OSError as exc:
@@ -233,57 +285,83 @@ class GatewayChannel:
             self._server = None
             log.info("gateway.stopped")
 
-    async def send(self, message: OutboundMessage) -> list[str]:
+    async def send(self, message: OutboundMessage) -> Delivery:
         """Sends ``message`` to every live connection of its client, under the id of the frame
         it answers (from its reply handle; rebuilt from ``reply_to`` for a message replayed
-        after a restart); a final reply nobody could take waits in the client's outbox. A push
-        goes as a ``push`` frame to the client ``recipient`` (else the session's) and returns
-        ``[]`` when no connection took it; it is never kept here. Never raises for a closed
-        connection."""
+        after a restart). A push goes as a ``push`` frame (id ``p<push_id>``) to the client
+        ``recipient``, else the session's. A final frame is ``delivered`` once a protocol 1
+        connection took it, ``deferred`` while only protocol 2 connections have it (until their
+        ``ack``) or nobody is connected; a frame already sent to a protocol 2 connection and not
+        acknowledged is not sent to it again. Deltas are never acknowledged. Never raises for a
+        closed connection."""
         session = message.session
         client_id = f"{session.chat_id}:{session.thread}" if session.thread else session.chat_id
         if message.push is not None:
-            return await self._push(message, message.recipient or client_id)
+            client_id = message.recipient or client_id
+            suffix = message.push_id if message.push_id is not None else f"-{secrets.token_hex(6)}"
+            frame_id = f"p{suffix}"
+            data = push_frame(frame_id, message.push, message.text)
+            confirms = Acknowledged(client_id, push_id=message.push_id)
+            delivery = await self._send_final(client_id, frame_id, data, confirms)
+            log.info(
+                "gateway.push_sent" if delivery.is_delivered else "gateway.push_deferred",
+                client=client_id,
+                push_id=message.push_id,
+                kind=message.push,
+                awaiting_ack=bool(delivery.ids),
+            )
+            return delivery
         reply = message.reply_handle
         if not isinstance(reply, FrameReply) and message.reply_to is not None:
-            reply = FrameReply.replayed(client_id, message.reply_to)
+            reply = FrameReply(client_id, message.reply_to)
         frame_id = (
             reply.frame_id if isinstance(reply, FrameReply) else f"srv-{secrets.token_hex(6)}"
         )
         if not message.final:
-            data = delta_frame(frame_id, message.text)
-        elif message.error_code:
+            took = await self._broadcast(client_id, delta_frame(frame_id, message.text))
+            return Delivery.delivered([frame_id]) if took else Delivery.deferred()
+        if message.error_code:
             data = error_frame(message.error_code, message.text, frame_id)
         else:
             data = reply_frame(frame_id, message.text, self._markdown.render(message.text))
-        if await self._broadcast(client_id, data):
-            return [frame_id]
-        if message.final:
-            self._keep(client_id, data)
-            return [frame_id]
-        return []
+        confirms = Acknowledged(client_id, reply_to=message.reply_to or frame_id)
+        return await self._send_final(client_id, frame_id, data, confirms)
 
-    async def _push(self, message: OutboundMessage, client_id: str) -> list[str]:
-        assert message.push is not None
-        suffix = message.push_id if message.push_id is not None else f"-{secrets.token_hex(6)}"
-        frame_id = f"p{suffix}"
-        delivered = await self._broadcast(
-            client_id, push_frame(frame_id, message.push, message.text)
-        )
-        log.info(
-            "gateway.push_sent" if delivered else "gateway.push_deferred",
-            client=client_id,
-            push_id=message.push_id,
-            kind=message.push,
-        )
-        return [frame_id] if delivered else []
+    async def _send_final(
+        self, client_id: str, frame_id: str, data: str, confirms: Acknowledged
+    ) -> Delivery:
+        delivered = awaiting = False
+        for client in tuple(self._clients.get(client_id, ())):
+            if client.protocol < 2:
+                delivered = await _deliver(client.ws, data, self._send_timeout) or delivered
+            elif frame_id in client.sent:
+                awaiting = True
+            elif await _deliver(client.ws, data, self._send_timeout):
+                client.sent.add(frame_id)
+                self._unacknowledged.setdefault(client_id, {})[frame_id] = confirms
+                awaiting = True
+        if delivered:
+            return Delivery.delivered([frame_id])
+        return Delivery.deferred([frame_id] if awaiting else [])
 
     async def _broadcast(self, client_id: str, data: str) -> bool:
         """Sends ``data`` to each live connection of ``client_id``; whether any took it."""
         delivered = False
-        for connection in tuple(self._clients.get(client_id, ())):
-            delivered = await _deliver(connection, data, self._send_timeout) or delivered
+        for client in tuple(self._clients.get(client_id, ())):
+            delivered = await _deliver(client.ws, data, self._send_timeout) or delivered
         return delivered
+
+    async def _acknowledge(self, client_id: str, frame_id: str) -> None:
+        """A protocol 2 client has ``frame_id``: confirmed once (several tabs may each ack)."""
+        confirms = self._unacknowledged.get(client_id, {}).pop(frame_id, None)
+        for client in self._clients.get(client_id, ()):
+            client.sent.discard(frame_id)
+        if confirms is None or self._on_acknowledged is None:
+            return
+        try:
+            await self._on_acknowledged(confirms)
+        except Exception:  # the hook's failure: the frame is offered again after a hello
+            log.exception("gateway.ack_not_recorded", client=client_id)
 
     # Connections
 
@@ -292,43 +370,37 @@ class GatewayChannel:
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
         try:
-            client_id = await self._authenticate(ws)
+            hello = await self._authenticate(ws)
         except ConnectionClosed:
             return
-        if client_id is None:
+        if hello is None:
             return
+        client_id, protocol = hello
         self._authenticated += 1
+        client = _Client(ws, protocol)
         try:
             # Raised before ready goes out, so a client that waits for ready (as the protocol
             # says) never has a frame measured against the hello cap.
             ws.protocol.max_message_size = self._hard_max
-            await ws.send(ready_frame(f"{CHANNEL}:{client_id}"))
-            # No await between registering and taking the outbox: a reply produced meanwhile
-            # lands in exactly one of the two.
-            self._clients.setdefault(client_id, []).append(ws)
-            waiting = self._outbox.pop(client_id, None)
+            await ws.send(ready_frame(f"{CHANNEL}:{client_id}", protocol))
+            self._clients.setdefault(client_id, []).append(client)
             try:
-                while waiting:
-                    await ws.send(waiting[0])
-                    waiting.popleft()
                 await self._client_ready(client_id)
-                await self._receive(ws, client_id)
+                await self._receive(client, client_id)
             finally:
                 connections = self._clients[client_id]
-                connections.remove(ws)
+                connections.remove(client)
                 if not connections:
                     del self._clients[client_id]
-                if waiting:  # died before taking them all; they are older than any kept since
-                    waiting.extend(self._outbox.pop(client_id, ()))
-                    self._outbox[client_id] = waiting
+                    self._unacknowledged.pop(client_id, None)
         except ConnectionClosed:
             pass
         finally:
             self._authenticated -= 1
 
-    async def _authenticate(self, ws: ServerConnection) -> str | None:
-        """The client_id of a valid hello; None after refusing the connection. Raises
-        ``ConnectionClosed`` when the peer went away first."""
+    async def _authenticate(self, ws: ServerConnection) -> tuple[str, int] | None:
+        """The client_id and protocol of a valid hello; None after refusing the connection.
+        Raises ``ConnectionClosed`` when the peer went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
         waiting = Waiting(peer(ws))
@@ -365,6 +437,12 @@ class GatewayChannel:
                 CLOSE_BAD_HELLO,
             )
             return None
+        protocol = hello_protocol(frame)
+        if protocol is None:
+            await refuse(
+                ws, "bad_request", "A hello's protocol is a whole number, 1 or 2.", CLOSE_BAD_HELLO
+            )
+            return None
         if len(self._clients.get(client_id, ())) >= self._max_per_client:
             await refuse(
                 ws,
@@ -378,7 +456,7 @@ class GatewayChannel:
             await refuse(ws, "rate_limited", "Flynn is full; try again later.", CLOSE_SERVER_FULL)
             return None
         ws.close_timeout = patient
-        return client_id
+        return client_id, protocol
 
     async def _client_ready(self, client_id: str) -> None:
         callback = self._on_client_ready
@@ -389,12 +467,19 @@ class GatewayChannel:
         except Exception:  # the hook's failure is the hook's; the client still gets served
             log.exception("gateway.client_ready_failed", client=client_id)
 
-    async def _receive(self, ws: ServerConnection, client_id: str) -> None:
-        """Handles frames until the connection closes, under a per-connection token bucket."""
+    async def _receive(self, client: _Client, client_id: str) -> None:
+        """Handles frames until the connection closes, under a per-connection token bucket
+        (acknowledgements are free: a client acks what it is sent, however much that is)."""
+        ws = client.ws
         clock = asyncio.get_running_loop().time
         rate, burst = self._rate, self._burst
         tokens, last, dropped = burst, clock(), 0
         async for raw in ws:
+            if _may_be_ack(raw):
+                ack = parse_frame(raw, self._max_bytes, protocol=client.protocol)
+                if isinstance(ack, Ack):
+                    await self._acknowledge(client_id, ack.id)
+                    continue
             now = clock()
             tokens = min(burst, tokens + (now - last) * rate)
             last = now
@@ -408,8 +493,10 @@ class GatewayChannel:
                 continue
             tokens -= 1.0
             dropped = 0
-            frame = parse_frame(raw, self._max_bytes)
-            if isinstance(frame, Rejected):
+            frame = parse_frame(raw, self._max_bytes, protocol=client.protocol)
+            if isinstance(frame, Ack):  # an ack too long for _may_be_ack's look
+                await self._acknowledge(client_id, frame.id)
+            elif isinstance(frame, Rejected):
                 await ws.send(error_frame(frame.code, frame.message, frame.id))
             elif isinstance(frame, HistoryRequest):
                 session = f"{CHANNEL}:{client_id}"
@@ -431,7 +518,7 @@ class GatewayChannel:
             chat_id=client_id,
             sender_id=client_id,
             text=frame.text,
-            message_id=reply.intake_id,
+            message_id=frame_id,
             command=frame.command,
             reply_handle=reply,
             received_at=self._clock(),
@@ -448,19 +535,14 @@ class GatewayChannel:
                 error_frame("internal", "Flynn could not take that message; try again.", frame_id)
             )
 
-    def _keep(self, client_id: str, data: str) -> None:
-        """Holds a final frame for a client with no live connection (bounded both ways)."""
-        box = self._outbox.get(client_id)
-        if box is None:
-            if len(self._outbox) >= self._outbox_clients:
-                self._outbox.popitem(last=False)
-            box = self._outbox[client_id] = deque(maxlen=self._outbox_size)
-        else:
-            self._outbox.move_to_end(client_id)
-        box.append(data)
-
     def _record_error(self, text: str) -> None:
         self._last_error, self._last_error_at = text, self._clock()
+
+
+def _may_be_ack(raw: str | bytes) -> bool:
+    """Whether a frame is small enough and says ``ack``: only those are parsed before the rate
+    limit, so a flood of anything else costs no parsing."""
+    return isinstance(raw, str) and len(raw) <= 512 and '"ack"' in raw
 
 
 async def _deliver(connection: ServerConnection, data: str, backlog_seconds: float) -> bool:

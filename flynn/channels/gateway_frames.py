@@ -20,6 +20,11 @@ COMMANDS = NAMES
 """The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+PROTOCOLS = (1, 2)
+"""The protocol versions served; a hello without ``protocol`` speaks 1, one asking for more than
+2 is answered in 2 (its ``ready`` says which)."""
+PUSH_ID = re.compile(r"p\d")
+"""How a push's frame id starts (``p<push id>``); protocol 2 keeps these for the server."""
 MAX_ID_CHARS = 128
 HISTORY_DEFAULT = 50
 """Messages a ``history`` frame without a ``limit`` gets."""
@@ -50,24 +55,19 @@ class ClientText:
 @dataclass(frozen=True, slots=True)
 class FrameReply:
     """The gateway's reply handle: the client, and the id its frame gave (the id its reply,
-    deltas and errors carry)."""
+    deltas and errors carry). The frame id is the message's ``message_id`` as it is, and the
+    client its ``chat_id``: durable intake keeps the two apart, so ids holding ``:`` never
+    collide, and a message replayed after a restart is answered under the same id."""
 
     client_id: str
     frame_id: str
 
-    @property
-    def intake_id(self) -> str:
-        """The frame's ``InboundMessage.message_id``: ``<client_id>:<frame_id>``, unique per
-        client, since the router's durable intake keys on (channel, message_id). The layout is
-        written here only, and kept: ``replayed`` rebuilds the handle from it."""
-        return f"{self.client_id}:{self.frame_id}"
 
-    @classmethod
-    def replayed(cls, client_id: str, intake_id: str) -> FrameReply:
-        """The handle of a message replayed after a restart (handles are not stored), from its
-        client (its session's) and ``intake_id``: the frame id is what follows the client's
-        prefix, which is known, so a ``:`` inside either id is no matter."""
-        return cls(client_id, intake_id[len(client_id) + 1 :])
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A protocol 2 ``ack``: the client has the reply or push with this ``id``."""
+
+    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +122,11 @@ def parse_json_object(raw: str | bytes) -> dict[str, object] | None:
 
 
 def parse_frame(
-    raw: str | bytes, max_bytes: int
-) -> ClientText | HistoryRequest | MemoryRequest | Rejected:
-    """An authenticated client's frame; ``Rejected`` says what was wrong with it."""
+    raw: str | bytes, max_bytes: int, *, protocol: int = 1
+) -> ClientText | HistoryRequest | MemoryRequest | Ack | Rejected:
+    """An authenticated client's frame; ``Rejected`` says what was wrong with it. In protocol
+    2 a client's own ids may not look like the server's push ids (``p`` and a digit), so an
+    ``ack`` names one frame only."""
     if not isinstance(raw, str):
         return Rejected("bad_request", "Binary frames are not supported; send JSON text.")
     size = len(raw)
@@ -137,6 +139,14 @@ def parse_frame(
     raw_id = frame.get("id")
     frame_id = raw_id if isinstance(raw_id, str) and 0 < len(raw_id) <= MAX_ID_CHARS else None
     kind = frame.get("type")
+    if kind == "ack":
+        if frame_id is None:
+            return Rejected("bad_request", "An ack needs the id of what it acknowledges.")
+        return Ack(frame_id)
+    if protocol >= 2 and frame_id is not None and PUSH_ID.match(frame_id):
+        return Rejected(
+            "bad_request", "Ids that start with p and a digit are the server's push ids.", frame_id
+        )
     if kind == "message":
         text = frame.get("text")
         if frame_id is None:
@@ -235,8 +245,20 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def ready_frame(session: str) -> str:
-    return _encode({"type": "ready", "session": session})
+def ready_frame(session: str, protocol: int = 1) -> str:
+    """``ready``; a protocol 2 connection's says so (a v1 client's frame is unchanged)."""
+    if protocol < 2:
+        return _encode({"type": "ready", "session": session})
+    return _encode({"type": "ready", "session": session, "protocol": protocol})
+
+
+def hello_protocol(frame: dict[str, object]) -> int | None:
+    """The protocol a ``hello`` asks for (1 without one, at most 2); None when it is not a
+    whole number of at least 1."""
+    asked = frame.get("protocol", 1)
+    if not isinstance(asked, int) or isinstance(asked, bool) or asked < 1:
+        return None
+    return min(asked, PROTOCOLS[-1])
 
 
 def delta_frame(frame_id: str, text: str) -> str:

@@ -20,7 +20,12 @@ from telegram.constants import ChatAction, ChatType
 from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
-from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.base import (
+    NOT_STREAMED,
+    ChannelCapabilities,
+    ChannelStatus,
+    OnMessage,
+)
 from flynn.channels.telegram_delivery import (
     MAX_LEN,
     ChatKey,
@@ -35,7 +40,7 @@ from flynn.channels.telegram_delivery import (
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
-from flynn.messages import InboundMessage, OutboundMessage
+from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
@@ -164,46 +169,50 @@ class TelegramChannel:
         finally:
             await self._stop(bot)
 
-    async def send(self, message: OutboundMessage) -> list[str]:
+    async def send(self, message: OutboundMessage) -> Delivery:
         """Delivers a final reply as Telegram HTML (plain text for errors, or when Telegram refuses
         the markup), split under 4096 UTF-16 units, to the chat and topic of its reply handle,
         quoting the message it answers in groups (without a handle, as after a restart: to the
-        session's chat, quoting nothing); returns the Telegram message ids sent. Stops the
-        chat's typing indicator first. Flood control is waited out; a 5xx answer or a
-        connection that could not be made is retried a few times with a short backoff. Raises
-        ``DeliveryFailed`` when a part is still not delivered, or failed in a way a retry could
-        duplicate (the connection broke after the request went out): the parts after it are
-        not sent.
+        session's chat, quoting nothing). Stops the chat's typing indicator first. Flood control
+        is waited out; a 5xx answer or a connection that could not be made is retried a few
+        times with a short backoff. ``failed`` (with the ids of the parts sent before) when a
+        part is still not delivered, or failed in a way a retry could duplicate (the connection
+        broke after the request went out): the parts after it are not sent.
 
         A push goes the same way to the session's chat (``recipient``: the person's private chat,
-        whose id is their user id), quoting nothing and leaving typing alone; it never raises
-        ``DeliveryFailed`` but returns the ids of the parts delivered, ``[]`` when its first part
-        failed. Raises ``RuntimeError`` when the channel is not running, and ``ValueError`` for a
-        chat or recipient that is not a Telegram id."""
+        whose id is their user id), quoting nothing and leaving typing alone. Raises
+        ``RuntimeError`` when the channel is not running, and ``ValueError`` for a chat or
+        recipient that is not a Telegram id."""
         if not message.final:
-            return []
+            return NOT_STREAMED
         bot = self._bot
         if bot is None:
             raise RuntimeError("the Telegram channel is not running")
         if message.push is not None:
             chat = push_chat(message)
-            try:
-                sent = await self._delivery.send_text(bot, chat, message.text, quote=None)
-            except DeliveryFailed as exc:
-                sent = list(exc.sent)
+            delivery = await self._send_text(bot, chat, message.text, quote=None)
             log.info(
-                "telegram.push_sent" if sent else "telegram.push_undelivered",
+                "telegram.push_sent" if delivery.is_delivered else "telegram.push_undelivered",
                 push_id=message.push_id,
                 kind=message.push,
                 chat_id=chat[0],
-                parts=len(sent),
+                parts=len(delivery.ids),
             )
-            return sent
+            return delivery
         chat, quote = reply_chat(message)
         await self._typing.finish(chat, message.reply_to)
-        return await self._delivery.send_text(
+        return await self._send_text(
             bot, chat, message.text, quote=quote, plain=message.error_code is not None
         )
+
+    async def _send_text(
+        self, bot: Bot, chat: ChatKey, text: str, *, quote: int | None, plain: bool = False
+    ) -> Delivery:
+        try:
+            sent = await self._delivery.send_text(bot, chat, text, quote=quote, plain=plain)
+        except DeliveryFailed as exc:
+            return Delivery.failed(str(exc), exc.sent)
+        return Delivery.delivered(sent)
 
     # -- lifecycle -------------------------------------------------------------------------------
 

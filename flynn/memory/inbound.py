@@ -1,8 +1,11 @@
 """Durable intake (SQLite ``intake``): every accepted message is stored, with its text, before
 the channel confirms it, and follows ``accepted -> answered -> delivered`` (or ``failed``: its
-turn ended in an error). A restart replays what was accepted but not answered and sends again
-what was answered but not delivered; a channel's redelivery, or a client's resend of the same
-id, is joined while pending and answered from the stored reply once answered.
+turn ended in an error). A message is known by its ``IntakeKey`` (channel, chat, the channel's
+message id: three columns). ``delivered`` is what the channel said (``Delivery``): a gateway
+client's acknowledgement, or the chat service taking it. A restart replays what was accepted
+but not answered and sends again what was answered but not delivered; a channel's redelivery,
+or a client's resend of the same id, is joined while pending, answered from the stored reply
+while that is undelivered, and given nothing once it was delivered.
 
 Off-the-record messages are recorded without their text (nothing of them is written), so they
 are deduplicated but cannot be replayed. The text of a message is cleared once it is answered;
@@ -18,15 +21,16 @@ from typing import Literal
 
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.messages import InboundMessage
+from flynn.messages import InboundMessage, IntakeKey
 
-IntakeState = Literal["new", "pending", "answered"]
+IntakeState = Literal["new", "pending", "answered", "delivered"]
 
 
 @dataclass(frozen=True, slots=True)
 class Intake:
     """What ``accept`` found: ``new`` (run a turn for it), ``pending`` (the same id is queued
-    or running: its reply will come), or ``answered`` (send ``reply`` again)."""
+    or running: its reply will come), ``answered`` (its reply is stored and not yet delivered:
+    send ``reply`` again), or ``delivered`` (the person has the reply: send nothing)."""
 
     state: IntakeState
     reply: str | None = None
@@ -53,31 +57,36 @@ _ACCEPT = """
 INSERT INTO intake (channel, message_id, session, namespace, chat_id, thread, sender_id,
                     sender_name, is_group, forwarded, text, received_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (channel, message_id) DO NOTHING
+ON CONFLICT (channel, chat_id, message_id) DO NOTHING
 """
-_EXISTING = "SELECT state, reply, reply_error FROM intake WHERE channel = ? AND message_id = ?"
-_RETRY = """
+_KEY = "channel = ? AND chat_id = ? AND message_id = ?"
+_EXISTING = f"SELECT state, reply, reply_error FROM intake WHERE {_KEY}"
+_RETRY = f"""
 UPDATE intake SET state = 'accepted', text = ?, reply = NULL, reply_error = NULL,
                   answered_at = NULL, completed_at = NULL, received_at = ?, session = ?
-WHERE channel = ? AND message_id = ? AND state = 'failed'
+WHERE {_KEY} AND state = 'failed'
 """
-_ANSWERED = """
+_ANSWERED = f"""
 UPDATE intake SET state = ?, text = NULL, reply = ?, reply_error = ?, answered_at = ?
-WHERE channel = ? AND message_id = ?
+WHERE {_KEY}
 """
-_DELIVERED = """
+_DELIVERED = f"""
 UPDATE intake SET state = CASE state WHEN 'answered' THEN 'delivered' ELSE state END,
                   completed_at = ?
-WHERE channel = ? AND message_id = ?
+WHERE {_KEY} AND completed_at IS NULL
 """
-_GIVE_UP = (
-    "UPDATE intake SET state = 'failed', text = NULL, completed_at = ? "
-    "WHERE channel = ? AND message_id = ?"
-)
+_GIVE_UP = f"UPDATE intake SET state = 'failed', text = NULL, completed_at = ? WHERE {_KEY}"
 _UNFINISHED = f"""
 SELECT {_COLUMNS} FROM intake
 WHERE state IN ('accepted', 'answered') OR (state = 'failed' AND completed_at IS NULL
                                             AND reply IS NOT NULL)
+ORDER BY id
+"""
+# Replies stored and not yet delivered to one chat (a gateway client that was away), oldest first.
+_UNDELIVERED = f"""
+SELECT {_COLUMNS} FROM intake
+WHERE channel = ? AND chat_id = ?
+  AND (state = 'answered' OR (state = 'failed' AND completed_at IS NULL AND reply IS NOT NULL))
 ORDER BY id
 """
 _PRUNE = (
@@ -125,24 +134,23 @@ class SqliteInboundLog:
             )
             if inserted:
                 return Intake("new")
-            row = self._db.fetchone(_EXISTING, (message.channel, message.message_id))
+            key = _key(message.intake_key)
+            row = self._db.fetchone(_EXISTING, key)
             if row is None:  # pruned between the two statements: cannot happen in one write
                 return Intake("new")
             state = str(row[0])
             if state == "failed":
-                self._db.execute(
-                    _RETRY,
-                    (text, encode_time(now), session, message.channel, message.message_id),
-                )
+                self._db.execute(_RETRY, (text, encode_time(now), session, *key))
                 return Intake("new")
-            if state in ("answered", "delivered"):
+            if state == "delivered":
+                return Intake("delivered", row[1], row[2])
+            if state == "answered":
                 return Intake("answered", row[1], row[2])
             return Intake("pending")
 
     def answered(
         self,
-        channel: str,
-        message_id: str,
+        key: IntakeKey,
         *,
         reply: str,
         error_code: str | None,
@@ -151,21 +159,25 @@ class SqliteInboundLog:
         """Records the reply (before it is sent); the message's text is dropped. A reply that
         is an error marks the message ``failed``, so a resend of the same id runs again."""
         state = "failed" if error_code else "answered"
-        self._db.execute(
-            _ANSWERED, (state, reply, error_code, encode_time(now), channel, message_id)
-        )
+        self._db.execute(_ANSWERED, (state, reply, error_code, encode_time(now), *_key(key)))
 
-    def delivered(self, channel: str, message_id: str, *, now: datetime) -> None:
-        """Records that the reply was sent (nothing happens for an unknown id)."""
-        self._db.execute(_DELIVERED, (encode_time(now), channel, message_id))
+    def delivered(self, key: IntakeKey, *, now: datetime) -> bool:
+        """Records that the person has the reply (the channel said ``delivered``, or a gateway
+        client acknowledged it); False when it already was, or the id is unknown."""
+        return self._db.execute(_DELIVERED, (encode_time(now), *_key(key))) > 0
 
-    def give_up(self, channel: str, message_id: str, *, now: datetime) -> None:
+    def give_up(self, key: IntakeKey, *, now: datetime) -> None:
         """Closes a message that cannot be answered (off the record, its text was never kept)."""
-        self._db.execute(_GIVE_UP, (encode_time(now), channel, message_id))
+        self._db.execute(_GIVE_UP, (encode_time(now), *_key(key)))
 
     def unfinished(self) -> list[Unfinished]:
         """What a restart must finish, in the order it was accepted."""
         return [_unfinished(row) for row in self._db.fetchall(_UNFINISHED)]
+
+    def undelivered(self, channel: str, chat_id: str) -> list[Unfinished]:
+        """The replies stored for one chat and not delivered yet, oldest first (what a gateway
+        client that was away gets after its hello)."""
+        return [_unfinished(row) for row in self._db.fetchall(_UNDELIVERED, (channel, chat_id))]
 
     def forget(self, prefix: str) -> int:
         """Deletes every record of messages under namespace ``prefix``; returns how many."""
@@ -174,6 +186,10 @@ class SqliteInboundLog:
     def prune(self, *, before: datetime) -> int:
         """Forgets finished messages received before ``before``; returns how many."""
         return self._db.execute(_PRUNE, (encode_time(before),))
+
+
+def _key(key: IntakeKey) -> tuple[str, str, str]:
+    return key.channel, key.chat_id, key.message_id
 
 
 def _unfinished(row: sqlite3.Row) -> Unfinished:

@@ -415,6 +415,51 @@ WHERE jobs.id = numbered.id;
 CREATE UNIQUE INDEX jobs_reminder_number ON jobs(namespace, number) WHERE kind = 'reminder';
 """
 
+# Durable intake keys on (channel, chat_id, message_id), three columns, instead of a channel's own
+# joined id: the gateway's "<client_id>:<frame_id>" made "alice-laptop" + "x:1" the same message
+# as "alice-laptop:x" + "1". The gateway's rows lose that prefix (its frame id is the message id
+# now).
+_SCHEMA_V12 = """
+CREATE TABLE intake_keyed (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    session      TEXT NOT NULL,
+    namespace    TEXT,
+    chat_id      TEXT NOT NULL DEFAULT '',
+    thread       TEXT,
+    sender_id    TEXT NOT NULL DEFAULT '',
+    sender_name  TEXT,
+    is_group     INTEGER NOT NULL DEFAULT 0,
+    forwarded    INTEGER NOT NULL DEFAULT 0,
+    text         TEXT,
+    state        TEXT NOT NULL DEFAULT 'accepted'
+                 CHECK (state IN ('accepted', 'answered', 'delivered', 'failed')),
+    reply        TEXT,
+    reply_error  TEXT,
+    received_at  TEXT NOT NULL,
+    answered_at  TEXT,
+    completed_at TEXT,
+    UNIQUE (channel, chat_id, message_id)
+);
+INSERT INTO intake_keyed (id, channel, message_id, session, namespace, chat_id, thread,
+                          sender_id, sender_name, is_group, forwarded, text, state, reply,
+                          reply_error, received_at, answered_at, completed_at)
+SELECT id, channel,
+       CASE WHEN channel = 'gateway' AND chat_id <> ''
+                 AND substr(message_id, 1, length(chat_id) + 1) = chat_id || ':'
+            THEN substr(message_id, length(chat_id) + 2)
+            ELSE message_id END,
+       session, namespace, chat_id, thread, sender_id, sender_name, is_group, forwarded, text,
+       state, reply, reply_error, received_at, answered_at, completed_at
+FROM intake;
+DROP TABLE intake;
+ALTER TABLE intake_keyed RENAME TO intake;
+CREATE INDEX intake_open ON intake(state, id) WHERE state IN ('accepted', 'answered');
+CREATE INDEX intake_received_at ON intake(received_at);
+CREATE INDEX intake_namespace ON intake(namespace);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -427,6 +472,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V9,
     _SCHEMA_V10,
     _SCHEMA_V11,
+    _SCHEMA_V12,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

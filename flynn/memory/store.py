@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from flynn.messages import InboundMessage
+from flynn.messages import InboundMessage, IntakeKey
 
 if TYPE_CHECKING:
     from flynn.memory.inbound import Intake, Unfinished
@@ -370,8 +370,7 @@ class InboundLog(Protocol):
 
     def answered(
         self,
-        channel: str,
-        message_id: str,
+        key: IntakeKey,
         *,
         reply: str,
         error_code: str | None,
@@ -380,16 +379,20 @@ class InboundLog(Protocol):
         """Records the reply, before it is sent."""
         ...
 
-    def delivered(self, channel: str, message_id: str, *, now: datetime) -> None:
-        """Records that the reply was sent."""
+    def delivered(self, key: IntakeKey, *, now: datetime) -> bool:
+        """Records that the person has the reply; False when it already was (or is unknown)."""
         ...
 
-    def give_up(self, channel: str, message_id: str, *, now: datetime) -> None:
+    def give_up(self, key: IntakeKey, *, now: datetime) -> None:
         """Closes a message that cannot be answered."""
         ...
 
     def unfinished(self) -> list[Unfinished]:
         """What a restart must finish, in the order it was accepted."""
+        ...
+
+    def undelivered(self, channel: str, chat_id: str) -> list[Unfinished]:
+        """The replies stored for one chat and not delivered yet, oldest first."""
         ...
 
     def prune(self, *, before: datetime) -> int:

@@ -149,8 +149,9 @@ class Pushes(Protocol):
         (the sender died) makes them pending again."""
         ...
 
-    def delivered(self, push_id: int, *, now: datetime) -> None:
-        """Marks the push delivered; it is never sent again."""
+    def delivered(self, push_id: int, *, now: datetime) -> bool:
+        """Marks the push delivered, so it is never sent again (a gateway client acknowledged
+        it, or its channel took it); False when it already was, or there is no such push."""
         ...
 
     def release(self, push_id: int) -> None:

@@ -17,13 +17,16 @@ from functools import partial
 import structlog
 
 from flynn.errors import StoreError
+from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Pushes, Schedule, Target
 
 log = structlog.get_logger(__name__)
 
-Deliver = Callable[[Push], Awaitable[bool]]
-"""Sends a push: True when delivered, False when the recipient cannot take it now (it stays
-queued). Raising counts as a failed send, retried later with backoff."""
+Deliver = Callable[[Push], Awaitable[Delivery]]
+"""Sends a push and says what became of it: ``delivered`` (recorded so), ``deferred`` (the
+recipient cannot take it now, or has it and not acknowledged it yet: it stays queued, offered
+again later, and ``Pushes.delivered`` is called when the acknowledgement comes), ``failed``
+(retried later with backoff). Raising counts as ``failed``."""
 
 Clock = Callable[[], datetime]
 
@@ -179,35 +182,45 @@ class Scheduler:
         return sum(counts)
 
     async def _send_chat(self, chat: list[Push], away: list[int]) -> int:
-        """One chat's pushes in order; once one is not delivered, the rest wait with it."""
+        """One chat's pushes in order; once one could not be sent, the rest wait with it.
+        Returns how many were delivered."""
+        delivered = 0
         for index, push in enumerate(chat):
             if not await self._send(push, away):
                 away.extend(later.id for later in chat[index + 1 :])
-                return index
-        return len(chat)
+                break
+            delivered += push.id not in away
+        return delivered
 
     async def _send(self, push: Push, away: list[int]) -> bool:
         """Sends one push and records the outcome (an undelivered one joins ``away``, released
-        when the round ends); never raises but ``CancelledError``."""
+        when the round ends); whether the chat's next push may follow. Never raises but
+        ``CancelledError``."""
         try:
             async with asyncio.timeout(self._config.send_timeout_seconds):
-                delivered = await self._deliver(push)
-        except Exception:  # a task boundary: one push's send, whatever failed in it
-            log.exception(
+                delivery = await self._deliver(push)
+        except Exception as exc:  # a task boundary: one push's send, whatever failed in it
+            log.exception("schedule.delivery_crashed", push_id=push.id)
+            delivery = Delivery.failed(type(exc).__name__)
+        if delivery.state == "failed":
+            log.warning(
                 "schedule.delivery_failed",
                 push_id=push.id,
                 channel=push.target.channel,
                 failures=push.failures + 1,
+                reason=delivery.reason,
             )
             self._record(lambda: self._pushes.failed(push.id, retry_at=self._retry_at(push)))
             return False
-        if delivered:
+        if delivery.is_delivered:
             log.info("schedule.push_delivered", push_id=push.id, kind=push.kind, late=push.late)
             self._record(lambda: self._pushes.delivered(push.id, now=self._clock()))
             return True
         log.info("schedule.push_deferred", push_id=push.id, channel=push.target.channel)
         away.append(push.id)
-        return False
+        # Sent and awaiting its acknowledgement (``ids``): the chat's next pushes may follow it
+        # now; with nobody to take it, they wait with it.
+        return bool(delivery.ids)
 
     def _retry_at(self, push: Push) -> datetime:
         config = self._config
@@ -218,7 +231,7 @@ class Scheduler:
         return self._clock() + timedelta(seconds=backoff)
 
     @staticmethod
-    def _record(write: Callable[[], None]) -> None:
+    def _record(write: Callable[[], object]) -> None:
         try:
             write()
         except StoreError:

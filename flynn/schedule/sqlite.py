@@ -317,13 +317,16 @@ class SqlitePushes:
             rows = self._db.fetchall(sql, params)
         return sorted((_push(row) for row in rows), key=lambda push: push.id)
 
-    def delivered(self, push_id: int, *, now: datetime) -> None:
-        """Marks the push delivered; it is never sent again."""
+    def delivered(self, push_id: int, *, now: datetime) -> bool:
+        """Marks the push delivered, so it is never sent again; False when it already was (a
+        second tab's acknowledgement) or there is no such push."""
         with self._db.transaction():
-            self._db.execute(
-                "UPDATE pushes SET delivered_at = ?, leased_until = NULL WHERE id = ?",
+            changed = self._db.execute(
+                "UPDATE pushes SET delivered_at = ?, leased_until = NULL "
+                "WHERE id = ? AND delivered_at IS NULL",
                 (encode_time(now), push_id),
             )
+        return changed > 0
 
     def release(self, push_id: int) -> None:
         """Gives the lease back without delivering (the recipient is away): pending again."""

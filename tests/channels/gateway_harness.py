@@ -81,15 +81,19 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def client(
-        self, client_id: str = "tab", *, hello: bool = True, **options: Any
+        self, client_id: str = "tab", *, hello: bool = True, protocol: int = 1, **options: Any
     ) -> AsyncIterator[ClientConnection]:
-        """A connected client; after a hello that got its ``ready`` unless ``hello=False``.
-        ``options`` go to websockets' ``connect``."""
+        """A connected client; after a hello (in ``protocol``) that got its ``ready`` unless
+        ``hello=False``. ``options`` go to websockets' ``connect``."""
         async with connect(self.url, compression=None, **options) as ws:
             if hello:
-                await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client_id}))
+                frame: dict[str, Any] = {"type": "hello", "token": TOKEN, "client_id": client_id}
+                expected: dict[str, Any] = {"type": "ready", "session": f"gateway:{client_id}"}
+                if protocol > 1:
+                    frame["protocol"] = expected["protocol"] = protocol
+                await ws.send(json.dumps(frame))
                 ready = await recv(ws)
-                assert ready == {"type": "ready", "session": f"gateway:{client_id}"}
+                assert ready == expected
             yield ws
 
     async def http(self, method: str, path: str) -> tuple[int, dict[str, str], bytes]:

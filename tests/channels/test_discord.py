@@ -16,10 +16,11 @@ import pytest
 from fakes.clock import FakeClock
 from pydantic import SecretStr
 
+from flynn.channels.base import NOT_STREAMED
 from flynn.channels.discord import BUSY_REPLY, FAILURE_REPLY, MAX_LEN, DiscordChannel, DiscordReply
 from flynn.channels.discord_client import discord_client, discord_intents
 from flynn.errors import ConfigError, SessionBusy
-from flynn.messages import CommandCall, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import CommandCall, Delivery, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
 
 BOT_ID = 1000
@@ -452,7 +453,7 @@ async def test_typing_runs_from_accepted_message_until_final_reply(bot: Harness)
     await dm.typing_started.wait()
     session = bot.inbox[0].session_key
 
-    assert await bot.channel.send(reply("partial", session=session, final=False)) == []
+    assert await bot.channel.send(reply("partial", session=session, final=False)) == NOT_STREAMED
     assert dm.is_typing
 
     await bot.channel.send(reply("done", session=session))
@@ -482,7 +483,7 @@ async def test_refused_typing_does_not_break_the_reply(bot: Harness) -> None:
     await bot.deliver(FakeMessage(11, owner(), "hi", dm))
     await dm.typing_started.wait()
 
-    assert await bot.channel.send(reply("hello", session=bot.inbox[0].session_key))
+    assert (await bot.channel.send(reply("hello", session=bot.inbox[0].session_key))).ids
     assert dm.texts == ["hello"]
 
 
@@ -498,7 +499,7 @@ async def test_long_reply_is_split_with_code_blocks_kept_whole(bot: Harness) -> 
     code = "```python\n" + "\n".join(f"print({n})" for n in range(400)) + "\n```"
     text = "Here you go:\n\n" + code + "\n\n" + "And that's all. " * 50
 
-    ids = await bot.channel.send(reply(text, session=SessionKey("discord", "7")))
+    ids = (await bot.channel.send(reply(text, session=SessionKey("discord", "7")))).ids
 
     assert len(ids) == len(dm.sent) > 1
     assert len(set(ids)) == len(ids)
@@ -539,26 +540,32 @@ async def test_dm_replies_are_not_reply_linked(bot: Harness) -> None:
     assert dm.sent[0].reference is None
 
 
-async def test_http_error_returns_what_was_sent(bot: Harness) -> None:
+async def test_an_http_error_is_a_failed_delivery_with_what_was_sent(bot: Harness) -> None:
+    """Discord used to log and return: the router then counted the reply delivered. Now it
+    reports the failure, like Telegram, and the router sends it again with backoff."""
     dm = bot.target(7, discord.ChannelType.private)
     dm.fail_sends_after = 1
 
-    ids = await bot.channel.send(reply("word " * 600, session=SessionKey("discord", "7")))
+    delivery = await bot.channel.send(reply("word " * 600, session=SessionKey("discord", "7")))
 
-    assert len(ids) == 1
+    assert delivery.state == "failed" and delivery.reason
+    assert len(delivery.ids) == 1
     assert len(dm.sent) == 1
 
 
-async def test_unknown_channel_or_stopped_channel_sends_nothing(bot: Harness) -> None:
-    assert await bot.channel.send(reply("hi", session=SessionKey("discord", "99"))) == []
-    assert await bot.channel.send(reply("hi", session=SessionKey("discord", "x"))) == []
+async def test_unknown_channel_or_stopped_channel_fails_the_send(bot: Harness) -> None:
+    for session in (SessionKey("discord", "99"), SessionKey("discord", "x")):
+        delivery = await bot.channel.send(reply("hi", session=session))
+        assert (delivery.state, delivery.ids) == ("failed", ())
     stopped = DiscordChannel(settings(), allowed=frozenset(), client_factory=FakeClient().factory)
-    assert await stopped.send(reply("hi", session=SessionKey("discord", "7"))) == []
+    delivery = await stopped.send(reply("hi", session=SessionKey("discord", "7")))
+    assert delivery.state == "failed"
 
 
 async def test_blank_reply_sends_nothing(bot: Harness) -> None:
     dm = bot.target(7, discord.ChannelType.private)
-    assert await bot.channel.send(reply("  \n", session=SessionKey("discord", "7"))) == []
+    delivery = await bot.channel.send(reply("  \n", session=SessionKey("discord", "7")))
+    assert delivery == Delivery.delivered()
     assert dm.sent == []
 
 
@@ -586,7 +593,7 @@ async def test_push_goes_to_a_channel_fetched_when_not_cached(bot: Harness) -> N
     room = FakeTarget(8, discord.ChannelType.text)
     bot.client.remote_channels[8] = room
 
-    ids = await bot.channel.send(push("Standup in 5 minutes, @everyone", chat_id="8"))
+    ids = (await bot.channel.send(push("Standup in 5 minutes, @everyone", chat_id="8"))).ids
 
     assert room.texts == ["Standup in 5 minutes, @everyone"]
     assert len(ids) == 1
@@ -604,7 +611,7 @@ async def test_push_to_a_recipient_is_a_direct_message(bot: Harness) -> None:
     dm = FakeTarget(70, discord.ChannelType.private)
     bot.client.accounts[OWNER_ID] = FakeAccount(OWNER_ID, dm)
 
-    ids = await bot.channel.send(push("word " * 600, recipient=str(OWNER_ID)))
+    ids = (await bot.channel.send(push("word " * 600, recipient=str(OWNER_ID)))).ids
 
     assert len(ids) == len(dm.sent) == 2
     assert all(s.reference is None and _pings_nobody(s) for s in dm.sent)
@@ -622,13 +629,17 @@ async def test_push_leaves_the_pending_reply_typing(bot: Harness) -> None:
     assert dm.texts == ["time to stretch", "thought hard"]
 
 
-async def test_push_nobody_can_take_returns_no_ids(bot: Harness) -> None:
-    assert await bot.channel.send(push("hi", recipient="12345")) == []
-    assert await bot.channel.send(push("hi", recipient="someone")) == []
-    assert await bot.channel.send(push("hi", chat_id="99")) == []
+async def test_a_push_nobody_can_take_fails_and_stays_queued(bot: Harness) -> None:
+    for message in (
+        push("hi", recipient="12345"),
+        push("hi", recipient="someone"),
+        push("hi", chat_id="99"),
+    ):
+        assert (await bot.channel.send(message)).state == "failed"
     dm = bot.target(7, discord.ChannelType.private)
     dm.fail_sends_after = 0
-    assert await bot.channel.send(push("hi", chat_id="7")) == []
+    delivery = await bot.channel.send(push("hi", chat_id="7"))
+    assert (delivery.state, delivery.ids) == ("failed", ())
 
 
 # -- lifecycle and status ----------------------------------------------------------------------

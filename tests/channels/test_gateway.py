@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -15,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from flynn.channels.gateway import GatewayChannel
 from flynn.channels.gateway_frames import FrameReply
 from flynn.commands import parse_command
-from flynn.messages import OutboundMessage, SessionKey
+from flynn.messages import Delivery, OutboundMessage, SessionKey
 from flynn.settings import GatewaySettings
 
 
@@ -38,7 +39,7 @@ async def test_hello_gets_ready_and_a_message_streams_back(gateway: Gateway) -> 
             "laptop",
         )
         assert inbound.text == "hi there"
-        assert inbound.message_id == "laptop:c1"
+        assert (inbound.chat_id, inbound.message_id) == ("laptop", "c1")
         assert str(inbound.session_key) == "gateway:laptop"
         assert await recv(ws) == {"type": "delta", "id": "c1", "text": "echo: "}
         assert await recv(ws) == {"type": "delta", "id": "c1", "text": "hi there"}
@@ -92,7 +93,7 @@ async def test_client_id_may_use_the_documented_punctuation(gateway: Gateway) ->
         await send(ws, {"type": "message", "id": "c1", "text": "ok"})
         await recv(ws)
         inbound = await gateway.handler.next()
-        assert inbound.message_id == "phone_2.home:a-b:c1"
+        assert (inbound.chat_id, inbound.message_id) == ("phone_2.home:a-b", "c1")
         assert (await recv(ws))["id"] == "c1"
 
 
@@ -194,7 +195,7 @@ async def test_commands_pass_through_as_slash_text(
         inbound = await gateway.handler.next()
         assert inbound.text == text
         assert inbound.command == parse_command(text)
-        assert inbound.message_id == "cli-1:k1"
+        assert (inbound.chat_id, inbound.message_id) == ("cli-1", "k1")
         frames = [await recv(ws) for _ in range(3)]
         assert frames[-1] == {
             "type": "reply",
@@ -225,14 +226,14 @@ async def test_command_without_id_gets_a_fresh_one(gateway: Gateway) -> None:
         await send(ws, {"type": "command", "name": "status"})
         await send(ws, {"type": "command", "name": "status"})
         first, second = await gateway.handler.next(), await gateway.handler.next()
-        assert first.message_id.startswith("cli-1:cmd-")
+        assert first.message_id.startswith("cmd-")
         assert first.message_id != second.message_id
         replies = [
             frame for frame in [await recv(ws) for _ in range(6)] if frame["type"] == "reply"
         ]
         assert [reply["id"] for reply in replies] == [
-            first.message_id.removeprefix("cli-1:"),
-            second.message_id.removeprefix("cli-1:"),
+            first.message_id,
+            second.message_id,
         ]
 
 
@@ -322,9 +323,9 @@ async def test_flood_is_rate_limited_while_another_client_is_served() -> None:
         }
         taken = [await gateway.handler.next() for _ in range(4)]
         assert [message.message_id for message in taken if message.chat_id == "flooder"] == [
-            "flooder:f0",
-            "flooder:f1",
-            "flooder:f2",
+            "f0",
+            "f1",
+            "f2",
         ]
 
 
@@ -364,7 +365,11 @@ async def test_every_tab_of_a_client_receives_the_reply(gateway: Gateway) -> Non
             assert {frame["id"] for frame in frames} == {"c1"}
 
 
-async def test_reply_produced_while_offline_arrives_after_reconnect(gateway: Gateway) -> None:
+async def test_a_reply_while_the_client_is_away_is_deferred_and_not_kept_here(
+    gateway: Gateway,
+) -> None:
+    """The gateway keeps nothing in memory: the router's durable intake holds the reply and
+    offers it again after the client's next hello (the daemon's on_client_ready)."""
     channel = gateway.channel
     key = SessionKey("gateway", "phone")
     async with gateway.client("phone") as ws:
@@ -372,64 +377,48 @@ async def test_reply_produced_while_offline_arrives_after_reconnect(gateway: Gat
         inbound = await gateway.handler.next()
     # The client is gone (the server may or may not have noticed yet); neither may raise.
     delta = OutboundMessage(key, "lost", reply_to=inbound.message_id, final=False)
-    assert await channel.send(delta) == []
-    reply = OutboundMessage(key, "kept for you", reply_to=inbound.message_id)
-    assert await channel.send(reply) == ["c1"]
-    failure = OutboundMessage(key, "and this", reply_to="phone:c2", error_code="internal")
-    assert await channel.send(failure) == ["c2"]
+    assert (await channel.send(delta)).state in ("deferred", "delivered")
+    await _until_gone(channel, "phone")
+    reply = OutboundMessage(key, "not kept", reply_to=inbound.message_id)
+    assert await channel.send(reply) == Delivery.deferred()
     async with gateway.client("phone") as ws:
-        assert await recv(ws) == {
-            "type": "reply",
-            "id": "c1",
-            "text": "kept for you",
-            "html": "<p>kept for you</p>\n",
-        }
-        assert await recv(ws) == {
-            "type": "error",
-            "id": "c2",
-            "code": "internal",
-            "message": "and this",
-        }
         await send(ws, {"type": "message", "id": "c3", "text": "next"})
         assert (await recv(ws))["id"] == "c3"
-    # Delivered once: a further reconnect finds the outbox empty.
-    async with gateway.client("phone") as ws:
-        await send(ws, {"type": "message", "id": "c4", "text": "fresh"})
-        assert (await recv(ws))["id"] == "c4"
 
 
-async def test_outbox_keeps_only_the_latest_replies() -> None:
-    async with running_gateway(outbox_size=2) as gateway:
-        key = SessionKey("gateway", "away")
-        for index in range(5):
-            await gateway.channel.send(OutboundMessage(key, f"r{index}", reply_to=f"away:c{index}"))
-        async with gateway.client("away") as ws:
-            assert [(await recv(ws))["text"] for _ in range(2)] == ["r3", "r4"]
+async def _until_gone(channel: GatewayChannel, client_id: str) -> None:
+    """Waits until every connection of ``client_id`` the gateway holds is closed."""
+    async with asyncio.timeout(5):
+        for connection in channel.connections(client_id):
+            await connection.wait_closed()
 
 
-async def test_a_tab_that_stopped_reading_is_dropped_and_its_replies_kept() -> None:
+async def test_a_tab_that_stopped_reading_is_dropped_and_its_replies_not_counted() -> None:
     async with running_gateway(send_timeout=0.1) as gateway:
         key = SessionKey("gateway", "stuck")
         chunk = "z" * 65_536
+        states = []
         # The stuck client never reads the server's close frame either: do not wait for it.
         async with gateway.client("stuck", max_queue=1, close_timeout=0):
             # 25 MiB: more than the kernel buffers on both ends can hold for a reader that
-            # stopped, so one send times out and the rest go to the outbox.
+            # stopped, so one send times out and the connection is dropped.
             for index in range(400):
-                ids = await gateway.channel.send(
-                    OutboundMessage(key, chunk, reply_to=f"stuck:r{index}")
+                delivery = await gateway.channel.send(
+                    OutboundMessage(key, chunk, reply_to=f"r{index}")
                 )
-                assert ids == [f"r{index}"]
-        async with gateway.client("stuck") as ws:
-            kept = [(await recv(ws))["id"] for _ in range(20)]
-            assert kept == [f"r{index}" for index in range(380, 400)]
+                states.append(delivery.state)
+        assert states[0] == "delivered" and states[-1] == "deferred"
+        # Once dropped, nothing more counts as delivered (the router keeps those stored).
+        first_deferred = states.index("deferred")
+        assert set(states[first_deferred:]) == {"deferred"}
 
 
 async def test_server_initiated_message_gets_a_server_id(gateway: Gateway) -> None:
     async with gateway.client("me") as ws:
-        ids = await gateway.channel.send(
+        delivery = await gateway.channel.send(
             OutboundMessage(SessionKey("gateway", "me"), "good morning")
         )
+        ids = delivery.ids
         frame = await recv(ws)
         assert frame == {
             "type": "reply",
@@ -458,7 +447,8 @@ async def test_push_reaches_every_live_tab_of_the_client(gateway: Gateway) -> No
         gateway.client("someone-else"),
     )
     async with first_tab as first, second_tab as second, other_client as other:
-        assert await gateway.channel.send(_push("stand up", client="me")) == ["p7"]
+        delivery = await gateway.channel.send(_push("stand up", client="me"))
+        assert delivery == Delivery.delivered(["p7"])
         frame = {"type": "push", "id": "p7", "kind": "reminder", "text": "stand up"}
         assert await recv(first) == frame
         assert await recv(second) == frame
@@ -476,7 +466,7 @@ async def test_push_to_a_recipient_needs_no_chat(gateway: Gateway) -> None:
             push_id="12",
             recipient="alice-laptop",
         )
-        assert await gateway.channel.send(message) == ["p12"]
+        assert await gateway.channel.send(message) == Delivery.delivered(["p12"])
         assert await recv(ws) == {
             "type": "push",
             "id": "p12",
@@ -485,27 +475,28 @@ async def test_push_to_a_recipient_needs_no_chat(gateway: Gateway) -> None:
         }
 
 
-async def test_push_while_away_returns_nothing_and_is_not_kept(gateway: Gateway) -> None:
+async def test_push_while_away_is_deferred_and_not_kept(gateway: Gateway) -> None:
     async with gateway.client("phone"):
         pass
-    assert await gateway.channel.send(_push("nobody home", client="phone")) == []
+    await _until_gone(gateway.channel, "phone")
+    assert await gateway.channel.send(_push("nobody home", client="phone")) == Delivery.deferred()
     async with gateway.client("phone") as ws:
         # The durable schedule holds the push, not the gateway: the first frame is our echo.
         await send(ws, {"type": "message", "id": "c1", "text": "back"})
         assert (await recv(ws))["type"] == "delta"
 
 
-async def test_client_ready_hook_delivers_after_ready_and_the_outbox() -> None:
+async def test_client_ready_hook_delivers_after_ready_before_the_first_frame() -> None:
     ready_for: list[str] = []
 
     async def deliver_queued(client_id: str) -> None:
         ready_for.append(client_id)
+        kept = OutboundMessage(SessionKey("gateway", client_id), "kept", reply_to="c1")
+        assert await channel.send(kept) == Delivery.delivered(["c1"])
         await channel.send(_push("missed you", client=client_id, push_id="3"))
 
     async with running_gateway(on_client_ready=deliver_queued) as gateway:
         channel = gateway.channel
-        kept = OutboundMessage(SessionKey("gateway", "phone"), "kept", reply_to="phone:c1")
-        assert await channel.send(kept) == ["c1"]
         async with gateway.client("phone") as ws:
             assert await recv(ws) == {
                 "type": "reply",

@@ -1,4 +1,4 @@
-"""Parsing and encoding of gateway protocol v1 frames, without a socket."""
+"""Parsing and encoding of gateway protocol frames (1 and 2), without a socket."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import json
 import pytest
 
 from flynn.channels.gateway_frames import (
+    Ack,
     ClientText,
-    FrameReply,
     Rejected,
     delta_frame,
     error_frame,
+    hello_protocol,
     parse_frame,
     peek_id,
     push_frame,
@@ -31,13 +32,6 @@ def test_message_and_command_frames_become_text() -> None:
 def test_a_slash_message_is_a_command_too() -> None:
     frame = parse_frame('{"type":"message","id":"c1","text":"/Forget my address"}', 1024)
     assert frame == ClientText("c1", "/Forget my address", CommandCall("forget", "my address"))
-
-
-def test_a_reply_handle_survives_a_restart_through_the_intake_id() -> None:
-    # A client_id may hold ':' and so may a frame id: the known prefix is cut, not split on.
-    handle = FrameReply("laptop:tab:2", "c:7")
-    assert handle.intake_id == "laptop:tab:2:c:7"
-    assert FrameReply.replayed("laptop:tab:2", handle.intake_id) == handle
 
 
 def test_extra_fields_are_ignored() -> None:
@@ -91,4 +85,40 @@ def test_push_frame_names_its_kind() -> None:
         "id": "p7",
         "kind": "reminder",
         "text": "stretch",
+    }
+
+
+def test_an_ack_names_the_frame_it_acknowledges() -> None:
+    assert parse_frame('{"type":"ack","id":"p17"}', 1024, protocol=2) == Ack("p17")
+    assert parse_frame('{"type":"ack","id":"c:1"}', 1024) == Ack("c:1")
+    rejected = parse_frame('{"type":"ack"}', 1024, protocol=2)
+    assert isinstance(rejected, Rejected) and rejected.code == "bad_request"
+
+
+def test_in_protocol_2_push_ids_are_the_servers() -> None:
+    frame = '{"type":"message","id":"p2","text":"hi"}'
+    assert parse_frame(frame, 1024) == ClientText("p2", "hi")  # protocol 1: as before
+    rejected = parse_frame(frame, 1024, protocol=2)
+    assert isinstance(rejected, Rejected) and rejected.id == "p2"
+    assert parse_frame('{"type":"message","id":"pizza","text":"hi"}', 1024, protocol=2) == (
+        ClientText("pizza", "hi")
+    )
+
+
+@pytest.mark.parametrize(
+    ("asked", "speaks"), [(None, 1), (1, 1), (2, 2), (9, 2), (0, None), ("2", None), (True, None)]
+)
+def test_a_hello_asks_for_a_protocol(asked: object, speaks: int | None) -> None:
+    frame: dict[str, object] = {"type": "hello"}
+    if asked is not None:
+        frame["protocol"] = asked
+    assert hello_protocol(frame) == speaks
+
+
+def test_ready_says_the_protocol_only_from_2() -> None:
+    assert json.loads(ready_frame("gateway:x")) == {"type": "ready", "session": "gateway:x"}
+    assert json.loads(ready_frame("gateway:x", 2)) == {
+        "type": "ready",
+        "session": "gateway:x",
+        "protocol": 2,
     }

@@ -20,9 +20,10 @@ from fakes.fake_telegram import (
 )
 from telegram_harness import Harness
 
+from flynn.channels.base import NOT_STREAMED
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
-from flynn.errors import ConfigError, DeliveryFailed
+from flynn.errors import ConfigError
 from flynn.messages import CommandCall, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import TelegramSettings
 
@@ -247,9 +248,10 @@ async def test_markdown_is_sent_as_escaped_html(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     async with harness.running() as channel:
-        ids = await channel.send(
+        delivery = await channel.send(
             _reply(OWNER_ID, "# Plan\n**Bold** & _calm_: `a<b` <script>\n```py\nx = 1 < 2\n```")
         )
+        ids = list(delivery.ids)
 
     [sent] = fake_telegram.sent
     assert ids == [str(sent.message_id)]
@@ -266,7 +268,7 @@ async def test_refused_markup_is_resent_as_plain_text(
 ) -> None:
     fake_telegram.reject_html()
     async with harness.running() as channel:
-        ids = await channel.send(_reply(OWNER_ID, "**hi** there"))
+        ids = list((await channel.send(_reply(OWNER_ID, "**hi** there"))).ids)
 
     [html_call, plain_call] = fake_telegram.calls_to("sendMessage")
     assert html_call.params["parse_mode"] == "HTML"
@@ -290,8 +292,8 @@ async def test_long_reply_is_split_under_the_utf16_limit(
     code = "```python\n" + "print('🐍 < 🦀')\n" * 300 + "```\n\n"
     text = (paragraph * 8 + code) * 3
     async with harness.running() as channel:
-        ids = await channel.send(_reply(OWNER_ID, text))
-        plain_ids = await channel.send(_reply(OWNER_ID, text, error_code="internal"))
+        ids = list((await channel.send(_reply(OWNER_ID, text))).ids)
+        plain_ids = list((await channel.send(_reply(OWNER_ID, text, error_code="internal"))).ids)
 
     html_parts = [s for s in fake_telegram.sent if s.parse_mode == "HTML"]
     plain_parts = [s for s in fake_telegram.sent if s.parse_mode is None]
@@ -314,7 +316,7 @@ async def test_group_reply_quotes_the_original_message(
     async with harness.running() as channel:
         update_id = fake_telegram.queue_group("summarise please", mention=True)
         [message] = await harness.inbox.wait_for(1)
-        ids = await channel.send(_answer(message, "word " * 1500))
+        ids = list((await channel.send(_answer(message, "word " * 1500))).ids)
 
     first, second = fake_telegram.sent
     assert first.reply_to == fake_telegram.message_id_of(update_id)
@@ -371,7 +373,13 @@ async def test_push_reaches_a_chat_that_has_not_written_since_restart(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     async with harness.running() as channel:
-        ids = await channel.send(_push("**Call** the dentist", chat_id=str(GROUP_ID), thread="77"))
+        ids = list(
+            (
+                await channel.send(
+                    _push("**Call** the dentist", chat_id=str(GROUP_ID), thread="77")
+                )
+            ).ids
+        )
 
     [sent] = fake_telegram.sent
     assert ids == [str(sent.message_id)]
@@ -383,7 +391,7 @@ async def test_push_to_a_recipient_goes_to_their_private_chat(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     async with harness.running() as channel:
-        ids = await channel.send(_push("word " * 1500, recipient=str(OWNER_ID)))
+        ids = list((await channel.send(_push("word " * 1500, recipient=str(OWNER_ID)))).ids)
 
     assert len(ids) == len(fake_telegram.sent) == 2
     assert all(s.chat_id == OWNER_ID and s.reply_to is None for s in fake_telegram.sent)
@@ -408,12 +416,13 @@ async def test_push_leaves_typing_and_the_pending_reply_alone(
     assert reply.reply_to == fake_telegram.message_id_of(update_id)
 
 
-async def test_push_nobody_could_take_returns_no_ids(
+async def test_a_push_nobody_could_take_fails(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     fake_telegram.block(OWNER_ID)
     async with harness.running() as channel:
-        assert await channel.send(_push("ping", recipient=str(OWNER_ID))) == []
+        delivery = await channel.send(_push("ping", recipient=str(OWNER_ID)))
+        assert (delivery.state, delivery.ids) == ("failed", ())
     assert fake_telegram.sent == []
 
 
@@ -434,7 +443,7 @@ async def test_commands_for_other_bots_are_ignored_in_any_group(
 
 async def test_deltas_are_ignored(harness: Harness, fake_telegram: FakeTelegram) -> None:
     async with harness.running() as channel:
-        assert await channel.send(_reply(OWNER_ID, "partial", final=False)) == []
+        assert await channel.send(_reply(OWNER_ID, "partial", final=False)) == NOT_STREAMED
     assert fake_telegram.calls_to("sendMessage") == []
     assert channel.capabilities.can_stream is False
     assert (channel.capabilities.max_len, channel.capabilities.length_unit) == (4096, "utf16")
@@ -443,7 +452,7 @@ async def test_deltas_are_ignored(harness: Harness, fake_telegram: FakeTelegram)
 async def test_flood_control_is_waited_out(harness: Harness, fake_telegram: FakeTelegram) -> None:
     fake_telegram.fail_sends("rate_limited", retry_after=7)
     async with harness.running() as channel:
-        ids = await channel.send(_reply(OWNER_ID, "hello"))
+        ids = list((await channel.send(_reply(OWNER_ID, "hello"))).ids)
 
     assert harness.sleeps.delays == [7.0]
     assert len(ids) == 1
@@ -455,10 +464,9 @@ async def test_a_send_that_may_have_arrived_is_not_retried_nor_reported_sent(
 ) -> None:
     fake_telegram.fail_sends("drop")
     async with harness.running() as channel:
-        with pytest.raises(DeliveryFailed) as failed:
-            await channel.send(_reply(OWNER_ID, "hello"))
+        delivery = await channel.send(_reply(OWNER_ID, "hello"))
 
-    assert failed.value.may_have_arrived is True
+    assert (delivery.state, delivery.ids) == ("failed", ())
     assert len(fake_telegram.calls_to("sendMessage")) == 1
 
 
@@ -469,7 +477,7 @@ async def test_a_server_error_is_retried_after_a_short_backoff(
     # Telegram answers 5xx for a request it did not process: sending again cannot duplicate.
     fake_telegram.fail_sends(kind, 2)
     async with harness.running() as channel:
-        ids = await channel.send(_reply(OWNER_ID, "hello"))
+        ids = list((await channel.send(_reply(OWNER_ID, "hello"))).ids)
 
     assert [sent.text for sent in fake_telegram.sent] == ["hello"]
     assert ids == [str(fake_telegram.sent[0].message_id)]
@@ -477,40 +485,40 @@ async def test_a_server_error_is_retried_after_a_short_backoff(
     assert harness.sleeps.delays == [1.0, 2.0]
 
 
-async def test_a_reply_telegram_never_took_raises_after_a_few_attempts(
+async def test_a_reply_telegram_never_took_fails_after_a_few_attempts(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
-    # Raising keeps the router from marking the message answered.
+    # A failed delivery keeps the router from marking the reply delivered: it sends it again.
     fake_telegram.fail_sends("bad_gateway", 10)
     async with harness.running() as channel:
-        with pytest.raises(DeliveryFailed) as failed:
-            await channel.send(_reply(OWNER_ID, "hello"))
+        delivery = await channel.send(_reply(OWNER_ID, "hello"))
 
-    assert (failed.value.sent, failed.value.may_have_arrived) == ((), False)
+    assert (delivery.state, delivery.ids) == ("failed", ())
+    assert delivery.reason and "Telegram" in delivery.reason
     assert fake_telegram.sent == []
     assert len(fake_telegram.calls_to("sendMessage")) == 4
     assert sum(harness.sleeps.delays) <= 6.0
 
 
-async def test_a_reply_cut_off_after_its_first_part_raises_with_what_arrived(
+async def test_a_reply_cut_off_after_its_first_part_fails_with_what_arrived(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     fake_telegram.fail_sends("server_error", 10, after=1)
     async with harness.running() as channel:
-        with pytest.raises(DeliveryFailed) as failed:
-            await channel.send(_reply(OWNER_ID, "word " * 1000))
+        delivery = await channel.send(_reply(OWNER_ID, "word " * 1000))
 
     [first] = fake_telegram.sent
-    assert failed.value.sent == (str(first.message_id),)
+    assert (delivery.state, delivery.ids) == ("failed", (str(first.message_id),))
     assert len(fake_telegram.calls_to("sendMessage")) == 5
 
 
-async def test_a_push_telegram_never_took_returns_no_ids(
+async def test_a_push_telegram_never_took_fails(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
     fake_telegram.fail_sends("server_error", 10)
     async with harness.running() as channel:
-        assert await channel.send(_push("ping", recipient=str(OWNER_ID))) == []
+        delivery = await channel.send(_push("ping", recipient=str(OWNER_ID)))
+        assert (delivery.state, delivery.ids) == ("failed", ())
     assert len(fake_telegram.calls_to("sendMessage")) == 4
 
 

@@ -14,8 +14,8 @@ import pytest_asyncio
 from gateway_harness import TOKEN, Gateway, RecordingHandler, running_gateway
 from playwright.async_api import Browser, Page, async_playwright, expect
 
-from flynn.channels.gateway import GatewayChannel
-from flynn.messages import OutboundMessage, PushKind, SessionKey
+from flynn.channels.gateway import Acknowledged, GatewayChannel
+from flynn.messages import Delivery, OutboundMessage, PushKind, SessionKey
 from flynn.settings import GatewaySettings
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -198,7 +198,8 @@ async def push(page: Page, gateway: Gateway, text: str, push_id: str, kind: Push
     """Sends a push to the page's client, as the schedule would."""
     client_id = await page.evaluate("localStorage.getItem('flynn.client_id')")
     message = OutboundMessage(SessionKey("gateway", client_id), text, push=kind, push_id=push_id)
-    assert await gateway.channel.send(message) == [f"p{push_id}"]
+    # The page speaks protocol 2: sent, and delivered once the page acknowledges it.
+    assert (await gateway.channel.send(message)).ids == (f"p{push_id}",)
 
 
 async def test_a_push_appears_labelled_and_apart_from_the_pending_reply(
@@ -270,10 +271,28 @@ async def test_a_refused_token_asks_for_another(browser: Browser, gateway: Gatew
 
 
 async def test_reconnects_and_gets_the_reply_made_while_offline(browser: Browser) -> None:
+    """The reply made while the page was away is kept by its owner (the router's intake, here
+    a list), sent again after the page's hello, shown once, and acknowledged."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    channel = GatewayChannel(GatewaySettings(port=port), token=TOKEN, readiness=dict)
+    kept: list[OutboundMessage] = []
+    acknowledged: asyncio.Queue[Acknowledged] = asyncio.Queue()
+
+    async def redeliver(client_id: str) -> None:
+        for message in kept:
+            await channel.send(message)
+
+    async def on_ack(ack: Acknowledged) -> None:
+        acknowledged.put_nowait(ack)
+
+    channel = GatewayChannel(
+        GatewaySettings(port=port),
+        token=TOKEN,
+        readiness=dict,
+        on_client_ready=redeliver,
+        on_acknowledged=on_ack,
+    )
     handler = RecordingHandler(channel)
 
     async def start() -> asyncio.Task[None]:
@@ -299,10 +318,19 @@ async def test_reconnects_and_gets_the_reply_made_while_offline(browser: Browser
         reply = OutboundMessage(
             inbound.session_key, "while you were away", reply_to=inbound.message_id
         )
-        await channel.send(reply)
+        assert await channel.send(reply) == Delivery.deferred()  # nobody to take it
+        kept.append(reply)
         task = await start()
         await expect(page.locator("#state")).to_have_text("connected")
         await expect(page.locator(".msg.assistant")).to_have_text("while you were away")
+        async with asyncio.timeout(5):
+            ack = await acknowledged.get()
+        assert ack == Acknowledged(inbound.chat_id, reply_to=inbound.message_id)
+        # Sent once more (another hello, a schedule round): the page shows it once.
+        await channel.send(reply)
+        async with asyncio.timeout(5):
+            await acknowledged.get()
+        await expect(page.locator(".msg.assistant")).to_have_count(1)
     finally:
         await context.close()
         await stop(task)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.commands import parse_command
-from flynn.messages import InboundMessage, OutboundMessage
+from flynn.messages import Delivery, InboundMessage, OutboundMessage
 
 
 class ReplyHandle:
@@ -28,7 +28,9 @@ class RecordingChannel:
         self.pushes: asyncio.Queue[OutboundMessage] = asyncio.Queue()
         """Pushes delivered (not those refused while ``away``); ``sent`` has every attempt."""
         self.away = False
-        """While True, pushes get ``[]``, as from a gateway client with no live connection."""
+        """While True, pushes are ``deferred``, as for a gateway client with no connection."""
+        self.failing = 0
+        """How many of the next final sends fail (a chat service that is down)."""
         self._counter = 0
 
     @property
@@ -45,16 +47,19 @@ class RecordingChannel:
     async def run(self, on_message: OnMessage) -> None:
         await asyncio.Event().wait()
 
-    async def send(self, message: OutboundMessage) -> list[str]:
+    async def send(self, message: OutboundMessage) -> Delivery:
         self.sent.append(message)
+        if message.final and self.failing > 0:
+            self.failing -= 1
+            return Delivery.failed("the chat service is down")
         if message.push is not None:
             if self.away:
-                return []
+                return Delivery.deferred()
             self.pushes.put_nowait(message)
         elif message.final:
             self.finals.put_nowait(message)
         self._counter += 1
-        return [str(self._counter)]
+        return Delivery.delivered([str(self._counter)])
 
     def inbound(
         self,

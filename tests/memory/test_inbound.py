@@ -5,16 +5,26 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from flynn.memory import database
+from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
-from flynn.messages import InboundMessage
+from flynn.messages import InboundMessage, IntakeKey
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
 
-def message(text: str, message_id: str, channel: str = "telegram") -> InboundMessage:
+def key(message_id: str, channel: str = "telegram", chat_id: str = "42") -> IntakeKey:
+    return IntakeKey(channel, chat_id, message_id)
+
+
+def message(
+    text: str, message_id: str, channel: str = "telegram", chat_id: str = "42"
+) -> InboundMessage:
     return InboundMessage(
         channel=channel,
-        chat_id="42",
+        chat_id=chat_id,
         sender_id="7",
         text=text,
         message_id=message_id,
@@ -35,19 +45,21 @@ def test_a_message_is_new_once_pending_while_running_and_answered_after(
     assert inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0).state == "pending"
     other = message("hello", "1", channel="discord")
     assert inbound.accept(other, "discord:42", "user", keep_text=True, now=T0).state == "new"
-    inbound.answered("telegram", "1", reply="hi!", error_code=None, now=T0)
+    inbound.answered(key("1"), reply="hi!", error_code=None, now=T0)
     again = inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0)
     assert (again.state, again.reply, again.error_code) == ("answered", "hi!", None)
-    inbound.delivered("telegram", "1", now=T0)
-    assert inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0).reply == "hi!"
+    assert inbound.delivered(key("1"), now=T0)
+    assert not inbound.delivered(key("1"), now=T0)  # a second tab's acknowledgement
+    again = inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0)
+    assert (again.state, again.reply) == ("delivered", "hi!")  # the person has it: send nothing
 
 
 def test_a_failed_turn_runs_again_when_the_same_id_comes_back(memory: SqliteMemory) -> None:
     inbound = memory.inbound
     first = message("hello", "1")
     inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0)
-    inbound.answered("telegram", "1", reply="model down", error_code="llm_unavailable", now=T0)
-    inbound.delivered("telegram", "1", now=T0)
+    inbound.answered(key("1"), reply="model down", error_code="llm_unavailable", now=T0)
+    inbound.delivered(key("1"), now=T0)
     assert inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0).state == "new"
     assert [item.message.text for item in inbound.unfinished()] == ["hello"]
 
@@ -63,9 +75,9 @@ def test_what_a_restart_must_finish_survives_it_in_order(db_path: Path) -> None:
                 keep_text=number != 4,
                 now=T0,
             )
-        inbound.answered("telegram", "1", reply="r1", error_code=None, now=T0)
-        inbound.delivered("telegram", "1", now=T0)
-        inbound.answered("telegram", "2", reply="r2", error_code=None, now=T0)
+        inbound.answered(key("1"), reply="r1", error_code=None, now=T0)
+        inbound.delivered(key("1"), now=T0)
+        inbound.answered(key("2"), reply="r2", error_code=None, now=T0)
     with SqliteMemory.open(db_path) as memory:
         unfinished = memory.inbound.unfinished()
     assert [(u.message.message_id, u.reply, u.has_text) for u in unfinished] == [
@@ -87,7 +99,7 @@ def test_text_is_dropped_once_answered(memory: SqliteMemory) -> None:
     memory.inbound.accept(
         message("secret plans", "1"), "telegram:42", "user", keep_text=True, now=T0
     )
-    memory.inbound.answered("telegram", "1", reply="ok", error_code=None, now=T0)
+    memory.inbound.answered(key("1"), reply="ok", error_code=None, now=T0)
     row = memory.db.fetchone("SELECT text FROM intake WHERE message_id = '1'")
     assert row is not None and row[0] is None
 
@@ -95,8 +107,8 @@ def test_text_is_dropped_once_answered(memory: SqliteMemory) -> None:
 def test_prune_forgets_only_finished_old_messages(memory: SqliteMemory) -> None:
     inbound = memory.inbound
     inbound.accept(message("old", "old"), "s", "user", keep_text=True, now=T0)
-    inbound.answered("telegram", "old", reply="ok", error_code=None, now=T0)
-    inbound.delivered("telegram", "old", now=T0)
+    inbound.answered(key("old"), reply="ok", error_code=None, now=T0)
+    inbound.delivered(key("old"), now=T0)
     inbound.accept(message("stuck", "stuck"), "s", "user", keep_text=True, now=T0)
     inbound.accept(message("new", "new"), "s", "user", keep_text=True, now=T0 + timedelta(days=2))
     assert inbound.prune(before=T0 + timedelta(days=1)) == 1
@@ -109,3 +121,78 @@ def test_forgetting_a_person_forgets_their_intake(memory: SqliteMemory) -> None:
     memory.inbound.accept(message("theirs", "2"), "s", "users/bob", keep_text=True, now=T0)
     memory.forget_namespace("users/alice")
     assert [u.message.text for u in memory.inbound.unfinished()] == ["theirs"]
+
+
+IDS = ["x:1", "1", "x", ":", "a/b", "a b", "ünï", "日本:語", "x:1:", " "]
+
+
+def test_ids_holding_colons_slashes_spaces_or_unicode_never_collide(memory: SqliteMemory) -> None:
+    """The gateway used to key a message as ``<client_id>:<frame_id>``: ``alice-laptop`` + ``x:1``
+    and ``alice-laptop:x`` + ``1`` were one message, so one was never stored and the other's
+    reply went to the wrong client."""
+    inbound = memory.inbound
+    chats = ["alice-laptop", "alice-laptop:x", "alice", "alice:", "a/b", "ü"]
+    for chat in chats:
+        for frame in IDS:
+            accepted = inbound.accept(
+                message(f"{chat}|{frame}", frame, channel="gateway", chat_id=chat),
+                f"gateway:{chat}",
+                "user",
+                keep_text=True,
+                now=T0,
+            )
+            assert accepted.state == "new", (chat, frame)
+    for chat in chats:
+        for frame in IDS:
+            inbound.answered(
+                key(frame, "gateway", chat), reply=f"re {chat}|{frame}", error_code=None, now=T0
+            )
+    for chat in chats:
+        undelivered = inbound.undelivered("gateway", chat)
+        assert [(u.message.message_id, u.reply) for u in undelivered] == [
+            (frame, f"re {chat}|{frame}") for frame in IDS
+        ]
+
+
+def test_undelivered_replies_are_one_chats_in_order_until_delivered(memory: SqliteMemory) -> None:
+    inbound = memory.inbound
+    for number, chat in enumerate(["web-a", "web-b", "web-a", "web-a"]):
+        inbound.accept(
+            message(f"m{number}", f"c{number}", "gateway", chat),
+            "s",
+            "user",
+            keep_text=True,
+            now=T0,
+        )
+    inbound.answered(key("c0", "gateway", "web-a"), reply="r0", error_code=None, now=T0)
+    inbound.answered(key("c1", "gateway", "web-b"), reply="r1", error_code=None, now=T0)
+    inbound.answered(key("c3", "gateway", "web-a"), reply="r3", error_code="internal", now=T0)
+    # c2 is still running: not a reply yet.
+    assert [u.reply for u in inbound.undelivered("gateway", "web-a")] == ["r0", "r3"]
+    inbound.delivered(key("c0", "gateway", "web-a"), now=T0)
+    inbound.delivered(key("c3", "gateway", "web-a"), now=T0)
+    assert inbound.undelivered("gateway", "web-a") == []
+    assert [u.reply for u in inbound.undelivered("gateway", "web-b")] == ["r1"]
+
+
+def test_an_older_gateway_row_keeps_its_frame_id_across_the_migration(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows written before intake had three key columns held ``<client_id>:<frame_id>``; the
+    migration leaves the frame id, so a reply stored then is still sent under its own id."""
+    keyed_from = next(n for n, m in enumerate(database.MIGRATIONS, 1) if "intake_keyed" in m)
+    monkeypatch.setattr(database, "MIGRATIONS", database.MIGRATIONS[: keyed_from - 1])
+    monkeypatch.setattr(database, "LATEST_VERSION", keyed_from - 1)
+    with Database.open(db_path) as db:
+        db.execute(
+            "INSERT INTO intake (channel, message_id, session, chat_id, state, reply, received_at)"
+            " VALUES ('gateway', 'laptop:x:c:7', 'gateway:laptop:x', 'laptop:x', 'answered',"
+            " 'kept', '2026-01-01T00:00:00+00:00'),"
+            " ('telegram', '5', 'telegram:42', '42', 'answered', 'tg', '2026-01-01T00:00:00+00:00')"
+        )
+    monkeypatch.undo()
+    with SqliteMemory.open(db_path) as memory:
+        gateway = memory.inbound.undelivered("gateway", "laptop:x")
+        telegram = memory.inbound.undelivered("telegram", "42")
+    assert [(u.message.message_id, u.reply) for u in gateway] == [("c:7", "kept")]
+    assert [(u.message.message_id, u.reply) for u in telegram] == [("5", "tg")]

@@ -13,6 +13,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from flynn.memory.database import Database
+from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
 from flynn.schedule.scheduler import Scheduler, SchedulerConfig
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -33,23 +34,26 @@ class Clock:
 
 
 class Recipient:
-    """A deliver callback: answers from ``outcomes`` (True, False, or an exception to raise),
-    then ``default``; records every offer and signals each one."""
+    """A deliver callback: answers from ``outcomes`` (True: delivered, False: deferred, a
+    ``Delivery``, or an exception to raise), then ``default``; records every offer and signals
+    each one."""
 
     def __init__(self, default: bool = True) -> None:
         self.default = default
-        self.outcomes: list[bool | Exception] = []
+        self.outcomes: list[bool | Delivery | Exception] = []
         self.offered: list[Push] = []
         self.delivered: list[Push] = []
         self.offer = asyncio.Event()
 
-    async def __call__(self, push: Push) -> bool:
+    async def __call__(self, push: Push) -> Delivery:
         self.offered.append(push)
         self.offer.set()
         outcome = self.outcomes.pop(0) if self.outcomes else self.default
         if isinstance(outcome, Exception):
             raise outcome
-        if outcome:
+        if isinstance(outcome, bool):
+            outcome = Delivery.delivered() if outcome else Delivery.deferred()
+        if outcome.is_delivered:
             self.delivered.append(push)
         return outcome
 
@@ -192,7 +196,8 @@ async def test_a_failed_send_is_logged_and_retried_with_backoff(db: Database, cl
     with capture_logs() as logs:
         assert await scheduler.tick() == 0
     failure = next(e for e in logs if e["event"] == "schedule.delivery_failed")
-    assert failure["failures"] == 1 and failure["log_level"] == "error"
+    assert failure["failures"] == 1 and failure["log_level"] == "warning"
+    assert any(e["event"] == "schedule.delivery_crashed" for e in logs)  # with the traceback
     clock.advance(29)
     assert await scheduler.tick() == 0 and len(recipient.offered) == 1
     clock.advance(1)
@@ -208,9 +213,9 @@ async def test_a_failed_send_is_logged_and_retried_with_backoff(db: Database, cl
 async def test_a_send_that_hangs_times_out_and_is_retried(db: Database, clock: Clock) -> None:
     hang = asyncio.Event()
 
-    async def never(push: Push) -> bool:
+    async def never(push: Push) -> Delivery:
         await hang.wait()
-        return True
+        return Delivery.delivered()
 
     scheduler = Scheduler(
         SqliteSchedule(db),
@@ -301,3 +306,50 @@ async def test_a_storage_failure_is_logged_and_the_service_goes_on(
         scheduler.wake()
         assert (await recipient.next_offer()).text == "stretch"
     assert not running[0].done()
+
+
+async def test_a_push_awaiting_its_acknowledgement_lets_the_next_follow(
+    db: Database, clock: Clock
+) -> None:
+    """A gateway client speaking protocol 2 has been sent the push but has not acknowledged
+    it: the chat's next push goes too, and both stay pending until acknowledged."""
+    recipient = Recipient()
+    recipient.outcomes = [Delivery.deferred(["p1"]), Delivery.deferred(["p2"])]
+    scheduler = _scheduler(db, recipient, clock)
+    _remind(db, at=START, text="one")
+    _remind(db, at=START, text="two")
+    assert await scheduler.tick() == 0
+    assert [push.text for push in recipient.offered] == ["one", "two"]
+    pushes = SqlitePushes(db)
+    assert pushes.undelivered() == 2
+    first = recipient.offered[0].id
+    assert pushes.delivered(first, now=clock()) is True  # the acknowledgement
+    assert pushes.delivered(first, now=clock()) is False  # another tab's: once only
+    assert pushes.undelivered() == 1
+
+
+async def test_a_push_nobody_can_take_holds_the_chats_next_ones(db: Database, clock: Clock) -> None:
+    recipient = Recipient()
+    recipient.outcomes = [Delivery.deferred()]
+    scheduler = _scheduler(db, recipient, clock)
+    _remind(db, at=START, text="one")
+    _remind(db, at=START, text="two")
+    assert await scheduler.tick() == 0
+    assert [push.text for push in recipient.offered] == ["one"]
+
+
+async def test_a_failed_delivery_is_retried_with_backoff_like_a_raise(
+    db: Database, clock: Clock
+) -> None:
+    recipient = Recipient()
+    recipient.outcomes = [Delivery.failed("Discord refused the message (403)")]
+    scheduler = _scheduler(db, recipient, clock, backoff_seconds=30)
+    _remind(db, at=START)
+    with capture_logs() as logs:
+        assert await scheduler.tick() == 0
+    [failure] = [e for e in logs if e["event"] == "schedule.delivery_failed"]
+    assert failure["reason"] == "Discord refused the message (403)"
+    clock.advance(29)
+    assert await scheduler.tick() == 0 and len(recipient.offered) == 1
+    clock.advance(1)
+    assert await scheduler.tick() == 1 and len(recipient.delivered) == 1

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from flynn.memory.database import Database, encode_time
+from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
 from flynn.schedule.scheduler import Scheduler, SchedulerConfig
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -24,7 +25,7 @@ def db(tmp_path: Path) -> Iterator[Database]:
         yield database
 
 
-async def _blocked(push: Push) -> bool:
+async def _blocked(push: Push) -> Delivery:
     raise RuntimeError("Forbidden: bot was blocked by the user")
 
 

@@ -1,4 +1,4 @@
-// flynn web chat: gateway protocol v1 (DESIGN.md section 8) over ./ws, no dependencies.
+// flynn web chat: gateway protocol 2 (docs/gateway-protocol.md) over ./ws, no dependencies.
 "use strict";
 
 (() => {
@@ -28,6 +28,7 @@
   const turns = new WeakMap(); // bubble -> {role, text} of a message the server keeps (history)
   const outgoing = []; // [frame, user bubble] typed while offline; sent after the next ready
   const pushes = new Set(); // push ids already shown: a redelivered push appears once
+  const answered = new Set(); // reply and error ids already shown: a redelivered one appears once
   const unasked = new Set(); // replies that came before the first history, asked for by no bubble
   let ready = false; // the gateway said ready on this connection: frames may go
   let sequence = 0;
@@ -152,6 +153,8 @@
   }
 
   function showError(frame) {
+    if (frame.id !== undefined && answered.has(frame.id)) return;
+    if (frame.id !== undefined) answered.add(frame.id);
     const entry = frame.id !== undefined ? bubbles.get(frame.id) : undefined;
     const text = errorText(frame);
     if (entry) {
@@ -253,6 +256,9 @@
         }
         break;
       case "reply": {
+        connection.ack(frame.id);
+        if (answered.has(frame.id)) break; // sent again after a reconnect: shown already
+        answered.add(frame.id);
         bubbles.delete(frame.id);
         const text = String(frame.text ?? "");
         let el = entry?.el;
@@ -271,9 +277,11 @@
       }
       case "push":
         showPush(frame);
+        connection.ack(frame.id);
         break;
       case "error":
         showError(frame);
+        if (frame.id !== undefined) connection.ack(frame.id);
         break;
     }
   }

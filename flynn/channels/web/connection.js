@@ -1,6 +1,6 @@
-// flynn web pages: the gateway connection the chat page and the memory page share (protocol v1,
-// DESIGN.md section 8, over ./ws): the token and client id, hello, the status label, the token
-// form, and reconnecting after a drop. No dependencies.
+// flynn web pages: the gateway connection the chat page and the memory page share (protocol 2,
+// docs/gateway-protocol.md, over ./ws): the token and client id, hello, the status label, the
+// token form, and reconnecting after a drop. No dependencies.
 "use strict";
 
 window.flynnConnection = (() => {
@@ -73,7 +73,10 @@ window.flynnConnection = (() => {
       setState("connecting", "connecting…");
       const ws = new WebSocket(url);
       socket = ws;
-      ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, client_id: clientId() }));
+      // Protocol 2: every final reply and push has an id and counts as delivered only once the
+      // page acknowledges it (ack), so nothing is lost on a socket that died unnoticed.
+      ws.onopen = () =>
+        ws.send(JSON.stringify({ type: "hello", token, client_id: clientId(), protocol: 2 }));
       ws.onmessage = (event) => {
         if (socket !== ws) return;
         const frame = JSON.parse(event.data);
@@ -140,7 +143,13 @@ window.flynnConnection = (() => {
       return true;
     }
 
-    return { connect, isOpen, send };
+    // Acknowledges a reply, error or push the page has shown (or already showed): the server
+    // then counts it delivered and never sends it again.
+    function ack(id) {
+      if (typeof id === "string") send({ type: "ack", id });
+    }
+
+    return { connect, isOpen, send, ack };
   }
 
   return { open, TOKEN_REFUSED };

@@ -1,5 +1,5 @@
 // flynn memory page: what Flynn remembers of the person this browser is, read over the gateway's
-// WebSocket ("memory" frames, an extension of protocol v1), no dependencies. Everything the
+// WebSocket ("memory" frames, an extension of the protocol), no dependencies. Everything the
 // server sends is put on the page as text (textContent, SVG attributes), never as markup.
 "use strict";
 

@@ -1,0 +1,157 @@
+"""Gateway protocol 2: every final reply and push carries an id and counts as delivered only
+once the client acknowledges it; nothing is kept in memory; silent connections are found by
+pings. A real websockets client against a started GatewayChannel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from gateway_harness import TOKEN, recv, recv_close, running_gateway, send
+from websockets.asyncio.client import connect
+
+from flynn.channels.gateway import CLOSE_BAD_HELLO, Acknowledged, GatewayChannel
+from flynn.messages import Delivery, OutboundMessage, SessionKey
+
+
+def _reply(client: str, text: str, reply_to: str) -> OutboundMessage:
+    return OutboundMessage(SessionKey("gateway", client), text, reply_to=reply_to)
+
+
+def _push(client: str, text: str, push_id: str) -> OutboundMessage:
+    return OutboundMessage(SessionKey("gateway", client), text, push="reminder", push_id=push_id)
+
+
+class Acks:
+    """An ``on_acknowledged`` hook that records what it hears."""
+
+    def __init__(self) -> None:
+        self.heard: asyncio.Queue[Acknowledged] = asyncio.Queue()
+
+    async def __call__(self, ack: Acknowledged) -> None:
+        self.heard.put_nowait(ack)
+
+    async def next(self) -> Acknowledged:
+        async with asyncio.timeout(5):
+            return await self.heard.get()
+
+
+async def test_a_v2_reply_is_deferred_until_acknowledged_once() -> None:
+    acks = Acks()
+    async with running_gateway(on_acknowledged=acks) as gateway:
+        channel = gateway.channel
+        async with (
+            gateway.client("phone", protocol=2) as one,
+            gateway.client("phone", protocol=2) as two,
+        ):
+            delivery = await channel.send(_reply("phone", "hello", "c1"))
+            assert delivery == Delivery.deferred(["c1"])  # sent, not yet acknowledged
+            for tab in (one, two):
+                assert (await recv(tab))["id"] == "c1"
+            # Offered again before the ack (a schedule round): not sent to them twice.
+            assert await channel.send(_reply("phone", "hello", "c1")) == Delivery.deferred(["c1"])
+            await send(one, {"type": "ack", "id": "c1"})
+            assert await acks.next() == Acknowledged("phone", reply_to="c1")
+            await send(two, {"type": "ack", "id": "c1"})  # the other tab's: heard once only
+            await send(two, {"type": "message", "id": "c2", "text": "next"})
+            assert (await recv(two))["id"] == "c2"  # nothing but our echo came in between
+            assert acks.heard.empty()
+
+
+async def test_a_push_is_acknowledged_by_its_id() -> None:
+    acks = Acks()
+    async with (
+        running_gateway(on_acknowledged=acks) as gateway,
+        gateway.client("phone", protocol=2) as ws,
+    ):
+        delivery = await gateway.channel.send(_push("phone", "stretch", "17"))
+        assert delivery == Delivery.deferred(["p17"])
+        frame = await recv(ws)
+        assert frame == {"type": "push", "id": "p17", "kind": "reminder", "text": "stretch"}
+        await send(ws, {"type": "ack", "id": "p17"})
+        assert await acks.next() == Acknowledged("phone", push_id="17")
+
+
+async def test_what_was_not_acknowledged_is_sent_again_on_the_next_connection() -> None:
+    async with running_gateway() as gateway:
+        channel = gateway.channel
+        async with gateway.client("phone", protocol=2) as ws:
+            await channel.send(_push("phone", "first", "1"))
+            assert (await recv(ws))["id"] == "p1"  # received, never acknowledged
+        async with gateway.client("phone", protocol=2) as ws:
+            # What the schedule offers after the hello goes to the new connection, same id.
+            assert await channel.send(_push("phone", "first", "1")) == Delivery.deferred(["p1"])
+            assert (await recv(ws))["id"] == "p1"
+
+
+async def test_a_v1_connection_takes_delivery_as_before() -> None:
+    async with (
+        running_gateway() as gateway,
+        gateway.client("old") as v1,
+        gateway.client("old", protocol=2) as v2,
+    ):
+        delivery = await gateway.channel.send(_reply("old", "hi", "c1"))
+        assert delivery == Delivery.delivered(["c1"])
+        assert (await recv(v1))["id"] == "c1"
+        assert (await recv(v2))["id"] == "c1"
+
+
+async def test_a_hello_may_ask_for_a_newer_protocol_and_gets_2() -> None:
+    async with running_gateway() as gateway, connect(gateway.url) as ws:
+        await ws.send(
+            json.dumps({"type": "hello", "token": TOKEN, "client_id": "x", "protocol": 7})
+        )
+        assert await recv(ws) == {"type": "ready", "session": "gateway:x", "protocol": 2}
+
+
+async def test_a_hello_with_a_protocol_that_is_not_a_number_is_refused() -> None:
+    async with running_gateway() as gateway:
+        for protocol in ("2", 0, True, 1.5, None):
+            async with connect(gateway.url) as ws:
+                hello = {"type": "hello", "token": TOKEN, "client_id": "x", "protocol": protocol}
+                await ws.send(json.dumps(hello))
+                frame = await recv(ws)
+                assert (frame["type"], frame["code"]) == ("error", "bad_request")
+                assert await recv_close(ws) == CLOSE_BAD_HELLO
+
+
+async def test_in_v2_a_client_cannot_name_its_message_like_a_push() -> None:
+    async with running_gateway() as gateway, gateway.client("x", protocol=2) as ws:
+        await send(ws, {"type": "message", "id": "p17", "text": "hi"})
+        frame = await recv(ws)
+        assert (frame["type"], frame["code"], frame["id"]) == ("error", "bad_request", "p17")
+        await send(ws, {"type": "message", "id": "photo-1", "text": "hi"})  # only p + digit
+        assert (await recv(ws))["id"] == "photo-1"
+
+
+async def test_acks_are_not_rate_limited() -> None:
+    """A client coming back to fifty pushes acknowledges fifty frames at once."""
+    acks = Acks()
+    async with (
+        running_gateway(on_acknowledged=acks, burst=5, rate_per_second=1) as gateway,
+        gateway.client("phone", protocol=2) as ws,
+    ):
+        for number in range(50):
+            await gateway.channel.send(_push("phone", f"n{number}", str(number)))
+        for number in range(50):
+            assert (await recv(ws))["id"] == f"p{number}"
+            await send(ws, {"type": "ack", "id": f"p{number}"})
+        heard = [(await acks.next()).push_id for _ in range(50)]
+        assert heard == [str(number) for number in range(50)]
+
+
+async def test_a_connection_that_went_silent_is_closed_by_pings() -> None:
+    """A phone that slept with the page open answers nothing: pings find it, and what is sent
+    afterwards is deferred (kept by its owner), not counted as delivered."""
+    async with running_gateway(ping_seconds=0.2, close_seconds=0.2) as gateway:
+        channel: GatewayChannel = gateway.channel
+        async with gateway.client("phone", protocol=2, close_timeout=0) as ws:
+            [server_side] = channel.connections("phone")
+            ws.transport.pause_reading()  # no more pongs, as from a device that slept
+            assert await channel.send(_push("phone", "sent into the void", "1")) == (
+                Delivery.deferred(["p1"])  # written, never acknowledged: kept by its owner
+            )
+            async with asyncio.timeout(5):
+                await server_side.wait_closed()
+            assert await channel.send(_push("phone", "later", "2")) == Delivery.deferred()
+            assert channel.connections("phone") == ()
