@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fakes.clock import FakeClock
 
 from flynn.daemon import render_push
 from flynn.memory.database import Database
@@ -21,17 +22,6 @@ from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
 START = datetime(2026, 3, 25, 9, 0, 5, tzinfo=UTC)
 CHAT = Target(channel="gateway", chat_id="web-1")
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 class Client:
@@ -101,15 +91,15 @@ def _firings_accounted(db: Database) -> tuple[int, int]:
     return int(fired[0]), int(queued[0]) + int(held[0])
 
 
-def _fire(db: Database, clock: Clock, *, limits: PushLimits | None = None) -> list[Push]:
+def _fire(db: Database, clock: FakeClock, *, limits: PushLimits | None = None) -> list[Push]:
     return SqliteSchedule(db, limits).fire_due(now=clock(), late_after_seconds=300, limit=1000)
 
 
 def test_a_repeating_reminders_missed_firings_collapse_into_one_push(db: Database) -> None:
     _remind(db)
-    clock = Clock(START)
+    clock = FakeClock(START)
     for _ in range(37):
-        clock.advance(60)
+        clock.advance(seconds=60)
         _fire(db, clock)
     (push,) = _pending(db)
     assert push.occurrences == 37
@@ -126,14 +116,14 @@ def test_a_push_being_sent_is_left_as_it_was_read_and_the_next_firing_queues_ane
     db: Database,
 ) -> None:
     _remind(db)
-    clock = Clock(START + timedelta(seconds=60))
+    clock = FakeClock(START + timedelta(seconds=60))
     _fire(db, clock)
     (sending,) = SqlitePushes(db).claim_pending(now=clock(), lease_seconds=120)
-    clock.advance(60)
+    clock.advance(seconds=60)
     (fresh,) = _fire(db, clock)
     assert fresh.id != sending.id and fresh.occurrences == 1
     SqlitePushes(db).delivered(sending.id, now=clock())
-    clock.advance(60)
+    clock.advance(seconds=60)
     (merged,) = _fire(db, clock)
     assert merged.id == fresh.id and merged.occurrences == 2
     assert _firings_accounted(db) == (3, 3)
@@ -153,16 +143,16 @@ async def test_the_flood_of_six_clients_stays_bounded_and_every_firing_is_counte
                 text=f"reminder {n}",
                 target=Target("gateway", f"c{client}"),
             )
-    clock = Clock(START)
+    clock = FakeClock(START)
     scheduler = Scheduler(
         SqliteSchedule(db, limits), SqlitePushes(db, limits), Client(), clock=clock
     )
     for _ in range(16):
         await scheduler.tick()
-        clock.advance(10)
+        clock.advance(seconds=10)
     assert len(_pending(db)) == 6 * (limits.per_person + 1)
     for _ in range(3):
-        clock.advance(60)
+        clock.advance(seconds=60)
         await scheduler.tick()
     pending = _pending(db)
     assert len(pending) == 6 * (limits.per_person + 1)  # 50 reminders and a digest each
@@ -180,9 +170,9 @@ def test_the_total_cap_bounds_everyone_together(db: Database) -> None:
     for person in range(4):
         for n in range(10):
             _remind(db, namespace=f"users/p{person}", text=f"r{n}")
-    clock = Clock(START)
+    clock = FakeClock(START)
     for _ in range(3):
-        clock.advance(60)
+        clock.advance(seconds=60)
         _fire(db, clock, limits=limits)
     pending = _pending(db)
     assert len([push for push in pending if not push.digest]) == 12
@@ -196,10 +186,10 @@ def test_a_one_off_is_queued_over_the_cap_moving_the_oldest_repeating_one_into_t
     _remind(db, text="water plants")
     _remind(db, text="stretch")
     _remind(db, text="blink")
-    clock = Clock(START + timedelta(seconds=60))
+    clock = FakeClock(START + timedelta(seconds=60))
     _fire(db, clock, limits=limits)  # water plants, stretch queued; blink held
     _remind(db, text="call mum", at=clock() + timedelta(seconds=30), repeat=None)
-    clock.advance(30)
+    clock.advance(seconds=30)
     _fire(db, clock, limits=limits)
     texts = [push.text for push in _pending(db)]
     assert texts[0] == "stretch" and texts[2] == "call mum"
@@ -210,7 +200,7 @@ def test_a_one_off_is_queued_over_the_cap_moving_the_oldest_repeating_one_into_t
     # With no repeating reminder left to move, a one-off still goes: never dropped for a cap.
     for n in range(3):
         _remind(db, text=f"once {n}", at=clock() + timedelta(seconds=10), repeat=None)
-    clock.advance(10)
+    clock.advance(seconds=10)
     SqliteSchedule(db, PushLimits(per_person=1, total=100)).fire_due(
         now=clock(), late_after_seconds=300, limit=100
     )
@@ -228,11 +218,11 @@ async def test_expired_pushes_reach_the_person_as_one_note_on_their_next_contact
     for text, minutes in (("call mum", 10), ("pay rent", 20), ("book dentist", 30)):
         _remind(db, text=text, at=START + timedelta(minutes=minutes), repeat=None)
     _remind(db, text="stretch", repeat="0 8 * * *")  # keeps firing: its push never goes stale
-    clock = Clock(START)
+    clock = FakeClock(START)
     client = Client()
     scheduler = Scheduler(SqliteSchedule(db, limits), SqlitePushes(db, limits), client, clock=clock)
     for _ in range(8):
-        clock.advance(86400)
+        clock.advance(seconds=86400)
         await scheduler.tick()
     assert client.received == []
     pending = _pending(db)
@@ -255,16 +245,16 @@ async def test_a_digest_being_sent_is_not_rewritten_a_new_one_collects_the_rest(
 ) -> None:
     limits = PushLimits(expire_after=timedelta(hours=1))
     _remind(db, text="call mum", at=START + timedelta(minutes=1), repeat=None)
-    clock = Clock(START + timedelta(minutes=1))
+    clock = FakeClock(START + timedelta(minutes=1))
     pushes = SqlitePushes(db, limits)
     _fire(db, clock, limits=limits)
-    clock.advance(3600)
+    clock.advance(seconds=3600)
     assert pushes.expire(now=clock()) == 1
     (digest,) = pushes.claim_pending(now=clock(), lease_seconds=86400)
     _remind(db, text="pay rent", at=clock() + timedelta(minutes=1), repeat=None)
-    clock.advance(60)
+    clock.advance(seconds=60)
     _fire(db, clock, limits=limits)
-    clock.advance(3600)
+    clock.advance(seconds=3600)
     assert pushes.expire(now=clock()) == 1
     later = [push for push in _pending(db, clock()) if push.digest]
     assert len(later) == 1 and later[0].id != digest.id
@@ -309,7 +299,7 @@ def test_forgetting_a_person_forgets_their_digest_entries(db: Database, tmp_path
     limits = PushLimits(per_person=1, total=10)
     _remind(db, namespace="users/alice", text="a1")
     _remind(db, namespace="users/alice", text="a2")
-    _fire(db, Clock(START + timedelta(seconds=60)), limits=limits)
+    _fire(db, FakeClock(START + timedelta(seconds=60)), limits=limits)
     row = db.fetchone("SELECT count(*) FROM push_drops")
     assert row is not None and row[0] == 1
     with SqliteMemory.open(tmp_path / "flynn.db") as memory:
