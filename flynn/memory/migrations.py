@@ -423,8 +423,11 @@ _SCHEMA_V12 = """
 ALTER TABLE pushes ADD COLUMN occurrences INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE pushes ADD COLUMN first_due_at TEXT;
 ALTER TABLE pushes ADD COLUMN digest INTEGER NOT NULL DEFAULT 0 CHECK (digest IN (0, 1));
--- The caps count a person's pending pushes; a firing looks for its job's pending push.
-CREATE INDEX pushes_pending_namespace ON pushes(namespace) WHERE delivered_at IS NULL;
+-- The caps count pending pushes to people (per person, and in all) from this index alone; its
+-- condition is the one the counts state (flynn.schedule.backlog); a firing looks for its job's
+-- pending push.
+CREATE INDEX pushes_counted ON pushes(namespace)
+    WHERE delivered_at IS NULL AND digest = 0 AND channel != 'flynn';
 CREATE INDEX pushes_pending_job ON pushes(job_id) WHERE delivered_at IS NULL;
 
 CREATE TABLE push_drops (
