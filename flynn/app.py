@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import structlog
@@ -40,7 +40,7 @@ from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
-from flynn.schedule.jobs import Target
+from flynn.schedule.jobs import PushLimits, Target
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -58,7 +58,7 @@ from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
 from flynn.tools.person_files import move_shared_person_files, person_directory
-from flynn.tools.reminders import Route
+from flynn.tools.reminders import ReminderLimits, Route
 
 log = structlog.get_logger(__name__)
 
@@ -147,7 +147,7 @@ class App:
                 prices = PriceTable.configured(settings.llm.prices)
                 costs = SqliteCosts(memory.db, clock=clock, prices=prices)
                 providers = build_task_providers(settings.llm, env, costs)
-            schedule = SqliteSchedule(memory.db)
+            schedule = SqliteSchedule(memory.db, push_limits(settings))
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
@@ -161,7 +161,7 @@ class App:
             providers,
             services,
             schedule=schedule,
-            pushes=SqlitePushes(memory.db),
+            pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
         )
 
@@ -191,6 +191,16 @@ def _distiller(
         zone=lambda namespace: files.timezone(namespace)[0] if files is not None else UTC,
         clock=services.clock,
         timeout_seconds=settings.distill.timeout_seconds,
+    )
+
+
+def push_limits(settings: Settings) -> PushLimits:
+    """The caps and expiry of waiting pushes (``schedule:``)."""
+    section = settings.schedule
+    return PushLimits(
+        per_person=section.max_pending_per_person,
+        total=section.max_pending_total,
+        expire_after=timedelta(days=section.expire_after_days),
     )
 
 
@@ -387,6 +397,10 @@ def _services(
             on_schedule_change=schedule_signal.changed,
             timeout_seconds=settings.tools.timeout_seconds,
             result_max_chars=settings.tools.result_max_chars,
+            reminder_limits=ReminderLimits(
+                per_person=settings.schedule.max_reminders_per_person,
+                total=settings.schedule.max_reminders_total,
+            ),
         )
         if settings.tools.enabled
         else None

@@ -371,11 +371,19 @@ class Daemon:
 
 def render_push(push: Push, *, gateway: bool, zone: tzinfo = UTC) -> str:
     """A push as the person reads it. The web page labels a push by its kind itself; in chat
-    apps the text says what it is. A late reminder says when it was due."""
+    apps the text says what it is. A late reminder says when it was due; one that fired
+    several times while it waited says how often, and when first and last."""
     text = push.text
     if push.kind == "reminder" and not gateway:
         text = f"⏰ Reminder: {text}"
-    if push.late and push.due_at is not None:
+    if push.occurrences > 1 and push.first_due_at is not None and push.due_at is not None:
+        first = push.first_due_at.astimezone(zone)
+        last = push.due_at.astimezone(zone)
+        text += (
+            f"\n(missed {push.occurrences} times while you were away: first due "
+            f"{first:%Y-%m-%d %H:%M}, last {last:%Y-%m-%d %H:%M})"
+        )
+    elif push.late and push.due_at is not None:
         due = push.due_at.astimezone(zone)
         text += f"\n(late: it was due {due:%Y-%m-%d %H:%M}, while I was offline)"
     return text

@@ -14,9 +14,9 @@ import stat
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from flynn.app import allowed_accounts, database_path, utc_now
+from flynn.app import allowed_accounts, database_path, push_limits, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
@@ -64,6 +64,7 @@ async def run_checks(
     checks.append(_database(settings))
     checks.append(_daemon(settings))
     checks.append(_schedule(settings, now=utc_now()))
+    checks.append(_pushes(settings, now=utc_now()))
     checks.append(_distilled(settings))
     checks.append(_team(settings))
     if settings.memory.embeddings:
@@ -149,6 +150,50 @@ def _schedule(settings: Settings, *, now: datetime) -> Check:
     parts.append(f"{summary.overdue} overdue")
     parts.append(f"{undelivered} undelivered push(es)")
     return Check("schedule", True, ", ".join(parts))
+
+
+def _pushes(settings: Settings, *, now: datetime) -> Check:
+    """The backlog of pushes waiting for people: a warning (never a failure) when someone is at
+    ``schedule.max_pending_per_person``, everyone at ``max_pending_total`` (firings are being
+    held back into digests), or a push has waited half of ``expire_after_days`` (it expires
+    soon)."""
+    limits = push_limits(settings)
+    try:
+        with Database.open(database_path(settings)) as db:
+            backlog = SqlitePushes(db, limits).backlog()
+    except StoreError as exc:
+        return Check("pushes", False, f"cannot be read: {exc}", warning=True)
+    if not backlog.pending and not backlog.digests:
+        return Check("pushes", True, "none waiting")
+    parts = [f"{backlog.pending} waiting (cap {limits.total})"]
+    if backlog.by_person:
+        most = ", ".join(f"{namespace} {count}" for namespace, count in backlog.by_person)
+        parts.append(f"most: {most} (cap {limits.per_person} each)")
+    waited = None if backlog.oldest_at is None else now - backlog.oldest_at
+    if waited is not None:
+        parts.append(f"oldest waiting {_age(waited)}")
+    if backlog.digests:
+        parts.append(f"{backlog.digests} digest(s) of held-back or expired reminders")
+    problems = []
+    if backlog.pending >= limits.total:
+        problems.append("everyone's total is at its cap")
+    if backlog.by_person and backlog.by_person[0][1] >= limits.per_person:
+        problems.append(f"{backlog.by_person[0][0]} is at the per-person cap")
+    if waited is not None and waited >= limits.expire_after / 2:
+        problems.append(f"pushes expire after {_age(limits.expire_after)}")
+    detail = ", ".join(parts)
+    if problems:
+        detail += " - backlog: " + "; ".join(problems) + " (is a channel down, a client gone?)"
+    return Check("pushes", not problems, detail, warning=bool(problems))
+
+
+def _age(span: timedelta) -> str:
+    seconds = max(0, int(span.total_seconds()))
+    if seconds >= 2 * 86400:
+        return f"{seconds // 86400} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 60} min"
 
 
 def _distilled(settings: Settings) -> Check:

@@ -184,6 +184,26 @@ distill:
   # Longest one distillation's model call may take, in seconds; past it the old file stays.
   timeout_seconds: 120
 
+# How many reminders people may hold, and how many pushes (reminders and notes Flynn sends on its
+# own) may wait for someone who is away, for how long. A person is a namespace: with `users:`
+# each listed person; otherwise each chat, and every unlisted gateway client id, is one of its own.
+# A repeating reminder that fires again while its push still waits updates that push ("missed 37
+# times while you were away", first and last due times) instead of queueing another. Past a cap a
+# repeating reminder's firing is held back, counted in one digest note per person and chat; a
+# one-off reminder is always queued (the oldest waiting repeating one moves into the digest to
+# make room). A push waiting longer than expire_after_days moves into that digest too. The digest
+# ("3 reminders expired while you were away: ...") is delivered on the person's next contact and
+# never expires. `flynn doctor` warns when someone is at a cap or a push waited half the expiry.
+schedule:
+  # Active reminders per person, and over everyone (the reminder tool refuses past either).
+  max_reminders_per_person: 200
+  max_reminders_total: 2000
+  # Pushes waiting per person, and over everyone (digests not counted).
+  max_pending_per_person: 50
+  max_pending_total: 1000
+  # Days a push may wait (from its due time) before it expires into the digest; may be a fraction.
+  expire_after_days: 7
+
 channels:
   # WebSocket gateway and web chat page (ws://host:port/ws, http://host:port/).
   gateway:

@@ -232,6 +232,32 @@ class DistillSettings(_Section):
         return budget
 
 
+class ScheduleSettings(_Section):
+    """How many reminders people may hold, and how many pushes may wait for them, for how long
+    (``flynn.schedule.backlog`` says what happens at each limit)."""
+
+    max_reminders_per_person: int = Field(default=200, ge=1, le=100_000)
+    max_reminders_total: int = Field(default=2000, ge=1, le=1_000_000)
+    """Over everyone: every unlisted gateway client id is a person of its own."""
+    max_pending_per_person: int = Field(default=50, ge=1, le=100_000)
+    max_pending_total: int = Field(default=1000, ge=1, le=1_000_000)
+    expire_after_days: float = Field(default=7, gt=0, le=3650, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _totals_hold_a_person(self) -> ScheduleSettings:
+        if self.max_reminders_total < self.max_reminders_per_person:
+            raise ValueError(
+                f"max_reminders_total ({self.max_reminders_total}) must be at least "
+                f"max_reminders_per_person ({self.max_reminders_per_person})"
+            )
+        if self.max_pending_total < self.max_pending_per_person:
+            raise ValueError(
+                f"max_pending_total ({self.max_pending_total}) must be at least "
+                f"max_pending_per_person ({self.max_pending_per_person})"
+            )
+        return self
+
+
 class GatewaySettings(_Section):
     enabled: bool = True
     host: str = "127.0.0.1"
@@ -285,6 +311,7 @@ class Settings(BaseSettings):
     session: SessionSettings = Field(default_factory=SessionSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     distill: DistillSettings = Field(default_factory=DistillSettings)
+    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)

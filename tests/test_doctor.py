@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,10 @@ from fakes.fake_telegram import TOKEN, FakeTelegram
 
 from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
+from flynn.memory.database import Database
 from flynn.recall import minilm
+from flynn.schedule.jobs import Target
+from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import load_settings
 
 
@@ -162,3 +165,39 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     session_scoped = _settings(tmp_path, memory={"user_namespace": None})
     checks = _by_name(await run_checks(session_scoped, {}, network=False))
     assert "per session" in checks["distillation"].detail
+
+
+async def test_a_push_backlog_is_a_warning_naming_who_waits_and_for_how_long(
+    tmp_path: Path,
+) -> None:
+    settings = _settings(
+        tmp_path,
+        channels={"gateway": {"port": 0}},
+        schedule={"max_pending_per_person": 3, "max_pending_total": 10},
+    )
+    healthy = _by_name(await run_checks(settings, {}, network=False))
+    assert healthy["pushes"].ok and healthy["pushes"].detail == "none waiting"
+    with Database.open(settings.data_dir / "flynn.db") as db:
+        pushes = SqlitePushes(db)
+        for days in (5, 1, 0):
+            pushes.add(
+                namespace="users/alice",
+                kind="notice",
+                text="hello",
+                target=Target("gateway", "laptop"),
+                now=datetime.now(UTC) - timedelta(days=days),
+            )
+        pushes.add(
+            namespace="users/bob",
+            kind="notice",
+            text="hello",
+            target=Target("gateway", "phone"),
+            now=datetime.now(UTC),
+        )
+    check = _by_name(await run_checks(settings, {}, network=False))["pushes"]
+    assert not check.ok and check.warning
+    assert check.detail.startswith(
+        "4 waiting (cap 10), most: users/alice 3, users/bob 1 (cap 3 each), oldest waiting 5 days"
+    )
+    assert "users/alice is at the per-person cap" in check.detail
+    assert "pushes expire after 7 days" in check.detail

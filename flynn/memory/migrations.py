@@ -460,6 +460,35 @@ CREATE INDEX intake_received_at ON intake(received_at);
 CREATE INDEX intake_namespace ON intake(namespace);
 """
 
+# Bounded pushes (flynn.schedule.backlog): a repeating reminder's firings while its push waits
+# collapse into that one push (``occurrences``, ``first_due_at``); a push dropped for the caps or
+# expired is summarised in one ``digest`` push per person and chat, whose entries are
+# ``push_drops`` (one per reminder and reason, counts merged), so nothing leaves unannounced.
+_SCHEMA_V13 = """
+ALTER TABLE pushes ADD COLUMN occurrences INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE pushes ADD COLUMN first_due_at TEXT;
+ALTER TABLE pushes ADD COLUMN digest INTEGER NOT NULL DEFAULT 0 CHECK (digest IN (0, 1));
+-- The caps count pending pushes to people (per person, and in all) from this index alone; its
+-- condition is the one the counts state (flynn.schedule.backlog); a firing looks for its job's
+-- pending push.
+CREATE INDEX pushes_counted ON pushes(namespace)
+    WHERE delivered_at IS NULL AND digest = 0 AND channel != 'flynn';
+CREATE INDEX pushes_pending_job ON pushes(job_id) WHERE delivered_at IS NULL;
+
+CREATE TABLE push_drops (
+    digest_id    INTEGER NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+    reason       TEXT NOT NULL CHECK (reason IN ('expired', 'held')),
+    key          TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    timezone     TEXT NOT NULL,
+    occurrences  INTEGER NOT NULL,
+    first_due_at TEXT,
+    last_due_at  TEXT,
+    PRIMARY KEY (digest_id, reason, key)
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -473,6 +502,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V10,
     _SCHEMA_V11,
     _SCHEMA_V12,
+    _SCHEMA_V13,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

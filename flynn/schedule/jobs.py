@@ -9,7 +9,7 @@ across daylight-saving changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
 from flynn.messages import PushKind
@@ -69,6 +69,30 @@ class Push:
     """The job fired well after its time (the daemon was down then)."""
     failures: int = 0
     """Sends that raised so far (``Pushes.failed``); each waits longer before the next try."""
+    occurrences: int = 1
+    """How many firings of its repeating job this push stands for: the job fired again while
+    the push waited, and the push was updated (``due_at`` the last of them) instead of another
+    queued."""
+    first_due_at: datetime | None = None
+    """The first of those firings' due times (``due_at`` is the last)."""
+    digest: bool = False
+    """The note that tells the person what was dropped while they were away (expired, or held
+    back by the caps); it is updated while it waits and never expires."""
+
+
+@dataclass(frozen=True, slots=True)
+class PushLimits:
+    """How many pushes may wait, and for how long (``schedule:`` in the configuration).
+
+    Past ``per_person`` pending pushes of a person, or ``total`` over everyone, a repeating
+    reminder's firing is held back into the person's digest (counted there) instead of queued;
+    a one-off reminder is always queued, making room by moving the oldest waiting repeating
+    reminder into the digest. A push whose due time (or, without one, creation) is older than
+    ``expire_after`` is moved into the digest as expired."""
+
+    per_person: int = 50
+    total: int = 1000
+    expire_after: timedelta = timedelta(days=7)
 
 
 class Schedule(Protocol):
@@ -116,7 +140,9 @@ class Schedule(Protocol):
         due time is fired exactly once, whoever else (another daemon on the same data dir) is
         firing too.
         A job due more than ``late_after_seconds`` ago fires once (not once per missed time),
-        marked late."""
+        marked late. A repeating reminder whose earlier push still waits updates that push
+        (one more ``occurrences``) instead of queueing another; over the ``PushLimits`` caps
+        its firing is held back into the person's digest push."""
         ...
 
 
@@ -161,4 +187,10 @@ class Pushes(Protocol):
     def failed(self, push_id: int, *, retry_at: datetime) -> None:
         """Gives the lease back after a send that raised: pending again from ``retry_at``, with
         one more failure counted."""
+        ...
+
+    def expire(self, *, now: datetime) -> int:
+        """Moves pushes waiting longer than ``PushLimits.expire_after`` (not leased, not a
+        digest) into their person's digest, which tells them on their next contact; returns
+        how many."""
         ...

@@ -111,8 +111,8 @@ class Scheduler:
                 self._asleep.clear()
 
     async def tick(self) -> int:
-        """Fires every job due now, then offers every pending push; returns how many were
-        delivered. Raises ``StoreError``."""
+        """Fires every job due now, expires pushes that waited too long (into a digest), then
+        offers every pending push; returns how many were delivered. Raises ``StoreError``."""
         now = self._clock()
         fired = 0
         while (due := self._schedule.next_due()) is not None and due <= now:
@@ -125,6 +125,7 @@ class Scheduler:
             )
         if fired:
             log.info("schedule.fired", pushes=fired)
+        self._pushes.expire(now=now)
         return await self._deliver_round(None, None)
 
     async def deliver_pending(self, channel: str, chat_id: str) -> int:

@@ -1,4 +1,5 @@
-"""The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migrations 8, 11).
+"""The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migrations 8, 11,
+12).
 
 Exactly once across connections rests on two things: every write is in a ``BEGIN IMMEDIATE``
 transaction, and a job is claimed by compare-and-set on the due time it was read with, so of
@@ -16,8 +17,9 @@ import structlog
 
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
 from flynn.messages import PushKind
+from flynn.schedule.backlog import Backlog, SqliteBacklog
 from flynn.schedule.cron import Cron, zone
-from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, Target
+from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, PushLimits, Target
 
 log = structlog.get_logger(__name__)
 
@@ -44,10 +46,11 @@ class ScheduleSummary:
 
 class SqliteSchedule:
     """``Schedule`` on a ``Database``. Each method is one transaction; ``StoreError`` when
-    storage fails."""
+    storage fails. A firing's push is queued within ``limits`` (``flynn.schedule.backlog``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, limits: PushLimits | None = None) -> None:
         self._db = db
+        self._backlog = SqliteBacklog(db, limits or PushLimits())
 
     def add(
         self,
@@ -145,7 +148,9 @@ class SqliteSchedule:
         (one commit per batch, not per job: a burst of due jobs is what it speeds up); jobs
         another connection claimed first are skipped. A job due more than
         ``late_after_seconds`` before ``now`` fires once, marked late. A job without a target
-        advances but queues nothing (logged: nobody could receive it)."""
+        advances but queues nothing (logged: nobody could receive it). The returned pushes are
+        those queued or updated (a repeating reminder's waiting push counts the firing in);
+        a firing held back over the caps is in its person's digest instead."""
         rows = self._db.fetchall(
             "SELECT * FROM jobs WHERE status = 'active' AND next_at <= ? "
             "ORDER BY next_at, id LIMIT ?",
@@ -160,7 +165,13 @@ class SqliteSchedule:
                 if push is not None:
                     pushes.append(push)
         for push in pushes:
-            log.info("schedule.job_fired", job_id=push.job_id, push_id=push.id, late=push.late)
+            log.info(
+                "schedule.job_fired",
+                job_id=push.job_id,
+                push_id=push.id,
+                late=push.late,
+                occurrences=push.occurrences,
+            )
         return pushes
 
     def summary(self, now: datetime) -> ScheduleSummary:
@@ -214,44 +225,17 @@ class SqliteSchedule:
             if job.target is None:
                 log.warning("schedule.job_undeliverable", job_id=job.id, namespace=job.namespace)
                 return None
-            target = job.target
-            row = self._db.fetchone(
-                "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "
-                "job_id, due_at, late, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "RETURNING id",
-                (
-                    job.namespace,
-                    job.kind,
-                    job.text,
-                    target.channel,
-                    target.chat_id,
-                    target.thread,
-                    target.recipient,
-                    job.id,
-                    encode_time(due),
-                    int(late),
-                    stamp,
-                ),
-            )
-        assert row is not None
-        return Push(
-            id=int(row[0]),
-            namespace=job.namespace,
-            kind=job.kind,
-            text=job.text,
-            target=target,
-            created_at=now,
-            job_id=job.id,
-            due_at=due,
-            late=late,
-        )
+            row = self._backlog.queue_firing(job, due=due, late=late, now=now)
+        return None if row is None else _push(row)
 
 
 class SqlitePushes:
-    """``Pushes`` on a ``Database``: the outbox, leased to one sender at a time."""
+    """``Pushes`` on a ``Database``: the outbox, leased to one sender at a time; what waits
+    too long expires into a digest (``flynn.schedule.backlog``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, limits: PushLimits | None = None) -> None:
         self._db = db
+        self._backlog = SqliteBacklog(db, limits or PushLimits())
 
     def add(
         self,
@@ -345,6 +329,15 @@ class SqlitePushes:
                 (encode_time(retry_at), push_id),
             )
 
+    def expire(self, *, now: datetime) -> int:
+        """Moves pushes waiting longer than ``PushLimits.expire_after`` into their person's
+        digest (told on their next contact); returns how many."""
+        return self._backlog.expire(now=now)
+
+    def backlog(self) -> Backlog:
+        """What waits to be delivered, for ``flynn doctor``."""
+        return self._backlog.summary()
+
     def undelivered(self) -> int:
         """How many pushes wait to be delivered (leased or not)."""
         row = self._db.fetchone("SELECT count(*) FROM pushes WHERE delivered_at IS NULL")
@@ -416,4 +409,7 @@ def _push(row: sqlite3.Row) -> Push:
         due_at=decode_optional_time(row["due_at"]),
         late=bool(row["late"]),
         failures=int(row["failures"]),
+        occurrences=int(row["occurrences"]),
+        first_due_at=decode_optional_time(row["first_due_at"]),
+        digest=bool(row["digest"]),
     )

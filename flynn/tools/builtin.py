@@ -10,7 +10,13 @@ from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import Tool, ToolRegistry
 from flynn.tools.memory import MemorySearch, Remember, SessionSearch
-from flynn.tools.reminders import ReminderCancel, ReminderList, ReminderSet, Route
+from flynn.tools.reminders import (
+    ReminderCancel,
+    ReminderLimits,
+    ReminderList,
+    ReminderSet,
+    Route,
+)
 from flynn.tools.scratch import ScratchRead, ScratchWrite
 from flynn.tools.tasks import TaskAdd, TaskDone, TaskList
 
@@ -39,12 +45,13 @@ def builtin_tools(
     on_schedule_change: Callable[[], None],
     timeout_seconds: float = 20.0,
     result_max_chars: int = 4000,
+    reminder_limits: ReminderLimits | None = None,
 ) -> ToolRegistry:
     tools: list[Tool] = [
         Remember(reconciler),
         MemorySearch(recall),
         SessionSearch(history),
-        ReminderSet(schedule, route, on_schedule_change),
+        ReminderSet(schedule, route, on_schedule_change, reminder_limits),
         ReminderList(schedule),
         ReminderCancel(schedule, on_schedule_change),
         TaskAdd(),

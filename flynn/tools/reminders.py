@@ -8,6 +8,7 @@ person's ``notify`` channel).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
 from pydantic import Field, model_validator
@@ -20,6 +21,15 @@ Route = Callable[[ToolContext], Target | None]
 
 MAX_REMINDERS = 200
 MAX_DELAY_SECONDS = 10 * 366 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderLimits:
+    """How many active reminders one person, and everyone together, may hold
+    (``schedule.max_reminders_per_person`` / ``max_reminders_total``)."""
+
+    per_person: int = MAX_REMINDERS
+    total: int = 10 * MAX_REMINDERS
 
 
 def render_job(job: Job, context: ToolContext) -> str:
@@ -109,10 +119,17 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
     arguments = ReminderSetArguments
     writes = True
 
-    def __init__(self, schedule: Schedule, route: Route, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        schedule: Schedule,
+        route: Route,
+        on_change: Callable[[], None],
+        limits: ReminderLimits | None = None,
+    ) -> None:
         self._schedule = schedule
         self._route = route
         self._on_change = on_change
+        self._limits = limits or ReminderLimits()
 
     async def run(self, args: ReminderSetArguments, context: ToolContext) -> str:
         target = self._route(context)
@@ -122,8 +139,17 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
                 "in the configuration (users: NAME: notify: telegram), or set the reminder from "
                 "Telegram, Discord or the web chat"
             )
-        if self._schedule.count(context.namespace, kind="reminder") >= MAX_REMINDERS:
-            raise ToolError(f"the person already has {MAX_REMINDERS} reminders")
+        limits = self._limits
+        if self._schedule.count(context.namespace, kind="reminder") >= limits.per_person:
+            raise ToolError(
+                f"the person already has {limits.per_person} reminders: cancel one first"
+            )
+        if self._schedule.count(None, kind="reminder") >= limits.total:
+            # Unlisted gateway client ids are people of their own: this bounds them together.
+            raise ToolError(
+                f"this assistant already holds {limits.total} reminders over everyone "
+                "(schedule.max_reminders_total): cancel one first"
+            )
         if args.in_seconds is not None:
             at = context.now + timedelta(seconds=args.in_seconds)
         elif args.at is not None:
