@@ -5,7 +5,6 @@ web chat page (``gateway_http``) on the same port; replies carry their Markdown 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import secrets
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,6 +18,7 @@ from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
+from flynn.channels.gateway_auth import HelloTokens, PersonTokens
 from flynn.channels.gateway_frames import (
     CLIENT_ID,
     ClientText,
@@ -40,6 +40,7 @@ from flynn.channels.gateway_http import GatewayHttp
 from flynn.channels.gateway_markdown import SafeMarkdown
 from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
 from flynn.errors import SessionBusy
+from flynn.identity import GatewayClient
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
 
@@ -119,10 +120,8 @@ class GatewayChannel:
         on_client_ready: OnClientReady | None = None,
         transcript: Transcript | None = None,
     ) -> None:
-        if not token:
-            raise ValueError("the gateway needs a non-empty token")
         self._settings = settings
-        self._token = token.encode()
+        self._tokens = HelloTokens(token)
         self._clock = clock
         self._rate = rate_per_second
         self._burst = float(burst)
@@ -194,6 +193,11 @@ class GatewayChannel:
     def set_transcript(self, transcript: Transcript | None) -> None:
         """Sets where ``history`` frames are answered from (the daemon's message history)."""
         self._transcript = transcript
+
+    def set_person_tokens(self, people: PersonTokens | None) -> None:
+        """Sets how people's own tokens are checked at hello (``gateway_auth``); without it only
+        the channel token opens the gateway."""
+        self._tokens.people = people
 
     def set_memory(self, memory: MemoryBrowser | None) -> None:
         """Sets what ``memory`` frames (the memory page) read and forget through."""
@@ -292,17 +296,20 @@ class GatewayChannel:
 
     async def _serve_connection(self, ws: ServerConnection) -> None:
         try:
-            client_id = await self._authenticate(ws)
+            client = await self._authenticate(ws)
         except ConnectionClosed:
             return
-        if client_id is None:
+        if client is None:
             return
+        # The client's key names it from here on: a person's clients never meet the owner's,
+        # nor each other's, under one client id.
+        client_id = client.key
         self._authenticated += 1
         try:
             # Raised before ready goes out, so a client that waits for ready (as the protocol
             # says) never has a frame measured against the hello cap.
             ws.protocol.max_message_size = self._hard_max
-            await ws.send(ready_frame(f"{CHANNEL}:{client_id}"))
+            await ws.send(ready_frame(f"{CHANNEL}:{client_id}", client.person))
             # No await between registering and taking the outbox: a reply produced meanwhile
             # lands in exactly one of the two.
             self._clients.setdefault(client_id, []).append(ws)
@@ -326,9 +333,10 @@ class GatewayChannel:
         finally:
             self._authenticated -= 1
 
-    async def _authenticate(self, ws: ServerConnection) -> str | None:
-        """The client_id of a valid hello; None after refusing the connection. Raises
-        ``ConnectionClosed`` when the peer went away first."""
+    async def _authenticate(self, ws: ServerConnection) -> GatewayClient | None:
+        """Who a valid hello says the client is (its client_id, and the person its token
+        proved); None after refusing the connection. Raises ``ConnectionClosed`` when the peer
+        went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
         waiting = Waiting(peer(ws))
@@ -351,8 +359,8 @@ class GatewayChannel:
         if frame is None or frame.get("type") != "hello":
             await refuse(ws, "unauthorized", "The first frame must be a hello.", CLOSE_UNAUTHORIZED)
             return None
-        token = frame.get("token")
-        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
+        proof = self._tokens.check(frame.get("token"))
+        if proof is None:
             log.info("gateway.unauthorized", peer=peer(ws))
             await refuse(ws, "unauthorized", "The token is wrong.", CLOSE_UNAUTHORIZED)
             return None
@@ -365,7 +373,8 @@ class GatewayChannel:
                 CLOSE_BAD_HELLO,
             )
             return None
-        if len(self._clients.get(client_id, ())) >= self._max_per_client:
+        client = GatewayClient(client_id, proof.person)
+        if len(self._clients.get(client.key, ())) >= self._max_per_client:
             await refuse(
                 ws,
                 "rate_limited",
@@ -378,7 +387,7 @@ class GatewayChannel:
             await refuse(ws, "rate_limited", "Flynn is full; try again later.", CLOSE_SERVER_FULL)
             return None
         ws.close_timeout = patient
-        return client_id
+        return client
 
     async def _client_ready(self, client_id: str) -> None:
         callback = self._on_client_ready

@@ -235,8 +235,10 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def ready_frame(session: str) -> str:
-    return _encode({"type": "ready", "session": session})
+def ready_frame(session: str, person: str | None = None) -> str:
+    """``person`` (an extension of v1, part of v2) is whom the token proved; null for the
+    channel token, the owner's."""
+    return _encode({"type": "ready", "session": session, "person": person})
 
 
 def delta_frame(frame_id: str, text: str) -> str:

@@ -81,15 +81,23 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def client(
-        self, client_id: str = "tab", *, hello: bool = True, **options: Any
+        self,
+        client_id: str = "tab",
+        *,
+        hello: bool = True,
+        token: str = TOKEN,
+        person: str | None = None,
+        **options: Any,
     ) -> AsyncIterator[ClientConnection]:
         """A connected client; after a hello that got its ``ready`` unless ``hello=False``.
-        ``options`` go to websockets' ``connect``."""
+        With a person's ``token``, ``person`` is whom the ready must name. ``options`` go to
+        websockets' ``connect``."""
         async with connect(self.url, compression=None, **options) as ws:
             if hello:
-                await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client_id}))
+                await ws.send(json.dumps({"type": "hello", "token": token, "client_id": client_id}))
                 ready = await recv(ws)
-                assert ready == {"type": "ready", "session": f"gateway:{client_id}"}
+                key = client_id if person is None else f"{person}@{client_id}"
+                assert ready == {"type": "ready", "session": f"gateway:{key}", "person": person}
             yield ws
 
     async def http(self, method: str, path: str) -> tuple[int, dict[str, str], bytes]:

@@ -74,7 +74,10 @@ def test_peek_id_reads_only_the_start() -> None:
 
 
 def test_server_frames_are_compact_json_safe_for_any_text() -> None:
-    assert ready_frame("gateway:tab") == '{"type":"ready","session":"gateway:tab"}'
+    assert ready_frame("gateway:tab") == '{"type":"ready","session":"gateway:tab","person":null}'
+    assert ready_frame("gateway:alice@tab", "alice") == (
+        '{"type":"ready","session":"gateway:alice@tab","person":"alice"}'
+    )
     assert json.loads(delta_frame("c1", "é")) == {"type": "delta", "id": "c1", "text": "é"}
     # A lone surrogate survives as an escape instead of failing the UTF-8 encoding of a send.
     reply_frame("c1", "\ud800").encode()
