@@ -18,9 +18,8 @@ from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
-from flynn.channels.gateway_auth import HelloTokens, PersonTokens
+from flynn.channels.gateway_auth import HelloRefused, HelloTokens, PersonTokens
 from flynn.channels.gateway_frames import (
-    CLIENT_ID,
     ClientText,
     FrameReply,
     HistoryRequest,
@@ -195,8 +194,7 @@ class GatewayChannel:
         self._transcript = transcript
 
     def set_person_tokens(self, people: PersonTokens | None) -> None:
-        """Sets how people's own tokens are checked at hello (``gateway_auth``); without it only
-        the channel token opens the gateway."""
+        """Sets how people's own tokens are checked at hello (else only the channel token)."""
         self._tokens.people = people
 
     def set_memory(self, memory: MemoryBrowser | None) -> None:
@@ -301,9 +299,7 @@ class GatewayChannel:
             return
         if client is None:
             return
-        # The client's key names it from here on: a person's clients never meet the owner's,
-        # nor each other's, under one client id.
-        client_id = client.key
+        client_id = client.key  # a person's key is no client id (``GatewayClient``)
         self._authenticated += 1
         try:
             # Raised before ready goes out, so a client that waits for ready (as the protocol
@@ -355,25 +351,14 @@ class GatewayChannel:
             return None
         finally:
             self._waiting.release(ws, waiting)
-        frame = parse_json_object(raw)
-        if frame is None or frame.get("type") != "hello":
-            await refuse(ws, "unauthorized", "The first frame must be a hello.", CLOSE_UNAUTHORIZED)
+        client = self._tokens.read_hello(parse_json_object(raw))
+        if isinstance(client, HelloRefused):
+            unauthorized = client.code == "unauthorized"
+            if unauthorized:
+                log.info("gateway.unauthorized", peer=peer(ws))
+            close = CLOSE_UNAUTHORIZED if unauthorized else CLOSE_BAD_HELLO
+            await refuse(ws, client.code, client.message, close)
             return None
-        proof = self._tokens.check(frame.get("token"))
-        if proof is None:
-            log.info("gateway.unauthorized", peer=peer(ws))
-            await refuse(ws, "unauthorized", "The token is wrong.", CLOSE_UNAUTHORIZED)
-            return None
-        client_id = frame.get("client_id")
-        if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
-            await refuse(
-                ws,
-                "bad_request",
-                "A client_id is 1 to 128 characters of A-Z a-z 0-9 _ . : -",
-                CLOSE_BAD_HELLO,
-            )
-            return None
-        client = GatewayClient(client_id, proof.person)
         if len(self._clients.get(client.key, ())) >= self._max_per_client:
             await refuse(
                 ws,

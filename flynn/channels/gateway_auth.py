@@ -7,6 +7,10 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
+
+from flynn.channels.gateway_frames import CLIENT_ID
+from flynn.identity import GatewayClient
 
 PersonTokens = Callable[[str], str | None]
 """The person whose live token this is (a person of ``users:``), else None: the daemon's view of
@@ -18,6 +22,15 @@ class Proof:
     """A token that passed: ``person`` is None for the channel token."""
 
     person: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HelloRefused:
+    """Why a first frame opens nothing: the error frame's code (``unauthorized`` closes with
+    4401, ``bad_request`` with 4400) and its message."""
+
+    code: Literal["unauthorized", "bad_request"]
+    message: str
 
 
 class HelloTokens:
@@ -40,3 +53,17 @@ class HelloTokens:
             if person is not None:
                 return Proof(person)
         return None
+
+    def read_hello(self, frame: dict[str, object] | None) -> GatewayClient | HelloRefused:
+        """Who the first frame (parsed JSON, None when it was none) says the client is."""
+        if frame is None or frame.get("type") != "hello":
+            return HelloRefused("unauthorized", "The first frame must be a hello.")
+        proof = self.check(frame.get("token"))
+        if proof is None:
+            return HelloRefused("unauthorized", "The token is wrong.")
+        client_id = frame.get("client_id")
+        if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
+            return HelloRefused(
+                "bad_request", "A client_id is 1 to 128 characters of A-Z a-z 0-9 _ . : -"
+            )
+        return GatewayClient(client_id, proof.person)
