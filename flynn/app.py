@@ -8,8 +8,10 @@ from pathlib import Path
 
 import structlog
 
+from flynn.access import ChannelAccess, Pairing
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
+from flynn.channels.gateway_auth import PersonTokens
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TIERS, Distiller
@@ -26,6 +28,8 @@ from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.costs import SqliteCosts
+from flynn.memory.pairing import SqlitePairing
+from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
@@ -115,8 +119,12 @@ class App:
         self.schedule = schedule
         self.pushes = pushes
         self.schedule_signal = schedule_signal
+        self.pairing = SqlitePairing(memory.db)
+        self.person_tokens = SqlitePersonTokens(memory.db)
         self.identity = Identity(
-            user_namespace=settings.memory.user_namespace, users=settings.users
+            user_namespace=settings.memory.user_namespace,
+            users=settings.users,
+            approvals=self.pairing,
         )
         self.sessions = SessionRegistry(self.identity, services)
         self.distiller = _distiller(settings, memory, providers, services)
@@ -236,6 +244,20 @@ def memory_view(app: App) -> MemoryView:
     )
 
 
+def person_tokens(app: App) -> PersonTokens:
+    """How the gateway checks a person's own token at hello: a live token of someone still in
+    ``users:`` (a person taken out of the config loses their tokens' power at once)."""
+    tokens, identity = app.person_tokens, app.identity
+
+    def person_for(token: str) -> str | None:
+        found = tokens.verify(token)
+        if found is None or not identity.is_person(found.person):
+            return None
+        return found.person
+
+    return person_for
+
+
 def allowed_accounts(settings: Settings, channel: str) -> frozenset[str]:
     """Who may talk on ``channel``: its ``allowed_users`` plus every account the ``users:`` map
     lists for it. Empty means nobody (a personal assistant is not open to strangers)."""
@@ -251,9 +273,11 @@ def build_channels(
     gateway_token: str,
     readiness: Callable[[], Mapping[str, object]],
     clock: Callable[[], datetime] = utc_now,
+    pairing: Pairing | None = None,
 ) -> dict[str, Channel]:
-    """The enabled channels, gateway first. Raises ``ConfigError`` for an enabled channel that
-    lacks its token."""
+    """The enabled channels, gateway first; with ``pairing``, strangers writing to a bot in a
+    private chat get a pairing code. Raises ``ConfigError`` for an enabled channel that lacks its
+    token."""
     channels: dict[str, Channel] = {}
     problems = []
     section = settings.channels
@@ -274,7 +298,15 @@ def build_channels(
             from flynn.channels.telegram import TelegramChannel
 
             channels["telegram"] = TelegramChannel(
-                section.telegram, allowed=allowed_accounts(settings, "telegram"), clock=clock
+                section.telegram,
+                access=ChannelAccess(
+                    "telegram",
+                    allowed_accounts(settings, "telegram"),
+                    identity=identity,
+                    pairing=pairing,
+                    clock=clock,
+                ),
+                clock=clock,
             )
     if section.discord.enabled:
         if section.discord.token is None:
@@ -288,7 +320,15 @@ def build_channels(
             from flynn.channels.discord import DiscordChannel  # ~220 ms of imports, as above
 
             channels["discord"] = DiscordChannel(
-                section.discord, allowed=allowed_accounts(settings, "discord"), clock=clock
+                section.discord,
+                access=ChannelAccess(
+                    "discord",
+                    allowed_accounts(settings, "discord"),
+                    identity=identity,
+                    pairing=pairing,
+                    clock=clock,
+                ),
+                clock=clock,
             )
     if problems:
         raise ConfigError(problems)
@@ -304,7 +344,7 @@ def reminder_route(settings: Settings) -> Route:
 
     def route(context: ToolContext) -> Target | None:
         person = settings.users.get(context.user) if context.user else None
-        return notify_target(person) or chat_target(context.session)
+        return notify_target(context.user, person) or chat_target(context.session)
 
     return route
 

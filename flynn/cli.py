@@ -36,6 +36,7 @@ from flynn.cli_settings import (
     file_logging,
     local_user,
 )
+from flynn.cli_users import add_users_commands
 from flynn.commands import parse_command
 from flynn.daemon import (
     EXIT_PORT_IN_USE,
@@ -140,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     add_costs_command(commands)
     add_distill_command(commands)
     add_docs_commands(commands)
+    add_users_commands(commands)
 
     reminders = command("reminders", "a person's scheduled reminders and when each fires next")
     reminders.add_argument(

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import structlog
 
-from flynn.app import App, build_channels, database_path, memory_view, utc_now
+from flynn.app import App, build_channels, database_path, memory_view, person_tokens, utc_now
 from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import Acknowledged, GatewayChannel
 from flynn.distill.distiller import TIERS
@@ -124,7 +124,11 @@ class Daemon:
         try:
             token = self._gateway_token()
             self.channels = build_channels(
-                settings, app.identity, gateway_token=token, readiness=self.readiness
+                settings,
+                app.identity,
+                gateway_token=token,
+                readiness=self.readiness,
+                pairing=app.pairing,
             )
             router = Router(
                 app.sessions,
@@ -147,6 +151,7 @@ class Daemon:
                 gateway.set_on_acknowledged(self._acknowledged)
                 gateway.set_transcript(app.memory.history)
                 gateway.set_memory(memory_view(app))
+                gateway.set_person_tokens(person_tokens(app))
             try:
                 await self._serve(router, stop)
             except* PortInUse as group:

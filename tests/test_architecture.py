@@ -18,6 +18,7 @@ ENTRY = {
     "cli_costs",
     "cli_distill",
     "cli_docs",
+    "cli_users",
     "app",
     "daemon",
 }

@@ -250,10 +250,19 @@ async def test_alices_files_never_reach_bobs_prompts(tmp_path: Path, model: Mode
     for name, text in ALICE_FILES.items():
         (data / "users" / "alice" / name).write_text(text + "\n")
     (data / "users" / "bob" / "USER.md").write_text(BOB_USER + "\n")
+    # Each proves who they are with their own token (flynn users token NAME).
+    tokens = {}
+    for name in ("alice", "bob"):
+        made = await run_flynn("users", "token", name, "--config", str(config), home=tmp_path)
+        assert made.code == 0, made.stderr
+        tokens[name] = made.stdout.strip()
     daemon = Daemon(config, tmp_path)
     try:
         await daemon.start()
-        async with gateway(port, "alice-laptop") as alice, gateway(port, "bob-laptop") as bob:
+        async with (
+            gateway(port, "alice-laptop", tokens["alice"]) as alice,
+            gateway(port, "bob-laptop", tokens["bob"]) as bob,
+        ):
             await alice.say("hello, it's alice")
             await bob.say("hello, it's bob")
             await alice.say("what's on for today?")

@@ -267,30 +267,35 @@ async def test_two_people_in_one_group_never_see_each_others_memory(
 ) -> None:
     provider = ScriptedProvider(default="ok")
     users = {"alice": {"gateway": ["alice-id"]}, "bob": {"gateway": ["bob-id"]}}
+    # On the gateway a person is a client authenticated with their own token: <person>@<id>.
     app, router, channel = await make(tmp_path, provider, settings={"users": users})
     closing.append((app, router))
     await router.on_message(
-        channel.inbound("My name is Alice.", chat_id="group", sender_id="alice-id", is_group=True)
+        channel.inbound(
+            "My name is Alice.", chat_id="group", sender_id="alice@alice-id", is_group=True
+        )
     )
     await channel.reply()
     await router.on_message(
-        channel.inbound("My name is Bob.", chat_id="group", sender_id="bob-id", is_group=True)
+        channel.inbound("My name is Bob.", chat_id="group", sender_id="bob@bob-id", is_group=True)
     )
     await channel.reply()
     # The profile joins the prompt at a session start.
     await router.on_message(
-        channel.inbound("/new", chat_id="group", sender_id="bob-id", is_group=True)
+        channel.inbound("/new", chat_id="group", sender_id="bob@bob-id", is_group=True)
     )
     await channel.reply()
     await router.on_message(
-        channel.inbound("who am I?", chat_id="group", sender_id="bob-id", is_group=True)
+        channel.inbound("who am I?", chat_id="group", sender_id="bob@bob-id", is_group=True)
     )
     await channel.reply()
     bob_prompt = provider.requests[-1]
     assert "Alice" not in bob_prompt.system
     assert all("Alice" not in m.content for m in bob_prompt.messages)
     assert memory_in(bob_prompt.system).user_name == "Bob"
-    await router.on_message(channel.inbound("hi", chat_id="alice-id", sender_id="alice-id"))
+    await router.on_message(
+        channel.inbound("hi", chat_id="alice@alice-id", sender_id="alice@alice-id")
+    )
     await channel.reply()
     alice_dm = provider.requests[-1]
     assert "Bob" not in alice_dm.system

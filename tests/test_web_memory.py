@@ -1,7 +1,8 @@
 """The memory page (``/memory``) in headless Chromium against the real daemon on its offline
 provider: a fact learnt in chat is listed with its history after an update, the map is drawn,
 and "Forget" takes the fact off the page, out of ``flynn memory show`` (another process) and out
-of recall. With two people in ``users:`` each page shows only its own person's memory.
+of recall. With two people in ``users:``, each with their own token, each page shows only its own
+person's memory, whatever client id it names; the channel token is the owner's.
 Screenshots at desktop and phone size go to /tmp (``SCREENSHOTS``)."""
 
 from __future__ import annotations
@@ -65,9 +66,9 @@ class World:
     browser: Browser
     problems: list[str] = field(default_factory=list)
 
-    def url(self, path: str = "/", *, client_id: str | None = None) -> str:
+    def url(self, path: str = "/", *, client_id: str | None = None, token: str = TOKEN) -> str:
         extra = f"&client_id={client_id}" if client_id else ""
-        return f"http://127.0.0.1:{self.port}{path}#token={TOKEN}{extra}"
+        return f"http://127.0.0.1:{self.port}{path}#token={token}{extra}"
 
     async def page(self, viewport: dict[str, int], **options: Any) -> Page:
         """A page in a fresh context (its own storage: its own gateway client id); script
@@ -151,10 +152,10 @@ async def chat(page: Page, text: str) -> None:
     await expect(answers).to_have_count(before + 1)
 
 
-async def talk(port: int, client_id: str, text: str) -> None:
+async def talk(port: int, client_id: str, text: str, *, token: str = TOKEN) -> None:
     """Says ``text`` as gateway client ``client_id`` over a plain websockets client."""
     async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-        await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client_id}))
+        await ws.send(json.dumps({"type": "hello", "token": token, "client_id": client_id}))
         assert json.loads(await ws.recv())["type"] == "ready"
         await ws.send(json.dumps({"type": "message", "id": "t1", "text": text}))
         async with asyncio.timeout(10):
@@ -344,46 +345,68 @@ async def test_the_page_shows_a_fact_learnt_in_chat_its_history_the_map_and_forg
 
 async def test_two_people_each_see_only_their_own_memory(tmp_path: Path) -> None:
     users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-phone"]}}
-    async with memory_world(tmp_path, memory={"user_namespace": None}, users=users) as world:
-        await talk(world.port, "alice-laptop", "my name is Alice")
-        await talk(world.port, "bob-phone", "my name is Bob")
-        await talk(world.port, "stranger-tab", "my name is Carl")
+    async with memory_world(tmp_path, memory={"user_namespace": "user"}, users=users) as world:
+        app = world.daemon.app
+        assert app is not None
+        now = datetime.now(UTC)
+        alice_token = app.person_tokens.issue("alice", now=now)
+        bob_token = app.person_tokens.issue("bob", now=now)
+        for namespace, text in (("users/alice", "water the orchids"), ("users/bob", "chess club")):
+            app.schedule.add(
+                namespace=namespace,
+                kind="reminder",
+                text=text,
+                at=now + timedelta(hours=2),
+                repeat=None,
+                timezone="UTC",
+                target=None,
+                now=now,
+            )
+        await talk(world.port, "alice-laptop", "my name is Alice", token=alice_token)
+        # Bob names alice's client id: he is bob all the same.
+        await talk(world.port, "alice-laptop", "my name is Bob", token=bob_token)
+        # The channel token naming a client id users: lists under alice: the owner, not alice.
+        await talk(world.port, "alice-laptop", "my name is Olga")
 
         pages = {}
-        for client in ("bob-phone", "stranger-tab", "new-tab"):
+        for who, token in (("bob", bob_token), ("owner", TOKEN)):
             page = await world.page(PHONE)
-            await page.goto(world.url("/memory", client_id=client))
+            await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
             await expect(page.locator("#state")).to_have_text("connected")
-            pages[client] = page
-        # Alice names her browser on the chat page, then follows its link.
+            pages[who] = page
+        # Alice opens the chat page with her token, then follows its link.
         page = await world.page(PHONE)
-        await page.goto(world.url("/", client_id="alice-laptop"))
+        await page.goto(world.url("/", client_id="alice-laptop", token=alice_token))
         await expect(page.locator("#state")).to_have_text("connected")
         await expect(page.locator(".msg.earlier")).to_have_text(
             ["my name is Alice", re.compile(".")]
         )
         await page.get_by_role("link", name="Memory").click()
         await expect(page.locator("#state")).to_have_text("connected")
-        pages["alice-laptop"] = page
-        await expect(pages["alice-laptop"].locator("#who")).to_have_text(
-            "Memory of alice (users/alice)."
+        pages["alice"] = page
+        await expect(pages["alice"].locator("#who")).to_have_text("Memory of alice (users/alice).")
+        await expect(pages["alice"].locator(".fact-value")).to_have_text(["Alice"])
+        await expect(pages["alice"].locator("#reminders")).to_contain_text("water the orchids")
+        await expect(pages["bob"].locator("#who")).to_have_text("Memory of bob (users/bob).")
+        await expect(pages["bob"].locator(".fact-value")).to_have_text(["Bob"])
+        await expect(pages["bob"].locator("#reminders")).to_contain_text("chess club")
+        await expect(pages["owner"].locator("#who")).to_contain_text("Your memory (user)")
+        await expect(pages["owner"].locator(".fact-value")).to_have_text(["Olga"])
+        shown = {who: await page.locator("main").inner_text() for who, page in pages.items()}
+        assert "Bob" not in shown["alice"] and "chess club" not in shown["alice"]
+        assert "Alice" not in shown["bob"] and "orchids" not in shown["bob"]
+        for secret in ("Alice", "Bob", "orchids", "chess club"):
+            assert secret not in shown["owner"]
+        # Bob's chat page, on alice's client id, shows bob's conversation only.
+        chat_page = await world.page(PHONE)
+        await chat_page.goto(world.url("/", client_id="alice-laptop", token=bob_token))
+        await expect(chat_page.locator(".msg.earlier")).to_have_text(
+            ["my name is Bob", re.compile(".")]
         )
-        await expect(pages["alice-laptop"].locator(".fact-value")).to_have_text(["Alice"])
-        await expect(pages["bob-phone"].locator("#who")).to_have_text("Memory of bob (users/bob).")
-        await expect(pages["bob-phone"].locator(".fact-value")).to_have_text(["Bob"])
-        # Listed under nobody: the session's own memory only.
-        await expect(pages["stranger-tab"].locator("#who")).to_contain_text(
-            "This browser's own session memory (sessions/gateway:stranger-tab)"
-        )
-        for client in ("stranger-tab", "new-tab"):
-            shown = await pages[client].locator("#facts").inner_text()
-            assert "Alice" not in shown and "Bob" not in shown
-        await expect(pages["new-tab"].locator("#facts .empty")).to_contain_text("Nothing yet")
-        await pages["alice-laptop"].screenshot(path=str(SCREENSHOTS / "flynn-memory-alice.png"))
-        # The client id given in the address is remembered, as the chat page's is.
-        remembered = await pages["bob-phone"].evaluate("localStorage.getItem('flynn.client_id')")
-        assert remembered == "bob-phone"
-        assert "#" not in pages["bob-phone"].url
+        await pages["alice"].screenshot(path=str(SCREENSHOTS / "flynn-memory-alice.png"))
+        # The token given in the address is not left in it.
+        assert "#" not in pages["bob"].url
+        assert bob_token not in pages["bob"].url
 
 
 async def test_a_wrong_token_shows_nothing(tmp_path: Path) -> None:

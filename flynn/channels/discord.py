@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import discord
 import structlog
 
+from flynn.access import Access
 from flynn.channels.base import (
     NOT_STREAMED,
     ChannelCapabilities,
@@ -34,17 +35,13 @@ from flynn.channels.discord_client import (
 from flynn.channels.split import split_text
 from flynn.commands import parse_command
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
-from flynn.messages import Delivery, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import ChannelAccount, Delivery, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
 
 log = structlog.get_logger(__name__)
 
 NAME = "discord"
 MAX_LEN = 2000
-REFUSAL = (
-    "Sorry, I only talk to my owner. "
-    "If that's you, add {user_id} to channels.discord.allowed_users."
-)
 BUSY_REPLY = "I'm still working on your earlier messages; please wait a moment."
 FAILURE_REPLY = "Sorry, something went wrong on my side; please try again."
 TYPING_LIMIT_SECONDS = 600.0
@@ -82,7 +79,7 @@ class DiscordChannel:
         self,
         settings: DiscordSettings,
         *,
-        allowed: frozenset[str],
+        access: Access,
         clock: Callable[[], datetime] = _utc_now,
         client_factory: ClientFactory = discord_client,
     ) -> None:
@@ -90,13 +87,13 @@ class DiscordChannel:
             raise ConfigError([ConfigProblem("channels.discord.token", "required")])
         self._token = settings.token.get_secret_value()
         self._require_mention = settings.require_mention_in_guilds
-        self._allowed = allowed
+        self._access = access
         self._clock = clock
         self._client_factory = client_factory
         self._client: DiscordClient | None = None
         self._on_message: OnMessage | None = None
         self._typing: dict[SessionKey, asyncio.Task[None]] = {}
-        self._refused: OrderedDict[int, None] = OrderedDict()
+        self._refused: OrderedDict[tuple[int, str], None] = OrderedDict()
         self._connected = False
         self._last_inbound: datetime | None = None
         self._last_error: str | None = None
@@ -215,8 +212,10 @@ class DiscordChannel:
             return
         self._last_inbound = self._clock()
         target = message.channel
-        if str(author.id) not in self._allowed:
-            await self._refuse_once(target, author.id)
+        account = ChannelAccount(NAME, str(author.id))
+        if not self._access.is_allowed(account):
+            text = self._access.stranger_reply(account, author.display_name, private=not is_group)
+            await self._refuse_once(target, author.id, text)
             return
         forwarded = _is_forward(message)
         text = _strip_mention(message.content, me.id)
@@ -237,14 +236,16 @@ class DiscordChannel:
             return
         self._start_typing(inbound.session_key, target)
 
-    async def _refuse_once(self, target: DiscordTarget, user_id: int) -> None:
-        if target.id in self._refused:
+    async def _refuse_once(self, target: DiscordTarget, user_id: int, text: str) -> None:
+        """Says ``text`` unless this channel heard it already: a stranger who keeps writing
+        hears their pairing code once."""
+        if (target.id, text) in self._refused:
             return
-        self._refused[target.id] = None
+        self._refused[(target.id, text)] = None
         if len(self._refused) > _REFUSALS_REMEMBERED:
             self._refused.popitem(last=False)
         log.info("discord.refused", user_id=str(user_id), chat_id=str(target.id))
-        await self._say(target, REFUSAL.format(user_id=user_id))
+        await self._say(target, text)
 
     async def _say(self, target: DiscordTarget, text: str) -> None:
         try:

@@ -5,7 +5,6 @@ web chat page (``gateway_http``) on the same port; replies carry their Markdown 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,8 +18,8 @@ from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
+from flynn.channels.gateway_auth import HelloRefused, HelloTokens, PersonTokens
 from flynn.channels.gateway_frames import (
-    CLIENT_ID,
     Ack,
     ClientText,
     FrameReply,
@@ -42,6 +41,7 @@ from flynn.channels.gateway_http import GatewayHttp
 from flynn.channels.gateway_markdown import SafeMarkdown
 from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
 from flynn.errors import SessionBusy
+from flynn.identity import GatewayClient
 from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
 
@@ -153,10 +153,8 @@ class GatewayChannel:
         on_acknowledged: OnAcknowledged | None = None,
         transcript: Transcript | None = None,
     ) -> None:
-        if not token:
-            raise ValueError("the gateway needs a non-empty token")
         self._settings = settings
-        self._token = token.encode()
+        self._tokens = HelloTokens(token)
         self._clock = clock
         self._rate = rate_per_second
         self._burst = float(burst)
@@ -242,6 +240,10 @@ class GatewayChannel:
     def set_transcript(self, transcript: Transcript | None) -> None:
         """Sets where ``history`` frames are answered from (the daemon's message history)."""
         self._transcript = transcript
+
+    def set_person_tokens(self, people: PersonTokens | None) -> None:
+        """Sets how people's own tokens are checked at hello (else only the channel token)."""
+        self._tokens.people = people
 
     def set_memory(self, memory: MemoryBrowser | None) -> None:
         """Sets what ``memory`` frames (the memory page) read and forget through."""
@@ -375,14 +377,15 @@ class GatewayChannel:
             return
         if hello is None:
             return
-        client_id, protocol = hello
+        who, protocol = hello
+        client_id = who.key  # a person's key is no client id (``GatewayClient``)
         self._authenticated += 1
         client = _Client(ws, protocol)
         try:
             # Raised before ready goes out, so a client that waits for ready (as the protocol
             # says) never has a frame measured against the hello cap.
             ws.protocol.max_message_size = self._hard_max
-            await ws.send(ready_frame(f"{CHANNEL}:{client_id}", protocol))
+            await ws.send(ready_frame(f"{CHANNEL}:{client_id}", protocol, who.person))
             self._clients.setdefault(client_id, []).append(client)
             try:
                 await self._client_ready(client_id)
@@ -398,9 +401,10 @@ class GatewayChannel:
         finally:
             self._authenticated -= 1
 
-    async def _authenticate(self, ws: ServerConnection) -> tuple[str, int] | None:
-        """The client_id and protocol of a valid hello; None after refusing the connection.
-        Raises ``ConnectionClosed`` when the peer went away first."""
+    async def _authenticate(self, ws: ServerConnection) -> tuple[GatewayClient, int] | None:
+        """Who a valid hello says the client is (its client_id, and the person its token
+        proved) and the protocol it speaks; None after refusing the connection. Raises
+        ``ConnectionClosed`` when the peer went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
         waiting = Waiting(peer(ws))
@@ -420,30 +424,21 @@ class GatewayChannel:
         finally:
             self._waiting.release(ws, waiting)
         frame = parse_json_object(raw)
-        if frame is None or frame.get("type") != "hello":
-            await refuse(ws, "unauthorized", "The first frame must be a hello.", CLOSE_UNAUTHORIZED)
+        client = self._tokens.read_hello(frame)
+        if isinstance(client, HelloRefused):
+            unauthorized = client.code == "unauthorized"
+            if unauthorized:
+                log.info("gateway.unauthorized", peer=peer(ws))
+            close = CLOSE_UNAUTHORIZED if unauthorized else CLOSE_BAD_HELLO
+            await refuse(ws, client.code, client.message, close)
             return None
-        token = frame.get("token")
-        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
-            log.info("gateway.unauthorized", peer=peer(ws))
-            await refuse(ws, "unauthorized", "The token is wrong.", CLOSE_UNAUTHORIZED)
-            return None
-        client_id = frame.get("client_id")
-        if not isinstance(client_id, str) or not CLIENT_ID.fullmatch(client_id):
-            await refuse(
-                ws,
-                "bad_request",
-                "A client_id is 1 to 128 characters of A-Z a-z 0-9 _ . : -",
-                CLOSE_BAD_HELLO,
-            )
-            return None
-        protocol = hello_protocol(frame)
+        protocol = hello_protocol(frame) if frame is not None else None
         if protocol is None:
             await refuse(
                 ws, "bad_request", "A hello's protocol is a whole number, 1 or 2.", CLOSE_BAD_HELLO
             )
             return None
-        if len(self._clients.get(client_id, ())) >= self._max_per_client:
+        if len(self._clients.get(client.key, ())) >= self._max_per_client:
             await refuse(
                 ws,
                 "rate_limited",
@@ -456,7 +451,7 @@ class GatewayChannel:
             await refuse(ws, "rate_limited", "Flynn is full; try again later.", CLOSE_SERVER_FULL)
             return None
         ws.close_timeout = patient
-        return client_id, protocol
+        return client, protocol
 
     async def _client_ready(self, client_id: str) -> None:
         callback = self._on_client_ready

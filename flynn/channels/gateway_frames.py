@@ -245,11 +245,12 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def ready_frame(session: str, protocol: int = 1) -> str:
-    """``ready``; a protocol 2 connection's says so (a v1 client's frame is unchanged)."""
+def ready_frame(session: str, protocol: int = 1, person: str | None = None) -> str:
+    """``ready``. ``person`` (an extension of v1, part of v2) is whom the token proved; null
+    for the channel token, the owner's. A protocol 2 connection's says its protocol."""
     if protocol < 2:
-        return _encode({"type": "ready", "session": session})
-    return _encode({"type": "ready", "session": session, "protocol": protocol})
+        return _encode({"type": "ready", "session": session, "person": person})
+    return _encode({"type": "ready", "session": session, "protocol": protocol, "person": person})
 
 
 def hello_protocol(frame: dict[str, object]) -> int | None:

@@ -20,6 +20,7 @@ from telegram.constants import ChatAction, ChatType
 from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
+from flynn.access import Access
 from flynn.channels.base import (
     NOT_STREAMED,
     ChannelCapabilities,
@@ -40,15 +41,11 @@ from flynn.channels.telegram_delivery import (
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
-from flynn.messages import Delivery, InboundMessage, OutboundMessage
+from flynn.messages import ChannelAccount, Delivery, InboundMessage, OutboundMessage
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
 
-REFUSAL: Final = (
-    "Sorry, I only talk to my owner. If that's you, add {user_id} to "
-    "channels.telegram.allowed_users."
-)
 BUSY: Final = "I'm still working on your earlier messages; please wait a moment."
 INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message; please resend it."
 
@@ -80,15 +77,15 @@ class _Recent(Generic[_K]):
 
 
 class TelegramChannel:
-    """The ``Channel`` for Telegram. ``allowed`` holds the user ids that may talk to the bot; an
-    empty set lets nobody in. Timeouts, poll and typing intervals and ``sleep`` (used for backoff
-    and flood waits) are parameters so tests can shrink them."""
+    """The ``Channel`` for Telegram. ``access`` says who may talk to the bot and what a stranger
+    is told (each text once per chat). Timeouts, poll and typing intervals and ``sleep`` (used
+    for backoff and flood waits) are parameters so tests can shrink them."""
 
     def __init__(
         self,
         settings: TelegramSettings,
         *,
-        allowed: frozenset[str],
+        access: Access,
         clock: Clock = _utc_now,
         poll_timeout: int = 30,
         request_timeout: float = 10.0,
@@ -104,7 +101,7 @@ class TelegramChannel:
             )
         self._token = settings.token
         self._base_url, self._base_file_url = _api_urls(settings.base_url)
-        self._allowed = allowed
+        self._access = access
         self._require_mention = settings.require_mention_in_groups
         self._clock = clock
         self._poll_timeout = poll_timeout
@@ -123,7 +120,7 @@ class TelegramChannel:
         self._acked: int | None = None
         """The offset the server last received, which is what it has discarded."""
         self._seen = _Recent[int]()
-        self._refused_chats = _Recent[int]()
+        self._refused_chats = _Recent[tuple[int, str]]()
         self._typing = TypingIndicators[ChatKey](
             self._send_typing, interval=typing_interval, limit=typing_limit, name="telegram"
         )
@@ -357,7 +354,7 @@ class TelegramChannel:
             if text is None:
                 return
         thread = message.message_thread_id if message.is_topic_message else None
-        if str(sender.id) not in self._allowed:
+        if not self._access.is_allowed(ChannelAccount(self.name, str(sender.id))):
             await self._refuse(bot, message, sender, thread)
             return
         if not text:
@@ -429,12 +426,15 @@ class TelegramChannel:
 
     async def _refuse(self, bot: Bot, message: Message, sender: User, thread: int | None) -> None:
         chat_id = message.chat.id
-        first = chat_id not in self._refused_chats
+        private = message.chat.type == ChatType.PRIVATE
+        account = ChannelAccount(self.name, str(sender.id))
+        text = self._access.stranger_reply(account, sender.full_name, private=private)
+        # Each text once per chat: a stranger who keeps writing hears their code once.
+        first = (chat_id, text) not in self._refused_chats
         log.info("telegram.refused", user_id=sender.id, chat_id=chat_id, replied=first)
         if first:
-            self._refused_chats.add(chat_id)
-            quote = message.message_id if message.chat.type != ChatType.PRIVATE else None
-            text = REFUSAL.format(user_id=sender.id)
+            self._refused_chats.add((chat_id, text))
+            quote = None if private else message.message_id
             await self._delivery.send_notice(bot, (chat_id, thread), text, quote)
 
     # -- typing ----------------------------------------------------------------------------------

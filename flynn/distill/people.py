@@ -38,7 +38,7 @@ def notice_target(
 
     def target(namespace: str) -> Target | None:
         name = namespace.removeprefix("users/") if namespace.startswith("users/") else None
-        chosen = notify_target(settings.users.get(name) if name else None)
+        chosen = notify_target(name, settings.users.get(name) if name else None)
         if chosen is not None:
             return chosen
         now = clock()

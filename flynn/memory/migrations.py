@@ -489,6 +489,37 @@ CREATE TABLE push_drops (
 );
 """
 
+# Who may come in. ``person_tokens`` holds each person's gateway tokens as
+# SHA-256 digests only: a token is shown once, when made, and never stored. ``pairing_requests``
+# are the codes handed to strangers who wrote to a bot (one per account, until it expires);
+# ``approved_accounts`` are the accounts ``flynn users approve`` let in, read by identity
+# alongside the ``users:`` map.
+_SCHEMA_V14 = """
+CREATE TABLE person_tokens (
+    id         INTEGER PRIMARY KEY,
+    person     TEXT NOT NULL,
+    digest     TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX person_tokens_person ON person_tokens(person);
+CREATE TABLE pairing_requests (
+    code        TEXT PRIMARY KEY,
+    channel     TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    sender_name TEXT,
+    created_at  TEXT NOT NULL,
+    expires_at  TEXT NOT NULL,
+    UNIQUE (channel, external_id)
+);
+CREATE TABLE approved_accounts (
+    channel     TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    person      TEXT NOT NULL,
+    approved_at TEXT NOT NULL,
+    PRIMARY KEY (channel, external_id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -503,6 +534,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V11,
     _SCHEMA_V12,
     _SCHEMA_V13,
+    _SCHEMA_V14,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from flynn.identity import GATEWAY, GatewayClient
 from flynn.messages import SessionKey
 from flynn.schedule.jobs import Target
 from flynn.settings import UserAccounts
@@ -15,12 +16,17 @@ OWN_CHANNEL = "flynn"
 channel sends what it queues; the daemon runs it."""
 
 
-def notify_target(person: UserAccounts | None) -> Target | None:
-    """The person's ``notify`` account, when they named one."""
-    if person is None or person.notify is None:
+def notify_target(name: str | None, person: UserAccounts | None) -> Target | None:
+    """The ``notify`` account of the person ``name`` (``person`` their accounts), when they named
+    one. On the gateway that is their first listed client id, under their own token: the owner's
+    client of the same id is not them."""
+    if name is None or person is None or person.notify is None:
         return None
     accounts: list[str] = getattr(person, person.notify)
-    return Target(person.notify, recipient=accounts[0])
+    recipient = accounts[0]
+    if person.notify == GATEWAY:
+        recipient = GatewayClient(recipient, name).key
+    return Target(person.notify, recipient=recipient)
 
 
 def chat_target(key: SessionKey) -> Target | None:

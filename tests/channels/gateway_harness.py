@@ -81,14 +81,27 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def client(
-        self, client_id: str = "tab", *, hello: bool = True, protocol: int = 1, **options: Any
+        self,
+        client_id: str = "tab",
+        *,
+        hello: bool = True,
+        token: str = TOKEN,
+        person: str | None = None,
+        protocol: int = 1,
+        **options: Any,
     ) -> AsyncIterator[ClientConnection]:
         """A connected client; after a hello (in ``protocol``) that got its ``ready`` unless
-        ``hello=False``. ``options`` go to websockets' ``connect``."""
+        ``hello=False``. With a person's ``token``, ``person`` is whom the ready must name.
+        ``options`` go to websockets' ``connect``."""
         async with connect(self.url, compression=None, **options) as ws:
             if hello:
-                frame: dict[str, Any] = {"type": "hello", "token": TOKEN, "client_id": client_id}
-                expected: dict[str, Any] = {"type": "ready", "session": f"gateway:{client_id}"}
+                frame: dict[str, Any] = {"type": "hello", "token": token, "client_id": client_id}
+                key = client_id if person is None else f"{person}@{client_id}"
+                expected: dict[str, Any] = {
+                    "type": "ready",
+                    "session": f"gateway:{key}",
+                    "person": person,
+                }
                 if protocol > 1:
                     frame["protocol"] = expected["protocol"] = protocol
                 await ws.send(json.dumps(frame))

@@ -12,6 +12,7 @@ import pytest
 from fakes.clock import FakeClock
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 
+from flynn.access import Access, ChannelAccess
 from flynn.channels.base import ChannelStatus
 from flynn.channels.telegram import TelegramChannel
 from flynn.errors import SessionBusy
@@ -78,14 +79,16 @@ class Harness:
         self,
         *,
         allowed: frozenset[str] = frozenset({str(OWNER_ID)}),
+        access: Access | None = None,
         token: str = TOKEN,
         **settings: Any,
     ) -> TelegramChannel:
+        """A channel on the fake Bot API; ``access`` (else ``allowed`` alone) lets people in."""
         channel = TelegramChannel(
             TelegramSettings.model_validate(
                 {"enabled": True, "token": token, "base_url": self.server.base_url, **settings}
             ),
-            allowed=allowed,
+            access=access or ChannelAccess("telegram", allowed),
             clock=self.clock,
             poll_timeout=5,
             request_timeout=2.0,

@@ -16,6 +16,7 @@ import pytest
 from fakes.clock import FakeClock
 from pydantic import SecretStr
 
+from flynn.access import ChannelAccess
 from flynn.channels.base import NOT_STREAMED
 from flynn.channels.discord import BUSY_REPLY, FAILURE_REPLY, MAX_LEN, DiscordChannel, DiscordReply
 from flynn.channels.discord_client import discord_client, discord_intents
@@ -240,7 +241,7 @@ async def running(
     client, clock = FakeClient(), FakeClock()
     channel = DiscordChannel(
         settings(require_mention=require_mention),
-        allowed=allowed,
+        access=ChannelAccess("discord", allowed),
         clock=clock,
         client_factory=client.factory,
     )
@@ -557,7 +558,11 @@ async def test_unknown_channel_or_stopped_channel_fails_the_send(bot: Harness) -
     for session in (SessionKey("discord", "99"), SessionKey("discord", "x")):
         delivery = await bot.channel.send(reply("hi", session=session))
         assert (delivery.state, delivery.ids) == ("failed", ())
-    stopped = DiscordChannel(settings(), allowed=frozenset(), client_factory=FakeClient().factory)
+    stopped = DiscordChannel(
+        settings(),
+        access=ChannelAccess("discord", frozenset()),
+        client_factory=FakeClient().factory,
+    )
     delivery = await stopped.send(reply("hi", session=SessionKey("discord", "7")))
     assert delivery.state == "failed"
 
@@ -672,7 +677,9 @@ async def test_status_follows_ready_disconnect_and_resume(bot: Harness) -> None:
 
 async def test_login_failure_propagates_and_closes_the_client() -> None:
     client = FakeClient(login_error=discord.LoginFailure("Improper token has been passed."))
-    channel = DiscordChannel(settings(), allowed=frozenset(), client_factory=client.factory)
+    channel = DiscordChannel(
+        settings(), access=ChannelAccess("discord", frozenset()), client_factory=client.factory
+    )
 
     with pytest.raises(ConfigError, match=r"channels\.discord\.token"):
         await channel.run(_never_called)
@@ -695,7 +702,9 @@ async def test_client_stopping_by_itself_is_an_error() -> None:
         return None
 
     client.start = returns  # type: ignore[method-assign]
-    channel = DiscordChannel(settings(), allowed=frozenset(), client_factory=client.factory)
+    channel = DiscordChannel(
+        settings(), access=ChannelAccess("discord", frozenset()), client_factory=client.factory
+    )
 
     with pytest.raises(ConnectionError):
         await channel.run(_never_called)
@@ -705,11 +714,11 @@ async def test_client_stopping_by_itself_is_an_error() -> None:
 
 def test_missing_token_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"channels\.discord\.token"):
-        DiscordChannel(DiscordSettings(enabled=True), allowed=frozenset())
+        DiscordChannel(DiscordSettings(enabled=True), access=ChannelAccess("discord", frozenset()))
 
 
 def test_capabilities() -> None:
-    channel = DiscordChannel(settings(), allowed=frozenset())
+    channel = DiscordChannel(settings(), access=ChannelAccess("discord", frozenset()))
     assert channel.name == "discord"
     caps = channel.capabilities
     assert (caps.max_len, caps.length_unit, caps.can_edit, caps.can_stream) == (

@@ -101,7 +101,12 @@ async def test_a_hello_may_ask_for_a_newer_protocol_and_gets_2() -> None:
         await ws.send(
             json.dumps({"type": "hello", "token": TOKEN, "client_id": "x", "protocol": 7})
         )
-        assert await recv(ws) == {"type": "ready", "session": "gateway:x", "protocol": 2}
+        assert await recv(ws) == {
+            "type": "ready",
+            "session": "gateway:x",
+            "protocol": 2,
+            "person": None,
+        }
 
 
 async def test_a_hello_with_a_protocol_that_is_not_a_number_is_refused() -> None:

@@ -68,7 +68,10 @@ def test_peek_id_reads_only_the_start() -> None:
 
 
 def test_server_frames_are_compact_json_safe_for_any_text() -> None:
-    assert ready_frame("gateway:tab") == '{"type":"ready","session":"gateway:tab"}'
+    assert ready_frame("gateway:tab") == '{"type":"ready","session":"gateway:tab","person":null}'
+    assert ready_frame("gateway:alice@tab", person="alice") == (
+        '{"type":"ready","session":"gateway:alice@tab","person":"alice"}'
+    )
     assert json.loads(delta_frame("c1", "é")) == {"type": "delta", "id": "c1", "text": "é"}
     # A lone surrogate survives as an escape instead of failing the UTF-8 encoding of a send.
     reply_frame("c1", "\ud800").encode()
@@ -116,9 +119,14 @@ def test_a_hello_asks_for_a_protocol(asked: object, speaks: int | None) -> None:
 
 
 def test_ready_says_the_protocol_only_from_2() -> None:
-    assert json.loads(ready_frame("gateway:x")) == {"type": "ready", "session": "gateway:x"}
-    assert json.loads(ready_frame("gateway:x", 2)) == {
+    assert json.loads(ready_frame("gateway:x")) == {
+        "type": "ready",
+        "session": "gateway:x",
+        "person": None,
+    }
+    assert json.loads(ready_frame("gateway:x", 2, "alice")) == {
         "type": "ready",
         "session": "gateway:x",
         "protocol": 2,
+        "person": "alice",
     }

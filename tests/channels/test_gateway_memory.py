@@ -1,11 +1,12 @@
 """The gateway's ``memory`` frames over a real websockets client, answered by the real
 ``MemoryView`` over SQLite: who a client is decides whose memory it sees (two people in
-``users:`` and a client listed under nobody), malformed requests get error frames and the
-connection stays, nobody forgets or reads another person's fact by its id, and the page's
-assets are served under the chat page's CSP."""
+``users:``, each with their own token, and the channel token's clients), malformed requests get
+error frames and the connection stays, nobody forgets or reads another person's fact by its id,
+and the page's assets are served under the chat page's CSP."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from flynn.identity import Identity
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.browse import SqliteMemoryBrowser
+from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory_view import MemoryView
@@ -26,26 +28,25 @@ from flynn.settings import UserAccounts
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
 
+USERS = {
+    "alice": UserAccounts(gateway=["alice-laptop"]),
+    "bob": UserAccounts(gateway=["bob-phone"]),
+}
+
+
 class World:
-    """Two people (alice on ``alice-laptop``, bob on ``bob-phone``), each with a fact and an
-    observation, and the session memory of a client listed under nobody (``stranger``)."""
+    """Two people, alice and bob, each with their own token, a fact and an observation (alice
+    uses ``alice-laptop``, bob ``bob-phone``: ids ``users:`` lists, which prove nothing), and
+    the session memory of a channel-token client (``stranger``)."""
 
     def __init__(self, tmp_path: Path, memory: SqliteMemory) -> None:
         self.data_dir = tmp_path / "data"
         self.memory = memory
         self.forgotten: list[tuple[str, dict[str, int]]] = []
-        users = {
-            "alice": UserAccounts(gateway=["alice-laptop"]),
-            "bob": UserAccounts(gateway=["bob-phone"]),
-        }
-        self.view = MemoryView(
-            memory,
-            SqliteMemoryBrowser(memory.db),
-            Identity(user_namespace=None, users=users),
-            data_dir=self.data_dir,
-            clock=lambda: NOW,
-            on_forgotten=self._forgotten,
-        )
+        self.tokens = SqlitePersonTokens(memory.db)
+        self.alice_token = self.tokens.issue("alice", now=NOW)
+        self.bob_token = self.tokens.issue("bob", now=NOW)
+        self.view = self.memory_view(Identity(user_namespace=None, users=USERS))
         facts = memory.facts
         self.alice_name = facts.add(
             NewFact("users/alice/profile", "profile", "Alice", field="name", source="rule"),
@@ -72,6 +73,30 @@ class World:
             "users/bob", "Chess Club", "org", confidence=1, now=NOW
         )
 
+    def memory_view(self, identity: Identity) -> MemoryView:
+        return MemoryView(
+            self.memory,
+            SqliteMemoryBrowser(self.memory.db),
+            identity,
+            data_dir=self.data_dir,
+            clock=lambda: NOW,
+            on_forgotten=self._forgotten,
+        )
+
+    def person_for(self, token: str) -> str | None:
+        found = self.tokens.verify(token)
+        return None if found is None else found.person
+
+    def alice(
+        self, gateway: Gateway, client_id: str = "alice-laptop"
+    ) -> contextlib.AbstractAsyncContextManager[ClientConnection]:
+        return gateway.client(client_id, token=self.alice_token, person="alice")
+
+    def bob(
+        self, gateway: Gateway, client_id: str = "bob-phone"
+    ) -> contextlib.AbstractAsyncContextManager[ClientConnection]:
+        return gateway.client(client_id, token=self.bob_token, person="bob")
+
     async def _forgotten(self, root: str, counts: Mapping[str, int]) -> None:
         self.forgotten.append((root, dict(counts)))
 
@@ -82,6 +107,7 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[World, Gateway]]:
         world = World(tmp_path, memory)
         async with running_gateway() as gateway:
             gateway.channel.set_memory(world.view)
+            gateway.channel.set_person_tokens(world.person_for)
             yield world, gateway
 
 
@@ -98,7 +124,7 @@ def values(overview: Mapping[str, Any]) -> set[str]:
 
 async def test_each_client_sees_only_its_persons_memory(world: tuple[World, Gateway]) -> None:
     w, gateway = world
-    async with gateway.client("alice-laptop") as alice, gateway.client("bob-phone") as bob:
+    async with w.alice(gateway) as alice, w.bob(gateway) as bob:
         mine = await ask(alice, op="overview", id="o1")
         theirs = await ask(bob, op="overview")
     assert mine["id"] == "o1" and mine["op"] == "overview"
@@ -121,7 +147,8 @@ async def test_each_client_sees_only_its_persons_memory(world: tuple[World, Gate
     assert values(theirs["data"]) == {"Bob", "likes chess"}
     assert [entity["name"] for entity in theirs["data"]["entities"]] == ["Chess Club"]
 
-    # Listed under nobody: its own session's memory, nothing of alice's or bob's.
+    # The channel token (without a user_namespace): its own session's memory, nothing of
+    # alice's or bob's.
     async with gateway.client("stranger") as stranger:
         seen = await ask(stranger, op="overview")
         drawn = await ask(stranger, op="map")
@@ -135,7 +162,7 @@ async def test_nobody_reads_or_forgets_another_persons_fact_by_id(
     world: tuple[World, Gateway],
 ) -> None:
     w, gateway = world
-    async with gateway.client("bob-phone") as bob, gateway.client("stranger") as stranger:
+    async with w.bob(gateway) as bob, gateway.client("stranger") as stranger:
         for ws in (bob, stranger):
             refused = await ask(ws, op="forget", fact=w.alice_name.id, id="f1")
             assert refused == {
@@ -165,13 +192,13 @@ async def test_forget_is_the_clis_forget_fact(world: tuple[World, Gateway]) -> N
         now=NOW,
     )
     message = w.memory.history.append(
-        "gateway:alice-laptop", "users/alice", "user", "call me Alicia", tokens=3, now=NOW
+        "gateway:alice@alice-laptop", "users/alice", "user", "call me Alicia", tokens=3, now=NOW
     )
     folder = w.data_dir / "users" / "alice"
     folder.mkdir(parents=True)
     (folder / "MEMORY_SHORT.md").write_text("Alicia said hi\n")
     (folder / "USER.md").write_text("# About me\n")
-    async with gateway.client("alice-laptop") as alice:
+    async with w.alice(gateway) as alice:
         history = await ask(alice, op="history", fact=anna.id)
         assert [row["value"] for row in history["data"]["history"]] == ["Alice", "Alicia"]
         assert [row["status"] for row in history["data"]["history"]] == ["superseded", "active"]
@@ -186,7 +213,7 @@ async def test_forget_is_the_clis_forget_fact(world: tuple[World, Gateway]) -> N
     assert again["code"] == "bad_request"
     # The whole chain, the mention, the distilled notes; USER.md (theirs) stays.
     assert w.memory.facts.get(w.alice_name.id) is None
-    [stored] = w.memory.history.recent("gateway:alice-laptop")
+    [stored] = w.memory.history.recent("gateway:alice@alice-laptop")
     assert (stored.id, stored.content) == (message.id, "call me (forgotten)")
     assert not (folder / "MEMORY_SHORT.md").exists()
     assert (folder / "USER.md").exists()
@@ -197,7 +224,7 @@ async def test_forget_is_the_clis_forget_fact(world: tuple[World, Gateway]) -> N
 
 async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> None:
     w, gateway = world
-    async with gateway.client("alice-laptop") as alice:
+    async with w.alice(gateway) as alice:
         around = await ask(alice, op="graph")
         chosen = await ask(alice, op="graph", entity=w.alice_maya.id)
         drawn = await ask(alice, op="map", id="m1")
@@ -234,8 +261,8 @@ async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> No
 async def test_malformed_requests_get_error_frames_and_the_connection_stays(
     world: tuple[World, Gateway], frame: dict[str, Any], message: str
 ) -> None:
-    _, gateway = world
-    async with gateway.client("alice-laptop") as alice:
+    w, gateway = world
+    async with w.alice(gateway) as alice:
         answer = await ask(alice, id="bad", **frame)
         assert answer["type"] == "error" and answer["code"] == "bad_request"
         assert answer["id"] == "bad" and answer["message"].startswith(message)
@@ -283,3 +310,88 @@ async def test_the_memory_page_is_served_under_the_chat_pages_csp() -> None:
         ):
             status, headers, body = await gateway.http("GET", asset)
             assert status == 200 and headers["content-type"].startswith(kind) and body
+
+
+async def test_a_persons_token_is_that_person_whatever_client_id_it_names(
+    world: tuple[World, Gateway],
+) -> None:
+    w, gateway = world
+    # Bob names alice's client id: he is still bob, with bob's memory only.
+    async with w.bob(gateway, "alice-laptop") as bob:
+        seen = await ask(bob, op="overview")
+        drawn = await ask(bob, op="map")
+        refused = await ask(bob, op="history", fact=w.alice_tea.id)
+    assert seen["data"]["who"] == {"namespace": "users/bob", "person": "bob", "kind": "person"}
+    assert values(seen["data"]) == {"Bob", "likes chess"}
+    assert "prefers green tea" not in {point["text"] for point in drawn["data"]["points"]}
+    assert refused["code"] == "bad_request"
+
+
+async def test_the_channel_token_is_the_owners_never_a_listed_persons(
+    world: tuple[World, Gateway],
+) -> None:
+    w, gateway = world
+    w.memory.facts.add(NewFact("user/facts", "observation", "owner likes jazz"), now=NOW)
+    gateway.channel.set_memory(w.memory_view(Identity(user_namespace="user", users=USERS)))
+    # alice-laptop is listed under alice in users:, yet the channel token is not alice.
+    async with gateway.client("alice-laptop") as owner:
+        seen = await ask(owner, op="overview")
+        refused = await ask(owner, op="forget", fact=w.alice_name.id)
+    assert seen["data"]["who"] == {"namespace": "user", "person": "user", "kind": "owner"}
+    assert values(seen["data"]) == {"owner likes jazz"}
+    assert refused["code"] == "bad_request"
+    assert w.memory.facts.get(w.alice_name.id) is not None
+
+
+async def test_two_people_naming_one_client_id_never_share_a_session(
+    world: tuple[World, Gateway],
+) -> None:
+    w, gateway = world
+    history = w.memory.history
+    for session, root, text in (
+        ("gateway:alice@tab", "users/alice", "alice's secret plan"),
+        ("gateway:bob@tab", "users/bob", "bob's surprise party"),
+        ("gateway:tab", "user", "the owner's note"),
+    ):
+        history.append(session, root, "user", text, tokens=3, now=NOW)
+    gateway.channel.set_transcript(history)
+    async with (
+        w.alice(gateway, "tab") as alice,
+        w.bob(gateway, "tab") as bob,
+        gateway.client("tab") as owner,
+    ):
+        said = {}
+        for name, ws in (("alice", alice), ("bob", bob), ("owner", owner)):
+            await send(ws, {"type": "history", "id": "h"})
+            said[name] = [entry["text"] for entry in (await recv(ws))["messages"]]
+        assert said == {
+            "alice": ["alice's secret plan"],
+            "bob": ["bob's surprise party"],
+            "owner": ["the owner's note"],
+        }
+        await send(bob, {"type": "message", "id": "m1", "text": "hi from bob"})
+        inbound = await gateway.handler.next()
+        # Bob's reply reaches bob's tab only: alice's and the owner's "tab" hear nothing.
+        assert (inbound.chat_id, inbound.sender_id) == ("bob@tab", "bob@tab")
+        frames = [await recv(bob) for _ in range(3)]
+        assert (frames[-1]["type"], frames[-1]["text"]) == ("reply", "echo: hi from bob")
+        await send(alice, {"type": "message", "id": "m2", "text": "hi from alice"})
+        assert (await gateway.handler.next()).chat_id == "alice@tab"
+        alice_frames = [await recv(alice) for _ in range(3)]
+        assert [frame["id"] for frame in alice_frames] == ["m2", "m2", "m2"]
+        await send(owner, {"type": "history", "id": "again"})
+        assert (await recv(owner))["id"] == "again"  # nothing of bob's or alice's came first
+
+
+async def test_a_revoked_token_is_refused_at_its_next_hello(world: tuple[World, Gateway]) -> None:
+    w, gateway = world
+    async with w.alice(gateway) as alice:
+        assert (await ask(alice, op="overview"))["type"] == "memory"
+    assert w.tokens.revoke("alice") == 1
+    async with connect(gateway.url) as ws:
+        await send(ws, {"type": "hello", "token": w.alice_token, "client_id": "alice-laptop"})
+        assert (await recv(ws))["code"] == "unauthorized"
+        assert await recv_close(ws) == 4401
+    # Bob's token is his own and still works.
+    async with w.bob(gateway) as bob:
+        assert (await ask(bob, op="overview"))["data"]["who"]["person"] == "bob"

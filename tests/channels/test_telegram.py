@@ -20,6 +20,7 @@ from fakes.fake_telegram import (
 )
 from telegram_harness import Harness
 
+from flynn.access import ChannelAccess
 from flynn.channels.base import NOT_STREAMED
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
@@ -684,4 +685,4 @@ async def test_run_twice_at_once_is_refused(harness: Harness) -> None:
 def test_missing_token_is_a_config_error() -> None:
     settings = TelegramSettings.model_validate({"enabled": True})
     with pytest.raises(ConfigError, match=r"channels\.telegram\.token"):
-        TelegramChannel(settings, allowed=frozenset({str(OWNER_ID)}))
+        TelegramChannel(settings, access=ChannelAccess("telegram", frozenset({str(OWNER_ID)})))

@@ -207,8 +207,8 @@ async def test_search_command_sees_only_the_persons_own_turns(
     users = {"ana": {"gateway": ["laptop"], "telegram": ["1"]}, "bob": {"gateway": ["phone"]}}
     h = harness(**SMALL_WINDOW, users=users)
     h.open()
-    ana_web, ana_phone = h.session("gateway", "laptop"), h.session("telegram", "1")
-    bob = h.session("gateway", "phone")
+    ana_web, ana_phone = h.session("gateway", "ana@laptop"), h.session("telegram", "1")
+    bob = h.session("gateway", "bob@phone")
     await ana_web.handle("the dentist moved to Friday")
     h.clock.advance(days=1)
     await bob.handle("my dentist is Doctor Who")
@@ -219,7 +219,7 @@ async def test_search_command_sees_only_the_persons_own_turns(
     lines = result.text.splitlines()
     assert lines.index("2026-11-03") < lines.index("2026-11-02")
     assert "the **dentist** moved to Friday" in result.text
-    assert "gateway:laptop" in result.text and "telegram:1" in result.text
+    assert "gateway:ana@laptop" in result.text and "telegram:1" in result.text
     assert "Doctor Who" not in result.text
     assert "Doctor Who" in (await bob.handle(CommandCall("search", "dentist"))).text
     assert "moved" not in (await bob.handle(CommandCall("search", "dentist"))).text

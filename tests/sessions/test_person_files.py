@@ -31,10 +31,10 @@ async def test_each_persons_files_reach_only_their_prompt(
     _write(h.data_dir / "users/alice/MEMORY_LONG.md", "alice's long memory: kiln course 2025")
     _write(h.data_dir / "users/bob/USER.md", "Bob: a sailor")
     alice = app.sessions.orchestrator(
-        SessionKey("gateway", "alice-laptop"), ChannelAccount("gateway", "alice-laptop")
+        SessionKey("gateway", "alice@alice-laptop"), ChannelAccount("gateway", "alice@alice-laptop")
     )
     bob = app.sessions.orchestrator(
-        SessionKey("gateway", "bob-laptop"), ChannelAccount("gateway", "bob-laptop")
+        SessionKey("gateway", "bob@bob-laptop"), ChannelAccount("gateway", "bob@bob-laptop")
     )
     stranger = app.sessions.orchestrator(
         SessionKey("gateway", "kiosk"), ChannelAccount("gateway", "kiosk")
@@ -63,7 +63,7 @@ async def test_a_person_gets_their_templates_at_their_first_message(
     folder = h.data_dir / "users" / "bob"
     assert not folder.exists()
     bob = app.sessions.orchestrator(
-        SessionKey("gateway", "bob-laptop"), ChannelAccount("gateway", "bob-laptop")
+        SessionKey("gateway", "bob@bob-laptop"), ChannelAccount("gateway", "bob@bob-laptop")
     )
     await bob.handle("hi")
     assert sorted(path.name for path in folder.iterdir()) == [
@@ -129,7 +129,7 @@ async def test_with_several_people_old_shared_files_are_moved_to_nobody(
     assert (persona / "USER.md").exists()
     assert not (h.data_dir / "users" / "alice" / "USER.md").exists()
     alice = app.sessions.orchestrator(
-        SessionKey("gateway", "alice-laptop"), ChannelAccount("gateway", "alice-laptop")
+        SessionKey("gateway", "alice@alice-laptop"), ChannelAccount("gateway", "alice@alice-laptop")
     )
     await alice.handle("hi")
     assert "whose is this?" not in h.chat.requests[-1].system

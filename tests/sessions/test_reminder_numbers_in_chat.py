@@ -44,7 +44,7 @@ async def test_reminders_in_a_chat_are_numbered_per_person_and_keep_their_number
     # As a daemon's first start does: three distillation runs each, ids 1-6.
     people = {"users/alice": "UTC", "users/bob": "UTC"}
     assert plan_jobs(app.schedule, people, dict.fromkeys(TIERS, "0 3 * * *"), now=h.clock()) == 6
-    alice, bob = _person(h, "alice-laptop"), _person(h, "bob-laptop")
+    alice, bob = _person(h, "alice@alice-laptop"), _person(h, "bob@bob-laptop")
 
     assert (await _set(h, alice, "call mum", 30)).startswith("Reminder set: 1. call mum")
     assert (await _set(h, bob, "water plants", 5)).startswith("Reminder set: 1. water plants")

@@ -40,13 +40,18 @@ async def test_everyone_listed_recalls_the_team_document_and_strangers_do_not(
     app = h.open()
     _add_policy(h, tmp_path)
     question = "do train tickets over 300 euros need approval?"
-    for client in ("alice-laptop", "bob-laptop", "kiosk"):
+    # A stranger is an account nobody listed (the gateway's channel token is the owner's).
+    for channel, client in (
+        ("gateway", "alice@alice-laptop"),
+        ("gateway", "bob@bob-laptop"),
+        ("telegram", "999"),
+    ):
         session = app.sessions.orchestrator(
-            SessionKey("gateway", client), ChannelAccount("gateway", client)
+            SessionKey(channel, client), ChannelAccount(channel, client)
         )
         await session.handle(question)
         system = h.chat.requests[-1].system
-        if client == "kiosk":
+        if client == "999":
             assert "Travel policy" not in system
         else:
             assert "[From team documents (trust: medium: shared reference documents" in system
@@ -59,7 +64,7 @@ async def test_what_people_say_never_reaches_the_team_namespace(
     h = harness(**SMALL_WINDOW, users=PEOPLE)
     app = h.open()
     alice = app.sessions.orchestrator(
-        SessionKey("gateway", "alice-laptop"), ChannelAccount("gateway", "alice-laptop")
+        SessionKey("gateway", "alice@alice-laptop"), ChannelAccount("gateway", "alice@alice-laptop")
     )
     await alice.handle("My sister Maria Lopez lives in Porto and works at Acme Corp.")
     await alice.aclose()

@@ -154,10 +154,10 @@ async def test_two_people_never_see_each_others_tasks_scratch_or_reminders(
     h = harness(**SMALL_WINDOW, users=users)
     app = h.open()
     alice = app.sessions.orchestrator(
-        SessionKey("gateway", "alice-laptop"), ChannelAccount("gateway", "alice-laptop")
+        SessionKey("gateway", "alice@alice-laptop"), ChannelAccount("gateway", "alice@alice-laptop")
     )
     bob = app.sessions.orchestrator(
-        SessionKey("gateway", "bob-laptop"), ChannelAccount("gateway", "bob-laptop")
+        SessionKey("gateway", "bob@bob-laptop"), ChannelAccount("gateway", "bob@bob-laptop")
     )
     h.chat.push(
         calls(

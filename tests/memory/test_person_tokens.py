@@ -1,0 +1,39 @@
+"""People's gateway tokens: a new token verifies as its person, several per person, revoking
+takes all of one person's and no one else's, and the token itself is nowhere on disk."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from flynn.memory.database import Database
+from flynn.memory.person_tokens import SqlitePersonTokens, token_digest
+
+NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+
+
+def test_a_token_is_its_person_until_revoked(tmp_path: Path) -> None:
+    with Database.open(tmp_path / "flynn.db") as db:
+        tokens = SqlitePersonTokens(db)
+        laptop = tokens.issue("alice", now=NOW)
+        phone = tokens.issue("alice", now=NOW)
+        bob = tokens.issue("bob", now=NOW)
+        assert len({laptop, phone, bob}) == 3 and len(laptop) >= 43
+        found = tokens.verify(phone)
+        assert found is not None and (found.person, found.created_at) == ("alice", NOW)
+        assert tokens.verify(laptop[:-1]) is None
+        assert tokens.verify("") is None
+        assert tokens.revoke("alice") == 2
+        assert tokens.verify(laptop) is None and tokens.verify(phone) is None
+        still = tokens.verify(bob)
+        assert still is not None and still.person == "bob"
+        assert [token.person for token in tokens.tokens()] == ["bob"]
+
+
+def test_only_a_digest_is_stored(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with Database.open(data / "flynn.db") as db:
+        token = SqlitePersonTokens(db).issue("alice", now=NOW)
+        on_disk = b"".join(path.read_bytes() for path in data.iterdir() if path.is_file())
+    assert token.encode() not in on_disk
+    assert token_digest(token).encode() in on_disk  # what is kept instead
