@@ -34,7 +34,7 @@ from flynn.channels.telegram_delivery import (
 )
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
-from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
+from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy, StoreError
 from flynn.messages import InboundMessage, OutboundMessage
 from flynn.settings import TelegramSettings
 
@@ -46,6 +46,10 @@ REFUSAL: Final = (
 )
 BUSY: Final = "I'm still working on your earlier messages; please wait a moment."
 INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message; please resend it."
+NOT_STORED: Final = (
+    "I can't save your message right now (my storage is failing, perhaps a full disk). "
+    "Telegram keeps it for me: I'll answer it once I can save it; no need to resend."
+)
 
 Clock = Callable[[], datetime]
 
@@ -119,6 +123,7 @@ class TelegramChannel:
         """The offset the server last received, which is what it has discarded."""
         self._seen = _Recent[int]()
         self._refused_chats = _Recent[int]()
+        self._told_not_stored = _Recent[int]()
         self._typing = TypingIndicators[ChatKey](
             self._send_typing, interval=typing_interval, limit=typing_limit, name="telegram"
         )
@@ -278,6 +283,7 @@ class TelegramChannel:
 
     async def _poll(self, bot: Bot, on_message: OnMessage) -> None:
         failures = 0
+        refused = 0  # updates storage refused in a row
         while True:
             offset = self._offset
             try:
@@ -302,9 +308,16 @@ class TelegramChannel:
             for update in updates:
                 if update.update_id in self._seen:
                     log.info("telegram.duplicate", update_id=update.update_id)
-                else:
-                    await self._handle(bot, update, on_message)
+                elif await self._handle(bot, update, on_message):
                     self._seen.add(update.update_id)
+                    refused = 0
+                else:
+                    # Not stored: the offset stays on it, so Telegram keeps it (and those after
+                    # it) and sends it again on the next poll, once we waited for room.
+                    self._offset = update.update_id
+                    refused += 1
+                    await self._wait_for_storage(update.update_id, refused)
+                    break
                 # The server's order, not max(): after a week without updates Telegram may pick
                 # the next update id at random, lower than the last.
                 self._offset = update.update_id + 1
@@ -323,36 +336,51 @@ class TelegramChannel:
         if isinstance(exc, Conflict):
             self._last_error += ": another instance is polling with this token"
         self._last_error_at = self._clock()
-        base = min(self._backoff_max, self._backoff_initial * 2 ** min(failures - 1, 16))
-        delay = min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
+        delay = self._backoff_delay(failures)
         # Only the type: messages of network errors can carry the request URL, and so the token.
         log.warning(event, error=type(exc).__name__, failures=failures, retry_in=round(delay, 2))
         await self._sleep(delay)
 
-    async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> None:
-        """Passes one update on, refuses it, or skips it; returns once it is dealt with."""
+    async def _wait_for_storage(self, update_id: int, refused: int) -> None:
+        """Backs off before asking Telegram again for an update storage refused. The connection
+        is fine, so the channel stays connected; its status says what is wrong."""
+        self._last_error = "StoreError: an update could not be stored; Telegram keeps it"
+        self._last_error_at = self._clock()
+        delay = self._backoff_delay(refused)
+        log.warning(
+            "telegram.update_held", update_id=update_id, refused=refused, retry_in=round(delay, 2)
+        )
+        await self._sleep(delay)
+
+    def _backoff_delay(self, failures: int) -> float:
+        base = min(self._backoff_max, self._backoff_initial * 2 ** min(failures - 1, 16))
+        return min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
+
+    async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> bool:
+        """Passes one update on, refuses it, or skips it; returns once it is dealt with: True,
+        or False when storage refused it (it must stay with Telegram, to be delivered again)."""
         update_id = update.update_id
         message = update.message
         sender = message.from_user if message is not None else None
         if message is None or sender is None or sender.is_bot or message.text is None:
-            return
+            return True
         chat = message.chat
         if chat.type not in (ChatType.PRIVATE, ChatType.GROUP, ChatType.SUPERGROUP):
-            return
+            return True
         is_group = chat.type != ChatType.PRIVATE
         text: str | None = message.text
         if is_group and self._is_for_another_bot(message):
-            return
+            return True
         if is_group and self._require_mention:
             text = self._addressed_text(message, message.text)
             if text is None:
-                return
+                return True
         thread = message.message_thread_id if message.is_topic_message else None
         if str(sender.id) not in self._allowed:
             await self._refuse(bot, message, sender, thread)
-            return
+            return True
         if not text:
-            return
+            return True
         forwarded = message.forward_origin is not None
         chat_key: ChatKey = (chat.id, thread)
         quote = message.message_id if is_group else None
@@ -379,12 +407,22 @@ class TelegramChannel:
             await self._typing.finish(chat_key, inbound.message_id)
             log.info("telegram.busy", chat_id=chat.id)
             await self._delivery.send_notice(bot, chat_key, BUSY, quote)
+        except StoreError as exc:
+            # A full disk, a locked or broken database: nothing was stored, so the update stays
+            # with Telegram. The person hears it once per message, not once per attempt.
+            await self._typing.finish(chat_key, inbound.message_id)
+            log.warning("telegram.intake_not_stored", update_id=update_id, error=str(exc))
+            if update_id not in self._told_not_stored:
+                self._told_not_stored.add(update_id)
+                await self._delivery.send_notice(bot, chat_key, NOT_STORED, quote)
+            return False
         except Exception:  # per-update boundary: log, tell the person, keep polling
             await self._typing.finish(chat_key, inbound.message_id)
             log.exception("telegram.intake_failed", update_id=update_id)
             await self._delivery.send_notice(bot, chat_key, INTAKE_FAILED, quote)
         else:
             self._last_inbound = self._clock()
+        return True
 
     def _addressed_text(self, message: Message, text: str) -> str | None:
         """``text`` without the bot's mention when a group message is meant for the bot; None when

@@ -268,6 +268,12 @@ class FakeTelegram:
         """Return once a getUpdates call confirmed everything below ``offset``."""
         await self._wait(lambda: any(o >= offset for o in self.offsets), f"offset {offset}")
 
+    async def wait_for_polls_at(self, offset: int, count: int) -> None:
+        """Return once ``count`` getUpdates calls asked from exactly ``offset``: the bot held it."""
+        await self._wait(
+            lambda: self.offsets.count(offset) >= count, f"{count} polls at offset {offset}"
+        )
+
     async def _wait(self, predicate: Callable[[], bool], what: str) -> None:
         try:
             async with asyncio.timeout(_WAIT_SECONDS):
