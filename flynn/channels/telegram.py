@@ -353,8 +353,10 @@ class TelegramChannel:
         await self._sleep(delay)
 
     def _backoff_delay(self, failures: int) -> float:
-        base = min(self._backoff_max, self._backoff_initial * 2 ** min(failures - 1, 16))
-        return min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
+        doubled: float = self._backoff_initial * 2.0 ** min(failures - 1, 16)
+        return min(
+            self._backoff_max, min(self._backoff_max, doubled) * self._random.uniform(0.75, 1.25)
+        )
 
     async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> bool:
         """Passes one update on, refuses it, or skips it; returns once it is dealt with: True,
