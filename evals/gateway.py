@@ -25,7 +25,7 @@ from flynn.router import Router
 from flynn.settings import Settings, load_settings
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-_TOKEN = "bench-token"
+_TOKEN = "bench-gateway-token"
 
 
 def _rss_kb() -> int:

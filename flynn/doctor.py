@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from flynn.app import allowed_accounts, database_path, utc_now
+from flynn.daemon import TOKEN_FILE, kept_gateway_token
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
@@ -228,6 +229,7 @@ def _channels(settings: Settings) -> list[Check]:
     gateway = channels.gateway
     if gateway.enabled:
         checks.append(_port(gateway.host, gateway.port))
+        checks.append(_gateway_token(settings))
     for name in ("telegram", "discord"):
         section = getattr(channels, name)
         if not section.enabled:
@@ -251,6 +253,24 @@ def _channels(settings: Settings) -> list[Check]:
     if not any(getattr(channels, n).enabled for n in ("gateway", "telegram", "discord")):
         checks.append(Check("channels", False, "no channel is enabled", warning=True))
     return checks
+
+
+def _gateway_token(settings: Settings) -> Check:
+    """Where the gateway token comes from; a kept one that is too weak fails. (A configured one
+    that is too weak never gets here: the settings refuse it.)"""
+    name = "gateway token"
+    if settings.channels.gateway.token is not None:
+        return Check(name, True, "set in channels.gateway.token")
+    path = settings.data_dir / TOKEN_FILE
+    try:
+        token = kept_gateway_token(settings.data_dir)
+    except ConfigError as exc:
+        return Check(name, False, "; ".join(str(problem) for problem in exc.problems))
+    except OSError as exc:
+        return Check(name, False, f"cannot read {path} ({exc.strerror or exc})")
+    if token is None:
+        return Check(name, True, f"none yet: flynn run generates one into {path}")
+    return Check(name, True, f"kept in {path}")
 
 
 def _port(host: str, port: int) -> Check:

@@ -193,6 +193,7 @@ channels:
     # TCP port (0..65535; 0 picks a free port).
     port: 8765
     # Secret clients must present. null: generated at first start and kept in data_dir.
+    # At least 16 characters, no whitespace (e.g. `openssl rand -base64 32`).
     # Prefer FLYNN_CHANNELS__GATEWAY__TOKEN in the environment.
     token: null
     # Largest accepted frame, in bytes (1024..16777216).

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
+from flynn.daemon import ensure_gateway_token
 from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
 from flynn.recall import minilm
-from flynn.settings import load_settings
+from flynn.settings import gateway_token_problem, load_settings
 
 
 def _settings(tmp_path: Path, **sections: Any):  # type: ignore[no-untyped-def]
@@ -162,3 +163,19 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     session_scoped = _settings(tmp_path, memory={"user_namespace": None})
     checks = _by_name(await run_checks(session_scoped, {}, network=False))
     assert "per session" in checks["distillation"].detail
+
+
+async def test_the_gateway_token_is_reported_and_a_weak_kept_one_fails(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
+    before = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert before.ok and "generates one into" in before.detail
+    settings.data_dir.mkdir(exist_ok=True)
+    token, created = ensure_gateway_token(settings.data_dir)
+    assert created and gateway_token_problem(token) is None  # the generated one passes
+    kept = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert kept.ok and "kept in" in kept.detail
+    (settings.data_dir / "gateway-token").write_text("a\n")
+    weak = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert not weak.ok and "at least 16 characters" in weak.detail
+    configured = _settings(tmp_path, channels={"gateway": {"port": 0, "token": "x" * 16}})
+    assert _by_name(await run_checks(configured, {}, network=False))["gateway token"].ok
