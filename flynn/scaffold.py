@@ -198,6 +198,9 @@ channels:
     token: null
     # Largest accepted frame, in bytes (1024..16777216).
     max_message_bytes: 65536
+    # Reverse proxies in front of the gateway (addresses or CIDR networks): from these only,
+    # X-Forwarded-For names the client, whose address the before-hello caps count by.
+    trusted_proxies: []
   telegram:
     enabled: false
     # Secret bot token from @BotFather. Prefer FLYNN_CHANNELS__TELEGRAM__TOKEN.

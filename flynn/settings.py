@@ -22,6 +22,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    IPvAnyNetwork,
     SecretStr,
     ValidationError,
     field_validator,
@@ -252,6 +253,8 @@ class GatewaySettings(_Section):
     port: int = Field(default=8765, ge=0, le=65535)
     token: SecretStr | None = None
     max_message_bytes: int = Field(default=65_536, ge=1024, le=16 * 1024 * 1024)
+    trusted_proxies: list[IPvAnyNetwork] = Field(default_factory=list)
+    """Reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client."""
 
     @field_validator("token")
     @classmethod

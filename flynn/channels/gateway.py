@@ -18,7 +18,13 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
-from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
+from flynn.channels.gateway_admission import (
+    Waiting,
+    WaitingRoom,
+    client_address,
+    peer,
+    refuse,
+)
 from flynn.channels.gateway_frames import (
     CLIENT_ID,
     ClientText,
@@ -331,7 +337,7 @@ class GatewayChannel:
         ``ConnectionClosed`` when the peer went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
-        waiting = Waiting(peer(ws))
+        waiting = Waiting(client_address(ws, self._settings.trusted_proxies))
         try:
             async with asyncio.timeout(self._hello_timeout) as deadline:
                 waiting.deadline = deadline
@@ -353,7 +359,7 @@ class GatewayChannel:
             return None
         token = frame.get("token")
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), self._token):
-            log.info("gateway.unauthorized", peer=peer(ws))
+            log.info("gateway.unauthorized", peer=waiting.address)
             await refuse(ws, "unauthorized", "The token is wrong.", CLOSE_UNAUTHORIZED)
             return None
         client_id = frame.get("client_id")
