@@ -18,13 +18,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
-from flynn.channels.gateway_admission import (
-    Waiting,
-    WaitingRoom,
-    client_address,
-    peer,
-    refuse,
-)
+from flynn.channels.gateway_admission import Waiting, WaitingRoom, client_address, peer, refuse
 from flynn.channels.gateway_frames import (
     CLIENT_ID,
     ClientText,

@@ -46,10 +46,7 @@ REFUSAL: Final = (
 )
 BUSY: Final = "I'm still working on your earlier messages; please wait a moment."
 INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message; please resend it."
-NOT_STORED: Final = (
-    "I can't save your message right now (my storage is failing, perhaps a full disk). "
-    "Telegram keeps it for me: I'll answer it once I can save it; no need to resend."
-)
+NOT_STORED: Final = "I can't save messages now; I'll answer yours once I can, no need to resend."
 
 Clock = Callable[[], datetime]
 
@@ -313,10 +310,13 @@ class TelegramChannel:
                     refused = 0
                 else:
                     # Not stored: the offset stays on it, so Telegram keeps it (and those after
-                    # it) and sends it again on the next poll, once we waited for room.
+                    # it) and sends it again at the next poll. The connection is fine, though.
                     self._offset = update.update_id
                     refused += 1
-                    await self._wait_for_storage(update.update_id, refused)
+                    error = "StoreError: an update could not be stored; Telegram keeps it"
+                    await self._wait_after(
+                        "telegram.update_held", error, refused, update_id=update.update_id
+                    )
                     break
                 # The server's order, not max(): after a week without updates Telegram may pick
                 # the next update id at random, lower than the last.
@@ -332,31 +332,25 @@ class TelegramChannel:
 
     async def _back_off(self, event: str, exc: TelegramError, failures: int) -> None:
         self._connected = False
-        self._last_error = type(exc).__name__
-        if isinstance(exc, Conflict):
-            self._last_error += ": another instance is polling with this token"
-        self._last_error_at = self._clock()
-        delay = self._backoff_delay(failures)
         # Only the type: messages of network errors can carry the request URL, and so the token.
-        log.warning(event, error=type(exc).__name__, failures=failures, retry_in=round(delay, 2))
-        await self._sleep(delay)
+        error = type(exc).__name__
+        if isinstance(exc, Conflict):
+            error += ": another instance is polling with this token"
+        await self._wait_after(event, error, failures)
 
-    async def _wait_for_storage(self, update_id: int, refused: int) -> None:
-        """Backs off before asking Telegram again for an update storage refused. The connection
-        is fine, so the channel stays connected; its status says what is wrong."""
-        self._last_error = "StoreError: an update could not be stored; Telegram keeps it"
-        self._last_error_at = self._clock()
-        delay = self._backoff_delay(refused)
+    async def _wait_after(self, event: str, error: str, failures: int, **fields: int) -> None:
+        """Shows ``error`` in the status, logs ``event``, sleeps the ``failures``-th backoff."""
+        self._last_error, self._last_error_at = error, self._clock()
+        base = min(self._backoff_max, self._backoff_initial * 2.0 ** min(failures - 1, 16))
+        delay = min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
         log.warning(
-            "telegram.update_held", update_id=update_id, refused=refused, retry_in=round(delay, 2)
+            event,
+            error=error.partition(":")[0],
+            failures=failures,
+            **fields,
+            retry_in=round(delay, 2),
         )
         await self._sleep(delay)
-
-    def _backoff_delay(self, failures: int) -> float:
-        doubled: float = self._backoff_initial * 2.0 ** min(failures - 1, 16)
-        return min(
-            self._backoff_max, min(self._backoff_max, doubled) * self._random.uniform(0.75, 1.25)
-        )
 
     async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> bool:
         """Passes one update on, refuses it, or skips it; returns once it is dealt with: True,
@@ -410,8 +404,7 @@ class TelegramChannel:
             log.info("telegram.busy", chat_id=chat.id)
             await self._delivery.send_notice(bot, chat_key, BUSY, quote)
         except StoreError as exc:
-            # A full disk, a locked or broken database: nothing was stored, so the update stays
-            # with Telegram. The person hears it once per message, not once per attempt.
+            # Nothing was stored (a full disk, a locked database): the update stays with Telegram.
             await self._typing.finish(chat_key, inbound.message_id)
             log.warning("telegram.intake_not_stored", update_id=update_id, error=str(exc))
             if update_id not in self._told_not_stored:
