@@ -321,17 +321,20 @@ async def _telegram_me(settings: Settings) -> str:
     from telegram import Bot
     from telegram.error import InvalidToken
 
+    from flynn.channels.telegram_delivery import TelegramRequest
+
     section = settings.channels.telegram
     assert section.token is not None
     bot = Bot(
         section.token.get_secret_value(),
         base_url=section.base_url or "https://api.telegram.org/bot",
+        request=TelegramRequest(),  # the channel's: no traceback for an answer that is not JSON
     )
     try:
         async with bot:
             me = await bot.get_me()
     except InvalidToken:
-        raise FlynnError("the token was refused") from None
+        raise FlynnError("the token was refused (401)") from None
     return f"logged in as @{me.username}"
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -179,3 +181,37 @@ async def test_the_gateway_token_is_reported_and_a_weak_kept_one_fails(tmp_path:
     assert not weak.ok and "at least 16 characters" in weak.detail
     configured = _settings(tmp_path, channels={"gateway": {"port": 0, "token": "x" * 16}})
     assert _by_name(await run_checks(configured, {}, network=False))["gateway token"].ok
+
+
+async def test_an_html_401_from_telegram_is_one_clear_line(tmp_path: Path) -> None:
+    # A proxy in front of the Bot API answers with its own page: python-telegram-bot used to log
+    # it with a traceback, which `flynn doctor` printed.
+    async with FakeTelegram() as telegram:
+        telegram.fail_calls("getMe", 1, "unauthorized_html")
+        config = tmp_path / "config.yaml"
+        config.write_text(
+            f"data_dir: {tmp_path / 'data'}\n"
+            "channels:\n"
+            "  gateway: {port: 0}\n"
+            f"  telegram: {{enabled: true, token: '{TOKEN}', base_url: '{telegram.base_url}',"
+            " allowed_users: [1]}\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLYNN_")}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "flynn",
+            "doctor",
+            "--config",
+            str(config),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**env, "HOME": str(tmp_path)},
+        )
+        async with asyncio.timeout(60):
+            out, err = await process.communicate()
+    output = out.decode() + err.decode()
+    assert process.returncode == 1
+    assert "Traceback" not in output and "<html>" not in output
+    assert "[FAIL] telegram login: the token was refused (401)" in output.splitlines()
+    assert TOKEN not in output
