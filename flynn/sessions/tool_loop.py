@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import structlog
 
-from flynn.errors import BadRequest, FlynnError, ProviderError
+from flynn.errors import BadRequest, EmptyAnswer, FlynnError, ProviderError
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, Provider
 from flynn.providers.lifecycle import open_stream
 from flynn.sessions.tool_steps import ToolStep, step_messages
@@ -104,9 +104,15 @@ class ToolLoop:
             messages.append(ChatMessage("assistant", response.text, tool_calls=response.tool_calls))
             messages.append(ChatMessage("user", "", tool_results=results))
         if not response.text:
-            # Some models end a tool round with no words; the person still gets an answer.
+            # Some models end a tool round with no words: what the tools that worked reported
+            # is a factual answer. Without any, there is no answer: an error, never "Done.".
             done = [r.content for step in steps for r in step.results if not r.is_error]
-            response = replace(response, text="\n".join(done) or "Done.")
+            if not done:
+                empty = EmptyAnswer("the model answered with no text", provider=response.provider)
+                if said and on_delta is not None:
+                    raise ReplyCut("\n\n".join(said), empty) from empty
+                raise empty
+            response = replace(response, text="\n".join(done))
         text = "\n\n".join([*said, response.text])
         return Answer(replace(response, tool_calls=()), tuple(steps), text)
 
