@@ -45,6 +45,9 @@ llm:
   stream_idle_seconds: 30
   # Retries of a failed call (rate limits, outages) before falling back or failing (0..10).
   max_retries: 3
+  # Seconds a turn waits for the model in all, every call, retry and fallback included; then
+  # the person is told the model did not answer in time (greater than 0, at most 3600).
+  turn_timeout_seconds: 120
   # Stream replies to channels that can edit a message as it grows.
   stream: true
   # Backends tried in order when the main one is unavailable. Each entry:

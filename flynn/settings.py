@@ -104,6 +104,8 @@ class LlmSettings(_Section):
     timeout_seconds: float = Field(default=60, gt=0, le=3600)
     stream_idle_seconds: float = Field(default=30, gt=0, le=3600)
     max_retries: int = Field(default=3, ge=0, le=10)
+    turn_timeout_seconds: float = Field(default=120, gt=0, le=3600)
+    """The longest a turn waits for the model in all: every call, retry and fallback."""
     stream: bool = True
     fallbacks: list[ProviderSettings] = Field(default_factory=list)
     tasks: dict[TaskName, TaskSettings] = Field(default_factory=dict)

@@ -11,6 +11,7 @@ from flynn.errors import (
     ContextTooLong,
     EmptyAnswer,
     ProviderError,
+    ProviderTimeout,
     RateLimited,
 )
 from flynn.sessions.result import TurnResult
@@ -48,6 +49,11 @@ def provider_failure(exc: ProviderError, *, saved: bool) -> TurnResult:
         return TurnResult(
             "The language model refused my API key, so I can't answer. Check the key in the "
             "configuration (or the ANTHROPIC_API_KEY / OPENAI_API_KEY variable)." + kept,
+            "llm_unavailable",
+        )
+    if isinstance(exc, ProviderTimeout):
+        return TurnResult(
+            "The language model did not answer in time; please try again shortly." + kept,
             "llm_unavailable",
         )
     if isinstance(exc, EmptyAnswer):
