@@ -23,11 +23,6 @@ LONG = "Please keep this: " + "ü" * 4000
 """Several pages of UTF-8: storing it needs pages a full database cannot grow."""
 
 
-@pytest.fixture(autouse=True)
-def _ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PTB_TIMEDELTA", "1")
-
-
 @pytest.fixture
 async def fake_telegram() -> AsyncIterator[FakeTelegram]:
     async with FakeTelegram() as server:
