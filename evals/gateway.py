@@ -25,7 +25,11 @@ from flynn.router import Router
 from flynn.settings import Settings, load_settings
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-_TOKEN = "bench-token"
+_TOKEN = "bench-gateway-token"
+_AS_BEHIND_A_PROXY = {"port": 0, "token": _TOKEN, "trusted_proxies": ["127.0.0.1"]}
+"""Flynn's gateway settings here: the load generator, one process on one address, stands for a
+reverse proxy in front of many clients, each named by its own ``X-Forwarded-For`` address. The
+admission caps then apply per client, as they would to people behind a proxy, not to the total."""
 
 
 def _rss_kb() -> int:
@@ -49,6 +53,7 @@ async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dic
         _TOKEN,
         "--protocol",
         protocol,
+        *(["--as-proxy"] if protocol == "flynn" else []),
         stdout=asyncio.subprocess.PIPE,
         cwd=CHECKOUT,  # where `-m evals.load` is found, installed or not
     )
@@ -103,7 +108,7 @@ async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
     """The gateway with a handler that answers at once: protocol, auth, framing and routing of
     replies, without sessions or memory. Separates the transport's cost from a turn's."""
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
-        settings = load_settings({"data_dir": tmp, "channels": {"gateway": {"port": 0}}})
+        settings = load_settings({"data_dir": tmp, "channels": {"gateway": _AS_BEHIND_A_PROXY}})
         gateway = _unlimited_gateway(settings)
 
         async def answer(message: InboundMessage) -> None:
@@ -139,7 +144,7 @@ async def bench_gateway(
                     if embeddings is not None
                     else {}
                 ),
-                "channels": {"gateway": {"port": 0, "token": _TOKEN}},
+                "channels": {"gateway": _AS_BEHIND_A_PROXY},
             }
         )
         provider = ScriptedProvider(default="Noted; anything else?")

@@ -493,6 +493,7 @@ def _services(
             timezone=settings.persona.timezone,
             max_tool_steps=settings.tools.max_steps,
             idle_restart_hours=settings.session.idle_restart_hours,
+            turn_timeout_seconds=llm.turn_timeout_seconds,
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),

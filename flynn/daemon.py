@@ -33,7 +33,7 @@ from flynn.distill.distiller import TIERS
 from flynn.distill.people import notice_target
 from flynn.distill.people import people as distill_people
 from flynn.distill.runs import DistillRuns, is_distillation, plan_jobs
-from flynn.errors import ConfigError, StoreError
+from flynn.errors import ConfigError, ConfigProblem, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.health import StorageHealth
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
@@ -41,7 +41,7 @@ from flynn.providers.base import Provider, Task
 from flynn.router import Router
 from flynn.schedule.jobs import Push
 from flynn.schedule.scheduler import Scheduler
-from flynn.settings import Settings
+from flynn.settings import Settings, gateway_token_problem
 from flynn.systemd import SystemdNotifier
 
 log = structlog.get_logger(__name__)
@@ -57,15 +57,30 @@ class PortInUse(Exception):
     """The gateway's port is taken by another process."""
 
 
-def ensure_gateway_token(data_dir: Path) -> tuple[str, bool]:
-    """The gateway token kept in the data dir, generated (owner-only file) on first start;
-    returns it and whether it was just created."""
+def kept_gateway_token(data_dir: Path) -> str | None:
+    """The gateway token kept in the data dir; None when there is none yet. Raises
+    ``ConfigError`` naming the file when the token in it is too short or holds whitespace
+    (someone edited it)."""
     path = data_dir / TOKEN_FILE
     try:
         token = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        token = ""
-    if token:
+        return None
+    if not token:
+        return None
+    problem = gateway_token_problem(token)
+    if problem is not None:
+        fix = "delete the file to have a new one generated"
+        raise ConfigError([ConfigProblem(str(path), f"the gateway token {problem}; {fix}")])
+    return token
+
+
+def ensure_gateway_token(data_dir: Path) -> tuple[str, bool]:
+    """The gateway token kept in the data dir, generated (owner-only file) on first start;
+    returns it and whether it was just created. Raises ``ConfigError`` as ``kept_gateway_token``."""
+    path = data_dir / TOKEN_FILE
+    token = kept_gateway_token(data_dir)
+    if token is not None:
         return token, False
     token = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flynn.app import allowed_accounts, database_path, push_limits, utc_now
+from flynn.daemon import TOKEN_FILE, kept_gateway_token
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
@@ -273,6 +274,7 @@ def _channels(settings: Settings) -> list[Check]:
     gateway = channels.gateway
     if gateway.enabled:
         checks.append(_port(gateway.host, gateway.port))
+        checks.append(_gateway_token(settings))
     for name in ("telegram", "discord"):
         section = getattr(channels, name)
         if not section.enabled:
@@ -296,6 +298,24 @@ def _channels(settings: Settings) -> list[Check]:
     if not any(getattr(channels, n).enabled for n in ("gateway", "telegram", "discord")):
         checks.append(Check("channels", False, "no channel is enabled", warning=True))
     return checks
+
+
+def _gateway_token(settings: Settings) -> Check:
+    """Where the gateway token comes from; a kept one that is too weak fails. (A configured one
+    that is too weak never gets here: the settings refuse it.)"""
+    name = "gateway token"
+    if settings.channels.gateway.token is not None:
+        return Check(name, True, "set in channels.gateway.token")
+    path = settings.data_dir / TOKEN_FILE
+    try:
+        token = kept_gateway_token(settings.data_dir)
+    except ConfigError as exc:
+        return Check(name, False, "; ".join(str(problem) for problem in exc.problems))
+    except OSError as exc:
+        return Check(name, False, f"cannot read {path} ({exc.strerror or exc})")
+    if token is None:
+        return Check(name, True, f"none yet: flynn run generates one into {path}")
+    return Check(name, True, f"kept in {path}")
 
 
 def _port(host: str, port: int) -> Check:
@@ -346,17 +366,20 @@ async def _telegram_me(settings: Settings) -> str:
     from telegram import Bot
     from telegram.error import InvalidToken
 
+    from flynn.channels.telegram_delivery import TelegramRequest
+
     section = settings.channels.telegram
     assert section.token is not None
     bot = Bot(
         section.token.get_secret_value(),
         base_url=section.base_url or "https://api.telegram.org/bot",
+        request=TelegramRequest(),  # the channel's: no traceback for an answer that is not JSON
     )
     try:
         async with bot:
             me = await bot.get_me()
     except InvalidToken:
-        raise FlynnError("the token was refused") from None
+        raise FlynnError("the token was refused (401)") from None
     return f"logged in as @{me.username}"
 
 

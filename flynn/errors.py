@@ -10,6 +10,7 @@ FlynnError
 │   ├── Unavailable          5xx, connection refused or reset, overloaded
 │   │   ├── ProviderTimeout  no answer within ``llm.timeout_seconds``
 │   │   └── MalformedResponse  the server answered, but not in a shape we can read
+│   │       └── EmptyAnswer  the model's answer to a turn says nothing and did nothing
 │   ├── ContextTooLong       the prompt does not fit the model's window
 │   ├── AuthFailed           the key was refused (401/403); retrying will not help
 │   └── BadRequest           the request itself was refused (400/404/422)
@@ -108,6 +109,10 @@ class ProviderTimeout(Unavailable):
 
 class MalformedResponse(Unavailable):
     """The provider answered with something that is not a valid response."""
+
+
+class EmptyAnswer(MalformedResponse):
+    """The model ended a turn without a word, and without a tool that did anything."""
 
 
 class ContextTooLong(ProviderError):

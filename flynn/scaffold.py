@@ -45,6 +45,9 @@ llm:
   stream_idle_seconds: 30
   # Retries of a failed call (rate limits, outages) before falling back or failing (0..10).
   max_retries: 3
+  # Seconds a turn waits for the model in all, every call, retry and fallback included; then
+  # the person is told the model did not answer in time (greater than 0, at most 3600).
+  turn_timeout_seconds: 120
   # Stream replies to channels that can edit a message as it grows.
   stream: true
   # Backends tried in order when the main one is unavailable. Each entry:
@@ -213,10 +216,14 @@ channels:
     # TCP port (0..65535; 0 picks a free port).
     port: 8765
     # Secret clients must present. null: generated at first start and kept in data_dir.
+    # At least 16 characters, no whitespace (e.g. `openssl rand -base64 32`).
     # Prefer FLYNN_CHANNELS__GATEWAY__TOKEN in the environment.
     token: null
     # Largest accepted frame, in bytes (1024..16777216).
     max_message_bytes: 65536
+    # Reverse proxies in front of the gateway (addresses or CIDR networks): from these only,
+    # X-Forwarded-For names the client, whose address the before-hello caps count by.
+    trusted_proxies: []
   telegram:
     enabled: false
     # Secret bot token from @BotFather. Prefer FLYNN_CHANNELS__TELEGRAM__TOKEN.

@@ -22,6 +22,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    IPvAnyNetwork,
     SecretStr,
     ValidationError,
     field_validator,
@@ -103,6 +104,8 @@ class LlmSettings(_Section):
     timeout_seconds: float = Field(default=60, gt=0, le=3600)
     stream_idle_seconds: float = Field(default=30, gt=0, le=3600)
     max_retries: int = Field(default=3, ge=0, le=10)
+    turn_timeout_seconds: float = Field(default=120, gt=0, le=3600)
+    """The longest a turn waits for the model in all: every call, retry and fallback."""
     stream: bool = True
     fallbacks: list[ProviderSettings] = Field(default_factory=list)
     tasks: dict[TaskName, TaskSettings] = Field(default_factory=dict)
@@ -258,12 +261,37 @@ class ScheduleSettings(_Section):
         return self
 
 
+GATEWAY_TOKEN_MIN_CHARS = 16
+"""The shortest gateway token accepted; the generated one has 43 characters."""
+
+
+def gateway_token_problem(token: str) -> str | None:
+    """Why ``token`` cannot be a gateway token (too short, or holding whitespace, which no
+    client would send back intact), or None when it can. Never quotes the token."""
+    if any(character.isspace() for character in token):
+        return "must not contain spaces or other whitespace"
+    if len(token) < GATEWAY_TOKEN_MIN_CHARS:
+        return f"must be at least {GATEWAY_TOKEN_MIN_CHARS} characters (it is {len(token)})"
+    return None
+
+
 class GatewaySettings(_Section):
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     token: SecretStr | None = None
     max_message_bytes: int = Field(default=65_536, ge=1024, le=16 * 1024 * 1024)
+    trusted_proxies: list[IPvAnyNetwork] = Field(default_factory=list)
+    """Reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client."""
+
+    @field_validator("token")
+    @classmethod
+    def _real_token(cls, value: SecretStr | None) -> SecretStr | None:
+        problem = None if value is None else gateway_token_problem(value.get_secret_value())
+        if problem is not None:
+            # Leaving it out is the easy way to a good one.
+            raise ValueError(f"{problem}; leave it out to have one generated into the data dir")
+        return value
 
 
 class TelegramSettings(_Section):

@@ -173,3 +173,41 @@ def test_every_command_says_the_same_of_bad_yaml(tmp_path: Path, command: tuple[
     assert with_option.stderr.strip() == expected
     from_variable = flynn(*command, home=tmp_path, env={"FLYNN_CONFIG": str(config)})
     assert from_variable.stderr.strip() == expected
+
+
+@pytest.mark.parametrize(
+    ("token", "reason"),
+    [
+        ("", "at least 16 characters (it is 0)"),
+        ("a", "at least 16 characters (it is 1)"),
+        ("   ", "whitespace"),
+        ("correct horse battery staple", "whitespace"),
+    ],
+)
+def test_a_weak_gateway_token_is_refused_by_name(tmp_path: Path, token: str, reason: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f'channels:\n  gateway:\n    port: 0\n    token: "{token}"\n')
+    for command in ("run", "doctor"):
+        result = flynn(command, "--config", str(config), home=tmp_path)
+        assert_one_line_config_error(result, "channels.gateway.token", reason)
+        assert len(token) < 5 or token not in result.stderr  # never quoted
+    from_variable = flynn(
+        "run",
+        home=tmp_path,
+        env={"FLYNN_CHANNELS__GATEWAY__TOKEN": token, "FLYNN_CHANNELS__GATEWAY__PORT": "0"},
+    )
+    assert_one_line_config_error(from_variable, "channels.gateway.token", reason)
+
+
+def test_a_weak_token_kept_in_the_data_dir_is_refused_by_its_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "gateway-token").write_text("hunter2\n")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: {data}\nchannels:\n  gateway:\n    port: 0\n")
+    result = flynn("run", "--config", str(config), home=tmp_path)
+    # Found as the daemon starts, with logging on: its stop is logged before the one error line.
+    assert "Traceback" not in result.stderr and result.returncode == 2, result.stderr
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("flynn: ")]
+    assert str(data / "gateway-token") in error and "delete the file" in error
+    assert "hunter2" not in result.stderr

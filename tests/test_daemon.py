@@ -33,7 +33,7 @@ def _settings(tmp_path: Path, port: int = 0):  # type: ignore[no-untyped-def]
     return load_settings(
         {
             "data_dir": str(tmp_path / "data"),
-            "channels": {"gateway": {"port": port, "token": "secret-token"}},
+            "channels": {"gateway": {"port": port, "token": "secret-token-for-tests"}},
         }
     )
 
@@ -61,7 +61,7 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
             assert gc.get_freeze_count() > 0
             port = daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
             async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-                hello = {"type": "hello", "token": "secret-token", "client_id": "t"}
+                hello = {"type": "hello", "token": "secret-token-for-tests", "client_id": "t"}
                 await ws.send(json.dumps(hello))
                 assert json.loads(await ws.recv())["type"] == "ready"
                 await ws.send(json.dumps({"type": "message", "id": "1", "text": "finish me"}))
@@ -95,7 +95,7 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
     assert daemon.app is not None
     with pytest.raises(StoreError):
         daemon.app.memory.history.recent("gateway:t")  # the database was closed last
-    assert lines and "secret-token" not in lines[0]  # configured tokens are not announced
+    assert lines and "secret-token-for-tests" not in lines[0]  # configured tokens are not announced
 
 
 async def test_a_taken_port_is_port_in_use(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path
     embedding = load_settings(
         {
             "data_dir": str(tmp_path / "data"),
-            "channels": {"gateway": {"port": 0, "token": "secret-token"}},
+            "channels": {"gateway": {"port": 0, "token": "secret-token-for-tests"}},
             "memory": {"embeddings": True, "embeddings_model": "wordllama"},
         }
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -11,13 +13,14 @@ from typing import Any
 import pytest
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
+from flynn.daemon import ensure_gateway_token
 from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
 from flynn.memory.database import Database
 from flynn.recall import minilm
 from flynn.schedule.jobs import Target
 from flynn.schedule.sqlite import SqlitePushes
-from flynn.settings import load_settings
+from flynn.settings import gateway_token_problem, load_settings
 
 
 def _settings(tmp_path: Path, **sections: Any):  # type: ignore[no-untyped-def]
@@ -201,3 +204,53 @@ async def test_a_push_backlog_is_a_warning_naming_who_waits_and_for_how_long(
     )
     assert "users/alice is at the per-person cap" in check.detail
     assert "pushes expire after 7 days" in check.detail
+
+
+async def test_the_gateway_token_is_reported_and_a_weak_kept_one_fails(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
+    before = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert before.ok and "generates one into" in before.detail
+    settings.data_dir.mkdir(exist_ok=True)
+    token, created = ensure_gateway_token(settings.data_dir)
+    assert created and gateway_token_problem(token) is None  # the generated one passes
+    kept = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert kept.ok and "kept in" in kept.detail
+    (settings.data_dir / "gateway-token").write_text("a\n")
+    weak = _by_name(await run_checks(settings, {}, network=False))["gateway token"]
+    assert not weak.ok and "at least 16 characters" in weak.detail
+    configured = _settings(tmp_path, channels={"gateway": {"port": 0, "token": "x" * 16}})
+    assert _by_name(await run_checks(configured, {}, network=False))["gateway token"].ok
+
+
+async def test_an_html_401_from_telegram_is_one_clear_line(tmp_path: Path) -> None:
+    # A proxy in front of the Bot API answers with its own page: python-telegram-bot used to log
+    # it with a traceback, which `flynn doctor` printed.
+    async with FakeTelegram() as telegram:
+        telegram.fail_calls("getMe", 1, "unauthorized_html")
+        config = tmp_path / "config.yaml"
+        config.write_text(
+            f"data_dir: {tmp_path / 'data'}\n"
+            "channels:\n"
+            "  gateway: {port: 0}\n"
+            f"  telegram: {{enabled: true, token: '{TOKEN}', base_url: '{telegram.base_url}',"
+            " allowed_users: [1]}\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLYNN_")}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "flynn",
+            "doctor",
+            "--config",
+            str(config),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**env, "HOME": str(tmp_path)},
+        )
+        async with asyncio.timeout(60):
+            out, err = await process.communicate()
+    output = out.decode() + err.decode()
+    assert process.returncode == 1
+    assert "Traceback" not in output and "<html>" not in output
+    assert "[FAIL] telegram login: the token was refused (401)" in output.splitlines()
+    assert TOKEN not in output

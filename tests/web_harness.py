@@ -17,7 +17,7 @@ from flynn.daemon import Daemon
 from flynn.settings import Settings, load_settings
 
 CHROMIUM = Path("/usr/bin/chromium")
-TOKEN = "web-page-token"
+TOKEN = "web-page-token-for-tests"
 PHONE = {"width": 390, "height": 844}
 ARGS = [
     "--no-sandbox",

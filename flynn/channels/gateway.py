@@ -17,7 +17,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
-from flynn.channels.gateway_admission import Waiting, WaitingRoom, peer, refuse
+from flynn.channels.gateway_admission import Waiting, WaitingRoom, client_address, peer, refuse
 from flynn.channels.gateway_auth import HelloRefused, HelloTokens, PersonTokens
 from flynn.channels.gateway_frames import (
     Ack,
@@ -407,7 +407,7 @@ class GatewayChannel:
         ``ConnectionClosed`` when the peer went away first."""
         # Refusals before hello do not wait long for a close handshake the peer may never do.
         patient, ws.close_timeout = ws.close_timeout, _REFUSE_CLOSE_SECONDS
-        waiting = Waiting(peer(ws))
+        waiting = Waiting(client_address(ws, self._settings.trusted_proxies))
         try:
             async with asyncio.timeout(self._hello_timeout) as deadline:
                 waiting.deadline = deadline
@@ -428,7 +428,7 @@ class GatewayChannel:
         if isinstance(client, HelloRefused):
             unauthorized = client.code == "unauthorized"
             if unauthorized:
-                log.info("gateway.unauthorized", peer=peer(ws))
+                log.info("gateway.unauthorized", peer=waiting.address)
             close = CLOSE_UNAUTHORIZED if unauthorized else CLOSE_BAD_HELLO
             await refuse(ws, client.code, client.message, close)
             return None

@@ -1,4 +1,5 @@
-"""Gateway connections before ``hello``: how many may wait at once, from one address and in all,
+"""Gateway connections before ``hello``: where each comes from (behind a trusted reverse proxy:
+the client ``X-Forwarded-For`` names), how many may wait at once, from one address and in all,
 and which one makes room when a cap is reached (the oldest; ``GatewayChannel`` says why).
 """
 
@@ -7,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -81,3 +84,48 @@ async def refuse(ws: ServerConnection, code: str, message: str, close_code: int)
 def peer(ws: ServerConnection) -> str:
     address = ws.remote_address
     return str(address[0]) if address else "?"
+
+
+Network = IPv4Network | IPv6Network
+
+
+def client_address(ws: ServerConnection, trusted_proxies: Sequence[Network]) -> str:
+    """Where a connection comes from, for the per-address caps: its peer's address; or, when
+    the peer is one of ``trusted_proxies``, the rightmost address of ``X-Forwarded-For`` that is
+    not a trusted proxy itself (those left of it were written by the client, and prove
+    nothing). The peer's address when the header is missing or that entry is not an address."""
+    direct = peer(ws)
+    if not trusted_proxies or not _is_trusted(_parse_address(direct), trusted_proxies):
+        return direct
+    request = ws.request
+    values = request.headers.get_all("X-Forwarded-For") if request is not None else []
+    hops = [hop.strip() for value in values for hop in value.split(",")]
+    for hop in reversed(hops):
+        address = _parse_address(hop)
+        if address is None:
+            return direct
+        if not _is_trusted(address, trusted_proxies):
+            return str(address)
+    # Every hop is a proxy of ours: the leftmost is as close to the client as we can tell.
+    first = _parse_address(hops[0]) if hops else None
+    return str(first) if first is not None else direct
+
+
+def _is_trusted(address: IPv4Address | IPv6Address | None, networks: Sequence[Network]) -> bool:
+    return address is not None and any(address in network for network in networks)
+
+
+def _parse_address(text: str) -> IPv4Address | IPv6Address | None:
+    """An address as ``X-Forwarded-For`` or a socket gives it: bare, ``1.2.3.4:port`` or
+    ``[v6]:port``; an IPv4-mapped IPv6 address as its IPv4 one. None when it is not one."""
+    if text.startswith("[") and "]" in text:
+        text = text[1 : text.index("]")]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        address = ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address

@@ -40,7 +40,7 @@ from flynn.channels.telegram_delivery import (
 )
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
-from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy
+from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy, StoreError
 from flynn.messages import ChannelAccount, Delivery, InboundMessage, OutboundMessage
 from flynn.settings import TelegramSettings
 
@@ -48,6 +48,7 @@ log = structlog.get_logger(__name__)
 
 BUSY: Final = "I'm still working on your earlier messages; please wait a moment."
 INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message; please resend it."
+NOT_STORED: Final = "I can't save messages now; I'll answer yours once I can, no need to resend."
 
 Clock = Callable[[], datetime]
 
@@ -121,6 +122,7 @@ class TelegramChannel:
         """The offset the server last received, which is what it has discarded."""
         self._seen = _Recent[int]()
         self._refused_chats = _Recent[tuple[int, str]]()
+        self._told_not_stored = _Recent[int]()
         self._typing = TypingIndicators[ChatKey](
             self._send_typing, interval=typing_interval, limit=typing_limit, name="telegram"
         )
@@ -284,6 +286,7 @@ class TelegramChannel:
 
     async def _poll(self, bot: Bot, on_message: OnMessage) -> None:
         failures = 0
+        refused = 0  # updates storage refused in a row
         while True:
             offset = self._offset
             try:
@@ -308,9 +311,19 @@ class TelegramChannel:
             for update in updates:
                 if update.update_id in self._seen:
                     log.info("telegram.duplicate", update_id=update.update_id)
-                else:
-                    await self._handle(bot, update, on_message)
+                elif await self._handle(bot, update, on_message):
                     self._seen.add(update.update_id)
+                    refused = 0
+                else:
+                    # Not stored: the offset stays on it, so Telegram keeps it (and those after
+                    # it) and sends it again at the next poll. The connection is fine, though.
+                    self._offset = update.update_id
+                    refused += 1
+                    error = "StoreError: an update could not be stored; Telegram keeps it"
+                    await self._wait_after(
+                        "telegram.update_held", error, refused, update_id=update.update_id
+                    )
+                    break
                 # The server's order, not max(): after a week without updates Telegram may pick
                 # the next update id at random, lower than the last.
                 self._offset = update.update_id + 1
@@ -325,40 +338,51 @@ class TelegramChannel:
 
     async def _back_off(self, event: str, exc: TelegramError, failures: int) -> None:
         self._connected = False
-        self._last_error = type(exc).__name__
-        if isinstance(exc, Conflict):
-            self._last_error += ": another instance is polling with this token"
-        self._last_error_at = self._clock()
-        base = min(self._backoff_max, self._backoff_initial * 2 ** min(failures - 1, 16))
-        delay = min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
         # Only the type: messages of network errors can carry the request URL, and so the token.
-        log.warning(event, error=type(exc).__name__, failures=failures, retry_in=round(delay, 2))
+        error = type(exc).__name__
+        if isinstance(exc, Conflict):
+            error += ": another instance is polling with this token"
+        await self._wait_after(event, error, failures)
+
+    async def _wait_after(self, event: str, error: str, failures: int, **fields: int) -> None:
+        """Shows ``error`` in the status, logs ``event``, sleeps the ``failures``-th backoff."""
+        self._last_error, self._last_error_at = error, self._clock()
+        base = min(self._backoff_max, self._backoff_initial * 2.0 ** min(failures - 1, 16))
+        delay = min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
+        log.warning(
+            event,
+            error=error.partition(":")[0],
+            failures=failures,
+            **fields,
+            retry_in=round(delay, 2),
+        )
         await self._sleep(delay)
 
-    async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> None:
-        """Passes one update on, refuses it, or skips it; returns once it is dealt with."""
+    async def _handle(self, bot: Bot, update: Update, on_message: OnMessage) -> bool:
+        """Passes one update on, refuses it, or skips it; returns once it is dealt with: True,
+        or False when storage refused it (it must stay with Telegram, to be delivered again)."""
         update_id = update.update_id
         message = update.message
         sender = message.from_user if message is not None else None
         if message is None or sender is None or sender.is_bot or message.text is None:
-            return
+            return True
         chat = message.chat
         if chat.type not in (ChatType.PRIVATE, ChatType.GROUP, ChatType.SUPERGROUP):
-            return
+            return True
         is_group = chat.type != ChatType.PRIVATE
         text: str | None = message.text
         if is_group and self._is_for_another_bot(message):
-            return
+            return True
         if is_group and self._require_mention:
             text = self._addressed_text(message, message.text)
             if text is None:
-                return
+                return True
         thread = message.message_thread_id if message.is_topic_message else None
         if not self._access.is_allowed(ChannelAccount(self.name, str(sender.id))):
             await self._refuse(bot, message, sender, thread)
-            return
+            return True
         if not text:
-            return
+            return True
         forwarded = message.forward_origin is not None
         chat_key: ChatKey = (chat.id, thread)
         quote = message.message_id if is_group else None
@@ -385,12 +409,21 @@ class TelegramChannel:
             await self._typing.finish(chat_key, inbound.message_id)
             log.info("telegram.busy", chat_id=chat.id)
             await self._delivery.send_notice(bot, chat_key, BUSY, quote)
+        except StoreError as exc:
+            # Nothing was stored (a full disk, a locked database): the update stays with Telegram.
+            await self._typing.finish(chat_key, inbound.message_id)
+            log.warning("telegram.intake_not_stored", update_id=update_id, error=str(exc))
+            if update_id not in self._told_not_stored:
+                self._told_not_stored.add(update_id)
+                await self._delivery.send_notice(bot, chat_key, NOT_STORED, quote)
+            return False
         except Exception:  # per-update boundary: log, tell the person, keep polling
             await self._typing.finish(chat_key, inbound.message_id)
             log.exception("telegram.intake_failed", update_id=update_id)
             await self._delivery.send_notice(bot, chat_key, INTAKE_FAILED, quote)
         else:
             self._last_inbound = self._clock()
+        return True
 
     def _addressed_text(self, message: Message, text: str) -> str | None:
         """``text`` without the bot's mention when a group message is meant for the bot; None when

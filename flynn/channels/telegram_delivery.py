@@ -6,6 +6,7 @@ deliver a message twice.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -83,7 +84,8 @@ class TelegramRequest(HTTPXRequest):
     """HTTPXRequest that raises ``TelegramUnavailable`` for a 5xx answer. python-telegram-bot
     turns every 5xx into a bare ``NetworkError``, which also covers a connection that broke after
     the request went out (when a retry could deliver a message twice); the status tells them
-    apart, and it is only seen here."""
+    apart, and it is only seen here. An answer that is not JSON (a proxy's HTML error page)
+    raises as python-telegram-bot raises it, without the traceback it logs."""
 
     # Any: the parameters pass through unchanged; their types are python-telegram-bot's private
     # aliases.
@@ -92,6 +94,19 @@ class TelegramRequest(HTTPXRequest):
         if status >= 500:
             raise TelegramUnavailable(status)
         return status, payload
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> dict[str, Any]:
+        """The JSON object of an answer; raises ``TelegramError`` when it is none. Unlike
+        python-telegram-bot's, logs nothing: it logs the whole body with a traceback, and a
+        proxy's error page may quote the request URL, which holds the token."""
+        try:
+            data = json.loads(payload.decode("utf-8", "replace"))
+        except ValueError as exc:
+            raise TelegramError("Invalid server response") from exc
+        if not isinstance(data, dict):
+            raise TelegramError("Invalid server response")
+        return data
 
 
 class TelegramDelivery:

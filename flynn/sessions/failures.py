@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import structlog
 
-from flynn.errors import AuthFailed, BadRequest, ContextTooLong, ProviderError, RateLimited
+from flynn.errors import (
+    AuthFailed,
+    BadRequest,
+    ContextTooLong,
+    EmptyAnswer,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+)
 from flynn.sessions.result import TurnResult
 from flynn.sessions.tool_loop import ReplyCut
 
@@ -41,6 +49,16 @@ def provider_failure(exc: ProviderError, *, saved: bool) -> TurnResult:
         return TurnResult(
             "The language model refused my API key, so I can't answer. Check the key in the "
             "configuration (or the ANTHROPIC_API_KEY / OPENAI_API_KEY variable)." + kept,
+            "llm_unavailable",
+        )
+    if isinstance(exc, ProviderTimeout):
+        return TurnResult(
+            "The language model did not answer in time; please try again shortly." + kept,
+            "llm_unavailable",
+        )
+    if isinstance(exc, EmptyAnswer):
+        return TurnResult(
+            "The language model answered with nothing at all; please ask again." + kept,
             "llm_unavailable",
         )
     if isinstance(exc, ContextTooLong | BadRequest):

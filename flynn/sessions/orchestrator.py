@@ -78,6 +78,7 @@ class Orchestrator:
             services.person.tools,
             stream=services.config.stream,
             max_steps=services.config.max_tool_steps,
+            turn_timeout=services.config.turn_timeout_seconds,
         )
         self._turn_steps: list[ToolStep] = []  # the tool rounds the running turn has done
         self._learning = BackgroundLearning(
@@ -285,6 +286,7 @@ class Orchestrator:
         """The model's answer, tool rounds and all; a refused prompt is compacted, then
         shortened (DESIGN 7), and asked again. A failure becomes the result to send."""
         remedies = ["shrink"] if prepared.shrunk else ["compact", "shrink"]
+        deadline = self._tool_loop.deadline()  # one budget for the turn, remedies and all
         while True:
             try:
                 return await self._tool_loop.ask(
@@ -293,6 +295,7 @@ class Orchestrator:
                     steps=self._turn_steps,
                     context=lambda: self.tool_context(prepared.now),
                     keep=self._keep_steps,
+                    deadline=deadline,
                 )
             except ReplyCut as cut:
                 self._history_after_failure(prepared.text)

@@ -33,6 +33,7 @@ class TurnConfig:
     timezone: str | None
     max_tool_steps: int = 8
     idle_restart_hours: float = 6.0
+    turn_timeout_seconds: float = 120.0
 
 
 @dataclass(frozen=True, slots=True)

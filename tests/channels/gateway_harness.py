@@ -131,11 +131,18 @@ class Gateway:
 
 @contextlib.asynccontextmanager
 async def running_gateway(
-    *, max_message_bytes: int = 65_536, **options: Any
+    *, max_message_bytes: int = 65_536, trusted_proxies: tuple[str, ...] = (), **options: Any
 ) -> AsyncIterator[Gateway]:
     """A GatewayChannel serving on an ephemeral port until the block exits."""
     state: dict[str, object] = {"ready": True, "channels": {"gateway": {"connected": True}}}
-    settings = GatewaySettings(host="127.0.0.1", port=0, max_message_bytes=max_message_bytes)
+    settings = GatewaySettings.model_validate(
+        {
+            "host": "127.0.0.1",
+            "port": 0,
+            "max_message_bytes": max_message_bytes,
+            "trusted_proxies": list(trusted_proxies),
+        }
+    )
     channel = GatewayChannel(settings, token=TOKEN, readiness=lambda: state, **options)
     handler = RecordingHandler(channel)
     task = asyncio.create_task(channel.run(handler))

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-TOKEN = "measure-token"
+TOKEN = "measure-token-for-tests"
 HALF_FRAMES = 300
 FLOOD = 1000
 SAMPLES = 20

@@ -30,7 +30,7 @@ GROUP_ID = -1005550001
 SENT_AT = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 """The ``date`` of every queued message."""
 
-PollFailure = Literal["server_error", "drop", "conflict", "unauthorized"]
+PollFailure = Literal["server_error", "drop", "conflict", "unauthorized", "unauthorized_html"]
 SendFailure = Literal["rate_limited", "server_error", "bad_gateway", "drop"]
 
 _WAIT_SECONDS = 5.0
@@ -268,6 +268,12 @@ class FakeTelegram:
         """Return once a getUpdates call confirmed everything below ``offset``."""
         await self._wait(lambda: any(o >= offset for o in self.offsets), f"offset {offset}")
 
+    async def wait_for_polls_at(self, offset: int, count: int) -> None:
+        """Return once ``count`` getUpdates calls asked from exactly ``offset``: the bot held it."""
+        await self._wait(
+            lambda: self.offsets.count(offset) >= count, f"{count} polls at offset {offset}"
+        )
+
     async def _wait(self, predicate: Callable[[], bool], what: str) -> None:
         try:
             async with asyncio.timeout(_WAIT_SECONDS):
@@ -277,8 +283,11 @@ class FakeTelegram:
 
     # -- the Bot API -------------------------------------------------------------------------
 
-    async def _api(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
-        """The status and JSON answer to one request; None to drop the connection."""
+    async def _api(
+        self, path: str, params: dict[str, str]
+    ) -> tuple[int, dict[str, Any] | str] | None:
+        """The status and JSON answer (or HTML page) to one request; None to drop the
+        connection."""
         match = re.fullmatch(r"/bot([^/]+)/(\w+)", path.split("?")[0])
         if match is None:
             return _error(404, "Not Found")
@@ -297,6 +306,8 @@ class FakeTelegram:
                 "server_error": _error(500, "Internal Server Error"),
                 "conflict": _error(409, "Conflict: terminated by other getUpdates request"),
                 "unauthorized": _error(401, "Unauthorized"),
+                # What a proxy or a captive portal in front of the Bot API answers.
+                "unauthorized_html": (401, "<html><body><h1>401 Unauthorized</h1></body></html>"),
             }[kind]
         if method == "getMe":
             return _ok(_user(self.bot_id, "Flynn", username=self.username, is_bot=True))
@@ -392,10 +403,12 @@ class FakeTelegram:
                 if answer is None:
                     break
                 status, payload = answer
-                body = json.dumps(payload).encode()
+                is_page = isinstance(payload, str)
+                body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 head = (
                     f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
-                    f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+                    f"content-type: {'text/html' if is_page else 'application/json'}\r\n"
+                    f"content-length: {len(body)}\r\n\r\n"
                 )
                 writer.write(head.encode() + body)
                 await writer.drain()

@@ -192,3 +192,41 @@ async def test_a_reminder_set_through_the_sdk_is_stored_for_the_person(
     (content, failed) = tool_results(server.requests[-1].json)[0]
     assert not failed and "Reminder set: 1. call mum" in content
     assert json.loads(json.dumps(server.requests[0].json["tools"]))  # schemas are plain JSON
+
+
+async def test_an_empty_answer_is_an_error_and_is_not_kept_as_said(
+    world: tuple[FakeModelServer, App],
+) -> None:
+    server, app = world
+    orchestrator = session(app)
+    server.enqueue(Reply(""))
+    result = await orchestrator.handle("what's on today?", None)
+    assert result.is_error and result.error_code == "llm_unavailable"
+    assert "answered with nothing" in result.text and "Your message is saved" in result.text
+    stored = app.memory.history.recent(orchestrator.session_id)
+    assert [(m.role, m.content) for m in stored] == [("user", "what's on today?")]
+
+    server.enqueue(Reply("Nothing today."))
+    assert await ask(orchestrator, "and now?") == "Nothing today."
+    roles = [message["role"] for message in server.requests[-1].json["messages"]]
+    assert "assistant" not in roles  # no empty (or invented) reply went back to the model
+
+
+async def test_no_words_after_tools_that_worked_answers_with_what_they_reported(
+    world: tuple[FakeModelServer, App],
+) -> None:
+    server, app = world
+    server.enqueue(Reply("", tool_calls=(ToolUse("task_add", {"text": "buy milk"}),)), Reply(""))
+    answer = await ask(session(app), "add buy milk to my tasks")
+    (content, failed) = tool_results(server.requests[-1].json)[0]
+    assert not failed and answer == content and "buy milk" in answer
+
+
+async def test_no_words_after_tools_that_all_failed_is_an_error(
+    world: tuple[FakeModelServer, App],
+) -> None:
+    server, app = world
+    registry = ToolRegistry([Explodes()], timeout_seconds=0.2, result_max_chars=2000)
+    server.enqueue(Reply("", tool_calls=(ToolUse("explodes", {}),)), Reply(""))
+    result = await session(app, registry).handle("try it", None)
+    assert result.error_code == "llm_unavailable" and "Done." not in result.text
