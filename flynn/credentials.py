@@ -68,6 +68,12 @@ _CODE_BARE = re.compile(
     r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
     re.IGNORECASE,
 )
+# "my seed phrase is apple banana cherry ...": a wallet's words, all of them.
+_PHRASE = re.compile(
+    rf"\b(?:seed|recovery|mnemonic|backup|wallet)[\s_-]?(?:phrases?|words)\b{_QUALIFIED}"
+    rf"(?:\s+(?:{COPULAS})(?:\s*:)?\s+|\s*[:=]\s*)(?P<value>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){{2,23}})",
+    re.IGNORECASE,
+)
 # DB_PASSWORD=..., "password": "...", api_key: ..., ?access_token=...&, --password=...
 _ASSIGNED = re.compile(
     r"(?<![\w$])(?P<quote>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=quote)"
@@ -158,6 +164,7 @@ def redact(text: str) -> tuple[str, int]:
     text = _URL_LOGIN.sub(value_replacer("value", _keep_nothing), text)
     for group in ("p", "u", "a", "b", "f"):
         text = _SHELL.sub(value_replacer(group, _keep_quiet), text)
+    text = _PHRASE.sub(value_replacer("value", _keep_nothing), text)
     text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
     text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
     text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)

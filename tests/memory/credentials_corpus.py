@@ -41,6 +41,7 @@ CREDENTIALS: tuple[tuple[str, str], ...] = (
     ("reset my password to qwerty123", "qwerty123"),
     ("pay with 4111 1111 1111 1111 please", "4111 1111 1111 1111"),
     ("CVV 123 on the back", "123 on"),
+    ("my seed phrase is apple banana cherry delta echo", "apple banana cherry delta echo"),
     # German, French, Spanish, Italian, Portuguese, Dutch.
     ("Das Passwort lautet Fichtenwald!9", "Fichtenwald!9"),
     ("Ändere mein Passwort auf Regenbogen7", "Regenbogen7"),
