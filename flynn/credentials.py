@@ -78,7 +78,8 @@ _PHRASE = re.compile(
 _ASSIGNED = re.compile(
     r"(?<![\w$])(?P<quote>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=quote)"
     r"\s*(?::=|=>|=|:)\s*"
-    r"(?P<value>\"(?:[^\"\\\n]|\\.){0,300}\"|'[^'\n]{0,300}'|[^\s\"',;&<>]+)"
+    # The value is looked at, not taken: "note: DB_PASSWORD=..." finds the name after "note:".
+    r"(?=(?P<value>\"(?:[^\"\\\n]|\\.){0,300}\"|'[^'\n]{0,300}'|[^\s\"',;&<>]+))"
 )
 # postgres://app:S3cret@db, https://user:pass@host, redis://:pass@host
 _URL_LOGIN = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]*:(?P<value>[^\s@/]+)@", re.I)
@@ -168,7 +169,8 @@ def redact(text: str) -> tuple[str, int]:
     text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
     text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
     text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)
-    text = _ASSIGNED.sub(value_replacer("value", _keep_assigned), text)
+    text, assigned = _redact_assigned(text)
+    count += assigned
     text = _CODE_BARE.sub(value_replacer("value", _keep_nothing), text)
     text = _SHAPES.sub(shaped, text)
     text = _TOKEN.sub(lambda m: m.group() if _NOT_A_KEY.fullmatch(m.group()) else shaped(m), text)
@@ -178,6 +180,23 @@ def redact(text: str) -> tuple[str, int]:
 
 
 _Sub = Callable[[re.Match[str]], str]
+
+
+def _redact_assigned(text: str) -> tuple[str, int]:
+    """``name = value`` and ``name: value`` forms whose name is a credential's."""
+    pieces: list[str] = []
+    done = count = 0
+    for match in _ASSIGNED.finditer(text):
+        start, end = match.span("value")
+        if start < done:
+            continue
+        bare, start, end = _unwrap(match["value"], start, end)
+        if not bare or _within_mark(text, start) or _keep_assigned(match, bare):
+            continue
+        pieces += [text[done:start], REDACTED_SECRET]
+        done = end
+        count += 1
+    return "".join(pieces) + text[done:], count
 
 
 def redact_json(text: str) -> tuple[str, int]:
@@ -198,10 +217,11 @@ def redact_json(text: str) -> tuple[str, int]:
 
 def is_secret(field: str | None, value: str) -> bool:
     """Whether a fact would store a credential: its field names one, or its value holds
-    one."""
+    one, or held one (already redacted: 'my PIN is [secret removed]' is no fact worth
+    keeping either)."""
     if field and is_secret_name(field):
         return True
-    return redact(value)[1] > 0
+    return REDACTED_SECRET in value or redact(value)[1] > 0
 
 
 def is_secret_name(name: str) -> bool:
