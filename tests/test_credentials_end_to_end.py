@@ -218,7 +218,8 @@ def test_a_chunk_stored_before_the_fix_never_reaches_a_prompt(tmp_path: Path) ->
         _ingestor(memory).add(_write(tmp_path / "old.md", "# Old\n\nThe wiki lives on Tuesday.\n"))
         # As an older version stored it: the credential and the order word for word.
         memory.db.execute(
-            "INSERT INTO team_chunks (document_id, position, heading, content) VALUES (1, 1, '', ?)",
+            "INSERT INTO team_chunks (document_id, position, heading, content) "
+            "VALUES (1, 1, '', ?)",
             (stored,),
         )
         items = TeamRecall(memory.team).items("what is the wiki password")
