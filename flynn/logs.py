@@ -9,6 +9,8 @@ from typing import Literal, TextIO
 
 import structlog
 
+from flynn.credentials import redact
+
 Level = Literal["debug", "info", "warning", "error"]
 
 
@@ -34,6 +36,7 @@ def configure_logging(
     if as_json:
         # The console renderer formats tracebacks itself (and warns if they arrive pre-formatted).
         processors.append(structlog.processors.format_exc_info)
+    processors.append(redact_event)
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
@@ -44,3 +47,14 @@ def configure_logging(
     # The HTTP clients log request URLs at INFO; keep them quiet so nothing sensitive leaks.
     for noisy in ("httpx", "httpcore", "anthropic", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def redact_event(
+    logger: object, method: str, event: structlog.typing.EventDict
+) -> structlog.typing.EventDict:
+    """A log line never holds a credential: every text field of the event is redacted (a
+    refused tool call's reason, an error's message, a formatted traceback)."""
+    for key, value in event.items():
+        if isinstance(value, str) and value:
+            event[key] = redact(value)[0]
+    return event

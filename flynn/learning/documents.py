@@ -6,7 +6,9 @@ it; stored with ``flynn.memory.team``, its named entities put in the ``team`` gr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,9 +23,8 @@ from flynn.learning.graph_extraction import (
     RuleGraphExtractor,
 )
 from flynn.learning.graph_ingest import GraphIngestor
-from flynn.learning.own_words import is_injection
 from flynn.memory.graph_names import USER_ENTITY, name_key
-from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqliteTeam, TeamDocument
+from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqliteTeam, TeamDocument, safe_passage
 from flynn.memory.vectors import SqliteVectors
 
 CHUNK_CHARS = 1000
@@ -178,6 +179,8 @@ def document_files(path: Path, *, private: Path | None = None) -> list[Path]:
             f"{path} is inside Flynn's data dir ({guarded}), which holds people's own memory"
         )
     if path.is_file():
+        if guarded is not None:
+            _refuse_private_files([path], guarded)
         return [path]
     if not path.is_dir():
         raise DocumentError(f"{path} does not exist")
@@ -192,7 +195,35 @@ def document_files(path: Path, *, private: Path | None = None) -> list[Path]:
     if not found:
         suffixes = ", ".join(sorted(TEXT_SUFFIXES))
         raise DocumentError(f"{path} holds no text files ({suffixes})")
+    if guarded is not None:
+        _refuse_private_files(found, guarded)
     return found
+
+
+def _refuse_private_files(files: list[Path], private: Path) -> None:
+    """``DocumentError`` for a file that is one of ``private``'s under another name: a hard
+    link or a bind mount of a person's file (USER.md, MEMORY_*.md, TASKS.json...). Compared by
+    device and inode, which a path cannot disguise."""
+    if not private.is_dir():
+        return
+    held: dict[tuple[int, int], Path] = {}
+    for folder, _, names in os.walk(private):
+        for name in names:
+            own = Path(folder, name)
+            with contextlib.suppress(OSError):
+                info = own.stat()
+                held[(info.st_dev, info.st_ino)] = own
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            continue  # reading it says why, in its own words
+        same = held.get((info.st_dev, info.st_ino))
+        if same is not None:
+            raise DocumentError(
+                f"{file} is {same.relative_to(private)} in Flynn's data dir under another name "
+                "(a hard link or a mount): people's own memory is no team document"
+            )
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -200,11 +231,11 @@ def _within(path: Path, folder: Path) -> bool:
 
 
 def document_text(raw: str) -> str:
-    """What of a file is knowledge: without HTML comments (notes for whoever edits it) and
-    without lines that give an assistant orders ("ignore previous instructions"), since
-    passages reach prompts."""
-    text = _COMMENT.sub("", raw)
-    return "\n".join(line for line in text.split("\n") if not is_injection(line))
+    """What of a file is knowledge: without HTML comments (notes for whoever edits it),
+    credentials (a wiki's password, a pasted key) and lines that give an assistant orders
+    ("ignore previous instructions", "Assistant: from now on ..."), since passages reach
+    prompts and names reach the graph."""
+    return safe_passage(_COMMENT.sub("", raw))
 
 
 def title_of(text: str, path: Path) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from flynn.credentials import is_secret, redact
 from flynn.learning.graph_extraction import GraphProposal
 from flynn.memory.graph_names import GENERIC_TYPE, USER_ENTITY, candidate_keys, name_key, spoken
 from flynn.memory.graph_store import Entity, Graph
@@ -42,6 +43,7 @@ class GraphIngestor:
 
         Returns the entities touched, the extracted ones first.
         """
+        text = redact(text)[0]  # 'my password is Hunter2Secret' names no one
         proposal = self._extractor.extract(text)
         if proposal.is_empty and not self._known(namespace, text):
             return []  # nothing to write: no transaction, no write lock
@@ -124,8 +126,8 @@ class GraphIngestor:
         touched: dict[str, Entity] = {}
         for proposed in proposal.entities:
             key = name_key(proposed.name)
-            if not key:
-                continue
+            if not key or is_secret(None, proposed.name):
+                continue  # a credential is never a name (the graph store refuses it too)
             touched[key] = self._graph.upsert_entity(
                 namespace,
                 proposed.name,
@@ -137,7 +139,7 @@ class GraphIngestor:
         for relation in proposal.relations:
             ends = []
             for name in (relation.source, relation.target):
-                key = name_key(name)
+                key = "" if is_secret(None, name) else name_key(name)
                 if key and key not in touched:
                     kind = "person" if key == _USER_KEY else GENERIC_TYPE
                     touched[key] = self._graph.upsert_entity(

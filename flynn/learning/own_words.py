@@ -3,13 +3,18 @@
 Text someone quotes, forwards, or asks to have translated, summarised or rewritten states nothing
 about them ("Translate to French: my name is Pierre" does not make them Pierre), and a message
 that tries to give the assistant new orders ("ignore previous instructions") teaches nothing at
-all. ``own_words`` keeps only the person's own words for learning; ``is_injection`` flags the
-orders. Chat itself is unchanged: the model still sees the whole message.
+all. ``own_words`` keeps only the person's own words for learning; ``is_injection`` (from
+``flynn.orders``) flags the orders. Chat itself is unchanged: the model still sees the whole
+message.
 """
 
 from __future__ import annotations
 
 import re
+
+from flynn.orders import is_injection
+
+__all__ = ["FORWARDED_MARK", "is_injection", "mark_forwarded", "own_words"]
 
 FORWARDED_MARK = "[Forwarded message, not written by the person]"
 """What a forwarded message's stored text starts with, so the model and learning know."""
@@ -35,17 +40,6 @@ _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _QUOTATION = re.compile(
     r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|«[^»\n]*\s[^»\n]*»|„[^“\n]*\s[^“\n]*“"
 )
-_INJECTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+)?"
-    r"(?:previous|prior|above|earlier|preceding|system|safety|original)\s+"
-    r"(?:instructions?|prompts?|rules?|messages?|guidelines?|directions?)"
-    r"|\b(?:system\s+prompt|developer\s+mode|jailbreak|you\s+are\s+now\b"
-    r"|new\s+instructions?\s*:|act\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|admin|root))"
-    r"|\b(?:reveal|print|show|dump|leak|send|give|tell)\b[^.\n]{0,60}"
-    r"\b(?:every(?:one|\s+user)'?s?|all\s+users?'?|other\s+users?'?|(?:the\s+)?api[\s_-]?keys?"
-    r"|(?:the\s+)?system\s+prompt|secrets?|passwords?|tokens?|credentials?)\b",
-    re.IGNORECASE,
-)
 
 
 def mark_forwarded(text: str) -> str:
@@ -69,9 +63,3 @@ def own_words(text: str) -> str:
         text = _QUOTED_LINE.sub("", text)
     text = _QUOTATION.sub(" ", text)
     return text.strip()
-
-
-def is_injection(text: str) -> bool:
-    """Whether ``text`` tries to give the assistant orders that would outrank its own
-    ("ignore previous instructions", "reveal every user's memory")."""
-    return _INJECTION.search(text) is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
+from flynn.credentials import redact
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
@@ -50,12 +51,14 @@ class SqliteDocuments:
         self, namespace: str, content: str, *, now: datetime, expires_at: datetime | None = None
     ) -> Document:
         expires = None if expires_at is None else encode_time(expires_at)
+        content = redact(content)[0]  # working memory and session notes never keep a credential
         return _returned(
             self._db.fetchone(_REPLACE, (namespace, content, encode_time(now), expires))
         )
 
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         """Adds ``content`` on a new line after what is there (or creates the document)."""
+        content = redact(content)[0]
         return _returned(self._db.fetchone(_APPEND, (namespace, content, encode_time(now))))
 
     def delete(self, namespace: str) -> bool:

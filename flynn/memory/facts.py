@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from flynn.credentials import redact
 from flynn.errors import StoreError
 from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.database import Database, decode_time, encode_time
@@ -216,7 +217,7 @@ class SqliteFacts:
                 fact.namespace,
                 fact.kind,
                 fact.field,
-                fact.value,
+                redact(fact.value)[0],  # refused upstream (``is_secret``); never stored here
                 fact.confidence,
                 fact.source,
                 supersedes,

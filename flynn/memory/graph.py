@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
+from flynn.credentials import redact
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.graph_names import GENERIC_TYPE, candidate_keys, name_key, type_name
@@ -132,15 +133,18 @@ class SqliteGraph:
     ) -> Entity:
         """Creates or updates the entity named ``name`` (any case); see ``Graph.upsert_entity``.
 
-        Raises ``ValueError`` for a name without words or a confidence outside 0..1.
+        Raises ``ValueError`` for a name without words or holding a credential, or a
+        confidence outside 0..1.
         """
         name = " ".join(name.split())[:MAX_NAME_CHARS]
         key = name_key(name)
         if not key:
             raise ValueError(f"not a name: {name!r}")
+        if redact(name)[1]:
+            raise ValueError("a credential is never a name")  # the name itself left unsaid
         _check_confidence(confidence)
         if description is not None:
-            description = " ".join(description.split())[:MAX_DESCRIPTION_CHARS] or None
+            description = " ".join(redact(description)[0].split())[:MAX_DESCRIPTION_CHARS] or None
         row = self._db.fetchone(
             _UPSERT,
             {

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from datetime import datetime
 
+from flynn.credentials import redact, redact_json
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.history_search import SqliteMessageSearch
@@ -113,8 +114,11 @@ class SqliteHistory:
         tool_steps: str | None = None,
     ) -> StoredMessage:
         """Stores one message (with the tool steps that led to it, if any) and creates or
-        touches its session row, in one transaction."""
+        touches its session row, in one transaction. Credentials in either are redacted
+        first: what reaches the table never holds one."""
         at = encode_time(now)
+        content = redact(content)[0]
+        tool_steps = None if tool_steps is None else redact_json(tool_steps)[0]
         with self._db.transaction():
             self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
             row = self._db.fetchone(_INSERT, (session, namespace, role, content, tokens, at))
@@ -125,8 +129,9 @@ class SqliteHistory:
         return decode_message(row)
 
     def save_tool_steps(self, message_id: int, steps: str) -> None:
-        """Stores (or replaces) the tool steps kept with message ``message_id``."""
-        self._db.execute(_SAVE_TOOL_STEPS, (message_id, steps))
+        """Stores (or replaces) the tool steps kept with message ``message_id``; a
+        credential in a call's arguments or a result (a refused call's too) is redacted."""
+        self._db.execute(_SAVE_TOOL_STEPS, (message_id, redact_json(steps)[0]))
 
     def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
         """The tool steps stored with each of ``message_ids`` that has any."""
@@ -148,7 +153,7 @@ class SqliteHistory:
         if not messages:
             return 0
         rows = [
-            (session, namespace, m.role, m.content, m.tokens, encode_time(m.created_at))
+            (session, namespace, m.role, redact(m.content)[0], m.tokens, encode_time(m.created_at))
             for m in messages
         ]
         first, last = rows[0][5], max(row[5] for row in rows)
@@ -190,6 +195,7 @@ class SqliteHistory:
         Raises ``StoreError`` (and changes nothing) if the session has no row, i.e. never had a
         message appended.
         """
+        summary = redact(summary)[0]
         with self._db.transaction():
             marked = self._db.execute(_MARK_SUMMARIZED, (session, through_id))
             updated = self._db.execute(

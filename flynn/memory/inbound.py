@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from flynn.credentials import redact
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.messages import InboundMessage, IntakeKey
@@ -113,7 +114,7 @@ class SqliteInboundLog:
     ) -> Intake:
         """Records ``message`` as accepted (with its text unless ``keep_text`` is false), or
         says what became of the same id before. A failed one is accepted again (a retry)."""
-        text = message.text if keep_text else None
+        text = redact(message.text)[0] if keep_text else None
         with self._db.transaction():
             inserted = self._db.execute(
                 _ACCEPT,

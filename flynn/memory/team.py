@@ -13,8 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from flynn.credentials import redact
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import quoted
+from flynn.orders import is_injection
 
 TEAM_NAMESPACE = "team"
 """The namespace of the team's graph entities and chunk embeddings; never a person's."""
@@ -89,8 +91,10 @@ class SqliteTeam:
         now: datetime,
     ) -> tuple[TeamDocument, bool]:
         """Stores the document at ``path`` with its ``chunks``, replacing the chunks of an
-        earlier version (one transaction); returns it, and whether it replaced one."""
+        earlier version (one transaction); returns it, and whether it replaced one. A
+        credential in the title or a chunk is redacted."""
         stamp = encode_time(now)
+        title = redact(title)[0]
         with self._db.transaction():
             row = self._db.fetchone("SELECT id FROM team_documents WHERE path = ?", (path,))
             replaced = row is not None
@@ -119,7 +123,7 @@ class SqliteTeam:
                 "INSERT INTO team_chunks (document_id, position, heading, content) "
                 "VALUES (?, ?, ?, ?)",
                 (
-                    (document_id, position, chunk.heading, chunk.content)
+                    (document_id, position, redact(chunk.heading)[0], redact(chunk.content)[0])
                     for position, chunk in enumerate(chunks)
                 ),
             )
@@ -146,7 +150,9 @@ class SqliteTeam:
         return [int(row[0]) for row in rows]
 
     def chunks(self, ids: Iterable[int]) -> list[TeamChunk]:
-        """The chunks with these ids (those that still exist), in the order given."""
+        """The chunks with these ids (those that still exist), in the order given; what
+        reaches a prompt from here holds no credential and no order, even in a chunk stored
+        before either was filtered at ingest."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
@@ -158,9 +164,9 @@ class SqliteTeam:
                 found[int(row["id"])] = TeamChunk(
                     id=int(row["id"]),
                     document_id=int(row["document_id"]),
-                    title=row["title"],
-                    heading=row["heading"],
-                    content=row["content"],
+                    title=redact(row["title"])[0],
+                    heading=redact(row["heading"])[0],
+                    content=safe_passage(row["content"]),
                     position=int(row["position"]),
                 )
         return [found[chunk_id] for chunk_id in wanted if chunk_id in found]
@@ -249,6 +255,12 @@ class SqliteTeam:
     def count(self) -> int:
         row = self._db.fetchone("SELECT count(*) FROM team_chunks")
         return 0 if row is None else int(row[0])
+
+
+def safe_passage(text: str) -> str:
+    """``text`` without credentials and without the lines that give an assistant orders."""
+    text = redact(text)[0]
+    return "\n".join(line for line in text.split("\n") if not is_injection(line))
 
 
 def _document(row: sqlite3.Row) -> TeamDocument:

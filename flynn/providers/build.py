@@ -17,6 +17,7 @@ from flynn.providers.fallback import FallbackProvider
 from flynn.providers.lifecycle import ClosableProvider
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.offline import OFFLINE, OfflineProvider
+from flynn.providers.redacting import RedactingProvider
 from flynn.providers.retrying import RetryingProvider
 from flynn.settings import LlmSettings, ProviderName, TaskName, TaskSettings
 
@@ -56,7 +57,7 @@ class _Route:
 def build_task_providers(
     llm: LlmSettings, env: Mapping[str, str], sink: UsageSink
 ) -> dict[Task, ClosableProvider]:
-    """A provider for every task, each ``Metered(Fallback([Retrying(concrete), ...]))``.
+    """A provider for every task, each ``Redacting(Metered(Fallback([Retrying(concrete), ...])))``.
 
     Tasks that resolve to the same backend share one SDK client; closing each returned provider
     is still safe (``aclose`` is idempotent). Raises ``ConfigError`` listing every backend that
@@ -86,7 +87,8 @@ def build_task_providers(
         if route not in chains:
             chain = [backend_provider(b, route.max_output_tokens) for b in route.backends]
             chains[route] = chain[0] if len(chain) == 1 else FallbackProvider(chain)
-        providers[task] = MeteredProvider(chains[route], sink, task)
+        # Outermost: no backend, no retry and no fallback ever sees a credential.
+        providers[task] = RedactingProvider(MeteredProvider(chains[route], sink, task))
     return providers
 
 

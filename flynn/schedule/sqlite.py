@@ -15,6 +15,7 @@ from typing import cast
 
 import structlog
 
+from flynn.credentials import redact
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
 from flynn.messages import PushKind
 from flynn.schedule.backlog import Backlog, SqliteBacklog
@@ -66,7 +67,8 @@ class SqliteSchedule:
     ) -> Job:
         """Stores a job first due at ``at`` (a repeating one: its first cron time at or after
         ``at``); a reminder gets its namespace's next ``number``. ``ValueError`` for an invalid
-        cron expression, timezone or kind."""
+        cron expression, timezone or kind. A credential in ``text`` is redacted."""
+        text = redact(text)[0]
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}: one of {', '.join(JOB_KINDS)}")
         zone(timezone)
@@ -246,7 +248,9 @@ class SqlitePushes:
         target: Target,
         now: datetime,
     ) -> Push:
-        """Queues a push not tied to a job (a finished distillation, a notice)."""
+        """Queues a push not tied to a job (a finished distillation, a notice); a
+        credential in ``text`` is redacted."""
+        text = redact(text)[0]
         with self._db.transaction():
             row = self._db.fetchone(
                 "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "

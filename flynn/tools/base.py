@@ -18,6 +18,7 @@ from typing import Generic, Protocol, TypeVar
 import structlog
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from flynn.credentials import redact, redact_json
 from flynn.messages import SessionKey
 from flynn.providers.base import ToolCall, ToolResult, ToolSpec
 
@@ -148,7 +149,9 @@ class ToolRegistry:
         return self._specs if writes else self._read_only
 
     async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> tuple[ToolResult, ...]:
-        """One result per call; never raises but on cancellation."""
+        """One result per call; never raises but on cancellation. A credential in a call's
+        arguments is redacted before its tool sees them, and one in a result before the
+        model does: a tool never stores one, and never hands one on."""
         results = await asyncio.gather(*(self._run_one(call, context) for call in calls))
         return tuple(results)
 
@@ -165,7 +168,7 @@ class ToolRegistry:
                 )
             try:
                 async with asyncio.timeout(self._timeout):
-                    text = await tool.call(call.arguments, context)
+                    text = await tool.call(redact_json(call.arguments)[0], context)
             except ToolError as exc:
                 log.info("tool.refused", reason=str(exc)[:200])
                 return self._error(call, str(exc))
@@ -176,10 +179,10 @@ class ToolRegistry:
                 log.exception("tool.crashed")
                 return self._error(call, f"the tool failed ({type(exc).__name__})")
             log.info("tool.called")
-            return ToolResult(call.id, call.name, self._cut(text))
+            return ToolResult(call.id, call.name, self._cut(redact(text)[0]))
 
     def _error(self, call: ToolCall, text: str) -> ToolResult:
-        return ToolResult(call.id, call.name, "error: " + self._cut(text), is_error=True)
+        return ToolResult(call.id, call.name, "error: " + self._cut(redact(text)[0]), is_error=True)
 
     def _cut(self, text: str) -> str:
         if len(text) <= self._max_chars:

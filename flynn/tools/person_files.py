@@ -11,6 +11,7 @@ from pathlib import Path
 
 import structlog
 
+from flynn.credentials import redact, redact_json
 from flynn.persona import PERSON_FILES, clean_file_text, write_templates
 
 log = structlog.get_logger(__name__)
@@ -89,7 +90,13 @@ def read_text(path: Path) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Replaces the file's content atomically; creates its folder (0700) if needed."""
+    """Replaces the file's content atomically; creates its folder (0700) if needed. A
+    credential in ``text`` is redacted first (in a JSON file, in its strings)."""
+    if path.suffix == ".json":
+        cleaned, count = redact_json(text)
+        text = cleaned + "\n" if count else text
+    else:
+        text = redact(text)[0]
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -1,0 +1,450 @@
+"""Credentials are never kept nor passed on: a password, a key, a token, a one-time or backup code,
+a PIN or a door code is found here and replaced by ``REDACTED_SECRET`` (``redact``; ``redact_json``
+for JSON such as tool arguments), and ``is_secret`` says whether a fact would store one.
+
+Found by announcement ('my password is ...', 'Passwort: ...', 'change my PIN to ...', '4711 is the
+door code'), in the words of ``flynn.credential_words``; by assignment in pasted config and shell
+lines (``DB_PASSWORD=...``, ``"password": "..."``, ``mysql -p...``, ``curl -u user:...``,
+``Authorization: Bearer ...``); in URLs (``postgres://app:...@host``); and by the value's own shape
+(vendor keys, JWTs, private key blocks, long generated tokens, card numbers that pass Luhn).
+
+Deliberately left alone: phone numbers, commit hashes, checksums and UUIDs (ids people talk
+about, never a login), e-mail addresses and user names, and a credential's word used about it
+('my password is wrong', 'the token expired', 'PIN it to the wall').
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from flynn.credential_words import (
+    CHANGED_TO,
+    CHANGES,
+    CODES,
+    COPULAS,
+    KEYS,
+    NOW,
+    ORDINARY,
+    OWNERS,
+    PASSWORDS,
+    PLACEHOLDERS,
+    QUALIFIERS,
+)
+
+REDACTED_SECRET = "[secret removed]"
+
+_WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
+_VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
+# Further codes after the first ('backup codes: 1234-5678 8765-4321 ...'): words with a digit.
+_MORE = r"(?P<more>(?:[ \t]*[,;/]?[ \t]+(?=[\w-]*\d)[\w-]{3,40}(?![\w-])){0,20})"
+_QUALIFIED = rf"(?:\s+(?:{QUALIFIERS})\s+(?:(?:{OWNERS})\s+)?[\w.@'-]+){{0,2}}"
+
+# "my password is hunter2", "the admin password: hunter2", "Passwort lautet ...", "PIN = 4711".
+_ANNOUNCED = re.compile(
+    rf"(?<![\w-]){_WHAT}(?![\w-]){_QUALIFIED}"
+    rf"(?:\s+(?:{COPULAS})(?:\s*:)?\s+|\s*(?:[:=]|->|=>)\s*)"
+    rf"(?:(?:{NOW})\s+)?{_VALUE}{_MORE}",
+    re.IGNORECASE,
+)
+# "change my password to X", "ändere mein Passwort auf X", "cambia mi contraseña a X".
+_CHANGED = re.compile(
+    rf"\b(?:{CHANGES})\b[^\n.?!]{{0,40}}?(?<![\w-]){_WHAT}(?![\w-]){_QUALIFIED}"
+    rf"\s+(?:{CHANGED_TO})\s+(?:(?:{NOW})\s+)?{_VALUE}",
+    re.IGNORECASE,
+)
+# "hunter2 is my password", "4711 is the door code", "1234 ist meine PIN".
+_NAMED_AFTER = re.compile(
+    rf"(?<![\w-])(?P<value>[^\s\"'`,;:]{{3,100}})\s+(?:{COPULAS})\s+(?:{OWNERS})\s+"
+    rf"(?:(?:new|old|current|actual|real|neue\w*|nouveau|nouvelle|nuev[oa]|nuov[oa]|nov[oa]"
+    rf"|nieuwe)\s+)?{_WHAT}(?=\s*$|\s*[^\w\s-]|\s+(?:{QUALIFIERS})\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "door code 4711", "PIN 1234", "Türcode 4711#": a code right after its word, no verb.
+_CODE_BARE = re.compile(
+    rf"(?<![\w-])(?:(?P<code>(?!pins?\b(?![\s-]*(?:codes?|numbers?|nummer)\b))(?:{CODES}))"
+    r"|(?P<pin>(?-i:PIN)))(?![\w-])"
+    r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
+    re.IGNORECASE,
+)
+# "my seed phrase is apple banana cherry ...": a wallet's words, all of them.
+_PHRASE = re.compile(
+    rf"\b(?:seed|recovery|mnemonic|backup|wallet)[\s_-]?(?:phrases?|words)\b{_QUALIFIED}"
+    rf"(?:\s+(?:{COPULAS})(?:\s*:)?\s+|\s*[:=]\s*)(?P<value>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){{2,23}})",
+    re.IGNORECASE,
+)
+# DB_PASSWORD=..., "password": "...", api_key: ..., ?access_token=...&, --password=...
+_ASSIGNED = re.compile(
+    r"(?<![\w$])(?P<quote>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=quote)"
+    r"\s*(?::=|=>|=|:)\s*"
+    # The value is looked at, not taken: "note: DB_PASSWORD=..." finds the name after "note:".
+    r"(?=(?P<value>\"(?:[^\"\\\n]|\\.){0,300}\"|'[^'\n]{0,300}'|[^\s\"',;&<>]+))"
+)
+# postgres://app:S3cret@db, https://user:pass@host, redis://:pass@host
+_URL_LOGIN = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]*:(?P<value>[^\s@/]+)@", re.I)
+_SHELL = re.compile(
+    r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?P<p>[^\s-]\S*)"
+    r"|(?:^|\s)(?:-u\s*|--user[=\s]+)[^\s:/@]+:(?P<u>[^\s@]+)(?=\s|$)"
+    r"|\bauthorization\s*:\s*(?:(?:bearer|basic|token|digest|bot)\s+)?(?P<a>[^\s\"',]+)"
+    r"|\bbearer\s+(?P<b>(?=[\w.~+/=-]*\d)[\w.~+/=-]{16,})"
+    r"|--(?:password|passwd|pass|token|secret|api-key|apikey|access-token|auth-token)\s+"
+    r"(?P<f>[^\s-]\S*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SHAPES = re.compile(
+    r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9_-]{16,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bglpat-[A-Za-z0-9_-]{20,}"
+    r"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bnpm_[A-Za-z0-9]{30,}|\bhf_[A-Za-z0-9]{30,}"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}|\bSG\.[\w-]{16,}\.[\w-]{16,}"
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+)
+_BOT_TOKEN = re.compile(r"\b\d{6,12}:[A-Za-z0-9_-]{30,}\b")  # a Telegram bot token
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
+)
+# What a line must hold for each family of patterns to be worth trying there.
+_SHELL_STEMS = ("mysql", "mariadb", "-u", "--user", "authorization", "bearer", "--")
+_SHAPE_STEMS = (
+    "sk-",
+    "sk_",
+    "pk-",
+    "pk_",
+    "rk-",
+    "rk_",
+    "gh",
+    "github_pat",
+    "glpat-",
+    "xox",
+    "npm_",
+    "hf_",
+    "akia",
+    "asia",
+    "aiza",
+    "sg.",
+    "eyj",
+    ":",
+)
+_WORD_STEMS = (
+    "pass",
+    "pw",
+    "pin",
+    "code",
+    "cod",
+    "códig",
+    "key",
+    "token",
+    "secret",
+    "credential",
+    "otp",
+    "cvv",
+    "cvc",
+    "combination",
+    "kennw",
+    "mdp",
+    "contrase",
+    "senha",
+    "wachtw",
+    "sleutel",
+    "schlüssel",
+    "clé",
+    "clave",
+    "chiave",
+    "chave",
+    "iban",
+    "ssn",
+    "social",
+    "card",
+    "phrase",
+    "words",
+    "login",
+    "zugangsdaten",
+    "auth",
+    "sas",
+    "geheimzahl",
+    "parola",
+    "mot de",
+    "pwd",
+)
+_DIGIT = re.compile(r"\d")
+# A long run of letters and digits, mixed: a generated key. Hexadecimal runs (commit hashes,
+# checksums) and UUIDs are ids people talk about, not secrets, and are left alone.
+_TOKEN = re.compile(
+    r"(?<![\w/.-])(?=[A-Za-z0-9_-]{24,}\b)(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9_-]+"
+)
+# An AWS secret access key and its kind: 40 characters of base64, mixed case and digits.
+_BASE64_40 = re.compile(
+    r"(?<![\w/+=])(?=\S*\d)(?=\S*[a-z])(?=\S*[A-Z])[A-Za-z0-9/+]{40}(?![\w/+=])"
+)
+_NOT_A_KEY = re.compile(
+    r"[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+_CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
+_NAME_PARTS = re.compile(r"[_.\-\s]+|(?<=[a-z])(?=[A-Z])")
+_SECRET_PARTS = frozenset(
+    "password passwd passwort kennwort passphrase pass pwd pw secret token apikey credential "
+    "credentials pin otp mdp contrasena contraseña senha wachtwoord privatekey accesskey "
+    "secretkey authtoken accesstoken sas".split()
+)
+_KEY_OWNERS = frozenset(
+    "api access private secret signing encryption master license client".split()
+)
+# A name ending in one of these is about the credential, not it: PASSWORD_MIN_LENGTH,
+# max_tokens, token_url, password_file.
+_ABOUT_PARTS = frozenset(
+    "file path url uri endpoint env name type count length len limit max min tokens policy "
+    "expiry expires ttl prompt hint field manager reset required enabled rotation format "
+    "hash_algorithm id".split()
+)
+_FIELD_NAMES = frozenset("field key name kind type label what attribute".split())
+"""The JSON keys whose value says what the other values of the object are."""
+_SUFFIXES = ("password", "passwd", "passwort", "token", "secret")
+_TRAILING = ".,!?;:)]}"
+
+
+def redact(text: str) -> tuple[str, int]:
+    """``text`` with every credential replaced by ``REDACTED_SECRET``, and how many. Text
+    already redacted stays as it is (redacting twice changes nothing)."""
+    count = 0
+    if "-----BEGIN" in text:
+        text, count = _PRIVATE_KEY.subn(REDACTED_SECRET, text)
+    # Line by line, each pattern only where a cheap look finds what it needs: a prompt of
+    # 60,000 characters is redacted in a few milliseconds, not in a fifth of a second.
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if len(line) >= 3:
+            lines[index], found = _redact_line(line)
+            count += found
+    return "\n".join(lines), count
+
+
+def _redact_line(text: str) -> tuple[str, int]:
+    count = 0
+
+    def value_replacer(group: str, keep: Callable[[re.Match[str], str], bool]) -> _Sub:
+        def replace(match: re.Match[str]) -> str:
+            nonlocal count
+            start, end = match.span(group)
+            if start < 0:
+                return match.group()
+            value = match.group(group)
+            bare, start, end = _unwrap(value, start, end)
+            if not bare or _within_mark(match.string, start) or keep(match, bare):
+                return match.group()
+            if group == "value" and "more" in match.groupdict() and match["more"]:
+                end = match.end("more")
+            count += 1
+            whole, offset = match.group(), match.start()
+            return whole[: start - offset] + REDACTED_SECRET + whole[end - offset :]
+
+        return replace
+
+    def shaped(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return REDACTED_SECRET
+
+    lowered = text.lower()
+    if "://" in text:
+        text = _URL_LOGIN.sub(value_replacer("value", _keep_nothing), text)
+    if any(stem in lowered for stem in _SHELL_STEMS):
+        for group in ("p", "u", "a", "b", "f"):
+            text = _SHELL.sub(value_replacer(group, _keep_quiet), text)
+    if any(stem in lowered for stem in _WORD_STEMS):
+        text = _PHRASE.sub(value_replacer("value", _keep_nothing), text)
+        text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
+        text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
+        text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)
+        text, assigned = _redact_assigned(text)
+        count += assigned
+        text = _CODE_BARE.sub(value_replacer("value", _keep_nothing), text)
+    if any(stem in lowered for stem in _SHAPE_STEMS):
+        text = _SHAPES.sub(shaped, text)
+    if _DIGIT.search(text):
+        text = _BOT_TOKEN.sub(shaped, text)
+        text = _TOKEN.sub(lambda m: shaped(m) if _is_generated(m.group()) else m.group(), text)
+        text = _BASE64_40.sub(shaped, text)
+        text = _CARD.sub(lambda m: shaped(m) if _luhn(m.group()) else m.group(), text)
+    return text, count
+
+
+_Sub = Callable[[re.Match[str]], str]
+
+
+def _redact_assigned(text: str) -> tuple[str, int]:
+    """``name = value`` and ``name: value`` forms whose name is a credential's."""
+    pieces: list[str] = []
+    done = count = 0
+    for match in _ASSIGNED.finditer(text):
+        start, end = match.span("value")
+        if start < done:
+            continue
+        bare, start, end = _unwrap(match["value"], start, end)
+        if not bare or _within_mark(text, start) or _keep_assigned(match, bare):
+            continue
+        pieces += [text[done:start], REDACTED_SECRET]
+        done = end
+        count += 1
+    return "".join(pieces) + text[done:], count
+
+
+def redact_json(text: str) -> tuple[str, int]:
+    """JSON ``text`` (tool arguments, stored tool rounds) with every credential in its strings
+    redacted, and how many: a value under a credential's name (``{"password": "..."}``), the
+    values beside a field that names one (``{"field": "password", "text": "..."}``), and any
+    string that holds one; JSON nested in a string is read too. Text that is not JSON is
+    redacted as text. Unchanged JSON comes back byte for byte."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return redact(text)
+    cleaned, count = _redact_value(value)
+    if not count:
+        return text, 0
+    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")), count
+
+
+def is_secret(field: str | None, value: str) -> bool:
+    """Whether a fact would store a credential: its field names one, or its value holds
+    one, or held one (already redacted: 'my PIN is [secret removed]' is no fact worth
+    keeping either)."""
+    if field and is_secret_name(field):
+        return True
+    return REDACTED_SECRET in value or redact(value)[1] > 0
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether ``name`` (a config key, a fact's field, a JSON key) names a credential:
+    ``DB_PASSWORD``, ``apiKey``, ``bank pin``, ``door_code``; not ``max_tokens``,
+    ``password_min_length`` or ``token_url``."""
+    parts = [part.lower() for part in _NAME_PARTS.split(name.strip()) if part]
+    if not parts or len(parts) > 8 or parts[-1] in _ABOUT_PARTS:
+        return False
+    for index, part in enumerate(parts):
+        if part in _SECRET_PARTS or part.endswith(_SUFFIXES):
+            return True
+        if part in ("key", "keys") and index and parts[index - 1] in _KEY_OWNERS:
+            return True
+        if (
+            part in ("code", "codes")
+            and index
+            and _CODE_NAME.fullmatch(" ".join(parts[: index + 1]))
+        ):
+            return True
+    return bool(_CODE_NAME.fullmatch(" ".join(parts)))
+
+
+_CODE_NAME = re.compile(rf"(?:\w+\s+)*(?:{CODES})", re.IGNORECASE)
+
+
+def _redact_value(value: object) -> tuple[object, int]:
+    if isinstance(value, str):
+        stripped = value.lstrip()
+        if stripped[:1] in ("{", "[") and len(value) > 1:
+            return redact_json(value)
+        return redact(value)
+    if isinstance(value, list):
+        items = [_redact_value(item) for item in value]
+        return [item for item, _ in items], sum(count for _, count in items)
+    if isinstance(value, dict):
+        # {"field": "password", "text": "hunter2"}: the field names what the text is.
+        named = any(
+            isinstance(item, str) and str(name).lower() in _FIELD_NAMES and is_secret_name(item)
+            for name, item in value.items()
+        )
+        kept: dict[str, object] = {}
+        total = 0
+        for name, item in value.items():
+            if isinstance(item, str) and item and not item.startswith(REDACTED_SECRET):
+                if is_secret_name(str(name)) and not _is_placeholder(item):
+                    kept[name], total = REDACTED_SECRET, total + 1
+                    continue
+                if named and not is_secret_name(item) and len(item) <= 2000:
+                    kept[name], total = REDACTED_SECRET, total + 1
+                    continue
+            kept[name], count = _redact_value(item)
+            total += count
+        return kept, total
+    return value, 0
+
+
+def _is_generated(run: str) -> bool:
+    """Whether a long run of letters and digits is a generated key: mixed case, or lower case
+    without the dashes and underscores of a slug or a name (``claude-sonnet-4-5-20250929``,
+    ``test_step_2_of_the_long_migration``); never hexadecimal or a UUID."""
+    if _NOT_A_KEY.fullmatch(run):
+        return False
+    if run.lower() != run and run.upper() != run:
+        return True
+    return len(run) >= 32 and "-" not in run and "_" not in run
+
+
+def _within_mark(text: str, position: int) -> bool:
+    """Whether ``position`` is in a ``REDACTED_SECRET`` already there."""
+    window = len(REDACTED_SECRET)
+    around = text.find(REDACTED_SECRET, max(position - window + 1, 0), position + window)
+    return around != -1 and around <= position < around + window
+
+
+def _unwrap(value: str, start: int, end: int) -> tuple[str, int, int]:
+    """The value without its quotes or the punctuation that ends its sentence, and its span."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+        return value[1:-1], start + 1, end - 1
+    bare = value.rstrip(_TRAILING)
+    return bare, start, start + len(bare)
+
+
+def _keep_nothing(match: re.Match[str], value: str) -> bool:
+    return False
+
+
+def _keep_quiet(match: re.Match[str], value: str) -> bool:
+    return _is_placeholder(value) or _is_ordinary(value)
+
+
+def _keep_assigned(match: re.Match[str], value: str) -> bool:
+    """A name that is no credential's, or a value that holds none (``password: null``,
+    ``token: ${TOKEN}``, 'Password: wrong again')."""
+    return not is_secret_name(match["name"]) or _is_placeholder(value) or _is_ordinary(value)
+
+
+def _keep_announced(match: re.Match[str], value: str) -> bool:
+    """After a word that announces a credential, what is not one: an ordinary word ('my
+    password is wrong'), and for codes and keys, what holds no digit and looks no generated
+    ('the pin is bent', 'the secret is patience')."""
+    if _is_ordinary(value) or _is_placeholder(value):
+        return True
+    if match["pw"]:
+        return False
+    has_digit = any(char.isdigit() for char in value)
+    if match["code"]:
+        return not has_digit
+    return not has_digit and (len(value) < 12 or " " in value)
+
+
+def _is_ordinary(value: str) -> bool:
+    return value.isalpha() and value.lower() in ORDINARY
+
+
+def _is_placeholder(value: str) -> bool:
+    lowered = value.strip().lower()
+    return (
+        not lowered
+        or lowered in PLACEHOLDERS
+        or lowered.startswith(("$", "{{", "<", "%(", "***", "process.env", "os.environ", "env("))
+        or set(lowered) <= {"*", "x", "."}
+    )
+
+
+def _luhn(candidate: str) -> bool:
+    digits = [int(char) for char in candidate if char.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for index, digit in enumerate(reversed(digits)):
+        if index % 2 == 1:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0

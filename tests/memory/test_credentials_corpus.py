@@ -1,0 +1,81 @@
+"""The credential corpus (issue 22, item 6) is redacted phrasing by phrasing, and redacting is
+idempotent; ordinary sentences survive untouched; orders hidden in text are caught and their
+look-alikes are not; JSON arguments lose their credentials and keep their shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from credentials_corpus import CREDENTIALS, NOT_ORDERS, ORDERS, ORDINARY
+
+from flynn.credentials import REDACTED_SECRET, is_secret, is_secret_name, redact, redact_json
+from flynn.orders import is_injection
+
+
+def test_the_corpora_are_as_large_as_the_issue_asks() -> None:
+    assert len(CREDENTIALS) >= 60
+    assert len({text for text, _ in CREDENTIALS}) == len(CREDENTIALS)
+
+
+@pytest.mark.parametrize(("text", "secret"), CREDENTIALS, ids=[t[:40] for t, _ in CREDENTIALS])
+def test_every_credential_phrasing_is_redacted(text: str, secret: str) -> None:
+    redacted, count = redact(text)
+    assert secret not in redacted
+    assert count >= 1
+    assert REDACTED_SECRET in redacted
+    assert redact(redacted) == (redacted, 0)  # a second pass finds nothing more
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_sentences_survive_untouched(text: str) -> None:
+    assert redact(text) == (text, 0)
+    assert not is_injection(text)
+
+
+@pytest.mark.parametrize("text", ORDERS)
+def test_orders_hidden_in_text_are_caught(text: str) -> None:
+    assert is_injection(text)
+
+
+@pytest.mark.parametrize("text", NOT_ORDERS)
+def test_the_same_words_without_an_order_are_not_one(text: str) -> None:
+    assert not is_injection(text)
+
+
+def test_json_arguments_lose_credentials_and_keep_their_shape() -> None:
+    refused = json.dumps({"field": "password", "text": "hunter2"})
+    cleaned, count = redact_json(refused)
+    assert count == 1 and "hunter2" not in cleaned
+    assert json.loads(cleaned) == {"field": "password", "text": REDACTED_SECRET}
+
+    nested = json.dumps([{"calls": [["c1", "remember", json.dumps({"text": "my PIN is 4821"})]]}])
+    cleaned, count = redact_json(nested)
+    assert count == 1 and "4821" not in cleaned
+    assert json.loads(json.loads(cleaned)[0]["calls"][0][2]) == {
+        "text": f"my PIN is {REDACTED_SECRET}"
+    }
+
+    plain = json.dumps({"text": "buy milk", "when": "tomorrow 9:00"})
+    assert redact_json(plain) == (plain, 0)  # unchanged JSON comes back byte for byte
+    assert redact_json("not json, pw=abc123") == (f"not json, pw={REDACTED_SECRET}", 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("DB_PASSWORD", True),
+        ("apiKey", True),
+        ("bank pin", True),
+        ("door_code", True),
+        ("client_secret", True),
+        ("max_tokens", False),
+        ("PASSWORD_MIN_LENGTH", False),
+        ("token_url", False),
+        ("zip_code", False),
+        ("favorite_color", False),
+    ],
+)
+def test_names_of_credentials(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+    assert is_secret(name, "x") is secret
