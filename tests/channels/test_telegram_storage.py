@@ -16,7 +16,7 @@ from flynn.channels.telegram import NOT_STORED
 from flynn.memory.database import Database
 from flynn.providers.base import TASKS
 from flynn.providers.scripted import ScriptedProvider
-from flynn.router import Router
+from flynn.router import ResendPolicy, Router
 from flynn.settings import load_settings
 
 LONG = "Please keep this: " + "ü" * 4000
@@ -91,3 +91,34 @@ async def test_an_update_that_could_not_be_stored_is_delivered_again_and_answere
     assert held.connected and held.last_error is not None and "stored" in held.last_error
     waits = harness.sleeps.delays
     assert len(waits) >= 2 and waits[1] > waits[0]  # backing off, not spinning
+
+
+async def test_a_reply_telegram_refused_ten_times_goes_once_it_is_healthy_without_a_restart(
+    app: App, fake_telegram: FakeTelegram
+) -> None:
+    """Telegram failing ten sends in a row, then healthy again: the reply used to stay unsent
+    until the next start. Now the router sends it again with backoff, once, and only then
+    records it delivered."""
+    harness = Harness(fake_telegram)
+    channel = harness.channel()
+    router = Router(
+        app.sessions,
+        {"telegram": channel},
+        app.identity,
+        app.memory.inbound,
+        clock=app.services.clock,
+        resend=ResendPolicy(first=0.01, most=0.05),
+    )
+    fake_telegram.fail_sends("bad_gateway", 10)
+    try:
+        async with harness.running(channel, router.on_message):
+            fake_telegram.queue_private("are you there?")
+            [sent] = await fake_telegram.wait_for_sent(1)
+            await router.wait_resent()
+    finally:
+        router.close_intake()
+        await router.drain(5)
+    assert sent.text == "kept it"
+    assert len(fake_telegram.calls_to("sendMessage")) == 11  # ten refused, one taken
+    assert app.memory.inbound.undelivered("telegram", str(OWNER_ID)) == []
+    assert app.memory.inbound.unfinished() == []
