@@ -384,3 +384,38 @@ def test_a_small_namespace_keeps_its_best_rows_beside_a_crowded_one(memory: Sqli
     assert set(postings.terms.values()) == {(mine.id,)}
     # Bob's own search still ranks only his newest matches, as before.
     assert len(memory.history.search("users/bob", "harbour ferry", limit=5)) == 5
+
+
+def test_in_order_reads_a_persons_messages_in_time_order_a_page_at_a_time(
+    memory: SqliteMemory,
+) -> None:
+    """Every session and namespace under the person, compacted turns too, oldest first with
+    ties by id, across page boundaries; a neighbour's namespace (``user2``) never."""
+    late = _say(memory, "late", session="discord:9", minutes=9)
+    early = _say(memory, "early", minutes=1)
+    tied = _say(memory, "tied", session="gateway:laptop", namespace="user/facts", minutes=1)
+    same = _say(memory, "same minute", session="discord:9", minutes=1)
+    middle = _say(memory, "middle", role="assistant", minutes=5)
+    _say(memory, "someone else", namespace="user2", minutes=3)
+    memory.history.save_summary("telegram:1", "summary", through_id=middle.id, now=T0)
+    read = list(memory.history.in_order("user", page=1))
+    assert [m.content for m in read] == ["early", "tied", "same minute", "middle", "late"]
+    assert [m.summarized for m in read] == [True, False, False, True, False]
+    window = memory.history.in_order(
+        "user", start=T0 + timedelta(minutes=1), end=T0 + timedelta(minutes=9), page=2
+    )
+    assert [m.id for m in window] == [early.id, tied.id, same.id, middle.id]  # end left out
+    after = memory.history.in_order("user", start=T0 + timedelta(minutes=2))
+    assert [m.id for m in after] == [middle.id, late.id]
+    with pytest.raises(ValueError, match="page"):
+        list(memory.history.in_order("user", page=0))
+
+
+def test_in_order_streams_rather_than_reading_everything_first(memory: SqliteMemory) -> None:
+    for minute in range(5):
+        _say(memory, f"turn {minute}", minutes=minute)
+    stream = memory.history.in_order("user", page=2)
+    assert next(stream).content == "turn 0"
+    # Stored after the read began: only a stream that reads page by page still sees it.
+    _say(memory, "said while exporting", minutes=60)
+    assert [m.content for m in stream][-1] == "said while exporting"
