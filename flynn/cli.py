@@ -36,6 +36,7 @@ from flynn.cli_settings import (
     file_logging,
     local_user,
 )
+from flynn.cli_transcripts import add_sessions_export_command
 from flynn.cli_users import add_users_commands
 from flynn.commands import parse_command
 from flynn.daemon import (
@@ -164,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=20, help="most matches shown (default 20)")
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.set_defaults(handler=_cmd_sessions_search)
+    add_sessions_export_command(sessions_commands)
 
     # Listed for --help only: main hands what follows `bench` to the evals, unparsed.
     commands.add_parser("bench", help="benchmarks, from a checkout (evals/); each prints JSON")

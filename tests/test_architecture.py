@@ -19,6 +19,7 @@ ENTRY = {
     "cli_distill",
     "cli_docs",
     "cli_users",
+    "cli_transcripts",
     "app",
     "daemon",
 }
@@ -82,6 +83,18 @@ FORBIDDEN: dict[str, set[str]] = {
         "channels",
         "router",
         "distill",
+        *ENTRY,
+    },
+    # Transcripts read the stores (and the stored tool steps), never through a model.
+    "transcripts": {
+        "recall",
+        "learning",
+        "providers",
+        "channels",
+        "router",
+        "distill",
+        "tools",
+        "schedule",
         *ENTRY,
     },
     "memory_map": {
