@@ -9,7 +9,8 @@ while that is undelivered, and given nothing once it was delivered.
 
 Off-the-record messages are recorded without their text (nothing of them is written), so they
 are deduplicated but cannot be replayed. The text of a message is cleared once it is answered;
-replies are kept until pruned, so a resend can get them again.
+replies are kept until pruned, so a resend can get them again; a reply not delivered by then
+(nobody acknowledged it) is pruned too.
 """
 
 from __future__ import annotations
@@ -90,10 +91,10 @@ WHERE channel = ? AND chat_id = ?
   AND (state = 'answered' OR (state = 'failed' AND completed_at IS NULL AND reply IS NOT NULL))
 ORDER BY id
 """
-_PRUNE = (
-    "DELETE FROM intake WHERE received_at < ? "
-    "AND (state IN ('delivered', 'failed') AND completed_at IS NOT NULL)"
-)
+# Finished messages, and replies nobody took in time (a protocol 2 client that never
+# acknowledges, a client id never seen again): kept, they would be sent again at every restart
+# and every hello, for ever. A message whose turn has not run yet is kept.
+_PRUNE = "DELETE FROM intake WHERE received_at < ? AND state != 'accepted'"
 _FORGET = f"DELETE FROM intake WHERE {namespace_scope('namespace')}"
 
 
@@ -185,7 +186,8 @@ class SqliteInboundLog:
         return self._db.execute(_FORGET, scope_params(prefix))
 
     def prune(self, *, before: datetime) -> int:
-        """Forgets finished messages received before ``before``; returns how many."""
+        """Forgets messages received before ``before`` that were answered (delivered or not:
+        the conversation keeps the reply); returns how many."""
         return self._db.execute(_PRUNE, (encode_time(before),))
 
 

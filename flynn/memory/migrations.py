@@ -520,6 +520,50 @@ CREATE TABLE approved_accounts (
 ) WITHOUT ROWID;
 """
 
+# A gateway client id listed under a person in ``users:`` used to be that person, so their
+# gateway sessions, intake rows, reminders and pushes were keyed by the bare client id. Since
+# per-person tokens the bare id is the channel token's client (the owner's): left there, the
+# person's conversation (``history`` frames, the resumed session's prompt) and reminders would go
+# to whoever holds the channel token and names that id, and never to the person. Rows of a
+# person's namespace (``users/<name>``) move to the person's key, ``<name>@<client_id>``; a
+# session or intake row the person's key already has wins, and the bare one is dropped (its
+# messages move all the same).
+_PERSON_ROWS = (
+    "substr({ns}, 1, 6) = 'users/' AND length({ns}) > 6 AND instr(substr({ns}, 7), '/') = 0"
+)
+_SCHEMA_V15 = f"""
+UPDATE OR IGNORE sessions SET key = 'gateway:' || substr(namespace, 7) || '@' || substr(key, 9)
+WHERE substr(key, 1, 8) = 'gateway:' AND instr(key, '@') = 0
+  AND {_PERSON_ROWS.format(ns="namespace")};
+DELETE FROM sessions
+WHERE substr(key, 1, 8) = 'gateway:' AND instr(key, '@') = 0
+  AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE messages SET session = 'gateway:' || substr(namespace, 7) || '@' || substr(session, 9)
+WHERE substr(session, 1, 8) = 'gateway:' AND instr(session, '@') = 0
+  AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE OR IGNORE intake
+SET chat_id = substr(namespace, 7) || '@' || chat_id,
+    sender_id = substr(namespace, 7) || '@' || sender_id,
+    session = 'gateway:' || substr(namespace, 7) || '@' || substr(session, 9)
+WHERE channel = 'gateway' AND chat_id <> '' AND instr(chat_id, '@') = 0
+  AND {_PERSON_ROWS.format(ns="namespace")};
+DELETE FROM intake
+WHERE channel = 'gateway' AND chat_id <> '' AND instr(chat_id, '@') = 0
+  AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE jobs SET recipient = substr(namespace, 7) || '@' || recipient
+WHERE channel = 'gateway' AND recipient IS NOT NULL AND recipient <> ''
+  AND instr(recipient, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE jobs SET chat_id = substr(namespace, 7) || '@' || chat_id
+WHERE channel = 'gateway' AND chat_id IS NOT NULL AND chat_id <> ''
+  AND instr(chat_id, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE pushes SET recipient = substr(namespace, 7) || '@' || recipient
+WHERE channel = 'gateway' AND recipient IS NOT NULL AND recipient <> ''
+  AND instr(recipient, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
+UPDATE pushes SET chat_id = substr(namespace, 7) || '@' || chat_id
+WHERE channel = 'gateway' AND chat_id <> ''
+  AND instr(chat_id, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -535,6 +579,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V12,
     _SCHEMA_V13,
     _SCHEMA_V14,
+    _SCHEMA_V15,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -116,6 +116,22 @@ def test_prune_forgets_only_finished_old_messages(memory: SqliteMemory) -> None:
     assert [u.message.message_id for u in inbound.unfinished()] == ["stuck", "new", "old"]
 
 
+def test_prune_forgets_old_replies_nobody_acknowledged(memory: SqliteMemory) -> None:
+    """A protocol 2 client that never acknowledges (or a client id never seen again) left its
+    replies stored forever: never pruned, all of them sent again at every restart and every
+    hello. Past the keep horizon they go like delivered ones (the conversation keeps them)."""
+    inbound = memory.inbound
+    for frame in ("unacked", "refused", "stuck"):
+        inbound.accept(
+            message(frame, frame, "gateway", "bot"), "gateway:bot", "user", keep_text=True, now=T0
+        )
+    inbound.answered(key("unacked", "gateway", "bot"), reply="r", error_code=None, now=T0)
+    inbound.answered(key("refused", "gateway", "bot"), reply="e", error_code="internal", now=T0)
+    assert inbound.prune(before=T0 + timedelta(days=1)) == 2
+    assert inbound.undelivered("gateway", "bot") == []
+    assert [u.message.message_id for u in inbound.unfinished()] == ["stuck"]
+
+
 def test_forgetting_a_person_forgets_their_intake(memory: SqliteMemory) -> None:
     memory.inbound.accept(message("mine", "1"), "s", "users/alice", keep_text=True, now=T0)
     memory.inbound.accept(message("theirs", "2"), "s", "users/bob", keep_text=True, now=T0)
