@@ -136,11 +136,18 @@ class DeliveryFailed(FlynnError):
     ``send`` raises it rather than return, so that nobody counts the message answered.
     ``sent`` holds the ids of the parts that did arrive; ``may_have_arrived`` is True when the
     failing part may have reached the chat anyway (the connection broke after it went out, so
-    retrying could have sent it twice)."""
+    retrying could have sent it twice); ``permanent`` when the chat service refused it for good
+    (the chat or topic is gone, the bot was blocked): sending it again cannot help."""
 
     def __init__(
-        self, reason: str, *, sent: tuple[str, ...] = (), may_have_arrived: bool = False
+        self,
+        reason: str,
+        *,
+        sent: tuple[str, ...] = (),
+        may_have_arrived: bool = False,
+        permanent: bool = False,
     ) -> None:
         super().__init__(reason)
         self.sent = sent
         self.may_have_arrived = may_have_arrived
+        self.permanent = permanent

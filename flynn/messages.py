@@ -139,6 +139,9 @@ class Delivery:
     state: DeliveryState
     ids: tuple[str, ...] = ()
     reason: str | None = None
+    permanent: bool = False
+    """For ``failed``: the chat service refused it for good (the chat or topic is gone, the bot
+    was blocked): sending it again cannot help, so it is not retried."""
 
     @property
     def is_delivered(self) -> bool:
@@ -153,5 +156,5 @@ class Delivery:
         return cls("deferred", tuple(ids))
 
     @classmethod
-    def failed(cls, reason: str, ids: Iterable[str] = ()) -> Delivery:
-        return cls("failed", tuple(ids), reason)
+    def failed(cls, reason: str, ids: Iterable[str] = (), *, permanent: bool = False) -> Delivery:
+        return cls("failed", tuple(ids), reason, permanent)

@@ -9,8 +9,10 @@ was delivered.
 
 Delivery is what the channel says (``Delivery``) and is recorded exactly: ``delivered`` marks the
 reply delivered; ``deferred`` (a gateway client away, or not yet acknowledging) leaves it stored
-for ``redeliver`` (the client's next hello) and ``acknowledged``; ``failed`` queues it for its chat,
-sent again with backoff until it goes, the chat's later replies waiting behind it in order.
+for ``redeliver`` (the client's next hello) and ``acknowledged``; ``failed`` queues it for its
+conversation, sent again with backoff until it goes, the conversation's later replies waiting
+behind it in order. A failure the chat service calls final (the chat or topic is gone, the bot
+was blocked) is not retried: the reply is closed as undeliverable, and the next one goes.
 
 Every reply, delta and notice for a message carries that message's ``reply_handle`` back to its
 channel. A message replayed after a restart has none (handles are not stored): its channel
@@ -52,9 +54,6 @@ from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.result import TurnResult
 
 log = structlog.get_logger(__name__)
-
-ChatKey = tuple[str, str]
-"""A chat replies go to, for keeping them in order: (channel, chat_id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +131,9 @@ class Router:
         self._resend_policy = resend or ResendPolicy()
         self._workers: dict[SessionKey, _Worker] = {}
         self._resends: set[asyncio.Task[None]] = set()
-        self._failing: dict[ChatKey, deque[_Reply]] = {}
-        """Per chat, replies whose send failed, oldest first, with a task sending them again."""
+        self._failing: dict[SessionKey, deque[_Reply]] = {}
+        """Per conversation, replies whose send failed, oldest first, with a task sending them
+        again."""
         self._accepting = True
         self._idle = asyncio.Event()
         self._idle.set()
@@ -402,38 +402,51 @@ class Router:
             await self._send_reply(_Reply(key, message, result))
 
     async def _send_reply(self, reply: _Reply) -> None:
-        """Sends a reply, or queues it behind its chat's replies whose send failed; a failed
-        send queues it and starts sending the chat's queue again with backoff."""
-        chat = (reply.message.channel, reply.message.chat_id)
-        waiting = self._failing.get(chat)
+        """Sends a reply, or queues it behind its conversation's replies whose send failed; a
+        failed send queues it and starts sending the queue again with backoff."""
+        waiting = self._failing.get(reply.key)
         if waiting is not None:
             waiting.append(reply)
             return
-        if (await self._deliver(reply)).state != "failed":
+        delivery = await self._deliver(reply)
+        if delivery.state != "failed":
             return
-        self._failing[chat] = deque([reply])
-        task = asyncio.create_task(self._resend_failed(chat), name=f"resend-failed:{chat[0]}")
+        if delivery.permanent:
+            self._give_up(reply, delivery)
+            return
+        self._failing[reply.key] = deque([reply])
+        task = asyncio.create_task(self._resend_failed(reply.key), name=f"resend:{reply.key}")
         self._resends.add(task)
         task.add_done_callback(self._resends.discard)
 
-    async def _resend_failed(self, chat: ChatKey) -> None:
-        """Sends the chat's queued replies in order until none is left, waiting longer after
-        each failure (``ResendPolicy``). Each stays stored until delivered: a stop or crash
-        meanwhile leaves it for ``replay``."""
+    async def _resend_failed(self, key: SessionKey) -> None:
+        """Sends the conversation's queued replies in order until none is left, waiting longer
+        after each failure (``ResendPolicy``). Each stays stored until delivered: a stop or
+        crash meanwhile leaves it for ``replay``. One refused for good is given up."""
         failures = 1
         try:
-            while waiting := self._failing.get(chat):
+            while waiting := self._failing.get(key):
                 await asyncio.sleep(self._resend_policy.wait(failures))
                 while waiting:
                     delivery = await self._deliver(waiting[0])
-                    if delivery.state == "failed":
+                    if delivery.state == "failed" and not delivery.permanent:
                         failures += 1
                         break
+                    if delivery.permanent:
+                        self._give_up(waiting[0], delivery)
                     waiting.popleft()
                     failures = 1
         finally:
-            if not self._failing.get(chat):
-                self._failing.pop(chat, None)
+            if not self._failing.get(key):
+                self._failing.pop(key, None)
+
+    def _give_up(self, reply: _Reply, delivery: Delivery) -> None:
+        """Closes a reply the chat service refused for good, so neither a retry nor a restart
+        sends it again (it stays in the conversation's history)."""
+        log.warning(
+            "router.reply_undeliverable", channel=reply.message.channel, reason=delivery.reason
+        )
+        self._inbound.give_up(reply.message.intake_key, now=self._clock())
 
     async def _deliver(self, reply: _Reply) -> Delivery:
         """Sends the reply once and records what the channel said: ``delivered`` marks it so;

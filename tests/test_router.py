@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -376,3 +377,39 @@ async def test_a_failed_send_is_not_recorded_as_delivered(
     # Acknowledged later (a gateway client's ack): delivered, once.
     router.acknowledged(IntakeKey("gateway", "c1", "m1"))
     assert app.memory.inbound.undelivered("gateway", "c1") == []
+
+
+async def test_a_reply_refused_for_good_is_given_up_and_the_next_one_goes(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    """A deleted forum topic, a bot that was blocked: retrying cannot help, and must not hold
+    up the replies after it (nor come back at every restart)."""
+    app, router, channel = await make(
+        tmp_path,
+        ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content),
+        resend=ResendPolicy(first=3600, most=3600),
+    )
+    closing.append((app, router))
+    channel.refusing = 1
+    await router.on_message(channel.inbound("lost", message_id="m1"))
+    await router.on_message(channel.inbound("next", message_id="m2"))
+    reply = await channel.reply()
+    assert (reply.reply_to, reply.text) == ("m2", "re: next")  # not queued behind m1
+    assert app.memory.inbound.unfinished() == []  # m1 is closed: no retry, no replay
+
+
+async def test_a_failing_conversation_does_not_hold_up_another_thread_of_the_same_chat(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    app, router, channel = await make(
+        tmp_path, ScriptedProvider(default="ok"), resend=ResendPolicy(first=3600, most=3600)
+    )
+    closing.append((app, router))
+    channel.failing = 1
+    stuck = replace(channel.inbound("in topic 1", message_id="t1"), thread="1")
+    await router.on_message(stuck)
+    await router.wait_quiet()
+    other = replace(channel.inbound("in topic 2", message_id="t2"), thread="2")
+    await router.on_message(other)
+    reply = await channel.reply()
+    assert reply.reply_to == "t2"

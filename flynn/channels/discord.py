@@ -326,6 +326,7 @@ class DiscordChannel:
         mentions = discord.AllowedMentions.none()
         sent: list[str] = []
         failure: str | None = None
+        permanent = False
         for part in parts:
             try:
                 if reference is None:
@@ -335,7 +336,9 @@ class DiscordChannel:
                         part, allowed_mentions=mentions, reference=reference, mention_author=False
                     )
             except (discord.HTTPException, OSError, TimeoutError) as exc:
-                # discord.py already waited out 429s; the caller retries the rest with backoff.
+                # discord.py already waited out 429s; the caller retries the rest with backoff,
+                # unless Discord refused it for good (the channel is gone, or closed to us).
+                permanent = isinstance(exc, discord.Forbidden | discord.NotFound)
                 status = getattr(exc, "status", None)
                 failure = (
                     f"Discord refused the message ({status})" if status else type(exc).__name__
@@ -360,7 +363,7 @@ class DiscordChannel:
                 parts=len(sent),
             )
         if failure is not None:
-            return Delivery.failed(failure, sent)
+            return Delivery.failed(failure, sent, permanent=permanent)
         return Delivery.delivered(sent)
 
     async def _resolve_dm(self, recipient: str) -> DiscordTarget | None:

@@ -210,7 +210,7 @@ class TelegramChannel:
         try:
             sent = await self._delivery.send_text(bot, chat, text, quote=quote, plain=plain)
         except DeliveryFailed as exc:
-            return Delivery.failed(str(exc), exc.sent)
+            return Delivery.failed(str(exc), exc.sent, permanent=exc.permanent)
         return Delivery.delivered(sent)
 
     # -- lifecycle -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import httpx
 import structlog
 from telegram import Bot, ReplyParameters
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
 from flynn.channels.split import split_text
@@ -134,7 +134,10 @@ class TelegramDelivery:
                 message_id = await self.send_part(bot, chat, part, markup, quote)
             except DeliveryFailed as exc:
                 raise DeliveryFailed(
-                    str(exc), sent=tuple(sent), may_have_arrived=exc.may_have_arrived
+                    str(exc),
+                    sent=tuple(sent),
+                    may_have_arrived=exc.may_have_arrived,
+                    permanent=exc.permanent,
                 ) from None
             sent.append(str(message_id))
             quote = None
@@ -216,4 +219,7 @@ def _send_failure(exc: TelegramError, *, may_have_arrived: bool = False) -> Deli
         may_have_arrived=may_have_arrived,
     )
     reason = f"Telegram: {description}" if description else f"Telegram: {type(exc).__name__}"
-    return DeliveryFailed(reason, may_have_arrived=may_have_arrived)
+    # Refused as such (a 400 for plain text: the chat or topic is gone; a 403: the bot was
+    # blocked or removed): another try would be refused the same way.
+    permanent = isinstance(exc, BadRequest | Forbidden)
+    return DeliveryFailed(reason, may_have_arrived=may_have_arrived, permanent=permanent)

@@ -31,6 +31,8 @@ class RecordingChannel:
         """While True, pushes are ``deferred``, as for a gateway client with no connection."""
         self.failing = 0
         """How many of the next final sends fail (a chat service that is down)."""
+        self.refusing = 0
+        """How many of the next final sends are refused for good (the chat is gone)."""
         self._counter = 0
 
     @property
@@ -49,6 +51,9 @@ class RecordingChannel:
 
     async def send(self, message: OutboundMessage) -> Delivery:
         self.sent.append(message)
+        if message.final and self.refusing > 0:
+            self.refusing -= 1
+            return Delivery.failed("the chat is gone", permanent=True)
         if message.final and self.failing > 0:
             self.failing -= 1
             return Delivery.failed("the chat service is down")
