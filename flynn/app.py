@@ -479,6 +479,7 @@ def _services(
                 memory.facts,
                 schedule=schedule,
                 default_timezone=settings.persona.timezone or host_timezone(),
+                default_source="config" if settings.persona.timezone else "host",
             ),
             tools=tools,
         ),

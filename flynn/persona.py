@@ -9,7 +9,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -200,19 +200,25 @@ OFF_THE_RECORD_LINE = (
 
 
 def system_block(
-    now: datetime, *, timezone: str | None, inject_datetime: bool, off_the_record: bool
+    now: datetime,
+    *,
+    timezone: str | tzinfo | None,
+    inject_datetime: bool,
+    off_the_record: bool,
 ) -> str:
     """The ``--- System ---`` block, or ``""`` when it would say nothing.
 
-    ``now`` must be timezone-aware; it is shown in the IANA ``timezone`` (the system's local zone
-    when ``None``). Raises ``ValueError`` for a naive ``now`` and ``ZoneInfoNotFoundError`` for an
-    unknown zone (settings validation rejects those earlier).
+    ``now`` must be timezone-aware; it is shown in ``timezone``, a zone or an IANA name (the
+    system's local zone when ``None``); sessions pass the person's own
+    (``PersonalFiles.timezone_of``). Raises ``ValueError`` for a naive ``now`` and
+    ``ZoneInfoNotFoundError`` for an unknown name (settings validation rejects those earlier).
     """
     lines: list[str] = []
     if inject_datetime:
         if now.tzinfo is None or now.utcoffset() is None:
             raise ValueError("system_block needs a timezone-aware datetime")
-        local = now.astimezone(ZoneInfo(timezone)) if timezone else now.astimezone()
+        zone = ZoneInfo(timezone) if isinstance(timezone, str) else timezone
+        local = now.astimezone(zone) if zone is not None else now.astimezone()
         lines.append(f"Current date and time: {_spoken(local)}")
     if off_the_record:
         lines.append(OFF_THE_RECORD_LINE)

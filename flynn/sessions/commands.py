@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from datetime import tzinfo
 from typing import Final, Protocol
 
 from flynn.commands import ALIASES, CHAT_COMMANDS
@@ -126,6 +127,7 @@ async def _status(session: Session, arg: str) -> TurnResult:
         f"Memory: {session.scope.root}"
         + (" (shared across channels)" if session.scope.shared else ""),
         f"Model: {services.model.chat.name}",
+        f"Timezone: {_timezone(session)}",
         f"Messages in context: {usage.messages} (~{usage.tokens} tokens of "
         f"{config.context_window - config.reserve_tokens} before compaction)",
         f"Summary of earlier turns: {'yes' if usage.summarised else 'no'}",
@@ -136,20 +138,42 @@ async def _status(session: Session, arg: str) -> TurnResult:
             f"Working memory: updated {working.updated_at:%Y-%m-%d %H:%M} UTC, "
             f"expires {working.expires_at:%Y-%m-%d}"
         )
-    spend = _spend(services)
+    spend = _spend(session)
     if spend is not None:
         lines.append(spend)
     return TurnResult("\n".join(lines))
 
 
-def _spend(services: SessionServices) -> str | None:
+def _timezone(session: Session) -> str:
+    """The person's timezone and where it came from: ``Europe/Lisbon, from what you told me``
+    (their fact), ``..., from persona.timezone`` or ``..., the host's``."""
+    files = session.services.person.files
+    if files is not None:
+        return files.timezone_of(session.scope.root).describe()
+    name = session.services.config.timezone
+    if name:
+        return f"{name}, from persona.timezone"
+    return f"{session.services.clock().astimezone().tzname()}, the host's"
+
+
+def _zone(session: Session) -> tzinfo | None:
+    """The person's calendar: their zone (as ``/status`` says it), else the configured one,
+    else the machine's (``None``)."""
+    files = session.services.person.files
+    if files is not None:
+        return files.timezone_of(session.scope.root).zone
+    name = session.services.config.timezone
+    return parse_timezone(name) if name else None
+
+
+def _spend(session: Session) -> str | None:
     """What the model calls of every conversation cost today and this month, in the
-    person's calendar (the configured zone, else the machine's)."""
+    person's calendar."""
+    services = session.services
     costs = services.memory.costs
     if costs is None:
         return None
-    name = services.config.timezone
-    local = services.clock().astimezone(parse_timezone(name) if name else None)
+    local = services.clock().astimezone(_zone(session))
     midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return _spend_line(costs.spend(midnight), costs.spend(midnight.replace(day=1)))
 
@@ -205,9 +229,9 @@ async def _search(session: Session, arg: str) -> TurnResult:
     if not arg:
         return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
     services = session.services
-    # Days as the person lives them: the configured zone, else the machine's (DESIGN 10).
-    name = services.config.timezone
-    zone = parse_timezone(name) if name else services.clock().astimezone().tzinfo
+    # Days as the person lives them: their zone, else the configured one, else the
+    # machine's (DESIGN 10).
+    zone = _zone(session) or services.clock().astimezone().tzinfo
     days = search_sessions(
         services.memory.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
     )

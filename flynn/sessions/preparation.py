@@ -3,7 +3,7 @@ message, and the prompt assembled from them in the order of DESIGN.md section 6.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from flynn.identity import MemoryScope
 from flynn.memory.working import read_working_memory
@@ -85,7 +85,7 @@ class TurnPreparation:
         return assemble(
             system_block=system_block(
                 now,
-                timezone=config.timezone,
+                timezone=self._zone(),
                 inject_datetime=config.inject_datetime,
                 off_the_record=conversation.off_the_record,
             ),
@@ -96,6 +96,14 @@ class TurnPreparation:
             turns=turns,
             message=text,
         )
+
+    def _zone(self) -> tzinfo | str | None:
+        """The person's own zone (their fact, else ``persona.timezone``, else the host's),
+        looked up each turn: a timezone learnt in the conversation applies from the next."""
+        files = self._services.person.files
+        if files is None:
+            return self._services.config.timezone
+        return files.timezone_of(self._scope.root).zone
 
     def _personal_files(self, now: datetime) -> dict[str, str] | None:
         person = self._services.person
