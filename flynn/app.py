@@ -495,6 +495,7 @@ def _services(
             max_tool_steps=settings.tools.max_steps,
             idle_restart_hours=settings.session.idle_restart_hours,
             turn_timeout_seconds=llm.turn_timeout_seconds,
+            max_tier=settings.persona.max_tier,
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),

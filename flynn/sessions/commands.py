@@ -18,6 +18,7 @@ from flynn.dates import parse_timezone
 from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
 from flynn.memory.working import read_working_memory
+from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
 from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
 from flynn.sessions.compaction import CompactionOutcome
@@ -51,6 +52,18 @@ class Session(Protocol):
 
     def set_off_the_record(self, on: bool) -> None: ...
 
+    @property
+    def tier(self) -> int:
+        """The context tier the session's prompts load."""
+        ...
+
+    @property
+    def chosen_tier(self) -> int | None:
+        """The tier chosen with ``/tier``, if one was."""
+        ...
+
+    def choose_tier(self, tier: int | None) -> None: ...
+
     def context_usage(self) -> ContextUsage: ...
 
     def clear_conversation(self, reason: str = "/new") -> None: ...
@@ -69,13 +82,15 @@ class Session(Protocol):
     async def run_tool(self, name: str, arguments: str = "{}") -> ToolResult | None: ...
 
 
-def help_text() -> str:
-    return "\n".join(
-        [
-            "I'm Flynn, your assistant. I remember what you tell me across our conversations.",
-            *(command.usage for command in CHAT_COMMANDS if command.name != "help"),
-        ]
-    )
+INTRODUCTION = "I'm Flynn, your assistant. I remember what you tell me across our conversations."
+
+
+def help_text(introduction: str = INTRODUCTION) -> str:
+    """``/help``: ``introduction`` (the persona's ``HELP.md`` when it has one), then every
+    command, so a command is never hidden by a help text written before it existed."""
+    usages = "\n".join(command.usage for command in CHAT_COMMANDS if command.name != "help")
+    joint = "\n" if introduction == INTRODUCTION else "\n\nCommands:\n"
+    return introduction + joint + usages
 
 
 async def run(session: Session, name: str, arg: str) -> TurnResult:
@@ -93,7 +108,43 @@ async def run(session: Session, name: str, arg: str) -> TurnResult:
 
 
 async def _help(session: Session, arg: str) -> TurnResult:
-    return TurnResult(help_text())
+    own = read_help(session.services.person.persona.directory)
+    return TurnResult(help_text(own) if own else help_text())
+
+
+async def _tier(session: Session, arg: str) -> TurnResult:
+    default = session.services.person.persona.tier
+    allowed = session.services.config.max_tier
+    if not arg:
+        chosen = session.chosen_tier
+        whence = (
+            "chosen for this conversation" if chosen is not None else "the default, persona.tier"
+        )
+        lines = [f"Context tier: {session.tier} ({whence}). Each tier loads:"]
+        for tier in range(MIN_TIER, MAX_TIER + 1):
+            note = " (above persona.max_tier here)" if tier > allowed else ""
+            lines.append(f"{tier} – {describe_tier(tier)}{note}")
+        lines.append(
+            f"/tier N loads tier N (1-{allowed}) until /new or the session restarts; "
+            f"/tier {default} goes back to the default."
+        )
+        return TurnResult("\n".join(lines))
+    if not arg.isdigit() or not MIN_TIER <= int(arg) <= MAX_TIER:
+        return TurnResult(
+            f"Usage: /tier, or /tier N with N from {MIN_TIER} to {allowed}.", "bad_request"
+        )
+    tier = int(arg)
+    if tier > allowed:
+        return TurnResult(
+            f"Tier {tier} is above what this Flynn allows (persona.max_tier: {allowed}); "
+            f"choose 1 to {allowed}.",
+            "bad_request",
+        )
+    session.choose_tier(None if tier == default else tier)
+    return TurnResult(
+        f"Context tier {tier} from your next message, until /new or the session restarts: "
+        f"{describe_tier(tier)}."
+    )
 
 
 async def _new(session: Session, arg: str) -> TurnResult:
@@ -132,6 +183,8 @@ async def _status(session: Session, arg: str) -> TurnResult:
         f"{config.context_window - config.reserve_tokens} before compaction)",
         f"Summary of earlier turns: {'yes' if usage.summarised else 'no'}",
         "Off the record: " + ("on" if session.off_the_record else "off"),
+        f"Context tier: {session.tier}"
+        + (" (chosen with /tier)" if session.chosen_tier is not None else ""),
     ]
     if working is not None:
         lines.append(
@@ -341,5 +394,6 @@ _HANDLERS: Final[dict[str, Callable[[Session, str], Awaitable[TurnResult]]]] = {
     "search": _search,
     "reminders": _reminders,
     "tasks": _tasks,
+    "tier": _tier,
     "help": _help,
 }

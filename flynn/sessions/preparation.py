@@ -30,6 +30,8 @@ class TurnPreparation:
         self._scope = scope
         self._services = services
         self._profile = profile
+        self.tier: int | None = None
+        """The context tier the session chose (``/tier``); ``None``: ``persona.tier``."""
 
     def session_context(self) -> str:
         """Built once per session key and kept, so a second orchestrator for the same key (after
@@ -89,7 +91,7 @@ class TurnPreparation:
                 inject_datetime=config.inject_datetime,
                 off_the_record=conversation.off_the_record,
             ),
-            persona=services.person.persona.render(self._personal_files(now)),
+            persona=services.person.persona.render(self._personal_files(now), tier=self.tier),
             session_context=conversation.session_context or "",
             recalled=recalled,
             summary=conversation.summary,
@@ -109,4 +111,5 @@ class TurnPreparation:
         person = self._services.person
         if person.files is None:
             return None
-        return person.files.prompt_files(self._scope.root, person.persona.files, now=now)
+        files = person.persona.files_at(self.tier)
+        return person.files.prompt_files(self._scope.root, files, now=now)
