@@ -4,20 +4,17 @@ fake OpenAI server, whose recorded requests show what the system prompt loaded."
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fakes import FakeOpenAI, RecordedRequest, Reply
-from websockets.asyncio.client import ClientConnection, connect
+from gateway_harness import TOKEN, final_answer, running_daemon
+from websockets.asyncio.client import connect
 
-from flynn.daemon import Daemon
 from flynn.settings import load_settings
 
-TOKEN = "tier-and-help-token-for-tests"
 _NOTHING_LEARNT = '{"profile": [], "actions": [], "observations": []}'
 
 
@@ -28,9 +25,9 @@ def _answer(request: RecordedRequest) -> Reply:
 
 
 @pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[tuple[FakeOpenAI, int, Path]]:
-    """The daemon on the fake OpenAI server; yields the server, the gateway's port and the
-    data directory."""
+async def world(tmp_path: Path) -> AsyncIterator[tuple[FakeOpenAI, int]]:
+    """The daemon on the fake OpenAI server, with a HELP.md and the owner's scratchpad; yields
+    the server and the gateway's port."""
     data = tmp_path / "data"
     persona = data / "persona" / "flynn"
     persona.mkdir(parents=True)
@@ -49,31 +46,13 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[FakeOpenAI, int, Path]]:
                     "api_key": "sk-test",
                     "max_retries": 0,
                 },
-                "persona": {"max_tier": 4},
                 "memory": {"user_namespace": "user"},
                 "channels": {"gateway": {"host": "127.0.0.1", "port": 0, "token": TOKEN}},
             },
             env={},
         )
-        daemon = Daemon(settings, {}, announce=lambda line: None)
-        stop = asyncio.Event()
-        running = asyncio.create_task(daemon.run(stop))
-        try:
-            await asyncio.wait_for(daemon.ready.wait(), 10)
-            yield model, daemon.channels["gateway"].bound_port, data  # type: ignore[attr-defined]
-        finally:
-            stop.set()
-            assert await asyncio.wait_for(running, 20) == 0
-
-
-async def answer(ws: ClientConnection, frame: dict[str, Any]) -> dict[str, Any]:
-    """Sends ``frame`` and returns its final answer (reply or error), skipping deltas."""
-    await ws.send(json.dumps(frame))
-    async with asyncio.timeout(15):
-        while True:
-            got = json.loads(await ws.recv())
-            if got.get("id") == frame["id"] and got["type"] in ("reply", "error"):
-                return dict(got)
+        async with running_daemon(settings) as port:
+            yield model, port
 
 
 def system_prompt(model: FakeOpenAI) -> str:
@@ -85,30 +64,30 @@ def system_prompt(model: FakeOpenAI) -> str:
     return content
 
 
-async def test_tier_and_help_through_the_gateway(world: tuple[FakeOpenAI, int, Path]) -> None:
-    model, port, _ = world
+async def test_tier_and_help_through_the_gateway(world: tuple[FakeOpenAI, int]) -> None:
+    model, port = world
     async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
         await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": "laptop"}))
         assert json.loads(await ws.recv())["type"] == "ready"
 
-        help_reply = await answer(ws, {"type": "command", "id": "h", "name": "help"})
+        help_reply = await final_answer(ws, {"type": "command", "id": "h", "name": "help"})
         assert help_reply["text"].startswith("Ask me about the garden.\n\nCommands:\n")
         assert "/tier [N]" in help_reply["text"]
 
-        said = await answer(ws, {"type": "message", "id": "1", "text": "hello"})
+        said = await final_answer(ws, {"type": "message", "id": "1", "text": "hello"})
         assert said["type"] == "reply"
         assert "plan: the kiln at ten" not in system_prompt(model)  # tier 2, the default
 
-        chosen = await answer(ws, {"type": "command", "id": "t", "name": "tier", "arg": "4"})
+        chosen = await final_answer(ws, {"type": "command", "id": "t", "name": "tier", "arg": "4"})
         assert chosen["type"] == "reply", chosen
         assert chosen["text"].startswith("Context tier 4 from your next message")
-        await answer(ws, {"type": "message", "id": "2", "text": "what was the plan?"})
+        await final_answer(ws, {"type": "message", "id": "2", "text": "what was the plan?"})
         assert "--- SCRATCH.md ---\nplan: the kiln at ten" in system_prompt(model)
 
         # The same as a typed text, as Telegram and Discord send it.
-        listing = await answer(ws, {"type": "message", "id": "3", "text": "/tier"})
+        listing = await final_answer(ws, {"type": "message", "id": "3", "text": "/tier"})
         assert "Context tier: 4 (chosen for this conversation)" in listing["text"]
 
-        await answer(ws, {"type": "command", "id": "n", "name": "new"})
-        await answer(ws, {"type": "message", "id": "4", "text": "and now?"})
+        await final_answer(ws, {"type": "command", "id": "n", "name": "new"})
+        await final_answer(ws, {"type": "message", "id": "4", "text": "and now?"})
         assert "plan: the kiln at ten" not in system_prompt(model)
