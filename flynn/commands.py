@@ -34,6 +34,11 @@ CHAT_COMMANDS: Final = (
     Command("search", "Find what we said before, grouped by day", args="WORDS"),
     Command("reminders", "List your reminders; /reminders cancel N cancels one", args="[cancel N]"),
     Command("tasks", "List your tasks; /tasks done N ticks one off, /tasks add TEXT adds one"),
+    Command(
+        "tier",
+        "Say the context tier and what each loads; /tier N loads tier N for this conversation",
+        args="[N]",
+    ),
     Command("help", "What I can do"),
 )
 NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)

@@ -6,10 +6,11 @@ The persona is the stable top of the system prompt; files are re-read only when 
 from __future__ import annotations
 
 import re
+import stat
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -31,6 +32,14 @@ TIER_FILES: tuple[tuple[str, ...], ...] = (
     ("SCRATCH.md", "TASKS.json"),
 )
 """The files each context tier adds, in prompt order (seeds/004)."""
+
+TIER_USES: tuple[str, ...] = (
+    "minimal, for lightweight tasks",
+    "standard chat",
+    "deep sessions and long tasks",
+    "full state, agent mode",
+)
+"""What each context tier is for (seeds/004), as ``/tier`` says it."""
 
 PERSON_FILES = frozenset(
     {
@@ -69,6 +78,14 @@ def files_for_tier(tier: int) -> tuple[str, ...]:
     return tuple(name for added in TIER_FILES[:tier] for name in added)
 
 
+def describe_tier(tier: int) -> str:
+    """``+ MEMORY_LONG.md, CONTEXT_TIERS.md: deep sessions and long tasks``: what the tier adds
+    to the one below and what it is for; ``ValueError`` outside 1..4."""
+    files_for_tier(tier)
+    added = ", ".join(TIER_FILES[tier - 1])
+    return f"{'' if tier == MIN_TIER else '+ '}{added}: {TIER_USES[tier - 1]}"
+
+
 def persona_directory(data_dir: Path, name: str) -> Path:
     """Where the persona called ``name`` keeps its files."""
     return data_dir / "persona" / name
@@ -81,7 +98,7 @@ class _Cached:
 
 
 class Persona:
-    """The persona text for one directory and tier.
+    """The persona text for one directory, at its default ``tier`` or one a session chose.
 
     ``render`` stats each file and re-reads only files whose modification time, size or inode
     changed, so edits (including an editor's write-and-rename) apply on the next turn; with
@@ -103,17 +120,21 @@ class Persona:
         self._cache: dict[str, _Cached] = {}
         self._recheck_seconds = recheck_seconds
         self._clock = clock
-        self._rendered: tuple[float, tuple[tuple[str, str], ...]] | None = (
-            None  # (when looked, text)
-        )
+        # By tier: (when looked, each file's section).
+        self._rendered: dict[int, tuple[float, tuple[tuple[str, str], ...]]] = {}
 
     @property
     def files(self) -> tuple[str, ...]:
-        """The files this tier loads, in prompt order."""
+        """The files the default tier loads, in prompt order."""
         return self._files
 
-    def render(self, personal: Mapping[str, str] | None = None) -> str:
-        """The assembled persona: each non-empty file under a heading naming it.
+    def files_at(self, tier: int | None) -> tuple[str, ...]:
+        """The files ``tier`` loads (the default tier's for ``None``), in prompt order."""
+        return self._files if tier is None else files_for_tier(tier)
+
+    def render(self, personal: Mapping[str, str] | None = None, *, tier: int | None = None) -> str:
+        """The assembled persona at ``tier`` (the default tier for ``None``; ``ValueError``
+        outside 1..4): each non-empty file under a heading naming it.
 
         ``personal`` holds the text of the person's own files (``PERSON_FILES``: USER.md, the
         distilled MEMORY_*.md, REMINDERS.md, TASKS.json, SCRATCH.md, kept in their folder, not
@@ -123,7 +144,7 @@ class Persona:
         Unreadable files are logged and skipped; this method does not raise for file
         problems.
         """
-        shared = self._render_shared()
+        shared = self._render_shared(self.tier if tier is None else tier)
         if not personal:
             return "\n\n".join(text for _, text in shared if text)
         sections = []
@@ -136,13 +157,15 @@ class Persona:
                 sections.append(text)
         return "\n\n".join(sections)
 
-    def _render_shared(self) -> tuple[tuple[str, str], ...]:
-        """Each file's section ('' when empty), from the persona folder."""
+    def _render_shared(self, tier: int) -> tuple[tuple[str, str], ...]:
+        """Each of ``tier``'s files' section ('' when empty), from the persona folder."""
+        files = self.files_at(tier)
         now = self._clock() if self._recheck_seconds > 0 else 0.0
-        if self._rendered is not None and now - self._rendered[0] < self._recheck_seconds:
-            return self._rendered[1]
+        looked = self._rendered.get(tier)
+        if looked is not None and now - looked[0] < self._recheck_seconds:
+            return looked[1]
         sections: list[tuple[str, str]] = []
-        for name in self._files:
+        for name in files:
             text = "" if name in PERSON_FILES else self._read(name)
             if name == "IDENTITY.md" and not text:
                 sections.append((name, f"--- Identity ---\n{DEFAULT_IDENTITY}"))
@@ -150,7 +173,7 @@ class Persona:
                 sections.append((name, f"--- {name} ---\n{text}" if text else ""))
         rendered = tuple(sections)
         if self._recheck_seconds > 0:
-            self._rendered = (now, rendered)
+            self._rendered[tier] = (now, rendered)
         return rendered
 
     def _read(self, name: str) -> str:
@@ -192,6 +215,35 @@ def clean_file_text(name: str, raw: str) -> str:
     return text
 
 
+HELP_FILE = "HELP.md"
+HELP_MAX_CHARS = 3000
+"""What ``/help`` shows of ``HELP.md`` at most: a message, not a manual."""
+_HELP_READ_CHARS = 64_000  # read no more of a huge file than this; its comments may be long
+
+
+def read_help(directory: Path) -> str | None:
+    """The persona's own help (``HELP.md`` in ``directory``) without its guidance comments,
+    cut to ``HELP_MAX_CHARS`` at a line's end; ``None`` when there is none to show: no file,
+    only comments, not a regular file, or unreadable (logged). Never raises for the file."""
+    path = directory / HELP_FILE
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or a device would block or never end
+            return None
+        with path.open(encoding="utf-8") as file:
+            raw = file.read(_HELP_READ_CHARS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("persona.help_unreadable", file=str(path), error=str(exc))
+        return None
+    text = clean_file_text(HELP_FILE, raw)
+    text = text.split("<!--", 1)[0].rstrip()  # a comment the read cut before its end
+    if len(text) > HELP_MAX_CHARS:
+        cut = text[:HELP_MAX_CHARS]
+        text = (cut[: cut.rfind("\n")] if "\n" in cut else cut).rstrip() + "\n…"
+    return text or None
+
+
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 OFF_THE_RECORD_LINE = (
     "Current mode: Off The Record — this conversation is private and will not be logged or "
@@ -200,19 +252,25 @@ OFF_THE_RECORD_LINE = (
 
 
 def system_block(
-    now: datetime, *, timezone: str | None, inject_datetime: bool, off_the_record: bool
+    now: datetime,
+    *,
+    timezone: str | tzinfo | None,
+    inject_datetime: bool,
+    off_the_record: bool,
 ) -> str:
     """The ``--- System ---`` block, or ``""`` when it would say nothing.
 
-    ``now`` must be timezone-aware; it is shown in the IANA ``timezone`` (the system's local zone
-    when ``None``). Raises ``ValueError`` for a naive ``now`` and ``ZoneInfoNotFoundError`` for an
-    unknown zone (settings validation rejects those earlier).
+    ``now`` must be timezone-aware; it is shown in ``timezone``, a zone or an IANA name (the
+    system's local zone when ``None``); sessions pass the person's own
+    (``PersonalFiles.timezone_of``). Raises ``ValueError`` for a naive ``now`` and
+    ``ZoneInfoNotFoundError`` for an unknown name (settings validation rejects those earlier).
     """
     lines: list[str] = []
     if inject_datetime:
         if now.tzinfo is None or now.utcoffset() is None:
             raise ValueError("system_block needs a timezone-aware datetime")
-        local = now.astimezone(ZoneInfo(timezone)) if timezone else now.astimezone()
+        zone = ZoneInfo(timezone) if isinstance(timezone, str) else timezone
+        local = now.astimezone(zone) if zone is not None else now.astimezone()
         lines.append(f"Current date and time: {_spoken(local)}")
     if off_the_record:
         lines.append(OFF_THE_RECORD_LINE)
@@ -264,7 +322,8 @@ PROTOCOLS.md: behavioural rules, how to respond and what to avoid. Loaded from t
     "CONTEXT_TIERS.md": """\
 <!--
 CONTEXT_TIERS.md: tells the model which files it is seeing. Loaded from tier 3.
-Set the tier with `persona.tier` in the config (default 2).
+Set the tier with `persona.tier` in the config (default 2); a session may choose another
+with /tier N, up to `persona.max_tier`.
 -->
 # Context tiers
 
@@ -272,6 +331,13 @@ Set the tier with `persona.tier` in the config (default 2).
 2. + SOUL.md, PROTOCOLS.md, USER.md, MEMORY_SHORT.md, MEMORY_MID.md, REMINDERS.md: standard chat.
 3. + MEMORY_LONG.md, CONTEXT_TIERS.md: deep sessions and long tasks.
 4. + SCRATCH.md, TASKS.json: full state, agent mode.
+""",
+    HELP_FILE: f"""\
+<!--
+HELP.md: what /help shows, in place of the built-in introduction; the list of commands always
+follows it. Write it below this comment (Markdown is fine). While the file holds nothing but
+this comment, the built-in help is shown. At most {HELP_MAX_CHARS:,} characters are shown.
+-->
 """,
 }
 

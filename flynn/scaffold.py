@@ -93,7 +93,10 @@ memory:
   # Run LLM extraction in the background after every this many of a person's messages in a
   # session, besides at compaction (0: only at compaction; 0..1000).
   extract_every_turns: 4
-  # Minimum relevance for a memory to be recalled into the prompt (0.0..1.0).
+  # Relevance floor for recalled memory, as a fraction of the best item's score (0.0..1.0): of
+  # what the ranker finds for a message, items scoring under retrieval_threshold x the best
+  # one's score are left out (graph lines about what the message names always stay). 0 keeps
+  # everything found (up to recall_max_tokens), 1 only items as good as the best.
   retrieval_threshold: 0.3
   # Token budget for memory recalled for each message (0..20000).
   recall_max_tokens: 1500
@@ -134,9 +137,14 @@ persona:
   # Context tier 1..4: how many persona files are loaded. 1 identity only; 2 adds soul,
   # protocols, user, short/mid memory, reminders; 3 adds long memory; 4 adds scratch and tasks.
   tier: 2
+  # The highest tier a conversation may choose with `/tier N` (1..4, at least tier); /tier
+  # lasts until /new or the session restarts.
+  max_tier: 4
   # Tell the model the current date and time on every turn.
   inject_datetime: true
-  # IANA zone for that date and time, e.g. Europe/Lisbon; null uses the system's local zone.
+  # IANA zone, e.g. Europe/Lisbon, for people who have not said theirs (a person's own
+  # `timezone` fact wins): the date and time the model is told, reminders, days. null uses the
+  # system's local zone.
   timezone: null
 
 # Several people, each with their own memory (users/<name>/...). List the accounts each person

@@ -156,8 +156,16 @@ class CompactionSettings(_Section):
 class PersonaSettings(_Section):
     name: str = Field(default="flynn", pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
     tier: int = Field(default=2, ge=1, le=4)
+    max_tier: int = Field(default=4, ge=1, le=4)
+    """The highest tier a session may choose with ``/tier N``; ``tier`` must be within it."""
     inject_datetime: bool = True
     timezone: str | None = None
+
+    @model_validator(mode="after")
+    def _tier_within_max(self) -> PersonaSettings:
+        if self.tier > self.max_tier:
+            raise ValueError(f"tier ({self.tier}) must be at most max_tier ({self.max_tier})")
+        return self
 
     @field_validator("timezone")
     @classmethod

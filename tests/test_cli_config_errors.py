@@ -211,3 +211,10 @@ def test_a_weak_token_kept_in_the_data_dir_is_refused_by_its_file(tmp_path: Path
     [error] = [line for line in result.stderr.splitlines() if line.startswith("flynn: ")]
     assert str(data / "gateway-token") in error and "delete the file" in error
     assert "hunter2" not in result.stderr
+
+
+def test_a_default_tier_above_max_tier_is_refused_by_name(tmp_path: Path) -> None:
+    config = tmp_path / "tiers.yaml"
+    config.write_text("persona:\n  tier: 3\n  max_tier: 2\n", encoding="utf-8")
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, "persona", "max_tier (2)", "tier (3)")

@@ -183,7 +183,8 @@ def test_persona_directory_is_under_the_data_dir(tmp_path: Path) -> None:
 def test_templates_are_written_once(tmp_path: Path) -> None:
     directory = tmp_path / "persona" / "flynn"
     written = write_persona_templates(directory)
-    assert sorted(path.name for path in written) == sorted(set(ALL_FILES) - PERSON_FILES)
+    # HELP.md is no tier's: /help shows it.
+    assert sorted(path.name for path in written) == sorted({*ALL_FILES, "HELP.md"} - PERSON_FILES)
 
     (directory / "SOUL.md").write_text("mine", encoding="utf-8")
     (directory / "CONTEXT_TIERS.md").unlink()

@@ -140,3 +140,18 @@ def test_write_config_never_overwrites(tmp_path: Path) -> None:
     path.write_text("llm: {model: mine}\n", encoding="utf-8")
     assert write_config(path) is False
     assert path.read_text(encoding="utf-8") == "llm: {model: mine}\n"
+
+
+def test_the_retrieval_threshold_is_explained_as_recall_applies_it() -> None:
+    # Recall.relevant keeps items scoring at least threshold x the best item's score
+    # (tests/memory/test_recall_topk.py): a fraction, not an absolute score.
+    lines = CONFIG_TEMPLATE.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("retrieval_threshold:"))
+    comment = []
+    for line in reversed(lines[:at]):
+        if not line.strip().startswith("#"):
+            break
+        comment.insert(0, line.strip().lstrip("# "))
+    said = " ".join(comment)
+    assert "fraction of the best item's score" in said
+    assert "left out" in said

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from datetime import tzinfo
 from typing import Final, Protocol
 
 from flynn.commands import ALIASES, CHAT_COMMANDS
@@ -17,6 +18,7 @@ from flynn.dates import parse_timezone
 from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
 from flynn.memory.working import read_working_memory
+from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
 from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
 from flynn.sessions.compaction import CompactionOutcome
@@ -50,6 +52,18 @@ class Session(Protocol):
 
     def set_off_the_record(self, on: bool) -> None: ...
 
+    @property
+    def tier(self) -> int:
+        """The context tier the session's prompts load."""
+        ...
+
+    @property
+    def chosen_tier(self) -> int | None:
+        """The tier chosen with ``/tier``, if one was."""
+        ...
+
+    def choose_tier(self, tier: int | None) -> None: ...
+
     def context_usage(self) -> ContextUsage: ...
 
     def clear_conversation(self, reason: str = "/new") -> None: ...
@@ -68,13 +82,15 @@ class Session(Protocol):
     async def run_tool(self, name: str, arguments: str = "{}") -> ToolResult | None: ...
 
 
-def help_text() -> str:
-    return "\n".join(
-        [
-            "I'm Flynn, your assistant. I remember what you tell me across our conversations.",
-            *(command.usage for command in CHAT_COMMANDS if command.name != "help"),
-        ]
-    )
+INTRODUCTION = "I'm Flynn, your assistant. I remember what you tell me across our conversations."
+
+
+def help_text(introduction: str = INTRODUCTION) -> str:
+    """``/help``: ``introduction`` (the persona's ``HELP.md`` when it has one), then every
+    command, so a command is never hidden by a help text written before it existed."""
+    usages = "\n".join(command.usage for command in CHAT_COMMANDS if command.name != "help")
+    joint = "\n" if introduction == INTRODUCTION else "\n\nCommands:\n"
+    return introduction + joint + usages
 
 
 async def run(session: Session, name: str, arg: str) -> TurnResult:
@@ -92,7 +108,43 @@ async def run(session: Session, name: str, arg: str) -> TurnResult:
 
 
 async def _help(session: Session, arg: str) -> TurnResult:
-    return TurnResult(help_text())
+    own = read_help(session.services.person.persona.directory)
+    return TurnResult(help_text(own) if own else help_text())
+
+
+async def _tier(session: Session, arg: str) -> TurnResult:
+    default = session.services.person.persona.tier
+    allowed = session.services.config.max_tier
+    if not arg:
+        chosen = session.chosen_tier
+        whence = (
+            "chosen for this conversation" if chosen is not None else "the default, persona.tier"
+        )
+        lines = [f"Context tier: {session.tier} ({whence}). Each tier loads:"]
+        for tier in range(MIN_TIER, MAX_TIER + 1):
+            note = " (above persona.max_tier here)" if tier > allowed else ""
+            lines.append(f"{tier} – {describe_tier(tier)}{note}")
+        lines.append(
+            f"/tier N loads tier N (1-{allowed}) until /new or the session restarts; "
+            f"/tier {default} goes back to the default."
+        )
+        return TurnResult("\n".join(lines))
+    if not arg.isdigit() or not MIN_TIER <= int(arg) <= MAX_TIER:
+        return TurnResult(
+            f"Usage: /tier, or /tier N with N from {MIN_TIER} to {allowed}.", "bad_request"
+        )
+    tier = int(arg)
+    if tier > allowed:
+        return TurnResult(
+            f"Tier {tier} is above what this Flynn allows (persona.max_tier: {allowed}); "
+            f"choose 1 to {allowed}.",
+            "bad_request",
+        )
+    session.choose_tier(None if tier == default else tier)
+    return TurnResult(
+        f"Context tier {tier} from your next message, until /new or the session restarts: "
+        f"{describe_tier(tier)}."
+    )
 
 
 async def _new(session: Session, arg: str) -> TurnResult:
@@ -126,30 +178,55 @@ async def _status(session: Session, arg: str) -> TurnResult:
         f"Memory: {session.scope.root}"
         + (" (shared across channels)" if session.scope.shared else ""),
         f"Model: {services.model.chat.name}",
+        f"Timezone: {_timezone(session)}",
         f"Messages in context: {usage.messages} (~{usage.tokens} tokens of "
         f"{config.context_window - config.reserve_tokens} before compaction)",
         f"Summary of earlier turns: {'yes' if usage.summarised else 'no'}",
         "Off the record: " + ("on" if session.off_the_record else "off"),
+        f"Context tier: {session.tier}"
+        + (" (chosen with /tier)" if session.chosen_tier is not None else ""),
     ]
     if working is not None:
         lines.append(
             f"Working memory: updated {working.updated_at:%Y-%m-%d %H:%M} UTC, "
             f"expires {working.expires_at:%Y-%m-%d}"
         )
-    spend = _spend(services)
+    spend = _spend(session)
     if spend is not None:
         lines.append(spend)
     return TurnResult("\n".join(lines))
 
 
-def _spend(services: SessionServices) -> str | None:
+def _timezone(session: Session) -> str:
+    """The person's timezone and where it came from: ``Europe/Lisbon, from what you told me``
+    (their fact), ``..., from persona.timezone`` or ``..., the host's``."""
+    files = session.services.person.files
+    if files is not None:
+        return files.timezone_of(session.scope.root).describe()
+    name = session.services.config.timezone
+    if name:
+        return f"{name}, from persona.timezone"
+    return f"{session.services.clock().astimezone().tzname()}, the host's"
+
+
+def _zone(session: Session) -> tzinfo | None:
+    """The person's calendar: their zone (as ``/status`` says it), else the configured one,
+    else the machine's (``None``)."""
+    files = session.services.person.files
+    if files is not None:
+        return files.timezone_of(session.scope.root).zone
+    name = session.services.config.timezone
+    return parse_timezone(name) if name else None
+
+
+def _spend(session: Session) -> str | None:
     """What the model calls of every conversation cost today and this month, in the
-    person's calendar (the configured zone, else the machine's)."""
+    person's calendar."""
+    services = session.services
     costs = services.memory.costs
     if costs is None:
         return None
-    name = services.config.timezone
-    local = services.clock().astimezone(parse_timezone(name) if name else None)
+    local = services.clock().astimezone(_zone(session))
     midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return _spend_line(costs.spend(midnight), costs.spend(midnight.replace(day=1)))
 
@@ -205,9 +282,9 @@ async def _search(session: Session, arg: str) -> TurnResult:
     if not arg:
         return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
     services = session.services
-    # Days as the person lives them: the configured zone, else the machine's (DESIGN 10).
-    name = services.config.timezone
-    zone = parse_timezone(name) if name else services.clock().astimezone().tzinfo
+    # Days as the person lives them: their zone, else the configured one, else the
+    # machine's (DESIGN 10).
+    zone = _zone(session) or services.clock().astimezone().tzinfo
     days = search_sessions(
         services.memory.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone
     )
@@ -317,5 +394,6 @@ _HANDLERS: Final[dict[str, Callable[[Session, str], Awaitable[TurnResult]]]] = {
     "search": _search,
     "reminders": _reminders,
     "tasks": _tasks,
+    "tier": _tier,
     "help": _help,
 }

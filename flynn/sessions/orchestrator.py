@@ -23,6 +23,7 @@ from flynn.learning.own_words import mark_forwarded
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import MessageRole, StoredMessage
 from flynn.messages import CommandCall, SessionKey
+from flynn.persona import files_for_tier
 from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult, ToolSpec
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions import commands
@@ -106,6 +107,26 @@ class Orchestrator:
         self._conversation.off_the_record = on
         self._conversation.otr_turns = []
 
+    @property
+    def tier(self) -> int:
+        """The context tier this session's prompts load: its own choice, else ``persona.tier``."""
+        chosen = self._preparation.tier
+        return self._services.person.persona.tier if chosen is None else chosen
+
+    @property
+    def chosen_tier(self) -> int | None:
+        """The tier chosen with ``/tier`` for this session, if one was."""
+        return self._preparation.tier
+
+    def choose_tier(self, tier: int | None) -> None:
+        """Loads ``tier``'s persona files from the next turn until the session restarts
+        (``/new``, ``/reset``, a long pause, a daemon restart); ``None`` goes back to
+        ``persona.tier``. ``ValueError`` outside 1..4; the cap (``persona.max_tier``) is the
+        command's to check."""
+        if tier is not None:
+            files_for_tier(tier)
+        self._preparation.tier = tier
+
     def context_usage(self) -> ContextUsage:
         """What the conversation's context holds now (for ``/status``)."""
         return self._conversation.usage()
@@ -133,11 +154,12 @@ class Orchestrator:
     def rebuild_context(self, reason: str | None = None) -> None:
         """Drops the session context and the loaded turns, so the next turn reads them anew
         (after a forget, they may quote what was forgotten). With a ``reason``, the next turn
-        starts the session afresh for it (``/status`` says so)."""
+        starts the session afresh for it (``/status`` says so), at ``persona.tier``."""
         self._services.memory.documents.delete(self.scope.session_context(self.key))
         self._conversation.restart()
         if reason is not None:
             self._start_reason = reason
+            self._preparation.tier = None
 
     async def handle(
         self,

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
@@ -37,6 +38,31 @@ _NOTES = (USER_FILE, *MEMORY_FILES.values(), REMINDERS_FILE)
 """The person's files read as notes: comments dropped, re-read only when they change."""
 
 
+TimezoneSource = Literal["fact", "config", "host"]
+"""Where a person's timezone came from: their own stored fact, ``persona.timezone``, or the
+machine Flynn runs on."""
+
+_FROM: dict[TimezoneSource, str] = {
+    "fact": "from what you told me",
+    "config": "from persona.timezone",
+    "host": "the host's",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PersonTimezone:
+    """A person's timezone, the IANA name the schedule reads cron expressions in, and where it
+    came from."""
+
+    zone: tzinfo
+    name: str
+    source: TimezoneSource
+
+    def describe(self) -> str:
+        """``Europe/Lisbon, from what you told me``: what ``/status`` says of it."""
+        return f"{self.name}, {_FROM[self.source]}"
+
+
 @dataclass(frozen=True, slots=True)
 class _Read:
     signature: tuple[int, int, int]
@@ -53,11 +79,15 @@ class PersonalFiles:
         *,
         schedule: Schedule | None,
         default_timezone: str,
+        default_source: Literal["config", "host"] = "config",
     ) -> None:
+        """``default_timezone`` is the zone of people who stored none: ``persona.timezone``
+        (``default_source`` "config") or the machine's ("host")."""
         self._data_dir = data_dir
         self._facts = facts
         self._schedule = schedule
         self._default = default_timezone
+        self._default_source: TimezoneSource = default_source
         self._read: dict[Path, _Read] = {}
 
     def directory(self, namespace: str) -> Path:
@@ -77,12 +107,29 @@ class PersonalFiles:
     def timezone(self, namespace: str) -> tuple[tzinfo, str]:
         """Their stored timezone, else the configured one, else the host's (DESIGN.md 14), with
         an IANA name the schedule can read cron expressions in."""
-        for fact in self._facts.active(f"{namespace}/profile", field="timezone"):
+        found = self.timezone_of(namespace)
+        return found.zone, found.name
+
+    def timezone_of(self, namespace: str) -> PersonTimezone:
+        """Their timezone and where it came from: the newest stored ``timezone`` fact that
+        names a zone, whoever learnt it (the rules and the ``remember`` tool keep it in
+        ``<namespace>/profile``, the extraction model in ``<namespace>/facts``), else the
+        configured zone, else the host's. Read anew on each call, so a fact learnt during a
+        conversation applies from the next turn."""
+        stated = [
+            fact
+            for where in (f"{namespace}/profile", f"{namespace}/facts")
+            for fact in self._facts.active(where, field="timezone")
+        ]
+        stated.sort(key=lambda fact: fact.updated_at, reverse=True)
+        for fact in stated:
             zone = parse_timezone(fact.value)
             if zone is not None:
-                return zone, zone_name(zone)
-        zone = parse_timezone(self._default) or ZoneInfo("UTC")
-        return zone, zone_name(zone)
+                return PersonTimezone(zone, zone_name(zone), "fact")
+        zone = parse_timezone(self._default)
+        if zone is None:
+            return PersonTimezone(ZoneInfo("UTC"), "UTC", self._default_source)
+        return PersonTimezone(zone, zone_name(zone), self._default_source)
 
     def prompt_files(
         self, namespace: str, files: Iterable[str], *, now: datetime

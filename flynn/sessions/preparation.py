@@ -3,7 +3,7 @@ message, and the prompt assembled from them in the order of DESIGN.md section 6.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from flynn.identity import MemoryScope
 from flynn.memory.working import read_working_memory
@@ -30,6 +30,8 @@ class TurnPreparation:
         self._scope = scope
         self._services = services
         self._profile = profile
+        self.tier: int | None = None
+        """The context tier the session chose (``/tier``); ``None``: ``persona.tier``."""
 
     def session_context(self) -> str:
         """Built once per session key and kept, so a second orchestrator for the same key (after
@@ -85,11 +87,11 @@ class TurnPreparation:
         return assemble(
             system_block=system_block(
                 now,
-                timezone=config.timezone,
+                timezone=self._zone(),
                 inject_datetime=config.inject_datetime,
                 off_the_record=conversation.off_the_record,
             ),
-            persona=services.person.persona.render(self._personal_files(now)),
+            persona=services.person.persona.render(self._personal_files(now), tier=self.tier),
             session_context=conversation.session_context or "",
             recalled=recalled,
             summary=conversation.summary,
@@ -97,8 +99,17 @@ class TurnPreparation:
             message=text,
         )
 
+    def _zone(self) -> tzinfo | str | None:
+        """The person's own zone (their fact, else ``persona.timezone``, else the host's),
+        looked up each turn: a timezone learnt in the conversation applies from the next."""
+        files = self._services.person.files
+        if files is None:
+            return self._services.config.timezone
+        return files.timezone_of(self._scope.root).zone
+
     def _personal_files(self, now: datetime) -> dict[str, str] | None:
         person = self._services.person
         if person.files is None:
             return None
-        return person.files.prompt_files(self._scope.root, person.persona.files, now=now)
+        files = person.persona.files_at(self.tier)
+        return person.files.prompt_files(self._scope.root, files, now=now)

@@ -20,6 +20,9 @@ class SessionRegistry:
         self._live: dict[SessionKey, Orchestrator] = {}
         self._started: set[SessionKey] = set()
         self._people: set[str] = set()
+        # The tier a session chose (/tier), kept while its orchestrator is dropped for idling:
+        # the choice lasts until the session restarts, not until it goes quiet.
+        self._tiers: dict[SessionKey, int] = {}
 
     def scope_for(self, key: SessionKey, account: ChannelAccount) -> MemoryScope:
         """Whose memory a session of ``account`` reads and writes."""
@@ -38,6 +41,7 @@ class SessionRegistry:
                 self._people.add(scope.root)
                 files.ensure_templates(scope.root)
             orchestrator = Orchestrator(key, scope, self._services)
+            orchestrator.choose_tier(self._tiers.pop(key, None))
             if key not in self._started:
                 # A session starts at its first message after the daemon starts (DESIGN 6):
                 # who they are and what was happening is built afresh, not taken from the
@@ -56,6 +60,8 @@ class SessionRegistry:
         """Drops the session's orchestrator after waiting for its work in flight."""
         orchestrator = self._live.pop(key, None)
         if orchestrator is not None:
+            if orchestrator.chosen_tier is not None:
+                self._tiers[key] = orchestrator.chosen_tier
             await orchestrator.aclose()
 
     async def forgotten(self, root: str) -> None:

@@ -34,6 +34,8 @@ class TurnConfig:
     max_tool_steps: int = 8
     idle_restart_hours: float = 6.0
     turn_timeout_seconds: float = 120.0
+    max_tier: int = 4
+    """The highest context tier a session may choose (``/tier``, ``persona.max_tier``)."""
 
 
 @dataclass(frozen=True, slots=True)

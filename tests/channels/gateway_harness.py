@@ -15,9 +15,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from flynn.channels.gateway import GatewayChannel
+from flynn.daemon import Daemon
 from flynn.errors import SessionBusy
 from flynn.messages import InboundMessage, OutboundMessage
-from flynn.settings import GatewaySettings
+from flynn.settings import GatewaySettings, Settings
 
 TOKEN = "s3cret-token-for-tests"
 TIMEOUT = 5.0
@@ -179,3 +180,28 @@ async def recv_close(ws: ClientConnection) -> int | None:
             while True:
                 await ws.recv()
     return ws.close_code
+
+
+async def final_answer(ws: ClientConnection, frame: Mapping[str, Any]) -> dict[str, Any]:
+    """Sends ``frame`` and returns its final answer (reply or error), skipping deltas."""
+    await ws.send(json.dumps(frame))
+    async with asyncio.timeout(10):
+        while True:
+            answer = json.loads(await ws.recv())
+            if answer.get("id") == frame["id"] and answer["type"] in ("reply", "error"):
+                return dict(answer)
+
+
+@contextlib.asynccontextmanager
+async def running_daemon(settings: Settings) -> AsyncIterator[int]:
+    """The whole daemon in-process until the block exits (then stopped, and it must exit 0);
+    yields its gateway's port."""
+    daemon = Daemon(settings, {}, announce=lambda line: None)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        yield daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
+    finally:
+        stop.set()
+        assert await asyncio.wait_for(running, 20) == 0

@@ -184,6 +184,7 @@ async def test_unknown_command_is_a_bad_request(gateway: Gateway) -> None:
         ({"name": "otr", "arg": "on"}, "/otr on"),
         ({"name": "forget", "arg": "  my address  "}, "/forget my address"),
         ({"name": "search", "arg": "cats"}, "/search cats"),
+        ({"name": "tier", "arg": "3"}, "/tier 3"),
         ({"name": "help", "arg": ""}, "/help"),
     ],
 )

@@ -4,7 +4,6 @@ checked, nothing of any other session; and through the daemon, nothing said off 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -12,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_harness import TOKEN, recv, running_gateway, send
+from gateway_harness import TOKEN, final_answer, recv, running_daemon, running_gateway, send
 from websockets.asyncio.client import ClientConnection, connect
 
 from flynn.channels.gateway_history import StoredTurn
-from flynn.daemon import Daemon
 from flynn.memory.stores import SqliteMemory
 from flynn.settings import load_settings
 
@@ -165,25 +163,8 @@ async def daemon(tmp_path: Path) -> AsyncIterator[int]:
         },
         env={},
     )
-    daemon = Daemon(settings, {}, announce=lambda line: None)
-    stop = asyncio.Event()
-    running = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        yield daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(running, 20) == 0
-
-
-async def turn(ws: ClientConnection, frame: dict[str, Any]) -> dict[str, Any]:
-    """Sends ``frame`` and returns its final answer (reply or error), skipping deltas."""
-    await ws.send(json.dumps(frame))
-    async with asyncio.timeout(10):
-        while True:
-            answer = json.loads(await ws.recv())
-            if answer.get("id") == frame["id"] and answer["type"] in ("reply", "error"):
-                return dict(answer)
+    async with running_daemon(settings) as port:
+        yield port
 
 
 async def test_off_the_record_turns_and_commands_are_not_in_the_history(daemon: int) -> None:
@@ -198,7 +179,7 @@ async def test_off_the_record_turns_and_commands_are_not_in_the_history(daemon: 
             {"type": "command", "id": "4", "name": "otr", "arg": "off"},
             {"type": "message", "id": "5", "text": "Back on the record."},
         ]
-        answers = [await turn(ws, frame) for frame in said]
+        answers = [await final_answer(ws, frame) for frame in said]
         assert all(answer["type"] == "reply" for answer in answers), answers
         answer = await history(ws, limit=50)
     texts = [(m["role"], m["text"]) for m in answer["messages"]]

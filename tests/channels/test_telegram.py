@@ -191,7 +191,7 @@ async def test_commands_are_registered_and_passed_as_text(
         messages = await harness.inbox.wait_for(2)
 
     names = [command["command"] for command in fake_telegram.commands]
-    assert {"new", "reset", "status", "compact", "otr", "forget"} <= set(names)
+    assert {"new", "reset", "status", "compact", "otr", "forget", "tier", "help"} <= set(names)
     assert all(command["description"] for command in fake_telegram.commands)
     assert [m.text for m in messages] == ["/status", "/forget favourite_colour"]
     # Parsed once, here: the orchestrator never reads a command out of text.

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from conftest import SMALL_WINDOW, Harness
 
+import flynn
 from flynn.channels.gateway_frames import COMMANDS as GATEWAY_COMMANDS
 from flynn.commands import CHAT_COMMANDS, NAMES
 from flynn.messages import CommandCall
@@ -50,3 +52,10 @@ def test_the_table_fits_telegram_and_the_gateway() -> None:
     assert GATEWAY_COMMANDS == NAMES
     # Protocol v1's six commands stay (DESIGN.md section 8); others may be added.
     assert {"new", "reset", "status", "compact", "otr", "forget"} <= GATEWAY_COMMANDS
+
+
+def test_the_web_page_sends_every_command_as_a_command_frame() -> None:
+    script = (Path(flynn.__file__).parent / "channels" / "web" / "app.js").read_text("utf-8")
+    listed = re.search(r"const COMMANDS = new Set\(\[(.*?)\]\);", script, re.DOTALL)
+    assert listed is not None
+    assert set(re.findall(r'"([a-z_]+)"', listed.group(1))) == NAMES

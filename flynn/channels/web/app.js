@@ -2,7 +2,12 @@
 "use strict";
 
 (() => {
-  const COMMANDS = new Set(["new", "reset", "status", "compact", "otr", "forget", "help", "search"]);
+  // The chat commands of flynn/commands.py, sent as command frames; tests/sessions/test_commands.py
+  // keeps the two lists in step.
+  const COMMANDS = new Set([
+    "new", "reset", "status", "compact", "otr", "forget", "search", "reminders", "tasks", "tier",
+    "help",
+  ]);
   const PUSH_LABELS = { reminder: "Reminder", distill: "Memory", notice: "Notice" };
   const HISTORY_LIMIT = 50;
   // Closer to the bottom than this (px) counts as reading the end: new text is followed.
