@@ -34,6 +34,7 @@ class TurnConfig:
     max_tool_steps: int = 8
     idle_restart_hours: float = 6.0
     turn_timeout_seconds: float = 120.0
+    profile_max_tokens: int = 400
 
 
 @dataclass(frozen=True, slots=True)
