@@ -211,3 +211,11 @@ def test_a_weak_token_kept_in_the_data_dir_is_refused_by_its_file(tmp_path: Path
     [error] = [line for line in result.stderr.splitlines() if line.startswith("flynn: ")]
     assert str(data / "gateway-token") in error and "delete the file" in error
     assert "hunter2" not in result.stderr
+
+
+@pytest.mark.parametrize("value", ["10", "9000", "lots"])
+def test_a_profile_budget_out_of_range_names_the_key(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: {tmp_path / 'data'}\nmemory:\n  profile_max_tokens: {value}\n")
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, "memory.profile_max_tokens")

@@ -38,7 +38,7 @@ class FactVectors(Protocol):
 
     def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None: ...
 
-    def embed(self, texts: Sequence[str]) -> Matrix: ...
+    async def embed_in_thread(self, texts: Sequence[str]) -> Matrix: ...
 
     def ids(self, namespace_prefix: str, kind: str) -> set[int]: ...
 
@@ -49,28 +49,35 @@ def meaning_text(field: str | None, value: str) -> str:
 
 
 class FactMeaning:
-    """Finds the active facts of a namespace nearest in meaning to a text. Blocking (the model
-    runs here): call it from a worker thread."""
+    """Finds the active facts of a namespace nearest in meaning to a text. The database is read
+    and written on the caller's thread (SQLite's rule); the model runs in a worker thread."""
 
     def __init__(self, facts: Facts, vectors: FactVectors) -> None:
         self._facts = facts
         self._vectors = vectors
 
-    def similar(self, namespace: str, text: str, *, limit: int = MEANING_CANDIDATES) -> list[Fact]:
+    async def similar(
+        self, namespace: str, text: str, *, limit: int = MEANING_CANDIDATES
+    ) -> list[Fact]:
         """Up to ``limit`` active facts of exactly ``namespace`` at least ``MEANING_SIMILARITY``
-        alike in meaning to ``text``, most alike first."""
+        alike in meaning to ``text``, most alike first. Facts with no vector yet are embedded
+        and stored first."""
         active = {fact.id: fact for fact in self._facts.active(namespace)}
-        if not active or limit <= 0:
+        if not active or limit <= 0 or not text.strip():
             return []
         embedded = self._vectors.ids(namespace, "fact")
         missing = [fact for key, fact in active.items() if key not in embedded]
+        texts = [meaning_text(fact.field, fact.value) for fact in missing]
+        vectors = await self._vectors.embed_in_thread([*texts, text])
         if missing:
             rows = [
-                (fact.id, fact.namespace, meaning_text(fact.field, fact.value)) for fact in missing
+                (fact.id, fact.namespace, line) for fact, line in zip(missing, texts, strict=True)
             ]
-            self._vectors.store("fact", rows, self._vectors.embed([row[2] for row in rows]))
-        # Superseded facts keep their vectors (history may be searched later): look past them.
-        nearest = self._vectors.nearest(namespace, text, kind="fact", limit=limit + len(embedded))
+            self._vectors.store("fact", rows, vectors[: len(missing)])
+        # Superseded facts keep their vectors (forgetting removes them): look past those.
+        nearest = self._vectors.nearest(
+            namespace, text, kind="fact", limit=len(active) + len(embedded), vector=vectors[-1]
+        )
         found = [
             active[key]
             for key, similarity in nearest

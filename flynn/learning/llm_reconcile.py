@@ -5,7 +5,6 @@ garbage, a candidate that does not exist) falls back to the deterministic verdic
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -181,13 +180,12 @@ class LlmReconciler:
         self, namespace: str, proposed: ProposedFact, found: Sequence[Fact]
     ) -> list[Fact]:
         """Active facts of ``namespace`` near ``proposed`` in meaning and not already ``found``
-        (none without vectors). The embedding model runs in a worker thread; when it fails,
-        field and words alone decide."""
+        (none without vectors). When the embedding model fails, field and words alone decide."""
         if self._meaning is None:
             return []
         text = meaning_text(proposed.field, proposed.value)
         try:
-            alike = await asyncio.to_thread(self._meaning.similar, namespace, text)
+            alike = await self._meaning.similar(namespace, text)
         except Exception:  # a model that fails to load or run costs candidates, not the fact
             log.exception("reconcile.meaning_failed")
             return []
