@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.store import Fact, Facts
+from flynn.memory.vectors import VectorSearch
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -23,18 +24,8 @@ MEANING_CANDIDATES = 2
 """At most this many facts found by meaning alone join those found by field and words."""
 
 
-class FactVectors(Protocol):
+class FactVectors(VectorSearch, Protocol):
     """What finding facts by meaning needs of the vectors (``SqliteVectors`` is one)."""
-
-    def nearest(
-        self,
-        namespace_prefix: str,
-        text: str,
-        *,
-        kind: str,
-        limit: int,
-        vector: Matrix | None = None,
-    ) -> list[tuple[int, float]]: ...
 
     def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None: ...
 
