@@ -17,6 +17,7 @@ from flynn.dates import parse_timezone
 from flynn.distill.distiller import TIERS, Distiller
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity
+from flynn.learning.fact_meaning import FactMeaning
 from flynn.learning.fact_relations import FactRelations
 from flynn.learning.graph_extraction import LlmGraphExtractor, RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
@@ -370,6 +371,11 @@ def _services(
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
+    vectors = (
+        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
+        if settings.memory.embeddings
+        else None
+    )
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -379,7 +385,12 @@ def _services(
     learner = (
         FactLearner(
             LlmExtractor(providers["extraction"], threshold=settings.memory.extraction_threshold),
-            LlmReconciler(providers["extraction"], reconciler, clock=clock),
+            LlmReconciler(
+                providers["extraction"],
+                reconciler,
+                clock=clock,
+                meaning=FactMeaning(memory.facts, vectors) if vectors is not None else None,
+            ),
             graph=GraphLearning(LlmGraphExtractor(providers["extraction"]), graph),
         )
         if settings.memory.auto_extract
@@ -400,11 +411,6 @@ def _services(
             timeout_seconds=settings.compaction.timeout_seconds,
         ),
         clock=clock,
-    )
-    vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-        if settings.memory.embeddings
-        else None
     )
     if vectors is not None:
         one_blas_thread()
@@ -496,6 +502,7 @@ def _services(
             idle_restart_hours=settings.session.idle_restart_hours,
             turn_timeout_seconds=llm.turn_timeout_seconds,
             max_tier=settings.persona.max_tier,
+            profile_max_tokens=settings.memory.profile_max_tokens,
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),

@@ -13,10 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.settings import UserAccounts
+
+FactTarget = Literal["profile", "patterns"]
+"""Where a fact about a person lives under their root: ``profile`` (who they are, how they like
+things: fields and observations) or ``patterns`` (their "when I say X, do Y" shortcuts)."""
+
+
+def facts_namespace(root: str, target: FactTarget) -> str:
+    """The one place a fact of ``target`` about the person at ``root`` is kept, whoever learnt
+    it (a rule, the ``remember`` tool, the extraction model): one set of facts, so one
+    reconciliation and one session-start profile see them all."""
+    return f"{root}/{target}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +44,11 @@ class MemoryScope:
 
     @property
     def profile(self) -> str:
-        return f"{self.root}/profile"
+        return facts_namespace(self.root, "profile")
 
     @property
     def patterns(self) -> str:
-        return f"{self.root}/patterns"
+        return facts_namespace(self.root, "patterns")
 
     @property
     def working(self) -> str:
@@ -45,6 +56,8 @@ class MemoryScope:
 
     @property
     def facts(self) -> str:
+        """Where the extraction model's facts were kept before they joined ``profile`` and
+        ``patterns`` (migration 15 moved them); read with the rest, written by nothing."""
         return f"{self.root}/facts"
 
     def session_context(self, session: SessionKey) -> str:

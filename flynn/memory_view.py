@@ -24,6 +24,7 @@ from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.graph_names import USER_ENTITY
 from flynn.memory.graph_store import Entity, Graph, Relation
 from flynn.memory.overview import FactHistory, fact_history
+from flynn.memory.person_facts import person_namespaces
 from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import parse_working_memory
 from flynn.memory_map import Projection, dense_projection, sparse_projection, tfidf_rows
@@ -344,7 +345,7 @@ def _read_folder(folder: Path) -> tuple[list[dict[str, object]], dict[str, objec
 
 
 def _fact_namespaces(scope: MemoryScope) -> tuple[str, str, str]:
-    return (scope.profile, scope.patterns, scope.facts)
+    return person_namespaces(scope)
 
 
 def _who(scope: MemoryScope) -> dict[str, object]:

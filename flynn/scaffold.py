@@ -84,6 +84,10 @@ memory:
   working_memory_ttl_days: 14
   # Token budget for working memory injected at the start of a session (100..4000).
   working_memory_max_tokens: 1000
+  # Token budget for "who you're talking to" at the start of a session (50..4000): the person's
+  # facts from every source, identity first (name, place, work, family), then preferences and
+  # ways of working, then their patterns; stated before learnt, most recently confirmed first.
+  profile_max_tokens: 400
   # On the first turn of a session, ask the model to acknowledge what it remembers.
   proactive_session_greeting: false
   # Extract facts from conversation (rules on every message, an LLM pass in the background).

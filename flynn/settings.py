@@ -118,6 +118,7 @@ class MemorySettings(_Section):
     user_namespace: str | None = Field(default="user", pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
     working_memory_ttl_days: int = Field(default=14, ge=1, le=365)
     working_memory_max_tokens: int = Field(default=1000, ge=100, le=4000)
+    profile_max_tokens: int = Field(default=400, ge=50, le=4000)
     proactive_session_greeting: bool = False
     auto_extract: bool = True
     extraction_threshold: float = Field(default=0.7, ge=0.0, le=1.0)

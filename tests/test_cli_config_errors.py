@@ -218,3 +218,11 @@ def test_a_default_tier_above_max_tier_is_refused_by_name(tmp_path: Path) -> Non
     config.write_text("persona:\n  tier: 3\n  max_tier: 2\n", encoding="utf-8")
     result = flynn("memory", "show", "--config", str(config), home=tmp_path)
     assert_one_line_config_error(result, "persona", "max_tier (2)", "tier (3)")
+
+
+@pytest.mark.parametrize("value", ["10", "9000", "lots"])
+def test_a_profile_budget_out_of_range_names_the_key(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: {tmp_path / 'data'}\nmemory:\n  profile_max_tokens: {value}\n")
+    result = flynn("memory", "show", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, "memory.profile_max_tokens")

@@ -11,6 +11,7 @@ from datetime import datetime
 import structlog
 
 from flynn.errors import ProviderError, StoreError
+from flynn.learning.fact_meaning import FactMeaning, meaning_text
 from flynn.learning.llm_extraction import json_objects
 from flynn.learning.reconcile import (
     MAX_CANDIDATES,
@@ -38,8 +39,11 @@ Answer with one JSON object and nothing else:
 - DELETE: the new fact says the stored one is no longer true, without a replacement.
 - NOOP: the stored fact already says the same thing.
 
-Facts the person stated themselves (source "rule" or "explicit") outrank facts inferred by a model
-(source "llm"): replace them only when the new fact clearly corrects them."""
+The stored facts were learnt by rules, by the person asking to remember (source "rule",
+"explicit", "tool") or by a model from what they said (source "llm"); all are one picture of the
+person, and a newer value for the same thing replaces an older one whoever learnt it. A stored
+fact may say the same as the new one, or contradict it, in other words ("vegetarian" and "doesn't
+eat meat"). Facts the person stated outrank guesses (source "inferred")."""
 
 _ACTIONS: dict[str, Action] = {"add": "add", "update": "update", "delete": "delete", "noop": "noop"}
 
@@ -112,11 +116,13 @@ class LlmReconciler:
         *,
         clock: Callable[[], datetime],
         max_tokens: int = 200,
+        meaning: FactMeaning | None = None,
     ) -> None:
         self._provider = provider
         self._rules = rules
         self._clock = clock
         self._max_tokens = max_tokens
+        self._meaning = meaning
 
     async def apply(
         self,
@@ -137,10 +143,14 @@ class LlmReconciler:
         proposed = self._rules.dated(namespace, proposed, said_at or self._clock())
         candidates = self._rules.candidates(namespace, proposed, fuzzy=True)[:MAX_CANDIDATES]
         decision = self._rules.decide(proposed, candidates)
-        # Nothing to weigh (no candidates, a verbatim repeat, an explicit retraction): the
-        # deterministic verdict is certain, and a model call would only cost time.
-        if candidates and not proposed.retracts and decision.action != "noop":
-            decision = await self._ask(proposed, candidates) or decision
+        # Nothing to weigh (a verbatim repeat, an explicit retraction): the deterministic
+        # verdict is certain, and a model call would only cost time.
+        if not proposed.retracts and decision.action != "noop":
+            # Facts alike in meaning only reach the model's judgement: the deterministic
+            # verdict (used when the model fails) rests on field and words alone.
+            shown = candidates + await self._alike(namespace, proposed, candidates)
+            if shown:
+                decision = await self._ask(proposed, shown) or decision
         new = new_fact(
             namespace,
             proposed,
@@ -165,6 +175,22 @@ class LlmReconciler:
                 message_id=message_id,
                 said_at=said_at,
             )
+
+    async def _alike(
+        self, namespace: str, proposed: ProposedFact, found: Sequence[Fact]
+    ) -> list[Fact]:
+        """Active facts of ``namespace`` near ``proposed`` in meaning and not already ``found``
+        (none without vectors). When the embedding model fails, field and words alone decide."""
+        if self._meaning is None:
+            return []
+        text = meaning_text(proposed.field, proposed.value)
+        try:
+            alike = await self._meaning.similar(namespace, text)
+        except Exception:  # a model that fails to load or run costs candidates, not the fact
+            log.exception("reconcile.meaning_failed")
+            return []
+        seen = {fact.id for fact in found}
+        return [fact for fact in alike if fact.id not in seen]
 
     async def _ask(self, proposed: ProposedFact, candidates: Sequence[Fact]) -> Decision | None:
         request = ChatRequest(

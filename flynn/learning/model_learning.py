@@ -1,6 +1,7 @@
 """Learning from a batch of stored turns with a language model, off the reply path: extraction
 (blind of stored memory), each fact tied to the turn it came from (whose time resolves relative
-dates), then LLM reconciliation into one facts namespace; and, when given a graph, the people,
+dates), then LLM reconciliation into the person's one set of facts (their profile and patterns,
+beside what rules and the ``remember`` tool learnt); and, when given a graph, the people,
 places and projects of the batch and their relations into the knowledge graph.
 """
 
@@ -13,6 +14,7 @@ import structlog
 
 from flynn.dates import relative_phrases
 from flynn.errors import ProviderError
+from flynn.identity import facts_namespace
 from flynn.learning.graph_extraction import LlmGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.learning.llm_extraction import LlmExtractor
@@ -55,13 +57,14 @@ class FactLearner:
     async def learn(
         self,
         messages: Sequence[StoredMessage],
-        namespace: str,
+        root: str,
         *,
         session: str | None = None,
         channel: str | None = None,
         graph_namespace: str | None = None,
     ) -> int:
-        """Learns from ``messages`` (oldest first) into ``namespace``, and their entities and
+        """Learns from ``messages`` (oldest first) into the facts of the person or session at
+        ``root`` (``<root>/profile`` and ``<root>/patterns``), and their entities and
         relations into the graph of ``graph_namespace`` when given (and a graph is); returns
         how many facts changed memory (ADD, UPDATE or DELETE).
 
@@ -80,9 +83,9 @@ class FactLearner:
         for fact in proposed:
             origin = source_message(fact, messages)
             outcome = await self._reconciler.apply(
-                namespace,
+                facts_namespace(root, fact.target),
                 fact,
-                source="llm",
+                source="inferred" if fact.inferred else "llm",
                 session=session,
                 channel=channel,
                 message_id=origin.id if origin.role == "user" else None,

@@ -20,6 +20,7 @@ from flynn.memory.fact_keys import (
     normalised,
     observation_key,
 )
+from flynn.memory.person_facts import GUESSED_SOURCES
 from flynn.memory.store import DerivedRelations, Fact, Facts, FactSource, NewFact
 
 Action = Literal["add", "update", "delete", "noop"]
@@ -187,10 +188,24 @@ class RuleReconciler:
         return Decision("add")
 
     def execute(self, decision: Decision, new: NewFact, *, now: datetime) -> Outcome:
-        """Carries out ``decision``. Raises ``StoreError`` (changing nothing) if its target is no
-        longer active, e.g. another writer superseded it meanwhile."""
+        """Carries out ``decision``, whoever learnt the target: a newer value replaces an older
+        one, except that a guess (source ``inferred``) never replaces or retracts what the
+        person said or a model learnt from what they said. A repeat confirms its target (the
+        profile shows the most recently confirmed first). Raises ``StoreError`` (changing
+        nothing) if its target is no longer active, e.g. another writer superseded it
+        meanwhile."""
         target = decision.target
         if decision.action == "noop":
+            if target is not None and target.status == "active":
+                self._facts.confirm(target.id, now=now)
+            return Outcome("noop", target)
+        if (
+            target is not None
+            and decision.action in ("update", "delete")
+            and new.source in GUESSED_SOURCES
+            and target.source not in GUESSED_SOURCES
+        ):
+            log.info("reconcile.kept_stated", field=target.field, source=target.source)
             return Outcome("noop", target)
         if not storable(new):
             log.info("memory.fact_refused", kind=new.kind)

@@ -40,6 +40,9 @@ class ProposedFact:
     confidence: float
     target: Literal["profile", "patterns"]
     retracts: bool = False
+    inferred: bool = False
+    """A guess (the model's answer said the person never stated it): stored with source
+    ``inferred``, and never replacing what they said."""
 
 
 _FLAGS = re.IGNORECASE

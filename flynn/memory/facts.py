@@ -31,6 +31,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)
 RETURNING {FACT_COLUMNS}
 """
 _SET_STATUS = "UPDATE facts SET status = ?, updated_at = ? WHERE id = ? AND status = 'active'"
+_CONFIRM = "UPDATE facts SET updated_at = ? WHERE id = ? AND status = 'active'"
 _GET = f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?"
 _ACTIVE = f"SELECT {FACT_COLUMNS} FROM facts WHERE namespace = ? AND status = 'active'"
 _NEWEST_FIRST = " ORDER BY created_at DESC, id DESC"
@@ -120,6 +121,12 @@ class SqliteFacts:
         self._writes += 1
         if self._db.execute(_SET_STATUS, ("deleted", encode_time(now), fact_id)) != 1:
             raise StoreError(f"fact {fact_id} is not active (or does not exist)")
+
+    def confirm(self, fact_id: int, *, now: datetime) -> bool:
+        """Sets an active fact's ``updated_at`` to ``now`` (it was learnt again); False if the
+        fact is not active."""
+        self._writes += 1
+        return self._db.execute(_CONFIRM, (encode_time(now), fact_id)) == 1
 
     def get(self, fact_id: int) -> Fact | None:
         row = self._db.fetchone(_GET, (fact_id,))

@@ -564,6 +564,41 @@ WHERE channel = 'gateway' AND chat_id <> ''
   AND instr(chat_id, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
 """
 
+# One set of facts about a person, whoever learnt them: the extraction model's facts (kept in
+# ``<root>/facts`` until now) join what rules and the ``remember`` tool learnt in ``<root>/profile``
+# (fields and observations) and ``<root>/patterns`` (trigger -> action), with their source and
+# confidence as they were. Where the move leaves two active rows for one thing (one field, or one
+# observation word for word) the newest stays believed and the older is superseded as of the
+# newer row's time, linked by ``supersedes`` where the newer row starts no chain of its own, so
+# ``memory show --history`` keeps both. Vectors follow their facts' namespace.
+_SCHEMA_V16 = """
+UPDATE facts SET namespace = substr(namespace, 1, length(namespace) - 6)
+    || CASE WHEN kind = 'action' THEN '/patterns' ELSE '/profile' END
+WHERE substr(namespace, -6) = '/facts';
+UPDATE embeddings
+SET namespace = (SELECT f.namespace FROM facts AS f WHERE f.id = embeddings.ref_id)
+WHERE kind = 'fact' AND substr(namespace, -6) = '/facts'
+    AND EXISTS (SELECT 1 FROM facts AS f WHERE f.id = embeddings.ref_id);
+CREATE TEMP TABLE fact_merges AS
+SELECT id AS older, newer, newer_at FROM (
+    SELECT id,
+           lead(id) OVER same AS newer,
+           lead(created_at) OVER same AS newer_at
+    FROM facts WHERE status = 'active'
+    WINDOW same AS (
+        PARTITION BY namespace,
+                     CASE WHEN field IS NULL THEN 'v:' || lower(value) ELSE 'f:' || field END
+        ORDER BY created_at, id
+    )
+) WHERE newer IS NOT NULL;
+UPDATE facts SET supersedes = (SELECT m.older FROM fact_merges AS m WHERE m.newer = facts.id)
+WHERE supersedes IS NULL AND id IN (SELECT newer FROM fact_merges);
+UPDATE facts SET status = 'superseded',
+                 updated_at = (SELECT m.newer_at FROM fact_merges AS m WHERE m.older = facts.id)
+WHERE id IN (SELECT older FROM fact_merges);
+DROP TABLE fact_merges;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -580,6 +615,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V13,
     _SCHEMA_V14,
     _SCHEMA_V15,
+    _SCHEMA_V16,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from flynn.identity import MemoryScope
 from flynn.memory.fact_keys import RETRACTION_PREFIX, content_words, observation_key
+from flynn.memory.person_facts import active_person_facts, person_namespaces
 from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import WorkingMemory, read_working_memory, render_working_memory
 
@@ -23,6 +24,10 @@ class _Memory(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class MemorySnapshot:
+    """The person's one set of facts (whoever learnt each, ``source`` says who) in the order the
+    session start shows them: ``profile`` (who they are, then preferences and ways of working)
+    and ``patterns``; ``facts`` is both (``--json`` has kept the key)."""
+
     scope: MemoryScope
     profile: tuple[Fact, ...]
     patterns: tuple[Fact, ...]
@@ -59,18 +64,11 @@ class MemorySnapshot:
             lines.append(f"  Updated: {_iso(self.working.updated_at)}")
             lines.append(f"  Expires: {_iso(self.working.expires_at)}")
             lines.extend(f"  {line}" for line in self.working.content.splitlines())
-        lines.append("")
-        lines.append("Facts:")
-        lines.extend(_fact_text(f) for f in self.facts) if self.facts else lines.append("  (none)")
         return "\n".join(lines)
 
     def as_markdown(self) -> str:
         parts = [f"# Memory: {self.scope.root}"]
-        for title, facts in (
-            ("Profile", self.profile),
-            ("Patterns", self.patterns),
-            ("Facts", self.facts),
-        ):
+        for title, facts in (("Profile", self.profile), ("Patterns", self.patterns)):
             body = "\n".join(_fact_markdown(f) for f in facts) or "(none)"
             parts.append(f"## {title}\n\n{body}")
         if self.working is not None:
@@ -80,11 +78,12 @@ class MemorySnapshot:
 
 
 def memory_snapshot(memory: _Memory, scope: MemoryScope, *, now: datetime) -> MemorySnapshot:
+    facts = active_person_facts(memory.facts, scope)
     return MemorySnapshot(
         scope=scope,
-        profile=tuple(memory.facts.active(scope.profile)),
-        patterns=tuple(memory.facts.active(scope.patterns)),
-        facts=tuple(memory.facts.active(scope.facts)),
+        profile=tuple(fact for fact in facts if fact.kind != "action"),
+        patterns=tuple(fact for fact in facts if fact.kind == "action"),
+        facts=tuple(facts),
         working=read_working_memory(memory.documents, scope.working, now=now),
     )
 
@@ -133,7 +132,7 @@ def fact_history(memory: _Memory, scope: MemoryScope, field: str) -> FactHistory
     ("sushi" for "prefers sushi" then "dislikes sushi"), their words, or their kind of predicate
     ("preference", "working on")."""
     words = field.replace("_", " ").casefold().split()
-    namespaces = (scope.profile, scope.patterns, scope.facts)
+    namespaces = person_namespaces(scope)
     rows = [fact for ns in namespaces for fact in memory.facts.history(ns, "_".join(words))]
     if not rows and words:
         text = " ".join(words)
@@ -238,4 +237,4 @@ def _fact_text(fact: Fact) -> str:
 
 def _fact_markdown(fact: Fact) -> str:
     label = f"**{fact.field}**: " if fact.field else ""
-    return f"- {label}{fact.value} _(source: {fact.source}, since {fact.updated_at:%Y-%m-%d})_"
+    return f"- {label}{fact.value} _(source: {fact.source}, confirmed {fact.updated_at:%Y-%m-%d})_"

@@ -195,6 +195,11 @@ class Facts(Protocol):
         """
         ...
 
+    def confirm(self, fact_id: int, *, now: datetime) -> bool:
+        """Records that an active fact was learnt again (its ``updated_at`` becomes ``now``):
+        the profile shows the most recently confirmed first. False if it is not active."""
+        ...
+
     def get(self, fact_id: int) -> Fact | None: ...
 
     def active(

@@ -96,6 +96,10 @@ _LOAD = f"""
 SELECT ref_id, vector FROM embeddings
 WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
 """
+_IDS = f"""
+SELECT ref_id FROM embeddings
+WHERE {namespace_scope("namespace")} AND kind = ? AND model = ?
+"""
 # Messages with no vector of the model yet, each with the message before it in its session (two
 # probes of the (session, summarized, id) index, as ``History.previous`` does).
 _PREVIOUS_CONTENT = """
@@ -201,6 +205,16 @@ class SqliteVectors:
                 if namespace == prefix or namespace.startswith(prefix + "/"):
                     cached.ids.append(ref_id)
                     cached.rows.append(vector.reshape(1, -1).astype(np.float32))
+
+    def ids(self, namespace_prefix: str, kind: str) -> set[int]:
+        """The ids of the ``kind`` rows under ``namespace_prefix`` that have a vector of this
+        model."""
+        self._check_version()
+        cached = self._cache.get((namespace_prefix.rstrip("/"), kind))
+        if cached is not None:
+            return set(cached.ids)
+        rows = self._db.fetchall(_IDS, (*scope_params(namespace_prefix), kind, self.model))
+        return {int(row[0]) for row in rows}
 
     def unembedded(self, namespace_prefix: str | None = None) -> int:
         """How many stored messages (under ``namespace_prefix``, or anywhere) have no vector of

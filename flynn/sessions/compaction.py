@@ -395,7 +395,7 @@ class Compactor:
         try:
             async with asyncio.timeout(self._config.timeout_seconds):
                 return await self._learner.learn(
-                    messages, scope.facts, session=session, graph_namespace=scope.root
+                    messages, scope.root, session=session, graph_namespace=scope.root
                 )
         except TimeoutError:
             log.info("extraction.skipped", error="timeout")

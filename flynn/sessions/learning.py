@@ -26,14 +26,14 @@ class BackgroundLearning:
         learner: FactLearner | None,
         every: int,
         *,
-        namespace: str,
+        root: str,
         session: str,
         channel: str,
         graph_namespace: str | None = None,
     ) -> None:
         self._learner = learner
         self._every = every
-        self._namespace = namespace
+        self._root = root
         self._graph_namespace = graph_namespace
         self._session = session
         self._channel = channel
@@ -77,7 +77,7 @@ class BackgroundLearning:
         try:
             changed = await learner.learn(
                 batch,
-                self._namespace,
+                self._root,
                 session=self._session,
                 channel=self._channel,
                 graph_namespace=self._graph_namespace,

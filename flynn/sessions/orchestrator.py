@@ -85,7 +85,7 @@ class Orchestrator:
         self._learning = BackgroundLearning(
             services.learning.learner,
             services.learning.every_turns,
-            namespace=scope.facts,
+            root=scope.root,
             session=self.session_id,
             channel=key.channel,
             graph_namespace=scope.root,

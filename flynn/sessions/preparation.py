@@ -49,6 +49,7 @@ class TurnPreparation:
             list(self._profile.current().lines),
             working,
             proactive_greeting=self._services.config.proactive_greeting,
+            profile_max_tokens=self._services.config.profile_max_tokens,
         )
         memory.documents.replace(key, context, now=now)
         return context

@@ -1,15 +1,14 @@
-"""Who the person is, as the prompt shows it: their profile and patterns as lines, read from the
-facts tables and re-read only when some fact changed."""
+"""Who the person is, as the prompt shows it: their one set of facts (whoever learnt each) as
+lines in the profile's order (``flynn.memory.person_facts``), re-read only when some fact
+changed. The session start takes as many as its token budget holds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from flynn.identity import MemoryScope
+from flynn.memory.person_facts import active_person_facts
 from flynn.memory.store import Fact, Facts
-
-PROFILE_LINES_MAX = 40
-
 
 PATTERN_PREFIX = "- when they say "
 
@@ -23,6 +22,7 @@ def fact_line(fact: Fact) -> str:
 @dataclass(frozen=True, slots=True)
 class Profile:
     lines: tuple[str, ...]
+    """Every active fact's line, most important first (identity, preferences, patterns)."""
     name: str | None
 
 
@@ -39,12 +39,10 @@ class ProfileCache:
     def current(self) -> Profile:
         generation = self._facts.generation()
         if generation != self._generation:
-            scope = self._scope
-            rows = self._facts.active(scope.profile) + self._facts.active(scope.patterns)
-            names = [f.value for f in rows if f.field == "name" and f.namespace == scope.profile]
+            rows = active_person_facts(self._facts, self._scope)
+            names = [f.value for f in rows if f.field == "name" and f.kind != "action"]
             self._profile = Profile(
-                tuple(fact_line(fact) for fact in rows[:PROFILE_LINES_MAX]),
-                names[0] if names else None,
+                tuple(fact_line(fact) for fact in rows), names[0] if names else None
             )
             self._generation = generation
         return self._profile

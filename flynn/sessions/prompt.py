@@ -13,6 +13,7 @@ from flynn.memory.working import WorkingMemory
 from flynn.providers.base import ChatMessage
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions.profile import PATTERN_PREFIX
+from flynn.tokens import estimate_tokens
 
 PROFILE_HEADING = "--- Who you're talking to ---"
 RECENT_HEADING = "--- Recent context ---"
@@ -34,16 +35,40 @@ TRUST_CURRENT = (
 )
 
 
+PROFILE_MAX_TOKENS = 400
+"""``memory.profile_max_tokens``'s default: the profile and patterns at a session start."""
+
+
+def fit_profile(profile_lines: Sequence[str], max_tokens: int) -> tuple[list[str], list[str]]:
+    """The fact lines and pattern lines that fit ``max_tokens`` with their headings, taken in
+    the order given (most important first); a line too long for what is left is skipped and
+    the next, shorter one may still fit."""
+    facts: list[str] = []
+    patterns: list[str] = []
+    left = max_tokens
+    for line in profile_lines:
+        is_pattern = line.startswith(PATTERN_PREFIX)
+        chosen = patterns if is_pattern else facts
+        cost = estimate_tokens(line) + 1  # and its newline
+        if not chosen:
+            cost += _PATTERNS_FRAMING if is_pattern else _PROFILE_FRAMING
+        if cost <= left:
+            chosen.append(line)
+            left -= cost
+    return facts, patterns
+
+
 def build_session_context(
     profile_lines: Sequence[str],
     working: WorkingMemory | None,
     *,
     proactive_greeting: bool,
+    profile_max_tokens: int = PROFILE_MAX_TOKENS,
 ) -> str:
-    """The one-time session-start block: profile and unexpired working memory ('' if neither)."""
+    """The one-time session-start block: profile (as much of ``profile_lines``, most important
+    first, as ``profile_max_tokens`` holds) and unexpired working memory ('' if neither)."""
     sections = []
-    facts = [line for line in profile_lines if not line.startswith(PATTERN_PREFIX)]
-    patterns = [line for line in profile_lines if line.startswith(PATTERN_PREFIX)]
+    facts, patterns = fit_profile(profile_lines, profile_max_tokens)
     if facts:
         sections.append(PROFILE_HEADING + "\n" + "\n".join(facts))
     if patterns:
@@ -58,6 +83,10 @@ def build_session_context(
     if proactive_greeting:
         context += "\n\n" + GREETING_INSTRUCTION
     return context
+
+
+_PROFILE_FRAMING = estimate_tokens(PROFILE_HEADING) + 2
+_PATTERNS_FRAMING = estimate_tokens(PATTERNS_HEADING) + estimate_tokens(PATTERNS_TRUST) + 3
 
 
 def render_recalled(recalled: RecalledMemory) -> str:

@@ -36,6 +36,7 @@ class TurnConfig:
     turn_timeout_seconds: float = 120.0
     max_tier: int = 4
     """The highest context tier a session may choose (``/tier``, ``persona.max_tier``)."""
+    profile_max_tokens: int = 400
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,7 +87,7 @@ async def _learn(
         LlmReconciler(provider, rules, clock=FakeClock(at)),
         graph=GraphLearning(LlmGraphExtractor(provider), ingestor),
     )
-    await learner.learn([message], ANA.profile, graph_namespace=ANA.root)
+    await learner.learn([message], ANA.root, graph_namespace=ANA.root)
 
 
 def _fact(field: str, value: str) -> Said:

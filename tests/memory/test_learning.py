@@ -16,7 +16,8 @@ from flynn.memory.stores import SqliteMemory
 from flynn.providers.scripted import ScriptedProvider
 
 MONDAY = datetime(2026, 11, 16, 9, 0, tzinfo=UTC)
-FACTS = "user/facts"
+ROOT = "user"
+FACTS = "user/profile"
 
 
 def conversation(memory: SqliteMemory) -> list[StoredMessage]:
@@ -48,7 +49,7 @@ async def test_each_fact_is_dated_against_the_turn_it_came_from(memory: SqliteMe
             ' "profile": [{"field": "employer", "value": "Acme", "confidence": 0.95}, {"field": '
         ]
     )
-    changed = await learner(memory, provider).learn(messages, FACTS, session="gateway:x")
+    changed = await learner(memory, provider).learn(messages, ROOT, session="gateway:x")
     assert changed == 3
     facts = {fact.value: fact for fact in memory.facts.active(FACTS)}
     assert set(facts) == {
@@ -66,7 +67,7 @@ async def test_each_fact_is_dated_against_the_turn_it_came_from(memory: SqliteMe
 async def test_a_failed_extraction_writes_nothing_and_raises(memory: SqliteMemory) -> None:
     provider = ScriptedProvider([Unavailable("down")])
     with pytest.raises(Unavailable):
-        await learner(memory, provider).learn(conversation(memory), FACTS)
+        await learner(memory, provider).learn(conversation(memory), ROOT)
     assert memory.facts.active(FACTS) == []
 
 

@@ -62,13 +62,13 @@ async def test_extraction_runs_after_the_reply_and_never_blocks_one(
     reply = await asyncio.wait_for(session.handle("I work at Acme now"), 5)
     assert reply.text == "ok"
     await asyncio.wait_for(gated.started.wait(), 5)  # extraction is running, in the background
-    assert app.memory.facts.active("user/facts") == []
+    assert app.memory.facts.active("user/profile") == []
     # The next turn does not wait for it either.
     assert (await asyncio.wait_for(session.handle("anyway"), 5)).text == "ok"
 
     gated.gate.set()
     await session.wait_idle()
-    facts = app.memory.facts.active("user/facts")
+    facts = app.memory.facts.active("user/profile")
     assert [(f.field, f.value, f.source) for f in facts] == [("employer", "Acme", "llm")]
     # Facts first, then the graph: two calls of the extraction model, both in the background.
     request, graph_request = gated.requests
@@ -128,7 +128,7 @@ async def test_a_failed_graph_call_keeps_the_facts(harness: Callable[..., Harnes
         await session.handle(text)
     await session.wait_idle()
 
-    facts = app.memory.facts.active("user/facts")
+    facts = app.memory.facts.active("user/profile")
     assert [(f.field, f.value) for f in facts] == [("employer", "Acme")]
     assert (await session.handle("still here?")).text == "ok"
 
@@ -197,7 +197,7 @@ async def test_learnt_facts_get_absolute_dates(harness: Callable[..., Harness]) 
     for text in ("My dentist appointment is next Friday.", "ok", "fine", "thanks"):
         await session.handle(text)
     await session.wait_idle()
-    [fact] = app.memory.facts.active("user/facts", field="dentist_appointment")
+    [fact] = app.memory.facts.active("user/profile", field="dentist_appointment")
     assert fact.value == "on Friday 2026-11-06"
 
 
@@ -251,7 +251,7 @@ async def test_a_graph_write_that_fails_never_has_the_facts_learnt_again(
     ]
     assert len(facts) == 2
     assert sum("I work at Acme now" in transcript for transcript in facts) == 1
-    assert [f.value for f in app.memory.facts.active("user/facts")] == ["Acme"]
+    assert [f.value for f in app.memory.facts.active("user/profile")] == ["Acme"]
 
 
 async def test_a_graph_write_that_fails_never_fails_a_compaction(
@@ -269,7 +269,7 @@ async def test_a_graph_write_that_fails_never_fails_a_compaction(
 
     assert outcome is not None
     assert app.memory.history.summary(session.session_id)
-    assert [f.value for f in app.memory.facts.active("user/facts")] == ["Acme"]
+    assert [f.value for f in app.memory.facts.active("user/profile")] == ["Acme"]
 
 
 def _locked(*args: object, **kwargs: object) -> list[object]:

@@ -279,7 +279,7 @@ async def test_rule_extraction_feeds_the_profile_and_memory_view(
     assert memory_in(request.system).user_name == "Annie"
 
 
-async def test_llm_extraction_at_compaction_goes_to_the_facts_namespace(
+async def test_llm_extraction_at_compaction_joins_the_persons_profile(
     harness: Callable[..., Harness],
 ) -> None:
     h = harness(**SHARED)
@@ -289,7 +289,7 @@ async def test_llm_extraction_at_compaction_goes_to_the_facts_namespace(
         '{"field": "pet", "value": "a cat", "confidence": 0.2}], "observations": [{"text": '
     )
     await talk_until_compacted(h, h.session())
-    facts = app.memory.facts.active("user/facts")
+    facts = app.memory.facts.active("user/profile")
     assert [(f.field, f.value) for f in facts] == [("employer", "Acme")]
 
 
@@ -299,7 +299,7 @@ async def test_garbage_extraction_output_is_harmless(harness: Callable[..., Harn
     h.extraction.default = "}{ not json at all ]["
     session = h.session()
     await talk_until_compacted(h, session)
-    assert app.memory.facts.active("user/facts") == []
+    assert app.memory.facts.active("user/profile") == []
     assert not (await session.handle("ok?")).is_error
 
 
