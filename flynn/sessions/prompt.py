@@ -39,23 +39,42 @@ PROFILE_MAX_TOKENS = 400
 """``memory.profile_max_tokens``'s default: the profile and patterns at a session start."""
 
 
+PATTERN_SHARE = 0.25
+"""Of ``memory.profile_max_tokens``, what is held for the person's patterns while there are
+any: with a few hundred facts, who they are and what they prefer would otherwise fill the block
+and leave no room for how they asked to be answered. What either part leaves unused goes to the
+other."""
+
+
 def fit_profile(profile_lines: Sequence[str], max_tokens: int) -> tuple[list[str], list[str]]:
-    """The fact lines and pattern lines that fit ``max_tokens`` with their headings, taken in
-    the order given (most important first); a line too long for what is left is skipped and
-    the next, shorter one may still fit."""
-    facts: list[str] = []
-    patterns: list[str] = []
-    left = max_tokens
-    for line in profile_lines:
-        is_pattern = line.startswith(PATTERN_PREFIX)
-        chosen = patterns if is_pattern else facts
-        cost = estimate_tokens(line) + 1  # and its newline
-        if not chosen:
-            cost += _PATTERNS_FRAMING if is_pattern else _PROFILE_FRAMING
-        if cost <= left:
-            chosen.append(line)
-            left -= cost
+    """The fact lines and pattern lines that fit ``max_tokens`` with their headings, each taken
+    in the order given (most important first); a line too long for what is left is skipped and
+    the next, shorter one may still fit. Facts get all but ``PATTERN_SHARE`` of the budget
+    first, patterns what is then left, and facts anything the patterns did not use."""
+    fact_lines = [line for line in profile_lines if not line.startswith(PATTERN_PREFIX)]
+    pattern_lines = [line for line in profile_lines if line.startswith(PATTERN_PREFIX)]
+    held = int(max_tokens * PATTERN_SHARE) if pattern_lines else 0
+    facts, left = _take(fact_lines, max_tokens - held, _PROFILE_FRAMING, ())
+    patterns, left = _take(pattern_lines, left + held, _PATTERNS_FRAMING, ())
+    facts, _ = _take(fact_lines, left, _PROFILE_FRAMING, facts)
     return facts, patterns
+
+
+def _take(
+    lines: Sequence[str], budget: int, framing: int, taken: Sequence[str]
+) -> tuple[list[str], int]:
+    """``taken`` plus the lines of ``lines`` (in their order) that fit ``budget``; what is
+    left of it. The framing is paid with the first line."""
+    chosen = set(taken)
+    left = budget
+    for line in lines:
+        if line in chosen:
+            continue
+        cost = estimate_tokens(line) + 1 + (0 if chosen else framing)  # and its newline
+        if cost <= left:
+            chosen.add(line)
+            left -= cost
+    return [line for line in lines if line in chosen], left
 
 
 def build_session_context(

@@ -15,8 +15,9 @@ from flynn.identity import MemoryScope
 from flynn.memory.overview import memory_snapshot
 from flynn.memory.store import FactKind, FactSource, NewFact
 from flynn.memory.stores import SqliteMemory
-from flynn.sessions.profile import ProfileCache
+from flynn.sessions.profile import PATTERN_PREFIX, ProfileCache
 from flynn.sessions.prompt import (
+    PATTERN_SHARE,
     PATTERNS_HEADING,
     PROFILE_HEADING,
     PROFILE_MAX_TOKENS,
@@ -114,9 +115,25 @@ def test_the_block_keeps_to_its_budget_and_keeps_who_they_are(memory: SqliteMemo
         assert "topic number 299 " in context
         assert "topic number 0 " not in context
     small = build_session_context(lines, None, proactive_greeting=False, profile_max_tokens=60)
-    assert PATTERNS_HEADING not in small  # patterns come last: no room left for them
+    assert PATTERNS_HEADING not in small  # a quarter of 60 holds no patterns' heading
     big = build_session_context(lines, None, proactive_greeting=False, profile_max_tokens=1000)
-    assert PATTERNS_HEADING not in big  # preferences fill it before patterns
+    # 300 preferences would fill it all; a quarter is held for how they asked to be answered.
+    assert PATTERNS_HEADING in big and "open note 19" in big
+    patterns = big[big.index(PATTERNS_HEADING) :]
+    assert estimate_tokens(patterns) <= 1000 * PATTERN_SHARE + 5
+    assert "topic number 299 " in big[: big.index(PATTERNS_HEADING)]
+
+
+def test_facts_take_what_the_patterns_leave() -> None:
+    lines = [
+        "- name: Ana",
+        *(f"- likes topic {n}" for n in range(100)),
+        PATTERN_PREFIX + "'x': do y",
+    ]
+    context = build_session_context(lines, None, proactive_greeting=False, profile_max_tokens=400)
+    assert "'x': do y" in context
+    # One short pattern uses little of its quarter: the facts fill the rest of the budget.
+    assert estimate_tokens(context) > 400 * (1 - PATTERN_SHARE)
 
 
 def test_a_long_line_that_does_not_fit_leaves_room_for_shorter_ones() -> None:
