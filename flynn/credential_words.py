@@ -15,7 +15,10 @@ PASSWORDS = (
 CODES = (
     r"(?:2fa|mfa|two[\s-]factor|backup|recovery|one[\s-]time|verification|confirmation"
     r"|security|login|sign[\s-]in|auth(?:entication)?|access|entry|door|gate|garage|alarm"
-    r"|lock|safe|building|front[\s-]door|sms|otp|pin|key[\s-]?pad)[\s-]?codes?"
+    r"|lock|safe|building|front[\s-]door|sms|otp|pin|key[\s-]?pad|pass)[\s-]?codes?"
+    r"|codes?\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|main\s+)?"
+    r"(?:door|gate|garage|alarm|safe|building|lockbox|key\s*box|house|flat|apartment|office"
+    r"|locker|bike\s+lock|padlock)"
     r"|pins?|pin[\s-]?(?:codes?|numbers?|nummer)|otps?|cvv2?|cvc2?|digicode"
     r"|(?:safe\s+)?combination|geheimzahl|pincode|pin-code"
     r"|(?:zugangs|tür|tor|alarm|garagen|sicherheits|bestätigungs|einmal|backup|wiederherstellungs"

@@ -68,6 +68,27 @@ _CODE_BARE = re.compile(
     r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
     re.IGNORECASE,
 )
+# "my password's hunter2", "my PIN's 4821": the contraction, only before a value with a digit
+# ("the password's length is..." says something about it).
+_CONTRACTED = re.compile(
+    rf"(?<![\w-]){_WHAT}(?![\w-])['’]s\s+(?P<value>(?=[^\s\"'`,;]*\d)[^\s\"'`,;]{{3,200}})",
+    re.IGNORECASE,
+)
+# "use hunter2 as the password", "nimm 4711 als PIN".
+_USE_AS = re.compile(
+    rf"\b(?:use|using|try|nimm|utilise|usa|gebruik)\s+(?P<value>[^\s\"'`,;]{{3,100}})\s+"
+    rf"(?:as|als|comme|como|come)\s+(?:(?:{OWNERS})\s+)?(?:new\s+)?{_WHAT}(?![\w-])",
+    re.IGNORECASE,
+)
+# A .netrc line: "machine host login bob password hunter2".
+_NETRC = re.compile(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<value>\S+)", re.I)
+# "bob@x.com / hunter2", "bob@gmail.com pass hunter22": an address and what unlocks it, when
+# that holds a digit (a word after a slash is usually just a word).
+_EMAIL_LOGIN = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*(?:/|\s(?:pass|pw|pwd|password|passwort|pwd:|pw:|pass:))"
+    r"\s*(?P<value>(?=[^\s\"'`,;]*\d)[^\s\"'`,;]{3,100})",
+    re.IGNORECASE,
+)
 # "my seed phrase is apple banana cherry ...": a wallet's words, all of them.
 _PHRASE = re.compile(
     rf"\b(?:seed|recovery|mnemonic|backup|wallet)[\s_-]?(?:phrases?|words)\b{_QUALIFIED}"
@@ -247,6 +268,8 @@ def _redact_line(text: str) -> tuple[str, int]:
     lowered = text.lower()
     if "://" in text:
         text = _URL_LOGIN.sub(value_replacer("value", _keep_nothing), text)
+    if "@" in text:
+        text = _EMAIL_LOGIN.sub(value_replacer("value", _keep_nothing), text)
     if any(stem in lowered for stem in _SHELL_STEMS):
         for group in ("p", "u", "a", "b", "f"):
             text = _SHELL.sub(value_replacer(group, _keep_quiet), text)
@@ -254,6 +277,9 @@ def _redact_line(text: str) -> tuple[str, int]:
         text = _PHRASE.sub(value_replacer("value", _keep_nothing), text)
         text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
         text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
+        text = _CONTRACTED.sub(value_replacer("value", _keep_announced), text)
+        text = _USE_AS.sub(value_replacer("value", _keep_announced), text)
+        text = _NETRC.sub(value_replacer("value", _keep_nothing), text)
         text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)
         text, assigned = _redact_assigned(text)
         count += assigned

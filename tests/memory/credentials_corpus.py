@@ -101,6 +101,16 @@ CREDENTIALS: tuple[tuple[str, str], ...] = (
         "eyJhbGciOiJIUzI1NiJ9",
     ),
     ("key Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"),
+    # Found by the review after the first round.
+    ("the code to the door: 4711", "4711"),
+    ("my PIN's 4821", "4821"),
+    ("my password's hunter2", "hunter2"),
+    ("passcode 998877", "998877"),
+    ("machine example.com login bob password hunter2", "hunter2"),
+    ("gmail: bob@gmail.com pass hunter22", "hunter22"),
+    ("bob@x.com / hunter2", "hunter2"),
+    ("use hunter2 as the password", "hunter2"),
+    ("the code for the gate is 2580#", "2580"),
 )
 """Each phrasing, and the secret in it that must not survive redaction (the whole secret or a
 part no redaction may leave)."""
@@ -144,6 +154,12 @@ ORDINARY: tuple[str, ...] = (
     "what is my PIN?",
     "reset my password please",
     "I need a new password",
+    "the password's length is 12 characters",
+    "email bob@x.com / alice@y.com",
+    "write to bob@x.com / ask him",
+    "use your head as the key argument",
+    "the code to the door is broken",
+    "my password's strength is 3 out of 5",
 )
 """What people say about credentials and numbers they give on purpose: left as it is."""
 
