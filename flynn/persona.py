@@ -136,6 +136,11 @@ class Persona:
                 sections.append(text)
         return "\n\n".join(sections)
 
+    def identity(self) -> str:
+        """Who the assistant is: IDENTITY.md's text, else the built-in identity (whatever
+        the tier loads). Does not raise for file problems."""
+        return self._read("IDENTITY.md") or DEFAULT_IDENTITY
+
     def _render_shared(self) -> tuple[tuple[str, str], ...]:
         """Each file's section ('' when empty), from the persona folder."""
         now = self._clock() if self._recheck_seconds > 0 else 0.0
