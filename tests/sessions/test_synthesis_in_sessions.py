@@ -6,6 +6,7 @@ the real SDKs against the fake servers too, where the call's usage is kept as ta
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fakes.clock import FakeClock
 
 from flynn.app import App
 from flynn.errors import ConfigError, Unavailable
+from flynn.memory.store import NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEvent, Task
 from flynn.providers.offline import memory_in
@@ -317,3 +319,36 @@ async def test_a_hanging_server_costs_the_budget_then_the_raw_blocks(
     chat = server.requests[-1].json
     system = str(chat.get("system") or chat["messages"][0]["content"])
     assert LISBON in system and PORTO in system and LABEL not in system
+
+
+STATED_LABEL = (
+    "[Facts they told you (trust: high: stated by them, though it may have changed since)]"
+)
+STATED_FACT = "- lives with Rui and their cat Mochi"
+
+
+async def test_stated_facts_keep_their_block_and_label_and_are_never_sent(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        return Reply(MERGED) if is_synthesis(request) else Reply("You live in Porto.")
+
+    server.responder = respond
+    app = sdk_app(tmp_path, server)
+    try:
+        app.memory.facts.add(
+            NewFact("user/facts", "observation", "lives with Rui and their cat Mochi"),
+            now=FakeClock().now,
+        )
+        await talk(app)
+    finally:
+        await app.aclose()
+
+    (synthesis,) = [request for request in server.requests if is_synthesis(request)]
+    asked = json.dumps(synthesis.json)
+    assert LISBON in asked and PORTO in asked  # the episodic memory
+    assert "Rui" not in asked and "Facts they told you" not in asked
+    chat = server.requests[-1].json
+    system = str(chat.get("system") or chat["messages"][0]["content"])
+    recalled = system[system.index(RECALL_HEADING) :].splitlines()
+    assert recalled[2:] == [STATED_LABEL, STATED_FACT, LABEL, MERGED]
