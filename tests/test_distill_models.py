@@ -239,9 +239,7 @@ async def test_turned_off_nothing_is_scheduled_and_what_fired_before_is_dropped(
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:
-        ready = asyncio.create_task(daemon.ready.wait())
-        await asyncio.wait({ready, running}, return_when=asyncio.FIRST_COMPLETED, timeout=20)
-        assert ready.done(), f"the daemon did not start: {running}"
+        await asyncio.wait_for(daemon.ready.wait(), 20)
         assert daemon.app is not None and daemon.scheduler is not None
         assert daemon.app.schedule.jobs(None, kind="distill") == []
         await daemon.scheduler.until_asleep()
