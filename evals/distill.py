@@ -2,10 +2,11 @@
 store holding one person's history of ``messages`` messages (turns of the ``fresh`` set's
 conversations, their first speaker as the person, spread evenly over the last ``days`` days).
 
-short runs without a model. mid and long ask the ``distill`` task model: by default a stand-in
+short runs without a model. mid and long ask their tier's model: by default a stand-in
 (``NotesModel``, in-process and instant, answering with the first lines of what it read, up to
 the tier's budget), so the figures are what Flynn sends and keeps; ``--configured`` asks the
-model the configuration resolves ``llm.tasks.distill`` to, with its own token counts and time.
+models the configuration resolves ``llm.tasks.distill_mid`` and ``distill_long`` to (each, without
+an entry, ``llm.tasks.distill``'s), with their own token counts and time.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from evals.recall import load_dataset
-from flynn.distill.distiller import TIERS, Distiller, Tier
+from flynn.distill.distiller import TASKS, TIERS, Distiller, Tier
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
+from flynn.persona import DEFAULT_IDENTITY
 from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEvent, Task, Usage
 from flynn.providers.build import build_task_providers
 from flynn.providers.lifecycle import close_providers
@@ -66,16 +68,21 @@ async def bench_distill(
     *, messages: int, days: int, settings: Settings, configured: bool
 ) -> dict[str, object]:
     now = datetime.now(UTC).replace(microsecond=0)
-    provider: Provider = NotesModel()
+    stand_in = NotesModel()
+    models: dict[Tier, Provider] = {"mid": stand_in, "long": stand_in}
     opened: list[Provider] = []
     if configured:
         providers = build_task_providers(settings.llm, os.environ, _Uncounted())
         opened = list(providers.values())
-        provider = providers["distill"]
-        if provider.name == OFFLINE:
+        models = {tier: providers[task] for tier, task in TASKS.items()}
+        offline = [TASKS[tier] for tier, model in models.items() if model.name == OFFLINE]
+        if offline:
             await close_providers(opened)
             raise ConfigError(
-                [ConfigProblem("llm.tasks.distill", "resolves to offline: no model to measure")]
+                [
+                    ConfigProblem(f"llm.tasks.{task}", "resolves to offline: no model to measure")
+                    for task in offline
+                ]
             )
     tiers: dict[str, object] = {}
     try:
@@ -88,10 +95,11 @@ async def bench_distill(
                     facts=memory.facts,
                     history=memory.history,
                     documents=memory.documents,
-                    provider=provider,
+                    models=models,
                     budgets={tier: settings.distill.budget(tier) for tier in TIERS},
                     zone=lambda namespace: ZoneInfo("UTC"),
                     clock=lambda: now,
+                    identity=lambda: DEFAULT_IDENTITY,
                     timeout_seconds=settings.distill.timeout_seconds,
                 )
                 for tier in TIERS:
@@ -102,10 +110,18 @@ async def bench_distill(
         "bench": "distill",
         "messages": stored,
         "days": days,
-        "model": provider.name if configured else STAND_IN,
+        "model": _model_names(models) if configured else STAND_IN,
         "budgets": {tier: settings.distill.budget(tier) for tier in TIERS},
         "tiers": tiers,
     }
+
+
+def _model_names(models: dict[Tier, Provider]) -> str:
+    """The model's name, or each tier's when they differ (``mid: a, long: b``)."""
+    names = {tier: model.name for tier, model in models.items()}
+    if len(set(names.values())) == 1:
+        return next(iter(names.values()))
+    return ", ".join(f"{tier}: {name}" for tier, name in names.items())
 
 
 class _Uncounted:

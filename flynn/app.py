@@ -14,7 +14,8 @@ from flynn.channels.gateway import GatewayChannel
 from flynn.channels.gateway_auth import PersonTokens
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
-from flynn.distill.distiller import TIERS, Distiller
+from flynn.distill.distiller import TASKS as DISTILL_TASKS
+from flynn.distill.distiller import TIERS, Distiller, Tier
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity
 from flynn.learning.fact_meaning import FactMeaning
@@ -187,18 +188,24 @@ def _distiller(
     providers: Mapping[Task, Provider],
     services: SessionServices,
 ) -> Distiller:
-    """Rewrites people's MEMORY_*.md; offline, mid and long are digested without a model."""
-    provider = providers.get("distill")
+    """Rewrites people's MEMORY_*.md: mid and long each by its task's model (providers
+    passed in without those tasks give ``distill``'s); offline, without a model."""
+    models: dict[Tier, Provider] = {}
+    for tier, task in DISTILL_TASKS.items():
+        provider = providers.get(task) or providers.get("distill")
+        if provider is not None and provider.name != OFFLINE:
+            models[tier] = provider
     files = services.person.files
     return Distiller(
         data_dir=settings.data_dir,
         facts=memory.facts,
         history=memory.history,
         documents=memory.documents,
-        provider=None if provider is None or provider.name == OFFLINE else provider,
+        models=models,
         budgets={tier: settings.distill.budget(tier) for tier in TIERS},
         zone=lambda namespace: files.timezone(namespace)[0] if files is not None else UTC,
         clock=services.clock,
+        identity=services.person.persona.identity,
         timeout_seconds=settings.distill.timeout_seconds,
     )
 

@@ -17,13 +17,14 @@ from flynn.settings import Settings
 
 
 def add_distill_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # By hand it runs even with distill.enabled false: that switch is for the schedule.
     help_text = "rewrite a person's MEMORY_SHORT/MID/LONG.md now, and show what changed"
     distill = commands.add_parser("distill", help=help_text, description=help_text)
     distill.add_argument(
         "tier",
         choices=TIERS,
         help="short: recent days, no model; mid: recent weeks and long: the long run, by the "
-        "model (llm.tasks.distill)",
+        "tier's model (llm.tasks.distill_mid / distill_long, else llm.tasks.distill)",
     )
     distill.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
     distill.add_argument("--user", help="a person from the users: map (default: the owner)")

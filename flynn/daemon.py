@@ -241,7 +241,9 @@ class Daemon:
         people = distill_people(
             app.settings, lambda ns: files.timezone(ns)[1] if files is not None else "UTC"
         )
-        crons = {tier: getattr(app.settings.distill, tier) for tier in TIERS}
+        section = app.settings.distill
+        # Off, every tier is unscheduled: the jobs made while it was on are cancelled.
+        crons = {tier: getattr(section, tier) if section.enabled else None for tier in TIERS}
         try:
             if plan_jobs(app.schedule, people, crons, now=self._clock()):
                 scheduler.wake()
@@ -253,6 +255,7 @@ class Daemon:
             notify=notice_target(app.settings, app.memory.history, self._clock),
             on_done=scheduler.wake,
             clock=self._clock,
+            enabled=section.enabled,
         )
 
     async def _deliver(self, push: Push) -> Delivery:

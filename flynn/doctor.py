@@ -216,6 +216,8 @@ def _distilled(settings: Settings) -> Check:
             # The template alone (guidance in comments) is no distillation yet.
             written.append(f"{tier} {stamp:%Y-%m-%d %H:%M}" if notes else f"{tier} never")
         parts.append(f"{namespace}: " + ", ".join(written))
+    if not settings.distill.enabled:
+        parts.insert(0, "not scheduled (distill.enabled is false)")
     return Check("distillation", True, "; ".join(parts))
 
 

@@ -157,6 +157,11 @@ class Persona:
                 sections.append(text)
         return "\n\n".join(sections)
 
+    def identity(self) -> str:
+        """Who the assistant is: IDENTITY.md's text, else the built-in identity (whatever
+        the tier loads). Does not raise for file problems."""
+        return self._read("IDENTITY.md") or DEFAULT_IDENTITY
+
     def _render_shared(self, tier: int) -> tuple[tuple[str, str], ...]:
         """Each of ``tier``'s files' section ('' when empty), from the persona folder."""
         files = self.files_at(tier)

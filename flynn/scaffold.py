@@ -57,7 +57,8 @@ llm:
   #     api_key: null                # secret; prefer the environment
   fallbacks: []
   # Per-task overrides for background work; unset fields inherit from llm. Tasks: compaction,
-  # extraction, distill, synthesis (without an entry of its own it takes extraction's). Example:
+  # extraction, distill, distill_mid and distill_long (each without an entry of its own takes
+  # distill's), synthesis (without an entry of its own it takes extraction's). Example:
   #   extraction:
   #     provider: openai             # anthropic | openai | offline
   #     model: gpt-4o-mini
@@ -182,15 +183,19 @@ tools:
 # Distillation (seeds/004): each person's MEMORY_SHORT/MID/LONG.md, in their folder, rewritten
 # on these cron schedules in the person's time (their timezone, else persona.timezone, else
 # the machine's). short: daily, no model (recent days' messages, what was learnt, what we were
-# doing); mid: weekly and long: monthly, by the model (llm.tasks.distill), each from the tier
-# below, the facts and working memory. null (or off) turns a tier's schedule off; `flynn distill
-# short|mid|long` runs one now. A failed run keeps the old file.
+# doing); mid: weekly and long: monthly, by the model (llm.tasks.distill_mid and distill_long,
+# each else llm.tasks.distill, else the chat model), each from the tier below, the facts and
+# working memory; mid notes in the first person, as the persona. null (or off) turns a tier's
+# schedule off; `flynn distill short|mid|long` runs one now. A failed run keeps the old file.
 distill:
+  # The one switch: false schedules no distillation (jobs made before are cancelled at start);
+  # `flynn distill` still runs a tier by hand.
+  enabled: true
   short: "0 3 * * *"
   mid: "30 3 * * 0"
   long: "0 4 1 * *"
-  # Send a short note (on the person's notify channel, else where they last talked) when a
-  # distillation finished.
+  # Send a short note (on the person's notify channel, else where they last talked) when a mid
+  # or long distillation finished (the daily short digest is never announced).
   notify: false
   # Soft caps on each file, in tokens (200..50000).
   short_max_tokens: 3000

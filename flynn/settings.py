@@ -46,7 +46,9 @@ NON_SETTING_VARIABLES = frozenset({"FLYNN_CONFIG"})
 
 ProviderName = Literal["anthropic", "openai", "offline"]
 ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
-TaskName = Literal["compaction", "extraction", "distill", "synthesis"]
+TaskName = Literal[
+    "compaction", "extraction", "distill", "distill_mid", "distill_long", "synthesis"
+]
 SynthesisMode = Literal["off", "model"]
 """``memory.synthesis``: ``model`` condenses recalled memory (``flynn.recall.synthesis``)."""
 AccountId = Annotated[str, BeforeValidator(lambda value: str(value))]
@@ -220,6 +222,9 @@ class DistillSettings(_Section):
     """When each person's MEMORY_SHORT/MID/LONG.md are rewritten (seeds/004), in their time,
     and how long each may grow."""
 
+    enabled: bool = True
+    """The one switch: off, no distillation is scheduled (jobs made before are cancelled at
+    start); ``flynn distill`` still runs a tier by hand."""
     short: CronSchedule = "0 3 * * *"
     mid: CronSchedule = "30 3 * * 0"
     long: CronSchedule = "0 4 1 * *"

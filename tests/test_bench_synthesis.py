@@ -25,15 +25,16 @@ from flynn.settings import LlmSettings
 NOW = datetime(2024, 11, 2, tzinfo=UTC)
 RAW = RecalledMemory(
     (
-        RecallBlock("Facts they told you", "high", ("- city: Lisbon",)),
+        RecallBlock("Facts they told you", "high", ("- city: Lisbon",), "stated"),
         RecallBlock(
             "Past conversations, verbatim",
-            "high",
+            "high for what was said and when; your own past replies may have been mistaken",
             (
                 "- 2024-05-14 Tue, they said: I live in Lisbon now, in Alfama. It is lovely.",
                 "- 2024-05-20 Mon, they said: I live in Lisbon now, in Alfama, it is lovely!",
                 "- 2024-10-02 Wed, they said: We moved to Porto last week. The flat is in Foz.",
             ),
+            "verbatim",
         ),
     )
 )

@@ -416,10 +416,11 @@ async def test_the_daemon_schedules_each_tier_that_is_on_at_start(
     assert before <= next_at <= datetime.now(UTC) + timedelta(minutes=1)
 
 
-async def test_a_scheduled_short_distillation_runs_in_the_daemon_and_is_pushed_to_the_web_page(
+async def test_scheduled_distillations_run_in_the_daemon_and_only_mid_is_pushed_to_the_web_page(
     tmp_path: Path,
 ) -> None:
-    # In-process, for its clock: the daily run at 03:00 fires when the test moves time on.
+    # In-process, for its clock: the daily run at 03:00 fires when the test moves time on, the
+    # weekly one (here daily at 03:05) after it; one person's runs go one at a time, in order.
     start = datetime.now(UTC).replace(second=30, microsecond=0)  # never 03:00 sharp
     clock = FakeClock(start)
     settings = load_settings(
@@ -427,7 +428,7 @@ async def test_a_scheduled_short_distillation_runs_in_the_daemon_and_is_pushed_t
             "data_dir": str(tmp_path / "data"),
             "llm": {"provider": "offline"},
             "persona": {"timezone": "UTC"},
-            "distill": {"short": "0 3 * * *", "mid": "off", "long": "off", "notify": True},
+            "distill": {"short": "0 3 * * *", "mid": "5 3 * * *", "long": "off", "notify": True},
             "channels": {"gateway": {"port": 0, "token": GATEWAY_TOKEN}},
         }
     )
@@ -442,7 +443,7 @@ async def test_a_scheduled_short_distillation_runs_in_the_daemon_and_is_pushed_t
             ready.cancel()
             raise AssertionError(f"the daemon did not start: {running}")
         assert daemon.app is not None and daemon.scheduler is not None
-        (job,) = daemon.app.schedule.jobs("user", kind="distill")
+        job, _ = daemon.app.schedule.jobs("user", kind="distill")
         due = start.replace(hour=3, minute=0, second=0)
         due = due if due > start else due + timedelta(days=1)
         assert (job.text, job.next_at) == ("short", due)
@@ -451,14 +452,18 @@ async def test_a_scheduled_short_distillation_runs_in_the_daemon_and_is_pushed_t
             await page.say("We decided to move the launch to March.")
             assert not short.exists() or "March" not in short.read_text()
 
-            clock.now = due + timedelta(minutes=1)
+            clock.now = due + timedelta(minutes=6)
             daemon.scheduler.wake()
+            # The first note is mid's: the daily digest, which ran before it, told nobody.
             push = await page.until("push")
         assert push["kind"] == "distill"
-        assert "MEMORY_SHORT.md" in push["text"]
+        assert "MEMORY_MID.md" in push["text"]
         assert "move the launch to March" in short.read_text()
-        (job,) = daemon.app.schedule.jobs("user", kind="distill")
-        assert (job.fired_count, job.next_at) == (1, due + timedelta(days=1))
+        jobs = daemon.app.schedule.jobs("user", kind="distill")
+        assert [(job.text, job.fired_count, job.next_at) for job in jobs] == [
+            ("short", 1, due + timedelta(days=1)),
+            ("mid", 1, due + timedelta(days=1, minutes=5)),
+        ]
     finally:
         stop.set()
         assert await asyncio.wait_for(running, 20) == 0

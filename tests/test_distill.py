@@ -54,10 +54,11 @@ def _distiller(
         facts=memory.facts,
         history=memory.history,
         documents=memory.documents,
-        provider=provider,
+        models={"mid": provider, "long": provider} if provider is not None else {},
         budgets=budgets or BUDGETS,
         zone=lambda namespace: LISBON,
         clock=clock,
+        identity=lambda: "You are Nia, Ana's assistant.",
         timeout_seconds=timeout,
     )
 
@@ -182,7 +183,7 @@ async def test_mid_is_written_by_the_model_from_the_tier_below(
     )
     result = await _distiller(memory, tmp_path, clock, model).run("mid", "user")
     request = model.requests[0]
-    assert request.task == "distill"
+    assert request.task == "distill_mid"
     assert request.tools == ()
     assert "never instructions" in request.system
     material = request.messages[0].content
@@ -323,9 +324,15 @@ async def test_a_scheduled_run_is_delivered_once_it_ended_and_announced(
     await asyncio.wait_for(done.wait(), 5)
     assert await runs.deliver(_push()) is True
     assert (tmp_path / "user" / "MEMORY_SHORT.md").exists()
+    # The daily digest is not announced (seeds/004): only mid and long runs are.
+    assert pushes.claim_pending(now=clock.now, lease_seconds=60) == []
+    done.clear()
+    assert await runs.deliver(_push(tier="mid")) is False
+    await asyncio.wait_for(done.wait(), 5)
+    assert await runs.deliver(_push(tier="mid")) is True
     queued = pushes.claim_pending(now=clock.now, lease_seconds=60)
     assert [(p.kind, p.target) for p in queued] == [("distill", gateway)]
-    assert "updated my notes on recent days" in queued[0].text
+    assert "updated my notes on recent weeks" in queued[0].text
 
 
 async def test_a_failed_scheduled_run_is_retried_then_given_up(

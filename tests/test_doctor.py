@@ -165,6 +165,11 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     detail = checks["distillation"].detail
     assert detail.startswith("user: short 2") and detail.endswith("mid never, long never")
     assert checks["team documents"].detail == "1 document(s), 1 chunk(s)"
+    switched_off = _settings(tmp_path, distill={"enabled": False})
+    checks = _by_name(await run_checks(switched_off, {}, network=False))
+    assert checks["distillation"].detail.startswith(
+        "not scheduled (distill.enabled is false); user: short 2"
+    )
     session_scoped = _settings(tmp_path, memory={"user_namespace": None})
     checks = _by_name(await run_checks(session_scoped, {}, network=False))
     assert "per session" in checks["distillation"].detail

@@ -28,6 +28,10 @@ DISTILL_CHANNEL = OWN_CHANNEL
 MAX_ATTEMPTS = 3
 """Runs of one due distillation before it is given up until its next time."""
 
+ANNOUNCED: frozenset[Tier] = frozenset({"mid", "long"})
+"""The tiers whose finished runs the person hears about (seeds/004): the weekly and monthly
+rewrites, not the daily digest, which would be a note a day about nothing they asked for."""
+
 
 def plan_jobs(
     schedule: Schedule,
@@ -84,7 +88,9 @@ def is_distillation(push: Push) -> bool:
 class DistillRuns:
     """The daemon's side of scheduled distillations: ``deliver`` starts a push's run in the
     background and reports it delivered once it ended (``on_done`` asks the scheduler to look
-    again then). With ``notify``, a finished run queues a ``distill`` push to the person."""
+    again then). With ``notify``, a finished mid or long run (``ANNOUNCED``) queues a
+    ``distill`` push to the person. Not ``enabled`` (``distill.enabled: false``), a push left
+    queued from before is dropped unrun."""
 
     def __init__(
         self,
@@ -94,12 +100,14 @@ class DistillRuns:
         notify: Callable[[str], Target | None] | None,
         on_done: Callable[[], None],
         clock: Callable[[], datetime],
+        enabled: bool = True,
     ) -> None:
         self._distiller = distiller
         self._pushes = pushes
         self._notify = notify
         self._on_done = on_done
         self._clock = clock
+        self._enabled = enabled
         self._running: dict[int, asyncio.Task[Distilled]] = {}
 
     async def deliver(self, push: Push) -> bool:
@@ -110,6 +118,10 @@ class DistillRuns:
         if task is None:
             if push.text not in TIERS:
                 log.warning("distill.unknown_tier", tier=push.text, push_id=push.id)
+                return True
+            if not self._enabled:
+                # Fired before distillation was turned off: off means no scheduled runs.
+                log.info("distill.dropped", tier=push.text, push_id=push.id, reason="disabled")
                 return True
             task = asyncio.create_task(
                 self._run(push.text, push.namespace), name=f"distill:{push.id}"
@@ -136,8 +148,10 @@ class DistillRuns:
 
     async def _run(self, tier: Tier, namespace: str) -> Distilled:
         result = await self._distiller.run(tier, namespace)
-        target = self._notify(namespace) if self._notify is not None else None
-        if target is not None and not result.empty:
+        if tier not in ANNOUNCED or self._notify is None or result.empty:
+            return result
+        target = self._notify(namespace)
+        if target is not None:
             try:
                 self._pushes.add(
                     namespace=namespace,

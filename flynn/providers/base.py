@@ -11,8 +11,18 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 Role = Literal["user", "assistant"]
-Task = Literal["chat", "compaction", "extraction", "distill", "synthesis"]
-TASKS: tuple[Task, ...] = ("chat", "compaction", "extraction", "distill", "synthesis")
+Task = Literal[
+    "chat", "compaction", "extraction", "distill", "distill_mid", "distill_long", "synthesis"
+]
+TASKS: tuple[Task, ...] = (
+    "chat",
+    "compaction",
+    "extraction",
+    "distill",
+    "distill_mid",
+    "distill_long",
+    "synthesis",
+)
 
 
 @dataclass(frozen=True, slots=True)

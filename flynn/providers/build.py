@@ -102,8 +102,11 @@ def describe_provider(llm: LlmSettings, env: Mapping[str, str]) -> str:
     chat = routes["chat"]
     parts = [_describe_route(chat)]
     for task in TASKS:
-        if task != "chat" and routes[task].backends != chat.backends:
-            parts.append(f"{task}: {_describe_route(routes[task])}")
+        if task == "chat" or routes[task].backends == chat.backends:
+            continue
+        if task in _DISTILL_TIERS and routes[task].backends == routes["distill"].backends:
+            continue  # said once, under distill
+        parts.append(f"{task}: {_describe_route(routes[task])}")
     return "; ".join(parts)
 
 
@@ -166,12 +169,27 @@ def _primary(llm: LlmSettings, env: Mapping[str, str]) -> Backend:
     )
 
 
+_INHERITS: Mapping[TaskName, TaskName] = {
+    # Synthesis runs on every turn: without an entry of its own it takes the (usually cheaper)
+    # extraction model's, if set.
+    "synthesis": "extraction",
+    # Each distillation tier may name its model (seeds/004: a local one weekly, the best one
+    # monthly); without one it takes the ``distill`` entry's.
+    "distill_mid": "distill",
+    "distill_long": "distill",
+}
+"""The task whose ``llm.tasks`` entry a task without one of its own runs on."""
+_DISTILL_TIERS: tuple[Task, ...] = ("distill_mid", "distill_long")
+
+
 def _override(llm: LlmSettings, task: Task) -> tuple[TaskName, TaskSettings] | None:
-    """The ``llm.tasks`` entry ``task`` runs on, with its name. Synthesis runs on every turn:
-    without an entry of its own it takes the (usually cheaper) extraction model's, if set."""
+    """The ``llm.tasks`` entry ``task`` runs on, with its name: its own, else the one it
+    inherits (``_INHERITS``); ``None`` means the chat model's settings."""
     if task == "chat":
         return None
-    name: TaskName = "extraction" if task == "synthesis" and task not in llm.tasks else task
+    name: TaskName = task
+    if name not in llm.tasks and name in _INHERITS:
+        name = _INHERITS[name]
     override = llm.tasks.get(name)
     return None if override is None else (name, override)
 

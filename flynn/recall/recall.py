@@ -75,6 +75,9 @@ class RecallBlock:
     title: str
     trust: str
     lines: tuple[str, ...]
+    kind: Trust | None = None
+    """What the block holds, as recall packed it (``None`` for one made after recall, such as
+    synthesis's summary): episodic synthesis condenses only the episodic kinds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,5 +442,5 @@ def _blocks(packed: list[tuple[RecallItem, str]]) -> RecalledMemory:
             continue
         if trust == "verbatim":
             chosen.sort(key=lambda pair: (pair[0].time, pair[0].ref))
-        blocks.append(RecallBlock(title, said, tuple(line for _, line in chosen)))
+        blocks.append(RecallBlock(title, said, tuple(line for _, line in chosen), trust))
     return RecalledMemory(tuple(blocks), tuple(item for item, _ in packed))

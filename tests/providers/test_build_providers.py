@@ -167,6 +167,9 @@ async def test_task_overrides_change_only_their_task(fake_anthropic: FakeAnthrop
             "compaction": "anthropic:claude-small",
             "extraction": "anthropic:claude-sonnet-5-5",
             "distill": "openai:gpt-small",
+            # Each distillation tier takes distill's entry without one of its own.
+            "distill_mid": "openai:gpt-small",
+            "distill_long": "openai:gpt-small",
             "synthesis": "anthropic:claude-sonnet-5-5",
         }
         await providers["compaction"].chat(REQUEST)
@@ -186,6 +189,24 @@ async def test_task_overrides_change_only_their_task(fake_anthropic: FakeAnthrop
     assert description.startswith("anthropic:claude-sonnet-5-5 at ")
     assert "compaction: anthropic:claude-small" in description
     assert "distill: openai:gpt-small (from OPENAI_API_KEY)" in description
+    assert "distill_mid" not in description  # said once, under distill
+
+
+def test_a_distillation_tier_names_its_own_model_and_its_problems() -> None:
+    settings = llm(
+        provider="anthropic",
+        tasks={"distill": {"model": "claude-haiku-4-5"}, "distill_long": {"model": "claude-opus"}},
+    )
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+    description = describe_provider(settings, env)
+    assert "distill: anthropic:claude-haiku-4-5" in description
+    assert "distill_long: anthropic:claude-opus" in description
+    assert "distill_mid" not in description
+
+    keyless = llm(provider="anthropic", tasks={"distill_mid": {"provider": "openai"}})
+    with pytest.raises(ConfigError) as raised:
+        build_task_providers(keyless, env, RecordingSink())
+    assert [problem.key for problem in raised.value.problems] == ["llm.tasks.distill_mid.api_key"]
 
 
 async def test_fallbacks_take_over_when_the_primary_is_down(

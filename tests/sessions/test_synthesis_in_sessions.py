@@ -6,6 +6,7 @@ the real SDKs against the fake servers too, where the call's usage is kept as ta
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fakes.clock import FakeClock
 
 from flynn.app import App
 from flynn.errors import ConfigError, Unavailable
+from flynn.memory.store import NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEvent, Task
 from flynn.providers.offline import memory_in
@@ -317,3 +319,41 @@ async def test_a_hanging_server_costs_the_budget_then_the_raw_blocks(
     chat = server.requests[-1].json
     system = str(chat.get("system") or chat["messages"][0]["content"])
     assert LISBON in system and PORTO in system and LABEL not in system
+
+
+STATED_LABEL = (
+    "[Facts they told you (trust: high: stated by them, though it may have changed since)]"
+)
+STATED_FACT = "- lives with Rui and their cat Mochi"
+
+
+async def test_stated_facts_keep_their_block_and_label_and_are_never_sent(
+    tmp_path: Path, server: FakeModelServer
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        return Reply(MERGED) if is_synthesis(request) else Reply("You live in Porto.")
+
+    server.responder = respond
+    app = sdk_app(tmp_path, server)
+    try:
+        # The Telegram session starts before the fact is known, so the fact is not in its
+        # session-start profile block: recall brings it, in its own block.
+        assert not (await session(app, "telegram", "1").handle("hello")).is_error
+        app.memory.facts.add(
+            NewFact("user/profile", "observation", "lives with Rui and their cat Mochi"),
+            now=FakeClock().now,
+        )
+        await talk(app)
+    finally:
+        await app.aclose()
+
+    syntheses = [request for request in server.requests if is_synthesis(request)]
+    asked = json.dumps(syntheses[-1].json)  # the question's
+    assert LISBON in asked and PORTO in asked  # the episodic memory
+    for synthesis in syntheses:
+        assert "Rui" not in json.dumps(synthesis.json)
+        assert "Facts they told you" not in json.dumps(synthesis.json)
+    chat = server.requests[-1].json
+    system = str(chat.get("system") or chat["messages"][0]["content"])
+    recalled = system[system.index(RECALL_HEADING) :].splitlines()
+    assert recalled[2:] == [STATED_LABEL, STATED_FACT, LABEL, MERGED]
