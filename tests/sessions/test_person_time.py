@@ -139,7 +139,7 @@ async def test_a_timezone_the_model_learns_applies_from_the_next_turn(
         said = await say(server, ana, "I just moved to Tokyo for the new job")
         # Asked before the extraction model had read the message: still the configured zone.
         assert "at 04:30 AM EST" in said
-        learnt = app.memory.facts.active("users/ana/facts", field="timezone")
+        learnt = app.memory.facts.active("users/ana/profile", field="timezone")
         assert [(fact.value, fact.source) for fact in learnt] == [("Asia/Tokyo", "llm")]
         # The very next turn of the same session is in Tokyo time, with no restart.
         assert "Current date and time: Monday, 2026-11-02 at 06:30 PM JST" in await say(
