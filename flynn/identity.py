@@ -57,7 +57,7 @@ class MemoryScope:
     @property
     def facts(self) -> str:
         """Where the extraction model's facts were kept before they joined ``profile`` and
-        ``patterns`` (migration 15 moved them); read with the rest, written by nothing."""
+        ``patterns`` (migration 16 moved them); read with the rest, written by nothing."""
         return f"{self.root}/facts"
 
     def session_context(self, session: SessionKey) -> str:

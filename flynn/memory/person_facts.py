@@ -50,7 +50,7 @@ class Placed:
 
 def person_namespaces(scope: MemoryScope) -> tuple[str, str, str]:
     """Where a person's facts are: ``profile`` and ``patterns``, and ``facts`` (the extraction
-    model's before migration 15 moved them; nothing writes it now, it is read so none is lost)."""
+    model's before migration 16 moved them; nothing writes it now, it is read so none is lost)."""
     return (scope.profile, scope.patterns, scope.facts)
 
 
