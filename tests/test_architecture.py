@@ -104,7 +104,7 @@ RULES: dict[str, Rule] = {
         "access channels datadir dates distill errors identity learning memory memory_view persona "
         "providers recall schedule sessions settings tools",
     ),
-    # daemon: what app built, run and stopped (channels.gateway: issue 24, item 3)
+    # daemon: what app built, run and stopped (it still wires the gateway: channels.gateway)
     "daemon": rule(
         "daemon",
         "app channels.base channels.gateway distill errors memory messages providers.base router "
