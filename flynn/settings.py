@@ -238,7 +238,7 @@ class DistillSettings(_Section):
     @classmethod
     def _readable_cron(cls, value: str | None) -> str | None:
         if value is not None:
-            from flynn.schedule.cron import Cron  # APScheduler, only when a schedule is read
+            from flynn.cron import Cron  # APScheduler, only when a schedule is read
 
             Cron(value, "UTC")  # ValueError names the expression
         return value

@@ -17,8 +17,8 @@ from typing import Literal
 
 import structlog
 
+from flynn.cron import zone
 from flynn.memory.database import Database, decode_optional_time, encode_time
-from flynn.schedule.cron import zone
 from flynn.schedule.jobs import Job, PushLimits, Target
 from flynn.schedule.routes import OWN_CHANNEL
 

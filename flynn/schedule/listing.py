@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from flynn.schedule.cron import zone
+from flynn.cron import zone
 from flynn.schedule.jobs import Job, Target
 from flynn.schedule.routes import OWN_CHANNEL
 

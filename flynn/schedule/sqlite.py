@@ -16,10 +16,10 @@ from typing import cast
 import structlog
 
 from flynn.credentials import redact
+from flynn.cron import Cron, zone
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
 from flynn.messages import PushKind
 from flynn.schedule.backlog import Backlog, SqliteBacklog
-from flynn.schedule.cron import Cron, zone
 from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, PushLimits, Target
 
 log = structlog.get_logger(__name__)

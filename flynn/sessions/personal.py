@@ -226,5 +226,5 @@ def zone_name(zone: tzinfo) -> str:
             return name
     sign = "-" if seconds < 0 else "+"
     whole_minutes = abs(seconds) // 60
-    # Read back by flynn.schedule.cron.zone (as flynn.dates.parse_timezone reads it).
+    # Read back by flynn.cron.zone (as flynn.dates.parse_timezone reads it).
     return f"UTC{sign}{whole_minutes // 60:02d}:{whole_minutes % 60:02d}"

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from flynn.schedule.cron import Cron
+from flynn.cron import Cron
 
 LISBON = ZoneInfo("Europe/Lisbon")
 
