@@ -277,3 +277,22 @@ def test_with_no_config_memory_follows_the_owner_from_one_chat_to_another(home: 
     assert shown["namespace"] == "user"
     assert any(fact["field"] == "name" and fact["value"] == "Ana" for fact in shown["profile"])
     assert "Ana" in flynn("chat", home=home, stdin="hi\n").stdout
+
+
+def test_a_config_file_from_the_environment_is_named_by_its_variable(home: Path) -> None:
+    result = flynn("memory", "show", home=home, env={"FLYNN_CONFIG": str(home / "nope.yaml")})
+    assert result.returncode == 2
+    assert "FLYNN_CONFIG" in result.stderr and "--config" not in result.stderr
+
+
+def test_an_unknown_key_set_in_the_environment_names_the_variable(home: Path) -> None:
+    result = flynn("memory", "show", home=home, env={"FLYNN_LLM__MODLE": "x"})
+    assert result.returncode == 2
+    assert "FLYNN_LLM__MODLE (llm.modle): unknown key" in result.stderr
+
+
+def test_quit_and_exit_end_a_chat(home: Path) -> None:
+    for word in ("/quit", "/exit"):
+        result = flynn("chat", home=home, stdin=f"{word}\nmy name is Ana\n")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == ""  # left before the next line was read
