@@ -109,6 +109,20 @@ FORBIDDEN: dict[str, set[str]] = {
         "schedule",
         *ENTRY,
     },
+    # The wording of counts: a leaf any part may use.
+    "plurals": {
+        "memory",
+        "recall",
+        "learning",
+        "providers",
+        "sessions",
+        "channels",
+        "tools",
+        "schedule",
+        "router",
+        "distill",
+        *ENTRY,
+    },
 }
 
 

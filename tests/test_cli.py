@@ -296,3 +296,14 @@ def test_quit_and_exit_end_a_chat(home: Path) -> None:
         result = flynn("chat", home=home, stdin=f"{word}\nmy name is Ana\n")
         assert result.returncode == 0, result.stderr
         assert result.stdout == ""  # left before the next line was read
+
+
+def test_forgetting_a_field_nothing_has_fails_and_says_so(home: Path) -> None:
+    env = {"FLYNN_MEMORY__USER_NAMESPACE": "user"}
+    flynn("chat", home=home, env=env, stdin="My name is Ana.\n")
+    result = flynn("memory", "forget", "--field", "nosuchfield", home=home, env=env)
+    assert result.returncode == 1
+    assert "no fact field 'nosuchfield' under user" in result.stderr
+    forgot = flynn("memory", "forget", "--field", "name", home=home, env=env)
+    assert forgot.returncode == 0, forgot.stderr
+    assert "1 fact," in forgot.stdout and "1 facts" not in forgot.stdout
