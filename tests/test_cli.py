@@ -217,7 +217,7 @@ def test_memory_forget_a_time_range(home: Path) -> None:
         env=ONE_PERSON,
     )
     assert result.returncode == 0, result.stderr
-    assert "1 messages" in result.stdout and "working memory" in result.stdout
+    assert "1 message," in result.stdout and "working memory" in result.stdout
     with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
         left = [hit.message.content for hit in memory.history.search("user", "dentist", limit=9)]
         assert sorted(left) == ["the dentist moved my appointment", "the dentist said all is well"]
