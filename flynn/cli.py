@@ -251,7 +251,7 @@ async def _chat(
         if interactive:
             print(
                 f"flynn {__version__}, {app.providers['chat'].name}. /help for commands, "
-                "Ctrl-D to leave." + (f" Logs go to {log_file}." if log_file else "")
+                "/quit or Ctrl-D to leave." + (f" Logs go to {log_file}." if log_file else "")
             )
         while True:
             if interactive:
@@ -262,6 +262,8 @@ async def _chat(
             text = line.rstrip("\n")
             if not text.strip():
                 continue
+            if text.strip().casefold() in _LEAVE:
+                break
             if interactive:
                 await _interactive_turn(orchestrator, text)
             else:
@@ -270,6 +272,11 @@ async def _chat(
     finally:
         await app.aclose()
     return EXIT_OK
+
+
+# Words that end ``flynn chat`` (the terminal's own: the session's commands are the same on
+# every channel, and a channel is never left).
+_LEAVE = frozenset({"/quit", "/exit"})
 
 
 async def _interactive_turn(orchestrator: Orchestrator, text: str) -> None:

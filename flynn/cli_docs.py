@@ -24,6 +24,7 @@ from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import TeamDocument
 from flynn.memory.vectors import SqliteVectors
+from flynn.plurals import counted
 from flynn.recall.embeddings import load_embedder
 from flynn.settings import Settings
 
@@ -80,8 +81,8 @@ def _cmd_docs_add(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             document = added.document
-            what = f"{document.chunks} chunks" + (
-                f", {added.entities} names in the team graph" if added.entities else ""
+            what = counted(document.chunks, "chunks") + (
+                f", {counted(added.entities, 'names')} in the team graph" if added.entities else ""
             )
             print(f"{added.outcome} {document.id}. {document.title} ({what}): {document.path}")
     if failed:
@@ -118,7 +119,7 @@ def _cmd_docs_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for document in documents:
         print(
-            f"{document.id}. {document.title} ({document.chunks} chunks, "
+            f"{document.id}. {document.title} ({counted(document.chunks, 'chunks')}, "
             f"{document.chars:,} characters, updated {document.updated_at:%Y-%m-%d %H:%M} UTC): "
             f"{document.path}"
         )
@@ -146,5 +147,8 @@ def _cmd_docs_remove(args: argparse.Namespace) -> int:
     if removed is None:
         print(f"flynn: no team document {args.id} (flynn docs list shows them)", file=sys.stderr)
         return EXIT_FAILED
-    print(f"removed {removed.id}. {removed.title} ({removed.chunks} chunks): {removed.path}")
+    print(
+        f"removed {removed.id}. {removed.title} ({counted(removed.chunks, 'chunks')}): "
+        f"{removed.path}"
+    )
     return EXIT_OK

@@ -29,6 +29,7 @@ from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import clean_file_text
+from flynn.plurals import counted
 from flynn.recall.embeddings import load_embedder
 from flynn.settings import Settings
 from flynn.tools.person_files import (
@@ -201,6 +202,9 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
             counts = memory.forget_field(scope.root, field)
+            if not any(counts.values()):
+                print(f"flynn: no fact field {field!r} under {scope.root}", file=sys.stderr)
+                return EXIT_FAILED
             counts["distilled notes"] = forget_distilled(folder)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:
@@ -328,7 +332,7 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
 
 
 def _counts(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items())
+    return ", ".join(counted(n, name.replace("_", " ")) for name, n in counts.items())
 
 
 def zone_of(settings: Settings) -> tzinfo | None:

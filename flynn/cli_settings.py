@@ -38,8 +38,9 @@ def command_settings(args: argparse.Namespace, env: Mapping[str, str] | None = N
     ``FLYNN_*`` variables; raises ``ConfigError``, also for a data dir that is a file."""
     env = os.environ if env is None else env
     path: Path | None = getattr(args, "config", None)
+    source = "--config"
     if path is None and env.get("FLYNN_CONFIG"):
-        path = Path(env["FLYNN_CONFIG"])
+        path, source = Path(env["FLYNN_CONFIG"]), "FLYNN_CONFIG"
     if path is None:
         settings = load_settings({}, env=env)
     else:
@@ -47,7 +48,7 @@ def command_settings(args: argparse.Namespace, env: Mapping[str, str] | None = N
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            problem = ConfigProblem("--config", f"cannot read {path}: {exc.strerror or exc}")
+            problem = ConfigProblem(source, f"cannot read {path}: {exc.strerror or exc}")
             raise ConfigError([problem]) from None
         except UnicodeDecodeError as exc:
             problem = ConfigProblem("file", f"not valid UTF-8 (byte {exc.start})")

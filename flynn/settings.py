@@ -472,7 +472,7 @@ def load_settings(
     try:
         return Settings(**dict(data or {}))
     except ValidationError as exc:
-        raise ConfigError(_problems(exc), source) from None
+        raise ConfigError(_problems(exc, env), source) from None
     except SettingsError as exc:
         raise ConfigError([_unparsable_variable(exc, env)], source) from None
     except RecursionError:
@@ -525,10 +525,17 @@ RETIRED = {
 """Keys that were settings once, refused with what to do instead of as unknown."""
 
 
-def _problems(exc: ValidationError) -> list[ConfigProblem]:
+def _problems(exc: ValidationError, env: Mapping[str, str]) -> list[ConfigProblem]:
+    """A problem per error, its key path; a key a ``FLYNN_*`` variable set is named by the
+    variable too, since the file may not hold it at all."""
+    by_variable = {name.upper(): name for name in env if name.upper().startswith(ENV_PREFIX)}
     problems = []
     for error in exc.errors(include_url=False, include_input=False):
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        parts = [str(part) for part in error["loc"]]
+        variable = by_variable.get((ENV_PREFIX + "__".join(parts)).upper()) if parts else None
+        if variable is not None:
+            key = f"{variable} ({key})"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
             message = RETIRED.get(key, "unknown key")

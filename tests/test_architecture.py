@@ -58,6 +58,7 @@ RULES: dict[str, Rule] = {
     "commands": rule("foundation", "messages"),
     "tokens": rule("foundation"),
     "orders": rule("foundation"),
+    "plurals": rule("foundation"),
     "dates": rule("foundation"),
     "cron": rule("foundation", "dates"),
     "credential_words": rule("foundation"),
@@ -84,7 +85,7 @@ RULES: dict[str, Rule] = {
     "sessions": rule(
         "sessions",
         "commands dates errors identity learning memory messages persona providers.base "
-        "providers.lifecycle recall schedule tokens tools",
+        "plurals providers.lifecycle recall schedule tokens tools",
     ),
     "distill": rule(
         "sessions",
@@ -122,12 +123,14 @@ RULES: dict[str, Rule] = {
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings dates errors identity learning memory messages persona recall settings "
-        "tools",
+        "app cli_settings dates errors identity learning memory messages persona plurals recall "
+        "settings tools",
     ),
     "cli_costs": rule("cli", "app cli_memory cli_settings memory"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
-    "cli_docs": rule("cli", "app cli_memory cli_settings datadir learning memory recall settings"),
+    "cli_docs": rule(
+        "cli", "app cli_memory cli_settings datadir learning memory plurals recall settings"
+    ),
     "cli_transcripts": rule(
         "cli", "app cli_memory cli_settings errors identity sessions transcripts"
     ),

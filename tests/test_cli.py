@@ -217,7 +217,7 @@ def test_memory_forget_a_time_range(home: Path) -> None:
         env=ONE_PERSON,
     )
     assert result.returncode == 0, result.stderr
-    assert "1 messages" in result.stdout and "working memory" in result.stdout
+    assert "1 message," in result.stdout and "working memory" in result.stdout
     with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
         left = [hit.message.content for hit in memory.history.search("user", "dentist", limit=9)]
         assert sorted(left) == ["the dentist moved my appointment", "the dentist said all is well"]
@@ -277,3 +277,33 @@ def test_with_no_config_memory_follows_the_owner_from_one_chat_to_another(home: 
     assert shown["namespace"] == "user"
     assert any(fact["field"] == "name" and fact["value"] == "Ana" for fact in shown["profile"])
     assert "Ana" in flynn("chat", home=home, stdin="hi\n").stdout
+
+
+def test_a_config_file_from_the_environment_is_named_by_its_variable(home: Path) -> None:
+    result = flynn("memory", "show", home=home, env={"FLYNN_CONFIG": str(home / "nope.yaml")})
+    assert result.returncode == 2
+    assert "FLYNN_CONFIG" in result.stderr and "--config" not in result.stderr
+
+
+def test_an_unknown_key_set_in_the_environment_names_the_variable(home: Path) -> None:
+    result = flynn("memory", "show", home=home, env={"FLYNN_LLM__MODLE": "x"})
+    assert result.returncode == 2
+    assert "FLYNN_LLM__MODLE (llm.modle): unknown key" in result.stderr
+
+
+def test_quit_and_exit_end_a_chat(home: Path) -> None:
+    for word in ("/quit", "/exit"):
+        result = flynn("chat", home=home, stdin=f"{word}\nmy name is Ana\n")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == ""  # left before the next line was read
+
+
+def test_forgetting_a_field_nothing_has_fails_and_says_so(home: Path) -> None:
+    env = {"FLYNN_MEMORY__USER_NAMESPACE": "user"}
+    flynn("chat", home=home, env=env, stdin="My name is Ana.\n")
+    result = flynn("memory", "forget", "--field", "nosuchfield", home=home, env=env)
+    assert result.returncode == 1
+    assert "no fact field 'nosuchfield' under user" in result.stderr
+    forgot = flynn("memory", "forget", "--field", "name", home=home, env=env)
+    assert forgot.returncode == 0, forgot.stderr
+    assert "1 fact," in forgot.stdout and "1 facts" not in forgot.stdout

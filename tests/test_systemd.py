@@ -77,3 +77,13 @@ def test_the_user_unit_runs_the_same_way() -> None:
     service = _unit("flynn-user.service")["Service"]
     assert service["Type"] == "notify"
     assert service["RestartPreventExitStatus"] == f"{EXIT_CONFIG} {EXIT_STORAGE} {EXIT_LOCKED}"
+
+
+def test_the_documentation_a_unit_names_is_a_file_its_install_makes() -> None:
+    for unit in sorted((ROOT / "systemd").glob("*.service")):
+        text = unit.read_text(encoding="utf-8")
+        install = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+        for line in text.splitlines():
+            if line.startswith("Documentation=file://"):
+                path = line.removeprefix("Documentation=file://")
+                assert f"install -m 0644 README.md {path}" in install, (unit.name, path)

@@ -264,8 +264,8 @@ def test_flynn_docs_add_list_remove(tmp_path: Path) -> None:
     _write(kb / "notes" / "oncall.txt", "Call the on-call phone for outages after 18:00.\n")
     added = flynn("docs", "add", str(kb), home=home)
     assert added.returncode == 0, added.stderr
-    assert "added 1. Deploy handbook (1 chunks" in added.stdout
-    assert "added 2. oncall (1 chunks)" in added.stdout
+    assert "added 1. Deploy handbook (1 chunk," in added.stdout
+    assert "added 2. oncall (1 chunk)" in added.stdout
     again = flynn("docs", "add", str(kb / "handbook.md"), home=home)
     assert again.stdout.startswith("unchanged 1. Deploy handbook")
     listed = flynn("docs", "list", "--json", home=home)

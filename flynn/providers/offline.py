@@ -3,7 +3,9 @@ to configure one and answers from memory, so flynn can be tried (and tested) wit
 
 What it remembers is what a model would read: the labelled blocks of the system prompt
 (``flynn.sessions.prompt`` writes them; the headings below are theirs, and a test keeps the two
-equal, since providers may not import sessions).
+equal, since providers may not import sessions). It shows that memory from the person's side
+("you said"), and never quotes its own earlier replies: they only repeated memory, and quoting
+them nested each reply inside the next.
 """
 
 from __future__ import annotations
@@ -35,9 +37,38 @@ PATTERNS_HEADING = "--- How they asked you to respond ---"
 RECENT_HEADING = "--- Recent context ---"
 RECALL_HEADING = "--- Recalled memory ---"
 LATER_HINT = "(No language model: I can only tell you what I remember.)"
+# How ``flynn.recall.recall`` labels a recalled message for the model (a test keeps them equal).
+PERSON_SAID = "they said"
+ASSISTANT_SAID = "you said"
+NOTED = "Noted: "
 
 _HEADING = re.compile(r"--- .+ ---")
 _NAME = re.compile(r"-\s*name:\s*(.+)")
+_SAID = re.compile(
+    rf"(?P<when>-\s*\d{{4}}-\d{{2}}-\d{{2}} \w{{3}}), (?P<who>{PERSON_SAID}|{ASSISTANT_SAID}): "
+    r"(?P<text>.*)"
+)
+_QUESTION = re.compile(
+    r"(?:what|who|whom|whose|where|when|why|how|which|do|does|did|is|are|am|was|were|can|could|"
+    r"will|would|should|shall|may|might|have|has|had|tell|show|list|remind)\b",
+    re.IGNORECASE,
+)
+# The person's words as said back to them: first person becomes second.
+_YOURS = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+    "im": "you're",
+}
+_AFTER_I = {"am": "are", "was": "were"}
+_ACK_MAX_CHARS = 160
+_ACK_MIN_WORDS = 3
 
 
 class OfflineProvider:
@@ -67,7 +98,8 @@ class OfflineProvider:
         response = self._act(request, last)
         if response is not None:
             return response
-        text = compose_reply(memory_in(request.system), explain=not _explained(request))
+        said = last.content if last is not None and last.role == "user" else ""
+        text = compose_reply(memory_in(request.system), explain=not _explained(request), said=said)
         prompt = "\n".join([request.system, *(message.content for message in request.messages)])
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return ChatResponse(text=text, usage=usage, model=OFFLINE, provider=OFFLINE)
@@ -166,21 +198,48 @@ def _lines(lines: list[str]) -> tuple[str, ...]:
 
 def _recalled(lines: list[str]) -> tuple[str, ...]:
     """The lines under the recall block's labels (``[title (trust: ...)]``); the advice before
-    the first label is for the model."""
+    the first label is for the model. What the person said reads from their side ("you
+    said"); what the assistant said is left out: it only repeated what is remembered."""
     kept: list[str] = []
     labelled = False
     for line in lines:
         if _is_note(line):
             labelled = True
         elif labelled and line.strip():
-            kept.append(line.strip())
+            said = _SAID.fullmatch(line.strip())
+            if said is None:
+                kept.append(line.strip())
+            elif said["who"] == PERSON_SAID:
+                kept.append(f"{said['when']}, you said: {said['text']}")
     return tuple(kept)
 
 
-def compose_reply(memory: Remembered, *, explain: bool = True) -> str:
+def acknowledgement(text: str) -> str | None:
+    """A short acknowledgement of a statement (``Noted: you live in Lisbon.``), its first
+    person said back in the second; ``None`` for a question, or a word or two ("ok",
+    "thanks") that state nothing."""
+    text = " ".join(text.split()).rstrip(" .!")
+    words = text.split(" ")
+    if len(words) < _ACK_MIN_WORDS or text.endswith("?") or _QUESTION.match(text):
+        return None
+    said: list[str] = []
+    for index, word in enumerate(words):
+        bare = word.casefold()
+        after_i = index > 0 and words[index - 1].casefold() == "i"
+        swapped = _AFTER_I.get(bare) if after_i else _YOURS.get(bare)
+        said.append(swapped if swapped is not None else word)
+    noted = " ".join(said)
+    if len(noted) > _ACK_MAX_CHARS:
+        cut = noted[:_ACK_MAX_CHARS]
+        noted = cut[: cut.rfind(" ")] + " …" if " " in cut else cut + " …"
+    return f"{NOTED}{noted}."
+
+
+def compose_reply(memory: Remembered, *, explain: bool = True, said: str = "") -> str:
     """What the offline assistant says, given what it remembers of the person. With ``explain``
     (the conversation's first reply) it greets them, says that no model is configured and how to
-    set one; without, it says what it remembers and ends with ``LATER_HINT``."""
+    set one; without, it ends with ``LATER_HINT``. A statement (``said`` that is no question)
+    gets a short acknowledgement of what was noted; anything else, what it remembers."""
     paragraphs = []
     if explain:
         greeting = f"Hi {memory.user_name}!" if memory.user_name else "Hi!"
@@ -188,6 +247,12 @@ def compose_reply(memory: Remembered, *, explain: bool = True) -> str:
             f"{greeting} {NO_MODEL}, so I can't really answer yet; I can only tell you what I "
             "remember.\n" + SETUP_HINT
         )
+    noted = acknowledgement(said)
+    if noted is not None:
+        paragraphs.append(noted)
+        if not explain:
+            paragraphs.append(LATER_HINT)
+        return "\n\n".join(paragraphs)
     if memory.facts:
         paragraphs.append(_bullets("What I remember about you:", memory.facts))
     if memory.working_memory:

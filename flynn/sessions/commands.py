@@ -19,6 +19,7 @@ from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
 from flynn.memory.working import read_working_memory
 from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
+from flynn.plurals import counted
 from flynn.providers.base import ToolResult
 from flynn.recall.session_search import render_results, search_sessions
 from flynn.sessions.compaction import CompactionOutcome
@@ -316,8 +317,8 @@ async def _forget(session: Session, arg: str) -> TurnResult:
             writer.embed_missing_later(session.scope.root)
         redacted = sum(n for kind, n in counts.items() if kind not in ("facts", "embeddings"))
         return TurnResult(
-            f"Forgotten: {field_name} ({counts['facts']} stored facts deleted"
-            + (f", {redacted} mentions redacted" if redacted else "")
+            f"Forgotten: {field_name} ({counted(counts['facts'], 'stored facts')} deleted"
+            + (f", {counted(redacted, 'mentions')} redacted" if redacted else "")
             + ")."
             + _distilled_forgotten(session)
         )

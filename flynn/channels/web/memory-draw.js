@@ -145,7 +145,7 @@ window.flynnDraw = (() => {
     const which =
       total > points.length
         ? `The newest ${points.length} of ${total} facts`
-        : `${points.length} facts`;
+        : `${points.length} fact${points.length === 1 ? "" : "s"}`;
     const share = `${Math.round(Number(data.explained) * 100)}%`;
     return data.method === "embeddings"
         ? `${which} placed by the two principal components of their embeddings (${data.model}): ` +

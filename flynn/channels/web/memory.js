@@ -256,7 +256,7 @@
     say(
       `Forgotten: “${factLabel(context.fact)}” (${counts.facts || 0} stored ` +
         `${counts.facts === 1 ? "value" : "values"}` +
-        (redacted ? `, ${redacted} mentions blanked out` : "") +
+        (redacted ? `, ${redacted} mention${redacted === 1 ? "" : "s"} blanked out` : "") +
         "). Flynn will not recall it again.",
     );
     refresh();

@@ -1,0 +1,87 @@
+"""Offline replies never quote themselves: recalled memory reads from the person's side, the
+assistant's own earlier replies are left out, and a statement gets a short acknowledgement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flynn.app import App
+from flynn.messages import ChannelAccount, SessionKey
+from flynn.providers import offline
+from flynn.providers.offline import LATER_HINT, acknowledgement, compose_reply, memory_in
+from flynn.recall import recall
+from flynn.sessions import prompt
+from flynn.settings import load_settings
+
+
+def recalled(*lines: str) -> str:
+    return "\n".join(
+        [
+            prompt.RECALL_HEADING,
+            prompt.TRUST_CURRENT,
+            "[Past conversations, verbatim (trust: high)]",
+            *lines,
+        ]
+    )
+
+
+def test_recalled_words_read_from_the_persons_side_and_its_own_are_left_out() -> None:
+    system = recalled(
+        "- 2026-11-17 Tue, they said: I live in Lisbon",
+        "- 2026-11-17 Tue, you said: Related things from earlier: - I live in Lisbon",
+    )
+    reply = compose_reply(memory_in(system), explain=False, said="where do I live?")
+    assert "- 2026-11-17 Tue, you said: I live in Lisbon" in reply.splitlines()
+    assert "they said" not in reply
+    assert "Related things from earlier: -" not in reply
+    assert reply.count("Lisbon") == 1
+
+
+def test_the_labels_are_the_ones_recall_writes() -> None:
+    # providers may not import recall, so the offline provider keeps its own copies.
+    source = Path(recall.__file__).read_text(encoding="utf-8")
+    assert f'"{offline.PERSON_SAID}" if item.role == "user" else "{offline.ASSISTANT_SAID}"' in (
+        source
+    )
+
+
+def test_a_statement_gets_a_short_acknowledgement_of_what_was_noted() -> None:
+    assert acknowledgement("I live in Lisbon") == "Noted: you live in Lisbon."
+    assert acknowledgement("My sister is called Rita.") == "Noted: your sister is called Rita."
+    assert acknowledgement("I am allergic to nuts") == "Noted: you are allergic to nuts."
+    assert acknowledgement("where do I live?") is None
+    assert acknowledgement("what is my name") is None
+    assert acknowledgement("thanks") is None
+    long = acknowledgement("I " + "really " * 60 + "like tea")
+    assert long is not None and len(long) < 180 and long.endswith("….")
+    reply = compose_reply(
+        memory_in(recalled("- 2026-11-17 Tue, they said: hi")),
+        explain=False,
+        said="I live in Lisbon",
+    )
+    assert reply == "Noted: you live in Lisbon.\n\n" + LATER_HINT
+
+
+async def test_replies_stay_short_over_many_conversations(tmp_path: Path) -> None:
+    settings = load_settings({"data_dir": str(tmp_path), "llm": {"provider": "offline"}})
+    replies: list[str] = []
+    app = App.open(settings, {})
+    try:
+        orchestrator = app.sessions.orchestrator(
+            SessionKey("cli", "ana"), ChannelAccount("cli", "ana")
+        )
+        for _ in range(4):  # four conversations, each recalling the ones before
+            for text in ("my name is Ana", "I live in Lisbon", "where do I live?"):
+                replies.append((await orchestrator.handle(text)).text)
+            replies.append((await orchestrator.handle("what is my name?")).text)
+            orchestrator.clear_conversation()
+    finally:
+        await app.aclose()
+    last = replies[-1]
+    assert len(last) < 600, last
+    for reply in replies:
+        assert (
+            "Related things from earlier:" not in reply.partition("Related things from earlier:")[2]
+        )
+        assert "they said" not in reply
+        assert "(No language model" not in reply.removesuffix(LATER_HINT)
