@@ -73,7 +73,13 @@ FORBIDDEN: dict[str, set[str]] = {
     "tools": {"sessions", "channels", "router", "distill", *ENTRY},
     "distill": {"recall", "sessions", "channels", "router", *ENTRY},
     "sessions": {"channels", "router", *ENTRY},
-    "router": {"channels.telegram", "channels.discord", "channels.gateway", *ENTRY},
+    "router": {
+        "channels.telegram",
+        "channels.discord",
+        "channels.discord_slash",
+        "channels.gateway",
+        *ENTRY,
+    },
     # The memory page's reads: over the stores, beside the sessions, never through a model.
     "memory_view": {
         "recall",
