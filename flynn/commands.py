@@ -32,6 +32,7 @@ CHAT_COMMANDS: Final = (
     Command("otr", "Toggle off-the-record: nothing is stored while it is on"),
     Command("forget", "Delete this conversation's messages for good; /forget FIELD deletes a fact"),
     Command("search", "Find what we said before, grouped by day", args="WORDS"),
+    Command("memory", "What I know about you; /memory WORDS searches my memory", args="[WORDS]"),
     Command("reminders", "List your reminders; /reminders cancel N cancels one", args="[cancel N]"),
     Command("tasks", "List your tasks; /tasks done N ticks one off, /tasks add TEXT adds one"),
     Command(

@@ -32,10 +32,24 @@ from flynn.channels.discord_client import (
     discord_client,
     discord_intents,
 )
+from flynn.channels.discord_slash import (
+    PRIVATE,
+    DiscordInteractionReply,
+    command_tree,
+    private_recipient,
+    slash_message_id,
+)
 from flynn.channels.split import split_text
 from flynn.commands import parse_command
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
-from flynn.messages import ChannelAccount, Delivery, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import (
+    ChannelAccount,
+    CommandCall,
+    Delivery,
+    InboundMessage,
+    OutboundMessage,
+    SessionKey,
+)
 from flynn.settings import DiscordSettings
 
 log = structlog.get_logger(__name__)
@@ -130,7 +144,13 @@ class DiscordChannel:
         if self._client is not None:
             raise RuntimeError("the Discord channel is already running")
         client = self._client_factory(discord_intents())
-        self._register_events(client)
+        # The unit tests' stand-in client has no command tree; discord.py's own has one.
+        tree = (
+            command_tree(client, self.handle_interaction)
+            if isinstance(client, discord.Client)
+            else None
+        )
+        self._register_events(client, tree)
         self._client, self._on_message = client, on_message
         try:
             async with client:
@@ -159,10 +179,17 @@ class DiscordChannel:
         self._record_error("the Discord client stopped by itself")
         raise ConnectionError("the Discord client stopped by itself")
 
-    def _register_events(self, client: DiscordClient) -> None:
+    def _register_events(
+        self, client: DiscordClient, tree: discord.app_commands.CommandTree | None
+    ) -> None:
         # The thin layer: discord.py looks handlers up by function name.
+        synced = False
+
         async def on_ready() -> None:
+            nonlocal synced
             self.handle_connected("ready")
+            if tree is not None and not synced:
+                synced = await _sync(tree)
 
         async def on_resumed() -> None:
             self.handle_connected("resumed")
@@ -222,6 +249,9 @@ class DiscordChannel:
         if forwarded and not text:
             # Still passed on: the person may ask about it, but it says nothing about them.
             text = "\n\n".join(s.content for s in message.message_snapshots if s.content).strip()
+        attached = _attachments(message)
+        if attached:
+            text = f"{text}\n{attached}" if text else attached
         if not text:
             return
         inbound = _inbound(message, text, is_group=is_group, forwarded=forwarded)
@@ -235,6 +265,66 @@ class DiscordChannel:
             await self._say(target, FAILURE_REPLY)
             return
         self._start_typing(inbound.session_key, target)
+
+    async def handle_interaction(
+        self, interaction: discord.Interaction, name: str, arg: str
+    ) -> None:
+        """Runs slash command ``name`` like the typed ``/name arg``: passed on (stored by the
+        intake) and then acknowledged with a deferral ("thinking", ephemeral when the answer is
+        private), which ``send`` follows up. A stranger, a full inbox or a failed intake is
+        answered at once, to the asker alone. Raises only ``CancelledError``."""
+        on_message = self._on_message
+        if on_message is None:
+            return
+        user = interaction.user
+        is_group = interaction.guild_id is not None
+        private = name in PRIVATE
+        self._last_inbound = self._clock()
+        account = ChannelAccount(NAME, str(user.id))
+        if not self._access.is_allowed(account):
+            text = self._access.stranger_reply(account, user.display_name, private=True)
+            log.info("discord.refused", user_id=str(user.id), command=name)
+            await _answer_now(interaction, text)
+            return
+        acknowledged: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        handle = DiscordInteractionReply(interaction, private, acknowledged)
+        chat_id, thread = _place(interaction.channel, interaction.channel_id or 0)
+        inbound = InboundMessage(
+            channel=NAME,
+            chat_id=chat_id,
+            sender_id=str(user.id),
+            text=f"/{name} {arg}".strip(),
+            message_id=slash_message_id(
+                interaction.id, private_to=user.id if private and is_group else None
+            ),
+            received_at=interaction.created_at,
+            thread=thread,
+            sender_name=user.display_name,
+            is_group=is_group,
+            command=CommandCall(name, arg),
+            reply_handle=handle,
+        )
+        try:
+            try:
+                await on_message(inbound)
+            except SessionBusy:
+                await _answer_now(interaction, BUSY_REPLY)
+                return
+            except Exception:
+                log.exception("discord.intake_failed", chat_id=chat_id, command=name)
+                await _answer_now(interaction, FAILURE_REPLY)
+                return
+            try:
+                await interaction.response.defer(ephemeral=private, thinking=True)
+            except discord.HTTPException as exc:
+                # Too late (Discord waits 3 seconds) or refused: the answer goes to the chat.
+                log.warning("discord.defer_failed", command=name, status=exc.status)
+                acknowledged.set_result(False)
+            else:
+                acknowledged.set_result(True)
+        finally:
+            if not acknowledged.done():
+                acknowledged.set_result(False)
 
     async def _refuse_once(self, target: DiscordTarget, user_id: int, text: str) -> None:
         """Says ``text`` unless this channel heard it already: a stranger who keeps writing
@@ -313,9 +403,19 @@ class DiscordChannel:
         if not parts:
             return Delivery.delivered()
         handle = message.reply_handle if message.push is None else None
+        if isinstance(handle, DiscordInteractionReply):
+            answered = await self._follow_up(handle, parts, message.session)
+            if answered is not None:
+                return answered
+            handle = None  # the interaction is gone: the answer goes where a replayed one would
+        recipient = message.recipient
+        if recipient is None and message.push is None and handle is None:
+            # A private slash answer without its interaction (after a restart) is never posted
+            # in a guild channel: it goes to the asker's DMs.
+            recipient = private_recipient(message.reply_to)
         target: DiscordTarget | None
-        if message.recipient is not None:
-            target = await self._resolve_dm(message.recipient)
+        if recipient is not None:
+            target = await self._resolve_dm(recipient)
         elif isinstance(handle, DiscordReply):
             target = handle.target
         else:
@@ -364,6 +464,41 @@ class DiscordChannel:
             )
         if failure is not None:
             return Delivery.failed(failure, sent, permanent=permanent)
+        return Delivery.delivered(sent)
+
+    async def _follow_up(
+        self, handle: DiscordInteractionReply, parts: list[str], session: SessionKey
+    ) -> Delivery | None:
+        """Sends ``parts`` as the interaction's followups (the first replaces its "thinking");
+        ``None`` when the interaction was never acknowledged or Discord no longer knows it
+        (its token lasts 15 minutes) before any part went out."""
+        try:
+            async with asyncio.timeout(TYPING_LIMIT_SECONDS):
+                acknowledged = await asyncio.shield(handle.acknowledged)
+        except TimeoutError:
+            acknowledged = False
+        if not acknowledged:
+            return None
+        followup = handle.interaction.followup
+        mentions = discord.AllowedMentions.none()
+        sent: list[str] = []
+        for part in parts:
+            try:
+                posted = await followup.send(
+                    part, ephemeral=handle.private, allowed_mentions=mentions, wait=True
+                )
+            except discord.NotFound:
+                if not sent:
+                    return None
+                return Delivery.failed("the interaction expired", sent, permanent=True)
+            except (discord.HTTPException, OSError, TimeoutError) as exc:
+                status = getattr(exc, "status", None)
+                log.warning(
+                    "discord.followup_failed", session=str(session), status=status, sent=len(sent)
+                )
+                reason = f"Discord refused the message ({status})" if status else type(exc).__name__
+                return Delivery.failed(reason, sent)
+            sent.append(str(posted.id))
         return Delivery.delivered(sent)
 
     async def _resolve_dm(self, recipient: str) -> DiscordTarget | None:
@@ -431,15 +566,55 @@ def _strip_mention(content: str, bot_id: int) -> str:
     return re.sub(rf"<@!?{bot_id}>", "", content).strip()
 
 
+async def _sync(tree: discord.app_commands.CommandTree) -> bool:
+    """Registers the slash commands with Discord (a bulk overwrite); a failure is logged and
+    leaves the typed commands working."""
+    try:
+        synced = await tree.sync()
+    except discord.HTTPException as exc:
+        log.warning("discord.commands_not_synced", status=exc.status)
+        return False
+    log.info("discord.commands_synced", commands=len(synced))
+    return True
+
+
+async def _answer_now(interaction: discord.Interaction, text: str) -> None:
+    try:
+        await interaction.response.send_message(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+    except discord.HTTPException as exc:
+        log.warning("discord.notice_failed", status=exc.status)
+
+
+def _attachments(message: DiscordMessage) -> str:
+    """A line naming each file attached to ``message`` (name, type, size), so the turn says
+    what came with it even before its content is read."""
+    lines = []
+    for attachment in getattr(message, "attachments", ()):
+        kind = attachment.content_type or "unknown type"
+        lines.append(f"[Attached: {attachment.filename} ({kind}, {_size(attachment.size)})]")
+    return "\n".join(lines)
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB" if size >= 1_048_576 else f"{max(1, size // 1024)} KB"
+
+
+def _place(channel: object, channel_id: int) -> tuple[str, str | None]:
+    """The chat id and thread of a message written in ``channel``."""
+    if getattr(channel, "type", None) in _THREAD_TYPES:
+        # A thread is a conversation inside its parent channel, like a Telegram forum topic.
+        parent_id = getattr(channel, "parent_id", None)
+        return str(parent_id or channel_id), str(channel_id)
+    return str(channel_id), None
+
+
 def _inbound(
     message: DiscordMessage, text: str, *, is_group: bool, forwarded: bool
 ) -> InboundMessage:
     channel = message.channel
-    chat_id, thread = str(channel.id), None
-    if channel.type in _THREAD_TYPES:
-        # A thread is a conversation inside its parent channel, like a Telegram forum topic.
-        parent_id = getattr(channel, "parent_id", None)
-        chat_id, thread = str(parent_id or channel.id), str(channel.id)
+    chat_id, thread = _place(channel, channel.id)
     return InboundMessage(
         channel=NAME,
         chat_id=chat_id,

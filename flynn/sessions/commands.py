@@ -17,6 +17,7 @@ from flynn.commands import ALIASES, CHAT_COMMANDS
 from flynn.dates import parse_timezone
 from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
+from flynn.memory.person_facts import active_person_facts
 from flynn.memory.working import read_working_memory
 from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
 from flynn.plurals import counted
@@ -29,6 +30,8 @@ from flynn.sessions.services import SessionServices
 from flynn.tools.person_files import forget_distilled
 
 SEARCH_LIMIT = 10
+MEMORY_LIMIT = 30
+"""How many facts ``/memory`` lists (most important first); the memory page shows them all."""
 
 
 class Session(Protocol):
@@ -344,6 +347,22 @@ def _distilled_forgotten(session: Session) -> str:
     )
 
 
+async def _memory(session: Session, arg: str) -> TurnResult:
+    if arg:
+        return await _tool(session, "memory_search", {"query": arg})
+    facts = active_person_facts(session.services.memory.facts, session.scope)
+    if not facts:
+        return TurnResult("I have nothing stored about you yet.")
+    lines = ["What I know about you:"]
+    for fact in facts[:MEMORY_LIMIT]:
+        name = fact.field.replace("_", " ") if fact.field else None
+        lines.append(f"- {name}: {fact.value}" if name else f"- {fact.value}")
+    if len(facts) > MEMORY_LIMIT:
+        lines.append(f"... and {len(facts) - MEMORY_LIMIT} more (the memory page shows them all).")
+    lines.append("/forget FIELD deletes one.")
+    return TurnResult("\n".join(lines))
+
+
 async def _reminders(session: Session, arg: str) -> TurnResult:
     verb, _, rest = arg.partition(" ")
     if verb.casefold() in ("cancel", "delete", "remove"):
@@ -375,7 +394,7 @@ async def _tasks(session: Session, arg: str) -> TurnResult:
 
 async def _tool(session: Session, name: str, arguments: dict[str, object]) -> TurnResult:
     """Runs one of the person's tools as a command: the same code the model's calls run."""
-    if session.off_the_record and name not in ("reminder_list", "task_list"):
+    if session.off_the_record and name not in ("reminder_list", "task_list", "memory_search"):
         return TurnResult("Nothing is stored while off the record; send /otr off first.")
     result = await session.run_tool(name, json.dumps(arguments, ensure_ascii=False))
     if result is None:
@@ -393,6 +412,7 @@ _HANDLERS: Final[dict[str, Callable[[Session, str], Awaitable[TurnResult]]]] = {
     "otr": _otr,
     "forget": _forget,
     "search": _search,
+    "memory": _memory,
     "reminders": _reminders,
     "tasks": _tasks,
     "tier": _tier,

@@ -59,3 +59,22 @@ def test_the_web_page_sends_every_command_as_a_command_frame() -> None:
     listed = re.search(r"const COMMANDS = new Set\(\[(.*?)\]\);", script, re.DOTALL)
     assert listed is not None
     assert set(re.findall(r'"([a-z_]+)"', listed.group(1))) == NAMES
+
+
+async def test_memory_lists_what_is_known_and_searches_with_words(
+    harness: Callable[..., Harness],
+) -> None:
+    h = harness(**SHARED)
+    h.open()
+    session = h.session()
+    empty = await session.handle(CommandCall("memory"))
+    assert empty.text == "I have nothing stored about you yet."
+
+    await session.handle("My name is Ana.")
+    listed = await session.handle(CommandCall("memory"))
+    assert listed.text.startswith("What I know about you:")
+    assert "name: Ana" in listed.text
+
+    searched = await session.handle(CommandCall("memory", "Ana"))
+    assert searched.error_code is None
+    assert "Ana" in searched.text

@@ -5,8 +5,8 @@
   // The chat commands of flynn/commands.py, sent as command frames; tests/sessions/test_commands.py
   // keeps the two lists in step.
   const COMMANDS = new Set([
-    "new", "reset", "status", "compact", "otr", "forget", "search", "reminders", "tasks", "tier",
-    "help",
+    "new", "reset", "status", "compact", "otr", "forget", "search", "memory", "reminders", "tasks",
+    "tier", "help",
   ]);
   const PUSH_LABELS = { reminder: "Reminder", distill: "Memory", notice: "Notice" };
   const HISTORY_LIMIT = 50;
