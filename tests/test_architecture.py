@@ -97,6 +97,19 @@ FORBIDDEN: dict[str, set[str]] = {
         "schedule",
         *ENTRY,
     },
+    # The person's kept files: below the sessions and tools that use them, over no store.
+    "attachments": {
+        "memory",
+        "recall",
+        "learning",
+        "sessions",
+        "channels",
+        "tools",
+        "schedule",
+        "router",
+        "distill",
+        *ENTRY,
+    },
     "memory_map": {
         "memory_view",
         "recall",
