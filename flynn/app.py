@@ -302,7 +302,11 @@ def build_channels(
     section = settings.channels
     if section.gateway.enabled:
         channels["gateway"] = GatewayChannel(
-            section.gateway, token=gateway_token, readiness=readiness, clock=clock
+            section.gateway,
+            token=gateway_token,
+            readiness=readiness,
+            clock=clock,
+            max_attachment_bytes=settings.files.max_file_bytes,
         )
     if section.telegram.enabled:
         if section.telegram.token is None:
