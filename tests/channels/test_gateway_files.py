@@ -111,7 +111,7 @@ async def test_a_text_file_from_the_web_page_reaches_the_model_redacted_and_is_k
                 answer = await final_answer(ws, frame)
                 again = {"type": "message", "id": "m2", "text": "read the notes again"}
                 second = await final_answer(ws, again)
-            asked = [r for r in model.requests if r.json.get("tools")][0]
+            asked = next(r for r in model.requests if r.json.get("tools"))
     said = model.last_user_text(asked)
     assert said.startswith("[document: notes.txt] when was it serviced?")
     assert "Boiler service: 14 March." in said and "Pressure 1.5 bar." in said
