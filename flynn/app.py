@@ -9,6 +9,7 @@ from pathlib import Path
 import structlog
 
 from flynn.access import ChannelAccess, Pairing
+from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
 from flynn.channels.gateway_auth import PersonTokens
@@ -210,6 +211,16 @@ def _distiller(
     )
 
 
+def file_limits(settings: Settings) -> FileLimits:
+    files = settings.files
+    return FileLimits(
+        max_file_bytes=files.max_file_bytes,
+        max_files=files.max_files,
+        max_total_bytes=files.max_total_bytes,
+        text_max_chars=files.text_max_chars,
+    )
+
+
 def push_limits(settings: Settings) -> PushLimits:
     """The caps and expiry of waiting pushes (``schedule:``)."""
     section = settings.schedule
@@ -291,7 +302,11 @@ def build_channels(
     section = settings.channels
     if section.gateway.enabled:
         channels["gateway"] = GatewayChannel(
-            section.gateway, token=gateway_token, readiness=readiness, clock=clock
+            section.gateway,
+            token=gateway_token,
+            readiness=readiness,
+            clock=clock,
+            max_attachment_bytes=settings.files.max_file_bytes,
         )
     if section.telegram.enabled:
         if section.telegram.token is None:
@@ -315,6 +330,7 @@ def build_channels(
                     clock=clock,
                 ),
                 clock=clock,
+                max_file_bytes=settings.files.max_file_bytes,
             )
     if section.discord.enabled:
         if section.discord.token is None:
@@ -440,6 +456,7 @@ def _services(
         vectors=vectors,
         team=TeamRecall(memory.team, vectors=vectors),
     )
+    file_store = FileStore(file_limits(settings))
     tools = (
         builtin_tools(
             reconciler=reconciler,
@@ -454,6 +471,7 @@ def _services(
                 per_person=settings.schedule.max_reminders_per_person,
                 total=settings.schedule.max_reminders_total,
             ),
+            files=file_store,
         )
         if settings.tools.enabled
         else None
@@ -495,6 +513,7 @@ def _services(
                 default_source="config" if settings.persona.timezone else "host",
             ),
             tools=tools,
+            file_store=file_store,
         ),
         config=TurnConfig(
             context_window=llm.context_window,
@@ -510,6 +529,7 @@ def _services(
             turn_timeout_seconds=llm.turn_timeout_seconds,
             max_tier=settings.persona.max_tier,
             profile_max_tokens=settings.memory.profile_max_tokens,
+            vision=sees_images(llm.vision, providers["chat"].name),
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),

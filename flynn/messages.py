@@ -58,6 +58,31 @@ class CommandCall:
     arg: str = ""
 
 
+AttachmentKind = Literal["photo", "document"]
+"""A picture the chat service shows as one (a Telegram photo), or any file sent as a file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A picture or file that came with a message, fetched by its channel at the edge.
+
+    ``name`` is the sender's (or the channel's) name for it, unsanitised; ``media_type`` the
+    MIME type the channel gave or guessed; ``size`` what the channel said it weighs. ``data``
+    is empty when the channel did not fetch it because ``size`` is over the cap it was given
+    (the turn then says it was too large)."""
+
+    name: str
+    media_type: str
+    data: bytes
+    kind: AttachmentKind = "document"
+    size: int = -1
+
+    @property
+    def byte_size(self) -> int:
+        """``size`` when the channel knew it, else the length of ``data``."""
+        return self.size if self.size >= 0 else len(self.data)
+
+
 @dataclass(frozen=True, slots=True)
 class InboundMessage:
     """A message from a person, parsed once at the channel edge."""
@@ -79,6 +104,8 @@ class InboundMessage:
     reply_handle: object | None = None
     """The channel's own note of where a reply goes (a chat and message to quote, a thread):
     opaque to everyone else, handed back in ``OutboundMessage.reply_handle``."""
+    attachments: tuple[Attachment, ...] = ()
+    """Pictures and files sent with it (``text`` is then their caption, possibly empty)."""
 
     @property
     def session_key(self) -> SessionKey:

@@ -385,6 +385,7 @@ class Router:
                     on_delta if streams else None,
                     replayed=replayed,
                     forwarded=message.forwarded,
+                    attachments=message.attachments,
                 )
             except Exception:
                 log.exception("router.turn_crashed")

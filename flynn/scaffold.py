@@ -50,6 +50,9 @@ llm:
   turn_timeout_seconds: 120
   # Stream replies to channels that can edit a message as it grows.
   stream: true
+  # Show pictures people send to the model: auto (Anthropic and OpenAI models see, the offline
+  # assistant does not) | on | off (a text-only model behind an OpenAI-compatible server).
+  vision: auto
   # Backends tried in order when the main one is unavailable. Each entry:
   #   - provider: openai             # anthropic | openai | offline (required)
   #     model: null                  # the provider's default when null
@@ -179,6 +182,16 @@ tools:
   timeout_seconds: 20
   # A tool result longer than this many characters is cut before the model reads it.
   result_max_chars: 4000
+
+# Pictures and files people send (Telegram, the web page), kept in data_dir/<person>/files/.
+files:
+  # Largest single file, in bytes (also what one web page message may attach in all).
+  max_file_bytes: 10485760
+  # Per person: how many files, and how many bytes together.
+  max_files: 200
+  max_total_bytes: 209715200
+  # Characters of a text file sent to the model with the message, and per file_read call.
+  text_max_chars: 20000
 
 # Distillation (seeds/004): each person's MEMORY_SHORT/MID/LONG.md, in their folder, rewritten
 # on these cron schedules in the person's time (their timezone, else persona.timezone, else

@@ -49,6 +49,9 @@ ProviderChoice = Literal["auto", "anthropic", "openai", "offline"]
 TaskName = Literal[
     "compaction", "extraction", "distill", "distill_mid", "distill_long", "synthesis"
 ]
+VisionChoice = Literal["auto", "on", "off"]
+"""``llm.vision``: whether the chat model is shown pictures (``auto``: Anthropic and OpenAI
+models are, the offline provider is not)."""
 SynthesisMode = Literal["off", "model"]
 """``memory.synthesis``: ``model`` condenses recalled memory (``flynn.recall.synthesis``)."""
 AccountId = Annotated[str, BeforeValidator(lambda value: str(value))]
@@ -113,6 +116,15 @@ class LlmSettings(_Section):
     tasks: dict[TaskName, TaskSettings] = Field(default_factory=dict)
     prices: dict[Annotated[str, Field(min_length=1)], ModelPrice] = Field(default_factory=dict)
     """Added to (or overriding) the built-in prices; a name prices every model it begins."""
+    vision: VisionChoice = "auto"
+    """Whether pictures sent to Flynn are shown to the chat model; ``off`` for a text-only
+    model (an OpenAI-compatible server that refuses images)."""
+
+    @field_validator("vision", mode="before")
+    @classmethod
+    def _vision_word(cls, value: object) -> object:
+        # YAML 1.1 reads a bare on/off as a boolean.
+        return ("on" if value else "off") if isinstance(value, bool) else value
 
 
 class MemorySettings(_Section):
@@ -206,6 +218,19 @@ class ToolsSettings(_Section):
     max_steps: int = Field(default=8, ge=1, le=50)
     timeout_seconds: float = Field(default=20, gt=0, le=600)
     result_max_chars: int = Field(default=4000, ge=200, le=100_000)
+
+
+class FilesSettings(_Section):
+    """Pictures and files people send, kept in ``data_dir/<namespace>/files/``."""
+
+    max_file_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
+    max_files: int = Field(default=200, ge=1, le=100_000)
+    """Per person."""
+    max_total_bytes: int = Field(default=200 * 1024 * 1024, ge=1024, le=100 * 1024**3)
+    """Per person, all their files together."""
+    text_max_chars: int = Field(default=20_000, ge=200, le=1_000_000)
+    """Of a text file: how much goes to the model with the message, and what ``file_read``
+    returns at most in one call."""
 
 
 def _cron_or_off(value: object) -> object:
@@ -352,6 +377,7 @@ class Settings(BaseSettings):
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
     session: SessionSettings = Field(default_factory=SessionSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    files: FilesSettings = Field(default_factory=FilesSettings)
     distill: DistillSettings = Field(default_factory=DistillSettings)
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)

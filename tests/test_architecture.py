@@ -72,6 +72,7 @@ RULES: dict[str, Rule] = {
     "providers": rule("stores", "credentials errors settings tokens"),
     "persona": rule("stores"),
     "access": rule("stores", "identity memory messages"),
+    "attachments": rule("stores", "credentials messages providers.base"),
     # knowledge: above the stores, only the Provider Protocol of the models
     "recall": rule("knowledge", "errors memory settings tokens"),
     "learning": rule(
@@ -79,13 +80,14 @@ RULES: dict[str, Rule] = {
     ),
     "schedule": rule("schedule", "credentials cron dates errors identity memory messages settings"),
     "tools": rule(
-        "tools", "credentials learning memory messages persona providers.base recall schedule"
+        "tools",
+        "attachments credentials learning memory messages persona providers.base recall schedule",
     ),
     # sessions
     "sessions": rule(
         "sessions",
-        "commands dates errors identity learning memory messages persona providers.base "
-        "plurals providers.lifecycle recall schedule tokens tools",
+        "attachments commands dates errors identity learning memory messages persona plurals "
+        "providers.base providers.lifecycle recall schedule tokens tools",
     ),
     "distill": rule(
         "sessions",
@@ -102,8 +104,8 @@ RULES: dict[str, Rule] = {
     ),
     "app": rule(
         "app",
-        "access channels datadir dates distill errors identity learning memory memory_view persona "
-        "providers recall schedule sessions settings tools",
+        "access attachments channels datadir dates distill errors identity learning memory "
+        "memory_view persona providers recall schedule sessions settings tools",
     ),
     # daemon: what app built, run and stopped (it still wires the gateway: channels.gateway)
     "daemon": rule(

@@ -26,6 +26,7 @@ from flynn.channels.gateway_frames import (
     HistoryRequest,
     MemoryRequest,
     Rejected,
+    attachment_allowance,
     delta_frame,
     error_frame,
     hello_protocol,
@@ -152,6 +153,7 @@ class GatewayChannel:
         on_client_ready: OnClientReady | None = None,
         on_acknowledged: OnAcknowledged | None = None,
         transcript: Transcript | None = None,
+        max_attachment_bytes: int = 0,
     ) -> None:
         self._settings = settings
         self._tokens = HelloTokens(token)
@@ -174,6 +176,11 @@ class GatewayChannel:
         # Frames between max_message_bytes and this cap get a too_large error frame; above it
         # websockets itself closes with 1009 rather than buffer an unbounded message.
         self._hard_max = max(4 * settings.max_message_bytes, 1 << 20)
+        # A message's pictures and files, together; its frame may be longer by their base64.
+        self._attachment_bytes = max_attachment_bytes
+        if max_attachment_bytes > 0:
+            allowance = attachment_allowance(max_attachment_bytes)
+            self._hard_max = max(self._hard_max, 2 * (settings.max_message_bytes + allowance))
         self._http = GatewayHttp(readiness)
         self._clients: dict[str, list[_Client]] = {}
         self._unacknowledged: dict[str, dict[str, Acknowledged]] = {}
@@ -488,7 +495,12 @@ class GatewayChannel:
                 continue
             tokens -= 1.0
             dropped = 0
-            frame = parse_frame(raw, self._max_bytes, protocol=client.protocol)
+            frame = parse_frame(
+                raw,
+                self._max_bytes,
+                protocol=client.protocol,
+                attachment_bytes=self._attachment_bytes,
+            )
             if isinstance(frame, Ack):  # an ack too long for _may_be_ack's look
                 await self._acknowledge(client_id, frame.id)
             elif isinstance(frame, Rejected):
@@ -517,6 +529,7 @@ class GatewayChannel:
             command=frame.command,
             reply_handle=reply,
             received_at=self._clock(),
+            attachments=frame.attachments,
         )
         self._last_inbound = message.received_at
         try:

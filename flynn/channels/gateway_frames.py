@@ -6,6 +6,8 @@ Error messages are sentences a person can read; the codes are the protocol's.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Sequence
@@ -14,7 +16,7 @@ from datetime import datetime
 from typing import Literal, get_args
 
 from flynn.commands import NAMES, parse_command
-from flynn.messages import CommandCall
+from flynn.messages import Attachment, AttachmentKind, CommandCall
 
 COMMANDS = NAMES
 """The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""
@@ -26,6 +28,19 @@ PROTOCOLS = (1, 2)
 PUSH_ID = re.compile(r"p\d")
 """How a push's frame id starts (``p<push id>``); protocol 2 keeps these for the server."""
 MAX_ID_CHARS = 128
+MAX_ATTACHMENTS = 4
+"""Of one ``message`` frame; together within the attachment cap (``files.max_file_bytes``)."""
+_MAX_NAME_CHARS = 255
+
+
+def attachment_allowance(attachment_bytes: int) -> int:
+    """How much longer than ``max_message_bytes`` a ``message`` frame with attachments may be:
+    their base64 (4 characters per 3 bytes) and each one's name and type."""
+    if attachment_bytes <= 0:
+        return 0
+    return -(-attachment_bytes // 3) * 4 + MAX_ATTACHMENTS * 1024
+
+
 HISTORY_DEFAULT = 50
 """Messages a ``history`` frame without a ``limit`` gets."""
 HISTORY_MAX = 200
@@ -50,6 +65,8 @@ class ClientText:
     id: str | None
     text: str
     command: CommandCall | None = None
+    attachments: tuple[Attachment, ...] = ()
+    """A ``message``'s pictures and files, decoded (``attachments: [{name, type, data}]``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,20 +139,25 @@ def parse_json_object(raw: str | bytes) -> dict[str, object] | None:
 
 
 def parse_frame(
-    raw: str | bytes, max_bytes: int, *, protocol: int = 1
+    raw: str | bytes, max_bytes: int, *, protocol: int = 1, attachment_bytes: int = 0
 ) -> ClientText | HistoryRequest | MemoryRequest | Ack | Rejected:
     """An authenticated client's frame; ``Rejected`` says what was wrong with it. In protocol
     2 a client's own ids may not look like the server's push ids (``p`` and a digit), so an
-    ``ack`` names one frame only."""
+    ``ack`` names one frame only. A ``message`` may carry attachments of ``attachment_bytes``
+    together (0: none); its frame may then be longer than ``max_bytes`` by their base64."""
     if not isinstance(raw, str):
         return Rejected("bad_request", "Binary frames are not supported; send JSON text.")
     size = len(raw)
+    limit = max_bytes + attachment_allowance(attachment_bytes)
     # A character takes 1-4 bytes in UTF-8: encode only when the length alone cannot tell.
-    if size > max_bytes or (size * 4 > max_bytes and len(raw.encode()) > max_bytes):
+    if size > limit or (size * 4 > limit and len(raw.encode()) > limit):
         return Rejected("too_large", too_large_message(max_bytes), peek_id(raw))
     frame = parse_json_object(raw)
     if frame is None:
         return Rejected("bad_request", "A frame must be a JSON object.")
+    is_long = size > max_bytes or (size * 4 > max_bytes and len(raw.encode()) > max_bytes)
+    if is_long and (frame.get("type") != "message" or not frame.get("attachments")):
+        return Rejected("too_large", too_large_message(max_bytes), peek_id(raw))
     raw_id = frame.get("id")
     frame_id = raw_id if isinstance(raw_id, str) and 0 < len(raw_id) <= MAX_ID_CHARS else None
     kind = frame.get("type")
@@ -151,11 +173,18 @@ def parse_frame(
         text = frame.get("text")
         if frame_id is None:
             return Rejected("bad_request", "A message needs an id of 1 to 128 characters.")
-        if not isinstance(text, str) or not text:
+        attachments = _attachments(frame.get("attachments"), attachment_bytes, frame_id)
+        if isinstance(attachments, Rejected):
+            return attachments
+        if text is None and attachments:
+            text = ""
+        if not isinstance(text, str) or not (text or attachments):
             return Rejected("bad_request", "A message needs some text.", frame_id)
         if not _is_unicode(text):
             return Rejected("bad_request", "The text holds an unpaired surrogate.", frame_id)
-        return ClientText(frame_id, text, parse_command(text))
+        if len(text.encode(errors="surrogatepass")) > max_bytes:
+            return Rejected("too_large", too_large_message(max_bytes), frame_id)
+        return ClientText(frame_id, text, parse_command(text), attachments)
     if kind == "command":
         if raw_id is not None and frame_id is None:
             return Rejected("bad_request", "A command's id must be 1 to 128 characters.")
@@ -167,6 +196,45 @@ def parse_frame(
     if kind == "hello":
         return Rejected("bad_request", "This connection has already said hello.", frame_id)
     return Rejected("bad_request", "Unknown or missing frame type.", frame_id)
+
+
+def _attachments(value: object, cap: int, frame_id: str) -> tuple[Attachment, ...] | Rejected:
+    """A ``message``'s ``attachments``: up to ``MAX_ATTACHMENTS`` objects ``{name, type,
+    data}`` (``data`` base64), together at most ``cap`` bytes decoded."""
+    if value is None or value == []:
+        return ()
+    if cap <= 0:
+        return Rejected("bad_request", "This gateway takes no attachments.", frame_id)
+    if not isinstance(value, list) or len(value) > MAX_ATTACHMENTS:
+        return Rejected(
+            "bad_request", f"attachments must be a list of up to {MAX_ATTACHMENTS}.", frame_id
+        )
+    found: list[Attachment] = []
+    total = 0
+    for item in value:
+        if not isinstance(item, dict):
+            return Rejected("bad_request", "Each attachment is an object.", frame_id)
+        name, media_type, data = item.get("name"), item.get("type"), item.get("data")
+        if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME_CHARS:
+            return Rejected("bad_request", "An attachment needs a name.", frame_id)
+        if not isinstance(media_type, str) or len(media_type) > _MAX_NAME_CHARS:
+            return Rejected("bad_request", "An attachment's type must be text.", frame_id)
+        if not isinstance(data, str):
+            return Rejected("bad_request", "An attachment's data must be base64.", frame_id)
+        try:
+            decoded = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            return Rejected("bad_request", "An attachment's data must be base64.", frame_id)
+        total += len(decoded)
+        if total > cap:
+            return Rejected(
+                "too_large",
+                f"Attachments may take {cap // (1024 * 1024)} MB together in one message.",
+                frame_id,
+            )
+        kind: AttachmentKind = "photo" if media_type.startswith("image/") else "document"
+        found.append(Attachment(name, media_type or "application/octet-stream", decoded, kind))
+    return tuple(found)
 
 
 def too_large_message(max_bytes: int) -> str:

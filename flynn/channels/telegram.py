@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mimetypes
 import random
 import re
 from collections import OrderedDict
@@ -41,7 +42,14 @@ from flynn.channels.telegram_delivery import (
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy, StoreError
-from flynn.messages import ChannelAccount, Delivery, InboundMessage, OutboundMessage
+from flynn.messages import (
+    Attachment,
+    AttachmentKind,
+    ChannelAccount,
+    Delivery,
+    InboundMessage,
+    OutboundMessage,
+)
 from flynn.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
@@ -60,6 +68,11 @@ _K = TypeVar("_K", bound=Hashable)
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+MAX_BOT_DOWNLOAD_BYTES = 20 * 1024 * 1024
+"""The largest file the Bot API lets a bot download."""
+FILE_NOT_FETCHED = "I couldn't fetch that file from Telegram; please send it again."
 
 
 class _Recent(Generic[_K]):
@@ -95,6 +108,7 @@ class TelegramChannel:
         backoff_initial: float = 1.0,
         backoff_max: float = 30.0,
         sleep: Sleep = asyncio.sleep,
+        max_file_bytes: int = MAX_BOT_DOWNLOAD_BYTES,
     ) -> None:
         if settings.token is None or not settings.token.get_secret_value():
             raise ConfigError(
@@ -104,6 +118,7 @@ class TelegramChannel:
         self._base_url, self._base_file_url = _api_urls(settings.base_url)
         self._access = access
         self._require_mention = settings.require_mention_in_groups
+        self._max_file_bytes = max_file_bytes
         self._clock = clock
         self._poll_timeout = poll_timeout
         self._request_timeout = request_timeout
@@ -364,28 +379,40 @@ class TelegramChannel:
         update_id = update.update_id
         message = update.message
         sender = message.from_user if message is not None else None
-        if message is None or sender is None or sender.is_bot or message.text is None:
+        if message is None or sender is None or sender.is_bot:
+            return True
+        has_files = bool(message.photo or message.document)
+        if message.text is None and not has_files:
             return True
         chat = message.chat
         if chat.type not in (ChatType.PRIVATE, ChatType.GROUP, ChatType.SUPERGROUP):
             return True
         is_group = chat.type != ChatType.PRIVATE
-        text: str | None = message.text
+        if is_group and message.text is None:
+            return True  # pictures and files are taken in private chats only
+        text: str | None = message.text if message.text is not None else message.caption or ""
         if is_group and self._is_for_another_bot(message):
             return True
         if is_group and self._require_mention:
-            text = self._addressed_text(message, message.text)
+            text = self._addressed_text(message, text or "")
             if text is None:
                 return True
         thread = message.message_thread_id if message.is_topic_message else None
         if not self._access.is_allowed(ChannelAccount(self.name, str(sender.id))):
             await self._refuse(bot, message, sender, thread)
             return True
-        if not text:
+        if not text and not has_files:
             return True
+        text = text or ""
         forwarded = message.forward_origin is not None
         chat_key: ChatKey = (chat.id, thread)
         quote = message.message_id if is_group else None
+        try:
+            attachments = await self._attachments(bot, message)
+        except TelegramError as exc:
+            log.warning("telegram.file_not_fetched", update_id=update_id, error=type(exc).__name__)
+            await self._delivery.send_notice(bot, chat_key, FILE_NOT_FETCHED, quote)
+            return True
         inbound = InboundMessage(
             channel=self.name,
             chat_id=str(chat.id),
@@ -400,6 +427,7 @@ class TelegramChannel:
             forwarded=forwarded,
             command=None if forwarded else parse_command(text),  # without any @botname
             reply_handle=TelegramReply(chat_key, quote),
+            attachments=attachments,
         )
         # Typing starts before the hand-off: the reply may be sent before on_message returns.
         self._typing.start(chat_key, inbound.message_id)
@@ -424,6 +452,44 @@ class TelegramChannel:
         else:
             self._last_inbound = self._clock()
         return True
+
+    async def _attachments(self, bot: Bot, message: Message) -> tuple[Attachment, ...]:
+        """The message's photo (its largest size) or document, fetched with getFile and the
+        file download; one over ``max_file_bytes`` by its stated size is passed on unfetched
+        (empty data), for the turn to refuse with a reason."""
+        if message.photo:
+            photo = message.photo[-1]
+            name = f"photo_{message.message_id}.jpg"  # Telegram sends photos as JPEG
+            return (
+                await self._fetch(bot, photo.file_id, photo.file_size, name, "image/jpeg", "photo"),
+            )
+        document = message.document
+        if document is None:
+            return ()
+        name = document.file_name or f"file_{message.message_id}"
+        media_type = (
+            document.mime_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        )
+        return (
+            await self._fetch(
+                bot, document.file_id, document.file_size, name, media_type, "document"
+            ),
+        )
+
+    async def _fetch(
+        self,
+        bot: Bot,
+        file_id: str,
+        size: int | None,
+        name: str,
+        media_type: str,
+        kind: AttachmentKind,
+    ) -> Attachment:
+        if size is not None and size > self._max_file_bytes:
+            return Attachment(name, media_type, b"", kind, size)
+        file = await bot.get_file(file_id)
+        data = bytes(await file.download_as_bytearray())
+        return Attachment(name, media_type, data, kind, len(data))
 
     def _addressed_text(self, message: Message, text: str) -> str | None:
         """``text`` without the bot's mention when a group message is meant for the bot; None when

@@ -7,12 +7,13 @@ The SDK's own retries are off (``max_retries=0``): ``RetryingProvider`` decides,
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AsyncExitStack, aclosing
 from datetime import datetime
 from types import TracebackType
-from typing import Literal, Self
+from typing import Literal, Self, cast
 
 import anthropic
 
@@ -21,6 +22,8 @@ import httpx2
 import structlog
 from anthropic.types import (
     AssistantMessageParam,
+    Base64ImageSourceParam,
+    ImageBlockParam,
     Message,
     MessageParam,
     TextBlock,
@@ -47,6 +50,7 @@ from flynn.providers.base import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
+    ImagePart,
     StreamEvent,
     ToolCall,
     Usage,
@@ -370,10 +374,12 @@ def _messages(request: ChatRequest, *, native_tools: bool) -> list[MessageParam]
     return messages
 
 
-def _user_content(message: ChatMessage) -> str | list[ToolResultBlockParam | TextBlockParam]:
-    if not message.tool_results:
+def _user_content(
+    message: ChatMessage,
+) -> str | list[ToolResultBlockParam | TextBlockParam | ImageBlockParam]:
+    if not message.tool_results and not message.images:
         return message.content
-    blocks: list[ToolResultBlockParam | TextBlockParam] = [
+    blocks: list[ToolResultBlockParam | TextBlockParam | ImageBlockParam] = [
         ToolResultBlockParam(
             type="tool_result",
             tool_use_id=result.call_id,
@@ -382,10 +388,21 @@ def _user_content(message: ChatMessage) -> str | list[ToolResultBlockParam | Tex
         )
         for result in message.tool_results
     ]
-    # The API wants the results first; the person's words, if any, follow them.
+    # The API wants the results first; the pictures come before the words about them.
+    blocks += [_image_block(image) for image in message.images]
     if message.content:
         blocks.append(TextBlockParam(type="text", text=message.content))
     return blocks
+
+
+def _image_block(image: ImagePart) -> ImageBlockParam:
+    data = base64.b64encode(image.data).decode("ascii")
+    media_type = cast(_ImageType, image.media_type)  # the caller sends only these four
+    source = Base64ImageSourceParam(type="base64", media_type=media_type, data=data)
+    return ImageBlockParam(type="image", source=source)
+
+
+_ImageType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
 
 
 def _assistant_content(message: ChatMessage) -> str | list[TextBlockParam | ToolUseBlockParam]:

@@ -56,6 +56,16 @@ class ToolResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """A picture shown to the model with a user turn: its bytes and MIME type (``image/jpeg``,
+    ``image/png``, ``image/gif``, ``image/webp``). Anthropic gets an ``image`` block with a
+    base64 source, OpenAI an ``image_url`` part holding a data URL."""
+
+    media_type: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One turn. An assistant turn may carry ``tool_calls`` (its ``content`` then possibly
     empty); the user turn after it carries their ``tool_results``, in the same order. Providers
@@ -66,6 +76,9 @@ class ChatMessage:
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
+    images: tuple[ImagePart, ...] = ()
+    """Pictures shown with a user turn (only the turn that brought them: later turns carry
+    their description in ``content``)."""
 
 
 @dataclass(frozen=True, slots=True)

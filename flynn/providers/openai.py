@@ -6,6 +6,7 @@ tool calls travel as ``tools`` / ``tool_calls`` and ``tool`` messages.
 from __future__ import annotations
 
 import asyncio
+import base64
 import secrets
 from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import aclosing
@@ -21,6 +22,9 @@ from openai.types import CompletionUsage
 from openai.types.chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
+    ChatCompletionContentPartImageParam,
+    ChatCompletionContentPartParam,
+    ChatCompletionContentPartTextParam,
     ChatCompletionFunctionToolParam,
     ChatCompletionMessageFunctionToolCallParam,
     ChatCompletionMessageParam,
@@ -432,8 +436,22 @@ def _user_messages(message: ChatMessage) -> Iterable[ChatCompletionMessageParam]
         yield ChatCompletionToolMessageParam(
             role="tool", tool_call_id=result.call_id, content=result.content
         )
-    if message.content or not message.tool_results:
+    if message.images:
+        yield ChatCompletionUserMessageParam(role="user", content=_parts(message))
+    elif message.content or not message.tool_results:
         yield ChatCompletionUserMessageParam(role="user", content=message.content)
+
+
+def _parts(message: ChatMessage) -> list[ChatCompletionContentPartParam]:
+    """A user turn with pictures: its words, then each picture as a data URL."""
+    parts: list[ChatCompletionContentPartParam] = []
+    if message.content:
+        parts.append(ChatCompletionContentPartTextParam(type="text", text=message.content))
+    for image in message.images:
+        data = base64.b64encode(image.data).decode("ascii")
+        url = f"data:{image.media_type};base64,{data}"
+        parts.append(ChatCompletionContentPartImageParam(type="image_url", image_url={"url": url}))
+    return parts
 
 
 def _plain(message: ChatMessage) -> ChatCompletionMessageParam:

@@ -17,12 +17,13 @@ from typing import Any
 
 import structlog
 
+from flynn.attachments import TurnFiles, with_files
 from flynn.errors import ContextTooLong, FlynnError, ProviderError
 from flynn.identity import MemoryScope
 from flynn.learning.own_words import mark_forwarded
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import MessageRole, StoredMessage
-from flynn.messages import CommandCall, SessionKey
+from flynn.messages import Attachment, CommandCall, SessionKey
 from flynn.persona import files_for_tier
 from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult, ToolSpec
 from flynn.recall.recall import RecalledMemory
@@ -56,6 +57,8 @@ class _Prepared:
     request: ChatRequest
     compacted: bool
     shrunk: bool
+    files: TurnFiles | None = None
+    """The pictures and text files that came with the message, for this request only."""
 
 
 class Orchestrator:
@@ -168,17 +171,22 @@ class Orchestrator:
         *,
         replayed: bool = False,
         forwarded: bool = False,
+        attachments: tuple[Attachment, ...] = (),
     ) -> TurnResult:
         """One message from the person: a command (parsed by its channel) or a turn's text,
-        taken as it is. Never raises except on cancellation; failures become an error result
-        and the session keeps working.
+        taken as it is, with any pictures and files (``attachments``: kept, shown to the model
+        when it sees, described in the stored turn). Never raises except on cancellation;
+        failures become an error result and the session keeps working.
 
         ``replayed``: the message was accepted before a restart that cut its turn off; if
         that turn had already stored it (and run tools), it goes on from there, nothing done
         twice. ``forwarded``: someone else wrote it; it is stored and shown as such."""
-        if isinstance(message, CommandCall):
+        if isinstance(message, CommandCall) and not attachments:
             return await self.command(message.name, message.arg)
-        return await self.turn(message, on_delta, replayed=replayed, forwarded=forwarded)
+        text = message if isinstance(message, str) else f"/{message.name} {message.arg}".strip()
+        return await self.turn(
+            text, on_delta, replayed=replayed, forwarded=forwarded, attachments=attachments
+        )
 
     async def turn(
         self,
@@ -187,6 +195,7 @@ class Orchestrator:
         *,
         replayed: bool = False,
         forwarded: bool = False,
+        attachments: tuple[Attachment, ...] = (),
     ) -> TurnResult:
         # Credentials never reach the store or the model; a forward is marked as not theirs.
         text, secrets = redact_secrets(text)
@@ -195,7 +204,17 @@ class Orchestrator:
         async with self._lock:
             await self._await_pending()
             try:
-                result = await self._turn(text, on_delta, replayed)
+                files = self._take_files(attachments, text)
+                if files is not None and not files.has_content:
+                    # Nothing taken and nothing said: no turn, only why.
+                    return TurnResult("\n\n".join(files.notes))
+                if files is not None:
+                    text = files.described
+                result = await self._turn(text, on_delta, replayed, files)
+                if files is not None and files.notes:
+                    result = replace(
+                        result, text=result.text + "\n\n(" + " ".join(files.notes) + ")"
+                    )
                 if secrets:
                     log.info("turn.secrets_removed", count=secrets)
                     note = (
@@ -241,14 +260,36 @@ class Orchestrator:
 
     # -- the turn: prepare, ask, after -------------------------------------------------------
 
-    async def _turn(self, text: str, on_delta: OnDelta | None, replayed: bool) -> TurnResult:
-        prepared = await self._prepare(text, replayed)
+    def _take_files(self, attachments: tuple[Attachment, ...], caption: str) -> TurnFiles | None:
+        """What the message's attachments add to the turn (None without any): kept in the
+        person's folder unless off the record, or refused with a reason."""
+        if not attachments:
+            return None
+        person = self._services.person
+        if person.file_store is None or person.files is None:
+            return TurnFiles(caption, notes=("I can't take pictures or files here.",))
+        folder = None if self.off_the_record else person.files.directory(self.scope.root)
+        files = person.file_store.take(
+            folder, attachments, caption, sees=self._services.config.vision
+        )
+        log.info(
+            "turn.files",
+            kept=len(files.kept) if folder is not None else 0,
+            shown=len(files.images),
+            refused=len(attachments) - len(files.kept),
+        )
+        return files
+
+    async def _turn(
+        self, text: str, on_delta: OnDelta | None, replayed: bool, files: TurnFiles | None = None
+    ) -> TurnResult:
+        prepared = await self._prepare(text, replayed, files)
         answer = await self._ask(prepared, on_delta)
         if isinstance(answer, TurnResult):
             return answer
         return self._after(prepared, answer)
 
-    async def _prepare(self, text: str, replayed: bool) -> _Prepared:
+    async def _prepare(self, text: str, replayed: bool, files: TurnFiles | None) -> _Prepared:
         """Stores the message (or finds it stored by a turn a restart cut off), recalls memory
         for it and assembles the prompt, compacting first when it would not fit."""
         conversation = self._conversation
@@ -298,11 +339,11 @@ class Orchestrator:
                 prompt = self._preparation.prompt(conversation, text, recalled, now)
         request = ChatRequest(
             system=prompt.system,
-            messages=prompt.messages,
+            messages=with_files(prompt.messages, files) if files else prompt.messages,
             max_tokens=self._services.config.max_output_tokens,
             tools=self._tool_specs(),
         )
-        return _Prepared(text, now, asked, recalled, request, compacted, shrunk)
+        return _Prepared(text, now, asked, recalled, request, compacted, shrunk, files)
 
     async def _ask(self, prepared: _Prepared, on_delta: OnDelta | None) -> Answer | TurnResult:
         """The model's answer, tool rounds and all; a refused prompt is compacted, then
@@ -337,8 +378,11 @@ class Orchestrator:
                 prompt = self._preparation.prompt(
                     self._conversation, prepared.text, prepared.recalled, prepared.now
                 )
+                messages = prompt.messages
+                if prepared.files is not None:
+                    messages = with_files(messages, prepared.files)
                 prepared.request = replace(
-                    prepared.request, system=prompt.system, messages=prompt.messages
+                    prepared.request, system=prompt.system, messages=messages
                 )
             except ProviderError as exc:
                 self._history_after_failure(prepared.text)

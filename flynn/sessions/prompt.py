@@ -139,6 +139,7 @@ def append_turn(turns: list[ChatMessage], turn: ChatMessage) -> None:
             content,
             tool_calls=last.tool_calls + turn.tool_calls,
             tool_results=last.tool_results + turn.tool_results,
+            images=last.images + turn.images,
         )
     else:
         turns.append(turn)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from flynn.attachments import FileStore
 from flynn.learning.model_learning import FactLearner
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.costs import Spending
@@ -37,6 +38,8 @@ class TurnConfig:
     max_tier: int = 4
     """The highest context tier a session may choose (``/tier``, ``persona.max_tier``)."""
     profile_max_tokens: int = 400
+    vision: bool = False
+    """Whether the chat model is shown pictures (``llm.vision``, see ``sees_images``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,8 @@ class PersonContext:
     """The person's folder, timezone and the personal files their prompt loads."""
     tools: ToolRegistry | None = None
     """What the model may call; ``None`` (or ``tools.enabled: false``) offers none."""
+    file_store: FileStore | None = None
+    """Keeps the pictures and files the person sends (``files.*``); ``None`` keeps none."""
 
 
 @dataclass(frozen=True, slots=True)

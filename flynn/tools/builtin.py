@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flynn.attachments import FileStore
 from flynn.learning.reconcile import RuleReconciler
 from flynn.memory.store import History
 from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import Tool, ToolRegistry
+from flynn.tools.files import FileRead
 from flynn.tools.memory import MemorySearch, Remember, SessionSearch
 from flynn.tools.reminders import (
     ReminderCancel,
@@ -32,6 +34,7 @@ BUILTIN_NAMES = (
     "task_done",
     "scratch_read",
     "scratch_write",
+    "file_read",
 )
 
 
@@ -46,6 +49,7 @@ def builtin_tools(
     timeout_seconds: float = 20.0,
     result_max_chars: int = 4000,
     reminder_limits: ReminderLimits | None = None,
+    files: FileStore | None = None,
 ) -> ToolRegistry:
     tools: list[Tool] = [
         Remember(reconciler),
@@ -60,4 +64,6 @@ def builtin_tools(
         ScratchRead(),
         ScratchWrite(),
     ]
+    if files is not None:
+        tools.append(FileRead(files))
     return ToolRegistry(tools, timeout_seconds=timeout_seconds, result_max_chars=result_max_chars)

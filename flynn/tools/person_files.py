@@ -11,6 +11,7 @@ from pathlib import Path
 
 import structlog
 
+from flynn.attachments import forget_files
 from flynn.credentials import redact, redact_json
 from flynn.persona import PERSON_FILES, clean_file_text, write_templates
 
@@ -118,9 +119,11 @@ def write_person_templates(folder: Path) -> list[Path]:
 
 
 def forget_person_files(folder: Path) -> int:
-    """Deletes what Flynn wrote in the person's folder: tasks and scratchpad (their tools) and
-    the distilled MEMORY_*.md; returns how many files. USER.md, which they write, stays."""
-    return _unlink(folder, (TASKS_FILE, SCRATCH_FILE)) + forget_distilled(folder)
+    """Deletes what Flynn wrote in the person's folder: tasks and scratchpad (their tools), the
+    distilled MEMORY_*.md, and the pictures and files they sent (``files/``); returns how many
+    files. USER.md, which they write, stays."""
+    written = _unlink(folder, (TASKS_FILE, SCRATCH_FILE)) + forget_distilled(folder)
+    return written + forget_files(folder)
 
 
 FORGOTTEN_MARK = ".forgotten"

@@ -1,8 +1,9 @@
 """A fake Telegram Bot API server on 127.0.0.1 that python-telegram-bot talks to over real HTTP.
 
-Tests queue updates (private, group, mention, reply to the bot, redelivered), read what the bot
-sent, and script failures (500s, dropped connections, 409, 401, refused HTML, 429 flood control).
-It checks the token in ``/bot<token>/<method>`` and validates HTML the way Telegram does.
+Tests queue updates (private, group, mention, reply to the bot, redelivered, a photo or a
+document whose bytes it serves through ``getFile`` and ``/file/bot<token>/<path>``), read what
+the bot sent, and script failures (500s, dropped connections, 409, 401, refused HTML, 429 flood
+control). It checks the token in ``/bot<token>/<method>`` and validates HTML the way Telegram does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from html.parser import HTMLParser
 from types import TracebackType
 from typing import Any, Literal, Self
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 TOKEN = "123456:TEST-fake-token"
 BOT_ID = 4242
@@ -87,6 +88,10 @@ class FakeTelegram:
         self._blocked: set[int] = set()
         self._next_update_id = 500_000
         self._next_message_id = 100
+        self.files: dict[str, bytes] = {}
+        """Served files by ``file_id`` (their ``file_path`` is ``files/<file_id>``)."""
+        self.downloads: list[str] = []
+        """The file paths the bot downloaded, in order."""
         self._changed = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -185,6 +190,65 @@ class FakeTelegram:
             "sender_user": _user(from_id, from_name),
         }
         return self.queue_private(text, user_id=user_id, forward_origin=origin)
+
+    def queue_photo(
+        self, data: bytes, *, caption: str | None = None, user_id: int = OWNER_ID
+    ) -> int:
+        """A photo in the private chat with ``user_id`` (two sizes, as Telegram sends; the
+        larger holds ``data``), with an optional caption; returns its update id."""
+        file_id = self._serve_file(data)
+        small_id = self._serve_file(data[: max(1, len(data) // 4)])
+        sizes = [
+            {"file_id": small_id, "file_unique_id": small_id, "width": 90, "height": 90},
+            {
+                "file_id": file_id,
+                "file_unique_id": file_id,
+                "width": 800,
+                "height": 600,
+                "file_size": len(data),
+            },
+        ]
+        return self._queue_file({"photo": sizes}, caption, user_id)
+
+    def queue_document(
+        self,
+        data: bytes,
+        name: str,
+        mime_type: str,
+        *,
+        caption: str | None = None,
+        user_id: int = OWNER_ID,
+        stated_size: int | None = None,
+    ) -> int:
+        """A document in the private chat with ``user_id``; ``stated_size`` overrides the
+        ``file_size`` Telegram reports (a file too large to fetch)."""
+        file_id = self._serve_file(data)
+        document = {
+            "file_id": file_id,
+            "file_unique_id": file_id,
+            "file_name": name,
+            "mime_type": mime_type,
+            "file_size": len(data) if stated_size is None else stated_size,
+        }
+        return self._queue_file({"document": document}, caption, user_id)
+
+    def _queue_file(self, media: dict[str, Any], caption: str | None, user_id: int) -> int:
+        chat = {"id": user_id, "type": "private", "first_name": "Ada"}
+        message: dict[str, Any] = {
+            "message_id": self._new_message_id(),
+            "date": int(SENT_AT.timestamp()),
+            "chat": chat,
+            "from": _user(user_id, "Ada"),
+            **media,
+        }
+        if caption is not None:
+            message["caption"] = caption
+        return self.queue_update({"message": message})
+
+    def _serve_file(self, data: bytes) -> str:
+        file_id = f"file{len(self.files) + 1}"
+        self.files[file_id] = data
+        return file_id
 
     def queue_message(
         self, chat: dict[str, Any], sender: dict[str, Any], text: str, **extra: Any
@@ -285,9 +349,17 @@ class FakeTelegram:
 
     async def _api(
         self, path: str, params: dict[str, str]
-    ) -> tuple[int, dict[str, Any] | str] | None:
-        """The status and JSON answer (or HTML page) to one request; None to drop the
-        connection."""
+    ) -> tuple[int, dict[str, Any] | str | bytes] | None:
+        """The status and JSON answer (or HTML page, or a file's bytes) to one request; None
+        to drop the connection."""
+        # python-telegram-bot quotes the download path (the token's ``:`` arrives as %3A).
+        download = re.fullmatch(r"/file/bot([^/]+)/files/(\w+)", unquote(path.split("?")[0]))
+        if download is not None:
+            if download.group(1) != self.token or download.group(2) not in self.files:
+                return _error(404, "Not Found")
+            self.downloads.append(f"files/{download.group(2)}")
+            self._notify()
+            return 200, self.files[download.group(2)]
         match = re.fullmatch(r"/bot([^/]+)/(\w+)", path.split("?")[0])
         if match is None:
             return _error(404, "Not Found")
@@ -318,6 +390,18 @@ class FakeTelegram:
             return _ok(True)
         if method == "getUpdates":
             return await self._get_updates(call)
+        if method == "getFile":
+            file_id = call.params.get("file_id", "")
+            if file_id not in self.files:
+                return _error(400, "Bad Request: invalid file_id")
+            return _ok(
+                {
+                    "file_id": file_id,
+                    "file_unique_id": file_id,
+                    "file_size": len(self.files[file_id]),
+                    "file_path": f"files/{file_id}",
+                }
+            )
         if method == "sendMessage":
             return self._send_message(call)
         if method == "editMessageText":
@@ -403,11 +487,15 @@ class FakeTelegram:
                 if answer is None:
                     break
                 status, payload = answer
-                is_page = isinstance(payload, str)
-                body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                if isinstance(payload, bytes):
+                    body, content_type = payload, "application/octet-stream"
+                elif isinstance(payload, str):
+                    body, content_type = payload.encode(), "text/html"
+                else:
+                    body, content_type = json.dumps(payload).encode(), "application/json"
                 head = (
                     f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
-                    f"content-type: {'text/html' if is_page else 'application/json'}\r\n"
+                    f"content-type: {content_type}\r\n"
                     f"content-length: {len(body)}\r\n\r\n"
                 )
                 writer.write(head.encode() + body)

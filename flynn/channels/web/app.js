@@ -27,6 +27,9 @@
   const log = $("log");
   const input = $("input");
   const composer = $("composer");
+  const attach = $("attach");
+  // Files chosen with the attach button, sent with the next message as {name, type, data}.
+  let attached = [];
   const jump = $("jump");
 
   const bubbles = new Map(); // frame id -> {el, text, user, turn} of a reply still being written
@@ -300,15 +303,19 @@
 
   function submit(raw) {
     const text = raw.trim();
-    if (!text) return;
+    const files = attached;
+    if (!text && !files.length) return;
+    attached = [];
+    attach.value = "";
     const id = nextId();
     const command = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text);
     // "id" goes before "text" so the server can name the frame even when refusing it unparsed.
     const frame =
-      command && COMMANDS.has(command[1])
+      command && COMMANDS.has(command[1]) && !files.length
         ? { type: "command", id, name: command[1], ...(command[2] ? { arg: command[2] } : {}) }
-        : { type: "message", id, text };
-    const user = addBubble("user", text, { follow: true });
+        : { type: "message", id, text, ...(files.length ? { attachments: files } : {}) };
+    const shown = files.map((file) => `[${file.name}]`).concat(text ? [text] : []).join(" ");
+    const user = addBubble("user", shown, { follow: true });
     const pending = addBubble("assistant pending", "", { follow: true });
     bubbles.set(id, { el: pending, text: "", user, turn: frame.type === "message" });
     if (ready && connection.isOpen()) send(frame, user);
@@ -334,6 +341,26 @@
     }
   });
   input.addEventListener("input", autosize);
+  attach.addEventListener("change", async () => {
+    const read = (file) =>
+      new Promise((resolve, reject) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+        reader.onerror = () => reject(reader.error);
+        reader.readAsDataURL(file);
+      });
+    const chosen = [...attach.files].slice(0, 4);
+    attached = await Promise.all(
+      chosen.map(async (file) => ({
+        name: file.name,
+        type: file.type || "application/octet-stream",
+        data: await read(file),
+      })),
+    );
+    input.placeholder = attached.length
+      ? `${attached.map((file) => file.name).join(", ")}: add a caption`
+      : "Message flynn";
+  });
   for (const button of document.querySelectorAll("[data-command]")) {
     button.addEventListener("click", () => submit(`/${button.dataset.command}`));
   }
