@@ -63,6 +63,7 @@ from flynn.sessions.services import (
 from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
+from flynn.tools.mcp import McpServers, mcp_servers
 from flynn.tools.person_files import move_shared_person_files, person_directory
 from flynn.tools.reminders import ReminderLimits, Route
 
@@ -113,8 +114,11 @@ class App:
         schedule: SqliteSchedule,
         pushes: SqlitePushes,
         schedule_signal: ScheduleSignal,
+        mcp: McpServers | None = None,
     ) -> None:
         self.settings = settings
+        self.mcp = mcp
+        """The MCP servers (``tools.mcp_servers``); the daemon runs them."""
         self.memory = memory
         self.providers = providers
         self.services = services
@@ -161,7 +165,12 @@ class App:
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
-            services = _services(settings, memory, providers, clock, schedule, signal)
+            mcp = (
+                mcp_servers(settings.tools.mcp_servers, owner=settings.memory.user_namespace)
+                if settings.tools.enabled and settings.tools.mcp_servers
+                else None
+            )
+            services = _services(settings, memory, providers, clock, schedule, signal, mcp)
         except BaseException:
             memory.close()
             raise
@@ -173,6 +182,7 @@ class App:
             schedule=schedule,
             pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
+            mcp=mcp,
         )
 
     async def aclose(self) -> None:
@@ -375,6 +385,7 @@ def _services(
     clock: Callable[[], datetime],
     schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
+    mcp: McpServers | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
@@ -454,6 +465,7 @@ def _services(
                 per_person=settings.schedule.max_reminders_per_person,
                 total=settings.schedule.max_reminders_total,
             ),
+            sources=[mcp] if mcp is not None else [],
         )
         if settings.tools.enabled
         else None

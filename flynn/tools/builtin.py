@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from flynn.learning.reconcile import RuleReconciler
 from flynn.memory.store import History
 from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Schedule
-from flynn.tools.base import Tool, ToolRegistry
+from flynn.tools.base import Tool, ToolRegistry, ToolSource
 from flynn.tools.memory import MemorySearch, Remember, SessionSearch
 from flynn.tools.reminders import (
     ReminderCancel,
@@ -46,6 +46,7 @@ def builtin_tools(
     timeout_seconds: float = 20.0,
     result_max_chars: int = 4000,
     reminder_limits: ReminderLimits | None = None,
+    sources: Sequence[ToolSource] = (),
 ) -> ToolRegistry:
     tools: list[Tool] = [
         Remember(reconciler),
@@ -60,4 +61,9 @@ def builtin_tools(
         ScratchRead(),
         ScratchWrite(),
     ]
-    return ToolRegistry(tools, timeout_seconds=timeout_seconds, result_max_chars=result_max_chars)
+    return ToolRegistry(
+        tools,
+        timeout_seconds=timeout_seconds,
+        result_max_chars=result_max_chars,
+        sources=sources,
+    )
