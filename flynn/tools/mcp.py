@@ -293,6 +293,29 @@ class McpServers:
         """The servers not connected now (starting or restarting)."""
         return tuple(s.name for s in self._servers.values() if s.status().state != "up")
 
+    async def probe(self, seconds: float) -> tuple[McpServerStatus, ...]:
+        """Starts every server once (``flynn doctor``): their states after each came up or
+        failed, or after ``seconds``; then stops them."""
+        supervising = asyncio.create_task(self.run())
+
+        async def settled(server: McpServer) -> None:
+            while True:
+                changed = server.changed()
+                if server.status().state != "starting":
+                    return
+                await changed.wait()
+
+        try:
+            async with asyncio.timeout(seconds):
+                await asyncio.gather(*(settled(server) for server in self._servers.values()))
+        except TimeoutError:
+            pass  # those still starting say so
+        finally:
+            supervising.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervising
+        return self.statuses()
+
     async def run(self) -> None:
         """Supervises every server until cancelled."""
         async with asyncio.TaskGroup() as group:

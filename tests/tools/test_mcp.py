@@ -24,6 +24,7 @@ from fakes.script import ToolUse
 from mcp.server.mcpserver import MCPServer
 
 from flynn.app import App
+from flynn.doctor import run_checks
 from flynn.errors import ConfigError
 from flynn.messages import ChannelAccount, CommandCall, SessionKey
 from flynn.settings import load_settings
@@ -365,3 +366,17 @@ def test_a_bad_server_entry_is_one_problem_naming_it(server: dict[str, Any], key
 def test_a_server_name_may_not_hold_the_separator() -> None:
     with pytest.raises(ConfigError, match=r"tools\.mcp_servers"):
         load_settings({"tools": {"mcp_servers": {"a__b": {"command": "x"}}}})
+
+
+async def test_doctor_lists_each_server_its_state_and_its_tools(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    servers = {
+        "notes": _notes(tmp_path, tools=["add", "pid"]),
+        "gone": {"command": sys.executable, "args": [str(tmp_path / "missing.py")]},
+    }
+    checks = await run_checks(_settings(tmp_path, fake_openai, servers), {}, network=False)
+    lines = [check.line() for check in checks if check.name.startswith("mcp server")]
+    assert lines[0] == "[ok  ] mcp server notes: up, 2 tools: notes__add, notes__pid"
+    assert lines[1].startswith("[warn] mcp server gone: down: ")
+    assert len(lines) == 2
