@@ -98,6 +98,17 @@ async def _wait(server: McpServer, ready: Callable[[McpServerStatus], bool]) -> 
             await changed.wait()
 
 
+async def _pid(server: McpServer) -> int:
+    return int((await server.call("pid", {})).splitlines()[-1])
+
+
+async def _kill(server: McpServer) -> int:
+    """Kills the server's process (SIGKILL: no goodbye); its pid."""
+    pid = await _pid(server)
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
 @contextlib.asynccontextmanager
 async def _running(settings: Any) -> AsyncIterator[App]:
     """The app with its MCP servers supervised, as the daemon runs them, all of them up."""
@@ -180,14 +191,13 @@ async def test_a_killed_stdio_server_comes_back_and_serves_again(
         assert app.mcp is not None
         (server,) = app.mcp.servers
         server._backoff = Backoff(first=0.05, longest=0.05)
-        first = int((await server.call("pid", {})).splitlines()[-1])
-        os.kill(first, signal.SIGKILL)
+        first = await _kill(server)
         down = await _wait(server, lambda status: status.state == "down")
         assert down.tools  # still offered while it restarts: a call says it is restarting
         assert app.mcp.down() == ("notes",)
         up = await _wait(server, lambda status: status.state == "up")
         assert up.starts == 2
-        second = int((await server.call("pid", {})).splitlines()[-1])
+        second = await _pid(server)
         assert second != first
         fake_openai.enqueue(
             Reply("", tool_calls=(ToolUse("notes__add", {"a": 1, "b": 1}),)), Reply("2.")
@@ -204,8 +214,7 @@ async def test_a_call_to_a_server_that_is_down_is_that_calls_error(
         assert app.mcp is not None
         (server,) = app.mcp.servers
         server._backoff = Backoff(first=600, longest=600)  # it stays down for this test
-        pid = int((await server.call("pid", {})).splitlines()[-1])
-        os.kill(pid, signal.SIGKILL)
+        await _kill(server)
         await _wait(server, lambda status: status.state == "down")
         fake_openai.enqueue(
             Reply("", tool_calls=(ToolUse("notes__add", {"a": 1, "b": 1}),)),
