@@ -126,6 +126,18 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     turn.add_argument(
         "--reminders", type=_count(0), default=0, help="reminders scheduled for the person first"
     )
+    turn.add_argument(
+        "--mcp-servers",
+        type=_count(0),
+        default=0,
+        help="stdio MCP servers started and their tools offered (default 0)",
+    )
+    turn.add_argument(
+        "--mcp-tools",
+        type=_count(0),
+        default=40,
+        help="tools the MCP servers offer between them (default 40)",
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
         "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
@@ -326,6 +338,8 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             depth=args.recall_depth or settings.memory.recall_depth,
             tools=settings.tools.enabled if args.tools is None else args.tools,
             reminders=args.reminders,
+            mcp_servers=args.mcp_servers,
+            mcp_tools=args.mcp_tools,
         )
     )
     print(json.dumps(result))

@@ -9,8 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import random
+import signal
 import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -26,6 +29,7 @@ from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
 from flynn.settings import load_settings
+from flynn.tools.mcp import Backoff, McpServer
 
 _COMMON = tuple(
     "the a to and of in is it you that for on with this be have are was not what can do my "
@@ -79,10 +83,14 @@ async def bench_turn(
     depth: DepthName = "adaptive",
     tools: bool = True,
     reminders: int = 0,
+    mcp_servers: int = 0,
+    mcp_tools: int = 0,
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
-    with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not, and
-    ``reminders`` reminders scheduled for the person (their prompt lists the next few)."""
+    with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not,
+    ``reminders`` reminders scheduled for the person (their prompt lists the next few), and
+    ``mcp_servers`` stdio MCP servers offering ``mcp_tools`` tools between them; with servers,
+    one is then killed and the time to notice and to recover it is measured too."""
     rng = random.Random(seed)
     zipf = Zipf(vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
@@ -91,13 +99,22 @@ async def bench_turn(
                 "data_dir": str(Path(tmp)),
                 "memory": {"user_namespace": "user", "recall_depth": depth},
                 "llm": {"provider": "offline"},
-                "tools": {"enabled": tools},
+                "tools": {
+                    "enabled": tools,
+                    "mcp_servers": _mcp_config(Path(tmp), mcp_servers, mcp_tools),
+                },
             }
         )
         provider = ScriptedProvider(default="Noted, thanks.")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
+        supervising = asyncio.create_task(app.mcp.run()) if app.mcp is not None else None
+        recovery: dict[str, object] = {}
         try:
+            if app.mcp is not None:
+                async with asyncio.timeout(60):
+                    for server in app.mcp.servers:
+                        await _settled(server, "up")
             setup_started = time.perf_counter()
             _fill(app, rng, zipf, messages=messages, facts=facts)
             _schedule(app, rng, zipf, reminders)
@@ -133,7 +150,13 @@ async def bench_turn(
                 with contextlib.suppress(asyncio.CancelledError):
                     await checkpointer
                 gc.unfreeze()
+            if app.mcp is not None:
+                recovery = await _kill_and_recover(app.mcp.servers[0])
         finally:
+            if supervising is not None:
+                supervising.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await supervising
             await app.aclose()
     return {
         "bench": "turn",
@@ -149,6 +172,73 @@ async def bench_turn(
         "mean_ms": round(statistics.fmean(samples), 3),
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
+        "mcp_servers": mcp_servers,
+        "mcp_tools": mcp_tools if mcp_servers else 0,
+        **recovery,
+    }
+
+
+_MCP_SERVER = """
+import os, sys
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("bench")
+
+def pid() -> str:
+    \"\"\"The server's process id.\"\"\"
+    return str(os.getpid())
+
+def make(index):
+    def search(query: str, limit: int = 10) -> str:
+        return f"{index}: {query} ({limit})"
+    search.__name__ = f"search_{index}"
+    search.__doc__ = f"Searches collection {index} for the query; at most limit results."
+    return search
+
+server.add_tool(pid)
+for index in range(int(sys.argv[1]) - 1):
+    server.add_tool(make(index))
+server.run()
+"""
+
+
+def _mcp_config(folder: Path, servers: int, tools: int) -> dict[str, object]:
+    """``servers`` stdio servers with ``tools`` tools between them (one each says its pid)."""
+    if servers <= 0:
+        return {}
+    script = folder / "bench_mcp_server.py"
+    script.write_text(_MCP_SERVER)
+    counts = [tools // servers + (1 if index < tools % servers else 0) for index in range(servers)]
+    return {
+        f"bench{index}": {"command": sys.executable, "args": [str(script), str(max(1, count))]}
+        for index, count in enumerate(counts)
+    }
+
+
+async def _settled(server: McpServer, state: str) -> None:
+    while True:
+        changed = server.changed()
+        if server.status().state == state:
+            return
+        await changed.wait()
+
+
+async def _kill_and_recover(server: McpServer) -> dict[str, object]:
+    """Kills the server's process; how long until the supervisor noticed, and until its tools
+    answered again (the first restart waits ``Backoff.first``)."""
+    pid = int((await server.call("pid", {})).splitlines()[-1])
+    started = time.perf_counter()
+    os.kill(pid, signal.SIGKILL)
+    async with asyncio.timeout(60):
+        await _settled(server, "down")
+        noticed = time.perf_counter() - started
+        await _settled(server, "up")
+    await server.call("pid", {})
+    recovered = time.perf_counter() - started
+    return {
+        "mcp_dead_noticed_ms": round(noticed * 1000, 1),
+        "mcp_dead_recovered_ms": round(recovered * 1000, 1),
+        "mcp_restart_backoff_s": Backoff().first,
     }
 
 

@@ -64,6 +64,7 @@ from flynn.sessions.services import (
 from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
+from flynn.tools.mcp import McpServers, mcp_servers
 from flynn.tools.person_files import move_shared_person_files, person_directory
 from flynn.tools.reminders import ReminderLimits, Route
 
@@ -114,8 +115,11 @@ class App:
         schedule: SqliteSchedule,
         pushes: SqlitePushes,
         schedule_signal: ScheduleSignal,
+        mcp: McpServers | None = None,
     ) -> None:
         self.settings = settings
+        self.mcp = mcp
+        """The MCP servers (``tools.mcp_servers``); the daemon runs them."""
         self.memory = memory
         self.providers = providers
         self.services = services
@@ -162,7 +166,12 @@ class App:
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
-            services = _services(settings, memory, providers, clock, schedule, signal)
+            mcp = (
+                mcp_servers(settings.tools.mcp_servers, owner=settings.memory.user_namespace)
+                if settings.tools.enabled and settings.tools.mcp_servers
+                else None
+            )
+            services = _services(settings, memory, providers, clock, schedule, signal, mcp)
         except BaseException:
             memory.close()
             raise
@@ -174,6 +183,7 @@ class App:
             schedule=schedule,
             pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
+            mcp=mcp,
         )
 
     async def aclose(self) -> None:
@@ -391,6 +401,7 @@ def _services(
     clock: Callable[[], datetime],
     schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
+    mcp: McpServers | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
@@ -472,6 +483,7 @@ def _services(
                 total=settings.schedule.max_reminders_total,
             ),
             files=file_store,
+            sources=[mcp] if mcp is not None else [],
         )
         if settings.tools.enabled
         else None

@@ -182,6 +182,10 @@ class Daemon:
 
     async def _serve(self, router: Router, stop: asyncio.Event) -> None:
         async with asyncio.TaskGroup() as group:
+            assert self.app is not None
+            # MCP servers first, so their tools are listed by the first turn; each supervised on
+            # its own: one that never starts costs only itself.
+            mcp = group.create_task(self._run_mcp(), name="mcp-servers")
             tasks = []
             for name, channel in self.channels.items():
                 started = getattr(channel, "started", None)
@@ -223,7 +227,7 @@ class Daemon:
             cancelled = await router.drain(self._options.drain_seconds)
             self._prune_intake()
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (scheduler, *tasks, watchdog, checkpointer, behind):
+            for task in (scheduler, *tasks, watchdog, checkpointer, behind, mcp):
                 task.cancel()
         log.info("daemon.channels_stopped")
 
@@ -301,6 +305,11 @@ class Daemon:
         elif ack.push_id is not None and ack.push_id.isdigit() and self.app is not None:
             delivered = self.app.pushes.delivered(int(ack.push_id), now=self._clock())
             log.info("schedule.push_acknowledged", push_id=ack.push_id, first=delivered)
+
+    async def _run_mcp(self) -> None:
+        """Supervises the MCP servers (``tools.mcp_servers``) until cancelled."""
+        if self.app is not None and self.app.mcp is not None:
+            await self.app.mcp.run()
 
     async def _embed_behind(self) -> None:
         writer = self.app.services.learning.writer if self.app is not None else None

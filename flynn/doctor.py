@@ -33,9 +33,12 @@ from flynn.recall.embeddings import load_embedder
 from flynn.schedule.listing import local_next
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
+from flynn.tools.mcp import mcp_servers
 from flynn.tools.person_files import MEMORY_FILES, person_directory
 
 NETWORK_TIMEOUT_SECONDS = 10.0
+MCP_PROBE_SECONDS = 30.0
+"""How long ``flynn doctor`` waits for every MCP server to start and list its tools."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,25 @@ async def run_checks(
     checks.extend(_channels(settings))
     if network:
         checks.extend(await _credentials(settings))
+    if settings.tools.enabled and settings.tools.mcp_servers:
+        checks.extend(await _mcp_servers(settings))
+    return checks
+
+
+async def _mcp_servers(settings: Settings) -> list[Check]:
+    """Each MCP server started once, as the daemon would: its state and the tools it offers."""
+    servers = mcp_servers(settings.tools.mcp_servers, owner=settings.memory.user_namespace)
+    checks = []
+    for status in await servers.probe(MCP_PROBE_SECONDS):
+        name = f"mcp server {status.name}"
+        if status.state == "up":
+            tools = ", ".join(status.tools) or "none of its tools offered"
+            checks.append(Check(name, True, f"up, {len(status.tools)} tools: {tools}"))
+        elif status.state == "starting":
+            detail = f"not up within {MCP_PROBE_SECONDS:g}s"
+            checks.append(Check(name, False, detail, warning=True))
+        else:
+            checks.append(Check(name, False, f"down: {status.error}", warning=True))
     return checks
 
 

@@ -182,6 +182,21 @@ tools:
   timeout_seconds: 20
   # A tool result longer than this many characters is cut before the model reads it.
   result_max_chars: 4000
+  # Tools from MCP servers (README "Tools from MCP servers"), offered as <server>__<tool>.
+  mcp_servers: {}
+  #   notes:                          # stdio: a command Flynn starts
+  #     command: python
+  #     args: [notes_server.py]
+  #     env: {NOTES_DIR: /srv/notes}
+  #     cwd: /srv/notes-server
+  #     timeout_seconds: 20           # the longest one call may take
+  #     read_only: [search_notes]     # the only ones offered off the record
+  #   calendar:                       # streamable HTTP
+  #     url: http://127.0.0.1:9100/mcp
+  #     headers: {Authorization: "Bearer ..."}
+  #     tools: [list_events, add_event]  # default: all it lists
+  #     people: [ana]                 # default: the owner only
+  #     keepalive_seconds: 30
 
 # Pictures and files people send (Telegram, the web page), kept in data_dir/<person>/files/.
 files:

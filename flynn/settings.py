@@ -213,11 +213,50 @@ class UserAccounts(_Section):
         return self
 
 
+McpServerName = Annotated[str, Field(pattern=r"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$", max_length=32)]
+"""A server's name in ``tools.mcp_servers``: its tools are ``<server>__<tool>``, so no ``__``."""
+
+
+class McpServerSettings(_Section):
+    """One MCP server (``flynn.tools.mcp``): a stdio ``command`` or a streamable HTTP ``url``."""
+
+    command: str | None = Field(default=None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: Path | None = None
+    """The stdio server's working directory (default: the daemon's)."""
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_seconds: float = Field(default=20, gt=0, le=600)
+    """The longest one call may take; past it, that call's result is an error."""
+    tools: list[str] | None = None
+    """Which of its tools to offer (default: all)."""
+    read_only: list[str] = Field(default_factory=list)
+    """Its tools that change nothing: the only ones offered off the record."""
+    people: list[str] | None = None
+    """Who may use it (``users:`` names, or the owner's ``memory.user_namespace``); default: the
+    owner only."""
+    keepalive_seconds: float = Field(default=30, gt=0, le=3600)
+    """How often a quiet connection is pinged, so a dropped session is noticed and reopened."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either command (stdio) or url (streamable HTTP), not both")
+        if self.url is not None and (self.args or self.env or self.cwd is not None):
+            raise ValueError("args, env and cwd are for a stdio command, not a url")
+        if self.command is not None and self.headers:
+            raise ValueError("headers are for a url, not a stdio command")
+        return self
+
+
 class ToolsSettings(_Section):
     enabled: bool = True
     max_steps: int = Field(default=8, ge=1, le=50)
     timeout_seconds: float = Field(default=20, gt=0, le=600)
     result_max_chars: int = Field(default=4000, ge=200, le=100_000)
+    mcp_servers: dict[McpServerName, McpServerSettings] = Field(default_factory=dict)
+    """Tools from MCP servers, offered as ``<server>__<tool>`` (``flynn.tools.mcp``)."""
 
 
 class FilesSettings(_Section):
@@ -412,6 +451,18 @@ class Settings(BaseSettings):
                             f"{channel} account {external_id} is listed for both {other} and {name}"
                         )
         return value
+
+    @model_validator(mode="after")
+    def _mcp_people_known(self) -> Settings:
+        owner = self.memory.user_namespace
+        for name, server in self.tools.mcp_servers.items():
+            for person in server.people or ():
+                if person not in self.users and person != owner:
+                    raise ValueError(
+                        f"tools.mcp_servers.{name}.people: {person!r} is neither a person of "
+                        "users: nor the owner (memory.user_namespace)"
+                    )
+        return self
 
     @model_validator(mode="after")
     def _budgets_fit_window(self) -> Settings:

@@ -81,7 +81,8 @@ RULES: dict[str, Rule] = {
     "schedule": rule("schedule", "credentials cron dates errors identity memory messages settings"),
     "tools": rule(
         "tools",
-        "attachments credentials learning memory messages persona providers.base recall schedule",
+        "attachments credentials learning memory messages persona providers.base recall schedule "
+        "settings",
     ),
     # sessions
     "sessions": rule(

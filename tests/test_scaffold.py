@@ -111,7 +111,7 @@ def _commented_examples() -> list[str]:
 
 def test_commented_examples_are_valid_settings() -> None:
     # The examples cannot drift from the models either: uncommented, they must load.
-    fallbacks, tasks, prices, users = _commented_examples()
+    fallbacks, tasks, prices, users, mcp_servers = _commented_examples()
     settings = load_settings(
         {
             "llm": {
@@ -119,9 +119,11 @@ def test_commented_examples_are_valid_settings() -> None:
                 "tasks": yaml.safe_load(tasks),
                 "prices": yaml.safe_load(prices),
             },
+            "tools": {"mcp_servers": yaml.safe_load(mcp_servers)},
             "users": yaml.safe_load(users),
         }
     )
+    assert settings.tools.mcp_servers["calendar"].people == ["ana"]
     assert settings.llm.fallbacks[0].provider == "openai"
     assert settings.llm.tasks["extraction"].max_output_tokens == 1024
     assert settings.llm.prices["gpt-5.5"].output == 30.0

@@ -198,6 +198,12 @@ async def _status(session: Session, arg: str) -> TurnResult:
     spend = _spend(session)
     if spend is not None:
         lines.append(spend)
+    tools = services.person.tools
+    down = [name for source in (tools.sources if tools else ()) for name in source.down()]
+    if down:
+        lines.append(
+            f"MCP servers down: {', '.join(down)} (restarting; their tools fail meanwhile)"
+        )
     return TurnResult("\n".join(lines))
 
 

@@ -437,7 +437,8 @@ class Orchestrator:
         tools = self._services.person.tools
         if tools is None:
             return ()
-        return tools.specs(writes=not self.off_the_record)
+        user = self.scope.user if self.scope.shared else None
+        return tools.specs(writes=not self.off_the_record, user=user)
 
     def tool_context(self, now: datetime) -> ToolContext:
         """Who this session's tool calls act for: its person, their folder and time."""

@@ -75,6 +75,17 @@ class Tool(Protocol):
         ...
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while the daemon runs (``flynn.tools.mcp``): asked at each turn
+    for what the calling person may use."""
+
+    def tools_for(self, user: str | None) -> Sequence[Tool]: ...
+
+    def down(self) -> tuple[str, ...]:
+        """What is not serving now (``/status`` says it)."""
+        ...
+
+
 A = TypeVar("A", bound=Arguments)
 
 
@@ -126,8 +137,10 @@ class ToolRegistry:
         *,
         timeout_seconds: float = 20.0,
         result_max_chars: int = 4000,
+        sources: Sequence[ToolSource] = (),
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
+        self._sources = tuple(sources)
         if len(self._tools) != len(tools):
             raise ValueError("two tools share a name")
         # Built once: a JSON schema costs pydantic more than the rest of a turn's bookkeeping.
@@ -140,13 +153,33 @@ class ToolRegistry:
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
 
-    def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+    @property
+    def sources(self) -> tuple[ToolSource, ...]:
+        return self._sources
 
-    def specs(self, *, writes: bool = True) -> tuple[ToolSpec, ...]:
-        """The schemas the model is offered; without the tools that write when ``writes`` is
-        false (off the record)."""
-        return self._specs if writes else self._read_only
+    def get(self, name: str, user: str | None = None) -> Tool | None:
+        """The tool called ``name``: a built-in, else one of ``user``'s from a source."""
+        tool = self._tools.get(name)
+        if tool is None:
+            for source in self._sources:
+                tool = next((t for t in source.tools_for(user) if t.name == name), None)
+                if tool is not None:
+                    break
+        return tool
+
+    def specs(self, *, writes: bool = True, user: str | None = None) -> tuple[ToolSpec, ...]:
+        """The schemas the model is offered: the built-ins, and what the sources give ``user``;
+        without the tools that write when ``writes`` is false (off the record)."""
+        builtin = self._specs if writes else self._read_only
+        if not self._sources:
+            return builtin
+        extra = [
+            tool.spec
+            for source in self._sources
+            for tool in source.tools_for(user)
+            if writes or not tool.writes
+        ]
+        return (*builtin, *(spec for spec in extra if spec.name not in self._tools))
 
     async def run(self, calls: Sequence[ToolCall], context: ToolContext) -> tuple[ToolResult, ...]:
         """One result per call; never raises but on cancellation. A credential in a call's
@@ -156,7 +189,7 @@ class ToolRegistry:
         return tuple(results)
 
     async def _run_one(self, call: ToolCall, context: ToolContext) -> ToolResult:
-        tool = self._tools.get(call.name)
+        tool = self.get(call.name, context.user)
         bound = structlog.contextvars.bound_contextvars(tool=call.name)
         with bound:
             if tool is None:
@@ -166,15 +199,18 @@ class ToolRegistry:
                 return self._error(
                     call, "not available off the record: nothing may be stored right now"
                 )
+            # A tool may set its own limit (an MCP server's timeout_seconds); the default else.
+            limit = getattr(tool, "timeout_seconds", None)
+            timeout = limit if isinstance(limit, int | float) else self._timeout
             try:
-                async with asyncio.timeout(self._timeout):
+                async with asyncio.timeout(timeout):
                     text = await tool.call(redact_json(call.arguments)[0], context)
             except ToolError as exc:
                 log.info("tool.refused", reason=str(exc)[:200])
                 return self._error(call, str(exc))
             except TimeoutError:
-                log.warning("tool.timeout", seconds=self._timeout)
-                return self._error(call, f"the tool did not finish within {self._timeout:g}s")
+                log.warning("tool.timeout", seconds=timeout)
+                return self._error(call, f"the tool did not finish within {timeout:g}s")
             except Exception as exc:  # per-call boundary: the model hears of it, the turn goes on
                 log.exception("tool.crashed")
                 return self._error(call, f"the tool failed ({type(exc).__name__})")

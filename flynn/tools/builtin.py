@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from flynn.attachments import FileStore
 from flynn.learning.reconcile import RuleReconciler
 from flynn.memory.store import History
 from flynn.recall.recall import Recall
 from flynn.schedule.jobs import Schedule
-from flynn.tools.base import Tool, ToolRegistry
+from flynn.tools.base import Tool, ToolRegistry, ToolSource
 from flynn.tools.files import FileRead
 from flynn.tools.memory import MemorySearch, Remember, SessionSearch
 from flynn.tools.reminders import (
@@ -50,6 +50,7 @@ def builtin_tools(
     result_max_chars: int = 4000,
     reminder_limits: ReminderLimits | None = None,
     files: FileStore | None = None,
+    sources: Sequence[ToolSource] = (),
 ) -> ToolRegistry:
     tools: list[Tool] = [
         Remember(reconciler),
@@ -66,4 +67,9 @@ def builtin_tools(
     ]
     if files is not None:
         tools.append(FileRead(files))
-    return ToolRegistry(tools, timeout_seconds=timeout_seconds, result_max_chars=result_max_chars)
+    return ToolRegistry(
+        tools,
+        timeout_seconds=timeout_seconds,
+        result_max_chars=result_max_chars,
+        sources=sources,
+    )
