@@ -373,7 +373,7 @@ def build_channels(
 
 
 def reminder_route(settings: Settings) -> Route:
-    """Where a reminder goes (DESIGN.md 14): the person's ``notify`` channel when ``users:``
+    """Where a reminder goes: the person's ``notify`` channel when ``users:``
     names one, else the chat it was set in, if that chat can be written to later."""
 
     def route(context: ToolContext) -> Target | None:

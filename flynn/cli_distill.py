@@ -1,4 +1,4 @@
-"""``flynn distill short|mid|long [--user NAME]``: one distillation now (seeds/004), printing what
+"""``flynn distill short|mid|long [--user NAME]``: one distillation now, printing what
 changed in the person's MEMORY_*.md."""
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ class Daemon:
                 self.app.memory.inbound.prune(before=before)
 
     def _plan_distillations(self, app: App, scheduler: Scheduler) -> DistillRuns:
-        """Keeps each person's distillation jobs in step with ``distill:`` (DESIGN.md 15)."""
+        """Keeps each person's distillation jobs in step with ``distill:``."""
         files = app.services.person.files
         people = distill_people(
             app.settings, lambda ns: files.timezone(ns)[1] if files is not None else "UTC"

@@ -1,6 +1,6 @@
 """Who is talking: a channel account resolves to the memory scope its sessions read and write.
 
-Three modes (DESIGN.md section 4): a ``users:`` map gives each listed person ``users/<name>``;
+Three modes: a ``users:`` map gives each listed person ``users/<name>``;
 ``memory.user_namespace`` gives every account one shared namespace; with neither, memory is scoped
 to the session (``sessions/<channel>:<chat_id>``), the seeds' unchanged behaviour.
 

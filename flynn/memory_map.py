@@ -1,5 +1,5 @@
-"""Where each fact sits on the memory page's map (seed 001's PCA view): the first two principal
-components of the facts' TF-IDF vectors, in pure Python since the default install has no numpy,
+"""Where each fact sits on the memory page's map: the first two principal components of the
+facts' TF-IDF vectors, in pure Python since the default install has no numpy,
 or of their embeddings (numpy comes with them) when ``memory.embeddings`` is on.
 """
 

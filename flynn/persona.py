@@ -31,7 +31,7 @@ TIER_FILES: tuple[tuple[str, ...], ...] = (
     ("MEMORY_LONG.md", "CONTEXT_TIERS.md"),
     ("SCRATCH.md", "TASKS.json"),
 )
-"""The files each context tier adds, in prompt order (seeds/004)."""
+"""The files each context tier adds, in prompt order."""
 
 TIER_USES: tuple[str, ...] = (
     "minimal, for lightweight tasks",
@@ -39,7 +39,7 @@ TIER_USES: tuple[str, ...] = (
     "deep sessions and long tasks",
     "full state, agent mode",
 )
-"""What each context tier is for (seeds/004), as ``/tier`` says it."""
+"""What each context tier is for, as ``/tier`` says it."""
 
 PERSON_FILES = frozenset(
     {
@@ -52,8 +52,8 @@ PERSON_FILES = frozenset(
         "TASKS.json",
     }
 )
-"""The tier files that describe a person: each person's own, in ``data_dir/<namespace>/``
-(DESIGN.md 15), never read from the shared persona folder."""
+"""The tier files that describe a person: each person's own, in ``data_dir/<namespace>/``,
+never read from the shared persona folder."""
 
 MIN_TIER = 1
 MAX_TIER = len(TIER_FILES)

@@ -208,7 +208,7 @@ files:
   # Characters of a text file sent to the model with the message, and per file_read call.
   text_max_chars: 20000
 
-# Distillation (seeds/004): each person's MEMORY_SHORT/MID/LONG.md, in their folder, rewritten
+# Distillation: each person's MEMORY_SHORT/MID/LONG.md, in their folder, rewritten
 # on these cron schedules in the person's time (their timezone, else persona.timezone, else
 # the machine's). short: daily, no model (recent days' messages, what was learnt, what we were
 # doing); mid: weekly and long: monthly, by the model (llm.tasks.distill_mid and distill_long,

@@ -128,7 +128,7 @@ class LlmSettings(_Section):
 
 
 class MemorySettings(_Section):
-    # A personal assistant has an owner (DESIGN 4): one memory across channels by default.
+    # A personal assistant has an owner: one memory across channels by default.
     user_namespace: str | None = Field(default="user", pattern=r"^[A-Za-z0-9_.-]+$", max_length=64)
     working_memory_ttl_days: int = Field(default=14, ge=1, le=365)
     working_memory_max_tokens: int = Field(default=1000, ge=100, le=4000)
@@ -283,7 +283,7 @@ CronSchedule = Annotated[str | None, BeforeValidator(_cron_or_off)]
 
 
 class DistillSettings(_Section):
-    """When each person's MEMORY_SHORT/MID/LONG.md are rewritten (seeds/004), in their time,
+    """When each person's MEMORY_SHORT/MID/LONG.md are rewritten, in their time,
     and how long each may grow."""
 
     enabled: bool = True

@@ -1,5 +1,5 @@
-"""A person's whole conversation as daily Markdown transcripts (seed 004's ``sessions/
-YYYY-MM-DD.md``): every session and channel, in time order, split by day in their timezone,
+"""A person's whole conversation as daily Markdown transcripts (one
+``YYYY-MM-DD.md`` a day): every session and channel, in time order, split by day in their timezone,
 each message under its time, session and role, tool calls as one short line each."""
 
 from __future__ import annotations

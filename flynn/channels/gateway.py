@@ -1,5 +1,6 @@
-"""The WebSocket gateway: protocol v1 (DESIGN.md section 8) at ``/ws``, with the probes and the
-web chat page (``gateway_http``) on the same port; replies carry their Markdown as safe HTML.
+"""The WebSocket gateway: protocols 1 and 2 (docs/gateway-protocol.md) at ``/ws``, with the probes
+and the web chat page (``gateway_http``) on the same port; replies carry their Markdown as safe
+HTML.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Gateway protocol v1 frames (DESIGN.md section 8): a client frame parsed and checked once into
-what the router takes (or a ``history`` or ``memory`` request), and the server's frames encoded as
-JSON text.
+"""Gateway protocol frames (docs/gateway-protocol.md): a client frame parsed and checked once
+into what the router takes (or a ``history``, ``memory`` or ``ack``), and the server's frames
+encoded as JSON text.
 Error messages are sentences a person can read; the codes are the protocol's.
 """
 
@@ -90,7 +90,7 @@ class Ack:
 @dataclass(frozen=True, slots=True)
 class HistoryRequest:
     """A ``history`` frame: the session's newest ``limit`` messages, answered by the gateway
-    itself. ``id`` (optional, an extension of DESIGN's frame) comes back on the answer."""
+    itself. ``id`` (optional, an extension of the protocol's frame) comes back on the answer."""
 
     limit: int
     id: str | None = None
@@ -335,7 +335,7 @@ def delta_frame(frame_id: str, text: str) -> str:
 
 
 def reply_frame(frame_id: str, text: str, html: str | None = None) -> str:
-    """A final reply; ``html`` (an extension of DESIGN's frame) is ``text`` rendered safely."""
+    """A final reply; ``html`` (an extension of the frame) is ``text`` rendered safely."""
     if html is None:
         return _encode({"type": "reply", "id": frame_id, "text": text})
     return _encode({"type": "reply", "id": frame_id, "text": text, "html": html})

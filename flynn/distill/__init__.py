@@ -1,2 +1,2 @@
-"""Distillation (seeds/004, DESIGN.md 15): each person's MEMORY_SHORT/MID/LONG.md, rewritten from
+"""Distillation: each person's MEMORY_SHORT/MID/LONG.md, rewritten from
 their messages, facts and working memory, on the durable schedule or with ``flynn distill``."""

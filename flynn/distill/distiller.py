@@ -1,10 +1,10 @@
-"""One distillation: a person's MEMORY_SHORT, MID or LONG.md rewritten (seeds/004).
+"""One distillation: a person's MEMORY_SHORT, MID or LONG.md rewritten.
 
 - short (daily, no model): the digest of their recent days, what was learnt and what we were
   doing, within its budget;
 - mid (weekly) and long (monthly): the tier's model (tasks ``distill_mid`` and ``distill_long``)
   rewrites the file from the tier below, the facts and working memory (mid: the short digest;
-  long: MEMORY_MID.md). Mid notes are written in the first person, as the persona (seeds/004);
+  long: MEMORY_MID.md). Mid notes are written in the first person, as the persona;
   long ones stay a record about the person. With no model configured (offline), the same
   material is digested without one, over a longer span.
 
@@ -75,7 +75,7 @@ _PURPOSE: Mapping[Tier, str] = {
     ),
 }
 _VOICE: Mapping[Tier, str] = {
-    # seeds/004: the weekly digest is the persona's own, in its voice; the long-term memory is a
+    # The weekly digest is the persona's own, in its voice; the long-term memory is a
     # record of facts about the person, kept in one voice whatever model writes it.
     "mid": (
         "in the first person, as yourself, the assistant: 'I' is you, 'we' is you and them "

@@ -1,4 +1,4 @@
-"""Distillations on the durable schedule (DESIGN.md 14): one repeating ``distill`` job per person
+"""Distillations on the durable schedule: one repeating ``distill`` job per person
 and tier, in the person's time, kept in step with the ``distill:`` settings at every start.
 
 A job's firing queues a push addressed to Flynn itself (channel ``DISTILL_CHANNEL``, one chat
@@ -29,7 +29,7 @@ MAX_ATTEMPTS = 3
 """Runs of one due distillation before it is given up until its next time."""
 
 ANNOUNCED: frozenset[Tier] = frozenset({"mid", "long"})
-"""The tiers whose finished runs the person hears about (seeds/004): the weekly and monthly
+"""The tiers whose finished runs the person hears about: the weekly and monthly
 rewrites, not the daily digest, which would be a note a day about nothing they asked for."""
 
 

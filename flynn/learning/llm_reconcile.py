@@ -1,4 +1,4 @@
-"""LLM reconciliation (seed 001): a model sees one new fact and the few most similar active facts,
+"""LLM reconciliation: a model sees one new fact and the few most similar active facts,
 never the conversation, and answers ADD, UPDATE, DELETE or NOOP. Anything unusable (an error,
 garbage, a candidate that does not exist) falls back to the deterministic verdict.
 """

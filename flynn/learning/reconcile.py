@@ -1,4 +1,4 @@
-"""Deterministic reconciliation (seed 001): a proposed fact becomes ADD, UPDATE, DELETE or NOOP
+"""Deterministic reconciliation: a proposed fact becomes ADD, UPDATE, DELETE or NOOP
 against the most similar active facts of its namespace, superseding rather than overwriting.
 """
 

@@ -45,7 +45,7 @@ class Relation:
 
 
 class Graph(Protocol):
-    """The knowledge graph (seed 003). Names are identified case-insensitively within a namespace;
+    """The knowledge graph. Names are identified case-insensitively within a namespace;
     types are lower-case words (``person``, ``works_at``); confidences lie in 0..1."""
 
     def transaction(self) -> AbstractContextManager[None]:

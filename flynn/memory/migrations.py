@@ -127,7 +127,7 @@ CREATE INDEX facts_namespace_value
     ON facts(namespace, value COLLATE NOCASE) WHERE status = 'active';
 """
 
-# The knowledge graph (seed 003): entities and typed relations per namespace, and which messages
+# The knowledge graph: entities and typed relations per namespace, and which messages
 # mention an entity, so recall can reach the turns behind a person, project or place.
 _SCHEMA_V4 = """
 CREATE TABLE entities (
@@ -358,7 +358,7 @@ CREATE INDEX intake_received_at ON intake(received_at);
 CREATE INDEX intake_namespace ON intake(namespace);
 """
 
-# Team knowledge (DESIGN 16, seed 003): documents added with ``flynn docs add``, cut into chunks
+# Team knowledge: documents added with ``flynn docs add``, cut into chunks
 # on paragraph boundaries, indexed for full-text search; the entities each document put in the
 # ``team`` graph, so removing a document takes what only it said.
 _SCHEMA_V10 = """

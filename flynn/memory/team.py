@@ -1,4 +1,4 @@
-"""Team knowledge (DESIGN.md 16): documents everyone Flynn knows may recall, kept apart from any
+"""Team knowledge: documents everyone Flynn knows may recall, kept apart from any
 person's memory. A document is stored with its chunks (about 1,000 characters each, cut on
 paragraph boundaries by ``flynn.learning.documents``), indexed for full-text search; re-adding a
 changed file replaces its chunks whole.

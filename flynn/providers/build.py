@@ -173,8 +173,8 @@ _INHERITS: Mapping[TaskName, TaskName] = {
     # Synthesis runs on every turn: without an entry of its own it takes the (usually cheaper)
     # extraction model's, if set.
     "synthesis": "extraction",
-    # Each distillation tier may name its model (seeds/004: a local one weekly, the best one
-    # monthly); without one it takes the ``distill`` entry's.
+    # Each distillation tier may name its model (a local one weekly, the best one monthly,
+    # say); without one it takes the ``distill`` entry's.
     "distill_mid": "distill",
     "distill_long": "distill",
 }

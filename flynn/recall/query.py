@@ -1,6 +1,6 @@
 """What a message asks of memory: its content words, the names in it, the time it points at
 ("yesterday", "last week", "in May"), whether it asks *when* something happened, and how deep
-recall should look for it (``depth``: DESIGN.md's "adaptive memory for this message").
+recall should look for it (``depth``: how much memory this message calls for).
 
 Pure functions of the text and the clock; recall ranks with what this finds.
 """

@@ -3,7 +3,8 @@ to one message, ranked (``Recall.rank``) and then packed into a token budget as 
 blocks (``Recall.pack``; ``Recall.recall`` does both, as the orchestrator needs).
 
 Three rankers share the packing: ``hybrid`` (the default, see ``flynn.recall.ranking``),
-``baseline`` (seed 003's relevance formula, kept to compare against) and ``bm25`` (plain
+``baseline`` (a weighted relevance formula of keyword, recency and confidence, kept to compare
+against) and ``bm25`` (plain
 full-text ranking of past turns, the floor any ranker must beat).
 """
 

@@ -1,4 +1,4 @@
-"""Session search (seed 004): one person's past turns matching a query, grouped by day (newest day
+"""Session search: one person's past turns matching a query, grouped by day (newest day
 first) with highlighted excerpts; shared by ``flynn sessions search``, ``/search`` and the gateway.
 """
 

@@ -1,9 +1,9 @@
-"""Episodic synthesis (seed 001): the episodic memory recalled for a message (past conversations
+"""Episodic synthesis: the episodic memory recalled for a message (past conversations
 and their summaries), condensed by one short call of a model into one block that merges
 duplicates, prefers the newest and flags contradictions; the raw blocks whenever that call fails,
 is slow, or gives nothing better. Facts (stated, extracted, inferred) and team documents are
-never sent: they keep their own blocks and trust labels, as seed 001 keeps observations, curated
-on write, out of synthesis.
+never sent: they keep their own blocks and trust labels: observations are curated when
+written, and condensing them again would blur what the person said with what was guessed.
 """
 
 from __future__ import annotations

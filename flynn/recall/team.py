@@ -1,4 +1,4 @@
-"""Recall from team documents (DESIGN.md 16): the chunks that answer a message, as items of
+"""Recall from team documents: the chunks that answer a message, as items of
 their own trust ("team"), each cut to the passage that holds the message's words.
 
 A chunk is kept only when it holds most of what the message asks about: ``coverage`` is the

@@ -1,4 +1,4 @@
-"""Where an unprompted message goes (DESIGN.md 14): the person's ``notify`` channel when
+"""Where an unprompted message goes: the person's ``notify`` channel when
 ``users:`` names one, else a chat of theirs that can be written to later."""
 
 from __future__ import annotations

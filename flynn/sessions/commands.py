@@ -293,7 +293,7 @@ async def _search(session: Session, arg: str) -> TurnResult:
         return TurnResult("Usage: /search WORDS – finds what we said before, grouped by day.")
     services = session.services
     # Days as the person lives them: their zone, else the configured one, else the
-    # machine's (DESIGN 10).
+    # machine's.
     zone = _zone(session) or services.clock().astimezone().tzinfo
     days = search_sessions(
         services.memory.history, session.scope.root, arg, limit=SEARCH_LIMIT, timezone=zone

@@ -1,6 +1,6 @@
 """Compaction: summarise old turns so a session fits its context window, without losing context.
 
-Order on every path (DESIGN.md section 7): summarise (LLM, or an extractive summary when the call
+Order on every path: summarise (LLM, or an extractive summary when the call
 fails), write working memory, extract facts, and only then mark the old turns summarised. Rows are
 never deleted, so a failure at any step leaves the session as it was. A summary, model-written or
 extractive, never exceeds ``Compactor.summary_cap_tokens``, and the model calls of one compaction

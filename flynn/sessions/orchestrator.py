@@ -347,7 +347,7 @@ class Orchestrator:
 
     async def _ask(self, prepared: _Prepared, on_delta: OnDelta | None) -> Answer | TurnResult:
         """The model's answer, tool rounds and all; a refused prompt is compacted, then
-        shortened (DESIGN 7), and asked again. A failure becomes the result to send."""
+        shortened, and asked again. A failure becomes the result to send."""
         remedies = ["shrink"] if prepared.shrunk else ["compact", "shrink"]
         deadline = self._tool_loop.deadline()  # one budget for the turn, remedies and all
         while True:

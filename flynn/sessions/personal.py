@@ -105,7 +105,7 @@ class PersonalFiles:
             log.info("person.templates_written", namespace=namespace, files=len(written))
 
     def timezone(self, namespace: str) -> tuple[tzinfo, str]:
-        """Their stored timezone, else the configured one, else the host's (DESIGN.md 14), with
+        """Their stored timezone, else the configured one, else the host's, with
         an IANA name the schedule can read cron expressions in."""
         found = self.timezone_of(namespace)
         return found.zone, found.name

@@ -1,5 +1,5 @@
 """What a turn asks the model with: the session-start context, the memory recalled for the
-message, and the prompt assembled from them in the order of DESIGN.md section 6."""
+message, and the prompt assembled from them in the prompt's order."""
 
 from __future__ import annotations
 

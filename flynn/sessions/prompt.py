@@ -1,4 +1,4 @@
-"""Prompt assembly in DESIGN.md section 6 order: system block, persona, session context, recalled
+"""Prompt assembly, in this order: system block, persona, session context, recalled
 memory (trust-labelled), compacted summary, then the turns.
 
 Pure functions of their inputs: nothing here reads storage or the clock.

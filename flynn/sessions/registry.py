@@ -36,14 +36,14 @@ class SessionRegistry:
             scope = self.scope_for(key, account)
             files = self._services.person.files
             if scope.shared and files is not None and scope.root not in self._people:
-                # A person's folder starts with its templates (DESIGN 15): the owner's come
+                # A person's folder starts with its templates: the owner's come
                 # from `flynn init`, everyone else's at their first message.
                 self._people.add(scope.root)
                 files.ensure_templates(scope.root)
             orchestrator = Orchestrator(key, scope, self._services)
             orchestrator.choose_tier(self._tiers.pop(key, None))
             if key not in self._started:
-                # A session starts at its first message after the daemon starts (DESIGN 6):
+                # A session starts at its first message after the daemon starts:
                 # who they are and what was happening is built afresh, not taken from the
                 # context kept by the last run. Within a run, an orchestrator dropped while
                 # idle and made again keeps the session's context (no re-injection).

@@ -1,1 +1,1 @@
-"""Flynn's tools: what the model may do, not only say (DESIGN.md section 13)."""
+"""Flynn's tools: what the model may do, not only say."""

@@ -1,4 +1,5 @@
-"""The built-in tools, registered in one place (their names are a contract, DESIGN.md 13)."""
+"""The built-in tools, registered in one place (their names are a contract: configs and
+prompts name them)."""
 
 from __future__ import annotations
 
