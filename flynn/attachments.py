@@ -143,14 +143,8 @@ class FileStore:
                 f"I didn't take {name}: it is {_megabytes(size)} and I take files up to "
                 f"{_megabytes(limits.max_file_bytes)}.",
             )
-        data = attachment.data
-        text: str | None = None
-        redacted = 0
-        if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
-            decoded = _decoded(data)
-            if decoded is not None:
-                text, redacted = redact(decoded)
-                data = text.encode("utf-8")
+        looked = _looked_at(name, attachment, attachment.data)
+        data = looked.text.encode("utf-8") if looked.text is not None else attachment.data
         if store:
             files = self.list(folder)
             if len(files) >= limits.max_files:
@@ -167,13 +161,8 @@ class FileStore:
                     f"{_megabytes(limits.max_total_bytes)}, the most I keep. Forgetting some "
                     "makes room.",
                 )
-            name = _write_new(folder / FILES_FOLDER, name, data)
-        image = (
-            ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
-        )
-        return KeptFile(
-            name, attachment.kind, attachment.media_type, len(data), image, text, redacted
-        )
+            return replace(looked, name=_write_new(folder / FILES_FOLDER, name, data))
+        return looked
 
     def _kept_already(self, folder: Path, attachment: Attachment) -> KeptFile | RefusedFile:
         name = attachment.name
@@ -187,18 +176,7 @@ class FileStore:
                     "so I answered without it.",
                 )
             data = path.read_bytes()
-        text: str | None = None
-        redacted = 0
-        if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
-            decoded = _decoded(data)
-            if decoded is not None:
-                text, redacted = redact(decoded)
-        image = (
-            ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
-        )
-        return KeptFile(
-            name, attachment.kind, attachment.media_type, len(data), image, text, redacted
-        )
+        return _looked_at(name, attachment, data)
 
     def keep_now(self, folder: Path, attachment: Attachment) -> Attachment:
         """Durable intake's keeping: ``attachment`` written to the person's files now (under
@@ -331,6 +309,20 @@ def _notes(kept: Sequence[KeptFile], *, sees: bool, stored: bool) -> list[str]:
     if kept and not stored:
         notes.append(f"We're off the record, so I didn't keep {_listed([f.name for f in kept])}.")
     return notes
+
+
+def _looked_at(name: str, attachment: Attachment, data: bytes) -> KeptFile:
+    """``data`` as the turn uses it: an image for the model, or a text file's words with
+    credentials redacted (its size then that of the redacted text)."""
+    text: str | None = None
+    redacted = 0
+    if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
+        decoded = _decoded(data)
+        if decoded is not None:
+            text, redacted = redact(decoded)
+            data = text.encode("utf-8")
+    image = ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
+    return KeptFile(name, attachment.kind, attachment.media_type, len(data), image, text, redacted)
 
 
 def _listed(names: Sequence[str]) -> str:

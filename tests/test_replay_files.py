@@ -17,7 +17,7 @@ from fakes.http_server import RecordedRequest
 
 from flynn.app import App
 from flynn.attachments import forget_files
-from flynn.messages import Attachment
+from flynn.messages import Attachment, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.router import Router
 from flynn.settings import load_settings
@@ -69,13 +69,9 @@ def _answer(request: RecordedRequest) -> Reply:
     return Reply("It says 1.5 bar.")
 
 
-async def test_a_photo_accepted_before_a_crash_reaches_the_model_after_the_restart(
-    tmp_path: Path,
-) -> None:
-    channel = RecordingChannel()
-    files = await _crash_during_the_turn(tmp_path, channel)
-    assert [p.name for p in files.iterdir()] == ["boiler.png"]
-
+async def _restart_and_replay(tmp_path: Path) -> tuple[OutboundMessage, RecordedRequest, Any]:
+    """The restart: the same data, a model behind the real ``openai`` SDK; replays what the
+    crash left and returns the reply, the model's chat request and the stored turns."""
     async with FakeOpenAI() as model:
         model.responder = _answer
         llm = {"provider": "openai", "base_url": model.base_url, "api_key": "sk-test-openai-key"}
@@ -91,8 +87,19 @@ async def test_a_photo_accepted_before_a_crash_reaches_the_model_after_the_resta
             router.close_intake()
             await router.drain(5)
             await app.aclose()
-    assert (reply.reply_to, reply.text) == ("p1", "It says 1.5 bar.")
     (request,) = [r for r in model.requests if r.json.get("tools")]
+    return reply, request, stored
+
+
+async def test_a_photo_accepted_before_a_crash_reaches_the_model_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    channel = RecordingChannel()
+    files = await _crash_during_the_turn(tmp_path, channel)
+    assert [p.name for p in files.iterdir()] == ["boiler.png"]
+
+    reply, request, stored = await _restart_and_replay(tmp_path)
+    assert (reply.reply_to, reply.text) == ("p1", "It says 1.5 bar.")
     parts = [m for m in request.json["messages"] if m["role"] == "user"][-1]["content"]
     assert {
         "type": "image_url",
@@ -111,22 +118,9 @@ async def test_a_replayed_photo_forgotten_meanwhile_is_answered_without_it(
     files = await _crash_during_the_turn(tmp_path, channel)
     assert forget_files(files.parent) == 1  # what forgetting the person's files does
 
-    async with FakeOpenAI() as model:
-        model.responder = _answer
-        llm = {"provider": "openai", "base_url": model.base_url, "api_key": "sk-test-openai-key"}
-        app = App.open(_settings(tmp_path, {**llm, "model": "gpt-test"}), {})
-        channel = RecordingChannel()  # the restarted daemon's; the first got "restarting"
-        router = _router(app, channel)
-        try:
-            assert await router.replay() == 1
-            reply = await channel.reply()
-        finally:
-            router.close_intake()
-            await router.drain(5)
-            await app.aclose()
+    reply, request, _ = await _restart_and_replay(tmp_path)
     assert reply.text.startswith("It says 1.5 bar.")
     assert "I no longer have boiler.png: it was forgotten" in reply.text
-    (request,) = [r for r in model.requests if r.json.get("tools")]
     last = [m for m in request.json["messages"] if m["role"] == "user"][-1]["content"]
     assert "image_url" not in str(last)
     assert not files.exists()
