@@ -125,7 +125,15 @@ class FileStore:
     def keep(self, folder: Path, attachment: Attachment, *, store: bool) -> KeptFile | RefusedFile:
         """The attachment taken (written under ``folder/files/`` when ``store``, mode 0600, a
         free name found by numbering), or why not: over the per-file cap, or (when storing)
-        over the person's count or total. A text file is kept with credentials redacted."""
+        over the person's count or total. A text file is kept with credentials redacted.
+
+        One kept at intake (``attachment.kept``) is not written again: it is the file of that
+        name, read back when the attachment came without its bytes (a replayed message), and
+        refused when it is gone (forgotten meanwhile). One refused at intake stays refused."""
+        if attachment.refused is not None:
+            return RefusedFile(attachment.name, attachment.refused)
+        if attachment.kept:
+            return self._kept_already(folder, attachment)
         name = sanitise_name(attachment.name, attachment.media_type)
         size = attachment.byte_size
         limits = self.limits
@@ -135,14 +143,8 @@ class FileStore:
                 f"I didn't take {name}: it is {_megabytes(size)} and I take files up to "
                 f"{_megabytes(limits.max_file_bytes)}.",
             )
-        data = attachment.data
-        text: str | None = None
-        redacted = 0
-        if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
-            decoded = _decoded(data)
-            if decoded is not None:
-                text, redacted = redact(decoded)
-                data = text.encode("utf-8")
+        looked = _looked_at(name, attachment, attachment.data)
+        data = looked.text.encode("utf-8") if looked.text is not None else attachment.data
         if store:
             files = self.list(folder)
             if len(files) >= limits.max_files:
@@ -159,13 +161,41 @@ class FileStore:
                     f"{_megabytes(limits.max_total_bytes)}, the most I keep. Forgetting some "
                     "makes room.",
                 )
-            name = _write_new(folder / FILES_FOLDER, name, data)
-        image = (
-            ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
-        )
-        return KeptFile(
-            name, attachment.kind, attachment.media_type, len(data), image, text, redacted
-        )
+            return replace(looked, name=_write_new(folder / FILES_FOLDER, name, data))
+        return looked
+
+    def _kept_already(self, folder: Path, attachment: Attachment) -> KeptFile | RefusedFile:
+        name = attachment.name
+        data = attachment.data
+        if not data:
+            path = folder / FILES_FOLDER / name
+            if sanitise_name(name) != name or not path.is_file():
+                return RefusedFile(
+                    name,
+                    f"I no longer have {name}: it was forgotten before I got to your message, "
+                    "so I answered without it.",
+                )
+            data = path.read_bytes()
+        return _looked_at(name, attachment, data)
+
+    def keep_now(self, folder: Path, attachment: Attachment) -> Attachment:
+        """Durable intake's keeping: ``attachment`` written to the person's files now (under
+        the caps), returned marked ``kept`` under the name it was kept as (its bytes stay in
+        memory for this run's turn, which removes a text file's credentials again and says
+        so), or marked ``refused`` with the reason."""
+        if attachment.kept or attachment.refused is not None:
+            return attachment
+        outcome = self.keep(folder, attachment, store=True)
+        if isinstance(outcome, RefusedFile):
+            return replace(attachment, refused=outcome.reason)
+        return replace(attachment, name=outcome.name, kept=True)
+
+    def discard(self, folder: Path, attachments: Iterable[Attachment]) -> None:
+        """Deletes files ``keep_now`` kept for a message that turned out to be one already
+        taken (a redelivery), so the same file is not kept twice."""
+        for attachment in attachments:
+            if attachment.kept and sanitise_name(attachment.name) == attachment.name:
+                (folder / FILES_FOLDER / attachment.name).unlink(missing_ok=True)
 
     def list(self, folder: Path) -> list[tuple[str, int]]:
         """The person's kept files, by name, with their sizes in bytes."""
@@ -279,6 +309,20 @@ def _notes(kept: Sequence[KeptFile], *, sees: bool, stored: bool) -> list[str]:
     if kept and not stored:
         notes.append(f"We're off the record, so I didn't keep {_listed([f.name for f in kept])}.")
     return notes
+
+
+def _looked_at(name: str, attachment: Attachment, data: bytes) -> KeptFile:
+    """``data`` as the turn uses it: an image for the model, or a text file's words with
+    credentials redacted (its size then that of the redacted text)."""
+    text: str | None = None
+    redacted = 0
+    if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
+        decoded = _decoded(data)
+        if decoded is not None:
+            text, redacted = redact(decoded)
+            data = text.encode("utf-8")
+    image = ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
+    return KeptFile(name, attachment.kind, attachment.media_type, len(data), image, text, redacted)
 
 
 def _listed(names: Sequence[str]) -> str:

@@ -76,6 +76,13 @@ class Attachment:
     data: bytes
     kind: AttachmentKind = "document"
     size: int = -1
+    kept: bool = False
+    """Already in the person's files folder as ``name`` (durable intake wrote it before the
+    channel was told the message was taken): the turn uses that file and keeps it no second
+    time. ``data`` may then be empty (a message replayed after a restart): the file is read."""
+    refused: str | None = None
+    """Why it was not taken at intake (over a cap), or is no longer there (forgotten before a
+    replayed turn ran): the turn goes on without it and says this."""
 
     @property
     def byte_size(self) -> int:

@@ -17,7 +17,9 @@ was blocked) is not retried: the reply is closed as undeliverable, and the next 
 Every reply, delta and notice for a message carries that message's ``reply_handle`` back to its
 channel. A message replayed after a restart has none (handles are not stored): its channel
 answers it from the session and ``reply_to`` alone. Its command is read again from its stored
-text, as its channel read it (a forwarded message is never a command).
+text, as its channel read it (a forwarded message is never a command). Its pictures and files were
+kept in the person's folder at intake (the stored row names them): the replayed turn reads them
+back from there, and goes on without (saying so) one forgotten meanwhile.
 
 Each session has a bounded inbox and one worker task; the worker exits when the session has been
 idle for ``idle_seconds`` (its orchestrator is dropped and resumed from the database next time).
@@ -43,6 +45,7 @@ from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
 from flynn.messages import (
+    Attachment,
     ChannelAccount,
     Delivery,
     InboundMessage,
@@ -88,6 +91,19 @@ class Sessions(Protocol):
 
     def live(self, key: SessionKey) -> Orchestrator | None:
         """The session's orchestrator if it exists now (without creating one)."""
+        ...
+
+    def keep_files(
+        self, key: SessionKey, account: ChannelAccount, attachments: tuple[Attachment, ...]
+    ) -> tuple[Attachment, ...]:
+        """A message's pictures and files kept in the person's folder now (durable intake),
+        each marked kept or refused."""
+        ...
+
+    def discard_files(
+        self, key: SessionKey, account: ChannelAccount, attachments: tuple[Attachment, ...]
+    ) -> None:
+        """Deletes what ``keep_files`` kept for a message that was already taken."""
         ...
 
     async def evict(self, key: SessionKey) -> None:
@@ -176,9 +192,26 @@ class Router:
         scope = self._sessions.scope_for(key, message.account)
         # Kept until answered, without credentials (the turn removes them as well).
         kept = replace(message, text=redact_secrets(message.text)[0])
-        intake = self._inbound.accept(
-            kept, str(key), scope.root, keep_text=keep_text, now=self._clock()
-        )
+        if keep_text and message.attachments:
+            # Its files too, in the person's folder, named in the stored row: a replayed turn
+            # reads them back, and this run's turn keeps them no second time.
+            message = replace(
+                message,
+                attachments=self._sessions.keep_files(key, message.account, message.attachments),
+            )
+            kept = replace(kept, attachments=message.attachments)
+        try:
+            intake = self._inbound.accept(
+                kept, str(key), scope.root, keep_text=keep_text, now=self._clock()
+            )
+        except BaseException:
+            # Not taken (the channel asks again, or the person is told to resend): no files.
+            if keep_text:
+                self._sessions.discard_files(key, message.account, message.attachments)
+            raise
+        if intake.state != "new" and keep_text:
+            # Taken before: its first arrival's files are the ones kept.
+            self._sessions.discard_files(key, message.account, message.attachments)
         if intake.state == "pending":
             log.info("router.duplicate_joined", channel=message.channel)
             return

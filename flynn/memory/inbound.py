@@ -7,14 +7,18 @@ but not answered and sends again what was answered but not delivered; a channel'
 or a client's resend of the same id, is joined while pending, answered from the stored reply
 while that is undelivered, and given nothing once it was delivered.
 
-Off-the-record messages are recorded without their text (nothing of them is written), so they
-are deduplicated but cannot be replayed. The text of a message is cleared once it is answered;
-replies are kept until pruned, so a resend can get them again; a reply not delivered by then
-(nobody acknowledged it) is pruned too.
+A message's pictures and files are kept in the person's files folder before it is accepted;
+its row names them (``attachments``: names and how each was taken, never bytes), so a replayed
+turn reads them back from there. Off-the-record messages are recorded without their text or
+files (nothing of them is written), so they are deduplicated but cannot be replayed. The text
+of a message (and the names of its files) is cleared once it is answered; replies are kept
+until pruned, so a resend can get them again; a reply not delivered by then (nobody
+acknowledged it) is pruned too.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +27,7 @@ from typing import Literal
 from flynn.credentials import redact
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.messages import InboundMessage, IntakeKey
+from flynn.messages import Attachment, InboundMessage, IntakeKey
 
 IntakeState = Literal["new", "pending", "answered", "delivered"]
 
@@ -53,23 +57,24 @@ class Unfinished:
 
 _COLUMNS = (
     "id, channel, message_id, session, chat_id, thread, sender_id, sender_name, is_group, "
-    "forwarded, text, state, reply, reply_error, received_at"
+    "forwarded, text, attachments, state, reply, reply_error, received_at"
 )
 _ACCEPT = """
 INSERT INTO intake (channel, message_id, session, namespace, chat_id, thread, sender_id,
-                    sender_name, is_group, forwarded, text, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    sender_name, is_group, forwarded, text, attachments, received_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (channel, chat_id, message_id) DO NOTHING
 """
 _KEY = "channel = ? AND chat_id = ? AND message_id = ?"
 _EXISTING = f"SELECT state, reply, reply_error FROM intake WHERE {_KEY}"
 _RETRY = f"""
-UPDATE intake SET state = 'accepted', text = ?, reply = NULL, reply_error = NULL,
+UPDATE intake SET state = 'accepted', text = ?, attachments = ?, reply = NULL, reply_error = NULL,
                   answered_at = NULL, completed_at = NULL, received_at = ?, session = ?
 WHERE {_KEY} AND state = 'failed'
 """
 _ANSWERED = f"""
-UPDATE intake SET state = ?, text = NULL, reply = ?, reply_error = ?, answered_at = ?
+UPDATE intake SET state = ?, text = NULL, attachments = NULL, reply = ?, reply_error = ?,
+                  answered_at = ?
 WHERE {_KEY}
 """
 _DELIVERED = f"""
@@ -77,7 +82,10 @@ UPDATE intake SET state = CASE state WHEN 'answered' THEN 'delivered' ELSE state
                   completed_at = ?
 WHERE {_KEY} AND completed_at IS NULL
 """
-_GIVE_UP = f"UPDATE intake SET state = 'failed', text = NULL, completed_at = ? WHERE {_KEY}"
+_GIVE_UP = f"""
+UPDATE intake SET state = 'failed', text = NULL, attachments = NULL, completed_at = ?
+WHERE {_KEY}
+"""
 _UNFINISHED = f"""
 SELECT {_COLUMNS} FROM intake
 WHERE state IN ('accepted', 'answered') OR (state = 'failed' AND completed_at IS NULL
@@ -116,6 +124,7 @@ class SqliteInboundLog:
         """Records ``message`` as accepted (with its text unless ``keep_text`` is false), or
         says what became of the same id before. A failed one is accepted again (a retry)."""
         text = redact(message.text)[0] if keep_text else None
+        files = _encode_files(message.attachments) if keep_text else None
         with self._db.transaction():
             inserted = self._db.execute(
                 _ACCEPT,
@@ -131,6 +140,7 @@ class SqliteInboundLog:
                     int(message.is_group),
                     int(message.forwarded),
                     text,
+                    files,
                     encode_time(now),
                 ),
             )
@@ -142,7 +152,7 @@ class SqliteInboundLog:
                 return Intake("new")
             state = str(row[0])
             if state == "failed":
-                self._db.execute(_RETRY, (text, encode_time(now), session, *key))
+                self._db.execute(_RETRY, (text, files, encode_time(now), session, *key))
                 return Intake("new")
             if state == "delivered":
                 return Intake("delivered", row[1], row[2])
@@ -195,6 +205,52 @@ def _key(key: IntakeKey) -> tuple[str, str, str]:
     return key.channel, key.chat_id, key.message_id
 
 
+def _encode_files(attachments: tuple[Attachment, ...]) -> str | None:
+    """What the row keeps of a message's attachments: their names and how they were taken
+    (kept in the person's files, or refused and why), never their bytes."""
+    if not attachments:
+        return None
+    return json.dumps(
+        [
+            {
+                "name": a.name,
+                "media_type": a.media_type,
+                "kind": a.kind,
+                "size": a.byte_size,
+                "kept": a.kept,
+                "refused": a.refused,
+            }
+            for a in attachments
+        ]
+    )
+
+
+def _decode_files(stored: str | None) -> tuple[Attachment, ...]:
+    """The attachments of a replayed message, without their bytes: the turn reads a kept one
+    from the person's files (``Attachment.kept``). One that was neither kept nor refused was
+    cut off by a crash while being kept: it is refused, with why."""
+    if not stored:
+        return ()
+    restored = []
+    for item in json.loads(stored):
+        name = str(item["name"])
+        refused = item.get("refused")
+        if not item.get("kept") and refused is None:
+            refused = f"I lost {name} in a restart before I had kept it; please send it again."
+        restored.append(
+            Attachment(
+                name=name,
+                media_type=str(item["media_type"]),
+                data=b"",
+                kind="photo" if item.get("kind") == "photo" else "document",
+                size=int(item.get("size", -1)),
+                kept=bool(item.get("kept")),
+                refused=None if refused is None else str(refused),
+            )
+        )
+    return tuple(restored)
+
+
 def _unfinished(row: sqlite3.Row) -> Unfinished:
     text = row["text"]
     message = InboundMessage(
@@ -208,6 +264,7 @@ def _unfinished(row: sqlite3.Row) -> Unfinished:
         sender_name=row["sender_name"],
         is_group=bool(row["is_group"]),
         forwarded=bool(row["forwarded"]),
+        attachments=_decode_files(row["attachments"]),
     )
     replied = row["state"] != "accepted"
     return Unfinished(

@@ -599,6 +599,14 @@ WHERE id IN (SELECT older FROM fact_merges);
 DROP TABLE fact_merges;
 """
 
+# Durable intake keeps a message's pictures and files too: they are written to the person's
+# files folder before the channel is told the message was taken, and the row names them (a JSON
+# list: name, media type, kind, size, and whether it was kept or why it was refused), so a turn
+# replayed after a restart gets them back from the folder. NULL: none (or off the record).
+_SCHEMA_V17 = """
+ALTER TABLE intake ADD COLUMN attachments TEXT;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -616,6 +624,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V14,
     _SCHEMA_V15,
     _SCHEMA_V16,
+    _SCHEMA_V17,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

@@ -4,7 +4,7 @@ dropped when idle; the router's ``Sessions`` seam."""
 from __future__ import annotations
 
 from flynn.identity import Identity, MemoryScope
-from flynn.messages import ChannelAccount, SessionKey
+from flynn.messages import Attachment, ChannelAccount, SessionKey
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.services import SessionServices
 
@@ -51,6 +51,28 @@ class SessionRegistry:
                 orchestrator.rebuild_context("the first message since Flynn started")
             self._live[key] = orchestrator
         return orchestrator
+
+    def keep_files(
+        self, key: SessionKey, account: ChannelAccount, attachments: tuple[Attachment, ...]
+    ) -> tuple[Attachment, ...]:
+        """Durable intake's part: a message's pictures and files kept in the person's files
+        folder now, before the channel is told it was taken (each marked kept, or refused with
+        why: ``FileStore.keep_now``); unchanged where no files are kept."""
+        person = self._services.person
+        if not attachments or person.file_store is None or person.files is None:
+            return attachments
+        folder = person.files.directory(self.scope_for(key, account).root)
+        return tuple(person.file_store.keep_now(folder, item) for item in attachments)
+
+    def discard_files(
+        self, key: SessionKey, account: ChannelAccount, attachments: tuple[Attachment, ...]
+    ) -> None:
+        """Deletes what ``keep_files`` kept for a message that was already taken (a
+        redelivery, a resend): its first arrival's files are the ones kept."""
+        person = self._services.person
+        if person.file_store is not None and person.files is not None:
+            folder = person.files.directory(self.scope_for(key, account).root)
+            person.file_store.discard(folder, attachments)
 
     def live(self, key: SessionKey) -> Orchestrator | None:
         """The session's orchestrator if one exists now (without creating one)."""
