@@ -599,6 +599,12 @@ WHERE id IN (SELECT older FROM fact_merges);
 DROP TABLE fact_merges;
 """
 
+# Replies made by the offline provider (no language model configured) are kept in their
+# conversation but are not the person's memory: search, distillation and embeddings skip them.
+_SCHEMA_V17 = """
+ALTER TABLE messages ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -616,6 +622,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V14,
     _SCHEMA_V15,
     _SCHEMA_V16,
+    _SCHEMA_V17,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 
