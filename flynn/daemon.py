@@ -165,6 +165,7 @@ class Daemon:
                 gateway.set_on_client_ready(self._client_ready)
                 gateway.set_on_acknowledged(self._acknowledged)
                 gateway.set_transcript(app.memory.history)
+                gateway.set_push_log(app.pushes)
                 gateway.set_memory(memory_view(app))
                 gateway.set_person_tokens(person_tokens(app))
             try:

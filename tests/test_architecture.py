@@ -88,7 +88,7 @@ RULES: dict[str, Rule] = {
     "sessions": rule(
         "sessions",
         "attachments commands dates errors identity learning memory messages persona plurals "
-        "providers.base providers.lifecycle recall schedule tokens tools",
+        "providers.base providers.lifecycle providers.offline recall schedule tokens tools",
     ),
     "distill": rule(
         "sessions",

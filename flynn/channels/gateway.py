@@ -38,7 +38,7 @@ from flynn.channels.gateway_frames import (
     ready_frame,
     reply_frame,
 )
-from flynn.channels.gateway_history import Transcript, answer_history
+from flynn.channels.gateway_history import PushLog, Transcript, answer_history
 from flynn.channels.gateway_http import GatewayHttp
 from flynn.channels.gateway_markdown import SafeMarkdown
 from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
@@ -155,6 +155,7 @@ class GatewayChannel:
         on_acknowledged: OnAcknowledged | None = None,
         transcript: Transcript | None = None,
         max_attachment_bytes: int = 0,
+        push_log: PushLog | None = None,
     ) -> None:
         self._settings = settings
         self._tokens = HelloTokens(token)
@@ -171,6 +172,7 @@ class GatewayChannel:
         self._on_client_ready = on_client_ready
         self._on_acknowledged = on_acknowledged
         self._transcript = transcript
+        self._push_log = push_log
         self._memory: MemoryBrowser | None = None
         self._markdown = SafeMarkdown()
         self._max_bytes = settings.max_message_bytes
@@ -248,6 +250,11 @@ class GatewayChannel:
     def set_transcript(self, transcript: Transcript | None) -> None:
         """Sets where ``history`` frames are answered from (the daemon's message history)."""
         self._transcript = transcript
+
+    def set_push_log(self, pushes: PushLog | None) -> None:
+        """Sets where ``history`` frames find the pushes delivered to the client (the
+        schedule's outbox), shown among the messages after a reload."""
+        self._push_log = pushes
 
     def set_person_tokens(self, people: PersonTokens | None) -> None:
         """Sets how people's own tokens are checked at hello (else only the channel token)."""
@@ -509,7 +516,9 @@ class GatewayChannel:
             elif isinstance(frame, HistoryRequest):
                 session = f"{CHANNEL}:{client_id}"
                 await ws.send(
-                    await answer_history(self._transcript, session, frame, self._markdown)
+                    await answer_history(
+                        self._transcript, session, frame, self._markdown, self._push_log
+                    )
                 )
             elif isinstance(frame, MemoryRequest):
                 await ws.send(await answer_memory(self._memory, client_id, frame))

@@ -117,6 +117,10 @@ class HistoryEntry:
     text: str
     at: datetime
     html: str | None = None
+    kind: str | None = None
+    """A push's kind (role ``push``)."""
+    id: str | None = None
+    """A push's frame id (``p<number>``), as it was sent live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +352,10 @@ def history_frame(entries: Sequence[HistoryEntry], frame_id: str | None = None) 
         message = {"role": entry.role, "text": entry.text, "at": entry.at.isoformat()}
         if entry.html is not None:
             message["html"] = entry.html
+        if entry.kind is not None:
+            message["kind"] = entry.kind
+        if entry.id is not None:
+            message["id"] = entry.id
         messages.append(message)
     if frame_id is None:
         return _encode({"type": "history", "messages": messages})

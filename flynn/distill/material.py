@@ -69,7 +69,9 @@ def gather(
     return Material(
         namespace=namespace,
         name=names[0] if names else None,
-        messages=tuple(m for m in messages if m.role in ("user", "assistant") and m.content),
+        messages=tuple(
+            m for m in messages if m.role in ("user", "assistant") and m.content and not m.offline
+        ),
         facts=tuple(rows),
         working=working.content.strip() if working is not None else "",
         open_tasks=_open_tasks(folder / TASKS_FILE),

@@ -111,7 +111,7 @@ class EmbeddingQueue:
     async def embed(self, stored: StoredMessage) -> None:
         """Returns once ``stored`` has its vector, or was left to a catch-up pass (the queue
         was full), or was forgotten meanwhile. Never raises but on cancellation."""
-        if self._closed:
+        if self._closed or stored.offline:
             return
         if len(self._waiting) >= self._limit:
             if not any(p.prefix == stored.namespace and not p.started for p in self._passes):

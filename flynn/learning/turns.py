@@ -78,15 +78,24 @@ class MemoryWriter:
         now: datetime,
         embed: bool = True,
         tool_steps: str | None = None,
+        offline: bool = False,
     ) -> StoredMessage:
         """Appends one message to the session's history under ``scope.root``, and embeds it
         when embeddings are on (unless ``embed`` is false: then ``embed_later`` does).
-        ``tool_steps`` are kept with it and count towards its tokens."""
+        ``tool_steps`` are kept with it and count towards its tokens. An ``offline`` reply
+        (the offline provider's) is stored marked and never embedded."""
         tokens = estimate_tokens(text) + (estimate_tokens(tool_steps) if tool_steps else 0)
         stored = self._history.append(
-            session, scope.root, role, text, tokens=tokens, now=now, tool_steps=tool_steps
+            session,
+            scope.root,
+            role,
+            text,
+            tokens=tokens,
+            now=now,
+            tool_steps=tool_steps,
+            offline=offline,
         )
-        if self._vectors is not None and embed:
+        if self._vectors is not None and embed and not offline:
             self._vectors.add("message", [self._vector_row(stored)])
         return stored
 

@@ -34,8 +34,8 @@ INSERT INTO sessions (key, namespace, created_at, updated_at) VALUES (?, ?, ?, ?
 ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at
 """
 _INSERT = f"""
-INSERT INTO messages (session, namespace, role, content, tokens, created_at)
-VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO messages (session, namespace, role, content, tokens, created_at, offline)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING {COLUMNS}
 """
 _INSERT_MANY = """
@@ -125,16 +125,20 @@ class SqliteHistory:
         tokens: int,
         now: datetime,
         tool_steps: str | None = None,
+        offline: bool = False,
     ) -> StoredMessage:
         """Stores one message (with the tool steps that led to it, if any) and creates or
         touches its session row, in one transaction. Credentials in either are redacted
-        first: what reaches the table never holds one."""
+        first: what reaches the table never holds one. ``offline`` marks a reply the offline
+        provider made: searches and embeddings leave it out."""
         at = encode_time(now)
         content = redact(content)[0]
         tool_steps = None if tool_steps is None else redact_json(tool_steps)[0]
         with self._db.transaction():
             self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
-            row = self._db.fetchone(_INSERT, (session, namespace, role, content, tokens, at))
+            row = self._db.fetchone(
+                _INSERT, (session, namespace, role, content, tokens, at, int(offline))
+            )
             if row is None:
                 raise StoreError("message insert returned no row")
             if tool_steps is not None:

@@ -39,6 +39,7 @@ SELECT {M_COLUMNS},
        messages_fts.rank AS rank
 FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
+    AND m.offline = 0
 """
 _SEARCH_ALL = _SEARCH + " ORDER BY messages_fts.rank LIMIT ?"
 # "Excluding" a session leaves out its turns still in its context: its compacted ones are past.
@@ -49,6 +50,7 @@ _MATCH = f"""
 SELECT {M_COLUMNS}, messages_fts.rank AS rank
 FROM messages_fts CROSS JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? AND {namespace_scope("m.namespace")}
+    AND m.offline = 0
 """
 _MATCH_ALL = _MATCH + " ORDER BY messages_fts.rank LIMIT ?"
 _MATCH_EXCLUDING = (

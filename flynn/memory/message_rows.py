@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from flynn.memory.database import Database, decode_time
 from flynn.memory.store import StoredMessage
 
-COLUMNS = "id, session, namespace, role, content, tokens, created_at, summarized"
+COLUMNS = "id, session, namespace, role, content, tokens, created_at, summarized, offline"
 """What every query read by ``decode_message`` selects first, in this order."""
 M_COLUMNS = ", ".join(f"m.{column.strip()}" for column in COLUMNS.split(","))
 """``COLUMNS`` of the ``messages`` table aliased ``m``."""
@@ -28,7 +28,15 @@ def decode_message(row: sqlite3.Row) -> StoredMessage:
     # By position (every query here starts with ``COLUMNS``): recall decodes hundreds of rows
     # per turn, and that is measurably cheaper than by name.
     return StoredMessage(
-        row[0], row[1], row[2], row[3], row[4], row[5], decode_time(row[6]), bool(row[7])
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        decode_time(row[6]),
+        bool(row[7]),
+        bool(row[8]),
     )
 
 

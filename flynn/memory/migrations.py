@@ -607,6 +607,12 @@ _SCHEMA_V17 = """
 ALTER TABLE intake ADD COLUMN attachments TEXT;
 """
 
+# Replies made by the offline provider (no language model configured) are kept in their
+# conversation but are not the person's memory: search, distillation and embeddings skip them.
+_SCHEMA_V18 = """
+ALTER TABLE messages ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -625,6 +631,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V15,
     _SCHEMA_V16,
     _SCHEMA_V17,
+    _SCHEMA_V18,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

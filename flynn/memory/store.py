@@ -83,6 +83,9 @@ class StoredMessage:
     tokens: int
     created_at: datetime
     summarized: bool = False
+    offline: bool = False
+    """A reply made by the offline provider (no language model): kept in its conversation,
+    never searched, distilled or embedded."""
 
 
 def still_in_prompt(message: StoredMessage, session: str | None) -> bool:
@@ -237,9 +240,10 @@ class History(Protocol):
         tokens: int,
         now: datetime,
         tool_steps: str | None = None,
+        offline: bool = False,
     ) -> StoredMessage:
         """Stores one message; ``tool_steps`` (encoded by the session) are the tool calls and
-        results that led to it, kept with it."""
+        results that led to it, kept with it; ``offline`` marks the offline provider's reply."""
         ...
 
     def save_tool_steps(self, message_id: int, steps: str) -> None:

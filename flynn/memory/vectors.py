@@ -111,14 +111,14 @@ _PREVIOUS_CONTENT = """
 """
 _UNEMBEDDED = f"""
 SELECT m.id, m.namespace, m.content, {_PREVIOUS_CONTENT} AS previous FROM messages AS m
-WHERE m.id > ? AND {namespace_scope("m.namespace")}
+WHERE m.id > ? AND {namespace_scope("m.namespace")} AND m.offline = 0
 AND NOT EXISTS (
     SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
 )
 ORDER BY m.id LIMIT ?
 """
 _COUNT_UNEMBEDDED = f"""
-SELECT count(*) FROM messages AS m WHERE {namespace_scope("m.namespace")}
+SELECT count(*) FROM messages AS m WHERE {namespace_scope("m.namespace")} AND m.offline = 0
 AND NOT EXISTS (
     SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
 )

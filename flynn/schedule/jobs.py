@@ -78,6 +78,8 @@ class Push:
     digest: bool = False
     """The note that tells the person what was dropped while they were away (expired, or held
     back by the caps); it is updated while it waits and never expires."""
+    delivered_at: datetime | None = None
+    """When a channel delivered it (for a protocol 2 client: when it was acknowledged)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -316,6 +316,18 @@ class SqlitePushes:
             )
         return changed > 0
 
+    def delivered_to(self, channel: str, chat_id: str, *, limit: int) -> list[Push]:
+        """The newest ``limit`` pushes delivered on ``channel`` to ``chat_id`` (addressed to
+        that recipient, or without a recipient to that chat), oldest delivery first: what the
+        web page shows again after a reload."""
+        rows = self._db.fetchall(
+            "SELECT * FROM pushes WHERE delivered_at IS NOT NULL AND channel = :channel "
+            "AND (recipient = :chat_id OR (recipient IS NULL AND chat_id = :chat_id)) "
+            "ORDER BY delivered_at DESC, id DESC LIMIT :limit",
+            {"channel": channel, "chat_id": chat_id, "limit": limit},
+        )
+        return [_push(row) for row in reversed(rows)]
+
     def release(self, push_id: int) -> None:
         """Gives the lease back without delivering (the recipient is away): pending again."""
         with self._db.transaction():
@@ -416,4 +428,5 @@ def _push(row: sqlite3.Row) -> Push:
         occurrences=int(row["occurrences"]),
         first_due_at=decode_optional_time(row["first_due_at"]),
         digest=bool(row["digest"]),
+        delivered_at=decode_optional_time(row["delivered_at"]),
     )

@@ -26,6 +26,7 @@ from flynn.memory.store import MessageRole, StoredMessage
 from flynn.messages import Attachment, CommandCall, SessionKey
 from flynn.persona import files_for_tier
 from flynn.providers.base import ChatMessage, ChatRequest, ToolCall, ToolResult, ToolSpec
+from flynn.providers.offline import OFFLINE
 from flynn.recall.recall import RecalledMemory
 from flynn.sessions import commands
 from flynn.sessions.compaction import CompactionOutcome
@@ -403,7 +404,14 @@ class Orchestrator:
             ]
         )
         if not conversation.off_the_record:
-            conversation.keep(self._persist("assistant", response.text, self._services.clock()))
+            conversation.keep(
+                self._persist(
+                    "assistant",
+                    response.text,
+                    self._services.clock(),
+                    offline=response.provider == OFFLINE,
+                )
+            )
             if prepared.asked is not None:
                 self._services.learning.writer.learn(
                     self.scope, prepared.asked, now=prepared.now, channel=self.key.channel
@@ -492,11 +500,16 @@ class Orchestrator:
             limit = config.context_window - config.reserve_tokens
         return self._conversation.is_over(limit, system=system)
 
-    def _persist(self, role: MessageRole, text: str, now: datetime) -> StoredMessage:
-        """Stores a turn; its embedding (when on) is computed off the event loop."""
+    def _persist(
+        self, role: MessageRole, text: str, now: datetime, *, offline: bool = False
+    ) -> StoredMessage:
+        """Stores a turn; its embedding (when on) is computed off the event loop. A reply the
+        offline provider made is stored marked ``offline`` and never embedded."""
         writer = self._services.learning.writer
-        stored = writer.message(self.scope, self.session_id, role, text, now=now, embed=False)
-        if writer.embeds:
+        stored = writer.message(
+            self.scope, self.session_id, role, text, now=now, embed=False, offline=offline
+        )
+        if writer.embeds and not offline:
             self._in_background(writer.embed_later(stored))
         return stored
 

@@ -1,6 +1,7 @@
 """The gateway's ``history`` frame over a real websockets client: a session's stored conversation
 from a real SQLite history (compacted turns too, oldest first, the newest ``limit``), limits
-checked, nothing of any other session; and through the daemon, nothing said off the record."""
+checked, nothing of any other session; the pushes delivered to the client among them (not those
+still waiting, nor another client's); and through the daemon, nothing said off the record."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from flynn.channels.gateway_history import StoredTurn
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.jobs import Target
+from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import load_settings
 
 START = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -68,6 +71,48 @@ async def test_history_is_the_sessions_conversation_oldest_first(memory: SqliteM
             {"role": "user", "text": "What's on today?", "at": "2026-11-20T09:02:00+00:00"},
         ],
     }
+
+
+async def test_delivered_pushes_are_among_the_messages_in_time_order(
+    memory: SqliteMemory,
+) -> None:
+    say(memory, "gateway:tab", ["Remind me at ten.", "I will.", "Done.", "Good."])
+    pushes = SqlitePushes(memory.db)
+
+    def push(text: str, target: Target, *, delivered_minute: float | None) -> None:
+        added = pushes.add(namespace="user", kind="reminder", text=text, target=target, now=START)
+        if delivered_minute is not None:
+            at = START + timedelta(minutes=delivered_minute)
+            assert pushes.delivered(added.id, now=at)
+
+    push("Ten o'clock.", Target("gateway", "tab"), delivered_minute=1.5)
+    push("To the recipient.", Target("gateway", recipient="tab"), delivered_minute=3.5)
+    push("Still waiting.", Target("gateway", "tab"), delivered_minute=None)
+    push("Another tab's.", Target("gateway", "other"), delivered_minute=2.5)
+    push("On Telegram.", Target("telegram", "tab"), delivered_minute=2.5)
+    async with (
+        running_gateway(transcript=memory.history, push_log=pushes) as gateway,
+        gateway.client("tab") as ws,
+    ):
+        answer = await history(ws, limit=50)
+        newest = await history(ws, limit=2)
+    texts = [(m["role"], m["text"]) for m in answer["messages"]]
+    assert texts == [
+        ("user", "Remind me at ten."),
+        ("assistant", "I will."),
+        ("push", "Ten o'clock."),
+        ("user", "Done."),
+        ("assistant", "Good."),
+        ("push", "To the recipient."),
+    ]
+    assert answer["messages"][2] == {
+        "role": "push",
+        "text": "Ten o'clock.",
+        "at": "2026-11-20T09:01:30+00:00",
+        "kind": "reminder",
+        "id": "p1",
+    }
+    assert [m["text"] for m in newest["messages"]] == ["Good.", "To the recipient."]
 
 
 async def test_limit_gives_the_newest_messages_and_defaults_to_50(memory: SqliteMemory) -> None:

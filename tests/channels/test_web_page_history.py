@@ -1,6 +1,7 @@
 """The web page's history in headless Chromium against a live gateway over a real SQLite history:
-a reply kept for the page while it was away and the history after it show each message once, and
-after a reconnect the page adds what another tab said meanwhile, nothing twice."""
+a reply kept for the page while it was away and the history after it show each message once,
+after a reconnect the page adds what another tab said meanwhile, nothing twice, and a push the
+page was shown is still there, in its place, after a reload."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from playwright.async_api import Page, async_playwright, expect
 
 from flynn.channels.gateway import GatewayChannel
 from flynn.memory.stores import SqliteMemory
-from flynn.messages import OutboundMessage
+from flynn.messages import OutboundMessage, SessionKey
+from flynn.schedule.jobs import Target
+from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import GatewaySettings
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -57,7 +60,13 @@ class Gateway:
 
     def _channel(self) -> GatewayChannel:
         settings = GatewaySettings(host="127.0.0.1", port=self.port)
-        return GatewayChannel(settings, token=TOKEN, readiness=dict, transcript=self.memory.history)
+        return GatewayChannel(
+            settings,
+            token=TOKEN,
+            readiness=dict,
+            transcript=self.memory.history,
+            push_log=SqlitePushes(self.memory.db),
+        )
 
     async def start(self) -> None:
         if self.port:  # again, on the same port: the page reconnects
@@ -161,6 +170,49 @@ async def test_after_a_reconnect_the_page_adds_only_what_it_missed(memory: Sqlit
                 # followed on this page.
                 "/status",
                 "echo: /status",
+            ]
+    finally:
+        await gateway.stop()
+
+
+async def test_a_push_shown_before_a_reload_is_shown_after_it(memory: SqliteMemory) -> None:
+    store(memory, ("user", "Remind me to call mum at ten."), ("assistant", "I will."))
+    pushes = SqlitePushes(memory.db)
+    push = pushes.add(
+        namespace="user",
+        kind="reminder",
+        text="Call mum.",
+        target=Target("gateway", CLIENT),
+        now=START + timedelta(minutes=1, seconds=10),
+    )
+    gateway = Gateway(memory)
+    await gateway.start()
+    try:
+        async with phone(gateway) as page:
+            await expect(page.locator(".msg.earlier")).to_have_count(2)
+            await gateway.channel.send(
+                OutboundMessage(
+                    SessionKey("gateway", CLIENT),
+                    "Call mum.",
+                    push="reminder",
+                    push_id=str(push.id),
+                )
+            )
+            await expect(page.locator(".msg.push")).to_have_text("ReminderCall mum.")
+            # The page acknowledged it; the daemon marks it delivered, then it talks on.
+            assert pushes.delivered(push.id, now=START + timedelta(minutes=1, seconds=20))
+            store(memory, ("user", "Done."), ("assistant", "Good."))
+            await page.reload()
+            await expect(page.locator("#state")).to_have_text("connected")
+            await expect(page.locator(".msg.earlier")).to_have_count(5)
+            await expect(page.locator(".msg.push")).to_have_count(1)
+            await expect(page.locator(".msg.push")).to_have_attribute("data-kind", "reminder")
+            assert await shown(page) == [
+                "Remind me to call mum at ten.",
+                "I will.",
+                "REMINDER\nCall mum.",  # the label is in capitals (the CSS)
+                "Done.",
+                "Good.",
             ]
     finally:
         await gateway.stop()

@@ -1,11 +1,17 @@
 """Offline replies never quote themselves: recalled memory reads from the person's side, the
-assistant's own earlier replies are left out, and a statement gets a short acknowledgement."""
+assistant's own earlier replies are left out, and a statement gets a short acknowledgement; the
+offline provider's replies are kept in their conversation but never searched, distilled or
+embedded."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from flynn.app import App
+from flynn.distill.material import gather
+from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers import offline
 from flynn.providers.offline import LATER_HINT, acknowledgement, compose_reply, memory_in
@@ -85,3 +91,51 @@ async def test_replies_stay_short_over_many_conversations(tmp_path: Path) -> Non
         )
         assert "they said" not in reply
         assert "(No language model" not in reply.removesuffix(LATER_HINT)
+
+
+class UncalledEmbedder:
+    """Names a model; what waits to be embedded is read, nothing is embedded."""
+
+    model = "uncalled"
+
+    def embed(self, texts: Sequence[str]) -> NoReturn:
+        raise AssertionError("nothing is embedded here")
+
+
+async def test_offline_replies_stay_in_the_conversation_not_in_search_distill_or_vectors(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings({"data_dir": str(tmp_path), "llm": {"provider": "offline"}})
+    app = App.open(settings, {})
+    try:
+        key = SessionKey("cli", "ana")
+        orchestrator = app.sessions.orchestrator(key, ChannelAccount("cli", "ana"))
+        for text in ("I live in Lisbon", "where do I live?"):
+            await orchestrator.handle(text)
+        await orchestrator.wait_idle()
+        history = app.memory.history
+        session = orchestrator.session_id
+        kept = history.latest(session, 10)
+        root = kept[0].namespace
+        now = kept[-1].created_at
+        material = gather(
+            root,
+            facts=app.memory.facts,
+            history=history,
+            documents=app.memory.documents,
+            folder=tmp_path,
+            now=now,
+            days=1,
+        )
+        hits = history.search(root, "Lisbon", limit=10)
+        vectors = SqliteVectors(app.memory.db, UncalledEmbedder())
+        pending = vectors.pending(root, after=0, limit=10)
+        unembedded = vectors.unembedded(root)
+    finally:
+        await app.aclose()
+    # The conversation keeps both sides; each reply is marked as the offline provider's.
+    assert [m.role for m in kept] == ["user", "assistant", "user", "assistant"]
+    assert [m.offline for m in kept] == [False, True, False, True]
+    assert [hit.message.role for hit in hits] == ["user"]
+    assert [m.role for m in material.messages] == ["user", "user"]
+    assert unembedded == len(pending) == 2

@@ -138,7 +138,15 @@
   // A push answers nothing: its own bubble at the end, never a pending reply's. The log is
   // aria-live, so screen readers hear the label, then the text.
   function showPush(frame) {
-    if (pushes.has(frame.id)) return;
+    const el = pushBubble(frame);
+    if (!el) return;
+    log.append(el);
+    settle();
+  }
+
+  // A push's bubble, or null when this page shows that push already (live, or in a history).
+  function pushBubble(frame) {
+    if (pushes.has(frame.id)) return null;
     pushes.add(frame.id);
     const kind = Object.hasOwn(PUSH_LABELS, frame.kind) ? frame.kind : "notice";
     const el = document.createElement("div");
@@ -150,8 +158,7 @@
     const body = document.createElement("div");
     render(body, String(frame.text ?? ""));
     el.append(label, body);
-    log.append(el);
-    settle();
+    return el;
   }
 
   function errorText(frame) {
@@ -193,7 +200,18 @@
     return turn !== undefined && turn.role === message.role && turn.text === message.text;
   }
 
+  // The bubbles of a history's messages; a push in it (role "push") that this page shows
+  // already is left out.
+  function historyBubbles(messages) {
+    return messages.map(historyBubble).filter((el) => el !== null);
+  }
+
   function historyBubble(message) {
+    if (message.role === "push") {
+      const el = pushBubble(message);
+      el?.classList.add("earlier");
+      return el;
+    }
     const role = message.role === "user" ? "user" : "assistant";
     const text = String(message.text ?? "");
     const options = { at: message.at };
@@ -213,7 +231,7 @@
       for (const el of unasked) {
         if (messages.some((message) => sameTurn(el, message))) el.remove();
       }
-      log.prepend(...messages.map(historyBubble));
+      log.prepend(...historyBubbles(messages));
       historyShown = true;
       unasked.clear();
       follow();
@@ -227,7 +245,7 @@
     for (let p = shown.length - 1; p >= 0; p -= 1) {
       for (let m = messages.length - 1; m >= 0; m -= 1) {
         if (sameTurn(shown[p], messages[m])) {
-          shown[p].after(...messages.slice(m + 1).map(historyBubble));
+          shown[p].after(...historyBubbles(messages.slice(m + 1)));
           settle();
           return;
         }
