@@ -1,4 +1,4 @@
-"""``flynn docs add|list|remove``: team knowledge (DESIGN.md 16), documents every person Flynn
+"""``flynn docs add|list|remove``: team knowledge, documents every person Flynn
 knows (the owner, everyone in ``users:``) may recall, labelled as team documents."""
 
 from __future__ import annotations

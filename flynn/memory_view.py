@@ -1,4 +1,4 @@
-"""What the memory page shows of one person, and forgetting from it (DESIGN.md section 16): the
+"""What the memory page shows of one person, and forgetting from it: the
 gateway's ``MemoryBrowser`` over the stores, the person's folder and the schedule. A client is
 whoever ``Identity`` says its gateway account is; nothing of anyone else's memory is read.
 

@@ -1,4 +1,4 @@
-"""The gateway's ``history`` frame (DESIGN.md section 8): a session's stored conversation and
+"""The gateway's ``history`` frame (docs/gateway-protocol.md): a session's stored conversation and
 the pushes delivered to its client, read through narrow seams, rendered for the web page and sent
 back to the tab that asked.
 """

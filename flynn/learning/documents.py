@@ -1,4 +1,4 @@
-"""Team documents in (DESIGN.md 16, seed 003): a Markdown or plain-text file cut into chunks of
+"""Team documents in: a Markdown or plain-text file cut into chunks of
 about ``CHUNK_CHARS`` characters on paragraph boundaries, each under the nearest heading above
 it; stored with ``flynn.memory.team``, its named entities put in the ``team`` graph (at most
 ``MAX_ENTITIES_PER_DOCUMENT`` of them), and its chunks embedded when embeddings are on.
@@ -28,7 +28,7 @@ from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqliteTeam, TeamDocument
 from flynn.memory.vectors import SqliteVectors
 
 CHUNK_CHARS = 1000
-"""About how long a chunk is (seed 003's default): a paragraph longer than this is cut at
+"""About how long a chunk is (a paragraph or two): a paragraph longer than this is cut at
 sentence ends, and no chunk is cut mid-word."""
 MAX_ENTITIES_PER_DOCUMENT = 50
 MAX_RELATIONS_PER_DOCUMENT = 100

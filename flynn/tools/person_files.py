@@ -1,4 +1,4 @@
-"""A person's own files under ``data_dir/<namespace>/`` (DESIGN.md section 15): written whole and
+"""A person's own files under ``data_dir/<namespace>/``: written whole and
 atomically (a temporary file renamed over the old one), owner-only, so a crash mid-write leaves
 the previous version and nobody else on the machine can read them."""
 
@@ -26,7 +26,7 @@ MEMORY_FILES = {
     "mid": "MEMORY_MID.md",
     "long": "MEMORY_LONG.md",
 }
-"""Each distillation tier's file (seeds/004)."""
+"""Each distillation tier's file."""
 
 PERSON_TEMPLATES: dict[str, str] = {
     "USER.md": """\
@@ -163,7 +163,7 @@ def _unlink(folder: Path, names: tuple[str, ...]) -> int:
 
 def move_shared_person_files(persona: Path, owner: Path | None) -> list[str]:
     """Moves the person files an older Flynn kept in the shared persona folder ``persona``
-    (USER.md, MEMORY_*.md, ...) to the owner's folder ``owner`` (DESIGN.md 15); returns the
+    (USER.md, MEMORY_*.md, ...) to the owner's folder ``owner``; returns the
     names moved, and logs once what it did. A file the owner's folder already has (more than
     an unedited template) is left where it is (logged); with no single owner (``users:``, or
     memory per session) nothing is moved and the files, which no prompt reads any longer, are
