@@ -18,7 +18,7 @@ import pytest
 from fakes import FakeAnthropic, FakeOpenAI, Reply
 from fakes.fake_discord import OWNER_ID as DISCORD_OWNER
 from fakes.fake_discord import TOKEN as DISCORD_TOKEN
-from fakes.fake_discord import FakeDiscord
+from fakes.fake_discord import FakeDiscord, SentMessage
 from fakes.fake_telegram import FakeTelegram
 from fakes.http_server import FakeModelServer, RecordedRequest
 from telegram_harness import Harness
@@ -275,26 +275,49 @@ async def _chatting_on_discord(
             await task
 
 
+def _openai(model: FakeOpenAI) -> dict[str, Any]:
+    return {
+        "provider": "openai",
+        "base_url": model.base_url,
+        "api_key": "sk-test-openai-key",
+        "model": "gpt-test",
+    }
+
+
+async def _discord_turn(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model: FakeModelServer,
+    llm: dict[str, Any],
+    text: str,
+    *files: tuple[str, str, bytes],
+) -> tuple[App, SentMessage, dict[str, Any]]:
+    """A DM of ``text`` with ``files`` (name, content type, bytes) through the fake Discord to
+    a Flynn on ``model``; the app (closed), its reply and the model's chat request."""
+    model.responder = _answer
+    async with (
+        FakeDiscord() as discord,
+        _flynn(tmp_path, llm, channels=DISCORD) as app,
+        _chatting_on_discord(app, discord, monkeypatch) as router,
+    ):
+        discord.dm(text, attachments=[discord.attachment(*file) for file in files])
+        (sent,) = await discord.wait_for_sent(1)
+        await router.wait_quiet()
+    return app, sent, _chat_request(model)
+
+
 async def test_a_discord_photo_reaches_an_openai_model_as_an_image_url_and_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with FakeOpenAI() as model, FakeDiscord() as discord:
-        model.responder = _answer
-        llm = {
-            "provider": "openai",
-            "base_url": model.base_url,
-            "api_key": "sk-test-openai-key",
-            "model": "gpt-test",
-        }
-        async with (
-            _flynn(tmp_path, llm, channels=DISCORD) as app,
-            _chatting_on_discord(app, discord, monkeypatch) as router,
-        ):
-            label = discord.attachment("label.jpg", "image/jpeg", JPEG)
-            discord.dm("What pressure is this?", attachments=[label])
-            (sent,) = await discord.wait_for_sent(1)
-            await router.wait_quiet()
-            body = _chat_request(model)
+    async with FakeOpenAI() as model:
+        app, sent, body = await _discord_turn(
+            tmp_path,
+            monkeypatch,
+            model,
+            _openai(model),
+            "What pressure is this?",
+            ("label.jpg", "image/jpeg", JPEG),
+        )
     parts = _last_user(body)
     assert [part for part in parts if part["type"] == "image_url"] == [
         {
@@ -311,56 +334,31 @@ async def test_a_discord_photo_reaches_an_openai_model_as_an_image_url_and_is_ke
 async def test_a_discord_photo_reaches_an_anthropic_model_as_a_base64_image_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with FakeAnthropic() as model, FakeDiscord() as discord:
-        model.responder = _answer
+    async with FakeAnthropic() as model:
         llm = {
             "provider": "anthropic",
             "base_url": model.root_url,
             "api_key": "sk-ant-test-key",
             "model": "claude-test",
         }
-        async with (
-            _flynn(tmp_path, llm, channels=DISCORD) as app,
-            _chatting_on_discord(app, discord, monkeypatch) as router,
-        ):
-            discord.dm("", attachments=[discord.attachment("boiler.png", "image/png", PNG)])
-            await discord.wait_for_sent(1)
-            await router.wait_quiet()
-            body = _chat_request(model)
-    blocks = _last_user(body)
-    assert blocks[0] == {
-        "type": "image",
-        "source": {
-            "type": "base64",
-            "media_type": "image/png",
-            "data": base64.b64encode(PNG).decode(),
-        },
-    }
-    assert blocks[1] == {"type": "text", "text": "[photo: boiler.png]"}
+        _, _, body = await _discord_turn(
+            tmp_path, monkeypatch, model, llm, "", ("boiler.png", "image/png", PNG)
+        )
+    image, caption = _last_user(body)
+    source = image["source"]
+    assert (image["type"], source["type"], source["media_type"]) == ("image", "base64", "image/png")
+    assert base64.b64decode(source["data"]) == PNG  # the bytes Discord served, unchanged
+    assert caption == {"type": "text", "text": "[photo: boiler.png]"}
 
 
 async def test_a_discord_text_file_reaches_the_model_as_its_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with FakeOpenAI() as model, FakeDiscord() as discord:
-        model.responder = _answer
-        llm = {
-            "provider": "openai",
-            "base_url": model.base_url,
-            "api_key": "sk-test-openai-key",
-            "model": "gpt-test",
-        }
-        async with (
-            _flynn(tmp_path, llm, channels=DISCORD) as app,
-            _chatting_on_discord(app, discord, monkeypatch) as router,
-        ):
-            notes = discord.attachment(
-                "boiler notes.txt", "text/plain; charset=utf-8", b"Serviced 2026-03; 1.5 bar."
-            )
-            discord.dm("what do my notes say?", attachments=[notes])
-            await discord.wait_for_sent(1)
-            await router.wait_quiet()
-            body = _chat_request(model)
+    notes = ("boiler notes.txt", "text/plain; charset=utf-8", b"Serviced 2026-03; 1.5 bar.")
+    async with FakeOpenAI() as model:
+        _, _, body = await _discord_turn(
+            tmp_path, monkeypatch, model, _openai(model), "what do my notes say?", notes
+        )
     content = _last_user(body)
     text = content if isinstance(content, str) else " ".join(p["text"] for p in content)
     assert text.startswith("[document: boiler_notes.txt] what do my notes say?")
