@@ -363,6 +363,7 @@ def build_channels(
                     clock=clock,
                 ),
                 clock=clock,
+                max_file_bytes=settings.files.max_file_bytes,
             )
     if problems:
         raise ConfigError(problems)

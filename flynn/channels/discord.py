@@ -8,9 +8,10 @@ without the network.
 from __future__ import annotations
 
 import asyncio
+import mimetypes
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -26,6 +27,7 @@ from flynn.channels.base import (
 )
 from flynn.channels.discord_client import (
     ClientFactory,
+    DiscordAttachment,
     DiscordClient,
     DiscordMessage,
     DiscordTarget,
@@ -43,6 +45,8 @@ from flynn.channels.split import split_text
 from flynn.commands import parse_command
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
 from flynn.messages import (
+    Attachment,
+    AttachmentKind,
     ChannelAccount,
     CommandCall,
     Delivery,
@@ -58,6 +62,9 @@ NAME = "discord"
 MAX_LEN = 2000
 BUSY_REPLY = "I'm still working on your earlier messages; please wait a moment."
 FAILURE_REPLY = "Sorry, something went wrong on my side; please try again."
+FILE_NOT_FETCHED = "I couldn't fetch that file from Discord; please send it again."
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The default cap on a file fetched (``files.max_file_bytes`` in config sets it)."""
 TYPING_LIMIT_SECONDS = 600.0
 """A final reply that never comes (a dropped duplicate, a crashed turn) must not leave the bot
 typing forever."""
@@ -96,6 +103,7 @@ class DiscordChannel:
         access: Access,
         clock: Callable[[], datetime] = _utc_now,
         client_factory: ClientFactory = discord_client,
+        max_file_bytes: int = MAX_FILE_BYTES,
     ) -> None:
         if settings.token is None:
             raise ConfigError([ConfigProblem("channels.discord.token", "required")])
@@ -104,6 +112,7 @@ class DiscordChannel:
         self._access = access
         self._clock = clock
         self._client_factory = client_factory
+        self._max_file_bytes = max_file_bytes
         self._client: DiscordClient | None = None
         self._on_message: OnMessage | None = None
         self._typing: dict[SessionKey, asyncio.Task[None]] = {}
@@ -249,12 +258,22 @@ class DiscordChannel:
         if forwarded and not text:
             # Still passed on: the person may ask about it, but it says nothing about them.
             text = "\n\n".join(s.content for s in message.message_snapshots if s.content).strip()
-        attached = _attachments(message)
-        if attached:
-            text = f"{text}\n{attached}" if text else attached
-        if not text:
+        if not text and not message.attachments:
             return
-        inbound = _inbound(message, text, is_group=is_group, forwarded=forwarded)
+        try:
+            attachments = await self._fetch_all(message.attachments)
+        except Exception as exc:
+            # A per-message boundary: discord.py raises HTTPException for a refused download
+            # and lets aiohttp's own errors through for a failed one; either way, say so.
+            log.warning(
+                "discord.file_not_fetched",
+                chat_id=str(target.id),
+                error=type(exc).__name__,
+                exc_info=True,
+            )
+            await self._say(target, FILE_NOT_FETCHED)
+            return
+        inbound = _inbound(message, text, attachments, is_group=is_group, forwarded=forwarded)
         try:
             await on_message(inbound)
         except SessionBusy:
@@ -325,6 +344,22 @@ class DiscordChannel:
         finally:
             if not acknowledged.done():
                 acknowledged.set_result(False)
+
+    async def _fetch_all(self, attached: Sequence[DiscordAttachment]) -> tuple[Attachment, ...]:
+        """The message's files, downloaded from Discord's CDN; one over ``max_file_bytes`` by
+        its stated size is passed on unfetched (empty data), for the turn to refuse with a
+        reason. An image by its content type is a photo, anything else a document. Raises
+        what the download raises (``discord.HTTPException``, aiohttp's connection errors)."""
+        taken = []
+        for file in attached:
+            media_type = _media_type(file.content_type, file.filename)
+            kind: AttachmentKind = "photo" if media_type.startswith("image/") else "document"
+            if file.size > self._max_file_bytes:
+                taken.append(Attachment(file.filename, media_type, b"", kind, file.size))
+                continue
+            data = await file.read()
+            taken.append(Attachment(file.filename, media_type, data, kind, len(data)))
+        return tuple(taken)
 
     async def _refuse_once(self, target: DiscordTarget, user_id: int, text: str) -> None:
         """Says ``text`` unless this channel heard it already: a stranger who keeps writing
@@ -587,18 +622,12 @@ async def _answer_now(interaction: discord.Interaction, text: str) -> None:
         log.warning("discord.notice_failed", status=exc.status)
 
 
-def _attachments(message: DiscordMessage) -> str:
-    """A line naming each file attached to ``message`` (name, type, size), so the turn says
-    what came with it even before its content is read."""
-    lines = []
-    for attachment in getattr(message, "attachments", ()):
-        kind = attachment.content_type or "unknown type"
-        lines.append(f"[Attached: {attachment.filename} ({kind}, {_size(attachment.size)})]")
-    return "\n".join(lines)
-
-
-def _size(size: int) -> str:
-    return f"{size / 1_048_576:.1f} MB" if size >= 1_048_576 else f"{max(1, size // 1024)} KB"
+def _media_type(content_type: str | None, filename: str) -> str:
+    """The MIME type without its parameters (Discord says ``text/plain; charset=utf-8``),
+    guessed from the name when Discord gave none."""
+    if content_type:
+        return content_type.split(";")[0].strip().lower()
+    return mimetypes.guess_type(filename)[0] or "application/octet-stream"
 
 
 def _place(channel: object, channel_id: int) -> tuple[str, str | None]:
@@ -611,7 +640,12 @@ def _place(channel: object, channel_id: int) -> tuple[str, str | None]:
 
 
 def _inbound(
-    message: DiscordMessage, text: str, *, is_group: bool, forwarded: bool
+    message: DiscordMessage,
+    text: str,
+    attachments: tuple[Attachment, ...],
+    *,
+    is_group: bool,
+    forwarded: bool,
 ) -> InboundMessage:
     channel = message.channel
     chat_id, thread = _place(channel, channel.id)
@@ -628,6 +662,7 @@ def _inbound(
         forwarded=forwarded,
         command=None if forwarded else parse_command(text),
         reply_handle=DiscordReply(channel, message.id),
+        attachments=attachments,
     )
 
 

@@ -75,6 +75,28 @@ class DiscordSnapshot(Protocol):
     def content(self) -> str: ...
 
 
+class DiscordAttachment(Protocol):
+    """A file that came with a message (``discord.Attachment``): its metadata from the gateway,
+    and its bytes fetched from Discord's CDN on ``read``."""
+
+    @property
+    def filename(self) -> str: ...
+
+    @property
+    def content_type(self) -> str | None:
+        """The MIME type Discord gave (``text/plain; charset=utf-8``), or None."""
+        ...
+
+    @property
+    def size(self) -> int:
+        """What Discord says it weighs, in bytes."""
+        ...
+
+    async def read(self) -> bytes:
+        """Downloads it; raises ``discord.HTTPException`` (``NotFound``, ``Forbidden``)."""
+        ...
+
+
 class DiscordMessage(Protocol):
     """What the channel reads from a ``discord.Message``; threads also carry ``parent_id``."""
 
@@ -106,6 +128,9 @@ class DiscordMessage(Protocol):
 
     @property
     def created_at(self) -> datetime: ...
+
+    @property
+    def attachments(self) -> Sequence[DiscordAttachment]: ...
 
 
 class DiscordAccount(Protocol):

@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from flynn.access import ChannelAccess
 from flynn.channels.base import NOT_STREAMED
 from flynn.channels.discord import BUSY_REPLY, FAILURE_REPLY, MAX_LEN, DiscordChannel, DiscordReply
-from flynn.channels.discord_client import discord_client, discord_intents
+from flynn.channels.discord_client import DiscordAttachment, discord_client, discord_intents
 from flynn.errors import ConfigError, SessionBusy
 from flynn.messages import CommandCall, Delivery, InboundMessage, OutboundMessage, SessionKey
 from flynn.settings import DiscordSettings
@@ -119,6 +119,7 @@ class FakeMessage:
     reference: FakeReference | None = None
     message_snapshots: Sequence[FakeSnapshot] = ()
     created_at: datetime = SENT_AT
+    attachments: Sequence[DiscordAttachment] = ()
 
     @classmethod
     def forward(cls, id: int, author: FakeUser, text: str, channel: FakeTarget) -> FakeMessage:

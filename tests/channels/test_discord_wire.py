@@ -15,14 +15,13 @@ from fakes.fake_discord import (
     STRANGER_ID,
     TOKEN,
     FakeDiscord,
-    attachment,
 )
 from pydantic import SecretStr
 
 from flynn.access import ChannelAccess
-from flynn.channels.discord import MAX_LEN, DiscordChannel
+from flynn.channels.discord import FILE_NOT_FETCHED, MAX_LEN, DiscordChannel
 from flynn.channels.discord_slash import SLASH_COMMANDS
-from flynn.messages import CommandCall, InboundMessage, OutboundMessage
+from flynn.messages import Attachment, CommandCall, InboundMessage, OutboundMessage
 from flynn.settings import DiscordSettings
 
 
@@ -64,6 +63,7 @@ async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Wire]:
         channel = DiscordChannel(
             DiscordSettings(enabled=True, token=SecretStr(TOKEN)),
             access=ChannelAccess("discord", frozenset({str(OWNER_ID)})),
+            max_file_bytes=1000,
         )
         harness = Wire(server, channel)
         task = asyncio.create_task(channel.run(harness.on_message))
@@ -150,14 +150,52 @@ async def test_a_stranger_hears_the_refusal_once_and_is_not_passed_on(wire: Wire
     assert [m.sender_id for m in wire.inbox] == [str(OWNER_ID)]
 
 
-async def test_attachments_arrive_described_in_the_text(wire: Wire) -> None:
-    wire.server.dm("the boiler label", attachments=[attachment("label.jpg", "image/jpeg", 240_000)])
+async def test_a_picture_arrives_as_a_photo_with_its_bytes_and_caption(wire: Wire) -> None:
+    picture = b"\xff\xd8\xff\xe0 label pixels \xff\xd9"
+    label = wire.server.attachment("label.jpg", "image/jpeg", picture)
+    wire.server.dm("the boiler label", attachments=[label])
     message = await wire.next_message()
-    assert message.text == "the boiler label\n[Attached: label.jpg (image/jpeg, 234 KB)]"
+    assert message.text == "the boiler label"  # no "[Attached: ...]": the file itself came
+    assert message.attachments == (
+        Attachment("label.jpg", "image/jpeg", picture, "photo", len(picture)),
+    )
+    assert wire.server.downloads == [label["url"].split("/", 3)[3]]
 
-    wire.server.dm("", attachments=[attachment("notes.pdf", "application/pdf", 3_500_000)])
-    bare = await wire.next_message()
-    assert bare.text == "[Attached: notes.pdf (application/pdf, 3.3 MB)]"
+
+async def test_a_file_alone_is_a_document_typed_without_parameters_or_by_its_name(
+    wire: Wire,
+) -> None:
+    notes = wire.server.attachment("notes.txt", "text/plain; charset=utf-8", b"pressure 1.5")
+    unnamed = wire.server.attachment("data.csv", None, b"a,b\n1,2\n")
+    wire.server.dm("", attachments=[notes, unnamed])
+    message = await wire.next_message()
+    assert message.text == ""
+    assert [(a.name, a.media_type, a.kind, a.data) for a in message.attachments] == [
+        ("notes.txt", "text/plain", "document", b"pressure 1.5"),
+        ("data.csv", "text/csv", "document", b"a,b\n1,2\n"),
+    ]
+
+
+async def test_a_file_over_the_cap_is_passed_on_unfetched_with_its_stated_size(
+    wire: Wire,
+) -> None:
+    huge = wire.server.attachment("huge.log", "text/plain", b"x" * 10, size=50_000_000)
+    wire.server.dm("read this", attachments=[huge])
+    message = await wire.next_message()
+    assert message.attachments == (
+        Attachment("huge.log", "text/plain", b"", "document", 50_000_000),
+    )
+    assert wire.server.downloads == []
+
+
+async def test_a_file_that_cannot_be_fetched_is_answered_and_not_passed_on(wire: Wire) -> None:
+    gone = wire.server.attachment("gone.png", "image/png", b"png")
+    wire.server.remove_file(gone)
+    wire.server.dm("look", attachments=[gone])
+    (notice,) = await wire.server.wait_for_sent(1)
+    assert notice.content == FILE_NOT_FETCHED
+    assert notice.channel_id == wire.server.dm_channels[OWNER_ID]
+    assert wire.inbox == []
 
 
 # -- the gateway connection --------------------------------------------------------------------

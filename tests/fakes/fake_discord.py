@@ -3,8 +3,9 @@
 The gateway speaks HELLO, heartbeats and their ACKs, IDENTIFY -> READY (+ GUILD_CREATE), RESUME ->
 the missed dispatches + RESUMED, INVALID_SESSION and RECONNECT; it can drop the socket. The REST
 side answers what discord.py calls: ``users/@me``, the application, messages, typing, DM channels,
-the bulk overwrite of application commands, interaction callbacks and followups. Tests queue
-messages and slash commands, and read what the bot sent. ``redirect(monkeypatch)`` points
+the bulk overwrite of application commands, interaction callbacks and followups; its CDN path
+serves the bytes of attachments made with ``attachment``. Tests queue messages and slash
+commands, and read what the bot sent and downloaded. ``redirect(monkeypatch)`` points
 discord.py's REST base and default gateway here.
 """
 
@@ -86,6 +87,9 @@ class FakeDiscord:
         self.heartbeats = 0
         self.dm_channels: dict[int, int] = {}
         """User id -> the id of the DM channel opened with them."""
+        self.downloads: list[str] = []
+        """The CDN path of every attachment download, in order."""
+        self._files: dict[str, bytes] = {}
         self._session: _Session | None = None
         self._ws: web.WebSocketResponse | None = None
         self._live = False
@@ -101,6 +105,7 @@ class FakeDiscord:
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
+        app.router.add_get("/attachments/{path:.*}", self._cdn)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -248,6 +253,30 @@ class FakeDiscord:
         self._dispatch("INTERACTION_CREATE", data)
         return interaction_id
 
+    def attachment(
+        self, name: str, content_type: str | None, data: bytes, *, size: int | None = None
+    ) -> dict[str, Any]:
+        """An attachment's metadata as MESSAGE_CREATE carries it, its bytes served at its URL
+        on this server's CDN path. ``size`` states another weight than ``len(data)``."""
+        attachment_id = self._new_id()
+        path = f"attachments/1/{attachment_id}/{name}"
+        self._files[path] = data
+        url = f"http://127.0.0.1:{self._port}/{path}"
+        metadata: dict[str, Any] = {
+            "id": str(attachment_id),
+            "filename": name,
+            "size": len(data) if size is None else size,
+            "url": url,
+            "proxy_url": url,
+        }
+        if content_type is not None:
+            metadata["content_type"] = content_type
+        return metadata
+
+    def remove_file(self, attachment: dict[str, Any]) -> None:
+        """The attachment's URL answers 404 from now on, as for a deleted message."""
+        del self._files[str(yarl.URL(attachment["url"]).path).lstrip("/")]
+
     def _command_id(self, name: str) -> int:
         for command in self.commands:
             if command["name"] == name:
@@ -359,6 +388,15 @@ class FakeDiscord:
         }
 
     # -- REST --------------------------------------------------------------------------------
+
+    async def _cdn(self, request: web.Request) -> web.StreamResponse:
+        path = "attachments/" + request.match_info["path"]
+        self.downloads.append(path)
+        self._touch()
+        data = self._files.get(path)
+        if data is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=data, content_type="application/octet-stream")
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["path"]
@@ -551,16 +589,4 @@ def _application() -> dict[str, Any]:
         "owner": _user(OWNER_ID, "Ann"),
         "verify_key": "0" * 64,
         "flags": 0,
-    }
-
-
-def attachment(name: str, content_type: str, size: int) -> dict[str, Any]:
-    """An attachment's metadata as MESSAGE_CREATE carries it."""
-    return {
-        "id": "555001",
-        "filename": name,
-        "size": size,
-        "url": f"https://cdn.discordapp.com/attachments/1/555001/{name}",
-        "proxy_url": f"https://media.discordapp.net/attachments/1/555001/{name}",
-        "content_type": content_type,
     }
