@@ -119,6 +119,21 @@ def test_a_folder_gives_its_text_files_and_a_binary_file_is_refused(tmp_path: Pa
         document_files(tmp_path / "missing")
 
 
+def test_a_pdf_is_refused_by_its_content_and_by_its_name(tmp_path: Path) -> None:
+    """The README says PDF is not read: a real one (``%PDF-``) is refused whatever its name,
+    and a text file named ``.pdf`` is refused by its name, never read as text."""
+    ingestor = _ingestor_for_errors(tmp_path)
+    real = tmp_path / "handbook.txt"
+    real.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n")
+    with pytest.raises(DocumentError, match="is a PDF; Flynn reads Markdown and plain text"):
+        ingestor.add(real)
+    named = _write(tmp_path / "notes.pdf", "# Notes\n\nplain text after all")
+    with pytest.raises(DocumentError, match="named as PDF, which Flynn does not read"):
+        ingestor.add(named)
+    _write(tmp_path / "notes.md", "# Notes\n\nplain text")
+    ingestor.add(tmp_path / "notes.md")  # the same words, named as what they are, go in
+
+
 def _ingestor_for_errors(tmp_path: Path) -> DocumentIngestor:
     memory = SqliteMemory.open(tmp_path / "errors.db")
     return _ingestor(memory)

@@ -35,6 +35,8 @@ MAX_RELATIONS_PER_DOCUMENT = 100
 ENTITY_CONFIDENCE = 0.5
 MAX_FILE_BYTES = 20 * 1024 * 1024
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".txt", ".text", ".rst", ".org"})
+_NOT_TEXT_SUFFIXES = frozenset({".pdf", ".doc", ".docx", ".odt", ".rtf", ".pages", ".epub"})
+"""Names that promise a document format Flynn does not read, refused even when named alone."""
 """What a folder's files are read for; a file named on its own is read whatever its suffix,
 when it is text."""
 
@@ -161,6 +163,15 @@ def read_document(path: Path) -> str:
         raw = path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if raw.startswith(b"%PDF-"):
+        raise DocumentError(f"{path} is a PDF; Flynn reads Markdown and plain text only")
+    if path.suffix.lower() in _NOT_TEXT_SUFFIXES:
+        # Whatever it holds, the name promises a format Flynn does not read: a ".pdf" of
+        # text is refused as well, so a folder of exports means the same thing every time.
+        raise DocumentError(
+            f"{path} is named as {path.suffix.lower()[1:].upper()}, which Flynn does not read "
+            "(Markdown and plain text only); rename it if it is text"
+        )
     if b"\0" in raw[:8192]:
         raise DocumentError(f"{path} is not a text file (Markdown or plain text are)")
     try:
