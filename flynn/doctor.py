@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import http.client
 import socket
 import stat
 import tempfile
@@ -297,7 +298,7 @@ def _channels(settings: Settings) -> list[Check]:
     channels = settings.channels
     gateway = channels.gateway
     if gateway.enabled:
-        checks.append(_port(gateway.host, gateway.port))
+        checks.append(_port(gateway.host, gateway.port, lock_holder(settings.data_dir)))
         checks.append(_gateway_token(settings))
     for name in ("telegram", "discord"):
         section = getattr(channels, name)
@@ -342,7 +343,9 @@ def _gateway_token(settings: Settings) -> Check:
     return Check(name, True, f"kept in {path}")
 
 
-def _port(host: str, port: int) -> Check:
+def _port(host: str, port: int, daemon: int | None = None) -> Check:
+    """Whether the gateway could listen; a port in use is fine when this data dir's running
+    daemon (``daemon``: the lock holder's pid) answers ``/healthz`` there."""
     if port == 0:
         return Check("gateway", True, f"{host}: any free port")
     try:
@@ -351,14 +354,31 @@ def _port(host: str, port: int) -> Check:
             sock.bind((host, port))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
+            if daemon is not None and _answers_as_flynn(host, port):
+                holder = f"process {daemon}" if daemon else "the running daemon"
+                return Check("gateway", True, f"{host}:{port} is served by this flynn ({holder})")
             return Check(
                 "gateway",
                 False,
-                f"port {port} on {host} is in use (is flynn already running?)",
+                f"port {port} on {host} is in use by another program",
                 warning=True,
             )
         return Check("gateway", False, f"cannot listen on {host}:{port} ({exc.strerror or exc})")
     return Check("gateway", True, f"can listen on {host}:{port}")
+
+
+def _answers_as_flynn(host: str, port: int) -> bool:
+    """Whether ``GET /healthz`` on the port answers as Flynn's gateway does, within a second."""
+    target = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
+    connection = http.client.HTTPConnection(target, port, timeout=1.0)
+    try:
+        connection.request("GET", "/healthz")
+        response = connection.getresponse()
+        return response.status == 200 and response.read(64) == b'{"status":"ok"}'
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 async def _credentials(settings: Settings) -> list[Check]:

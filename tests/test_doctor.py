@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
 from flynn.daemon import ensure_gateway_token
@@ -68,7 +70,31 @@ async def test_a_taken_port_is_a_warning(tmp_path: Path) -> None:
             await run_checks(_settings(tmp_path, channels={"gateway": {"port": port}}), {})
         )
     gateway = checks["gateway"]
-    assert not gateway.ok and gateway.warning and "in use" in gateway.detail
+    assert not gateway.ok and gateway.warning and "in use by another program" in gateway.detail
+
+
+async def test_the_port_of_this_data_dirs_running_daemon_is_fine(tmp_path: Path) -> None:
+    """A newcomer ran ``flynn doctor`` beside ``flynn run``: it said the daemon was running, then
+    warned that its port was in use. The port this data dir's daemon serves is no problem."""
+    port = free_port()
+    config = {
+        "data_dir": str(tmp_path / "data"),
+        "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": GATEWAY_TOKEN}},
+        "logging": {"format": "json"},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    daemon = Daemon(path, tmp_path)
+    try:
+        await daemon.start()
+        checks = _by_name(await run_checks(load_settings(config), {}, network=False))
+        assert await daemon.stop() == 0
+    finally:
+        await daemon.kill()
+    assert "running on this data dir" in checks["daemon"].detail
+    gateway = checks["gateway"]
+    assert gateway.ok and not gateway.warning, gateway
+    assert "served by this flynn" in gateway.detail
 
 
 async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Path) -> None:
