@@ -5,6 +5,7 @@ The persona is the stable top of the system prompt; files are re-read only when 
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import time
@@ -355,16 +356,18 @@ def write_persona_templates(directory: Path) -> list[Path]:
 
 
 def write_templates(directory: Path, templates: Mapping[str, str]) -> list[Path]:
-    """Writes each of ``templates`` (name: content) that ``directory`` lacks; returns those
-    written, never overwriting a file."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Writes each of ``templates`` (name: content) that ``directory`` lacks, owner-only (0600,
+    the folder 0700); returns those written, never overwriting a file."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     written: list[Path] = []
     for name, content in templates.items():
         path = directory / name
         try:
-            with path.open("x", encoding="utf-8") as file:
-                file.write(content)
+            # Owner-only whatever the umask, like every other file Flynn keeps about a person.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             continue
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(content)
         written.append(path)
     return written

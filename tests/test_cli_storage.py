@@ -149,14 +149,24 @@ def test_a_read_only_database_stops_the_start(tmp_path: Path) -> None:
 
 
 def test_what_flynn_creates_is_private_whatever_the_umask(tmp_path: Path) -> None:
-    result = flynn("chat", home=tmp_path, stdin="my name is Ana\n")
+    said = "my name is Ana\nremind me in 10 minutes to stretch\nadd a task to call mum\n"
+    result = flynn("chat", home=tmp_path, stdin=said)
     assert result.returncode == 0, result.stderr
+    distilled = flynn("distill", "short", home=tmp_path)
+    assert distilled.returncode == 0, distilled.stderr
     data = tmp_path / "data"
     assert _mode(data) == 0o700
     for name in ("flynn.db", "flynn.db-wal", "flynn.db-shm"):
         if (data / name).exists():
             assert _mode(data / name) == 0o600, name
     assert _mode(data / "flynn.db") == 0o600
+    # Every file kept about the person (their templates, reminders, tasks, distilled notes) and
+    # the persona's, owner-only: they were 0644 or 0600 depending on which wrote them.
+    person = data / "user"
+    assert {"USER.md", "MEMORY_SHORT.md"} <= {path.name for path in person.iterdir()}
+    for path in data.rglob("*"):
+        expected = 0o700 if path.is_dir() else 0o600
+        assert _mode(path) == expected, f"{path.relative_to(data)} is {oct(_mode(path))}"
 
 
 def test_a_loose_data_dir_is_tightened_at_start(tmp_path: Path) -> None:
