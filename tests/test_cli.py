@@ -231,11 +231,12 @@ def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) ->
     on = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}
     refused = flynn("memory", "embed", home=home)
     assert refused.returncode == 2 and "memory.embeddings" in refused.stderr
+    # The person's two messages: Flynn's own offline replies are kept out of vectors.
     doctor = flynn("doctor", "--no-network", home=home, env=on)
-    assert "[warn] embeddings:" in doctor.stdout and "4 stored message(s)" in doctor.stdout
+    assert "[warn] embeddings:" in doctor.stdout and "2 stored message(s)" in doctor.stdout
     first = flynn("memory", "embed", home=home, env=on)
     assert first.returncode == 0, first.stderr
-    assert "embedded 4 message(s) under every namespace" in first.stdout
+    assert "embedded 2 message(s) under every namespace" in first.stdout
     again = flynn("memory", "embed", home=home, env=on)
     assert "embedded 0 message(s)" in again.stdout
     assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=on).stdout
@@ -255,14 +256,15 @@ def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Pat
     assert flynn("chat", home=home, stdin="I adopted a dog\n", env=old).returncode == 0
     switched = flynn("memory", "embed", "--keep-other-models", home=home, env=new)
     assert switched.returncode == 0, switched.stderr
-    assert "embedded 2 message(s)" in switched.stdout
-    assert "kept 2 vector(s) of other models (wordllama" in switched.stdout
+    # The person's message (Flynn's offline reply is kept out of vectors).
+    assert "embedded 1 message(s)" in switched.stdout
+    assert "kept 1 vector(s) of other models (wordllama" in switched.stdout
     doctor = flynn("doctor", "--no-network", home=home, env=new)
-    assert "[warn] embeddings:" in doctor.stdout and "2 vector(s) of other models" in doctor.stdout
+    assert "[warn] embeddings:" in doctor.stdout and "1 vector(s) of other models" in doctor.stdout
 
     pruned = flynn("memory", "embed", home=home, env=new)
     assert pruned.returncode == 0, pruned.stderr
-    assert "deleted 2 vector(s) of other models (wordllama" in pruned.stdout
+    assert "deleted 1 vector(s) of other models (wordllama" in pruned.stdout
     with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
         models = memory.db.fetchall("SELECT DISTINCT model FROM embeddings")
         assert [row[0] for row in models] == [minilm.MINILM_MODEL]
