@@ -29,7 +29,7 @@ from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
 from flynn.settings import load_settings
-from flynn.tools.mcp import Backoff, McpServer
+from flynn.tools.mcp import RESTART_BACKOFF, McpServer
 
 _COMMON = tuple(
     "the a to and of in is it you that for on with this be have are was not what can do my "
@@ -225,7 +225,7 @@ async def _settled(server: McpServer, state: str) -> None:
 
 async def _kill_and_recover(server: McpServer) -> dict[str, object]:
     """Kills the server's process; how long until the supervisor noticed, and until its tools
-    answered again (the first restart waits ``Backoff.first``)."""
+    answered again (the first restart waits ``RESTART_BACKOFF.first``)."""
     pid = int((await server.call("pid", {})).splitlines()[-1])
     started = time.perf_counter()
     os.kill(pid, signal.SIGKILL)
@@ -238,7 +238,7 @@ async def _kill_and_recover(server: McpServer) -> dict[str, object]:
     return {
         "mcp_dead_noticed_ms": round(noticed * 1000, 1),
         "mcp_dead_recovered_ms": round(recovered * 1000, 1),
-        "mcp_restart_backoff_s": Backoff().first,
+        "mcp_restart_backoff_s": RESTART_BACKOFF.first,
     }
 
 

@@ -16,7 +16,6 @@ import contextlib
 import errno
 import gc
 import os
-import random
 import secrets
 import signal
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from pathlib import Path
 import structlog
 
 from flynn.app import App, build_channels, database_path, memory_view, person_tokens, utc_now
+from flynn.backoff import Backoff
 from flynn.channels.base import Channel, OnMessage
 from flynn.channels.gateway import Acknowledged, GatewayChannel
 from flynn.distill.distiller import TIERS
@@ -333,7 +333,8 @@ class Daemon:
         self, channel: Channel, on_message: OnMessage, *, first_start_fatal: bool
     ) -> None:
         """Runs a channel, restarting it with backoff when it crashes; the rest keep serving."""
-        delay = 1.0
+        backoff = Backoff(first=1.0, most=self._options.restart_max_seconds, jitter=(0.5, 1.5))
+        failures = 0
         first = True
         while True:
             began = asyncio.get_running_loop().time()
@@ -356,10 +357,10 @@ class Daemon:
                     "channel.crashed", channel=channel.name, error=type(exc).__name__, exc_info=True
                 )
             first = False
-            if asyncio.get_running_loop().time() - began > 60:
-                delay = 1.0
-            await asyncio.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, self._options.restart_max_seconds)
+            # A channel that served a minute before crashing starts again from the first wait.
+            stable = asyncio.get_running_loop().time() - began > 60
+            failures = 1 if stable else failures + 1
+            await asyncio.sleep(backoff.delay(failures))
 
     def readiness(self) -> dict[str, object]:
         statuses = {name: channel.status() for name, channel in self.channels.items()}

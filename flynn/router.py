@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Final, Protocol
 
 import structlog
 
+from flynn.backoff import Backoff
 from flynn.channels.base import Channel
 from flynn.commands import parse_command
 from flynn.errors import SessionBusy
@@ -59,19 +59,10 @@ from flynn.sessions.result import TurnResult
 log = structlog.get_logger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class ResendPolicy:
-    """Waits between tries of sending a reply whose send failed: ``first`` seconds, doubled per
-    further failure up to ``most``, each drawn between half and all of that (so many chats
-    failing at once do not retry in step). A chat service back from an outage gets its
-    replies within ``most`` seconds."""
-
-    first: float = 1.0
-    most: float = 30.0
-
-    def wait(self, failures: int) -> float:
-        base = min(self.most, self.first * 2.0 ** min(failures - 1, 32))
-        return base * (0.5 + random.random() / 2)
+RESEND_BACKOFF: Final = Backoff(first=1.0, most=30.0, jitter=(0.5, 1.0))
+"""Waits between tries of sending a reply whose send failed: a second, doubled per further
+failure up to 30 s, each drawn between half and all of that (so many chats failing at once do
+not retry in step). A chat service back from an outage gets its replies within 30 s."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +126,7 @@ class Router:
         clock: Callable[[], datetime],
         inbox_size: int = 8,
         idle_seconds: float = 900.0,
-        resend: ResendPolicy | None = None,
+        resend: Backoff = RESEND_BACKOFF,
     ) -> None:
         self._sessions = sessions
         self._channels = channels
@@ -144,7 +135,7 @@ class Router:
         self._clock = clock
         self._inbox_size = inbox_size
         self._idle_seconds = idle_seconds
-        self._resend_policy = resend or ResendPolicy()
+        self._resend_policy = resend
         self._workers: dict[SessionKey, _Worker] = {}
         self._resends: set[asyncio.Task[None]] = set()
         self._failing: dict[SessionKey, deque[_Reply]] = {}
@@ -455,12 +446,12 @@ class Router:
 
     async def _resend_failed(self, key: SessionKey) -> None:
         """Sends the conversation's queued replies in order until none is left, waiting longer
-        after each failure (``ResendPolicy``). Each stays stored until delivered: a stop or
-        crash meanwhile leaves it for ``replay``. One refused for good is given up."""
+        after each failure (``RESEND_BACKOFF`` unless given). Each stays stored until delivered:
+        a stop or crash meanwhile leaves it for ``replay``. One refused for good is given up."""
         failures = 1
         try:
             while waiting := self._failing.get(key):
-                await asyncio.sleep(self._resend_policy.wait(failures))
+                await asyncio.sleep(self._resend_policy.delay(failures))
                 while waiting:
                     delivery = await self._deliver(waiting[0])
                     if delivery.state == "failed" and not delivery.permanent:

@@ -54,6 +54,7 @@ RULES: dict[str, Rule] = {
     # foundation
     "flynn": rule("foundation"),  # the package itself: __version__
     "errors": rule("foundation"),
+    "backoff": rule("foundation"),
     "messages": rule("foundation"),
     "commands": rule("foundation", "messages"),
     "tokens": rule("foundation"),
@@ -69,7 +70,7 @@ RULES: dict[str, Rule] = {
     "logs": rule("foundation", "credentials"),
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
-    "providers": rule("stores", "credentials errors settings tokens"),
+    "providers": rule("stores", "backoff credentials errors settings tokens"),
     "persona": rule("stores"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
@@ -78,11 +79,13 @@ RULES: dict[str, Rule] = {
     "learning": rule(
         "knowledge", "credentials dates errors identity memory orders providers.base tokens"
     ),
-    "schedule": rule("schedule", "credentials cron dates errors identity memory messages settings"),
+    "schedule": rule(
+        "schedule", "backoff credentials cron dates errors identity memory messages settings"
+    ),
     "tools": rule(
         "tools",
-        "attachments credentials learning memory messages persona providers.base recall schedule "
-        "settings",
+        "attachments backoff credentials learning memory messages persona providers.base recall "
+        "schedule settings",
     ),
     # sessions
     "sessions": rule(
@@ -98,10 +101,10 @@ RULES: dict[str, Rule] = {
     "memory_map": rule("sessions", "memory"),
     "memory_view": rule("sessions", "identity memory memory_map messages persona schedule tools"),
     # channels: messages in, replies out; never a store, a model or a session
-    "channels": rule("channels", "access commands errors identity messages settings"),
+    "channels": rule("channels", "access backoff commands errors identity messages settings"),
     # router: sessions and the Channel Protocol, never a concrete channel
     "router": rule(
-        "router", "channels.base commands errors identity learning memory messages sessions"
+        "router", "backoff channels.base commands errors identity learning memory messages sessions"
     ),
     "app": rule(
         "app",
@@ -111,8 +114,8 @@ RULES: dict[str, Rule] = {
     # daemon: what app built, run and stopped (it still wires the gateway: channels.gateway)
     "daemon": rule(
         "daemon",
-        "app channels.base channels.gateway distill errors memory messages providers.base router "
-        "schedule settings systemd",
+        "app backoff channels.base channels.gateway distill errors memory messages providers.base "
+        "router schedule settings systemd",
     ),
     "systemd": rule("daemon"),
     # cli

@@ -13,12 +13,13 @@ from fakes.channel import RecordingChannel
 from fakes.gated_provider import GatedProvider
 
 from flynn.app import App
+from flynn.backoff import Backoff
 from flynn.errors import SessionBusy
 from flynn.messages import Delivery, IntakeKey, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
 from flynn.providers.scripted import ScriptedProvider
-from flynn.router import ResendPolicy, Router
+from flynn.router import Router
 from flynn.settings import load_settings
 
 
@@ -348,7 +349,7 @@ async def test_replies_whose_send_failed_go_in_order_once_the_chat_service_is_ba
     app, router, channel = await make(
         tmp_path,
         ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content),
-        resend=ResendPolicy(first=0.001, most=0.01),
+        resend=Backoff(first=0.001, most=0.01),
     )
     closing.append((app, router))
     channel.failing = 10
@@ -366,7 +367,7 @@ async def test_a_failed_send_is_not_recorded_as_delivered(
     tmp_path: Path, closing: list[tuple[App, Router]]
 ) -> None:
     app, router, channel = await make(
-        tmp_path, ScriptedProvider(default="hi"), resend=ResendPolicy(first=3600, most=3600)
+        tmp_path, ScriptedProvider(default="hi"), resend=Backoff(first=3600, most=3600)
     )
     closing.append((app, router))
     channel.failing = 1
@@ -387,7 +388,7 @@ async def test_a_reply_refused_for_good_is_given_up_and_the_next_one_goes(
     app, router, channel = await make(
         tmp_path,
         ScriptedProvider(default=lambda r: "re: " + r.messages[-1].content),
-        resend=ResendPolicy(first=3600, most=3600),
+        resend=Backoff(first=3600, most=3600),
     )
     closing.append((app, router))
     channel.refusing = 1
@@ -402,7 +403,7 @@ async def test_a_failing_conversation_does_not_hold_up_another_thread_of_the_sam
     tmp_path: Path, closing: list[tuple[App, Router]]
 ) -> None:
     app, router, channel = await make(
-        tmp_path, ScriptedProvider(default="ok"), resend=ResendPolicy(first=3600, most=3600)
+        tmp_path, ScriptedProvider(default="ok"), resend=Backoff(first=3600, most=3600)
     )
     closing.append((app, router))
     channel.failing = 1

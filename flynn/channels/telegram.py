@@ -22,6 +22,7 @@ from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
 from flynn.access import Access
+from flynn.backoff import Backoff
 from flynn.channels.base import (
     NOT_STREAMED,
     ChannelCapabilities,
@@ -122,11 +123,14 @@ class TelegramChannel:
         self._clock = clock
         self._poll_timeout = poll_timeout
         self._request_timeout = request_timeout
-        self._backoff_initial = backoff_initial
-        self._backoff_max = backoff_max
+        self._backoff = Backoff(
+            first=backoff_initial,
+            most=backoff_max,
+            jitter=(0.75, 1.25),
+            random=random.Random().random,
+        )
         self._sleep = sleep
         self._delivery = TelegramDelivery(sleep=sleep, backoff_initial=backoff_initial)
-        self._random = random.Random()
 
         self._bot: Bot | None = None
         self._me: User | None = None
@@ -362,8 +366,7 @@ class TelegramChannel:
     async def _wait_after(self, event: str, error: str, failures: int, **fields: int) -> None:
         """Shows ``error`` in the status, logs ``event``, sleeps the ``failures``-th backoff."""
         self._last_error, self._last_error_at = error, self._clock()
-        base = min(self._backoff_max, self._backoff_initial * 2.0 ** min(failures - 1, 16))
-        delay = min(self._backoff_max, base * self._random.uniform(0.75, 1.25))
+        delay = self._backoff.delay(failures)
         log.warning(
             event,
             error=error.partition(":")[0],

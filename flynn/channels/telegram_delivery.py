@@ -20,6 +20,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
+from flynn.backoff import Backoff
 from flynn.channels.split import split_text
 from flynn.channels.telegram_html import render_html, visible_length
 from flynn.errors import DeliveryFailed
@@ -115,7 +116,8 @@ class TelegramDelivery:
 
     def __init__(self, *, sleep: Sleep, backoff_initial: float) -> None:
         self._sleep = sleep
-        self._backoff_initial = backoff_initial
+        # ``backoff_initial`` times 1, 2, 3: doubling, capped at the third wait.
+        self._backoff = Backoff(first=backoff_initial, most=3 * backoff_initial)
 
     async def send_text(
         self, bot: Bot, chat: ChatKey, text: str, *, quote: int | None, plain: bool = False
@@ -183,7 +185,7 @@ class TelegramDelivery:
                 if attempt == SEND_ATTEMPTS:
                     raise _send_failure(exc) from None
                 log.warning("telegram.send_retry", error=type(exc).__name__, attempt=attempt)
-                await self._sleep(self._backoff_initial * attempt)
+                await self._sleep(self._backoff.delay(attempt))
             except TelegramError as exc:
                 raise _send_failure(exc) from None
             else:

@@ -12,8 +12,7 @@ import json
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AsyncExitStack, aclosing
 from datetime import datetime
-from types import TracebackType
-from typing import Literal, Self, cast
+from typing import Literal, cast
 
 import anthropic
 
@@ -65,6 +64,7 @@ from flynn.providers.http_errors import (
     utc_now,
 )
 from flynn.providers.lifecycle import paced
+from flynn.providers.sdk_provider import SdkProvider
 
 _log = structlog.get_logger(__name__)
 
@@ -73,8 +73,10 @@ _log = structlog.get_logger(__name__)
 _SDK_ERRORS = (anthropic.AnthropicError, httpx2.HTTPError, ValueError)
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """Claude through ``anthropic.AsyncAnthropic``. Close with ``aclose`` (or ``async with``)."""
+
+    vendor = "anthropic"
 
     def __init__(
         self,
@@ -87,18 +89,14 @@ class AnthropicProvider:
         stream_idle_seconds: float | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
-        self._model = model
-        # The deadline of a whole call, streamed or not; a stream also fails after
-        # ``stream_idle_seconds`` without an event (the timeout when None).
-        self._timeout_seconds = timeout_seconds
-        self._stream_idle_seconds = min(stream_idle_seconds or timeout_seconds, timeout_seconds)
-        self._max_output_tokens = max_output_tokens
-        self._clock = clock
-        # Kept only to scrub it from error text, should a server ever echo it back.
-        self._api_key = api_key
-        self._closed = False
-        # False once the model refused tools: later calls go without them (see ``chat``).
-        self._tools_supported = True
+        super().__init__(
+            model=model,
+            api_key=api_key,
+            timeout_seconds=timeout_seconds,
+            max_output_tokens=max_output_tokens,
+            stream_idle_seconds=stream_idle_seconds,
+            clock=clock,
+        )
         # An explicit base_url keeps the SDK from reading ANTHROPIC_BASE_URL behind the config.
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
@@ -107,41 +105,8 @@ class AnthropicProvider:
             max_retries=0,
         )
 
-    @property
-    def name(self) -> str:
-        return f"anthropic:{self._model}"
-
-    async def chat(self, request: ChatRequest) -> ChatResponse:
-        """The whole reply. Raises ``ProviderError`` subclasses only.
-
-        A model that refuses tools is asked again at once without them, and not offered them again.
-        """
-        offer_tools = self._offers_tools(request)
-        try:
-            return await self._chat(request, offer_tools=offer_tools)
-        except ToolsRefused as exc:
-            self._stop_offering_tools(exc)
-        return await self._chat(request, offer_tools=False)
-
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Text deltas, then the ``ChatResponse`` with any tool calls. Raises ``ProviderError``
-        subclasses only; a refusal of tools (it comes before any delta) is handled as in ``chat``.
-        """
-        offer_tools = self._offers_tools(request)
-        started = False
-        try:
-            async with aclosing(self._stream(request, offer_tools=offer_tools)) as events:
-                async for event in events:
-                    started = True
-                    yield event
-            return
-        except ToolsRefused as exc:
-            if started:
-                raise
-            self._stop_offering_tools(exc)
-        async with aclosing(self._stream(request, offer_tools=False)) as events:
-            async for event in events:
-                yield event
+    async def _close_client(self) -> None:
+        await self._client.close()
 
     async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         try:
@@ -159,9 +124,7 @@ class AnthropicProvider:
         except _SDK_ERRORS as exc:
             raise self._map_error(exc, offered_tools=offer_tools) from exc
         if not isinstance(message, Message):
-            raise MalformedResponse(
-                f"{self.name}: the response is not a message", provider=self.name
-            )
+            raise self._malformed("the response is not a message")
         return ChatResponse(
             text=self._text_of(message),
             usage=self._usage_of(message),
@@ -208,17 +171,13 @@ class AnthropicProvider:
             raise self._map_error(exc, offered_tools=offer_tools) from exc
         except AssertionError as exc:
             # The SDK asserts when the stream ended before its ``message_start`` event.
-            raise MalformedResponse(
-                f"{self.name}: the stream ended before the message began", provider=self.name
-            ) from exc
+            raise self._malformed("the stream ended before the message began") from exc
         if not isinstance(final, Message):
-            raise MalformedResponse(f"{self.name}: the stream held no message", provider=self.name)
+            raise self._malformed("the stream held no message")
         if final.stop_reason is None:
             # The body ended before ``message_delta`` said why the model stopped: a proxy or
             # server gave up mid-reply. What arrived is a fragment, not the answer.
-            raise MalformedResponse(
-                f"{self.name}: the stream was cut before the reply finished", provider=self.name
-            )
+            raise self._malformed("the stream was cut before the reply finished")
         yield ChatResponse(
             text="".join(pieces),
             usage=self._usage_of(final),
@@ -227,43 +186,12 @@ class AnthropicProvider:
             tool_calls=self._tool_calls_of(final),
         )
 
-    def _timed_out(self, limit: Literal["idle", "deadline"]) -> ProviderTimeout:
-        if limit == "idle":
-            why = f"no event for {self._stream_idle_seconds:g}s in the stream"
-        else:
-            why = f"no complete answer within {self._timeout_seconds:g}s"
-        return ProviderTimeout(f"{self.name}: {why}", provider=self.name)
-
-    def _offers_tools(self, request: ChatRequest) -> bool:
-        return bool(request.tools) and self._tools_supported
-
-    def _stop_offering_tools(self, refusal: ToolsRefused) -> None:
-        if self._tools_supported:
-            self._tools_supported = False
-            _log.warning("provider.tools_unsupported", provider=self.name, error=str(refusal))
-
-    async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            await self._client.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
     # -- request and response ---------------------------------------------------------------
 
     def _text_of(self, message: Message) -> str:
         content: object = message.content
         if not isinstance(content, list):
-            raise MalformedResponse(f"{self.name}: the message has no content", provider=self.name)
+            raise self._malformed("the message has no content")
         return "".join(block.text for block in content if isinstance(block, TextBlock))
 
     def _tool_calls_of(self, message: Message) -> tuple[ToolCall, ...]:
@@ -283,7 +211,7 @@ class AnthropicProvider:
     def _usage_of(self, message: Message) -> Usage:
         usage: object = message.usage
         if not isinstance(usage, AnthropicUsage):
-            raise MalformedResponse(f"{self.name}: the message has no usage", provider=self.name)
+            raise self._malformed("the message has no usage")
         # Cached prompt tokens are counted apart from input_tokens but fill the window all the same.
         prompt = (
             usage.input_tokens

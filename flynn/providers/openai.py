@@ -12,8 +12,6 @@ from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
-from types import TracebackType
-from typing import Literal, Self
 from urllib.parse import urlsplit
 
 import openai
@@ -62,6 +60,7 @@ from flynn.providers.http_errors import (
     utc_now,
 )
 from flynn.providers.lifecycle import paced
+from flynn.providers.sdk_provider import SdkProvider
 from flynn.tokens import estimate_tokens
 
 _log = structlog.get_logger(__name__)
@@ -74,8 +73,10 @@ NO_API_KEY = "not-needed"
 _SDK_ERRORS = (openai.OpenAIError, ValueError)
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider):
     """A chat model through ``openai.AsyncOpenAI``. Close with ``aclose`` (or ``async with``)."""
+
+    vendor = "openai"
 
     def __init__(
         self,
@@ -88,22 +89,17 @@ class OpenAIProvider:
         stream_idle_seconds: float | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
-        self._model = model
-        # The deadline of a whole call, streamed or not; a stream also fails after
-        # ``stream_idle_seconds`` without an event (the timeout when None).
-        self._timeout_seconds = timeout_seconds
-        self._stream_idle_seconds = min(stream_idle_seconds or timeout_seconds, timeout_seconds)
-        self._max_output_tokens = max_output_tokens
-        self._clock = clock
-        # Kept only to scrub it from error text: OpenAI echoes part of a refused key, and some
-        # compatible servers echo all of it.
-        self._api_key = api_key
+        super().__init__(
+            model=model,
+            api_key=api_key,
+            timeout_seconds=timeout_seconds,
+            max_output_tokens=max_output_tokens,
+            stream_idle_seconds=stream_idle_seconds,
+            clock=clock,
+        )
         # api.openai.com refuses ``max_tokens`` for its reasoning models and wants
         # ``max_completion_tokens``; many compatible servers know only ``max_tokens``.
         self._is_official = base_url is None or urlsplit(base_url).hostname == "api.openai.com"
-        self._closed = False
-        # False once the model or server refused tools: later calls go without them (see ``chat``).
-        self._tools_supported = True
         self._client = openai.AsyncOpenAI(
             api_key=api_key or NO_API_KEY,
             base_url=base_url or DEFAULT_OPENAI_BASE_URL,
@@ -111,43 +107,8 @@ class OpenAIProvider:
             max_retries=0,
         )
 
-    @property
-    def name(self) -> str:
-        return f"openai:{self._model}"
-
-    async def chat(self, request: ChatRequest) -> ChatResponse:
-        """The whole reply. Raises ``ProviderError`` subclasses only.
-
-        A model that refuses tools is asked again at once without them, and not offered them again.
-        """
-        offer_tools = self._offers_tools(request)
-        try:
-            return await self._chat(request, offer_tools=offer_tools)
-        except ToolsRefused as exc:
-            self._stop_offering_tools(exc)
-        return await self._chat(request, offer_tools=False)
-
-    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        """Text deltas, then the ``ChatResponse`` with any tool calls. Raises ``ProviderError``
-        subclasses only; a refusal of tools (it comes before any delta) is handled as in ``chat``.
-
-        Asks for a final usage chunk; servers that send none get estimated usage instead.
-        """
-        offer_tools = self._offers_tools(request)
-        started = False
-        try:
-            async with aclosing(self._stream(request, offer_tools=offer_tools)) as events:
-                async for event in events:
-                    started = True
-                    yield event
-            return
-        except ToolsRefused as exc:
-            if started:
-                raise
-            self._stop_offering_tools(exc)
-        async with aclosing(self._stream(request, offer_tools=False)) as events:
-            async for event in events:
-                yield event
+    async def _close_client(self) -> None:
+        await self._client.close()
 
     async def _chat(self, request: ChatRequest, *, offer_tools: bool) -> ChatResponse:
         max_tokens = request.max_tokens or self._max_output_tokens
@@ -260,30 +221,6 @@ class OpenAIProvider:
             tool_calls=tool_calls,
         )
 
-    def _offers_tools(self, request: ChatRequest) -> bool:
-        return bool(request.tools) and self._tools_supported
-
-    def _stop_offering_tools(self, refusal: ToolsRefused) -> None:
-        if self._tools_supported:
-            self._tools_supported = False
-            _log.warning("provider.tools_unsupported", provider=self.name, error=str(refusal))
-
-    async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            await self._client.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
     # -- response -------------------------------------------------------------------------------
 
     def _usage_of(
@@ -300,16 +237,6 @@ class OpenAIProvider:
 
     def _model_of(self, model: object) -> str:
         return model if isinstance(model, str) and model else self._model
-
-    def _timed_out(self, limit: Literal["idle", "deadline"]) -> ProviderTimeout:
-        if limit == "idle":
-            why = f"no event for {self._stream_idle_seconds:g}s in the stream"
-        else:
-            why = f"no complete answer within {self._timeout_seconds:g}s"
-        return ProviderTimeout(f"{self.name}: {why}", provider=self.name)
-
-    def _malformed(self, what: str) -> MalformedResponse:
-        return MalformedResponse(f"{self.name}: {what}", provider=self.name)
 
     # -- errors -----------------------------------------------------------------------------------
 

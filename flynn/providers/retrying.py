@@ -10,6 +10,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import structlog
 
+from flynn.backoff import Backoff
 from flynn.errors import ProviderError, RateLimited
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
 from flynn.providers.lifecycle import ClosableProvider, open_stream
@@ -35,10 +36,11 @@ class RetryingProvider:
     ) -> None:
         self._inner = inner
         self._max_retries = max_retries
-        self._base_delay = base_delay
         self._max_delay = max_delay
+        # "Equal jitter": at least half the backoff, so retries from many sessions spread out
+        # without any of them retrying immediately.
+        self._backoff = Backoff(first=base_delay, most=max_delay, jitter=(0.5, 1.0), random=random)
         self._sleep = sleep
-        self._random = random
 
     @property
     def name(self) -> str:
@@ -90,10 +92,7 @@ class RetryingProvider:
             if exc.retry_after > self._max_delay * 2:
                 return None
             return exc.retry_after
-        ceiling = min(self._max_delay, self._base_delay * 2.0**retries)
-        # "Equal jitter": at least half the backoff, so retries from many sessions spread out
-        # without any of them retrying immediately.
-        return ceiling / 2 + self._random() * ceiling / 2
+        return self._backoff.delay(retries + 1)
 
     async def _wait(self, error: ProviderError, attempt: int, delay: float) -> None:
         _log.warning(

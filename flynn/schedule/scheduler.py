@@ -16,6 +16,7 @@ from functools import partial
 
 import structlog
 
+from flynn.backoff import Backoff
 from flynn.errors import StoreError
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Pushes, Schedule, Target
@@ -225,11 +226,10 @@ class Scheduler:
 
     def _retry_at(self, push: Push) -> datetime:
         config = self._config
-        # The exponent is capped: 2.0 ** 1024 overflows, and a chat that blocked the bot keeps
-        # failing for as long as the push waits (an hour apart, 1,024 failures is six weeks).
-        doubling = 2.0 ** min(push.failures, 60)
-        backoff = min(config.max_backoff_seconds, config.backoff_seconds * doubling)
-        return self._clock() + timedelta(seconds=backoff)
+        # A chat that blocked the bot keeps failing for as long as the push waits (an hour apart,
+        # 1,024 failures is six weeks): ``Backoff`` never overflows however many.
+        backoff = Backoff(first=config.backoff_seconds, most=config.max_backoff_seconds)
+        return self._clock() + timedelta(seconds=backoff.delay(push.failures + 1))
 
     @staticmethod
     def _record(write: Callable[[], object]) -> None:

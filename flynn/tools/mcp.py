@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 import anyio
 import httpx2
@@ -29,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from flynn.backoff import Backoff
 from flynn.credentials import redact
 from flynn.providers.base import ToolSpec
 from flynn.settings import McpServerSettings
@@ -47,14 +48,10 @@ _CLIENT = mcp_types.Implementation(name="flynn", version="0.1.0")
 ServerState = Literal["starting", "up", "down"]
 
 
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """How long a dead server waits before its next start: ``first``, doubled each failure up
-    to ``longest``; back to ``first`` once a connection lasted ``stable`` seconds."""
-
-    first: float = 1.0
-    longest: float = 60.0
-    stable: float = 60.0
+RESTART_BACKOFF: Final = Backoff(first=1.0, most=60.0)
+"""How long a dead server waits before its next start: a second, doubled each failure up to a
+minute; back to a second once a connection lasted ``STABLE_SECONDS``."""
+STABLE_SECONDS: Final = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +109,13 @@ class McpServer:
         settings: McpServerSettings,
         *,
         owner: str | None,
-        backoff: Backoff | None = None,
+        backoff: Backoff = RESTART_BACKOFF,
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
         self._people = frozenset(settings.people if settings.people is not None else [owner or ""])
-        self._backoff = backoff or Backoff()
+        self._backoff = backoff
         self._clock = clock or (lambda: asyncio.get_running_loop().time())
         self._session: ClientSession | None = None
         self._dropped: asyncio.Event | None = None
@@ -194,7 +191,7 @@ class McpServer:
     async def run(self) -> None:
         """Connects, serves until the connection drops, then starts it again after a backoff,
         until cancelled. Never raises but ``CancelledError``."""
-        delay = self._backoff.first
+        failures = 0
         while True:
             began = self._clock()
             try:
@@ -202,13 +199,12 @@ class McpServer:
                 error = "the connection closed"
             except Exception as exc:  # noqa: BLE001 - the server's boundary: its failure is its own
                 error = _describe(exc)
+            failures = 1 if self._clock() - began >= STABLE_SECONDS else failures + 1
+            delay = self._backoff.delay(failures)
             log.warning("mcp.server_down", server=self.name, error=error, retry_in=delay)
             self._session = None
             self._set("down", error)
-            if self._clock() - began >= self._backoff.stable:
-                delay = self._backoff.first
             await asyncio.sleep(delay)  # the backoff itself: nothing to wait on but time
-            delay = min(delay * 2, self._backoff.longest)
 
     async def _connect_and_serve(self) -> None:
         dropped = asyncio.Event()

@@ -12,11 +12,12 @@ from fakes.fake_telegram import OWNER_ID, FakeTelegram
 from telegram_harness import Harness
 
 from flynn.app import App
+from flynn.backoff import Backoff
 from flynn.channels.telegram import NOT_STORED
 from flynn.memory.database import Database
 from flynn.providers.base import TASKS
 from flynn.providers.scripted import ScriptedProvider
-from flynn.router import ResendPolicy, Router
+from flynn.router import Router
 from flynn.settings import load_settings
 
 LONG = "Please keep this: " + "ü" * 4000
@@ -107,7 +108,7 @@ async def test_a_reply_telegram_refused_ten_times_goes_once_it_is_healthy_withou
         app.identity,
         app.memory.inbound,
         clock=app.services.clock,
-        resend=ResendPolicy(first=0.01, most=0.05),
+        resend=Backoff(first=0.01, most=0.05),
     )
     fake_telegram.fail_sends("bad_gateway", 10)
     try:

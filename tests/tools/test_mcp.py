@@ -24,11 +24,12 @@ from fakes.script import ToolUse
 from mcp.server.mcpserver import MCPServer
 
 from flynn.app import App
+from flynn.backoff import Backoff
 from flynn.doctor import run_checks
 from flynn.errors import ConfigError
 from flynn.messages import ChannelAccount, CommandCall, SessionKey
 from flynn.settings import load_settings
-from flynn.tools.mcp import Backoff, McpServer, McpServerStatus
+from flynn.tools.mcp import McpServer, McpServerStatus
 
 NOTES_SERVER = '''
 import asyncio, os
@@ -190,7 +191,7 @@ async def test_a_killed_stdio_server_comes_back_and_serves_again(
     async with _running(settings) as app:
         assert app.mcp is not None
         (server,) = app.mcp.servers
-        server._backoff = Backoff(first=0.05, longest=0.05)
+        server._backoff = Backoff(first=0.05, most=0.05)
         first = await _kill(server)
         down = await _wait(server, lambda status: status.state == "down")
         assert down.tools  # still offered while it restarts: a call says it is restarting
@@ -213,7 +214,7 @@ async def test_a_call_to_a_server_that_is_down_is_that_calls_error(
     async with _running(settings) as app:
         assert app.mcp is not None
         (server,) = app.mcp.servers
-        server._backoff = Backoff(first=600, longest=600)  # it stays down for this test
+        server._backoff = Backoff(first=600, most=600)  # it stays down for this test
         await _kill(server)
         await _wait(server, lambda status: status.state == "down")
         fake_openai.enqueue(
