@@ -31,7 +31,7 @@ from flynn.memory_map import Projection, dense_projection, sparse_projection, tf
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import clean_file_text
 from flynn.schedule.jobs import Job, Schedule
-from flynn.schedule.listing import local_next
+from flynn.schedule.listing import job_when, local_next
 from flynn.tools.base import ToolError
 from flynn.tools.person_files import (
     MEMORY_FILES,
@@ -394,6 +394,7 @@ def _job_json(job: Job) -> dict[str, object]:
         "number": job.number,  # what the person sees and cancels by (``/reminders cancel N``)
         "text": job.text,
         "next_at": None if when is None else when.isoformat(),
+        "when": job_when(job),  # shown as is: written as chat and ``flynn reminders`` write it
         "timezone": job.timezone,
         "repeat": job.repeat,
     }

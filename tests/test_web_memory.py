@@ -294,6 +294,15 @@ async def test_the_page_shows_a_fact_learnt_in_chat_its_history_the_map_and_forg
         await expect(page.locator("#working")).to_contain_text("cut-over on Friday")
         await expect(page.locator("#working .fact-meta")).to_contain_text("Expires")
         await expect(page.locator("#reminders")).to_contain_text("call Maya")
+        # Its time reads the same in the chat's reply, on this page and in `flynn reminders`.
+        jobs = json.loads(await world.flynn("reminders", "--json"))
+        (maya,) = [job for job in jobs if job["kind"] == "reminder"]
+        listed = await world.flynn("reminders")
+        line = listed[listed.index("call Maya: next ") :]
+        written = line[len("call Maya: next ") : line.index(", once")]
+        assert written.endswith(f"({maya['timezone']})") and maya["next_at"][11:16] in written
+        await expect(page.locator("#reminders .fact-meta")).to_have_text(f"next {written}")
+        await expect(chat_page.locator(".msg.assistant").last).to_contain_text(written)
         await expect(page.locator("#tasks")).to_contain_text("draft the cut-over checklist")
         await page.locator("summary", has_text="USER.md").click()
         await expect(page.locator("#files")).to_contain_text("Backend engineer in Lisbon")

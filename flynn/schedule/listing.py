@@ -1,8 +1,9 @@
-"""Jobs as people read them (``flynn reminders``, ``flynn doctor``): times in the job's own zone."""
+"""Jobs as people read them (``flynn reminders``, ``flynn doctor``, the chat's reminder tools,
+the memory page): times in the job's own zone, written by ``local_when`` everywhere."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from flynn.cron import zone
 from flynn.schedule.jobs import Job, Target
@@ -17,6 +18,24 @@ def local_next(job: Job) -> datetime | None:
         return job.next_at.astimezone(zone(job.timezone))
     except ValueError:
         return job.next_at
+
+
+def local_when(moment: datetime, timezone: str) -> str:
+    """``Tue 2 Dec 2025 09:30 (Europe/Lisbon)``: ``moment`` in ``timezone`` (an IANA name or a
+    fixed offset such as ``UTC+05:30``), seconds only when there are some. The one way a
+    reminder's time is written, in chat, on the memory page and by ``flynn reminders``; a zone
+    that is gone is shown as UTC, and named so."""
+    try:
+        local = moment.astimezone(zone(timezone))
+    except ValueError:
+        local, timezone = moment.astimezone(UTC), "UTC"
+    clock = f"{local:%H:%M}" + (f":{local:%S}" if local.second else "")
+    return f"{local:%a} {local.day} {local:%b %Y} {clock} ({timezone})"
+
+
+def job_when(job: Job) -> str:
+    """When ``job`` fires next, as ``local_when`` writes it; "no further time" when never."""
+    return "no further time" if job.next_at is None else local_when(job.next_at, job.timezone)
 
 
 def describe_target(target: Target | None) -> str:
@@ -37,8 +56,7 @@ def job_line(job: Job, *, with_namespace: bool = False) -> str:
     """``3. call mum: next Sat 28 Mar 2026 18:30 (Europe/Lisbon), repeats 0 8 * * *, to ...``:
     a reminder by its person's number (what they type to cancel it); another kind of job, which
     nobody cancels by number, by its kind (``(distill) short: ...``)."""
-    when = local_next(job)
-    at = "no further time" if when is None else f"{when:%a %d %b %Y %H:%M} ({job.timezone})"
+    at = job_when(job)
     repeat = f", repeats {job.repeat}" if job.repeat else ", once"
     owner = f"[{job.namespace}] " if with_namespace else ""
     label = f"{job.number}. " if job.kind == "reminder" else f"({job.kind}) "

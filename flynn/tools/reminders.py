@@ -14,6 +14,7 @@ from datetime import datetime, time, timedelta
 from pydantic import Field, model_validator
 
 from flynn.schedule.jobs import Job, Schedule, Target
+from flynn.schedule.listing import job_when, local_when
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 Route = Callable[[ToolContext], Target | None]
@@ -32,23 +33,10 @@ class ReminderLimits:
     total: int = 10 * MAX_REMINDERS
 
 
-def render_job(job: Job, context: ToolContext) -> str:
-    """One line a person reads: their number for it, text, when (in their time), how often."""
-    when = "no further time" if job.next_at is None else local_time(job.next_at, context)
+def render_job(job: Job) -> str:
+    """One line a person reads: their number for it, text, when (``local_when``), how often."""
     repeat = f", repeats {job.repeat}" if job.repeat else ""
-    return f"{job.number}. {job.text} ({when}{repeat})"
-
-
-def local_time(moment: datetime, context: ToolContext) -> str:
-    local = moment.astimezone(context.timezone)
-    today = context.now.astimezone(context.timezone).date()
-    if local.date() == today:
-        day = "today"
-    elif local.date() == today + timedelta(days=1):
-        day = "tomorrow"
-    else:
-        day = f"{local:%a %d %b %Y}"
-    return f"{day} at {local:%H:%M}" + (f":{local:%S}" if local.second else "")
+    return f"{job.number}. {job.text}: {job_when(job)}{repeat}"
 
 
 def parse_at(text: str, context: ToolContext) -> datetime:
@@ -158,9 +146,8 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
                 # Like in_seconds: a time past the cap could not even be shown in every zone.
                 raise ToolError(f"{args.at} is too far ahead: at most ten years from now")
             if at < context.now - timedelta(seconds=60) and args.repeat is None:
-                raise ToolError(
-                    f"{args.at} is in the past (it is {local_time(context.now, context)})"
-                )
+                it_is = local_when(context.now, context.timezone_name)
+                raise ToolError(f"{args.at} is in the past (it is {it_is})")
             # A repeating one starts from now: its times already past must not fire at once.
             at = max(at, context.now)
         else:
@@ -179,7 +166,7 @@ class ReminderSet(TypedTool[ReminderSetArguments]):
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         self._on_change()
-        return "Reminder set: " + render_job(job, context)
+        return "Reminder set: " + render_job(job)
 
 
 class ReminderListArguments(Arguments):
@@ -198,7 +185,7 @@ class ReminderList(TypedTool[ReminderListArguments]):
         jobs = self._schedule.jobs(context.namespace, kind="reminder")
         if not jobs:
             return "No reminders are set."
-        return "\n".join(render_job(job, context) for job in jobs)
+        return "\n".join(render_job(job) for job in jobs)
 
 
 class ReminderCancelArguments(Arguments):

@@ -75,7 +75,7 @@ async def _set(schedule: SqliteSchedule, namespace: str, text: str, minutes: int
 async def _listed(schedule: SqliteSchedule, namespace: str) -> list[str]:
     failed, text = await _call(schedule, namespace, "reminder_list", {})
     assert not failed, text
-    return [line.split(" (")[0] for line in text.splitlines()]
+    return [line.split(": ")[0] for line in text.splitlines()]
 
 
 async def test_a_persons_first_reminder_is_1_after_the_distillation_jobs(
@@ -83,7 +83,7 @@ async def test_a_persons_first_reminder_is_1_after_the_distillation_jobs(
 ) -> None:
     _distill_jobs(schedule, "user")
     reply = await _set(schedule, "user", "stretch", 10)
-    assert reply == "Reminder set: 1. stretch (today at 09:40)"
+    assert reply == "Reminder set: 1. stretch: Mon 2 Nov 2026 09:40 (UTC)"
     assert await _listed(schedule, "user") == ["1. stretch"]
     assert [job.number for job in schedule.jobs("user", kind="distill")] == [None] * 3
 

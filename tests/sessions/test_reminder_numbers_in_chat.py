@@ -52,7 +52,7 @@ async def test_reminders_in_a_chat_are_numbered_per_person_and_keep_their_number
     assert (await _set(h, alice, "dentist", 10)).startswith("Reminder set: 3. dentist")
 
     listed = (await alice.handle(CommandCall("reminders"))).text
-    assert [line.split(" (")[0] for line in listed.splitlines()] == [
+    assert [line.split(": ")[0] for line in listed.splitlines()] == [
         "3. dentist",  # soonest first
         "2. pay rent",
         "1. call mum",
@@ -69,7 +69,7 @@ async def test_reminders_in_a_chat_are_numbered_per_person_and_keep_their_number
     assert "1. water plants" in (await bob.handle(CommandCall("reminders"))).text
 
     listed = (await alice.handle(CommandCall("reminders"))).text
-    assert [line.split(" (")[0] for line in listed.splitlines()] == ["3. dentist", "1. call mum"]
+    assert [line.split(": ")[0] for line in listed.splitlines()] == ["3. dentist", "1. call mum"]
     assert (await _set(h, alice, "stretch", 40)).startswith("Reminder set: 4. stretch")
 
     await alice.handle("what's coming up?")

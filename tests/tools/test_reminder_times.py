@@ -95,4 +95,4 @@ async def test_repeats_follow_a_half_hour_fixed_offset(
     assert job.next_at is not None
     local = job.next_at.astimezone(india)
     assert (local.hour, local.minute) == (8, 0)
-    assert "at 08:00" in text
+    assert "08:00 (UTC+05:30)" in text

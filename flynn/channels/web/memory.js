@@ -286,8 +286,8 @@
       const item = el("li");
       item.append(el("span", "", job.number ? `${job.number}. ${job.text}` : job.text));
       const repeat = job.repeat ? ` · repeats ${job.repeat}` : "";
-      const next = job.next_at ? when(job.next_at) : "—";
-      item.append(el("div", "fact-meta", `next ${next}${repeat}`));
+      // Written by the server, as the chat and `flynn reminders` write it (one rule).
+      item.append(el("div", "fact-meta", `next ${job.when}${repeat}`));
       reminders.append(item);
     }
     if (data.reminders?.more) {
