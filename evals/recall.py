@@ -36,6 +36,7 @@ from typing import Any
 
 from evals import datasets
 from evals.datasets.labelled import SourceError
+from evals.scripted_provider import ScriptedProvider
 from evals.synthesis import Turn as SynthesisTurn
 from evals.synthesis import bench_synthesis
 from evals.team import store_docs
@@ -45,7 +46,6 @@ from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import DepthName, RankerName, Recall, RecalledMemory, RecallItem
 from flynn.recall.team import TeamRecall
 from flynn.sessions.prompt import render_recalled

@@ -12,12 +12,12 @@ import pytest
 from fakes.channel import RecordingChannel
 from fakes.gated_provider import GatedProvider
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.errors import SessionBusy
 from flynn.messages import Delivery, IntakeKey, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
-from flynn.providers.scripted import ScriptedProvider
 from flynn.router import ResendPolicy, Router
 from flynn.settings import load_settings
 
