@@ -36,6 +36,7 @@ from typing import Any
 
 from evals import datasets
 from evals.datasets.labelled import SourceError
+from evals.rankers import ComparedRecall, OtherRankerName, RankerName
 from evals.scripted_provider import ScriptedProvider
 from evals.synthesis import Turn as SynthesisTurn
 from evals.synthesis import bench_synthesis
@@ -46,7 +47,7 @@ from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.memory.store import MessageRole
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.recall.recall import DepthName, RankerName, Recall, RecalledMemory, RecallItem
+from flynn.recall.recall import DepthName, Recall, RecalledMemory, RecallItem
 from flynn.recall.team import TeamRecall
 from flynn.sessions.prompt import render_recalled
 from flynn.settings import EmbeddingModel, LlmSettings, load_settings
@@ -417,15 +418,15 @@ async def bench_recall(
     return result
 
 
-def _other_ranker(app: App, ranker: RankerName) -> Recall:
+def _other_ranker(app: App, ranker: OtherRankerName) -> Recall:
     """The app's recall with another ranker: an eval option only (people always get the
     hybrid). The other rankers use neither the graph nor embeddings."""
     memory = app.settings.memory
-    return Recall(
+    return ComparedRecall(
         app.memory.facts,
         app.memory.history,
-        threshold=memory.retrieval_threshold,
         ranker=ranker,
+        threshold=memory.retrieval_threshold,
         depth=memory.recall_depth,
     )
 
