@@ -133,7 +133,7 @@ async def test_idle_sessions_are_evicted_and_resumed_from_the_database(
     closing.append((app, router))
     await router.on_message(channel.inbound("remember the blue door"))
     await channel.reply()
-    await router.wait_until_idle()
+    await router.idle.wait()
     assert app.sessions.live(channel.inbound("").session_key) is None
     await router.on_message(channel.inbound("where was I?"))
     await channel.reply()
