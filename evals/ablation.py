@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.recall import _evaluate, _ingest, _other_ranker, load_dataset
+from evals.scripted_provider import ScriptedProvider
 from evals.turn import percentile
 from flynn.app import App
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.ranking import HybridRanker
 from flynn.recall.weights import Tuning, lighter
 from flynn.settings import load_settings

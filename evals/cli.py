@@ -18,6 +18,7 @@ from typing import NoReturn
 from evals.datasets import NAMES
 from evals.distill import bench_distill
 from evals.gateway import bench_gateway
+from evals.rankers import RANKERS
 from evals.recall import bench_recall, load_dataset
 from evals.schedule import bench_schedule
 from evals.turn import bench_turn
@@ -25,7 +26,7 @@ from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, command_settin
 from flynn.errors import FlynnError
 from flynn.logs import configure_logging
 from flynn.recall.embeddings import EMBEDDING_MODELS
-from flynn.recall.recall import DEPTHS, RANKERS
+from flynn.recall.recall import DEPTHS
 
 
 def main(argv: Sequence[str]) -> int:

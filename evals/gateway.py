@@ -15,12 +15,12 @@ from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.channels.base import Channel, ChannelCapabilities, ChannelStatus, OnMessage
 from flynn.channels.gateway import GatewayChannel
 from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import Settings, load_settings
 

@@ -19,13 +19,13 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, database_path
 from flynn.daemon import freeze_startup_heap
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.store import MessageRole, NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
 from flynn.settings import load_settings

@@ -155,9 +155,11 @@ class Router:
             for worker in list(self._workers.values()):
                 await worker.inbox.join()
 
-    async def wait_until_idle(self) -> None:
-        """Returns once no session has a worker (all idle sessions were evicted)."""
-        await self._idle.wait()
+    @property
+    def idle(self) -> asyncio.Event:
+        """Set while no session has a worker (none was opened, or every idle one was evicted);
+        cleared when a message opens one. Only the router sets or clears it."""
+        return self._idle
 
     def session_key(self, message: InboundMessage) -> SessionKey:
         """The conversation a message belongs to. In multi-user mode a group chat is split per

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.distill.distiller import Distiller, DistillFailed, Tier
 from flynn.distill.runs import MAX_ATTEMPTS, DistillRuns, notice, plan_jobs
 from flynn.errors import ProviderTimeout
@@ -21,7 +22,6 @@ from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
-from flynn.providers.scripted import ScriptedProvider
 from flynn.schedule.jobs import Push, Target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.tokens import estimate_tokens

@@ -242,7 +242,7 @@ async def test_turned_off_nothing_is_scheduled_and_what_fired_before_is_dropped(
         await asyncio.wait_for(daemon.ready.wait(), 20)
         assert daemon.app is not None and daemon.scheduler is not None
         assert daemon.app.schedule.jobs(None, kind="distill") == []
-        await daemon.scheduler.until_asleep()
+        await daemon.scheduler.asleep.wait()
         assert daemon.app.pushes.claim_pending(now=clock.now, lease_seconds=60) == []
     finally:
         stop.set()

@@ -12,13 +12,13 @@ import pytest
 from fakes.channel import RecordingChannel
 from fakes.gated_provider import GatedProvider
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.backoff import Backoff
 from flynn.errors import SessionBusy
 from flynn.messages import Delivery, IntakeKey, OutboundMessage
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
-from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import load_settings
 
@@ -134,7 +134,7 @@ async def test_idle_sessions_are_evicted_and_resumed_from_the_database(
     closing.append((app, router))
     await router.on_message(channel.inbound("remember the blue door"))
     await channel.reply()
-    await router.wait_until_idle()
+    await router.idle.wait()
     assert app.sessions.live(channel.inbound("").session_key) is None
     await router.on_message(channel.inbound("where was I?"))
     await channel.reply()

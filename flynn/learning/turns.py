@@ -8,7 +8,6 @@ through it, so the benchmark measures recall over exactly what live turns leave 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -18,7 +17,7 @@ from flynn.learning.embedding_queue import EmbeddingQueue, VectorWriter
 from flynn.learning.own_words import is_injection, own_words
 from flynn.learning.reconcile import Outcome, RuleReconciler
 from flynn.learning.rules import RuleExtractor
-from flynn.memory.store import History, MessageRole, NewMessage, StoredMessage
+from flynn.memory.store import History, MessageRole, StoredMessage
 from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
 
@@ -146,26 +145,6 @@ class MemoryWriter:
             else None
         )
         return (stored.id, stored.namespace, in_context(context, stored.content))
-
-    def import_session(
-        self,
-        scope: WriteScope,
-        session: str,
-        turns: Sequence[tuple[MessageRole, str, datetime]],
-    ) -> int:
-        """Appends many ``(role, text, time)`` turns of one session at once, learning nothing
-        from them (an import, or benchmark filler); returns how many. With embeddings on, they
-        are embedded together (as ``message`` would, each after the one before it), which is
-        several times faster than one at a time."""
-        if self._vectors is not None:
-            stored = [
-                self.message(scope, session, role, text, now=now, embed=False)
-                for role, text, now in turns
-            ]
-            self._vectors.add("message", [self._vector_row(message) for message in stored])
-            return len(stored)
-        batch = [NewMessage(role, text, estimate_tokens(text), now) for role, text, now in turns]
-        return self._history.append_many(session, scope.root, batch)
 
     def learn(
         self,

@@ -2,16 +2,13 @@
 to one message, ranked (``Recall.rank``) and then packed into a token budget as trust-labelled
 blocks (``Recall.pack``; ``Recall.recall`` does both, as the orchestrator needs).
 
-Three rankers share the packing: ``hybrid`` (the default, see ``flynn.recall.ranking``),
-``baseline`` (a weighted relevance formula of keyword, recency and confidence, kept to compare
-against) and ``bm25`` (plain
-full-text ranking of past turns, the floor any ranker must beat).
+Ranking is the hybrid ranker's (``flynn.recall.ranking``); the benchmarks compare it with
+other rankers through the same packing (evals/rankers.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -22,7 +19,7 @@ from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
 from flynn.memory.store import Facts, History
 from flynn.memory.vectors import QueryVectors, VectorSearch
-from flynn.recall.items import RecallItem, Trust, fact_item, message_item
+from flynn.recall.items import RecallItem, Trust
 from flynn.recall.passages import passage
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker
@@ -30,8 +27,6 @@ from flynn.recall.related_words import RelatedWords
 from flynn.recall.team import TeamRecall
 from flynn.tokens import CHARS_PER_TOKEN, estimate_tokens
 
-RankerName = Literal["hybrid", "baseline", "bm25"]
-RANKERS: tuple[RankerName, ...] = ("hybrid", "baseline", "bm25")
 DepthName = Literal["adaptive", "full"]
 DEPTHS: tuple[DepthName, ...] = ("adaptive", "full")
 
@@ -48,24 +43,14 @@ FRAME_TOKENS = 48
 """Kept out of the budget for what frames the blocks in the prompt (``render_recalled``'s
 heading and its instruction to trust the current message)."""
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_RECENCY_DAYS = 30.0
-_BASELINE_FACTS = 12
-_BASELINE_MESSAGES = 8
-
 __all__ = [
     "DEPTHS",
-    "RANKERS",
     "DepthName",
-    "RankerName",
     "Recall",
     "RecallBlock",
     "RecallItem",
     "RecalledMemory",
     "Trust",
-    "baseline_relevance",
-    "keyword_overlap",
-    "recency",
 ]
 
 
@@ -131,25 +116,6 @@ _TITLE_TOKENS = {
 }
 
 
-def keyword_overlap(query_terms: set[str], text: str) -> float:
-    """Fraction of the query's terms found in ``text`` (0..1)."""
-    if not query_terms:
-        return 0.0
-    words = {word.casefold() for word in _WORD.findall(text)}
-    return len(query_terms & words) / len(query_terms)
-
-
-def recency(updated_at: datetime, now: datetime) -> float:
-    """1.0 for now, falling linearly to 0.0 over thirty days."""
-    age_days = max((now - updated_at).total_seconds(), 0.0) / 86_400
-    return max(0.0, 1.0 - age_days / _RECENCY_DAYS)
-
-
-def baseline_relevance(overlap: float, recent: float, confidence: float) -> float:
-    """Seed 003's formula, kept as the named baseline."""
-    return 0.6 * overlap + 0.2 * recent + 0.2 * confidence
-
-
 class Recall:
     """Finds memory for a message under one namespace root. Reads only; never writes.
 
@@ -166,27 +132,18 @@ class Recall:
         history: History,
         *,
         threshold: float,
-        ranker: RankerName = "hybrid",
         depth: DepthName = "adaptive",
         graph: Graph | None = None,
         vectors: VectorSearch | None = None,
         team: TeamRecall | None = None,
     ) -> None:
-        self._facts = facts
         self._team = team
-        self._history = history
         self._threshold = threshold
-        self._ranker = ranker
         self._vectors = vectors
         self._hybrid = HybridRanker(
             facts, history, graph=graph, vectors=vectors, adaptive=depth == "adaptive"
         )
-        if ranker == "hybrid":
-            RelatedWords.shipped()  # read once now, not on the first question
-
-    @property
-    def ranker(self) -> RankerName:
-        return self._ranker
+        RelatedWords.shipped()  # read once now, not on the first question
 
     @property
     def embedding_model(self) -> str | None:
@@ -201,14 +158,14 @@ class Recall:
     async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``embed_query`` in a worker thread, for ``rank``/``recall`` to use instead of
         computing the embeddings on the event loop."""
-        if self._vectors is None or self._ranker != "hybrid" or not query.strip():
+        if self._vectors is None or not query.strip():
             return None
         return await asyncio.to_thread(self.embed_query, query, now=now)
 
     def embed_query(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``query``'s embeddings (``QueryVectors``: the whole question, and its topic when it
         names someone), in one call of the model; ``None`` when ranking uses no embeddings."""
-        if self._vectors is None or self._ranker != "hybrid" or not query.strip():
+        if self._vectors is None or not query.strip():
             return None
         topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
         vectors = self._vectors.embed([query, topic] if topic else [query])
@@ -237,13 +194,6 @@ class Recall:
         """
         if limit <= 0 or not query.strip():
             return []
-        if self._ranker == "baseline":
-            return self._rank_baseline(root, query, now=now, limit=limit, exclude=exclude_session)
-        if self._ranker == "bm25":
-            matches = self._history.match(
-                root, query, limit=limit, exclude_session=exclude_session, wide=True
-            )
-            return [message_item(m.message, m.score) for m in matches]
         return self._hybrid.rank(
             root,
             analyse(query, now=now),
@@ -257,7 +207,7 @@ class Recall:
         """The ranked ``items`` worth injecting: for the hybrid ranker, those scoring at least
         ``threshold`` times the best (the relevance floor), so that the prompt does not fill
         up with weak matches; ranking itself returns every item asked for."""
-        if self._ranker != "hybrid" or not items:
+        if not items:
             return list(items)
         floor = items[0].score * self._threshold
         # Graph lines are about what the message names: relevant however they score.
@@ -370,30 +320,6 @@ class Recall:
         if team and self._team is not None:
             items = [*items, *self._team.items(query, query_vectors=query_vectors)]
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines, query=query)
-
-    def _rank_baseline(
-        self, root: str, query: str, *, now: datetime, limit: int, exclude: str | None
-    ) -> list[RecallItem]:
-        terms = {word.casefold() for word in _WORD.findall(query) if len(word) > 2}
-        scored: list[RecallItem] = []
-        for fact in self._facts.search(root, query, limit=_BASELINE_FACTS):
-            score = baseline_relevance(
-                keyword_overlap(terms, f"{fact.field or ''} {fact.value}"),
-                recency(fact.updated_at, now),
-                fact.confidence,
-            )
-            scored.append(fact_item(fact, score))
-        for match in self._history.match(
-            root, query, limit=max(_BASELINE_MESSAGES, limit), exclude_session=exclude
-        ):
-            message = match.message
-            score = baseline_relevance(
-                keyword_overlap(terms, message.content), recency(message.created_at, now), 1.0
-            )
-            scored.append(message_item(message, score))
-        kept = [item for item in scored if item.score >= self._threshold]
-        kept.sort(key=lambda item: item.score, reverse=True)
-        return kept[:limit]
 
 
 def _normal(text: str) -> str:

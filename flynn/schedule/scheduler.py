@@ -80,10 +80,13 @@ class Scheduler:
         self._asleep.clear()
         self._wake.set()
 
-    async def until_asleep(self) -> None:
-        """Returns once ``run`` has fired and delivered what it could and waits for the next
-        due time or ``wake()``: when what was due or queued has been dealt with."""
-        await self._asleep.wait()
+    @property
+    def asleep(self) -> asyncio.Event:
+        """Set while ``run`` has fired and delivered what it could and waits for the next due
+        time or ``wake()`` (what was due or queued has been dealt with); cleared by ``wake()``.
+        Part of the contract for whoever needs to know the schedule is settled (the tests, a
+        drain); only the scheduler sets or clears it."""
+        return self._asleep
 
     async def run(self) -> None:
         """Fires and delivers until cancelled; jobs missed while nothing ran fire at once,

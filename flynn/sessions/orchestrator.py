@@ -135,15 +135,6 @@ class Orchestrator:
         """What the conversation's context holds now (for ``/status``)."""
         return self._conversation.usage()
 
-    def context_turns(self) -> list[StoredMessage]:
-        """The stored turns the next prompt shows word for word."""
-        return list(self._conversation.turns())
-
-    def context_tokens(self) -> int:
-        """The estimated tokens of those turns with their framing, as the budget counts them."""
-        self._conversation.turns()
-        return self._conversation.tokens
-
     def clear_conversation(self, reason: str = "/new") -> None:
         """Starts the conversation afresh: the stored turns stay, but no longer load (an empty
         summary marks where it restarts), and the session context is built anew."""

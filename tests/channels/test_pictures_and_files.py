@@ -23,11 +23,11 @@ from fakes.fake_telegram import FakeTelegram
 from fakes.http_server import FakeModelServer, RecordedRequest
 from telegram_harness import Harness
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, build_channels
 from flynn.cli import main
 from flynn.messages import Attachment, ChannelAccount, SessionKey
 from flynn.providers.base import TASKS
-from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import load_settings
 

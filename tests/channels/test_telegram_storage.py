@@ -11,12 +11,12 @@ import pytest
 from fakes.fake_telegram import OWNER_ID, FakeTelegram
 from telegram_harness import Harness
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.backoff import Backoff
 from flynn.channels.telegram import NOT_STORED
 from flynn.memory.database import Database
 from flynn.providers.base import TASKS
-from flynn.providers.scripted import ScriptedProvider
 from flynn.router import Router
 from flynn.settings import load_settings
 

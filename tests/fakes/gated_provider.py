@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.providers.base import ChatRequest, ChatResponse
-from flynn.providers.scripted import ScriptedProvider
 
 
 class GatedProvider(ScriptedProvider):

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.fact_relations import FactRelation, FactRelations, fact_relation
@@ -31,7 +32,6 @@ from flynn.learning.rules import ProposedFact, RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import ChatRequest
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import Recall
 
 T0 = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)

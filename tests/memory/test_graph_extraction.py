@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.learning.graph_extraction import (
     GRAPH_EXTRACTION_PROMPT,
     MAX_LLM_ENTITIES,
@@ -18,7 +19,6 @@ from flynn.learning.graph_extraction import (
     parse_graph_extraction,
 )
 from flynn.providers.base import ChatMessage
-from flynn.providers.scripted import ScriptedProvider
 
 RULES = RuleGraphExtractor()
 

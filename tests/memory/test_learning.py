@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import Unavailable
 from flynn.learning.llm_extraction import LlmExtractor
 from flynn.learning.llm_reconcile import LlmReconciler
@@ -13,7 +14,6 @@ from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import ProposedFact
 from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
-from flynn.providers.scripted import ScriptedProvider
 
 MONDAY = datetime(2026, 11, 16, 9, 0, tzinfo=UTC)
 ROOT = "user"

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from evals.rankers import ComparedRecall, OtherRankerName, baseline_relevance
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import ProposedFact, RuleExtractor
@@ -20,7 +21,6 @@ from flynn.recall.recall import (
     Recall,
     RecalledMemory,
     RecallItem,
-    baseline_relevance,
 )
 from flynn.recall.search_terms import QueryWords, searched_words
 from flynn.recall.weights import Tuning
@@ -399,9 +399,9 @@ def test_a_statement_naming_what_the_graph_knows_gets_a_full_recall(
 
 
 @pytest.mark.parametrize("ranker", ["baseline", "bm25"])
-def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: str) -> None:
+def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: OtherRankerName) -> None:
     _say(memory, ANA, [("user", "Pottery class on Tuesday was fun.")], at=NOW - timedelta(days=1))
-    recall = _recall(memory, ranker=ranker)
+    recall = ComparedRecall(memory.facts, memory.history, ranker=ranker, threshold=0.3)
     assert recall.ranker == ranker
     assert [i.text for i in recall.rank("users/ana", "pottery class", now=NOW)] == [
         "Pottery class on Tuesday was fun."

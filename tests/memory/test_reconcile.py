@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import Unavailable
 from flynn.learning.llm_reconcile import LlmReconciler, parse_decision
 from flynn.learning.reconcile import Outcome, RuleReconciler, word_overlap
@@ -15,7 +16,6 @@ from flynn.learning.rules import ProposedFact
 from flynn.memory.fact_keys import RETRACTION_PREFIX, observation_key
 from flynn.memory.store import FactKind, NewFact
 from flynn.memory.stores import SqliteMemory
-from flynn.providers.scripted import ScriptedProvider
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 PROFILE = "user/profile"

@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import Unavailable
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
 from flynn.providers.completion import TaskCompletion
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.offline import OfflineProvider, memory_in
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.recall import RecallBlock, RecalledMemory
 from flynn.recall.synthesis import (
     SYNTHESIS_PROMPT,

@@ -281,7 +281,7 @@ async def test_the_query_is_embedded_off_the_loop_once(memory: SqliteMemory) -> 
     recall.rank("users/ana", "What tea does Ana drink?", now=NOW, query_vectors=named)
     assert len(embedder.texts) == 3
     # Without embeddings in ranking there is nothing to compute.
-    plain = Recall(memory.facts, memory.history, threshold=0.0, ranker="bm25", vectors=vectors)
+    plain = Recall(memory.facts, memory.history, threshold=0.0)
     assert await plain.query_vectors("morning tea?", now=NOW) is None
 
 

@@ -12,6 +12,7 @@ from fakes import Fail, FakeAnthropic, FakeModelServer, FakeOpenAI, Reply
 from fakes.flaky_provider import RecordingSleep
 from fakes.script import ToolUse
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import Unavailable
 from flynn.providers.anthropic import AnthropicProvider
 from flynn.providers.base import (
@@ -28,7 +29,6 @@ from flynn.providers.fallback import FallbackProvider
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.openai import OpenAIProvider
 from flynn.providers.retrying import RetryingProvider
-from flynn.providers.scripted import ScriptedProvider
 
 SdkProvider = AnthropicProvider | OpenAIProvider
 

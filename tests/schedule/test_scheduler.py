@@ -261,7 +261,7 @@ async def test_wake_makes_a_job_added_while_asleep_fire_on_time(
     running.append(asyncio.create_task(scheduler.run()))
     # Nothing is due: the service sleeps on its 60 s cap.
     async with asyncio.timeout(2):
-        await scheduler.until_asleep()
+        await scheduler.asleep.wait()
     started = time.monotonic()
     due = datetime.now(UTC) + timedelta(seconds=1)
     _remind(db, at=due, text="in a second")
@@ -281,7 +281,7 @@ async def test_wake_while_running_looks_again_at_once(
     scheduler = _scheduler(db, recipient, clock)
     running.append(asyncio.create_task(scheduler.run()))
     async with asyncio.timeout(2):
-        await scheduler.until_asleep()
+        await scheduler.asleep.wait()
     _remind(db, at=START, text="now")
     scheduler.wake()
     assert (await recipient.next_offer()).text == "now"
@@ -299,7 +299,7 @@ async def test_a_storage_failure_is_logged_and_the_service_goes_on(
     with capture_logs() as logs:
         running.append(asyncio.create_task(scheduler.run()))
         async with asyncio.timeout(2):
-            await scheduler.until_asleep()
+            await scheduler.asleep.wait()
         assert any(e["event"] == "schedule.tick_failed" for e in logs)
         db.execute("ALTER TABLE jobs_away RENAME TO jobs")
         _remind(db, at=START)

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.providers.scripted import ScriptedProvider
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import load_settings
 

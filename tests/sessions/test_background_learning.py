@@ -10,12 +10,12 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from conftest import SMALL_WINDOW, Harness
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import ProviderError, StoreError
 from flynn.learning.graph_extraction import GRAPH_EXTRACTION_PROMPT
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.messages import CommandCall
 from flynn.providers.base import ChatRequest, ChatResponse, StreamEvent
-from flynn.providers.scripted import ScriptedProvider
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
 EMPLOYER = '{"profile": [{"field": "employer", "value": "Acme", "confidence": 0.9}]}'

@@ -15,13 +15,13 @@ import pytest
 from fakes import FakeAnthropic, FakeModelServer, FakeOpenAI, Hang, RecordedRequest, Reply, Step
 from fakes.clock import FakeClock
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.errors import ConfigError, Unavailable
 from flynn.memory.store import NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEvent, Task
 from flynn.providers.offline import memory_in
-from flynn.providers.scripted import ScriptedProvider
 from flynn.recall.synthesis import SYNTHESIS_PROMPT, SYNTHESIS_TITLE, SYNTHESIS_TRUST
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.prompt import RECALL_HEADING

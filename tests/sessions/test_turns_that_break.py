@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 from conftest import SMALL_WINDOW, Harness
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.errors import ContextTooLong, Unavailable
 from flynn.learning.own_words import FORWARDED_MARK
 from flynn.providers.base import ChatRequest, ChatResponse, ToolCall
-from flynn.providers.scripted import ScriptedProvider
 
 SHARED = {**SMALL_WINDOW, "memory": {"user_namespace": "user"}}
 ADD_MILK = ChatResponse("", tool_calls=(ToolCall("c1", "task_add", '{"text": "buy milk"}'),))

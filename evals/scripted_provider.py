@@ -1,4 +1,5 @@
-"""A provider that answers from a script, instantly: for benchmarks (``flynn bench``) and tests.
+"""A provider that answers from a script, instantly: for the benchmarks (``flynn bench``, in
+evals/) and the tests; not part of the installed package.
 
 It records every request, so a test can assert exactly what the model would have been sent.
 """
