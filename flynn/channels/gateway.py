@@ -517,7 +517,12 @@ class GatewayChannel:
                 session = f"{CHANNEL}:{client_id}"
                 await ws.send(
                     await answer_history(
-                        self._transcript, session, frame, self._markdown, self._push_log
+                        self._transcript,
+                        session,
+                        frame,
+                        self._markdown,
+                        # Protocol 1's history holds only user and assistant messages.
+                        self._push_log if client.protocol >= 2 else None,
                     )
                 )
             elif isinstance(frame, MemoryRequest):

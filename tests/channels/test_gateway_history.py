@@ -92,10 +92,14 @@ async def test_delivered_pushes_are_among_the_messages_in_time_order(
     push("On Telegram.", Target("telegram", "tab"), delivered_minute=2.5)
     async with (
         running_gateway(transcript=memory.history, push_log=pushes) as gateway,
-        gateway.client("tab") as ws,
+        gateway.client("tab", protocol=2) as ws,
+        gateway.client("tab") as old,
     ):
         answer = await history(ws, limit=50)
         newest = await history(ws, limit=2)
+        # Protocol 1's history keeps its two roles: a push entry could break an older client.
+        v1 = await history(old, limit=50)
+    assert {m["role"] for m in v1["messages"]} == {"user", "assistant"}
     texts = [(m["role"], m["text"]) for m in answer["messages"]]
     assert texts == [
         ("user", "Remind me at ten."),
