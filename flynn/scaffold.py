@@ -182,7 +182,7 @@ tools:
   timeout_seconds: 20
   # A tool result longer than this many characters is cut before the model reads it.
   result_max_chars: 4000
-  # Tools from MCP servers (README "Tools from MCP servers"), offered as <server>__<tool>.
+  # Tools from MCP servers (docs/tools.md, "Tools from MCP servers"), offered as <server>__<tool>.
   mcp_servers: {}
   #   notes:                          # stdio: a command Flynn starts
   #     command: python

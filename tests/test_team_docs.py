@@ -120,7 +120,7 @@ def test_a_folder_gives_its_text_files_and_a_binary_file_is_refused(tmp_path: Pa
 
 
 def test_a_pdf_is_refused_by_its_content_and_by_its_name(tmp_path: Path) -> None:
-    """The README says PDF is not read: a real one (``%PDF-``) is refused whatever its name,
+    """docs/memory.md says PDF is not read: a real one (``%PDF-``) is refused whatever its name,
     and a text file named ``.pdf`` is refused by its name, never read as text."""
     ingestor = _ingestor_for_errors(tmp_path)
     real = tmp_path / "handbook.txt"

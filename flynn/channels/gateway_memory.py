@@ -1,4 +1,4 @@
-"""The gateway's ``memory`` frames (README "The memory page"): what Flynn remembers
+"""The gateway's ``memory`` frames (docs/memory.md, "The memory page"): what Flynn remembers
 of the person a client is, read and forgotten through a narrow seam, and sent back to the tab
 that asked.
 """
