@@ -36,6 +36,7 @@ from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
+from flynn.people.files import move_shared_person_files, person_directory
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -65,7 +66,6 @@ from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
 from flynn.tools.mcp import McpServers, mcp_servers
-from flynn.tools.person_files import move_shared_person_files, person_directory
 from flynn.tools.reminders import ReminderLimits, Route
 
 log = structlog.get_logger(__name__)

@@ -53,6 +53,7 @@ from flynn.identity import Identity
 from flynn.logs import configure_logging
 from flynn.memory.database import Database
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.people.files import person_directory, write_person_templates
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.recall.session_search import render_results, results_json, search_sessions
 from flynn.scaffold import prepare_init_directory, write_config
@@ -61,7 +62,6 @@ from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
-from flynn.tools.person_files import person_directory, write_person_templates
 
 __all__ = ["EXIT_CONFIG", "EXIT_LOCKED", "EXIT_STORAGE", "main"]
 

@@ -27,6 +27,7 @@ from flynn.memory.migrations import LATEST_VERSION
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
+from flynn.people.files import MEMORY_FILES, person_directory
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
@@ -35,7 +36,6 @@ from flynn.schedule.listing import local_next
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
 from flynn.tools.mcp import mcp_servers
-from flynn.tools.person_files import MEMORY_FILES, person_directory
 
 NETWORK_TIMEOUT_SECONDS = 10.0
 MCP_PROBE_SECONDS = 30.0

@@ -400,7 +400,7 @@ def test_the_notice_says_what_happened(tmp_path: Path) -> None:
 async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_notes(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
 ) -> None:
-    from flynn.tools.person_files import forget_distilled
+    from flynn.people.files import forget_distilled
 
     _conversation(memory, clock)
     (tmp_path / "user").mkdir(exist_ok=True)

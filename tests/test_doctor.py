@@ -167,7 +167,7 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     from flynn.learning.graph_extraction import RuleGraphExtractor
     from flynn.learning.graph_ingest import GraphIngestor
     from flynn.memory.stores import SqliteMemory
-    from flynn.tools.person_files import write_person_templates
+    from flynn.people.files import write_person_templates
 
     settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
     checks = _by_name(await run_checks(settings, {}, network=False))

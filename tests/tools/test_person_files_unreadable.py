@@ -13,10 +13,10 @@ from test_registry import context
 
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
+from flynn.people.files import SCRATCH_FILE, TASKS_FILE
 from flynn.providers.base import ToolCall
 from flynn.sessions.personal import PersonalFiles
 from flynn.tools.base import ToolRegistry
-from flynn.tools.person_files import SCRATCH_FILE, TASKS_FILE
 from flynn.tools.scratch import ScratchRead
 from flynn.tools.tasks import TaskList
 
