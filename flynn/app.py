@@ -49,6 +49,7 @@ from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
 from flynn.schedule.jobs import PushLimits, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -153,7 +154,7 @@ class App:
             persona_directory(settings.data_dir, settings.persona.name),
             owner_directory(settings),
         )
-        memory = SqliteMemory.open(database_path(settings), FactRelations)
+        memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
         try:
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
             memory.db.verify()

@@ -38,6 +38,7 @@ from flynn.people.files import (
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
 from flynn.recall.embeddings import load_embedder
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
 
 
@@ -128,7 +129,7 @@ def unknown_user(settings: Settings, user: str) -> UsageError:
 
 
 def open_memory(settings: Settings) -> SqliteMemory:
-    return SqliteMemory.open(database_path(settings), FactRelations)
+    return SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
 
 
 def _cmd_memory_show(args: argparse.Namespace) -> int:

@@ -134,9 +134,9 @@ RULES: dict[str, Rule] = {
     "cli_memory": rule(
         "cli",
         "app cli_settings dates errors identity learning memory messages people persona plurals "
-        "recall settings",
+        "recall schedule.migrations settings",
     ),
-    "cli_costs": rule("cli", "app cli_memory cli_settings memory"),
+    "cli_costs": rule("cli", "app cli_memory cli_settings memory schedule.migrations"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
     "cli_docs": rule(
         "cli", "app cli_memory cli_settings datadir learning memory plurals recall settings"
@@ -144,7 +144,9 @@ RULES: dict[str, Rule] = {
     "cli_transcripts": rule(
         "cli", "app cli_memory cli_settings errors identity sessions transcripts"
     ),
-    "cli_users": rule("cli", "app cli_settings datadir identity memory messages settings"),
+    "cli_users": rule(
+        "cli", "app cli_settings datadir identity memory messages schedule.migrations settings"
+    ),
     "doctor": rule(
         "cli",
         "app channels daemon datadir distill errors memory people persona providers recall "

@@ -23,6 +23,7 @@ from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
 from flynn.schedule.jobs import Push, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.tokens import estimate_tokens
 
@@ -32,7 +33,7 @@ BUDGETS: dict[Tier, int] = {"short": 3000, "mid": 2000, "long": 2000}
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as opened:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as opened:
         yield opened
 
 

@@ -9,6 +9,7 @@ from flynn.distill.people import notice_target
 from flynn.memory.stores import SqliteMemory
 from flynn.messages import SessionKey
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.routes import chat_target
 from flynn.settings import load_settings
 
@@ -25,7 +26,7 @@ def test_a_per_sender_group_session_is_pushed_to_the_groups_topic() -> None:
 
 def test_a_session_stored_in_the_old_text_routes_a_notice_to_its_chat(tmp_path: Path) -> None:
     settings = load_settings({"distill": {"notify": True}}, env={})
-    with SqliteMemory.open(tmp_path / "memory.db") as memory:
+    with SqliteMemory.open(tmp_path / "memory.db", SCHEMA) as memory:
         # A row the router wrote before the sender was a field of the key.
         memory.history.append(
             "telegram:-100:77/u1001", "users/ana", "user", "hello", tokens=1, now=NOW
