@@ -12,7 +12,7 @@ from flynn.access import ChannelAccess, Pairing
 from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
-from flynn.channels.gateway_auth import PersonTokens
+from flynn.channels.gateway.auth import PersonTokens
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS

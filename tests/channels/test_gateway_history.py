@@ -15,7 +15,7 @@ import pytest
 from gateway_harness import TOKEN, final_answer, recv, running_daemon, running_gateway, send
 from websockets.asyncio.client import ClientConnection, connect
 
-from flynn.channels.gateway_history import StoredTurn
+from flynn.channels.gateway.history import StoredTurn
 from flynn.memory.stores import SqliteMemory
 from flynn.schedule.jobs import Target
 from flynn.schedule.migrations import SCHEMA
