@@ -12,7 +12,7 @@ import pytest
 from flynn.errors import StorageUnusable, StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.health import StorageHealth, StorageStatus
-from flynn.memory.migrations import Schema
+from flynn.memory.migrations import Schema, SchemaPart
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -327,3 +327,38 @@ def test_an_existing_loose_database_is_tightened(db_path: Path) -> None:
     with Database.open(db_path, SCHEMA):
         pass
     assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+
+
+class _NothingToForget:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        return {}
+
+
+def test_a_parts_steps_run_after_memorys_at_their_version_and_may_extend_it(
+    db_path: Path,
+) -> None:
+    later = SCHEMA.latest + 1
+    part = SchemaPart(
+        "extra",
+        {2: "CREATE TABLE early (a);", later: "CREATE TABLE late (a);"},
+        forgetting=_NothingToForget,
+    )
+    schema = Schema.of(*SCHEMA.parts, part)
+
+    assert schema.latest == later
+    assert schema.migrations[1].endswith("CREATE TABLE early (a);")
+    with Database.open(db_path, schema.up_to(1)) as db:
+        assert "early" not in _tables(db)
+    with Database.open(db_path, schema) as db:
+        assert {"early", "late", "jobs", "intake"} <= _tables(db)
+        assert db.version == later
+
+
+def test_a_step_before_the_first_version_is_refused() -> None:
+    part = SchemaPart("extra", {0: "CREATE TABLE t (a);"}, forgetting=_NothingToForget)
+
+    with pytest.raises(ValueError, match="extra: schema versions start at 1"):
+        Schema.of(part)
