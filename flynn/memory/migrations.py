@@ -542,7 +542,8 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V18,
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
-version only a part above memory changed. Append only; never edit a shipped entry."""
+version only a part above memory changed. The ledger of versions for every part: append only;
+never edit a shipped entry."""
 
 
 class NamespaceForgetter(Protocol):
@@ -576,20 +577,20 @@ class Schema:
     @classmethod
     def of(cls, *parts: SchemaPart) -> Schema:
         """Memory's migrations with ``parts``' statements among them, each version's memory's
-        first; ``ValueError`` for a step outside the versions (which start at 1)."""
+        first. ``MIGRATIONS`` is the ledger of versions: a part's step at a version it does not
+        list is a ``ValueError`` (a new version is taken by appending to it, if need be an empty
+        entry, so two owners never take the same one unseen)."""
         for part in parts:
-            if any(version < 1 for version in part.steps):
-                raise ValueError(f"{part.owner}: schema versions start at 1")
-        latest = max([len(MIGRATIONS), *(max(part.steps, default=0) for part in parts)])
+            outside = sorted(v for v in part.steps if not 1 <= v <= len(MIGRATIONS))
+            if outside:
+                raise ValueError(
+                    f"{part.owner}: schema version {outside[0]} is not in memory's MIGRATIONS "
+                    f"(1 to {len(MIGRATIONS)}); append an entry there to take a new one"
+                )
         return cls(
             tuple(
-                "".join(
-                    [
-                        MIGRATIONS[version - 1] if version <= len(MIGRATIONS) else "",
-                        *(part.steps.get(version, "") for part in parts),
-                    ]
-                )
-                for version in range(1, latest + 1)
+                "".join([script, *(part.steps.get(version, "") for part in parts)])
+                for version, script in enumerate(MIGRATIONS, start=1)
             ),
             parts,
         )

@@ -2,7 +2,8 @@
 statements ``flynn.memory.database`` runs at each schema version (``SCHEDULE``), and ``SCHEMA``,
 the database's whole schema: memory's migrations with these among them.
 
-Versions are the database's, shared with memory: a new step takes the next version of all
+Versions are the database's, shared with memory: a new step takes the next version of all, by
+appending an entry (empty when only the schedule changes) to ``flynn.memory.migrations.MIGRATIONS``
 (append only; never edit a shipped one).
 """
 
