@@ -30,6 +30,7 @@ from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEven
 from flynn.providers.build import build_task_providers
 from flynn.providers.lifecycle import close_providers
 from flynn.providers.offline import OFFLINE
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
 from flynn.tokens import estimate_tokens, truncate_to_tokens
 
@@ -88,7 +89,7 @@ async def bench_distill(
     try:
         with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
             root = Path(tmp)
-            with SqliteMemory.open(root / "flynn.db") as memory:
+            with SqliteMemory.open(root / "flynn.db", SCHEMA) as memory:
                 stored = _fill(memory, messages, days, now)
                 distiller = Distiller(
                     data_dir=root,

@@ -20,6 +20,7 @@ from evals.turn import percentile
 from flynn.memory.database import Database
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.scheduler import Scheduler
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
@@ -37,7 +38,7 @@ async def bench_schedule(*, jobs: int, burst: int, seed: int = 7) -> dict[str, o
     base = datetime.now(UTC).replace(microsecond=0) + timedelta(days=400)
     with (
         tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp,
-        Database.open(Path(tmp) / "flynn.db") as db,
+        Database.open(Path(tmp) / "flynn.db", SCHEMA) as db,
     ):
         schedule = SqliteSchedule(db)
         add_seconds = _add(schedule, rng, base, jobs)

@@ -12,7 +12,7 @@ from flynn.access import ChannelAccess, Pairing
 from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
-from flynn.channels.gateway_auth import PersonTokens
+from flynn.channels.gateway.auth import PersonTokens
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
@@ -36,6 +36,7 @@ from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
+from flynn.people.files import move_shared_person_files, person_directory
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -48,6 +49,7 @@ from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
 from flynn.schedule.jobs import PushLimits, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -65,7 +67,6 @@ from flynn.settings import Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
 from flynn.tools.mcp import McpServers, mcp_servers
-from flynn.tools.person_files import move_shared_person_files, person_directory
 from flynn.tools.reminders import ReminderLimits, Route
 
 log = structlog.get_logger(__name__)
@@ -153,7 +154,7 @@ class App:
             persona_directory(settings.data_dir, settings.persona.name),
             owner_directory(settings),
         )
-        memory = SqliteMemory.open(database_path(settings), FactRelations)
+        memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
         try:
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
             memory.db.verify()

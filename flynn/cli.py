@@ -53,15 +53,16 @@ from flynn.identity import Identity
 from flynn.logs import configure_logging
 from flynn.memory.database import Database
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.people.files import person_directory, write_person_templates
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.recall.session_search import render_results, results_json, search_sessions
 from flynn.scaffold import prepare_init_directory, write_config
 from flynn.schedule.listing import job_json, job_line
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
-from flynn.tools.person_files import person_directory, write_person_templates
 
 __all__ = ["EXIT_CONFIG", "EXIT_LOCKED", "EXIT_STORAGE", "main"]
 
@@ -335,7 +336,7 @@ def _cmd_reminders(args: argparse.Namespace) -> int:
         raise unknown_user(settings, args.user)
     # Without a person to default to, every namespace's jobs: this is the machine's owner asking.
     namespace = None if scope is None else scope.root
-    with Database.open(database_path(settings)) as db:
+    with Database.open(database_path(settings), SCHEMA) as db:
         jobs = SqliteSchedule(db).jobs(namespace)
     if args.json:
         print(json.dumps([job_json(job) for job in jobs], indent=2, ensure_ascii=False))

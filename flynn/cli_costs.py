@@ -14,6 +14,7 @@ from flynn.cli_memory import zone_of
 from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
 from flynn.memory.costs import Spend, SpendLine, SqliteCosts, usd
 from flynn.memory.database import Database
+from flynn.schedule.migrations import SCHEMA
 
 _SPAN = re.compile(r"(\d{1,6})\s*([hdw])")
 _SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
@@ -41,7 +42,7 @@ def _cmd_costs(args: argparse.Namespace) -> int:
     command_logging(settings, quiet=True)
     zone = zone_of(settings)
     since = None if args.since is None else parse_since(args.since, zone, now=utc_now())
-    with Database.open(database_path(settings)) as db:
+    with Database.open(database_path(settings), SCHEMA) as db:
         costs = SqliteCosts(db)
         lines = costs.by_task_and_model(since)
         total = costs.spend(since)

@@ -28,17 +28,18 @@ from flynn.memory.overview import fact_history, memory_snapshot
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.persona import clean_file_text
-from flynn.plurals import counted
-from flynn.recall.embeddings import load_embedder
-from flynn.settings import Settings
-from flynn.tools.person_files import (
+from flynn.people.files import (
     MEMORY_FILES,
     forget_distilled,
     forget_person_files,
     person_directory,
     read_text,
 )
+from flynn.persona import clean_file_text
+from flynn.plurals import counted
+from flynn.recall.embeddings import load_embedder
+from flynn.schedule.migrations import SCHEMA
+from flynn.settings import Settings
 
 
 def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -128,7 +129,7 @@ def unknown_user(settings: Settings, user: str) -> UsageError:
 
 
 def open_memory(settings: Settings) -> SqliteMemory:
-    return SqliteMemory.open(database_path(settings), FactRelations)
+    return SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
 
 
 def _cmd_memory_show(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from flynn.memory.database import Database
 from flynn.memory.pairing import PairingRequest, SqlitePairing, normal_code
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.messages import ChannelAccount
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
 
 _CHANNELS = ("telegram", "discord")
@@ -75,7 +76,7 @@ def add_users_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
 @contextmanager
 def _database(settings: Settings) -> Iterator[Database]:
     prepare_data_dir(settings.data_dir)
-    with Database.open(database_path(settings)) as db:
+    with Database.open(database_path(settings), SCHEMA) as db:
         yield db
 
 

@@ -23,19 +23,19 @@ from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
 from flynn.memory.database import Database
-from flynn.memory.migrations import LATEST_VERSION
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
+from flynn.people.files import MEMORY_FILES, person_directory
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
 from flynn.recall.embeddings import load_embedder
 from flynn.schedule.listing import local_next
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
 from flynn.tools.mcp import mcp_servers
-from flynn.tools.person_files import MEMORY_FILES, person_directory
 
 NETWORK_TIMEOUT_SECONDS = 10.0
 MCP_PROBE_SECONDS = 30.0
@@ -135,7 +135,7 @@ def _database(settings: Settings) -> Check:
     path = database_path(settings)
     existed = path.exists()
     try:
-        with SqliteMemory.open(path) as memory:
+        with SqliteMemory.open(path, SCHEMA) as memory:
             problems = memory.db.integrity_check()
             version = memory.db.version
             if not problems:
@@ -145,7 +145,7 @@ def _database(settings: Settings) -> Check:
     if problems:
         return Check("database", False, f"{path}: " + "; ".join(problems[:5]))
     state = "created" if not existed else "intact"
-    return Check("database", True, f"{path} {state}, schema version {version}/{LATEST_VERSION}")
+    return Check("database", True, f"{path} {state}, schema version {version}/{SCHEMA.latest}")
 
 
 def _daemon(settings: Settings) -> Check:
@@ -161,7 +161,7 @@ def _schedule(settings: Settings, *, now: datetime) -> Check:
     """What the schedule holds; informational, so at worst a warning (the daemon fires overdue
     jobs and sends queued pushes when it runs)."""
     try:
-        with Database.open(database_path(settings)) as db:
+        with Database.open(database_path(settings), SCHEMA) as db:
             summary = SqliteSchedule(db).summary(now)
             undelivered = SqlitePushes(db).undelivered()
     except StoreError as exc:
@@ -183,7 +183,7 @@ def _pushes(settings: Settings, *, now: datetime) -> Check:
     soon)."""
     limits = push_limits(settings)
     try:
-        with Database.open(database_path(settings)) as db:
+        with Database.open(database_path(settings), SCHEMA) as db:
             backlog = SqlitePushes(db, limits).backlog()
     except StoreError as exc:
         return Check("pushes", False, f"cannot be read: {exc}", warning=True)
@@ -247,7 +247,7 @@ def _distilled(settings: Settings) -> Check:
 def _team(settings: Settings) -> Check:
     """The team's documents (informational)."""
     try:
-        with Database.open(database_path(settings)) as db:
+        with Database.open(database_path(settings), SCHEMA) as db:
             team = SqliteTeam(db)
             documents = len(team.documents())
             chunks = team.count()
@@ -268,7 +268,7 @@ def _embeddings(settings: Settings) -> Check:
     if not path.exists():
         return Check("embeddings", True, f"{embedder.model} loads")
     try:
-        with SqliteMemory.open(path) as memory:
+        with SqliteMemory.open(path, SCHEMA) as memory:
             vectors = SqliteVectors(memory.db, embedder)
             missing = vectors.unembedded()
             stale = sum(vectors.other_models().values())

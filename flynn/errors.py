@@ -5,6 +5,7 @@ FlynnError
 ├── StoreError               the memory store failed (database unreadable, migration refused)
 │   └── StorageUnusable      the database cannot be used at all: empty, corrupt, read-only
 ├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
+├── UnreadableFile           a person's file (``TASKS.json``) does not hold what it should
 ├── ProviderError            a language-model call failed; retry and fallback branch on the type
 │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
 │   ├── Unavailable          5xx, connection refused or reset, overloaded
@@ -73,6 +74,11 @@ class DataDirLocked(FlynnError):
         )
         self.lock_file = lock_file
         self.pid = pid
+
+
+class UnreadableFile(FlynnError):
+    """A file in a person's folder cannot be read as what it should hold; the message says why in
+    words for the person (who may edit it by hand), and the file is left as it is."""
 
 
 class ProviderError(FlynnError):

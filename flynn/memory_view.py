@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from flynn.errors import UnreadableFile
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.graph_names import USER_ENTITY
@@ -29,11 +30,7 @@ from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import parse_working_memory
 from flynn.memory_map import Projection, dense_projection, sparse_projection, tfidf_rows
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.persona import clean_file_text
-from flynn.schedule.jobs import Job, Schedule
-from flynn.schedule.listing import job_when, local_next
-from flynn.tools.base import ToolError
-from flynn.tools.person_files import (
+from flynn.people.files import (
     MEMORY_FILES,
     REMINDERS_FILE,
     TASKS_FILE,
@@ -42,7 +39,10 @@ from flynn.tools.person_files import (
     person_directory,
     read_text,
 )
-from flynn.tools.tasks import load_tasks
+from flynn.people.tasks import load_tasks
+from flynn.persona import clean_file_text
+from flynn.schedule.jobs import Job, Schedule
+from flynn.schedule.listing import job_when, local_next
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -338,7 +338,7 @@ def _read_folder(folder: Path) -> tuple[list[dict[str, object]], dict[str, objec
         )
     try:
         tasks = load_tasks(folder / TASKS_FILE)
-    except ToolError as exc:
+    except UnreadableFile as exc:
         return files, {"items": [], "more": False, "error": str(exc)}
     shown = [task.as_json() for task in tasks[:TASKS_SHOWN]]
     return files, {"items": shown, "more": len(tasks) > TASKS_SHOWN}

@@ -16,26 +16,47 @@ class ChannelAccount:
     external_id: str
 
 
+_UNSPLIT_CHANNELS = frozenset({"gateway"})
+"""Channels without group chats, whose session keys' text never carries a sender: a gateway
+client id may itself hold ``:u`` (``alice@laptop:u2``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SessionKey:
-    """Identifies one conversation: a chat on a channel, optionally a thread inside it."""
+    """Identifies one conversation: a chat on a channel, optionally a thread inside it, and in a
+    group chat split per person (multi-user mode) the sender it belongs to.
+
+    ``sender`` is the person's account id on the channel, not a place: a reply or push goes to
+    ``chat_id`` and ``thread``. Its text (``str()``, the form stored in the database) puts the
+    sender after the thread as ``u<sender>``: ``telegram:-100:77/u1001``, ``telegram:-100:u1001``.
+    """
 
     channel: str
     chat_id: str
     thread: str | None = None
+    sender: str | None = None
 
     def __str__(self) -> str:
         base = f"{self.channel}:{self.chat_id}"
-        return f"{base}:{self.thread}" if self.thread else base
+        thread = self.thread
+        if self.sender is not None:
+            thread = f"{thread}/u{self.sender}" if thread else f"u{self.sender}"
+        return f"{base}:{thread}" if thread else base
 
     @classmethod
     def parse(cls, text: str) -> SessionKey:
-        """Inverse of ``str()``: ``channel:chat_id[:thread]``."""
+        """Inverse of ``str()``: ``channel:chat_id[:thread]``, where a last part ``u<sender>`` of
+        the thread is the sender (on a channel with group chats)."""
         channel, _, rest = text.partition(":")
         if not channel or not rest:
             raise ValueError(f"not a session key: {text!r}")
         chat_id, _, thread = rest.partition(":")
-        return cls(channel, chat_id, thread or None)
+        sender = None
+        if channel not in _UNSPLIT_CHANNELS:
+            place, _, last = thread.rpartition("/")
+            if last.startswith("u") and len(last) > 1:
+                thread, sender = place, last[1:]
+        return cls(channel, chat_id, thread or None, sender)
 
 
 @dataclass(frozen=True, slots=True)

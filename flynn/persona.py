@@ -351,7 +351,7 @@ this comment, the built-in help is shown. At most {HELP_MAX_CHARS:,} characters 
 def write_persona_templates(directory: Path) -> list[Path]:
     """Writes the persona's template files missing from ``directory`` (creating it); returns
     those written. Existing files are never overwritten, so running ``flynn init`` again is
-    safe. A person's own files have templates of their own (``flynn.tools.person_files``)."""
+    safe. A person's own files have templates of their own (``flynn.people.files``)."""
     return write_templates(directory, _TEMPLATES)
 
 

@@ -166,8 +166,7 @@ class Router:
         sender, so two people in one group never share a session (or memory)."""
         key = message.session_key
         if message.is_group and self._identity.is_multi_user:
-            thread = f"{key.thread}/" if key.thread else ""
-            return SessionKey(key.channel, key.chat_id, f"{thread}u{message.sender_id}")
+            return replace(key, sender=message.sender_id)
         return key
 
     async def on_message(self, message: InboundMessage) -> None:

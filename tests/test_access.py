@@ -15,6 +15,7 @@ from flynn.identity import GatewayClient, Identity
 from flynn.memory.database import Database
 from flynn.memory.pairing import SqlitePairing
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import UserAccounts
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -27,7 +28,7 @@ STRANGER = ChannelAccount("telegram", "4242")
 
 @pytest.fixture
 def pairing(tmp_path: Path) -> Iterator[SqlitePairing]:
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         yield SqlitePairing(db, max_pending=1)
 
 

@@ -74,6 +74,8 @@ RULES: dict[str, Rule] = {
     "persona": rule("stores"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
+    # a person's own files (their folder, their task list), beside the stores
+    "people": rule("stores", "attachments credentials errors persona"),
     # knowledge: above the stores, only the Provider Protocol of the models
     "recall": rule("knowledge", "errors memory settings tokens"),
     "learning": rule(
@@ -84,22 +86,24 @@ RULES: dict[str, Rule] = {
     ),
     "tools": rule(
         "tools",
-        "attachments backoff credentials learning memory messages persona providers.base recall "
-        "schedule settings",
+        "attachments backoff credentials errors learning memory messages people providers.base "
+        "recall schedule settings",
     ),
     # sessions
     "sessions": rule(
         "sessions",
-        "attachments commands dates errors identity learning memory messages persona plurals "
-        "providers.base providers.lifecycle providers.offline recall schedule tokens tools",
+        "attachments commands dates errors identity learning memory messages people persona "
+        "plurals providers.base providers.lifecycle providers.offline recall schedule tokens tools",
     ),
     "distill": rule(
         "sessions",
-        "errors learning memory messages persona providers.base schedule settings tokens tools",
+        "errors learning memory messages people persona providers.base schedule settings tokens",
     ),
     "transcripts": rule("sessions", "memory sessions"),
     "memory_map": rule("sessions", "memory"),
-    "memory_view": rule("sessions", "identity memory memory_map messages persona schedule tools"),
+    "memory_view": rule(
+        "sessions", "errors identity memory memory_map messages people persona schedule"
+    ),
     # channels: messages in, replies out; never a store, a model or a session
     "channels": rule("channels", "access backoff commands errors identity messages settings"),
     # router: sessions and the Channel Protocol, never a concrete channel
@@ -109,7 +113,7 @@ RULES: dict[str, Rule] = {
     "app": rule(
         "app",
         "access attachments channels datadir dates distill errors identity learning memory "
-        "memory_view persona providers recall schedule sessions settings tools",
+        "memory_view people persona providers recall schedule sessions settings tools",
     ),
     # daemon: what app built, run and stopped (it still wires the gateway: channels.gateway)
     "daemon": rule(
@@ -123,16 +127,16 @@ RULES: dict[str, Rule] = {
     "cli": rule(
         "cli",
         "app cli_costs cli_distill cli_docs cli_memory cli_settings cli_transcripts cli_users "
-        "commands daemon datadir doctor errors flynn identity logs memory messages persona recall "
-        "scaffold schedule sessions settings systemd tools",
+        "commands daemon datadir doctor errors flynn identity logs memory messages people persona "
+        "recall scaffold schedule sessions settings systemd",
     ),
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings dates errors identity learning memory messages persona plurals recall "
-        "settings tools",
+        "app cli_settings dates errors identity learning memory messages people persona plurals "
+        "recall schedule.migrations settings",
     ),
-    "cli_costs": rule("cli", "app cli_memory cli_settings memory"),
+    "cli_costs": rule("cli", "app cli_memory cli_settings memory schedule.migrations"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
     "cli_docs": rule(
         "cli", "app cli_memory cli_settings datadir learning memory plurals recall settings"
@@ -140,11 +144,13 @@ RULES: dict[str, Rule] = {
     "cli_transcripts": rule(
         "cli", "app cli_memory cli_settings errors identity sessions transcripts"
     ),
-    "cli_users": rule("cli", "app cli_settings datadir identity memory messages settings"),
+    "cli_users": rule(
+        "cli", "app cli_settings datadir identity memory messages schedule.migrations settings"
+    ),
     "doctor": rule(
         "cli",
-        "app channels daemon datadir distill errors memory persona providers recall schedule "
-        "settings tools",
+        "app channels daemon datadir distill errors memory people persona providers recall "
+        "schedule settings tools",
     ),
     "scaffold": rule("cli"),
 }

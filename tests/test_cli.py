@@ -16,6 +16,7 @@ from flynn.learning.rules import ProposedFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
 from flynn.recall import minilm
+from flynn.schedule.migrations import SCHEMA
 
 
 def flynn(
@@ -148,7 +149,7 @@ def test_bench_turn_prints_one_json_object_last(home: Path) -> None:
 def _seed_memory(home: Path) -> None:
     """Three days of one person's turns, another session's memory, and a timezone chain."""
     day = datetime(2026, 11, 17, 9, 0, tzinfo=UTC)
-    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+    with SqliteMemory.open(home / ".flynn" / "flynn.db", SCHEMA) as memory:
         for offset, session, text in [
             (0, "telegram:1", "the dentist moved my appointment"),
             (1, "gateway:laptop", "remind me about the dentist tomorrow"),
@@ -218,7 +219,7 @@ def test_memory_forget_a_time_range(home: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "1 message," in result.stdout and "working memory" in result.stdout
-    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+    with SqliteMemory.open(home / ".flynn" / "flynn.db", SCHEMA) as memory:
         left = [hit.message.content for hit in memory.history.search("user", "dentist", limit=9)]
         assert sorted(left) == ["the dentist moved my appointment", "the dentist said all is well"]
         assert memory.documents.read("user/working") is None
@@ -265,7 +266,7 @@ def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Pat
     pruned = flynn("memory", "embed", home=home, env=new)
     assert pruned.returncode == 0, pruned.stderr
     assert "deleted 1 vector(s) of other models (wordllama" in pruned.stdout
-    with SqliteMemory.open(home / ".flynn" / "flynn.db") as memory:
+    with SqliteMemory.open(home / ".flynn" / "flynn.db", SCHEMA) as memory:
         models = memory.db.fetchall("SELECT DISTINCT model FROM embeddings")
         assert [row[0] for row in models] == [minilm.MINILM_MODEL]
     assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=new).stdout

@@ -17,6 +17,7 @@ from flynn.cli import main
 from flynn.cli_costs import parse_since
 from flynn.cli_settings import UsageError
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 JANUARY = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 MARCH = datetime(2026, 3, 5, 8, 0, tzinfo=UTC)
@@ -45,7 +46,7 @@ def flynn(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedProces
 def config(tmp_path: Path) -> Path:
     """A data dir whose ``costs`` table holds calls of January and March 2026."""
     data = tmp_path / "data"
-    with SqliteMemory.open(data / "flynn.db") as memory:
+    with SqliteMemory.open(data / "flynn.db", SCHEMA) as memory:
         calls = [
             ("chat", "anthropic", "claude-sonnet-5-5", 10_000, 1_000, 0.03, JANUARY),
             ("chat", "anthropic", "claude-sonnet-5-5", 20_000, 2_000, 0.06, MARCH),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_cli import flynn
 
-from flynn.tools.person_files import write_person_templates
+from flynn.people.files import write_person_templates
 
 
 def test_export_holds_the_persons_files(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import ProposedFact
 from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import ToolCall, ToolResult
+from flynn.schedule.migrations import SCHEMA
 from flynn.sessions.tool_steps import ToolStep, encode_steps
 
 DAY = datetime(2026, 11, 17, 14, 0, tzinfo=UTC)  # 09:00 in New York, Alice's own zone
@@ -69,7 +70,7 @@ def _seed(db: Path) -> None:
             )
         ]
     )
-    with SqliteMemory.open(db, FactRelations) as memory:
+    with SqliteMemory.open(db, SCHEMA, FactRelations) as memory:
         history = memory.history
         asked = history.append(
             "telegram:7",

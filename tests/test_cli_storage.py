@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from flynn.memory.database import Database
+from flynn.schedule.migrations import SCHEMA
 
 EXIT_STORAGE = 4
 EXIT_LOCKED = 5
@@ -124,7 +125,7 @@ def test_an_empty_database_file_stops_the_start_and_is_kept(tmp_path: Path) -> N
 
 def test_a_corrupt_database_stops_the_start(tmp_path: Path) -> None:
     database = tmp_path / "data" / "flynn.db"
-    with Database.open(database) as db:
+    with Database.open(database, SCHEMA) as db:
         db.executemany(
             "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
             "VALUES (?, 'm', 'chat', 1, 2, 'x')",
@@ -143,7 +144,7 @@ def test_a_corrupt_database_stops_the_start(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes a file whatever its mode")
 def test_a_read_only_database_stops_the_start(tmp_path: Path) -> None:
     database = tmp_path / "data" / "flynn.db"
-    Database.open(database).close()
+    Database.open(database, SCHEMA).close()
     database.chmod(0o400)
     _one_line(flynn("run", home=tmp_path), EXIT_STORAGE, str(database), "cannot be written")
 

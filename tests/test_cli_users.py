@@ -13,6 +13,7 @@ import yaml
 from flynn.cli import main
 from flynn.memory.database import Database
 from flynn.memory.person_tokens import SqlitePersonTokens
+from flynn.schedule.migrations import SCHEMA
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def test_a_token_is_printed_once_and_is_that_person(
     token = out.strip()
     assert len(token) >= 43 and "\n" not in token
     assert token not in err and "shown this once" in err
-    with Database.open(tmp_path / "data" / "flynn.db") as db:
+    with Database.open(tmp_path / "data" / "flynn.db", SCHEMA) as db:
         found = SqlitePersonTokens(db).verify(token)
     assert found is not None and found.person == "alice"
 
@@ -49,7 +50,7 @@ def test_a_token_is_printed_once_and_is_that_person(
 
     assert main(["users", "token", "alice", "--revoke", "--config", str(config)]) == 0
     assert "Revoked 1 token of alice" in capsys.readouterr().out
-    with Database.open(tmp_path / "data" / "flynn.db") as db:
+    with Database.open(tmp_path / "data" / "flynn.db", SCHEMA) as db:
         assert SqlitePersonTokens(db).verify(token) is None
 
 

@@ -23,6 +23,7 @@ from flynn.errors import StoreError
 from flynn.memory.health import StorageHealth
 from flynn.memory.stores import SqliteMemory
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import load_settings
 from flynn.systemd import SystemdNotifier
 
@@ -133,7 +134,7 @@ async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path
     pytest.importorskip("wordllama")
     plain = _settings(tmp_path)
     plain.data_dir.mkdir(parents=True)
-    with SqliteMemory.open(database_path(plain)) as memory:
+    with SqliteMemory.open(database_path(plain), SCHEMA) as memory:
         for index in range(3):
             memory.history.append("gateway:t", "user", "user", f"note {index}", tokens=2, now=NOW)
     embedding = load_settings(
@@ -154,7 +155,7 @@ async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path
         stop.set()
         assert await asyncio.wait_for(running, 10) == 0
     assert [e["messages"] for e in logs if e["event"] == "memory.embeddings_caught_up"] == [3]
-    with SqliteMemory.open(database_path(plain)) as memory:
+    with SqliteMemory.open(database_path(plain), SCHEMA) as memory:
         count = memory.db.fetchone("SELECT count(*) FROM embeddings")
         assert count is not None and count[0] == 3
 

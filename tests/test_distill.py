@@ -23,6 +23,7 @@ from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
 from flynn.schedule.jobs import Push, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.tokens import estimate_tokens
 
@@ -32,7 +33,7 @@ BUDGETS: dict[Tier, int] = {"short": 3000, "mid": 2000, "long": 2000}
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as opened:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as opened:
         yield opened
 
 
@@ -400,7 +401,7 @@ def test_the_notice_says_what_happened(tmp_path: Path) -> None:
 async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_notes(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
 ) -> None:
-    from flynn.tools.person_files import forget_distilled
+    from flynn.people.files import forget_distilled
 
     _conversation(memory, clock)
     (tmp_path / "user").mkdir(exist_ok=True)

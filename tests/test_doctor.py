@@ -21,6 +21,7 @@ from flynn.doctor import Check, run_checks
 from flynn.memory.database import Database
 from flynn.recall import minilm
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import gateway_token_problem, load_settings
 
@@ -167,7 +168,7 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     from flynn.learning.graph_extraction import RuleGraphExtractor
     from flynn.learning.graph_ingest import GraphIngestor
     from flynn.memory.stores import SqliteMemory
-    from flynn.tools.person_files import write_person_templates
+    from flynn.people.files import write_person_templates
 
     settings = _settings(tmp_path, channels={"gateway": {"port": 0}})
     checks = _by_name(await run_checks(settings, {}, network=False))
@@ -179,7 +180,7 @@ async def test_distilled_notes_and_team_documents_are_reported(tmp_path: Path) -
     (owner / "MEMORY_SHORT.md").write_text("- was fixing the deploy", encoding="utf-8")
     doc = tmp_path / "handbook.md"
     doc.write_text("# Handbook\n\nReleases go out on Tuesdays.\n", encoding="utf-8")
-    with SqliteMemory.open(tmp_path / "data" / "flynn.db") as memory:
+    with SqliteMemory.open(tmp_path / "data" / "flynn.db", SCHEMA) as memory:
         ingestor = DocumentIngestor(
             memory.team,
             GraphIngestor(memory.graph, RuleGraphExtractor()),
@@ -211,7 +212,7 @@ async def test_a_push_backlog_is_a_warning_naming_who_waits_and_for_how_long(
     )
     healthy = _by_name(await run_checks(settings, {}, network=False))
     assert healthy["pushes"].ok and healthy["pushes"].detail == "none waiting"
-    with Database.open(settings.data_dir / "flynn.db") as db:
+    with Database.open(settings.data_dir / "flynn.db", SCHEMA) as db:
         pushes = SqlitePushes(db)
         for days in (5, 1, 0):
             pushes.add(

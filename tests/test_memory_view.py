@@ -19,6 +19,7 @@ from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import WorkingMemory, render_working_memory
 from flynn.memory_view import Embeddings, MemoryView
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -27,7 +28,7 @@ TOPICS = ("tea", "postgres", "porto")
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db", FactRelations) as opened:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA, FactRelations) as opened:
         yield opened
 
 

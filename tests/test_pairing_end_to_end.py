@@ -21,6 +21,7 @@ from fakes.http_server import RecordedRequest
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 CODE = re.compile(r"works for an hour: ([A-Z0-9]{8})")
 
@@ -65,7 +66,7 @@ def _config(tmp_path: Path, model: FakeOpenAI, telegram: FakeTelegram) -> Path:
     }
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    with SqliteMemory.open(tmp_path / "data" / "flynn.db", FactRelations) as memory:
+    with SqliteMemory.open(tmp_path / "data" / "flynn.db", SCHEMA, FactRelations) as memory:
         memory.facts.add(
             NewFact("users/alice/profile", "profile", "Alice", field="name", source="rule"),
             now=datetime.now(UTC),

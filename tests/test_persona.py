@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from flynn.people.files import write_person_templates
 from flynn.persona import (
     DEFAULT_IDENTITY,
     OFF_THE_RECORD_LINE,
@@ -16,7 +17,6 @@ from flynn.persona import (
     system_block,
     write_persona_templates,
 )
-from flynn.tools.person_files import write_person_templates
 
 ALL_FILES = [
     "IDENTITY.md",

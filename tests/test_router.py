@@ -16,7 +16,7 @@ from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.backoff import Backoff
 from flynn.errors import SessionBusy
-from flynn.messages import Delivery, IntakeKey, OutboundMessage
+from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
 from flynn.router import Router
@@ -302,6 +302,26 @@ async def test_two_people_in_one_group_never_see_each_others_memory(
     alice_dm = provider.requests[-1]
     assert "Bob" not in alice_dm.system
     assert memory_in(alice_dm.system).user_name == "Alice"
+
+
+async def test_a_groups_sender_is_a_field_of_the_key_and_its_text_stays_as_stored(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    users = {"alice": {"telegram": ["1001"]}, "bob": {"telegram": ["1002"]}}
+    app, router, channel = await make(tmp_path, ScriptedProvider(), settings={"users": users})
+    closing.append((app, router))
+    message = replace(
+        channel.inbound("hi", chat_id="-100", sender_id="1001", is_group=True),
+        channel="telegram",
+        thread="77",
+    )
+
+    key = router.session_key(message)
+
+    assert key == SessionKey("telegram", "-100", "77", sender="1001")
+    # The text sessions, messages and intake rows already hold for this conversation.
+    assert str(key) == "telegram:-100:77/u1001"
+    assert router.session_key(replace(message, is_group=False)) == message.session_key
 
 
 async def test_the_command_a_channel_parsed_runs_and_text_is_taken_as_it_is(

@@ -26,6 +26,7 @@ from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import TEAM_NAMESPACE
 from flynn.recall.recall import Recall
 from flynn.recall.team import TeamRecall, passage
+from flynn.schedule.migrations import SCHEMA
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 HANDBOOK = """\
@@ -44,7 +45,7 @@ Everyone gets 25 days of paid leave a year; ask Tom Baker to approve it.
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as opened:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as opened:
         yield opened
 
 
@@ -135,7 +136,7 @@ def test_a_pdf_is_refused_by_its_content_and_by_its_name(tmp_path: Path) -> None
 
 
 def _ingestor_for_errors(tmp_path: Path) -> DocumentIngestor:
-    memory = SqliteMemory.open(tmp_path / "errors.db")
+    memory = SqliteMemory.open(tmp_path / "errors.db", SCHEMA)
     return _ingestor(memory)
 
 

@@ -28,8 +28,8 @@ from websockets.asyncio.client import connect
 from flynn.daemon import Daemon
 from flynn.memory.store import NewFact
 from flynn.memory.working import WorkingMemory, render_working_memory
+from flynn.people.tasks import Task, save_tasks
 from flynn.settings import Settings, load_settings
-from flynn.tools.tasks import Task, save_tasks
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),

@@ -66,9 +66,8 @@ def push_chat(message: OutboundMessage) -> ChatKey:
 
 
 def session_chat(session: SessionKey) -> ChatKey:
-    """The chat and topic of a session, for what answers no message we hold a handle for. The
-    router may extend a group's thread with a per-sender suffix (``77/u1001``, ``u1001``); the
-    topic is the leading number, if any."""
+    """The chat and topic of a session, for what answers no message we hold a handle for (a
+    group split per sender is the group's chat); the topic is the thread's leading number."""
     topic = re.match(r"\d+", session.thread or "")
     return int(session.chat_id), int(topic.group()) if topic else None
 

@@ -29,16 +29,16 @@ from flynn.errors import FlynnError, ProviderError
 from flynn.learning.own_words import is_injection
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import Documents, Facts, History
-from flynn.persona import clean_file_text
-from flynn.providers.base import ChatMessage, ChatRequest, Provider, Task
-from flynn.tokens import estimate_tokens, truncate_to_tokens
-from flynn.tools.person_files import (
+from flynn.people.files import (
     MEMORY_FILES,
     forget_mark,
     person_directory,
     read_text,
     write_text,
 )
+from flynn.persona import clean_file_text
+from flynn.providers.base import ChatMessage, ChatRequest, Provider, Task
+from flynn.tokens import estimate_tokens, truncate_to_tokens
 
 log = structlog.get_logger(__name__)
 

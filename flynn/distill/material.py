@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
+from flynn.errors import UnreadableFile
 from flynn.learning.own_words import is_injection, own_words
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import Documents, Fact, Facts, History, StoredMessage
 from flynn.memory.working import read_working_memory
+from flynn.people.files import TASKS_FILE
+from flynn.people.tasks import load_tasks
 from flynn.tokens import estimate_tokens
-from flynn.tools.base import ToolError
-from flynn.tools.person_files import TASKS_FILE
-from flynn.tools.tasks import load_tasks
 
 MAX_MESSAGES = 5000
 """The most recent messages read for one distillation; more would not fit any budget."""
@@ -82,7 +82,7 @@ def gather(
 def _open_tasks(path: Path) -> tuple[str, ...]:
     try:
         tasks = load_tasks(path)
-    except (ToolError, OSError):
+    except (UnreadableFile, OSError):
         return ()  # a broken list is the tasks tools' to report, not the notes'
     return tuple(task.text for task in tasks if not task.done)
 

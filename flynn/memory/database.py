@@ -1,4 +1,4 @@
-"""The SQLite connection: pragmas, applying the migrations (``flynn.memory.migrations``),
+"""The SQLite connection: pragmas, applying the migrations (a ``flynn.memory.migrations.Schema``),
 transactions, time encoding, and the checks that say whether the file can be used at all
 (``verify`` at start; ``probe_write``, which ``flynn.memory.health`` runs for ``/readyz``).
 
@@ -17,7 +17,7 @@ from types import TracebackType
 
 from flynn.datadir import PRIVATE_DIR_MODE, make_private
 from flynn.errors import StorageUnusable, StoreError
-from flynn.memory.migrations import LATEST_VERSION, MIGRATIONS, statements
+from flynn.memory.migrations import Schema, statements
 
 Params = Sequence[object] | Mapping[str, object]
 
@@ -85,19 +85,22 @@ class Database:
     Not thread-safe: use it from the thread that opened it (the event loop's).
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, schema: Schema) -> None:
         """Use ``Database.open``; this takes an already configured connection."""
         self._connection = connection
         self._path = path
+        self._schema = schema
         self._depth = 0
         self._closed = False
         # Rows of watched tables this connection updated or deleted (see ``watch_rewrites``).
         self._rewrites: dict[str, int] = {}
 
     @classmethod
-    def open(cls, path: Path) -> Database:
+    def open(cls, path: Path, schema: Schema) -> Database:
         """Opens (creating if needed, mode 0600) the database at ``path`` and migrates it to the
-        latest schema. Its file and ``-wal``/``-shm`` are tightened to 0600 when looser.
+        latest version of ``schema`` (the whole database's: ``flynn.schedule.migrations.SCHEMA``;
+        a part of it would leave the others' tables out for good). Its file and ``-wal``/``-shm``
+        are tightened to 0600 when looser.
 
         Raises ``StorageUnusable`` if the file is empty (0 bytes: SQLite would take it for a new
         database, and the memory it held would silently start over), cannot be opened or is not
@@ -112,7 +115,7 @@ class Database:
             ) from exc
         with _mapped_errors(f"cannot open database {path}", StorageUnusable):
             connection = sqlite3.connect(path, isolation_level=None, cached_statements=256)
-        database = cls(connection, path)
+        database = cls(connection, path, schema)
         try:
             # Before the first write: SQLite gives -wal and -shm the mode of the database file.
             _make_files_private(path)
@@ -130,6 +133,11 @@ class Database:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def schema(self) -> Schema:
+        """What the database was migrated with: its parts say who else keeps tables in it."""
+        return self._schema
 
     @property
     def version(self) -> int:
@@ -341,18 +349,19 @@ class Database:
 
     def _migrate(self) -> None:
         current = self.version
-        if current > LATEST_VERSION:
+        latest = self._schema.latest
+        if current > latest:
             raise StoreError(
                 f"database {self._path} has schema version {current}, but this flynn only knows "
-                f"versions up to {LATEST_VERSION}; upgrade flynn (or restore an older backup)"
+                f"versions up to {latest}; upgrade flynn (or restore an older backup)"
             )
-        for version in range(current + 1, LATEST_VERSION + 1):
+        for version in range(current + 1, latest + 1):
             with self.transaction():
                 # Another process may have migrated while we waited for the write lock.
                 if self.version >= version:
                     continue
                 with _mapped_errors(f"migration {version} of {self._path} failed"):
-                    for statement in statements(MIGRATIONS[version - 1]):
+                    for statement in statements(self._schema.migrations[version - 1]):
                         self._connection.execute(statement).close()
                     # PRAGMA takes no bound parameters; ``version`` is our own int.
                     self._connection.execute(f"PRAGMA user_version = {version:d}").close()

@@ -68,8 +68,6 @@ _FORGET_RANGE_ENTITIES = (
 _FORGET_DOCUMENTS = f"DELETE FROM documents WHERE {_SCOPE}"
 _FORGET_DOCUMENT = "DELETE FROM documents WHERE namespace = ?"
 _FORGET_EMBEDDINGS = f"DELETE FROM embeddings WHERE {_SCOPE}"
-_FORGET_JOBS = f"DELETE FROM jobs WHERE {_SCOPE}"
-_FORGET_PUSHES = f"DELETE FROM pushes WHERE {_SCOPE}"
 _MESSAGES = f"SELECT id, content FROM messages WHERE {_SCOPE}"
 _SET_MESSAGE = "UPDATE messages SET content = ? WHERE id = ?"
 # The tool calls and results stored with a reply ("remember: location = Lisbon") repeat values too.
@@ -195,13 +193,6 @@ class SqliteForgetting:
             "entities": entities,
             "relations": relations,
         }
-
-    def forget_schedule(self, prefix: str) -> int:
-        """Deletes the jobs (reminders) under ``prefix`` and their pushes; returns how many
-        jobs."""
-        scope = scope_params(prefix)
-        self._db.execute(_FORGET_PUSHES, scope)
-        return self._db.execute(_FORGET_JOBS, scope)
 
     def forget_embeddings(self, prefix: str) -> int:
         """Vectors stored under ``prefix`` (those of deleted messages and facts go with them, by

@@ -1,14 +1,21 @@
-"""The schema, as numbered forward-only migrations: ``MIGRATIONS[n - 1]`` takes a database from
-version ``n - 1`` to ``n`` (``Database.open`` applies what is missing, each in one transaction).
-Append only; never edit a shipped entry.
+"""The schema, as numbered forward-only migrations: ``MIGRATIONS[n - 1]`` holds memory's statements
+that take a database from version ``n - 1`` to ``n``. A package above memory with tables of its own
+in the database (the schedule) adds its statements at the versions it needs (a ``SchemaPart``);
+``Schema.of`` makes the one sequence ``Database.open`` applies (what is missing, each version in
+one transaction). Append only; never edit a shipped entry.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from flynn.errors import StoreError
+
+if TYPE_CHECKING:
+    from flynn.memory.database import Database
 
 _SCHEMA_V1 = """
 CREATE TABLE documents (
@@ -263,58 +270,10 @@ CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value, namespace ON facts
 END;
 """
 
-# The schedule (flynn.schedule): durable jobs, each due time claimed exactly once, and the outbox
-# of unprompted messages their firings produce; plus the tool calls and results of a turn, kept
-# with the assistant message that ends it (so compaction can never separate a call from its
-# result, and a restart reloads them).
+# The tool calls and results of a turn, kept with the assistant message that ends it (so
+# compaction can never separate a call from its result, and a restart reloads them). The
+# schedule's jobs and pushes came at this version too (``flynn.schedule.migrations``).
 _SCHEMA_V8 = """
-CREATE TABLE jobs (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    namespace     TEXT NOT NULL,
-    kind          TEXT NOT NULL,
-    text          TEXT NOT NULL,
-    repeat        TEXT,
-    timezone      TEXT NOT NULL,
-    next_at       TEXT,
-    channel       TEXT,
-    chat_id       TEXT,
-    thread        TEXT,
-    recipient     TEXT,
-    status        TEXT NOT NULL DEFAULT 'active'
-                  CHECK (status IN ('active', 'done', 'cancelled')),
-    created_at    TEXT NOT NULL,
-    updated_at    TEXT NOT NULL,
-    last_fired_at TEXT,
-    fired_count   INTEGER NOT NULL DEFAULT 0
-);
--- next_due and fire_due read the head of this; a person's listing the second.
-CREATE INDEX jobs_due ON jobs(next_at) WHERE status = 'active';
-CREATE INDEX jobs_namespace ON jobs(namespace, status, next_at);
-
-CREATE TABLE pushes (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    namespace    TEXT NOT NULL,
-    kind         TEXT NOT NULL,
-    text         TEXT NOT NULL,
-    channel      TEXT NOT NULL,
-    chat_id      TEXT NOT NULL,
-    thread       TEXT,
-    recipient    TEXT,
-    job_id       INTEGER,
-    due_at       TEXT,
-    late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
-    created_at   TEXT NOT NULL,
-    leased_until TEXT,
-    delivered_at TEXT,
-    failures     INTEGER NOT NULL DEFAULT 0
-);
--- Delivered rows are history: only the undelivered ones are indexed for the outbox's reads.
-CREATE INDEX pushes_pending ON pushes(id) WHERE delivered_at IS NULL;
-CREATE INDEX pushes_pending_chat ON pushes(channel, chat_id) WHERE delivered_at IS NULL;
-CREATE INDEX pushes_pending_recipient ON pushes(channel, recipient) WHERE delivered_at IS NULL;
--- A job's due time queues at most one push, whatever races the claim (belt and braces).
-CREATE UNIQUE INDEX pushes_job_due ON pushes(job_id, due_at) WHERE job_id IS NOT NULL;
-
 CREATE TABLE message_tools (
     message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
     steps      TEXT NOT NULL
@@ -399,21 +358,8 @@ CREATE TABLE team_document_entities (
 CREATE INDEX team_document_entities_entity ON team_document_entities(entity_id);
 """
 
-# Each person's reminders are numbered 1, 2, 3 in the order they were set (``jobs.number``), so
-# what they see and type does not depend on other people's jobs or on the distillation runs; a
-# number is never handed out twice within a namespace (assigned at insert as max + 1 over all of
-# its reminders, active or not). Other kinds of job keep NULL. The index serves that max and
-# refuses a duplicate whatever races the insert.
-_SCHEMA_V11 = """
-ALTER TABLE jobs ADD COLUMN number INTEGER;
-UPDATE jobs SET number = numbered.n
-FROM (
-    SELECT id, row_number() OVER (PARTITION BY namespace ORDER BY id) AS n
-    FROM jobs WHERE kind = 'reminder'
-) AS numbered
-WHERE jobs.id = numbered.id;
-CREATE UNIQUE INDEX jobs_reminder_number ON jobs(namespace, number) WHERE kind = 'reminder';
-"""
+# The schedule's alone: its reminders numbered per person (``flynn.schedule.migrations``).
+_SCHEMA_V11 = ""
 
 # Durable intake keys on (channel, chat_id, message_id), three columns, instead of a channel's own
 # joined id: the gateway's "<client_id>:<frame_id>" made "alice-laptop" + "x:1" the same message
@@ -460,34 +406,8 @@ CREATE INDEX intake_received_at ON intake(received_at);
 CREATE INDEX intake_namespace ON intake(namespace);
 """
 
-# Bounded pushes (flynn.schedule.backlog): a repeating reminder's firings while its push waits
-# collapse into that one push (``occurrences``, ``first_due_at``); a push dropped for the caps or
-# expired is summarised in one ``digest`` push per person and chat, whose entries are
-# ``push_drops`` (one per reminder and reason, counts merged), so nothing leaves unannounced.
-_SCHEMA_V13 = """
-ALTER TABLE pushes ADD COLUMN occurrences INTEGER NOT NULL DEFAULT 1;
-ALTER TABLE pushes ADD COLUMN first_due_at TEXT;
-ALTER TABLE pushes ADD COLUMN digest INTEGER NOT NULL DEFAULT 0 CHECK (digest IN (0, 1));
--- The caps count pending pushes to people (per person, and in all) from this index alone; its
--- condition is the one the counts state (flynn.schedule.backlog); a firing looks for its job's
--- pending push.
-CREATE INDEX pushes_counted ON pushes(namespace)
-    WHERE delivered_at IS NULL AND digest = 0 AND channel != 'flynn';
-CREATE INDEX pushes_pending_job ON pushes(job_id) WHERE delivered_at IS NULL;
-
-CREATE TABLE push_drops (
-    digest_id    INTEGER NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
-    reason       TEXT NOT NULL CHECK (reason IN ('expired', 'held')),
-    key          TEXT NOT NULL,
-    kind         TEXT NOT NULL,
-    text         TEXT NOT NULL,
-    timezone     TEXT NOT NULL,
-    occurrences  INTEGER NOT NULL,
-    first_due_at TEXT,
-    last_due_at  TEXT,
-    PRIMARY KEY (digest_id, reason, key)
-);
-"""
+# The schedule's alone: bounded pushes (``flynn.schedule.migrations``).
+_SCHEMA_V13 = ""
 
 # Who may come in. ``person_tokens`` holds each person's gateway tokens as
 # SHA-256 digests only: a token is shown once, when made, and never stored. ``pairing_requests``
@@ -527,41 +447,29 @@ CREATE TABLE approved_accounts (
 # to whoever holds the channel token and names that id, and never to the person. Rows of a
 # person's namespace (``users/<name>``) move to the person's key, ``<name>@<client_id>``; a
 # session or intake row the person's key already has wins, and the bare one is dropped (its
-# messages move all the same).
-_PERSON_ROWS = (
+# messages move all the same). (The schedule's jobs and pushes: ``flynn.schedule.migrations``.)
+PERSON_ROWS = (
     "substr({ns}, 1, 6) = 'users/' AND length({ns}) > 6 AND instr(substr({ns}, 7), '/') = 0"
 )
 _SCHEMA_V15 = f"""
 UPDATE OR IGNORE sessions SET key = 'gateway:' || substr(namespace, 7) || '@' || substr(key, 9)
 WHERE substr(key, 1, 8) = 'gateway:' AND instr(key, '@') = 0
-  AND {_PERSON_ROWS.format(ns="namespace")};
+  AND {PERSON_ROWS.format(ns="namespace")};
 DELETE FROM sessions
 WHERE substr(key, 1, 8) = 'gateway:' AND instr(key, '@') = 0
-  AND {_PERSON_ROWS.format(ns="namespace")};
+  AND {PERSON_ROWS.format(ns="namespace")};
 UPDATE messages SET session = 'gateway:' || substr(namespace, 7) || '@' || substr(session, 9)
 WHERE substr(session, 1, 8) = 'gateway:' AND instr(session, '@') = 0
-  AND {_PERSON_ROWS.format(ns="namespace")};
+  AND {PERSON_ROWS.format(ns="namespace")};
 UPDATE OR IGNORE intake
 SET chat_id = substr(namespace, 7) || '@' || chat_id,
     sender_id = substr(namespace, 7) || '@' || sender_id,
     session = 'gateway:' || substr(namespace, 7) || '@' || substr(session, 9)
 WHERE channel = 'gateway' AND chat_id <> '' AND instr(chat_id, '@') = 0
-  AND {_PERSON_ROWS.format(ns="namespace")};
+  AND {PERSON_ROWS.format(ns="namespace")};
 DELETE FROM intake
 WHERE channel = 'gateway' AND chat_id <> '' AND instr(chat_id, '@') = 0
-  AND {_PERSON_ROWS.format(ns="namespace")};
-UPDATE jobs SET recipient = substr(namespace, 7) || '@' || recipient
-WHERE channel = 'gateway' AND recipient IS NOT NULL AND recipient <> ''
-  AND instr(recipient, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
-UPDATE jobs SET chat_id = substr(namespace, 7) || '@' || chat_id
-WHERE channel = 'gateway' AND chat_id IS NOT NULL AND chat_id <> ''
-  AND instr(chat_id, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
-UPDATE pushes SET recipient = substr(namespace, 7) || '@' || recipient
-WHERE channel = 'gateway' AND recipient IS NOT NULL AND recipient <> ''
-  AND instr(recipient, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
-UPDATE pushes SET chat_id = substr(namespace, 7) || '@' || chat_id
-WHERE channel = 'gateway' AND chat_id <> ''
-  AND instr(chat_id, '@') = 0 AND {_PERSON_ROWS.format(ns="namespace")};
+  AND {PERSON_ROWS.format(ns="namespace")};
 """
 
 # One set of facts about a person, whoever learnt them: the extraction model's facts (kept in
@@ -633,9 +541,68 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V17,
     _SCHEMA_V18,
 )
-"""Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
+"""Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
+version only a part above memory changed. The ledger of versions for every part: append only;
+never edit a shipped entry."""
 
-LATEST_VERSION = len(MIGRATIONS)
+
+class NamespaceForgetter(Protocol):
+    """What forgets a part's rows of one person (``SqliteMemory.forget_namespace``)."""
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        """Deletes for real the rows under ``prefix`` (``prefix`` or ``prefix/...``), inside the
+        caller's transaction; returns how many per kind of row. Raises ``StoreError``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaPart:
+    """Tables a package above memory keeps in the database: the statements it adds at each
+    version (the database's numbering, shared with memory), run after memory's of that version,
+    and what forgets a person's rows of them, built on the database forgetting writes to."""
+
+    owner: str
+    steps: Mapping[int, str]
+    forgetting: Callable[[Database], NamespaceForgetter]
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """The one sequence of migrations: ``migrations[n - 1]`` takes a database from version
+    ``n - 1`` to ``n``. Made by ``Schema.of``, the only way to a whole database's schema."""
+
+    migrations: tuple[str, ...]
+    parts: tuple[SchemaPart, ...]
+
+    @classmethod
+    def of(cls, *parts: SchemaPart) -> Schema:
+        """Memory's migrations with ``parts``' statements among them, each version's memory's
+        first. ``MIGRATIONS`` is the ledger of versions: a part's step at a version it does not
+        list is a ``ValueError`` (a new version is taken by appending to it, if need be an empty
+        entry, so two owners never take the same one unseen)."""
+        for part in parts:
+            outside = sorted(v for v in part.steps if not 1 <= v <= len(MIGRATIONS))
+            if outside:
+                raise ValueError(
+                    f"{part.owner}: schema version {outside[0]} is not in memory's MIGRATIONS "
+                    f"(1 to {len(MIGRATIONS)}); append an entry there to take a new one"
+                )
+        return cls(
+            tuple(
+                "".join([script, *(part.steps.get(version, "") for part in parts)])
+                for version, script in enumerate(MIGRATIONS, start=1)
+            ),
+            parts,
+        )
+
+    @property
+    def latest(self) -> int:
+        """The version a database this schema opens is taken to."""
+        return len(self.migrations)
+
+    def up_to(self, version: int) -> Schema:
+        """This schema as it stood at ``version``: what a test of a later migration opens first."""
+        return Schema(self.migrations[:version], self.parts)
 
 
 def statements(script: str) -> Iterator[str]:

@@ -1,4 +1,5 @@
-"""The SQLite memory as one object: the database plus every store built on it, and forgetting."""
+"""The SQLite memory as one object: the database plus every store built on it, and forgetting
+(a person's rows of every part of the database, the schedule's too, through its ``SchemaPart``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from flynn.memory.forgetting import SqliteForgetting
 from flynn.memory.graph import SqliteGraph
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqliteInboundLog
+from flynn.memory.migrations import Schema
 from flynn.memory.store import DerivedRelations, NoDerivedRelations
 from flynn.memory.team import SqliteTeam
 
@@ -39,11 +41,14 @@ class SqliteMemory:
         # the fact retires them too. Without it, only the facts and their mentions go.
         derived = relations(self.graph) if relations is not None else NoDerivedRelations()
         self._forgetting = SqliteForgetting(db, derived)
+        # The parts above memory with tables here forget a person's rows of them with the rest.
+        self._also_forgetting = [part.forgetting(db) for part in db.schema.parts]
 
     @classmethod
-    def open(cls, path: Path, relations: RelationsOf | None = None) -> SqliteMemory:
-        """Opens and migrates the database at ``path``; raises ``StoreError`` if it cannot."""
-        return cls(Database.open(path), relations)
+    def open(cls, path: Path, schema: Schema, relations: RelationsOf | None = None) -> SqliteMemory:
+        """Opens and migrates the database at ``path`` to ``schema`` (``Database.open``); raises
+        ``StoreError`` if it cannot."""
+        return cls(Database.open(path, schema), relations)
 
     def close(self) -> None:
         self.db.close()
@@ -62,30 +67,25 @@ class SqliteMemory:
     def forget_namespace(self, prefix: str) -> dict[str, int]:
         """Deletes for real everything stored under ``prefix`` (``prefix`` or ``prefix/...``):
         documents, facts, messages with their index rows and tool steps, sessions, graph entities
-        with their relations and mentions, and scheduled jobs with their pushes, in one
-        transaction.
+        with their relations and mentions, and each part's rows above memory (the schedule's jobs
+        with their pushes), in one transaction.
 
         Returns the rows deleted per table. Costs carry no namespace and are kept.
         Raises ``ValueError`` for an empty prefix, ``StoreError`` if the delete fails (then
         nothing was deleted).
         """
         with self.db.transaction():
-            documents = self.documents.forget(prefix)
-            facts = self.facts.forget(prefix)
-            messages, sessions = self.history.forget_counted(prefix)
-            entities = self.graph.forget(prefix)
-            embeddings = self._forgetting.forget_embeddings(prefix)
-            jobs = self._forgetting.forget_schedule(prefix)
+            counts = {
+                "documents": self.documents.forget(prefix),
+                "facts": self.facts.forget(prefix),
+            }
+            counts["messages"], counts["sessions"] = self.history.forget_counted(prefix)
+            counts["entities"] = self.graph.forget(prefix)
+            counts["embeddings"] = self._forgetting.forget_embeddings(prefix)
+            for forgetting in self._also_forgetting:
+                counts.update(forgetting.forget_namespace(prefix))
             self.inbound.forget(prefix)
-        return {
-            "documents": documents,
-            "facts": facts,
-            "messages": messages,
-            "sessions": sessions,
-            "entities": entities,
-            "embeddings": embeddings,
-            "jobs": jobs,
-        }
+        return counts
 
     def forget_fact(self, fact_id: int) -> int:
         """Deletes the fact and its whole supersession chain for real; returns how many rows."""

@@ -30,18 +30,8 @@ def notify_target(name: str | None, person: UserAccounts | None) -> Target | Non
 
 
 def chat_target(key: SessionKey) -> Target | None:
-    """The chat of session ``key``, if its channel can be written to unprompted."""
+    """The chat (and thread) of session ``key``, if its channel can be written to unprompted; a
+    group chat split per sender is still that group's chat."""
     if key.channel not in PUSH_CHANNELS:
         return None
-    return Target(key.channel, key.chat_id, _chat_thread(key.thread))
-
-
-def _chat_thread(thread: str | None) -> str | None:
-    """The channel's own thread of a session key: the router adds ``u<sender>`` to split a
-    group chat per person in multi-user mode, which names no thread on the channel."""
-    if thread is None:
-        return None
-    real, _, person = thread.rpartition("/")
-    if person.startswith("u"):
-        return real or None
-    return thread
+    return Target(key.channel, key.chat_id, key.thread)

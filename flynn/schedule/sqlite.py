@@ -18,6 +18,7 @@ import structlog
 from flynn.credentials import redact
 from flynn.cron import Cron, zone
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
+from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.messages import PushKind
 from flynn.schedule.backlog import Backlog, SqliteBacklog
 from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, PushLimits, Target
@@ -33,6 +34,8 @@ _NEXT_NUMBER = (
     "CASE WHEN ? = 'reminder' THEN (SELECT coalesce(max(number), 0) + 1 FROM jobs "
     "WHERE namespace = ? AND kind = 'reminder') END"
 )
+_FORGET_JOBS = f"DELETE FROM jobs WHERE {namespace_scope('namespace')}"
+_FORGET_PUSHES = f"DELETE FROM pushes WHERE {namespace_scope('namespace')}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +141,14 @@ class SqliteSchedule:
                 " FROM jobs AS fresh WHERE kind = 'reminder' AND number IS NULL"
                 ") AS numbered WHERE jobs.id = numbered.id"
             )
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        """Deletes for real the jobs under ``prefix`` and their pushes (with the drops a digest
+        lists), inside the caller's transaction (``SqliteMemory.forget_namespace``); counts the
+        jobs."""
+        scope = scope_params(prefix)
+        self._db.execute(_FORGET_PUSHES, scope)
+        return {"jobs": self._db.execute(_FORGET_JOBS, scope)}
 
     def next_due(self) -> datetime | None:
         """When the soonest active job is due, over every namespace (one index seek)."""

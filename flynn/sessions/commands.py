@@ -19,6 +19,7 @@ from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
 from flynn.memory.person_facts import active_person_facts
 from flynn.memory.working import read_working_memory
+from flynn.people.files import forget_distilled
 from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
 from flynn.plurals import counted
 from flynn.providers.base import ToolResult
@@ -27,7 +28,6 @@ from flynn.sessions.compaction import CompactionOutcome
 from flynn.sessions.conversation import ContextUsage, SessionStart
 from flynn.sessions.result import TurnResult
 from flynn.sessions.services import SessionServices
-from flynn.tools.person_files import forget_distilled
 
 SEARCH_LIMIT = 10
 MEMORY_LIMIT = 30

@@ -15,11 +15,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from flynn.dates import parse_timezone
+from flynn.errors import UnreadableFile
 from flynn.memory.store import Facts
-from flynn.persona import clean_file_text
-from flynn.schedule.jobs import Schedule
-from flynn.tools.base import ToolError
-from flynn.tools.person_files import (
+from flynn.people.files import (
     MEMORY_FILES,
     REMINDERS_FILE,
     SCRATCH_FILE,
@@ -29,7 +27,9 @@ from flynn.tools.person_files import (
     read_text,
     write_person_templates,
 )
-from flynn.tools.tasks import load_tasks, render_tasks
+from flynn.people.tasks import load_tasks, render_tasks
+from flynn.persona import clean_file_text
+from flynn.schedule.jobs import Schedule
 
 log = structlog.get_logger(__name__)
 
@@ -149,7 +149,7 @@ class PersonalFiles:
         if TASKS_FILE in wanted:
             try:
                 tasks = load_tasks(folder / TASKS_FILE)
-            except ToolError as exc:
+            except UnreadableFile as exc:
                 texts[TASKS_FILE] = f"(the task list cannot be read: {exc})"
             else:
                 texts[TASKS_FILE] = render_tasks(tasks) if tasks else ""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from flynn.people.files import SCRATCH_FILE, read_text, write_text
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
-from flynn.tools.person_files import SCRATCH_FILE, read_text, write_text
 
 MAX_SCRATCH_CHARS = 20_000
 

@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from flynn.channels.gateway import GatewayChannel
-from flynn.channels.gateway_frames import FrameReply
+from flynn.channels.gateway.protocol import FrameReply
 from flynn.commands import parse_command
 from flynn.messages import Delivery, OutboundMessage, SessionKey
 from flynn.settings import GatewaySettings

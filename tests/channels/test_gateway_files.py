@@ -15,7 +15,7 @@ from fakes.script import ToolUse
 from gateway_harness import final_answer, running_daemon
 from websockets.asyncio.client import connect
 
-from flynn.channels.gateway_frames import ClientText, Rejected, parse_frame
+from flynn.channels.gateway.protocol import ClientText, Rejected, parse_frame
 from flynn.messages import Attachment
 from flynn.settings import load_settings
 

@@ -15,9 +15,10 @@ import pytest
 from gateway_harness import TOKEN, final_answer, recv, running_daemon, running_gateway, send
 from websockets.asyncio.client import ClientConnection, connect
 
-from flynn.channels.gateway_history import StoredTurn
+from flynn.channels.gateway.history import StoredTurn
 from flynn.memory.stores import SqliteMemory
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import load_settings
 
@@ -26,7 +27,7 @@ START = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as memory:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
         yield memory
 
 

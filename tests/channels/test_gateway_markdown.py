@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from flynn.channels.gateway_markdown import SafeMarkdown
+from flynn.channels.gateway.markdown import SafeMarkdown
 
 ALLOWED_TAGS = {
     "p", "br", "strong", "em", "s", "code", "pre", "a", "ul", "ol", "li", "blockquote", "hr",

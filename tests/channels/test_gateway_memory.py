@@ -23,6 +23,7 @@ from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory_view import MemoryView
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import UserAccounts
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -103,7 +104,7 @@ class World:
 
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[tuple[World, Gateway]]:
-    with SqliteMemory.open(tmp_path / "flynn.db", FactRelations) as memory:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA, FactRelations) as memory:
         world = World(tmp_path, memory)
         async with running_gateway() as gateway:
             gateway.channel.set_memory(world.view)

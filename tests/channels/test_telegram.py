@@ -342,16 +342,16 @@ async def test_forum_topic_replies_go_to_the_topic(
 async def test_per_sender_group_sessions_reach_the_topic(
     harness: Harness, fake_telegram: FakeTelegram
 ) -> None:
-    # In multi-user mode the router keys group sessions per sender: thread "77/u1001" or "u1001".
+    # In multi-user mode the router keys group sessions per sender: the topic stays the thread.
     async with harness.running() as channel:
         update_id = fake_telegram.queue_group("hello", mention=True, thread=77)
         [message] = await harness.inbox.wait_for(1)
-        remembered = SessionKey("telegram", str(GROUP_ID), f"77/u{OWNER_ID}")
+        remembered = SessionKey("telegram", str(GROUP_ID), "77", sender=str(OWNER_ID))
         await channel.send(_answer(message, "hi", remembered))
         assert _typing_tasks() == []
         # Replayed after a restart: no handle, so to the session's topic, quoting nothing.
         await channel.send(OutboundMessage(remembered, "later", reply_to=message.message_id))
-        plain = SessionKey("telegram", str(GROUP_ID), f"u{OWNER_ID}")
+        plain = SessionKey("telegram", str(GROUP_ID), sender=str(OWNER_ID))
         await channel.send(OutboundMessage(plain, "elsewhere"))
 
     first, later, elsewhere = fake_telegram.sent

@@ -19,6 +19,7 @@ from flynn.channels.gateway import GatewayChannel
 from flynn.memory.stores import SqliteMemory
 from flynn.messages import OutboundMessage, SessionKey
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes
 from flynn.settings import GatewaySettings
 
@@ -35,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as memory:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
         yield memory
 
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 from flynn.learning.graph_extraction import RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 NS = "user/graph"
 T0 = datetime(2026, 2, 25, tzinfo=UTC)
@@ -62,7 +63,7 @@ def main() -> None:
     cities = [f"City{n}" for n in range(500)]
     projects = [f"Proj{n}" for n in range(500)]
     with tempfile.TemporaryDirectory() as directory:
-        memory = SqliteMemory.open(Path(directory) / "bench.db")
+        memory = SqliteMemory.open(Path(directory) / "bench.db", SCHEMA)
         graph = memory.graph
         with graph.transaction():
             ids = [

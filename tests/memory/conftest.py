@@ -9,6 +9,7 @@ import pytest
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 
 @pytest.fixture
@@ -19,5 +20,5 @@ def db_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def memory(db_path: Path) -> Iterator[SqliteMemory]:
     # As the daemon composes it: forgetting a fact retires the graph relations it stated.
-    with SqliteMemory.open(db_path, FactRelations) as opened:
+    with SqliteMemory.open(db_path, SCHEMA, FactRelations) as opened:
         yield opened

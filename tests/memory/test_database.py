@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from flynn.errors import StorageUnusable, StoreError
-from flynn.memory import database
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.health import StorageHealth, StorageStatus
-from flynn.memory.migrations import LATEST_VERSION
+from flynn.memory.migrations import Schema, SchemaPart
+from flynn.schedule.migrations import SCHEMA
 
 
 def _tables(db: Database) -> set[str]:
@@ -21,9 +21,9 @@ def _tables(db: Database) -> set[str]:
 
 
 def test_open_creates_directory_and_migrates(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         assert db_path.exists()
-        assert db.version == LATEST_VERSION
+        assert db.version == SCHEMA.latest
         assert {"documents", "facts", "facts_fts", "sessions", "messages", "costs"} <= _tables(db)
         journal = db.fetchone("PRAGMA journal_mode")
         foreign_keys = db.fetchone("PRAGMA foreign_keys")
@@ -32,51 +32,45 @@ def test_open_creates_directory_and_migrates(db_path: Path) -> None:
 
 
 def test_migrations_are_idempotent_and_keep_data(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         db.execute(
             "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, "
             "created_at) VALUES ('p', 'm', 'chat', 1, 2, 'x')"
         )
-    with Database.open(db_path) as db:
-        assert db.version == LATEST_VERSION
+    with Database.open(db_path, SCHEMA) as db:
+        assert db.version == SCHEMA.latest
         row = db.fetchone("SELECT count(*) FROM costs")
         assert row is not None and row[0] == 1
         assert db.integrity_check() == []
 
 
-def test_an_older_database_is_upgraded_in_place(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(database, "MIGRATIONS", database.MIGRATIONS[:1])
-    monkeypatch.setattr(database, "LATEST_VERSION", 1)
-    with Database.open(db_path) as db:
+def test_an_older_database_is_upgraded_in_place(db_path: Path) -> None:
+    with Database.open(db_path, SCHEMA.up_to(1)) as db:
         assert db.version == 1
         assert "inbound" not in _tables(db)
         _insert(db, "kept")
-    monkeypatch.undo()
-    with Database.open(db_path) as db:
-        assert db.version == LATEST_VERSION
+    with Database.open(db_path, SCHEMA) as db:
+        assert db.version == SCHEMA.latest
         assert "intake" in _tables(db)  # migration 2's inbound, rebuilt by migration 9
         assert _count(db) == 1
 
 
 def test_newer_database_is_refused(db_path: Path) -> None:
-    Database.open(db_path).close()
+    Database.open(db_path, SCHEMA).close()
     with closing(sqlite3.connect(db_path)) as raw:
-        raw.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+        raw.execute(f"PRAGMA user_version = {SCHEMA.latest + 1}")
     with pytest.raises(StoreError, match="upgrade flynn"):
-        Database.open(db_path)
+        Database.open(db_path, SCHEMA)
 
 
-def test_failed_migration_changes_nothing(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = (*database.MIGRATIONS, "CREATE TABLE extra (a); CREATE TABLE extra (a);")
-    monkeypatch.setattr(database, "MIGRATIONS", broken)
-    monkeypatch.setattr(database, "LATEST_VERSION", len(broken))
-    with pytest.raises(StoreError, match=f"migration {len(broken)}"):
-        Database.open(db_path)
-    monkeypatch.undo()
-    with Database.open(db_path) as db:
-        assert db.version == LATEST_VERSION
+def test_failed_migration_changes_nothing(db_path: Path) -> None:
+    broken = Schema(
+        (*SCHEMA.migrations, "CREATE TABLE extra (a); CREATE TABLE extra (a);"), SCHEMA.parts
+    )
+    with pytest.raises(StoreError, match=f"migration {broken.latest}"):
+        Database.open(db_path, broken)
+    with Database.open(db_path, SCHEMA) as db:
+        assert db.version == SCHEMA.latest
         assert "extra" not in _tables(db)
 
 
@@ -84,11 +78,11 @@ def test_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError):
-        Database.open(path)
+        Database.open(path, SCHEMA)
 
 
 def test_sqlite_errors_become_store_errors(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         with pytest.raises(StoreError):
             db.execute("INSERT INTO nowhere VALUES (1)")
         with pytest.raises(StoreError):
@@ -108,7 +102,7 @@ def _insert(db: Database, namespace: str) -> None:
 
 
 def test_transaction_rolls_back_on_error(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         with pytest.raises(RuntimeError), db.transaction():
             _insert(db, "a")
             raise RuntimeError("boom")
@@ -120,7 +114,7 @@ def test_transaction_rolls_back_on_error(db_path: Path) -> None:
 
 
 def test_nested_transaction_rolls_back_only_the_inner_block(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         with db.transaction():
             _insert(db, "outer")
             with pytest.raises(StoreError), db.transaction():
@@ -132,7 +126,7 @@ def test_nested_transaction_rolls_back_only_the_inner_block(db_path: Path) -> No
 
 
 def test_nested_failure_that_escapes_rolls_back_everything(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         with pytest.raises(RuntimeError), db.transaction():
             _insert(db, "outer")
             with db.transaction():
@@ -142,7 +136,7 @@ def test_nested_failure_that_escapes_rolls_back_everything(db_path: Path) -> Non
 
 
 def test_close_is_idempotent(db_path: Path) -> None:
-    db = Database.open(db_path)
+    db = Database.open(db_path, SCHEMA)
     db.close()
     db.close()
 
@@ -167,7 +161,7 @@ def test_naive_time_is_rejected() -> None:
 
 
 def test_rewrites_count_updates_and_deletes_by_any_sql_but_not_inserts(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         db.watch_rewrites("costs")
         db.watch_rewrites("costs")  # idempotent
         insert = (
@@ -191,7 +185,7 @@ def test_rewrites_count_updates_and_deletes_by_any_sql_but_not_inserts(db_path: 
 
 
 def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         db.watch_rewrites("costs")
         before = db.rewrites("costs")
         with closing(sqlite3.connect(db_path)) as other:
@@ -205,7 +199,7 @@ def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
 
 def _filled(path: Path) -> None:
     """A database with a few pages of rows, checkpointed into the main file."""
-    with Database.open(path) as db:
+    with Database.open(path, SCHEMA) as db:
         db.executemany(
             "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
             "VALUES (?, 'm', 'chat', 1, 2, 'x')",
@@ -228,30 +222,33 @@ def test_an_empty_database_file_is_refused_not_recreated(db_path: Path) -> None:
     db_path.parent.mkdir()
     db_path.write_bytes(b"")
     with pytest.raises(StorageUnusable, match="empty file"):
-        Database.open(db_path)
+        Database.open(db_path, SCHEMA)
     assert db_path.stat().st_size == 0
 
 
 def test_verify_refuses_a_corrupt_database_in_one_line(db_path: Path) -> None:
     _filled(db_path)
     _corrupt(db_path)
-    with Database.open(db_path) as db, pytest.raises(StorageUnusable, match="corrupt") as raised:
+    with (
+        Database.open(db_path, SCHEMA) as db,
+        pytest.raises(StorageUnusable, match="corrupt") as raised,
+    ):
         db.verify()
     assert "\n" not in str(raised.value)
 
 
 def test_verify_passes_a_healthy_database(db_path: Path) -> None:
     _filled(db_path)
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         db.verify()
-        assert db.version == LATEST_VERSION
+        assert db.version == SCHEMA.latest
 
 
 def _read_only(path: Path) -> Database:
     """A connection that cannot write, as a file opened read-only by SQLite gives (root, which
     runs these tests in containers, can write any file whatever its mode)."""
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
-    return Database(connection, path)
+    return Database(connection, path, SCHEMA)
 
 
 def test_verify_refuses_a_database_that_cannot_be_written(db_path: Path) -> None:
@@ -263,7 +260,7 @@ def test_verify_refuses_a_database_that_cannot_be_written(db_path: Path) -> None
 def test_storage_health_probes_at_most_once_per_interval(db_path: Path) -> None:
     _filled(db_path)
     now = [0.0]
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA) as db:
         health = StorageHealth(db, max_age_seconds=10, clock=lambda: now[0])
         assert health.check() == StorageStatus(True, "writable")
         db.close()  # from now on every probe would fail
@@ -288,7 +285,7 @@ def test_storage_health_keeps_its_status_while_another_writer_holds_the_lock(
 ) -> None:
     _filled(db_path)
     now = [0.0]
-    with Database.open(db_path) as db, closing(sqlite3.connect(db_path)) as other:
+    with Database.open(db_path, SCHEMA) as db, closing(sqlite3.connect(db_path)) as other:
         health = StorageHealth(db, max_age_seconds=1, busy_timeout_ms=10, clock=lambda: now[0])
         assert health.check().ok
         other.execute("BEGIN IMMEDIATE")
@@ -302,7 +299,7 @@ def test_storage_health_keeps_its_status_while_another_writer_holds_the_lock(
 
 
 def test_the_probe_is_refused_inside_a_transaction(db_path: Path) -> None:
-    with Database.open(db_path) as db, db.transaction():
+    with Database.open(db_path, SCHEMA) as db, db.transaction():
         with pytest.raises(StoreError, match="inside a transaction"):
             db.probe_write()
         assert StorageHealth(db).check().ok  # not probed; the previous status stands
@@ -312,7 +309,7 @@ def test_database_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
     path = tmp_path / "new" / "flynn.db"
     previous = os.umask(0o022)
     try:
-        with Database.open(path) as db:
+        with Database.open(path, SCHEMA) as db:
             db.execute(
                 "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, "
                 "created_at) VALUES ('p', 'm', 'chat', 1, 2, 'x')"
@@ -327,6 +324,35 @@ def test_database_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
 def test_an_existing_loose_database_is_tightened(db_path: Path) -> None:
     _filled(db_path)
     db_path.chmod(0o644)
-    with Database.open(db_path):
+    with Database.open(db_path, SCHEMA):
         pass
     assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+
+
+class _NothingToForget:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        return {}
+
+
+def test_a_parts_steps_run_after_memorys_at_their_version(db_path: Path) -> None:
+    part = SchemaPart("extra", {2: "CREATE TABLE early (a);"}, forgetting=_NothingToForget)
+    schema = Schema.of(*SCHEMA.parts, part)
+
+    assert schema.latest == SCHEMA.latest
+    assert schema.migrations[1].endswith("CREATE TABLE early (a);")
+    with Database.open(db_path, schema.up_to(1)) as db:
+        assert "early" not in _tables(db)
+    with Database.open(db_path, schema) as db:
+        assert {"early", "jobs", "intake"} <= _tables(db)
+        assert db.version == SCHEMA.latest
+
+
+@pytest.mark.parametrize("version", [0, SCHEMA.latest + 1])
+def test_a_step_at_a_version_memorys_ledger_does_not_list_is_refused(version: int) -> None:
+    part = SchemaPart("extra", {version: "CREATE TABLE t (a);"}, forgetting=_NothingToForget)
+
+    with pytest.raises(ValueError, match=f"extra: schema version {version} is not in memory's"):
+        Schema.of(part)

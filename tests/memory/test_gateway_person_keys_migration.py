@@ -9,22 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from flynn.memory import database
 from flynn.memory.database import Database
+from flynn.schedule.migrations import SCHEMA
 
 T = "2026-01-01T00:00:00+00:00"
-KEYED_FROM = next(n for n, m in enumerate(database.MIGRATIONS, 1) if "person_tokens" in m) + 1
+KEYED_FROM = next(n for n, m in enumerate(SCHEMA.migrations, 1) if "person_tokens" in m) + 1
 
 
-def _before(db_path: Path, monkeypatch: pytest.MonkeyPatch, *, keyed: bool = False) -> None:
+def _before(db_path: Path, *, keyed: bool = False) -> None:
     """A database as the last release left it: alice (listed with gateway id ``laptop``) and
     the owner (``user``) each chatted from the gateway and set a reminder; with ``keyed``,
     alice's own token also made ``gateway:alice@laptop`` already."""
-    monkeypatch.setattr(database, "MIGRATIONS", database.MIGRATIONS[: KEYED_FROM - 1])
-    monkeypatch.setattr(database, "LATEST_VERSION", KEYED_FROM - 1)
-    with Database.open(db_path) as db:
+    with Database.open(db_path, SCHEMA.up_to(KEYED_FROM - 1)) as db:
         if keyed:
             db.execute(
                 "INSERT INTO sessions (key, namespace, created_at, updated_at) "
@@ -76,14 +72,11 @@ def _before(db_path: Path, monkeypatch: pytest.MonkeyPatch, *, keyed: bool = Fal
                 "created_at) VALUES (?, 'reminder', 'buy a present', ?, ?, ?, ?, ?)",
                 (namespace, channel, chat_id, recipient, job[0], T),
             )
-    monkeypatch.undo()
 
 
-def test_a_persons_gateway_rows_move_to_their_key(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _before(db_path, monkeypatch)
-    with Database.open(db_path) as db:
+def test_a_persons_gateway_rows_move_to_their_key(db_path: Path) -> None:
+    _before(db_path)
+    with Database.open(db_path, SCHEMA) as db:
         sessions = db.fetchall("SELECT key, namespace, summary FROM sessions ORDER BY key")
         messages = db.fetchall("SELECT session, namespace FROM messages ORDER BY id")
         intake = db.fetchall("SELECT session, chat_id, sender_id FROM intake ORDER BY id")
@@ -112,13 +105,13 @@ def test_a_persons_gateway_rows_move_to_their_key(
 
 
 def test_a_session_the_person_already_has_under_their_key_keeps_their_messages(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path,
 ) -> None:
     """Run with the release before this migration, alice's token made ``gateway:alice@laptop``
     already: both sessions' messages are hers there, and nothing of hers stays under the bare
     id."""
-    _before(db_path, monkeypatch, keyed=True)
-    with Database.open(db_path) as db:
+    _before(db_path, keyed=True)
+    with Database.open(db_path, SCHEMA) as db:
         left = db.fetchall(
             "SELECT key FROM sessions WHERE key = 'gateway:laptop' "
             "UNION ALL SELECT session FROM messages WHERE session = 'gateway:laptop' "

@@ -11,6 +11,7 @@ from flynn.errors import StoreError
 from flynn.memory.history import SqliteHistory
 from flynn.memory.store import MessageRole, NewMessage, StoredMessage
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -333,7 +334,7 @@ def test_kept_rows_never_outlive_a_change(memory: SqliteMemory, db_path: Path) -
 
 
 def test_a_small_row_cache_still_reads_every_row(db_path: Path) -> None:
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         history = SqliteHistory(memory.db, cached_rows=2)
         ids = [_say(memory, f"turn {n}", minutes=n).id for n in range(5)]
         for _ in range(2):

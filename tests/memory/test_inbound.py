@@ -5,12 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
-from flynn.memory import database
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.messages import InboundMessage, IntakeKey
+from flynn.schedule.migrations import SCHEMA
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -65,7 +63,7 @@ def test_a_failed_turn_runs_again_when_the_same_id_comes_back(memory: SqliteMemo
 
 
 def test_what_a_restart_must_finish_survives_it_in_order(db_path: Path) -> None:
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         inbound = memory.inbound
         for number in range(1, 5):
             inbound.accept(
@@ -78,7 +76,7 @@ def test_what_a_restart_must_finish_survives_it_in_order(db_path: Path) -> None:
         inbound.answered(key("1"), reply="r1", error_code=None, now=T0)
         inbound.delivered(key("1"), now=T0)
         inbound.answered(key("2"), reply="r2", error_code=None, now=T0)
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         unfinished = memory.inbound.unfinished()
     assert [(u.message.message_id, u.reply, u.has_text) for u in unfinished] == [
         ("2", "r2", False),  # answered, not sent: its text is gone, its reply kept
@@ -191,23 +189,18 @@ def test_undelivered_replies_are_one_chats_in_order_until_delivered(memory: Sqli
     assert [u.reply for u in inbound.undelivered("gateway", "web-b")] == ["r1"]
 
 
-def test_an_older_gateway_row_keeps_its_frame_id_across_the_migration(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_older_gateway_row_keeps_its_frame_id_across_the_migration(db_path: Path) -> None:
     """Rows written before intake had three key columns held ``<client_id>:<frame_id>``; the
     migration leaves the frame id, so a reply stored then is still sent under its own id."""
-    keyed_from = next(n for n, m in enumerate(database.MIGRATIONS, 1) if "intake_keyed" in m)
-    monkeypatch.setattr(database, "MIGRATIONS", database.MIGRATIONS[: keyed_from - 1])
-    monkeypatch.setattr(database, "LATEST_VERSION", keyed_from - 1)
-    with Database.open(db_path) as db:
+    keyed_from = next(n for n, m in enumerate(SCHEMA.migrations, 1) if "intake_keyed" in m)
+    with Database.open(db_path, SCHEMA.up_to(keyed_from - 1)) as db:
         db.execute(
             "INSERT INTO intake (channel, message_id, session, chat_id, state, reply, received_at)"
             " VALUES ('gateway', 'laptop:x:c:7', 'gateway:laptop:x', 'laptop:x', 'answered',"
             " 'kept', '2026-01-01T00:00:00+00:00'),"
             " ('telegram', '5', 'telegram:42', '42', 'answered', 'tg', '2026-01-01T00:00:00+00:00')"
         )
-    monkeypatch.undo()
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         gateway = memory.inbound.undelivered("gateway", "laptop:x")
         telegram = memory.inbound.undelivered("telegram", "42")
     assert [(u.message.message_id, u.reply) for u in gateway] == [("c:7", "kept")]

@@ -7,14 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
-from flynn.memory import database
 from flynn.memory.database import Database, encode_time
 from flynn.memory.facts import SqliteFacts
-from flynn.memory.migrations import MIGRATIONS
+from flynn.schedule.migrations import SCHEMA
 
-ONE_SET_FROM = next(n for n, script in enumerate(MIGRATIONS, start=1) if "'/patterns'" in script)
+ONE_SET_FROM = next(
+    n for n, script in enumerate(SCHEMA.migrations, start=1) if "'/patterns'" in script
+)
 """The migration that moved ``<root>/facts`` (found by what it does: the lead renumbers)."""
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -35,10 +34,8 @@ OLD_FACTS = (
 )
 
 
-def _write_old_database(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[: ONE_SET_FROM - 1])
-    monkeypatch.setattr(database, "LATEST_VERSION", ONE_SET_FROM - 1)
-    with Database.open(path) as db:
+def _write_old_database(path: Path) -> None:
+    with Database.open(path, SCHEMA.up_to(ONE_SET_FROM - 1)) as db:
         for number, row in enumerate(OLD_FACTS, start=1):
             namespace, kind, field, value, source, status, supersedes, minutes = row
             at = encode_time(T0 + timedelta(minutes=minutes))
@@ -52,17 +49,16 @@ def _write_old_database(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) "
             "VALUES ('fact', 9, 'users/ana/facts', 'test-model', x'00')"
         )
-    monkeypatch.undo()
 
 
 def test_an_old_installs_model_facts_join_the_one_set_without_loss_or_duplicates(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "memory.db"
-    _write_old_database(path, monkeypatch)
+    _write_old_database(path)
 
-    with Database.open(path) as db:
-        assert db.version == len(MIGRATIONS)
+    with Database.open(path, SCHEMA) as db:
+        assert db.version == SCHEMA.latest
         facts = SqliteFacts(db)
         rows = {row["id"]: row for row in db.fetchall("SELECT * FROM facts")}
         assert len(rows) == len(OLD_FACTS)  # nothing lost, nothing added

@@ -13,6 +13,7 @@ import pytest
 from flynn.memory.database import Database
 from flynn.memory.pairing import ALPHABET, CODE_LENGTH, SqlitePairing
 from flynn.messages import ChannelAccount
+from flynn.schedule.migrations import SCHEMA
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 STRANGER = ChannelAccount("telegram", "4242")
@@ -20,7 +21,7 @@ STRANGER = ChannelAccount("telegram", "4242")
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db") as opened:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as opened:
         yield opened
 
 

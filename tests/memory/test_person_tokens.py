@@ -8,12 +8,13 @@ from pathlib import Path
 
 from flynn.memory.database import Database
 from flynn.memory.person_tokens import SqlitePersonTokens, token_digest
+from flynn.schedule.migrations import SCHEMA
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
 
 def test_a_token_is_its_person_until_revoked(tmp_path: Path) -> None:
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         tokens = SqlitePersonTokens(db)
         laptop = tokens.issue("alice", now=NOW)
         phone = tokens.issue("alice", now=NOW)
@@ -32,7 +33,7 @@ def test_a_token_is_its_person_until_revoked(tmp_path: Path) -> None:
 
 def test_only_a_digest_is_stored(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    with Database.open(data / "flynn.db") as db:
+    with Database.open(data / "flynn.db", SCHEMA) as db:
         token = SqlitePersonTokens(db).issue("alice", now=NOW)
         on_disk = b"".join(path.read_bytes() for path in data.iterdir() if path.is_file())
     assert token.encode() not in on_disk

@@ -9,6 +9,7 @@ from flynn.errors import StoreError
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
@@ -104,9 +105,9 @@ def test_forget_fact_deletes_the_whole_chain_only(memory: SqliteMemory) -> None:
 
 
 def test_reopen_keeps_everything(db_path: Path) -> None:
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         _fill(memory, "user")
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         assert [m.content for m in memory.history.recent("user:chat")] == [
             "otters are great",
             "they are",
@@ -116,6 +117,6 @@ def test_reopen_keeps_everything(db_path: Path) -> None:
 
 
 def test_close_twice_is_harmless(db_path: Path) -> None:
-    memory = SqliteMemory.open(db_path)
+    memory = SqliteMemory.open(db_path, SCHEMA)
     memory.close()
     memory.close()

@@ -12,6 +12,7 @@ from flynn.memory.working import (
     render_working_memory,
     write_working_memory,
 )
+from flynn.schedule.migrations import SCHEMA
 
 NS = "user/working"
 NOW = datetime(2026, 2, 25, 11, 30, 0, 250000, tzinfo=UTC)
@@ -120,9 +121,9 @@ def test_second_write_replaces_the_first(memory: SqliteMemory) -> None:
 
 
 def test_survives_reopening_the_database(db_path: Path) -> None:
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         _write(memory, "remember me")
-    with SqliteMemory.open(db_path) as memory:
+    with SqliteMemory.open(db_path, SCHEMA) as memory:
         result = read_working_memory(memory.documents, NS, now=NOW + timedelta(days=1))
     assert result is not None and result.content == "remember me"
 

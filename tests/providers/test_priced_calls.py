@@ -14,6 +14,7 @@ from flynn.memory.database import Database
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse
 from flynn.providers.build import build_task_providers
 from flynn.providers.prices import PriceTable
+from flynn.schedule.migrations import SCHEMA
 from flynn.settings import load_settings
 
 REQUEST = ChatRequest(system="s", messages=(ChatMessage("user", "hi"),))
@@ -65,7 +66,7 @@ async def test_each_metered_call_stores_its_cost(
         Reply("{}", input_tokens=5_000, output_tokens=500),
         Reply("- summary", input_tokens=700, output_tokens=70),
     )
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         sink = SqliteCosts(db, prices=PriceTable.configured(llm.prices))
         providers = build_task_providers(llm, {}, sink)
         try:

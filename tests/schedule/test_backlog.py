@@ -18,6 +18,7 @@ from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, PushLimits, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.scheduler import Scheduler
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
@@ -42,7 +43,7 @@ class Client:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db") as database:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as database:
         yield database
 
 
@@ -267,7 +268,7 @@ async def test_a_digest_being_sent_is_not_rewritten_a_new_one_collects_the_rest(
 def test_two_connections_firing_with_caps_count_every_firing_once(tmp_path: Path) -> None:
     path = tmp_path / "flynn.db"
     limits = PushLimits(per_person=20, total=30)
-    with Database.open(path) as db:
+    with Database.open(path, SCHEMA) as db:
         for n in range(60):
             _remind(db, namespace=f"users/p{n % 3}", text=f"r{n}")
     start = threading.Barrier(2)
@@ -275,7 +276,7 @@ def test_two_connections_firing_with_caps_count_every_firing_once(tmp_path: Path
 
     def fire() -> None:
         try:
-            with Database.open(path) as db:
+            with Database.open(path, SCHEMA) as db:
                 schedule = SqliteSchedule(db, limits)
                 start.wait()
                 for minute in range(1, 6):
@@ -291,7 +292,7 @@ def test_two_connections_firing_with_caps_count_every_firing_once(tmp_path: Path
     for thread in threads:
         thread.join(timeout=60)
     assert not errors, errors
-    with Database.open(path) as db:
+    with Database.open(path, SCHEMA) as db:
         assert _firings_accounted(db) == (300, 300)
         assert len([push for push in _pending(db) if not push.digest]) <= 30
 
@@ -303,7 +304,7 @@ def test_forgetting_a_person_forgets_their_digest_entries(db: Database, tmp_path
     _fire(db, FakeClock(START + timedelta(seconds=60)), limits=limits)
     row = db.fetchone("SELECT count(*) FROM push_drops")
     assert row is not None and row[0] == 1
-    with SqliteMemory.open(tmp_path / "flynn.db") as memory:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
         assert memory.forget_namespace("users/alice")["jobs"] == 2
     row = db.fetchone("SELECT count(*) FROM push_drops")
     assert row is not None and row[0] == 0

@@ -18,6 +18,7 @@ from flynn.memory.database import Database
 from flynn.messages import SessionKey
 from flynn.providers.base import ToolCall
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.tools.base import ToolContext, ToolRegistry
 from flynn.tools.reminders import ReminderCancel, ReminderList, ReminderSet
@@ -30,7 +31,7 @@ BOB = "users/bob"
 
 @pytest.fixture
 def schedule(tmp_path: Path) -> Iterator[SqliteSchedule]:
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         yield SqliteSchedule(db)
 
 
@@ -160,7 +161,7 @@ async def test_reminders_stored_without_a_number_get_the_next_ones_at_start(
     """A daemon of the version before migration 11, still running when a newer command
     migrated the database, stores reminders without a number; the next start numbers them
     after each person's last, in the order they were set, and numbers nothing twice."""
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         schedule = SqliteSchedule(db)
         await _set(schedule, ALICE, "numbered", 1)
         for text in ("old daemon a", "old daemon b"):

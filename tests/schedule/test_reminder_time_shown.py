@@ -17,6 +17,7 @@ from flynn.messages import SessionKey
 from flynn.providers.base import ToolCall
 from flynn.schedule.jobs import Target
 from flynn.schedule.listing import job_line, local_when
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.tools.base import ToolContext, ToolRegistry
 from flynn.tools.reminders import ReminderList, ReminderSet
@@ -29,7 +30,7 @@ WHEN = "Tue 2 Dec 2025 09:30 (Europe/Lisbon)"
 async def test_one_reminder_reads_the_same_in_chat_on_the_page_and_in_the_cli(
     tmp_path: Path,
 ) -> None:
-    with SqliteMemory.open(tmp_path / "flynn.db") as memory:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
         schedule = SqliteSchedule(memory.db)
         context = ToolContext(
             namespace="user",

@@ -14,6 +14,7 @@ from flynn.distill.runs import plan_jobs
 from flynn.doctor import run_checks
 from flynn.memory.database import Database
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import load_settings
 
@@ -43,7 +44,7 @@ def flynn(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _seed(data: Path, now: datetime) -> None:
-    with Database.open(data / "flynn.db") as db:
+    with Database.open(data / "flynn.db", SCHEMA) as db:
         schedule = SqliteSchedule(db)
         schedule.add(
             namespace="users/alice",
@@ -117,7 +118,7 @@ def test_reminders_shows_each_persons_numbers_and_jobs_by_kind(tmp_path: Path) -
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG.format(data=data))
     now = datetime.now(UTC)
-    with Database.open(data / "flynn.db") as db:
+    with Database.open(data / "flynn.db", SCHEMA) as db:
         # A daemon's first start: the distillation runs come first (job ids 1-6).
         people = {"users/alice": "UTC", "users/bob": "UTC"}
         plan_jobs(SqliteSchedule(db), people, dict.fromkeys(TIERS, "0 3 * * *"), now=now)
@@ -171,7 +172,7 @@ async def test_doctor_reports_the_schedule_without_failing(tmp_path: Path) -> No
 
     now = datetime.now(UTC)
     _seed(data, now)
-    with Database.open(data / "flynn.db") as db:
+    with Database.open(data / "flynn.db", SCHEMA) as db:
         SqliteSchedule(db).add(
             namespace="users/bob",
             kind="reminder",

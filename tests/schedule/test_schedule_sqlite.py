@@ -11,6 +11,7 @@ import pytest
 
 from flynn.memory.database import Database
 from flynn.schedule.jobs import PushLimits, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
 NOW = datetime(2026, 3, 25, 9, 0, tzinfo=UTC)
@@ -19,7 +20,7 @@ CHAT = Target(channel="telegram", chat_id="42")
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db") as database:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as database:
         yield database
 
 
@@ -142,7 +143,7 @@ def test_fire_due_takes_at_most_limit_soonest_first(db: Database) -> None:
 def test_two_connections_fire_each_due_time_exactly_once(tmp_path: Path) -> None:
     path = tmp_path / "flynn.db"
     jobs = 300
-    with Database.open(path) as db:
+    with Database.open(path, SCHEMA) as db:
         schedule = SqliteSchedule(db)
         for n in range(jobs):
             _remind(
@@ -154,7 +155,7 @@ def test_two_connections_fire_each_due_time_exactly_once(tmp_path: Path) -> None
 
     def fire(slot: int) -> None:
         try:
-            with Database.open(path) as db:
+            with Database.open(path, SCHEMA) as db:
                 # Caps above the jobs: every firing is its own push (the caps have their tests).
                 schedule = SqliteSchedule(db, PushLimits(per_person=jobs, total=jobs))
                 start.wait()
@@ -174,7 +175,7 @@ def test_two_connections_fire_each_due_time_exactly_once(tmp_path: Path) -> None
     assert not errors, errors
     both = fired[0] + fired[1]
     assert len(both) == jobs and len(set(both)) == jobs
-    with Database.open(path) as db:
+    with Database.open(path, SCHEMA) as db:
         assert SqlitePushes(db).undelivered() == jobs
         row = db.fetchone("SELECT sum(fired_count) FROM jobs")
         assert row is not None and row[0] == jobs
@@ -183,7 +184,7 @@ def test_two_connections_fire_each_due_time_exactly_once(tmp_path: Path) -> None
 def test_a_lost_claim_queues_nothing(tmp_path: Path) -> None:
     """The compare-and-set itself: a connection that read the job before another fired it."""
     path = tmp_path / "flynn.db"
-    with Database.open(path) as first, Database.open(path) as second:
+    with Database.open(path, SCHEMA) as first, Database.open(path, SCHEMA) as second:
         _remind(SqliteSchedule(first), at=NOW, repeat="0 * * * *")
         (job,) = SqliteSchedule(second).jobs("user")
         assert len(SqliteSchedule(first).fire_due(now=NOW, late_after_seconds=60, limit=5)) == 1

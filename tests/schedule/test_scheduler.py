@@ -15,6 +15,7 @@ from structlog.testing import capture_logs
 from flynn.memory.database import Database
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.scheduler import Scheduler, SchedulerConfig
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
@@ -66,7 +67,7 @@ class Recipient:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db") as database:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as database:
         yield database
 
 

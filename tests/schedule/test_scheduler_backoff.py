@@ -13,6 +13,7 @@ import pytest
 from flynn.memory.database import Database, encode_time
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.scheduler import Scheduler, SchedulerConfig
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
@@ -21,7 +22,7 @@ NOW = datetime(2026, 3, 25, 9, 0, tzinfo=UTC)
 
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db") as database:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as database:
         yield database
 
 

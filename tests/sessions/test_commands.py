@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import SMALL_WINDOW, Harness
 
 import flynn
-from flynn.channels.gateway_frames import COMMANDS as GATEWAY_COMMANDS
+from flynn.channels.gateway.protocol import COMMANDS as GATEWAY_COMMANDS
 from flynn.commands import CHAT_COMMANDS, NAMES
 from flynn.messages import CommandCall
 

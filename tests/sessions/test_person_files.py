@@ -154,7 +154,7 @@ async def test_forgetting_deletes_the_distilled_notes_but_not_user_md(
 async def test_an_unedited_template_in_the_owners_folder_gives_way_to_the_old_file(
     harness: Callable[..., Harness],
 ) -> None:
-    from flynn.tools.person_files import write_person_templates
+    from flynn.people.files import write_person_templates
 
     h = harness(**SHARED)
     write_person_templates(h.data_dir / "user")  # `flynn init` run again on an old data dir

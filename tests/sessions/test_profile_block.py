@@ -15,6 +15,7 @@ from flynn.identity import MemoryScope
 from flynn.memory.overview import memory_snapshot
 from flynn.memory.store import FactKind, FactSource, NewFact
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 from flynn.sessions.profile import PATTERN_PREFIX, ProfileCache
 from flynn.sessions.prompt import (
     PATTERN_SHARE,
@@ -31,7 +32,7 @@ ANA = MemoryScope("users/ana", shared=True, user="ana")
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[SqliteMemory]:
-    with SqliteMemory.open(tmp_path / "flynn.db") as opened:
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as opened:
         yield opened
 
 

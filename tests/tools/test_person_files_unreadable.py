@@ -13,10 +13,11 @@ from test_registry import context
 
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
+from flynn.people.files import SCRATCH_FILE, TASKS_FILE
 from flynn.providers.base import ToolCall
+from flynn.schedule.migrations import SCHEMA
 from flynn.sessions.personal import PersonalFiles
 from flynn.tools.base import ToolRegistry
-from flynn.tools.person_files import SCRATCH_FILE, TASKS_FILE
 from flynn.tools.scratch import ScratchRead
 from flynn.tools.tasks import TaskList
 
@@ -25,7 +26,7 @@ NOW = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 
 @pytest.fixture
 def personal(tmp_path: Path) -> Iterator[PersonalFiles]:
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         memory = SqliteMemory(db)
         yield PersonalFiles(tmp_path, memory.facts, schedule=None, default_timezone="UTC")
 

@@ -15,6 +15,7 @@ from flynn.memory.database import Database
 from flynn.messages import SessionKey
 from flynn.providers.base import ToolCall
 from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.personal import zone_name
 from flynn.tools.base import ToolContext, ToolRegistry
@@ -26,7 +27,7 @@ CHAT = Target(channel="gateway", chat_id="laptop")
 
 @pytest.fixture
 def schedule(tmp_path: Path) -> Iterator[SqliteSchedule]:
-    with Database.open(tmp_path / "flynn.db") as db:
+    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         yield SqliteSchedule(db)
 
 

@@ -71,7 +71,7 @@
     });
   }
 
-  // A finished reply: the server renders its Markdown (flynn/channels/gateway_markdown.py) with
+  // A finished reply: the server renders its Markdown (flynn/channels/gateway/markdown.py) with
   // raw HTML off and only http(s)/mailto links, so its HTML holds no markup of the model's. The
   // page's CSP (no inline script, no javascript: URLs) is the second line of defence.
   function renderReply(el, text, html) {

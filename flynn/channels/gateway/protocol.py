@@ -45,7 +45,7 @@ HISTORY_DEFAULT = 50
 """Messages a ``history`` frame without a ``limit`` gets."""
 HISTORY_MAX = 200
 MemoryOp = Literal["overview", "history", "graph", "map", "forget"]
-"""What a ``memory`` frame asks for (the memory page, ``gateway_memory``)."""
+"""What a ``memory`` frame asks for (the memory page, ``gateway.memory``)."""
 _MEMORY_OPS: dict[str, MemoryOp] = {op: op for op in get_args(MemoryOp)}
 _MAX_ROW_ID = 2**63 - 1
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flynn.channels.gateway_frames import (
+from flynn.channels.gateway.protocol import (
     Ack,
     ClientText,
     Rejected,

@@ -16,7 +16,7 @@ import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from flynn.channels.gateway_frames import error_frame
+from flynn.channels.gateway.protocol import error_frame
 
 log = structlog.get_logger(__name__)
 

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import structlog
 
-from flynn.channels.gateway_frames import MemoryRequest, error_frame, memory_frame
+from flynn.channels.gateway.protocol import MemoryRequest, error_frame, memory_frame
 
 log = structlog.get_logger(__name__)
 

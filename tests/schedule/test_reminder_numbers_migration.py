@@ -7,14 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
-from flynn.memory import database
 from flynn.memory.database import Database, encode_time
 from flynn.schedule.jobs import JobKind
+from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 
-NUMBERED_FROM = 11
+NUMBERED_FROM = next(n for n, m in enumerate(SCHEMA.migrations, 1) if "jobs_reminder_number" in m)
 """The migration that added ``jobs.number``; the database below is written as the one before."""
 
 NOW = datetime(2026, 3, 25, 9, 0, tzinfo=UTC)
@@ -33,10 +31,8 @@ OLD_JOBS = (
 )
 
 
-def _write_old_database(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(database, "MIGRATIONS", database.MIGRATIONS[: NUMBERED_FROM - 1])
-    monkeypatch.setattr(database, "LATEST_VERSION", NUMBERED_FROM - 1)
-    with Database.open(path) as db:
+def _write_old_database(path: Path) -> None:
+    with Database.open(path, SCHEMA.up_to(NUMBERED_FROM - 1)) as db:
         assert db.version == NUMBERED_FROM - 1
         columns = {row["name"] for row in db.fetchall("PRAGMA table_info(jobs)")}
         assert "number" not in columns
@@ -56,14 +52,14 @@ def _write_old_database(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
                     stamp,
                 ),
             )
-    monkeypatch.undo()
 
 
 def test_existing_reminders_are_numbered_per_person_in_the_order_they_were_set(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    _write_old_database(db_path, monkeypatch)
-    with Database.open(db_path) as db:
+    db_path = tmp_path / "flynn.db"
+    _write_old_database(db_path)
+    with Database.open(db_path, SCHEMA) as db:
         assert db.version >= NUMBERED_FROM
         numbers = {
             row["text"]: row["number"]
@@ -81,10 +77,11 @@ def test_existing_reminders_are_numbered_per_person_in_the_order_they_were_set(
 
 
 def test_after_the_migration_new_reminders_go_on_from_each_persons_last_number(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    _write_old_database(db_path, monkeypatch)
-    with Database.open(db_path) as db:
+    db_path = tmp_path / "flynn.db"
+    _write_old_database(db_path)
+    with Database.open(db_path, SCHEMA) as db:
         schedule = SqliteSchedule(db)
         assert [job.number for job in schedule.jobs("users/alice", kind="reminder")] == [1, 3]
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from flynn.channels.gateway_frames import CLIENT_ID
+from flynn.channels.gateway.protocol import CLIENT_ID
 from flynn.identity import GatewayClient
 
 PersonTokens = Callable[[str], str | None]

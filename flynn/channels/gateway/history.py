@@ -12,13 +12,13 @@ from typing import Protocol
 
 import structlog
 
-from flynn.channels.gateway_frames import (
+from flynn.channels.gateway.markdown import SafeMarkdown
+from flynn.channels.gateway.protocol import (
     HistoryEntry,
     HistoryRequest,
     error_frame,
     history_frame,
 )
-from flynn.channels.gateway_markdown import SafeMarkdown
 
 log = structlog.get_logger(__name__)
 

@@ -1,5 +1,6 @@
-"""The WebSocket gateway: protocols 1 and 2 (docs/gateway-protocol.md) at ``/ws``, with the probes
-and the web chat page (``gateway_http``) on the same port; replies carry their Markdown as safe
+"""The gateway channel: its connections from ``hello`` on, protocols 1 and 2
+(docs/gateway-protocol.md) at ``/ws``, frames in and out, acknowledgements and pushes, with the
+probes and the web pages (``gateway.http``) on the same port; replies carry their Markdown as safe
 HTML.
 """
 
@@ -18,9 +19,13 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
-from flynn.channels.gateway_admission import Waiting, WaitingRoom, client_address, peer, refuse
-from flynn.channels.gateway_auth import HelloRefused, HelloTokens, PersonTokens
-from flynn.channels.gateway_frames import (
+from flynn.channels.gateway.admission import Waiting, WaitingRoom, client_address, peer, refuse
+from flynn.channels.gateway.auth import HelloRefused, HelloTokens, PersonTokens
+from flynn.channels.gateway.history import PushLog, Transcript, answer_history
+from flynn.channels.gateway.http import GatewayHttp
+from flynn.channels.gateway.markdown import SafeMarkdown
+from flynn.channels.gateway.memory import MemoryBrowser, answer_memory
+from flynn.channels.gateway.protocol import (
     Ack,
     ClientText,
     FrameReply,
@@ -38,10 +43,6 @@ from flynn.channels.gateway_frames import (
     ready_frame,
     reply_frame,
 )
-from flynn.channels.gateway_history import PushLog, Transcript, answer_history
-from flynn.channels.gateway_http import GatewayHttp
-from flynn.channels.gateway_markdown import SafeMarkdown
-from flynn.channels.gateway_memory import MemoryBrowser, answer_memory
 from flynn.errors import SessionBusy
 from flynn.identity import GatewayClient
 from flynn.messages import Delivery, InboundMessage, OutboundMessage
