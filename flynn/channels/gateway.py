@@ -234,9 +234,6 @@ class GatewayChannel:
             last_error_at=self._last_error_at,
         )
 
-    async def wait_started(self) -> None:
-        await self.started.wait()
-
     def set_on_client_ready(self, callback: OnClientReady | None) -> None:
         """Sets the ``on_client_ready`` hook (for a scheduler built after the channel). Its
         exceptions are logged and never close the connection."""
