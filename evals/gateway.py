@@ -81,6 +81,7 @@ class _NullChannel:
 
     name = "bench"
     capabilities = ChannelCapabilities(False, False, 1_000_000, "chars")
+    listening = None
 
     def status(self) -> ChannelStatus:
         return ChannelStatus("bench", connected=True)

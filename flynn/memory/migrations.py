@@ -613,6 +613,39 @@ _SCHEMA_V18 = """
 ALTER TABLE messages ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
 """
 
+# A job Flynn does itself (a distillation) is a job kind the scheduler runs through the handler
+# registered for it, not a push to a pretend channel: a firing queues a run (leased while its
+# handler works, retried with backoff after a failure, finished once), and nothing of it is in
+# the outbox. Pending runs queued the old way (pushes to channel 'flynn') move over as they are;
+# the distillation jobs lose their pretend target; the caps' index loses its exception for them.
+_SCHEMA_JOB_RUNS = """
+CREATE TABLE job_runs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id       INTEGER,
+    namespace    TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    due_at       TEXT NOT NULL,
+    late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    created_at   TEXT NOT NULL,
+    leased_until TEXT,
+    failures     INTEGER NOT NULL DEFAULT 0,
+    finished_at  TEXT,
+    outcome      TEXT CHECK (outcome IN ('done', 'given_up'))
+);
+CREATE INDEX job_runs_pending ON job_runs(id) WHERE finished_at IS NULL;
+-- A job's due time queues at most one run, whatever races the claim.
+CREATE UNIQUE INDEX job_runs_job_due ON job_runs(job_id, due_at) WHERE job_id IS NOT NULL;
+INSERT INTO job_runs (job_id, namespace, kind, text, due_at, late, created_at, failures)
+SELECT job_id, namespace, 'distill', text, coalesce(due_at, created_at), late, created_at, failures
+FROM pushes WHERE channel = 'flynn' AND delivered_at IS NULL ORDER BY id;
+DELETE FROM pushes WHERE channel = 'flynn';
+UPDATE jobs SET channel = NULL, chat_id = NULL, thread = NULL, recipient = NULL
+WHERE kind = 'distill';
+DROP INDEX pushes_counted;
+CREATE INDEX pushes_counted ON pushes(namespace) WHERE delivered_at IS NULL AND digest = 0;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -632,6 +665,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V16,
     _SCHEMA_V17,
     _SCHEMA_V18,
+    _SCHEMA_JOB_RUNS,
 )
 """Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``. Append only; never edit a shipped entry."""
 

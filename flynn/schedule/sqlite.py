@@ -1,5 +1,5 @@
 """The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migrations 8, 11,
-12).
+12; a work job's firing queues a ``job_runs`` row instead, ``flynn.schedule.runs``).
 
 Exactly once across connections rests on two things: every write is in a ``BEGIN IMMEDIATE``
 transaction, and a job is claimed by compare-and-set on the due time it was read with, so of
@@ -20,7 +20,8 @@ from flynn.cron import Cron, zone
 from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
 from flynn.messages import PushKind
 from flynn.schedule.backlog import Backlog, SqliteBacklog
-from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, PushLimits, Target
+from flynn.schedule.jobs import WORK_KINDS, Job, JobKind, JobStatus, Push, PushLimits, Target
+from flynn.schedule.runs import queue_run
 
 log = structlog.get_logger(__name__)
 
@@ -150,7 +151,8 @@ class SqliteSchedule:
         (one commit per batch, not per job: a burst of due jobs is what it speeds up); jobs
         another connection claimed first are skipped. A job due more than
         ``late_after_seconds`` before ``now`` fires once, marked late. A job without a target
-        advances but queues nothing (logged: nobody could receive it). The returned pushes are
+        advances but queues nothing (logged: nobody could receive it); a job of a ``WORK_KINDS``
+        kind queues its run (``Runs``), not a push. The returned pushes are
         those queued or updated (a repeating reminder's waiting push counts the firing in);
         a firing held back over the caps is in its person's digest instead."""
         rows = self._db.fetchall(
@@ -224,6 +226,11 @@ class SqliteSchedule:
             )
             if not claimed:
                 return None  # another connection fired (or someone cancelled) it first
+            if job.kind in WORK_KINDS:
+                run = queue_run(self._db, job, due=due, late=late, now=now)
+                if run is not None:
+                    log.info("schedule.run_queued", job_id=job.id, run_id=run.id, kind=job.kind)
+                return None
             if job.target is None:
                 log.warning("schedule.job_undeliverable", job_id=job.id, namespace=job.namespace)
                 return None
