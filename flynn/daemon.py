@@ -41,7 +41,7 @@ INTAKE_KEEP_DAYS = 7
 
 
 class PortInUse(Exception):
-    """The gateway's port is taken by another process."""
+    """The port of a channel that listens on one (the gateway) is taken by another process."""
 
 
 @dataclass(frozen=True, slots=True)

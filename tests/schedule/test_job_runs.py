@@ -57,6 +57,24 @@ async def nobody(push: Push) -> Delivery:
     raise AssertionError(f"a push was offered: {push}")
 
 
+def scheduler_for(
+    db: Database,
+    handler: Handler,
+    deliver: Callable[[Push], Awaitable[Delivery]] = nobody,
+    *,
+    clock: Clock | None = None,
+) -> Scheduler:
+    return Scheduler(
+        SqliteSchedule(db),
+        SqlitePushes(db),
+        deliver,
+        clock=clock or Clock(),
+        runs=SqliteRuns(db),
+        handlers={"distill": handler},
+        config=CONFIG,
+    )
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
     with Database.open(tmp_path / "flynn.db") as opened:
@@ -72,15 +90,7 @@ async def running(db: Database) -> AsyncIterator[Running]:
     tasks: list[asyncio.Task[None]] = []
 
     async def start(handler: Handler, clock: Clock | None = None) -> Scheduler:
-        scheduler = Scheduler(
-            SqliteSchedule(db),
-            SqlitePushes(db),
-            nobody,
-            clock=clock or Clock(),
-            runs=SqliteRuns(db),
-            handlers={"distill": handler},
-            config=CONFIG,
-        )
+        scheduler = scheduler_for(db, handler, clock=clock)
         tasks.append(asyncio.create_task(scheduler.run()))
         return scheduler
 
@@ -187,16 +197,7 @@ async def test_a_stop_gives_a_run_under_way_back_and_the_next_start_runs_it(
     distill_job(db)
     handler = Handler()
     handler.gate = asyncio.Event()  # never opened: the run is cut short by the stop
-    scheduler = Scheduler(
-        SqliteSchedule(db),
-        SqlitePushes(db),
-        nobody,
-        clock=Clock(),
-        runs=SqliteRuns(db),
-        handlers={"distill": handler},
-        config=CONFIG,
-    )
-    task = asyncio.create_task(scheduler.run())
+    task = asyncio.create_task(scheduler_for(db, handler).run())
     async with asyncio.timeout(5):
         await handler.entered.wait()
     task.cancel()
@@ -250,15 +251,7 @@ async def test_a_run_queued_the_old_way_runs_after_the_upgrade(
         [job] = SqliteSchedule(db).jobs("user", kind="distill")
         assert job.target is None
         handler = Handler()
-        scheduler = Scheduler(
-            SqliteSchedule(db),
-            SqlitePushes(db),
-            nobody_but_the_reminder,
-            clock=Clock(),
-            runs=SqliteRuns(db),
-            handlers={"distill": handler},
-            config=CONFIG,
-        )
+        scheduler = scheduler_for(db, handler, nobody_but_the_reminder)
         task = asyncio.create_task(scheduler.run())
         try:
             await settled(scheduler)
