@@ -140,8 +140,9 @@ class Scheduler:
             await self._stop_runs()
 
     async def tick(self) -> int:
-        """Fires every job due now, expires pushes that waited too long (into a digest), then
-        offers every pending push; returns how many were delivered. Raises ``StoreError``."""
+        """Fires every job due now, starts the queued runs of work (each in the background),
+        expires pushes that waited too long (into a digest), then offers every pending push;
+        returns how many pushes were delivered. Raises ``StoreError``."""
         now = self._clock()
         fired = 0
         while (due := self._schedule.next_due()) is not None and due <= now:
