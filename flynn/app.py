@@ -59,7 +59,7 @@ from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
 from flynn.router import Router
-from flynn.schedule.jobs import PushLimits, Target
+from flynn.schedule.jobs import Push, PushLimits, Target
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.runs import SqliteRuns
 from flynn.schedule.scheduler import Scheduler
@@ -287,7 +287,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
     scheduler = Scheduler(
         app.schedule,
         app.pushes,
-        deliver=PushDelivery(channels, timezone=person_timezone(app)).deliver,
+        deliver=PushDelivery(channels, timezone=push_timezone(app)).deliver,
         clock=clock,
         runs=app.runs,
         handlers={"distill": distills.run},
@@ -310,6 +310,18 @@ def person_timezone(app: App) -> Callable[[str], str]:
     host's; UTC with memory kept per session)."""
     files = app.services.person.files
     return lambda namespace: files.timezone(namespace)[1] if files is not None else "UTC"
+
+
+def push_timezone(app: App) -> Callable[[Push], str]:
+    """The zone a push's times are shown in: its reminder's (the zone it was set in), else its
+    person's."""
+    person = person_timezone(app)
+
+    def timezone(push: Push) -> str:
+        job = app.schedule.timezone_of(push.job_id) if push.job_id is not None else None
+        return job or person(push.namespace)
+
+    return timezone
 
 
 def plan_distillations(app: App) -> None:

@@ -83,10 +83,10 @@ class Switchboard:
 
 
 class PushDelivery:
-    """The scheduler's ``Deliver``: a push to its channel, its timing in its person's zone; the
-    channel renders it."""
+    """The scheduler's ``Deliver``: a push to its channel, with its timing in ``timezone(push)``
+    (the reminder's); the channel renders it."""
 
-    def __init__(self, channels: Mapping[str, Channel], *, timezone: Callable[[str], str]) -> None:
+    def __init__(self, channels: Mapping[str, Channel], *, timezone: Callable[[Push], str]) -> None:
         self._channels = channels
         self._timezone = timezone
 
@@ -114,7 +114,7 @@ class PushDelivery:
             return None
         return PushTiming(
             push.due_at,
-            self._timezone(push.namespace),
+            self._timezone(push),
             late=push.late,
             occurrences=push.occurrences,
             first_due_at=push.first_due_at,

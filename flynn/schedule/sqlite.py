@@ -178,6 +178,12 @@ class SqliteSchedule:
             )
         return pushes
 
+    def timezone_of(self, job_id: int) -> str | None:
+        """The timezone job ``job_id`` was set in (whatever its status); None when there is no
+        such job."""
+        row = self._db.fetchone("SELECT timezone FROM jobs WHERE id = ?", (job_id,))
+        return None if row is None else str(row[0])
+
     def summary(self, now: datetime) -> ScheduleSummary:
         """Counts for ``flynn doctor``: active and overdue jobs, and the next one due."""
         row = self._db.fetchone(
