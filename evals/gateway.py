@@ -81,6 +81,7 @@ class _NullChannel:
 
     name = "bench"
     capabilities = ChannelCapabilities(False, False, 1_000_000, "chars")
+    listening = None
 
     def status(self) -> ChannelStatus:
         return ChannelStatus("bench", connected=True)
@@ -118,7 +119,7 @@ async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
 
         serving = asyncio.create_task(gateway.run(answer))
         try:
-            await gateway.wait_started()
+            await gateway.started.wait()
             url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
             return await _load(url, clients=clients, seconds=seconds, protocol="flynn")
         finally:
@@ -158,7 +159,7 @@ async def bench_gateway(
         )
         serving = asyncio.create_task(gateway.run(router.on_message))
         try:
-            await gateway.wait_started()
+            await gateway.started.wait()
             url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
             flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
             # Turns the background queue had not embedded when the load ended (past its bound,
@@ -227,4 +228,4 @@ async def _idle_session_rss(router: Router, count: int) -> float:
 
 async def _settle(router: Router) -> None:
     """Waits until every queued turn ran (sessions stay open: idle, not evicted)."""
-    await router.wait_quiet()
+    await router.quiet.wait()

@@ -398,7 +398,8 @@ async def bench_recall(
             )
             if team_docs is not None:
                 result["team_docs"] = team_docs
-            model = app.services.recall.embedding_model
+            vectors = app.services.recall.vectors
+            model = None if vectors is None else vectors.model
             result["synthesis"] = await bench_synthesis(
                 turns,
                 timeout_seconds=settings.memory.synthesis_timeout_seconds,

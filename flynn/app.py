@@ -1,8 +1,11 @@
-"""Composition root: the only place that builds concrete classes from ``Settings``."""
+"""Composition root: the only place that builds concrete classes from ``Settings``: the ``App``
+(memory, models, sessions, the schedule) and, for the daemon, its ``Service`` (channels, router,
+scheduler and the rest it runs)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,11 +16,18 @@ from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
 from flynn.channels.gateway.auth import PersonTokens
+from flynn.channels.gateway.channel import OnAcknowledged, OnClientReady
+from flynn.channels.gateway.history import PushLog, Transcript
+from flynn.channels.gateway.memory import MemoryBrowser
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
 from flynn.distill.distiller import TIERS, Distiller, Tier
-from flynn.errors import ConfigError, ConfigProblem
+from flynn.distill.people import notice_target
+from flynn.distill.people import people as distill_people
+from flynn.distill.runs import DistillRuns, plan_jobs
+from flynn.errors import ConfigError, ConfigProblem, StoreError
+from flynn.gateway_token import GatewayToken, gateway_token
 from flynn.identity import Identity
 from flynn.learning.fact_meaning import FactMeaning
 from flynn.learning.fact_relations import FactRelations
@@ -30,7 +40,9 @@ from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.browse import SqliteMemoryBrowser
+from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.costs import SqliteCosts
+from flynn.memory.health import StorageHealth
 from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
@@ -48,9 +60,12 @@ from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
-from flynn.schedule.jobs import PushLimits, Target
+from flynn.router import Router
+from flynn.schedule.jobs import Push, PushLimits, Target
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.routes import chat_target, notify_target
+from flynn.schedule.runs import SqliteRuns
+from flynn.schedule.scheduler import Scheduler
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
 from flynn.sessions.personal import PersonalFiles
@@ -64,6 +79,7 @@ from flynn.sessions.services import (
     TurnConfig,
 )
 from flynn.settings import Settings
+from flynn.switchboard import GATEWAY_CHANNEL, PushDelivery, Switchboard
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
 from flynn.tools.mcp import McpServers, mcp_servers
@@ -126,6 +142,8 @@ class App:
         self.services = services
         self.schedule = schedule
         self.pushes = pushes
+        self.runs = SqliteRuns(memory.db)
+        """The queued runs of work Flynn does itself (distillations); the daemon runs them."""
         self.schedule_signal = schedule_signal
         self.pairing = SqlitePairing(memory.db)
         self.person_tokens = SqlitePersonTokens(memory.db)
@@ -192,6 +210,155 @@ class App:
         await self.services.learning.writer.aclose()
         await close_providers(self.providers.values())
         self.memory.close()
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceOptions:
+    inbox_size: int = 8
+    idle_seconds: float = 900.0
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """What the daemon runs and stops, built from an open ``App`` by ``build_service``."""
+
+    channels: Mapping[str, Channel]
+    """Enabled channels, those that listen on a port of their own first."""
+    router: Router
+    scheduler: Scheduler
+    checkpointer: WalCheckpointer
+    switchboard: Switchboard
+    welcome: Callable[[bool], str | None]
+    """The line to print once the channels listen (the web chat's address), if any; given
+    True (a terminal), with a token generated into the data dir in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayHooks:
+    """What the gateway channel reaches the rest through: the switchboard's hooks, the memory
+    page, people's own tokens, the history and the delivered pushes ``history`` frames read."""
+
+    on_client_ready: OnClientReady
+    on_acknowledged: OnAcknowledged
+    memory: MemoryBrowser
+    person_tokens: PersonTokens
+    history: Transcript
+    pushes: PushLog
+
+
+def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Service:
+    """The daemon's parts, wired through their constructors. Raises ``ConfigError`` (a channel
+    without its token, a gateway token someone broke)."""
+    settings, clock = app.settings, app.services.clock
+    storage = StorageHealth(app.memory.db)
+    switchboard = Switchboard(app.pushes, storage, clock=clock)
+    token = gateway_token(settings)
+    channels = build_channels(
+        settings,
+        app.identity,
+        gateway_token=token.token if token is not None else "",
+        readiness=switchboard.readiness,
+        clock=clock,
+        pairing=app.pairing,
+        gateway=GatewayHooks(
+            on_client_ready=switchboard.client_ready,
+            on_acknowledged=switchboard.acknowledged,
+            memory=memory_view(app),
+            person_tokens=person_tokens(app),
+            history=app.memory.history,
+            pushes=app.pushes,
+        ),
+    )
+    router = Router(
+        app.sessions,
+        channels,
+        app.identity,
+        app.memory.inbound,
+        clock=clock,
+        inbox_size=options.inbox_size,
+        idle_seconds=options.idle_seconds,
+    )
+    section = settings.distill
+    distills = DistillRuns(
+        app.distiller,
+        app.pushes,
+        notify=notice_target(settings, app.memory.history, clock),
+        clock=clock,
+        enabled=section.enabled,
+    )
+    scheduler = Scheduler(
+        app.schedule,
+        app.pushes,
+        deliver=PushDelivery(channels, timezone=push_timezone(app)).deliver,
+        clock=clock,
+        runs=app.runs,
+        handlers={"distill": distills.run},
+    )
+    app.schedule_signal.listen(scheduler.wake)
+    switchboard.connect(channels, router, scheduler)
+    plan_distillations(app)
+    return Service(
+        channels=channels,
+        router=router,
+        scheduler=scheduler,
+        checkpointer=WalCheckpointer(database_path(settings)),
+        switchboard=switchboard,
+        welcome=lambda show_token: web_chat_line(settings, channels, token, show_token=show_token),
+    )
+
+
+def person_timezone(app: App) -> Callable[[str], str]:
+    """A person's timezone name by namespace (their stored one, else the configured, else the
+    host's; UTC with memory kept per session)."""
+    files = app.services.person.files
+    return lambda namespace: files.timezone(namespace)[1] if files is not None else "UTC"
+
+
+def push_timezone(app: App) -> Callable[[Push], str]:
+    """The zone a push's times are shown in: its reminder's (the zone it was set in), else its
+    person's."""
+    person = person_timezone(app)
+
+    def timezone(push: Push) -> str:
+        job = app.schedule.timezone_of(push.job_id) if push.job_id is not None else None
+        return job or person(push.namespace)
+
+    return timezone
+
+
+def plan_distillations(app: App) -> None:
+    """Keeps each person's distillation jobs in step with ``distill:``; a storage failure is
+    logged (the next start tries again)."""
+    people = distill_people(app.settings, person_timezone(app))
+    section = app.settings.distill
+    # Off, every tier is unscheduled: the jobs made while it was on are cancelled.
+    crons = {tier: getattr(section, tier) if section.enabled else None for tier in TIERS}
+    try:
+        if plan_jobs(app.schedule, people, crons, now=app.services.clock()):
+            app.schedule_signal.changed()
+    except StoreError:
+        log.exception("distill.not_scheduled")
+
+
+def web_chat_line(
+    settings: Settings,
+    channels: Mapping[str, Channel],
+    token: GatewayToken | None,
+    *,
+    show_token: bool,
+) -> str | None:
+    """Where the web chat is. With a token generated into the data dir and ``show_token`` (the
+    line goes to a terminal), the address carries it; otherwise it only says where the token
+    is, so it never lands in a log such as the journal."""
+    channel = channels.get(GATEWAY_CHANNEL)
+    if not isinstance(channel, GatewayChannel) or token is None:
+        return None
+    gateway = settings.channels.gateway
+    host = "127.0.0.1" if gateway.host in ("0.0.0.0", "::") else gateway.host
+    url = f"http://{host}:{channel.bound_port or gateway.port}/"
+    if show_token and token.generated:
+        return f"Web chat: {url}#token={token.token}"
+    return f"Web chat: {url}#token=... (use {token.source})"
 
 
 def _distiller(
@@ -304,20 +471,27 @@ def build_channels(
     readiness: Callable[[], Mapping[str, object]],
     clock: Callable[[], datetime] = utc_now,
     pairing: Pairing | None = None,
+    gateway: GatewayHooks | None = None,
 ) -> dict[str, Channel]:
-    """The enabled channels, gateway first; with ``pairing``, strangers writing to a bot in a
-    private chat get a pairing code. Raises ``ConfigError`` for an enabled channel that lacks its
-    token."""
+    """The enabled channels, gateway first (``gateway`` its hooks, none without); with
+    ``pairing``, strangers writing to a bot in a private chat get a pairing code. Raises
+    ``ConfigError`` for an enabled channel that lacks its token."""
     channels: dict[str, Channel] = {}
     problems = []
     section = settings.channels
     if section.gateway.enabled:
-        channels["gateway"] = GatewayChannel(
+        channels[GATEWAY_CHANNEL] = GatewayChannel(
             section.gateway,
             token=gateway_token,
             readiness=readiness,
             clock=clock,
             max_attachment_bytes=settings.files.max_file_bytes,
+            on_client_ready=gateway.on_client_ready if gateway else None,
+            on_acknowledged=gateway.on_acknowledged if gateway else None,
+            transcript=gateway.history if gateway else None,
+            push_log=gateway.pushes if gateway else None,
+            memory=gateway.memory if gateway else None,
+            person_tokens=gateway.person_tokens if gateway else None,
         )
     if section.telegram.enabled:
         if section.telegram.token is None:

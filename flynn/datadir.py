@@ -97,10 +97,6 @@ class DataDirLock:
         self.path = directory / LOCK_FILE
         self._fd: int | None = None
 
-    @property
-    def is_held(self) -> bool:
-        return self._fd is not None
-
     def acquire(self) -> None:
         """Takes the lock without waiting. Raises ``DataDirLocked`` naming the holder's pid when
         another process has it, ``StoreError`` when the file cannot be opened."""

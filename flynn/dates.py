@@ -1,5 +1,6 @@
-"""Relative dates ("yesterday", "next Friday", "in 3 days") rewritten as absolute dates, resolved
-against the time the message was written, so a stored fact means the same day when read later.
+"""Dates as people write and read them: relative dates ("yesterday", "next Friday", "in 3 days")
+rewritten as absolute dates, resolved against the time the message was written, so a stored fact
+means the same day when read later; and ``local_when``, the one way a reminder's time is written.
 """
 
 from __future__ import annotations
@@ -134,6 +135,19 @@ def parse_timezone(name: str) -> tzinfo | None:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         return None
+
+
+def local_when(moment: datetime, timezone: str) -> str:
+    """``Tue 2 Dec 2025 09:30 (Europe/Lisbon)``: ``moment`` in ``timezone`` (an IANA name or a
+    fixed offset such as ``UTC+05:30``), seconds only when there are some. The one way a
+    reminder's time is written, in chat, in a push, on the memory page and by ``flynn
+    reminders``; a zone that is gone is shown as UTC, and named so."""
+    where = parse_timezone(timezone)
+    if where is None:
+        where, timezone = UTC, "UTC"
+    local = moment.astimezone(where)
+    clock = f"{local:%H:%M}" + (f":{local:%S}" if local.second else "")
+    return f"{local:%a} {local.day} {local:%b %Y} {clock} ({timezone})"
 
 
 _OFFSET = re.compile(

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flynn.app import allowed_accounts, database_path, push_limits, utc_now
-from flynn.daemon import TOKEN_FILE, kept_gateway_token
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError
+from flynn.gateway_token import TOKEN_FILE, kept_gateway_token
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from flynn.dates import local_when
+
 
 @dataclass(frozen=True, slots=True)
 class ChannelAccount:
@@ -153,6 +155,37 @@ PushKind = Literal["reminder", "distill", "notice"]
 
 
 @dataclass(frozen=True, slots=True)
+class PushTiming:
+    """When the reminder a push stands for was due, for its channel to say so: ``late`` (it fired
+    well after its time, while Flynn was offline), or, for a repeating one that fired
+    ``occurrences`` times while the push waited, when first (``first_due_at``) and last
+    (``due_at``). ``timezone`` (the person's: an IANA name or a fixed offset) is the zone its
+    times are shown in."""
+
+    due_at: datetime
+    timezone: str
+    late: bool = False
+    occurrences: int = 1
+    first_due_at: datetime | None = None
+
+    def note(self) -> str:
+        """The line a chat shows under the push's text (``local_when`` writes the times), or
+        "" for a push that came on time, once."""
+        if self.occurrences > 1 and self.first_due_at is not None:
+            first = local_when(self.first_due_at, self.timezone)
+            last = local_when(self.due_at, self.timezone)
+            return (
+                f"(missed {self.occurrences} times while you were away: first due {first}, "
+                f"last {last})"
+            )
+        if self.late:
+            return (
+                f"(late: it was due {local_when(self.due_at, self.timezone)}, while I was offline)"
+            )
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
 class OutboundMessage:
     """Something for a channel to deliver, split to its limits by the channel itself.
 
@@ -162,7 +195,8 @@ class OutboundMessage:
     ``push`` marks a message nobody just asked for (a reminder firing): it answers no message,
     and goes to ``session``'s chat, or, when ``recipient`` is set, straight to that account (a
     direct message: the person's ``notify`` channel). ``push_id`` is its stable id, so a
-    redelivery can be recognised.
+    redelivery can be recognised. ``timing`` says when a late or repeatedly missed reminder was
+    due; each channel renders the push (``text``, its kind, its timing) in its own way.
     """
 
     session: SessionKey
@@ -175,6 +209,7 @@ class OutboundMessage:
     recipient: str | None = None
     reply_handle: object | None = None
     """The ``InboundMessage.reply_handle`` this answers, as the channel gave it."""
+    timing: PushTiming | None = None
 
 
 DeliveryState = Literal["delivered", "deferred", "failed"]

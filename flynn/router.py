@@ -144,22 +144,36 @@ class Router:
         self._accepting = True
         self._idle = asyncio.Event()
         self._idle.set()
+        self._sending = 0
+        """Stored replies being sent again right now (not those waiting out a backoff)."""
+        self._quiet = asyncio.Event()
+        self._quiet.set()
 
     @property
     def active_sessions(self) -> int:
         return len(self._workers)
-
-    async def wait_quiet(self) -> None:
-        """Returns once every queued and running turn has finished; sessions stay open."""
-        while any(w.busy or not w.inbox.empty() for w in self._workers.values()):
-            for worker in list(self._workers.values()):
-                await worker.inbox.join()
 
     @property
     def idle(self) -> asyncio.Event:
         """Set while no session has a worker (none was opened, or every idle one was evicted);
         cleared when a message opens one. Only the router sets or clears it."""
         return self._idle
+
+    @property
+    def quiet(self) -> asyncio.Event:
+        """Set while no turn is queued or running and no stored reply is being sent again
+        (one waiting out its backoff after a failed send does not count): what was taken has
+        been answered and its reply sent as far as it could be. Cleared when a message is
+        queued or a reply is sent again. ``drain`` waits on it; only the router sets or clears
+        it."""
+        return self._quiet
+
+    def _settle(self) -> None:
+        busy = self._sending or any(w.busy or not w.inbox.empty() for w in self._workers.values())
+        if busy:
+            self._quiet.clear()
+        else:
+            self._quiet.set()
 
     def session_key(self, message: InboundMessage) -> SessionKey:
         """The conversation a message belongs to. In multi-user mode a group chat is split per
@@ -222,6 +236,7 @@ class Router:
         if worker is None:
             worker = _Worker(key, asyncio.Queue())
         worker.inbox.put_nowait((message, replayed))
+        self._quiet.clear()
         if worker.task is None:
             self._workers[key] = worker
             self._idle.clear()
@@ -255,22 +270,26 @@ class Router:
             log.info("router.replayed", messages=len(unfinished))
         return len(unfinished)
 
-    async def wait_resent(self) -> None:
-        """Returns once every stored reply being sent again has been sent (or deferred)."""
-        while self._resends:
-            await asyncio.gather(*self._resends, return_exceptions=True)
-
     def _resend(
         self, key: SessionKey, message: InboundMessage, reply: str | None, error_code: str | None
     ) -> None:
         """Sends a stored reply again, in the background (intake must not wait on sending)."""
         text = reply or "I already answered this message."
+        self._sending += 1
+        self._quiet.clear()
         task = asyncio.create_task(
-            self._send_reply(_Reply(key, message, TurnResult(text, error_code))),
+            self._send_stored(_Reply(key, message, TurnResult(text, error_code))),
             name=f"resend:{key}",
         )
         self._resends.add(task)
         task.add_done_callback(self._resends.discard)
+
+    async def _send_stored(self, reply: _Reply) -> None:
+        try:
+            await self._send_reply(reply)
+        finally:
+            self._sending -= 1
+            self._settle()
 
     async def redeliver(self, channel: str, chat_id: str) -> int:
         """Sends again, in order and under their own ids, the replies stored for ``chat_id`` and
@@ -303,8 +322,7 @@ class Router:
         returns how many sessions were cancelled (and logged)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(grace_seconds):
-                for worker in list(self._workers.values()):
-                    await worker.inbox.join()
+                await self._quiet.wait()
         stragglers = [w for w in self._workers.values() if w.task is not None]
         unfinished = 0
         cut_off: list[tuple[SessionKey, InboundMessage]] = []
@@ -374,10 +392,12 @@ class Router:
                 finally:
                     worker.busy, worker.current = False, None
                     worker.inbox.task_done()
+                    self._settle()
         finally:
             self._workers.pop(worker.key, None)
             if not self._workers:
                 self._idle.set()
+            self._settle()
             with contextlib.suppress(Exception):
                 await self._sessions.evict(worker.key)
 
@@ -454,7 +474,7 @@ class Router:
             while waiting := self._failing.get(key):
                 await asyncio.sleep(self._resend_policy.delay(failures))
                 while waiting:
-                    delivery = await self._deliver(waiting[0])
+                    delivery = await self._deliver_counted(waiting[0])
                     if delivery.state == "failed" and not delivery.permanent:
                         failures += 1
                         break
@@ -465,6 +485,16 @@ class Router:
         finally:
             if not self._failing.get(key):
                 self._failing.pop(key, None)
+
+    async def _deliver_counted(self, reply: _Reply) -> Delivery:
+        """``_deliver`` for a reply sent again: the router is not ``quiet`` meanwhile."""
+        self._sending += 1
+        self._quiet.clear()
+        try:
+            return await self._deliver(reply)
+        finally:
+            self._sending -= 1
+            self._settle()
 
     def _give_up(self, reply: _Reply, delivery: Delivery) -> None:
         """Closes a reply the chat service refused for good, so neither a retry nor a restart

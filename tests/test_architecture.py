@@ -55,7 +55,7 @@ RULES: dict[str, Rule] = {
     "flynn": rule("foundation"),  # the package itself: __version__
     "errors": rule("foundation"),
     "backoff": rule("foundation"),
-    "messages": rule("foundation"),
+    "messages": rule("foundation", "dates"),
     "commands": rule("foundation", "messages"),
     "tokens": rule("foundation"),
     "orders": rule("foundation"),
@@ -68,6 +68,7 @@ RULES: dict[str, Rule] = {
     "identity": rule("foundation", "messages settings"),
     "datadir": rule("foundation", "errors"),
     "logs": rule("foundation", "credentials"),
+    "gateway_token": rule("foundation", "errors settings"),
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
     "providers": rule("stores", "backoff credentials errors settings tokens"),
@@ -112,15 +113,14 @@ RULES: dict[str, Rule] = {
     ),
     "app": rule(
         "app",
-        "access attachments channels datadir dates distill errors identity learning memory "
-        "memory_view people persona providers recall schedule sessions settings tools",
+        "access attachments channels datadir dates distill errors gateway_token identity "
+        "learning memory memory_view people persona providers recall router schedule sessions "
+        "settings switchboard tools",
     ),
-    # daemon: what app built, run and stopped (it still wires the gateway: channels.gateway)
-    "daemon": rule(
-        "daemon",
-        "app backoff channels.base channels.gateway distill errors memory messages providers.base "
-        "router schedule settings systemd",
-    ),
+    # the daemon's parts answering each other through the channels (readiness, redelivery)
+    "switchboard": rule("app", "channels.base channels.gateway memory messages router schedule"),
+    # daemon: what app built, run and stopped; a channel is known only by its Protocol
+    "daemon": rule("daemon", "app backoff channels.base errors providers.base settings systemd"),
     "systemd": rule("daemon"),
     # cli
     "__main__": rule("cli", "cli"),
@@ -149,7 +149,7 @@ RULES: dict[str, Rule] = {
     ),
     "doctor": rule(
         "cli",
-        "app channels daemon datadir distill errors memory people persona providers recall "
+        "app channels datadir distill errors gateway_token memory people persona providers recall "
         "schedule settings tools",
     ),
     "scaffold": rule("cli"),

@@ -21,7 +21,6 @@ from fakes.clock import FakeClock
 from websockets.asyncio.client import ClientConnection, connect
 
 from flynn.daemon import Daemon as InProcessDaemon
-from flynn.schedule.routes import OWN_CHANNEL
 from flynn.settings import load_settings
 
 
@@ -410,7 +409,7 @@ async def test_the_daemon_schedules_each_tier_that_is_on_at_start(
     (job,) = json.loads(listed.stdout)
     assert (job["namespace"], job["kind"], job["text"]) == ("user", "distill", "short")
     assert job["repeat"] == "* * * * *"
-    assert job["target"]["channel"] == OWN_CHANNEL
+    assert job["target"] is None  # work Flynn does itself: nobody is sent anything
     # The next minute from start (or the one after, if a minute turned while it ran).
     next_at = datetime.fromisoformat(job["next_at"])
     assert before <= next_at <= datetime.now(UTC) + timedelta(minutes=1)
@@ -442,18 +441,18 @@ async def test_scheduled_distillations_run_in_the_daemon_and_only_mid_is_pushed_
         if not ready.done():
             ready.cancel()
             raise AssertionError(f"the daemon did not start: {running}")
-        assert daemon.app is not None and daemon.scheduler is not None
+        assert daemon.app is not None and daemon.service is not None
         job, _ = daemon.app.schedule.jobs("user", kind="distill")
         due = start.replace(hour=3, minute=0, second=0)
         due = due if due > start else due + timedelta(days=1)
         assert (job.text, job.next_at) == ("short", due)
-        port = daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
         async with gateway(port, "laptop") as page:
             await page.say("We decided to move the launch to March.")
             assert not short.exists() or "March" not in short.read_text()
 
             clock.now = due + timedelta(minutes=6)
-            daemon.scheduler.wake()
+            daemon.service.scheduler.wake()
             # The first note is mid's: the daily digest, which ran before it, told nobody.
             push = await page.until("push")
         assert push["kind"] == "distill"

@@ -60,7 +60,7 @@ async def test_stop_finishes_the_turn_in_flight_then_shuts_down_in_order(tmp_pat
             await asyncio.wait_for(daemon.ready.wait(), 10)
             # What start-up allocated is out of the collector's sight while it serves.
             assert gc.get_freeze_count() > 0
-            port = daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
+            port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
             async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
                 hello = {"type": "hello", "token": "secret-token-for-tests", "client_id": "t"}
                 await ws.send(json.dumps(hello))
@@ -168,14 +168,16 @@ async def test_readyz_says_not_ready_when_the_database_takes_no_writes(tmp_path:
     running = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        healthy = daemon.readiness()
+        assert daemon.service is not None
+        switchboard = daemon.service.switchboard
+        healthy = switchboard.readiness()
         assert healthy["ready"] is True
         assert healthy["storage"]["ok"] is True
         assert daemon.app is not None
         # What a read-only or failing disk does to every write (root ignores file modes).
         daemon.app.memory.db.execute("PRAGMA query_only = ON")
-        daemon._storage = StorageHealth(daemon.app.memory.db)  # no cached answer
-        broken = daemon.readiness()
+        switchboard._storage = StorageHealth(daemon.app.memory.db)  # no cached answer
+        broken = switchboard.readiness()
         assert broken["ready"] is False
         assert broken["storage"]["ok"] is False
         assert "cannot be written" in broken["storage"]["detail"]

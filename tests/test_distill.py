@@ -15,14 +15,14 @@ from fakes.clock import FakeClock
 
 from evals.scripted_provider import ScriptedProvider
 from flynn.distill.distiller import Distiller, DistillFailed, Tier
-from flynn.distill.runs import MAX_ATTEMPTS, DistillRuns, notice, plan_jobs
+from flynn.distill.runs import DistillRuns, notice, plan_jobs
 from flynn.errors import ProviderTimeout
 from flynn.learning.own_words import mark_forwarded
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
-from flynn.schedule.jobs import Push, Target
+from flynn.schedule.jobs import Run, Target
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.tokens import estimate_tokens
@@ -280,7 +280,7 @@ def test_each_person_gets_one_job_per_tier_in_their_time(memory: SqliteMemory) -
     alice = {job.text: job for job in schedule.jobs("users/alice", kind="distill")}
     assert sorted(alice) == ["long", "mid", "short"]
     short = alice["short"]
-    assert short.target == Target("flynn", chat_id="users/alice")
+    assert short.target is None  # work Flynn does itself: nobody is sent anything
     assert short.next_at is not None
     assert short.next_at.astimezone(LISBON).hour == 3
     bob_short = next(j for j in schedule.jobs("users/bob", kind="distill") if j.text == "short")
@@ -295,95 +295,62 @@ def test_each_person_gets_one_job_per_tier_in_their_time(memory: SqliteMemory) -
     assert alice["short"].repeat == "0 6 * * *"
 
 
-def _push(push_id: int = 1, tier: str = "short", failures: int = 0) -> Push:
-    return Push(
-        id=push_id,
+def _run(tier: str = "short", failures: int = 0) -> Run:
+    return Run(
+        id=1,
+        job_id=1,
         namespace="user",
         kind="distill",
         text=tier,
-        target=Target("flynn", chat_id="user"),
-        created_at=datetime(2026, 11, 25, tzinfo=UTC),
+        due_at=datetime(2026, 11, 25, tzinfo=UTC),
         failures=failures,
     )
 
 
-async def test_a_scheduled_run_is_delivered_once_it_ended_and_announced(
+async def test_a_scheduled_run_writes_the_notes_and_announces_mid_and_long_only(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
 ) -> None:
     _conversation(memory, clock)
     pushes = SqlitePushes(memory.db)
-    done = asyncio.Event()
     gateway = Target("gateway", "laptop")
     runs = DistillRuns(
-        _distiller(memory, tmp_path, clock),
-        pushes,
-        notify=lambda namespace: gateway,
-        on_done=done.set,
-        clock=clock,
+        _distiller(memory, tmp_path, clock), pushes, notify=lambda namespace: gateway, clock=clock
     )
-    assert await runs.deliver(_push()) is False  # started: stays queued meanwhile
-    await asyncio.wait_for(done.wait(), 5)
-    assert await runs.deliver(_push()) is True
+    await runs.run(_run())
     assert (tmp_path / "user" / "MEMORY_SHORT.md").exists()
     # The daily digest is not announced (seeds/004): only mid and long runs are.
     assert pushes.claim_pending(now=clock.now, lease_seconds=60) == []
-    done.clear()
-    assert await runs.deliver(_push(tier="mid")) is False
-    await asyncio.wait_for(done.wait(), 5)
-    assert await runs.deliver(_push(tier="mid")) is True
+    await runs.run(_run(tier="mid"))
     queued = pushes.claim_pending(now=clock.now, lease_seconds=60)
     assert [(p.kind, p.target) for p in queued] == [("distill", gateway)]
     assert "updated my notes on recent weeks" in queued[0].text
 
 
-async def test_a_failed_scheduled_run_is_retried_then_given_up(
+async def test_a_failed_scheduled_run_raises_for_the_scheduler_to_retry_and_keeps_no_file(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
 ) -> None:
     _conversation(memory, clock)
     model = ScriptedProvider(default=ProviderTimeout("down", provider="openai"))  # type: ignore[arg-type]
-    done = asyncio.Event()
     runs = DistillRuns(
         _distiller(memory, tmp_path, clock, model),
         SqlitePushes(memory.db),
         notify=None,
-        on_done=done.set,
         clock=clock,
     )
-    for failures in range(MAX_ATTEMPTS):
-        done.clear()
-        push = _push(tier="mid", failures=failures)
-        assert await runs.deliver(push) is False
-        await asyncio.wait_for(done.wait(), 5)
-        if failures + 1 < MAX_ATTEMPTS:
-            with pytest.raises(DistillFailed):
-                await runs.deliver(push)
-        else:
-            assert await runs.deliver(push) is True  # given up until its next time
+    with pytest.raises(DistillFailed):
+        await runs.run(_run(tier="mid"))
     assert not (tmp_path / "user" / "MEMORY_MID.md").exists()
 
 
-async def test_stopping_cancels_a_run_and_leaves_its_push_queued(
+async def test_a_run_of_a_tier_this_version_does_not_know_does_nothing(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
 ) -> None:
     _conversation(memory, clock)
-    model = ScriptedProvider()
-
-    async def hang(request: ChatRequest) -> ChatResponse:
-        await asyncio.sleep(30)
-        raise AssertionError("not reached")
-
-    model.chat = hang  # type: ignore[method-assign]
     runs = DistillRuns(
-        _distiller(memory, tmp_path, clock, model),
-        SqlitePushes(memory.db),
-        notify=None,
-        on_done=lambda: None,
-        clock=clock,
+        _distiller(memory, tmp_path, clock), SqlitePushes(memory.db), notify=None, clock=clock
     )
-    assert await runs.deliver(_push(tier="mid")) is False
-    await asyncio.sleep(0)
-    await runs.aclose()
-    assert not (tmp_path / "user" / "MEMORY_MID.md").exists()
+    await runs.run(_run(tier="weekly"))
+    assert not any((tmp_path / "user").glob("MEMORY_*.md"))
 
 
 def test_the_notice_says_what_happened(tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ from flynn.app import App
 from flynn.daemon import Daemon
 from flynn.distill.distiller import TIERS
 from flynn.distill.runs import DistillRuns, plan_jobs
+from flynn.memory.database import encode_time
 from flynn.memory.store import NewFact
-from flynn.schedule.jobs import Push, Target
-from flynn.schedule.routes import OWN_CHANNEL
+from flynn.schedule.jobs import Run, Target
 from flynn.settings import Settings, load_settings
 from flynn.tokens import estimate_tokens
 
@@ -167,31 +167,25 @@ async def test_scheduled_runs_announce_mid_and_long_and_never_the_short_digest(
     tasks = {"distill_mid": {"model": "mid-model"}, "distill_long": {"model": "long-model"}}
     settings = settings_for(tmp_path, server, llm={"tasks": tasks}, distill={"notify": True})
     app = App.open(settings, {}, clock=clock)
-    done = asyncio.Event()
     web = Target("gateway", "laptop")
-    runs = DistillRuns(
-        app.distiller, app.pushes, notify=lambda namespace: web, on_done=done.set, clock=clock
-    )
+    runs = DistillRuns(app.distiller, app.pushes, notify=lambda namespace: web, clock=clock)
     try:
         remember(app, clock)
         announced = []
         for tier in TIERS:
-            push = Push(
-                id=TIERS.index(tier) + 1,
-                namespace="user",
-                kind="distill",
-                text=tier,
-                target=Target(OWN_CHANNEL, chat_id="user"),
-                created_at=clock.now,
+            await runs.run(
+                Run(
+                    id=TIERS.index(tier) + 1,
+                    job_id=None,
+                    namespace="user",
+                    kind="distill",
+                    text=tier,
+                    due_at=clock.now,
+                )
             )
-            done.clear()
-            assert await runs.deliver(push) is False
-            await asyncio.wait_for(done.wait(), 10)
-            assert await runs.deliver(push) is True
             queued = app.pushes.claim_pending(now=clock.now, lease_seconds=60)
             announced.append([(p.kind, p.target, p.text) for p in queued])
     finally:
-        await runs.aclose()
         await app.aclose()
 
     short, mid, long = announced
@@ -222,12 +216,11 @@ async def test_turned_off_nothing_is_scheduled_and_what_fired_before_is_dropped(
     try:
         crons = {tier: getattr(settings.distill, tier) for tier in TIERS}
         assert plan_jobs(app.schedule, {"user": "UTC"}, crons, now=clock.now) == 3
-        app.pushes.add(
-            namespace="user",
-            kind="distill",
-            text="mid",
-            target=Target(OWN_CHANNEL, chat_id="user"),
-            now=clock.now,
+        [job] = [job for job in app.schedule.jobs("user", kind="distill") if job.text == "mid"]
+        app.memory.db.execute(
+            "INSERT INTO job_runs (job_id, namespace, kind, text, due_at, created_at) "
+            "VALUES (?, 'user', 'distill', 'mid', ?, ?)",
+            (job.id, encode_time(clock.now), encode_time(clock.now)),
         )
         app.memory.history.append(
             "gateway:laptop", "user", "user", "hello", tokens=1, now=clock.now
@@ -240,10 +233,11 @@ async def test_turned_off_nothing_is_scheduled_and_what_fired_before_is_dropped(
     running = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 20)
-        assert daemon.app is not None and daemon.scheduler is not None
+        assert daemon.app is not None and daemon.service is not None
         assert daemon.app.schedule.jobs(None, kind="distill") == []
-        await daemon.scheduler.asleep.wait()
+        await daemon.service.scheduler.asleep.wait()
         assert daemon.app.pushes.claim_pending(now=clock.now, lease_seconds=60) == []
+        assert daemon.app.runs.pending() == 0  # dropped unrun
     finally:
         stop.set()
         assert await asyncio.wait_for(running, 20) == 0

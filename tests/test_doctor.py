@@ -15,9 +15,9 @@ import yaml
 from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes.fake_telegram import TOKEN, FakeTelegram
 
-from flynn.daemon import ensure_gateway_token
 from flynn.datadir import DataDirLock
 from flynn.doctor import Check, run_checks
+from flynn.gateway_token import ensure_gateway_token
 from flynn.memory.database import Database
 from flynn.recall import minilm
 from flynn.schedule.jobs import Target

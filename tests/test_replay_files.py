@@ -81,7 +81,7 @@ async def _restart_and_replay(tmp_path: Path) -> tuple[OutboundMessage, Recorded
         try:
             assert await router.replay() == 1
             reply = await channel.reply()
-            await router.wait_quiet()
+            await router.quiet.wait()
             stored = app.memory.history.recent("gateway:c1")
         finally:
             router.close_intake()

@@ -202,7 +202,7 @@ async def test_what_a_drain_cut_off_is_answered_after_the_restart_in_order(
     assert await router.replay() == 0  # answered once, for good
     # A resend after the reply was delivered (an update seen again): nothing a second time.
     await router.on_message(channel.inbound("never finishes", message_id="m1"))
-    await router.wait_resent()
+    await router.quiet.wait()
     assert channel.finals.empty()
     stored = [m.content for m in app.memory.history.recent("gateway:c1")]
     assert stored.count("queued behind it") == 1
@@ -222,7 +222,7 @@ async def test_a_resend_while_pending_is_joined_and_after_is_answered_from_the_s
     reply = await channel.reply()
     assert reply.reply_to == "s1"
     await router.on_message(message)  # once delivered, a resend gets nothing a second time
-    await router.wait_resent()
+    await router.quiet.wait()
     await router.drain(5)
     assert len([m for m in channel.sent if m.final]) == 1
     assert len(app.memory.history.recent("gateway:c1")) == 2
@@ -250,7 +250,7 @@ async def test_a_reply_that_could_not_be_sent_is_sent_after_the_restart(
     assert await router.replay() == 1
     reply = await channel.reply()
     assert (reply.reply_to, reply.text) == ("x1", "the answer")
-    await router.wait_resent()
+    await router.quiet.wait()
     assert await router.replay() == 0
 
 
@@ -378,7 +378,7 @@ async def test_replies_whose_send_failed_go_in_order_once_the_chat_service_is_ba
     replies = [await channel.reply() for _ in range(3)]
     assert [(r.reply_to, r.text) for r in replies] == [(f"m{n}", f"re: q{n}") for n in range(3)]
     assert channel.failing == 0
-    await router.wait_resent()
+    await router.quiet.wait()
     assert app.memory.inbound.undelivered("gateway", "c1") == []
     assert app.memory.inbound.unfinished() == []
 
@@ -392,7 +392,7 @@ async def test_a_failed_send_is_not_recorded_as_delivered(
     closing.append((app, router))
     channel.failing = 1
     await router.on_message(channel.inbound("hello", message_id="m1"))
-    await router.wait_quiet()
+    await router.quiet.wait()
     undelivered = app.memory.inbound.undelivered("gateway", "c1")
     assert [(u.message.message_id, u.reply) for u in undelivered] == [("m1", "hi")]
     # Acknowledged later (a gateway client's ack): delivered, once.
@@ -429,7 +429,7 @@ async def test_a_failing_conversation_does_not_hold_up_another_thread_of_the_sam
     channel.failing = 1
     stuck = replace(channel.inbound("in topic 1", message_id="t1"), thread="1")
     await router.on_message(stuck)
-    await router.wait_quiet()
+    await router.quiet.wait()
     other = replace(channel.inbound("in topic 2", message_id="t2"), thread="2")
     await router.on_message(other)
     reply = await channel.reply()

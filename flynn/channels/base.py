@@ -8,6 +8,7 @@ memory and commands are not.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +61,15 @@ class Channel(Protocol):
     @property
     def capabilities(self) -> ChannelCapabilities: ...
 
+    @property
+    def listening(self) -> asyncio.Event | None:
+        """For a channel that serves a port of its own (the gateway): set while it listens.
+        The daemon starts such a channel before the others and waits for this (so ``/healthz``
+        answers while the rest connect), and a port already taken at its first start stops the
+        daemon (exit 3) rather than being retried. None for a channel that connects out to a
+        chat service."""
+        ...
+
     def status(self) -> ChannelStatus: ...
 
     async def run(self, on_message: OnMessage) -> None:
@@ -81,3 +91,19 @@ class Channel(Protocol):
         one that has not acknowledged it yet): the caller keeps it queued durably and offers it
         again later. A channel never queues a final reply or a push itself."""
         ...
+
+
+def chat_push_text(message: OutboundMessage) -> str:
+    """A push as a chat app (Telegram, Discord) shows it: its text says what it is (a reminder is
+    labelled; the web page labels a push by its kind itself), and a late or repeatedly missed
+    reminder says when it was due (``PushTiming.note``)."""
+    text = message.text
+    if message.push == "reminder":
+        text = f"⏰ Reminder: {text}"
+    return with_timing(text, message)
+
+
+def with_timing(text: str, message: OutboundMessage) -> str:
+    """``text`` with the push's timing note on a line of its own, when it has one."""
+    note = message.timing.note() if message.timing is not None else ""
+    return f"{text}\n{note}" if note else text

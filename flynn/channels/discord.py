@@ -24,6 +24,7 @@ from flynn.channels.base import (
     ChannelCapabilities,
     ChannelStatus,
     OnMessage,
+    chat_push_text,
 )
 from flynn.channels.discord_client import (
     ClientFactory,
@@ -131,6 +132,10 @@ class DiscordChannel:
         return ChannelCapabilities(
             can_edit=False, can_stream=False, max_len=MAX_LEN, length_unit="chars"
         )
+
+    @property
+    def listening(self) -> asyncio.Event | None:
+        return None  # it connects out to the chat service
 
     def status(self) -> ChannelStatus:
         return ChannelStatus(
@@ -434,7 +439,8 @@ class DiscordChannel:
         if message.push is None:
             # Before sending: a typing call racing our message would show "typing" after the reply.
             await self._stop_typing(message.session)
-        parts = split_text(message.text, MAX_LEN, "chars")
+        text = message.text if message.push is None else chat_push_text(message)
+        parts = split_text(text, MAX_LEN, "chars")
         if not parts:
             return Delivery.delivered()
         handle = message.reply_handle if message.push is None else None

@@ -28,6 +28,7 @@ from flynn.channels.base import (
     ChannelCapabilities,
     ChannelStatus,
     OnMessage,
+    chat_push_text,
 )
 from flynn.channels.telegram_delivery import (
     MAX_LEN,
@@ -163,6 +164,10 @@ class TelegramChannel:
             can_edit=False, can_stream=False, max_len=MAX_LEN, length_unit="utf16"
         )
 
+    @property
+    def listening(self) -> asyncio.Event | None:
+        return None  # it connects out to the chat service
+
     def status(self) -> ChannelStatus:
         return ChannelStatus(
             name=self.name,
@@ -208,7 +213,7 @@ class TelegramChannel:
             raise RuntimeError("the Telegram channel is not running")
         if message.push is not None:
             chat = push_chat(message)
-            delivery = await self._send_text(bot, chat, message.text, quote=None)
+            delivery = await self._send_text(bot, chat, chat_push_text(message), quote=None)
             log.info(
                 "telegram.push_sent" if delivery.is_delivered else "telegram.push_undelivered",
                 push_id=message.push_id,

@@ -540,6 +540,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V16,
     _SCHEMA_V17,
     _SCHEMA_V18,
+    "",  # 19: the schedule's job runs (flynn.schedule.migrations)
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
 version only a part above memory changed. The ledger of versions for every part: append only;

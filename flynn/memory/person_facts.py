@@ -100,10 +100,6 @@ def trust_rank(source: FactSource) -> int:
     return 2 if source in GUESSED_SOURCES else 1
 
 
-def is_stated(fact: Fact) -> bool:
-    return fact.source in STATED_SOURCES
-
-
 def _importance(placed: Placed) -> tuple[int, int, int, float, int]:
     fact = placed.fact
     return (

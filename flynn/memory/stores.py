@@ -87,10 +87,6 @@ class SqliteMemory:
             self.inbound.forget(prefix)
         return counts
 
-    def forget_fact(self, fact_id: int) -> int:
-        """Deletes the fact and its whole supersession chain for real; returns how many rows."""
-        return self.facts.forget_chain(fact_id)
-
     def forget_field(self, prefix: str, field: str) -> dict[str, int]:
         """Every row of ``field`` under ``prefix``, with its values redacted wherever messages,
         summaries and documents there mention them (``flynn.memory.forgetting``)."""

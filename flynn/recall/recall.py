@@ -146,11 +146,6 @@ class Recall:
         RelatedWords.shipped()  # read once now, not on the first question
 
     @property
-    def embedding_model(self) -> str | None:
-        """The embedding model ranking uses, if any."""
-        return None if self._vectors is None else self._vectors.model
-
-    @property
     def vectors(self) -> VectorSearch | None:
         """The embeddings ranking uses, if any (the memory page's map embeds facts with them)."""
         return self._vectors

@@ -20,7 +20,6 @@ import structlog
 from flynn.cron import zone
 from flynn.memory.database import Database, decode_optional_time, encode_time
 from flynn.schedule.jobs import Job, PushLimits, Target
-from flynn.schedule.routes import OWN_CHANNEL
 
 log = structlog.get_logger(__name__)
 
@@ -33,10 +32,10 @@ ENTRY_CHARS = 80
 # A push nobody is sending now: never leased, or its lease (or its wait after a failed send) ran
 # out. Only such a push is updated, moved into a digest or expired; one being sent goes as read.
 _UNLEASED = "({p}leased_until IS NULL OR {p}leased_until <= :now)"
-# What the caps count: pushes to people (not Flynn's own distillation work), digests aside. The
-# channel is spelt out, not a parameter, so SQLite reads the counts from the partial index
-# ``pushes_counted`` (migration 13), whose condition this is, without visiting the table.
-_COUNTED = f"delivered_at IS NULL AND digest = 0 AND channel != '{OWN_CHANNEL}'"
+# What the caps count: pending pushes, digests aside. SQLite reads the counts from the partial
+# index ``pushes_counted`` (as the ``job_runs`` migration made it), whose condition this is,
+# without visiting the table.
+_COUNTED = "delivered_at IS NULL AND digest = 0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +57,7 @@ class Backlog:
     """What waits to be delivered, for ``flynn doctor``."""
 
     pending: int
-    """Pending pushes to people (digests and Flynn's own work aside)."""
+    """Pending pushes (digests aside)."""
     by_person: tuple[tuple[str, int], ...]
     """The namespaces with the most pending pushes, most first."""
     oldest_at: datetime | None
@@ -81,7 +80,7 @@ class SqliteBacklog:
         transaction). A reminder that repeats updates its waiting push if it has one; over a
         cap it is held back into the digest instead (None). A one-off reminder is always
         queued, first moving the oldest waiting repeating reminder into the digest if over a
-        cap. Other jobs (distillations) are queued as they are."""
+        cap. Other jobs' pushes are queued as they are."""
         assert job.target is not None
         if job.kind == "reminder":
             if job.repeat is not None:
@@ -120,17 +119,17 @@ class SqliteBacklog:
 
     def expire(self, *, now: datetime) -> int:
         """Moves every push waiting since before ``now - expire_after`` (its last due time, or
-        when it was queued) into its person's digest; returns how many. Digests and Flynn's own
-        work never expire; a repeating reminder's push is renewed by each firing, so it expires
-        only once the reminder stopped (cancelled, done) and it still waits."""
+        when it was queued) into its person's digest; returns how many. Digests never expire;
+        a repeating reminder's push is renewed by each firing, so it expires only once the
+        reminder stopped (cancelled, done) and it still waits."""
         cutoff = now - self._limits.expire_after
         rows = self._db.fetchall(
             "SELECT p.*, j.timezone AS job_timezone FROM pushes AS p "
             "LEFT JOIN jobs AS j ON j.id = p.job_id "
-            "WHERE p.delivered_at IS NULL AND p.digest = 0 AND p.channel != :own "
+            "WHERE p.delivered_at IS NULL AND p.digest = 0 "
             f"AND coalesce(p.due_at, p.created_at) <= :cutoff AND {_UNLEASED.format(p='p.')} "
             "ORDER BY p.id",
-            {"own": OWN_CHANNEL, "cutoff": encode_time(cutoff), "now": encode_time(now)},
+            {"cutoff": encode_time(cutoff), "now": encode_time(now)},
         )
         if not rows:
             return 0

@@ -1,5 +1,6 @@
-"""The schedule's data and its two seams: ``Schedule`` (durable jobs, each due time claimed
-exactly once) and ``Pushes`` (the outbox of unprompted messages those firings produce).
+"""The schedule's data and its seams: ``Schedule`` (durable jobs, each due time claimed exactly
+once), ``Pushes`` (the outbox of unprompted messages a reminder's firings produce) and ``Runs``
+(the firings of work Flynn does itself, ``WORK_KINDS``, run by the handler registered for the kind).
 
 Times are timezone-aware; the store keeps UTC. A repeating job's ``repeat`` is a cron
 expression read in the job's own ``timezone`` (the person's), so "every day at 8" stays 8 o'clock
@@ -16,6 +17,11 @@ from flynn.messages import PushKind
 
 JobKind = Literal["reminder", "distill"]
 JobStatus = Literal["active", "done", "cancelled"]
+RunOutcome = Literal["done", "given_up"]
+
+WORK_KINDS: frozenset[JobKind] = frozenset({"distill"})
+"""Job kinds Flynn does itself: a firing queues a ``Run`` for the scheduler's handler of the kind,
+never a message to anyone (such a job has no ``target``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +86,22 @@ class Push:
     back by the caps); it is updated while it waits and never expires."""
     delivered_at: datetime | None = None
     """When a channel delivered it (for a protocol 2 client: when it was acknowledged)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One firing of a job of a ``WORK_KINDS`` kind, waiting for (or done by) its handler."""
+
+    id: int
+    job_id: int | None
+    namespace: str
+    kind: JobKind
+    text: str
+    """The job's text: what to do (a distillation's tier)."""
+    due_at: datetime
+    late: bool = False
+    failures: int = 0
+    """Runs of it that failed so far; each waits longer before the next."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,4 +217,29 @@ class Pushes(Protocol):
         """Moves pushes waiting longer than ``PushLimits.expire_after`` (not leased, not a
         digest) into their person's digest, which tells them on their next contact; returns
         how many."""
+        ...
+
+
+class Runs(Protocol):
+    """The firings of work Flynn does itself, queued by ``Schedule.fire_due`` in the claim's
+    transaction; a run stays until it is finished (across restarts). ``StoreError`` when
+    storage fails."""
+
+    def claim_pending(self, *, now: datetime, lease_seconds: float, limit: int) -> list[Run]:
+        """Unfinished runs whose lease (or wait after a failure) ran out, oldest first, leased
+        to the caller for ``lease_seconds``."""
+        ...
+
+    def finish(self, run_id: int, *, outcome: RunOutcome, now: datetime) -> bool:
+        """Records the run finished (its handler succeeded, or it failed too often and was given
+        up until the job's next time); False when it already was, or there is no such run."""
+        ...
+
+    def failed(self, run_id: int, *, retry_at: datetime) -> None:
+        """Gives the lease back after a failed run: pending again from ``retry_at``, with one
+        more failure counted."""
+        ...
+
+    def release(self, run_id: int) -> None:
+        """Gives the lease back unrun or cut short (the daemon stops): pending again now."""
         ...

@@ -1,13 +1,15 @@
 """Jobs as people read them (``flynn reminders``, ``flynn doctor``, the chat's reminder tools,
-the memory page): times in the job's own zone, written by ``local_when`` everywhere."""
+the memory page): times in the job's own zone, written by ``flynn.dates.local_when`` everywhere."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from flynn.cron import zone
-from flynn.schedule.jobs import Job, Target
-from flynn.schedule.routes import OWN_CHANNEL
+from flynn.dates import local_when
+from flynn.schedule.jobs import WORK_KINDS, Job, Target
+
+__all__ = ["describe_target", "job_json", "job_line", "job_when", "local_next", "local_when"]
 
 
 def local_next(job: Job) -> datetime | None:
@@ -20,19 +22,6 @@ def local_next(job: Job) -> datetime | None:
         return job.next_at
 
 
-def local_when(moment: datetime, timezone: str) -> str:
-    """``Tue 2 Dec 2025 09:30 (Europe/Lisbon)``: ``moment`` in ``timezone`` (an IANA name or a
-    fixed offset such as ``UTC+05:30``), seconds only when there are some. The one way a
-    reminder's time is written, in chat, on the memory page and by ``flynn reminders``; a zone
-    that is gone is shown as UTC, and named so."""
-    try:
-        local = moment.astimezone(zone(timezone))
-    except ValueError:
-        local, timezone = moment.astimezone(UTC), "UTC"
-    clock = f"{local:%H:%M}" + (f":{local:%S}" if local.second else "")
-    return f"{local:%a} {local.day} {local:%b %Y} {clock} ({timezone})"
-
-
 def job_when(job: Job) -> str:
     """When ``job`` fires next, as ``local_when`` writes it; "no further time" when never."""
     return "no further time" if job.next_at is None else local_when(job.next_at, job.timezone)
@@ -41,8 +30,6 @@ def job_when(job: Job) -> str:
 def describe_target(target: Target | None) -> str:
     if target is None:
         return "nowhere (no chat can receive it)"
-    if target.channel == OWN_CHANNEL:
-        return "Flynn itself"
     if target.recipient and not target.chat_id:
         where = f"{target.channel} to {target.recipient}"
     else:
@@ -60,7 +47,9 @@ def job_line(job: Job, *, with_namespace: bool = False) -> str:
     repeat = f", repeats {job.repeat}" if job.repeat else ", once"
     owner = f"[{job.namespace}] " if with_namespace else ""
     label = f"{job.number}. " if job.kind == "reminder" else f"({job.kind}) "
-    return f"{owner}{label}{job.text}: next {at}{repeat}, to {describe_target(job.target)}"
+    # Work Flynn does itself has no target: nobody is sent anything.
+    to = "Flynn itself" if job.kind in WORK_KINDS else describe_target(job.target)
+    return f"{owner}{label}{job.text}: next {at}{repeat}, to {to}"
 
 
 def job_json(job: Job) -> dict[str, object]:

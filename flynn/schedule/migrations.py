@@ -125,9 +125,42 @@ WHERE channel = 'gateway' AND chat_id <> ''
   AND instr(chat_id, '@') = 0 AND {PERSON_ROWS.format(ns="namespace")};
 """
 
+# A job Flynn does itself (a distillation) is a job kind the scheduler runs through the handler
+# registered for it, not a push to a pretend channel: a firing queues a run (leased while its
+# handler works, retried with backoff after a failure, finished once), and nothing of it is in
+# the outbox. Pending runs queued the old way (pushes to channel 'flynn') move over as they are;
+# the distillation jobs lose their pretend target; the caps' index loses its exception for them.
+_SCHEMA_V19 = """
+CREATE TABLE job_runs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id       INTEGER,
+    namespace    TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    due_at       TEXT NOT NULL,
+    late         INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    created_at   TEXT NOT NULL,
+    leased_until TEXT,
+    failures     INTEGER NOT NULL DEFAULT 0,
+    finished_at  TEXT,
+    outcome      TEXT CHECK (outcome IN ('done', 'given_up'))
+);
+CREATE INDEX job_runs_pending ON job_runs(id) WHERE finished_at IS NULL;
+-- A job's due time queues at most one run, whatever races the claim.
+CREATE UNIQUE INDEX job_runs_job_due ON job_runs(job_id, due_at) WHERE job_id IS NOT NULL;
+INSERT INTO job_runs (job_id, namespace, kind, text, due_at, late, created_at, failures)
+SELECT job_id, namespace, 'distill', text, coalesce(due_at, created_at), late, created_at, failures
+FROM pushes WHERE channel = 'flynn' AND delivered_at IS NULL ORDER BY id;
+DELETE FROM pushes WHERE channel = 'flynn';
+UPDATE jobs SET channel = NULL, chat_id = NULL, thread = NULL, recipient = NULL
+WHERE kind = 'distill';
+DROP INDEX pushes_counted;
+CREATE INDEX pushes_counted ON pushes(namespace) WHERE delivered_at IS NULL AND digest = 0;
+"""
+
 SCHEDULE = SchemaPart(
     "schedule",
-    {8: _SCHEMA_V8, 11: _SCHEMA_V11, 13: _SCHEMA_V13, 15: _SCHEMA_V15},
+    {8: _SCHEMA_V8, 11: _SCHEMA_V11, 13: _SCHEMA_V13, 15: _SCHEMA_V15, 19: _SCHEMA_V19},
     forgetting=SqliteSchedule,
 )
 """The schedule's statements by version, and its forgetting of a person's jobs and pushes."""

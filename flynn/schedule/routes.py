@@ -11,10 +11,6 @@ from flynn.settings import UserAccounts
 PUSH_CHANNELS = frozenset({"telegram", "discord", "gateway"})
 """Channels that can carry a message nobody just asked for (``flynn chat`` cannot)."""
 
-OWN_CHANNEL = "flynn"
-"""The target channel of work Flynn does for itself on the schedule (a distillation): no
-channel sends what it queues; the daemon runs it."""
-
 
 def notify_target(name: str | None, person: UserAccounts | None) -> Target | None:
     """The ``notify`` account of the person ``name`` (``person`` their accounts), when they named

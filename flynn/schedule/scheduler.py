@@ -1,4 +1,5 @@
-"""The service that fires due jobs and hands their pushes to the channels, until cancelled.
+"""The service that fires due jobs, hands their pushes to the channels and runs the work Flynn
+does itself (a job kind's registered handler), until cancelled.
 
 It sleeps until the next job is due, or until ``wake()`` (a job was added or cancelled), and
 never longer than a cap, so clock jumps and jobs added by another process are noticed. The
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -19,7 +20,7 @@ import structlog
 from flynn.backoff import Backoff
 from flynn.errors import StoreError
 from flynn.messages import Delivery
-from flynn.schedule.jobs import Push, Pushes, Schedule, Target
+from flynn.schedule.jobs import JobKind, Push, Pushes, Run, Runs, Schedule, Target
 
 log = structlog.get_logger(__name__)
 
@@ -28,6 +29,12 @@ Deliver = Callable[[Push], Awaitable[Delivery]]
 recipient cannot take it now, or has it and not acknowledged it yet: it stays queued, offered
 again later, and ``Pushes.delivered`` is called when the acknowledgement comes), ``failed``
 (retried later with backoff). Raising counts as ``failed``."""
+
+RunHandler = Callable[[Run], Awaitable[None]]
+"""Does one run of a job kind's work (a distillation). Returning is success; raising is a
+failure, retried with backoff (``SchedulerConfig.run_attempts`` in all, then given up until the
+job's next time). Cancelled when the scheduler stops: the run is offered again at the next start.
+"""
 
 Clock = Callable[[], datetime]
 
@@ -49,6 +56,11 @@ class SchedulerConfig:
     batch: int = 100
     concurrent_chats: int = 16
     """Chats sent to at once; each chat's pushes go one after another, oldest first."""
+    run_lease_seconds: float = 3600.0
+    """How long a run is ours: a run cut short by a crash is offered again once it ran out (a
+    stop gives it back at once). Longer than a run may take."""
+    run_attempts: int = 3
+    """Runs of one firing before it is given up until the job's next time."""
 
 
 class Scheduler:
@@ -65,15 +77,22 @@ class Scheduler:
         deliver: Deliver,
         *,
         clock: Clock,
+        runs: Runs | None = None,
+        handlers: Mapping[JobKind, RunHandler] | None = None,
         config: SchedulerConfig | None = None,
     ) -> None:
         self._schedule = schedule
         self._pushes = pushes
         self._deliver = deliver
         self._clock = clock
+        self._runs = runs
+        self._handlers = dict(handlers or {})
         self._config = config or SchedulerConfig()
         self._wake = asyncio.Event()
         self._asleep = asyncio.Event()
+        self._running: dict[int, asyncio.Task[None]] = {}
+        """Runs under way here, by run id: each in the background, so a long one (a model
+        rewriting notes for minutes) holds up no reminder."""
 
     def wake(self) -> None:
         """Looks at the schedule again now (a job was added or cancelled, a push queued)."""
@@ -82,8 +101,9 @@ class Scheduler:
 
     @property
     def asleep(self) -> asyncio.Event:
-        """Set while ``run`` has fired and delivered what it could and waits for the next due
-        time or ``wake()`` (what was due or queued has been dealt with); cleared by ``wake()``.
+        """Set while ``run`` has fired and delivered what it could, no run of work is under way,
+        and it waits for the next due time or ``wake()`` (what was due or queued has been dealt
+        with); cleared by ``wake()``.
         Part of the contract for whoever needs to know the schedule is settled (the tests, a
         drain); only the scheduler sets or clears it."""
         return self._asleep
@@ -93,30 +113,36 @@ class Scheduler:
         marked late. A storage failure is logged and retried after ``retry_seconds``.
 
         On cancellation a push being sent keeps its lease, so it is offered again once the
-        lease runs out (it may have reached the person: at least once, never lost)."""
+        lease runs out (it may have reached the person: at least once, never lost); runs under
+        way are cancelled and given back, to run again at the next start."""
         log.info("schedule.started")
-        while True:
-            self._wake.clear()
-            try:
-                await self.tick()
-                delay = self._delay()
-            except StoreError:
-                log.exception("schedule.tick_failed")
-                delay = self._config.retry_seconds
-            except Exception:  # task boundary: a bug in one job must not take the daemon down
-                log.exception("schedule.tick_crashed")
-                delay = self._config.retry_seconds
-            self._asleep.set()
-            try:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._wake.wait()
-            finally:
-                self._asleep.clear()
+        try:
+            while True:
+                self._wake.clear()
+                try:
+                    await self.tick()
+                    delay = self._delay()
+                except StoreError:
+                    log.exception("schedule.tick_failed")
+                    delay = self._config.retry_seconds
+                except Exception:  # task boundary: a bug in one job must not take the daemon down
+                    log.exception("schedule.tick_crashed")
+                    delay = self._config.retry_seconds
+                if not self._running:
+                    self._asleep.set()
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(delay):
+                            await self._wake.wait()
+                finally:
+                    self._asleep.clear()
+        finally:
+            await self._stop_runs()
 
     async def tick(self) -> int:
-        """Fires every job due now, expires pushes that waited too long (into a digest), then
-        offers every pending push; returns how many were delivered. Raises ``StoreError``."""
+        """Fires every job due now, starts the queued runs of work (each in the background),
+        expires pushes that waited too long (into a digest), then offers every pending push;
+        returns how many pushes were delivered. Raises ``StoreError``."""
         now = self._clock()
         fired = 0
         while (due := self._schedule.next_due()) is not None and due <= now:
@@ -129,6 +155,7 @@ class Scheduler:
             )
         if fired:
             log.info("schedule.fired", pushes=fired)
+        self._start_runs(now)
         self._pushes.expire(now=now)
         return await self._deliver_round(None, None)
 
@@ -137,6 +164,68 @@ class Scheduler:
         that recipient): the gateway calls this when a client says hello. Returns how many
         were delivered; raises ``StoreError``."""
         return await self._deliver_round(channel, chat_id)
+
+    def _start_runs(self, now: datetime) -> None:
+        """Starts, each in the background, the queued runs whose kind has a handler here. A run
+        of a kind nobody here handles keeps its lease, so it waits for a process that does."""
+        if self._runs is None:
+            return
+        config = self._config
+        for run in self._runs.claim_pending(
+            now=now, lease_seconds=config.run_lease_seconds, limit=config.batch
+        ):
+            handler = self._handlers.get(run.kind)
+            if handler is None:
+                log.warning("schedule.no_handler", kind=run.kind, run_id=run.id)
+            elif run.id not in self._running:  # one still going past its lease runs on
+                task = asyncio.create_task(self._run(run, handler), name=f"run:{run.id}")
+                self._running[run.id] = task
+
+    async def _run(self, run: Run, handler: RunHandler) -> None:
+        """One run and its outcome: finished once it succeeded (or failed ``run_attempts``
+        times), else pending again after a backoff. Never raises but ``CancelledError``."""
+        assert self._runs is not None
+        runs = self._runs
+        bound = structlog.contextvars.bound_contextvars(run_id=run.id, kind=run.kind)
+        try:
+            with bound:
+                try:
+                    await handler(run)
+                except Exception as exc:
+                    attempts = run.failures + 1
+                    if attempts >= self._config.run_attempts:
+                        log.warning(
+                            "schedule.run_given_up",
+                            attempts=attempts,
+                            error=str(exc),
+                            exc_info=True,
+                        )
+                        self._record(
+                            lambda: runs.finish(run.id, outcome="given_up", now=self._clock())
+                        )
+                    else:
+                        log.warning(
+                            "schedule.run_failed", attempts=attempts, error=str(exc), exc_info=True
+                        )
+                        retry_at = self._retry_at(run.failures)
+                        self._record(lambda: runs.failed(run.id, retry_at=retry_at))
+                else:
+                    log.info("schedule.run_done")
+                    self._record(lambda: runs.finish(run.id, outcome="done", now=self._clock()))
+        finally:
+            self._running.pop(run.id, None)
+        self.wake()
+
+    async def _stop_runs(self) -> None:
+        """Cancels the runs under way and gives them back, so the next start runs them."""
+        tasks = dict(self._running)
+        self._running.clear()
+        for task in tasks.values():
+            task.cancel()
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+        if self._runs is not None:
+            for run_id in tasks:
+                self._record(partial(self._runs.release, run_id))
 
     def _delay(self) -> float:
         config = self._config
@@ -215,7 +304,8 @@ class Scheduler:
                 failures=push.failures + 1,
                 reason=delivery.reason,
             )
-            self._record(lambda: self._pushes.failed(push.id, retry_at=self._retry_at(push)))
+            retry_at = self._retry_at(push.failures)
+            self._record(lambda: self._pushes.failed(push.id, retry_at=retry_at))
             return False
         if delivery.is_delivered:
             log.info("schedule.push_delivered", push_id=push.id, kind=push.kind, late=push.late)
@@ -227,17 +317,19 @@ class Scheduler:
         # now; with nobody to take it, they wait with it.
         return bool(delivery.ids)
 
-    def _retry_at(self, push: Push) -> datetime:
+    def _retry_at(self, failures: int) -> datetime:
+        """When to try again after one more failure than ``failures``."""
         config = self._config
         # A chat that blocked the bot keeps failing for as long as the push waits (an hour apart,
         # 1,024 failures is six weeks): ``Backoff`` never overflows however many.
         backoff = Backoff(first=config.backoff_seconds, most=config.max_backoff_seconds)
-        return self._clock() + timedelta(seconds=backoff.delay(push.failures + 1))
+        return self._clock() + timedelta(seconds=backoff.delay(failures + 1))
 
     @staticmethod
     def _record(write: Callable[[], object]) -> None:
         try:
             write()
         except StoreError:
-            # The lease runs out and the push is offered again: at least once, never lost.
+            # The lease runs out and the push (or run) is offered again: at least once, never
+            # lost.
             log.exception("schedule.outcome_not_recorded")

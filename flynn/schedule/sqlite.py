@@ -1,5 +1,5 @@
 """The schedule and the push outbox in SQLite (tables ``jobs`` and ``pushes``, migrations 8, 11,
-12).
+12; a work job's firing queues a ``job_runs`` row instead, ``flynn.schedule.runs``).
 
 Exactly once across connections rests on two things: every write is in a ``BEGIN IMMEDIATE``
 transaction, and a job is claimed by compare-and-set on the due time it was read with, so of
@@ -21,7 +21,8 @@ from flynn.memory.database import Database, decode_optional_time, decode_time, e
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.messages import PushKind
 from flynn.schedule.backlog import Backlog, SqliteBacklog
-from flynn.schedule.jobs import Job, JobKind, JobStatus, Push, PushLimits, Target
+from flynn.schedule.jobs import WORK_KINDS, Job, JobKind, JobStatus, Push, PushLimits, Target
+from flynn.schedule.runs import queue_run
 
 log = structlog.get_logger(__name__)
 
@@ -36,6 +37,7 @@ _NEXT_NUMBER = (
 )
 _FORGET_JOBS = f"DELETE FROM jobs WHERE {namespace_scope('namespace')}"
 _FORGET_PUSHES = f"DELETE FROM pushes WHERE {namespace_scope('namespace')}"
+_FORGET_RUNS = f"DELETE FROM job_runs WHERE {namespace_scope('namespace')}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +145,12 @@ class SqliteSchedule:
             )
 
     def forget_namespace(self, prefix: str) -> dict[str, int]:
-        """Deletes for real the jobs under ``prefix`` and their pushes (with the drops a digest
-        lists), inside the caller's transaction (``SqliteMemory.forget_namespace``); counts the
-        jobs."""
+        """Deletes for real the jobs under ``prefix``, their pushes (with the drops a digest
+        lists) and their queued runs, inside the caller's transaction
+        (``SqliteMemory.forget_namespace``); counts the jobs."""
         scope = scope_params(prefix)
         self._db.execute(_FORGET_PUSHES, scope)
+        self._db.execute(_FORGET_RUNS, scope)
         return {"jobs": self._db.execute(_FORGET_JOBS, scope)}
 
     def next_due(self) -> datetime | None:
@@ -161,7 +164,8 @@ class SqliteSchedule:
         (one commit per batch, not per job: a burst of due jobs is what it speeds up); jobs
         another connection claimed first are skipped. A job due more than
         ``late_after_seconds`` before ``now`` fires once, marked late. A job without a target
-        advances but queues nothing (logged: nobody could receive it). The returned pushes are
+        advances but queues nothing (logged: nobody could receive it); a job of a ``WORK_KINDS``
+        kind queues its run (``Runs``), not a push. The returned pushes are
         those queued or updated (a repeating reminder's waiting push counts the firing in);
         a firing held back over the caps is in its person's digest instead."""
         rows = self._db.fetchall(
@@ -186,6 +190,12 @@ class SqliteSchedule:
                 occurrences=push.occurrences,
             )
         return pushes
+
+    def timezone_of(self, job_id: int) -> str | None:
+        """The timezone job ``job_id`` was set in (whatever its status); None when there is no
+        such job."""
+        row = self._db.fetchone("SELECT timezone FROM jobs WHERE id = ?", (job_id,))
+        return None if row is None else str(row[0])
 
     def summary(self, now: datetime) -> ScheduleSummary:
         """Counts for ``flynn doctor``: active and overdue jobs, and the next one due."""
@@ -235,6 +245,11 @@ class SqliteSchedule:
             )
             if not claimed:
                 return None  # another connection fired (or someone cancelled) it first
+            if job.kind in WORK_KINDS:
+                run = queue_run(self._db, job, due=due, late=late, now=now)
+                if run is not None:
+                    log.info("schedule.run_queued", job_id=job.id, run_id=run.id, kind=job.kind)
+                return None
             if job.target is None:
                 log.warning("schedule.job_undeliverable", job_id=job.id, namespace=job.namespace)
                 return None

@@ -201,7 +201,7 @@ async def running_daemon(settings: Settings) -> AsyncIterator[int]:
     running = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        yield daemon.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        yield daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
     finally:
         stop.set()
         assert await asyncio.wait_for(running, 20) == 0

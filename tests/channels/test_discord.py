@@ -6,7 +6,7 @@ import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import SimpleNamespace, TracebackType
 from typing import Any, TypeVar
@@ -21,7 +21,14 @@ from flynn.channels.base import NOT_STREAMED
 from flynn.channels.discord import BUSY_REPLY, FAILURE_REPLY, MAX_LEN, DiscordChannel, DiscordReply
 from flynn.channels.discord_client import DiscordAttachment, discord_client, discord_intents
 from flynn.errors import ConfigError, SessionBusy
-from flynn.messages import CommandCall, Delivery, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import (
+    CommandCall,
+    Delivery,
+    InboundMessage,
+    OutboundMessage,
+    PushTiming,
+    SessionKey,
+)
 from flynn.settings import DiscordSettings
 
 BOT_ID = 1000
@@ -601,16 +608,26 @@ async def test_push_goes_to_a_channel_fetched_when_not_cached(bot: Harness) -> N
 
     ids = (await bot.channel.send(push("Standup in 5 minutes, @everyone", chat_id="8"))).ids
 
-    assert room.texts == ["Standup in 5 minutes, @everyone"]
+    assert room.texts == ["⏰ Reminder: Standup in 5 minutes, @everyone"]
     assert len(ids) == 1
     assert room.sent[0].reference is None
     assert _pings_nobody(room.sent[0])
 
 
+async def test_a_late_reminder_says_when_it_was_due_in_the_persons_zone(bot: Harness) -> None:
+    room = bot.target(8, discord.ChannelType.text)
+    late = PushTiming(datetime(2026, 3, 25, 0, 30, tzinfo=UTC), "Asia/Tokyo", late=True)
+    await bot.channel.send(replace(push("take the **pills**", chat_id="8"), timing=late))
+    assert room.texts == [
+        "⏰ Reminder: take the **pills**\n"
+        "(late: it was due Wed 25 Mar 2026 09:30 (Asia/Tokyo), while I was offline)"
+    ]
+
+
 async def test_push_to_a_thread_goes_to_the_thread(bot: Harness) -> None:
     thread = bot.target(9, discord.ChannelType.public_thread, parent_id=8)
     await bot.channel.send(push("in the thread", chat_id="8", thread="9"))
-    assert thread.texts == ["in the thread"]
+    assert thread.texts == ["⏰ Reminder: in the thread"]
 
 
 async def test_push_to_a_recipient_is_a_direct_message(bot: Harness) -> None:
@@ -632,7 +649,7 @@ async def test_push_leaves_the_pending_reply_typing(bot: Harness) -> None:
     assert dm.is_typing
     await bot.channel.send(reply("thought hard", session=bot.inbox[0].session_key))
     assert not dm.is_typing
-    assert dm.texts == ["time to stretch", "thought hard"]
+    assert dm.texts == ["⏰ Reminder: time to stretch", "thought hard"]
 
 
 async def test_a_push_nobody_can_take_fails_and_stays_queued(bot: Harness) -> None:

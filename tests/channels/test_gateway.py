@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 import structlog
@@ -16,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from flynn.channels.gateway import GatewayChannel
 from flynn.channels.gateway.protocol import FrameReply
 from flynn.commands import parse_command
-from flynn.messages import Delivery, OutboundMessage, SessionKey
+from flynn.messages import Delivery, OutboundMessage, PushTiming, SessionKey
 from flynn.settings import GatewaySettings
 
 
@@ -458,6 +460,28 @@ async def test_push_reaches_every_live_tab_of_the_client(gateway: Gateway) -> No
         assert (await recv(other))["id"] == "c1"
 
 
+async def test_a_late_reminder_says_when_it_was_due_in_the_persons_zone(gateway: Gateway) -> None:
+    """The frame's text says it as a chat does (the page labels the kind itself); its documented
+    fields stay, and the timing comes as fields of its own too."""
+    due, first = datetime(2026, 3, 25, 0, 37, tzinfo=UTC), datetime(2026, 3, 24, 23, 58, tzinfo=UTC)
+    missed = PushTiming(due, "Asia/Tokyo", occurrences=3, first_due_at=first)
+    async with gateway.client("me") as ws:
+        await gateway.channel.send(replace(_push("stretch", client="me"), timing=missed))
+        frame = await recv(ws)
+    assert frame == {
+        "type": "push",
+        "id": "p7",
+        "kind": "reminder",
+        "text": "stretch\n(missed 3 times while you were away: first due "
+        "Wed 25 Mar 2026 08:58 (Asia/Tokyo), last Wed 25 Mar 2026 09:37 (Asia/Tokyo))",
+        "due_at": "2026-03-25T00:37:00+00:00",
+        "timezone": "Asia/Tokyo",
+        "late": False,
+        "occurrences": 3,
+        "first_due_at": "2026-03-24T23:58:00+00:00",
+    }
+
+
 async def test_push_to_a_recipient_needs_no_chat(gateway: Gateway) -> None:
     async with gateway.client("alice-laptop") as ws:
         message = OutboundMessage(
@@ -517,14 +541,13 @@ async def test_client_ready_hook_delivers_after_ready_before_the_first_frame() -
 
 
 async def test_a_failing_client_ready_hook_keeps_the_connection() -> None:
-    async with running_gateway() as gateway:
-        calls: list[str] = []
+    calls: list[str] = []
 
-        async def broken(client_id: str) -> None:
-            calls.append(client_id)
-            raise RuntimeError("schedule unavailable")
+    async def broken(client_id: str) -> None:
+        calls.append(client_id)
+        raise RuntimeError("schedule unavailable")
 
-        gateway.channel.set_on_client_ready(broken)
+    async with running_gateway(on_client_ready=broken) as gateway:
         with structlog.testing.capture_logs() as logs:
             async with gateway.client("tab") as ws:
                 await send(ws, {"type": "message", "id": "c1", "text": "still here?"})

@@ -106,9 +106,7 @@ class World:
 async def world(tmp_path: Path) -> AsyncIterator[tuple[World, Gateway]]:
     with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA, FactRelations) as memory:
         world = World(tmp_path, memory)
-        async with running_gateway() as gateway:
-            gateway.channel.set_memory(world.view)
-            gateway.channel.set_person_tokens(world.person_for)
+        async with running_gateway(memory=world.view, person_tokens=world.person_for) as gateway:
             yield world, gateway
 
 
@@ -331,11 +329,14 @@ async def test_a_persons_token_is_that_person_whatever_client_id_it_names(
 async def test_the_channel_token_is_the_owners_never_a_listed_persons(
     world: tuple[World, Gateway],
 ) -> None:
-    w, gateway = world
+    w, _ = world
     w.memory.facts.add(NewFact("user/facts", "observation", "owner likes jazz"), now=NOW)
-    gateway.channel.set_memory(w.memory_view(Identity(user_namespace="user", users=USERS)))
+    view = w.memory_view(Identity(user_namespace="user", users=USERS))
     # alice-laptop is listed under alice in users:, yet the channel token is not alice.
-    async with gateway.client("alice-laptop") as owner:
+    async with (
+        running_gateway(memory=view, person_tokens=w.person_for) as gateway,
+        gateway.client("alice-laptop") as owner,
+    ):
         seen = await ask(owner, op="overview")
         refused = await ask(owner, op="forget", fact=w.alice_name.id)
     assert seen["data"]["who"] == {"namespace": "user", "person": "user", "kind": "owner"}
@@ -347,7 +348,7 @@ async def test_the_channel_token_is_the_owners_never_a_listed_persons(
 async def test_two_people_naming_one_client_id_never_share_a_session(
     world: tuple[World, Gateway],
 ) -> None:
-    w, gateway = world
+    w, _ = world
     history = w.memory.history
     for session, root, text in (
         ("gateway:alice@tab", "users/alice", "alice's secret plan"),
@@ -355,8 +356,8 @@ async def test_two_people_naming_one_client_id_never_share_a_session(
         ("gateway:tab", "user", "the owner's note"),
     ):
         history.append(session, root, "user", text, tokens=3, now=NOW)
-    gateway.channel.set_transcript(history)
     async with (
+        running_gateway(memory=w.view, person_tokens=w.person_for, transcript=history) as gateway,
         w.alice(gateway, "tab") as alice,
         w.bob(gateway, "tab") as bob,
         gateway.client("tab") as owner,

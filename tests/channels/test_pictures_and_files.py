@@ -102,7 +102,7 @@ async def test_a_photo_reaches_an_openai_model_as_an_image_url_and_is_kept(
         async with _flynn(tmp_path, llm) as app, _chatting(app, telegram) as router:
             update = telegram.queue_photo(JPEG, caption="What pressure is this?")
             (sent,) = await telegram.wait_for_sent(1)
-            await router.wait_quiet()
+            await router.quiet.wait()
             body = _chat_request(model)
             stored = app.memory.history.recent("telegram:1001")
     assert telegram.downloads == ["files/file1"]  # the larger size, through getFile
@@ -137,7 +137,7 @@ async def test_a_photo_reaches_an_anthropic_model_as_a_base64_image_block(tmp_pa
         async with _flynn(tmp_path, llm) as app, _chatting(app, telegram) as router:
             telegram.queue_document(PNG, "boiler label.png", "image/png", caption="the boiler")
             await telegram.wait_for_sent(1)
-            await router.wait_quiet()
+            await router.quiet.wait()
             body = _chat_request(model)
     blocks = _last_user(body)
     assert blocks[0] == {
@@ -302,7 +302,7 @@ async def _discord_turn(
     ):
         discord.dm(text, attachments=[discord.attachment(*file) for file in files])
         (sent,) = await discord.wait_for_sent(1)
-        await router.wait_quiet()
+        await router.quiet.wait()
     return app, sent, _chat_request(model)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 import structlog
@@ -25,7 +27,7 @@ from flynn.channels.base import NOT_STREAMED
 from flynn.channels.split import measure
 from flynn.channels.telegram import BUSY, INTAKE_FAILED, TelegramChannel
 from flynn.errors import ConfigError
-from flynn.messages import CommandCall, InboundMessage, OutboundMessage, SessionKey
+from flynn.messages import CommandCall, InboundMessage, OutboundMessage, PushTiming, SessionKey
 from flynn.settings import TelegramSettings
 
 
@@ -385,7 +387,33 @@ async def test_push_reaches_a_chat_that_has_not_written_since_restart(
     [sent] = fake_telegram.sent
     assert ids == [str(sent.message_id)]
     assert (sent.chat_id, sent.thread, sent.reply_to) == (GROUP_ID, 77, None)
-    assert (sent.text, sent.parse_mode) == ("<b>Call</b> the dentist", "HTML")
+    # A chat app's push says what it is (the daemon no longer writes that for it).
+    assert (sent.text, sent.parse_mode) == ("⏰ Reminder: <b>Call</b> the dentist", "HTML")
+
+
+async def test_a_late_reminder_says_when_it_was_due_in_the_persons_zone(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    late = PushTiming(datetime(2026, 3, 25, 0, 30, tzinfo=UTC), "Asia/Tokyo", late=True)
+    async with harness.running() as channel:
+        await channel.send(replace(_push("take the **pills**", chat_id=str(GROUP_ID)), timing=late))
+        missed = PushTiming(
+            datetime(2026, 3, 25, 0, 37, tzinfo=UTC),
+            "Asia/Tokyo",
+            occurrences=3,
+            first_due_at=datetime(2026, 3, 24, 23, 58, tzinfo=UTC),
+        )
+        await channel.send(replace(_push("stretch", chat_id=str(GROUP_ID)), timing=missed))
+
+    first, second = fake_telegram.sent
+    assert first.text == (
+        "⏰ Reminder: take the <b>pills</b>\n"
+        "(late: it was due Wed 25 Mar 2026 09:30 (Asia/Tokyo), while I was offline)"
+    )
+    assert second.text == (
+        "⏰ Reminder: stretch\n(missed 3 times while you were away: first due "
+        "Wed 25 Mar 2026 08:58 (Asia/Tokyo), last Wed 25 Mar 2026 09:37 (Asia/Tokyo))"
+    )
 
 
 async def test_push_to_a_recipient_goes_to_their_private_chat(
@@ -413,7 +441,7 @@ async def test_push_leaves_typing_and_the_pending_reply_alone(
         assert _typing_tasks() == []
 
     push, reply = fake_telegram.sent
-    assert (push.text, push.reply_to) == ("time to stretch", None)
+    assert (push.text, push.reply_to) == ("⏰ Reminder: time to stretch", None)
     assert reply.reply_to == fake_telegram.message_id_of(update_id)
 
 

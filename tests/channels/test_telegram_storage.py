@@ -76,7 +76,7 @@ async def test_an_update_that_could_not_be_stored_is_delivered_again_and_answere
             make_room(app.memory.db)
             await fake_telegram.wait_for_offset(update_id + 1)
             await fake_telegram.wait_for_sent(2)
-            await router.wait_quiet()
+            await router.quiet.wait()
     finally:
         router.close_intake()
         await router.drain(5)
@@ -115,7 +115,7 @@ async def test_a_reply_telegram_refused_ten_times_goes_once_it_is_healthy_withou
         async with harness.running(channel, router.on_message):
             fake_telegram.queue_private("are you there?")
             [sent] = await fake_telegram.wait_for_sent(1)
-            await router.wait_resent()
+            await router.quiet.wait()
     finally:
         router.close_intake()
         await router.drain(5)

@@ -43,6 +43,10 @@ class RecordingChannel:
     def capabilities(self) -> ChannelCapabilities:
         return self._capabilities
 
+    @property
+    def listening(self) -> asyncio.Event | None:
+        return None
+
     def status(self) -> ChannelStatus:
         return ChannelStatus(self._name, connected=True)
 

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
-from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage
+from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage, with_timing
 from flynn.channels.gateway.admission import Waiting, WaitingRoom, client_address, peer, refuse
 from flynn.channels.gateway.auth import HelloRefused, HelloTokens, PersonTokens
 from flynn.channels.gateway.history import PushLog, Transcript, answer_history
@@ -117,7 +117,8 @@ class GatewayChannel:
     while it runs, that connection's frames wait). A protocol 1 connection that takes a final
     frame makes it ``delivered``; a protocol 2 one makes it ``deferred`` until the client
     acknowledges it (``ack``), which ``on_acknowledged`` hears. A ``history`` frame is
-    answered from ``transcript`` (empty without one), a ``memory`` frame by ``set_memory``'s.
+    answered from ``transcript`` (empty without one), a ``memory`` frame through ``memory``; a
+    person's own token is checked at hello through ``person_tokens``.
 
     Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
     larger frame is refused from its header, 1009, never buffered), it has ``hello_timeout``
@@ -157,9 +158,11 @@ class GatewayChannel:
         transcript: Transcript | None = None,
         max_attachment_bytes: int = 0,
         push_log: PushLog | None = None,
+        memory: MemoryBrowser | None = None,
+        person_tokens: PersonTokens | None = None,
     ) -> None:
         self._settings = settings
-        self._tokens = HelloTokens(token)
+        self._tokens = HelloTokens(token, person_tokens)
         self._clock = clock
         self._rate = rate_per_second
         self._burst = float(burst)
@@ -174,7 +177,7 @@ class GatewayChannel:
         self._on_acknowledged = on_acknowledged
         self._transcript = transcript
         self._push_log = push_log
-        self._memory: MemoryBrowser | None = None
+        self._memory = memory
         self._markdown = SafeMarkdown()
         self._max_bytes = settings.max_message_bytes
         # Frames between max_message_bytes and this cap get a too_large error frame; above it
@@ -214,6 +217,10 @@ class GatewayChannel:
         )
 
     @property
+    def listening(self) -> asyncio.Event:
+        return self.started
+
+    @property
     def bound_port(self) -> int | None:
         """The port actually listened on (useful with port 0); None when not listening."""
         if self._server is None or not self._server.sockets:
@@ -234,36 +241,6 @@ class GatewayChannel:
             last_error=self._last_error,
             last_error_at=self._last_error_at,
         )
-
-    async def wait_started(self) -> None:
-        await self.started.wait()
-
-    def set_on_client_ready(self, callback: OnClientReady | None) -> None:
-        """Sets the ``on_client_ready`` hook (for a scheduler built after the channel). Its
-        exceptions are logged and never close the connection."""
-        self._on_client_ready = callback
-
-    def set_on_acknowledged(self, callback: OnAcknowledged | None) -> None:
-        """Sets the ``on_acknowledged`` hook. Its exceptions are logged; the frame then stays
-        unconfirmed and is offered again after the client's next hello."""
-        self._on_acknowledged = callback
-
-    def set_transcript(self, transcript: Transcript | None) -> None:
-        """Sets where ``history`` frames are answered from (the daemon's message history)."""
-        self._transcript = transcript
-
-    def set_push_log(self, pushes: PushLog | None) -> None:
-        """Sets where ``history`` frames find the pushes delivered to the client (the
-        schedule's outbox), shown among the messages after a reload."""
-        self._push_log = pushes
-
-    def set_person_tokens(self, people: PersonTokens | None) -> None:
-        """Sets how people's own tokens are checked at hello (else only the channel token)."""
-        self._tokens.people = people
-
-    def set_memory(self, memory: MemoryBrowser | None) -> None:
-        """Sets what ``memory`` frames (the memory page) read and forget through."""
-        self._memory = memory
 
     async def run(self, on_message: OnMessage) -> None:
         """Listens until cancelled, then closes every connection (1001) and re-raises
@@ -318,7 +295,8 @@ class GatewayChannel:
             client_id = message.recipient or client_id
             suffix = message.push_id if message.push_id is not None else f"-{secrets.token_hex(6)}"
             frame_id = f"p{suffix}"
-            data = push_frame(frame_id, message.push, message.text)
+            text = with_timing(message.text, message)
+            data = push_frame(frame_id, message.push, text, message.timing)
             confirms = Acknowledged(client_id, push_id=message.push_id)
             delivery = await self._send_final(client_id, frame_id, data, confirms)
             log.info(

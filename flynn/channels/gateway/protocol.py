@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Literal, get_args
 
 from flynn.commands import NAMES, parse_command
-from flynn.messages import Attachment, AttachmentKind, CommandCall
+from flynn.messages import Attachment, AttachmentKind, CommandCall, PushTiming
 
 COMMANDS = NAMES
 """The six commands of protocol v1, plus ``help`` and ``search`` (``flynn.sessions.commands``)."""
@@ -369,9 +369,22 @@ def memory_frame(op: str, data: object, frame_id: str | None = None) -> str:
     return _encode({"type": "memory", "id": frame_id, "op": op, "data": data})
 
 
-def push_frame(frame_id: str, kind: str, text: str) -> str:
-    """An unprompted message (a reminder firing); ``frame_id`` is ``p<push id>``."""
-    return _encode({"type": "push", "id": frame_id, "kind": kind, "text": text})
+def push_frame(frame_id: str, kind: str, text: str, timing: PushTiming | None = None) -> str:
+    """An unprompted message (a reminder firing); ``frame_id`` is ``p<push id>``. With
+    ``timing`` (a reminder that came late, or missed several times), ``text`` says when it was
+    due, and ``due_at``, ``timezone``, ``late``, ``occurrences`` and ``first_due_at`` say it
+    for a client to show its own way."""
+    frame: dict[str, object] = {"type": "push", "id": frame_id, "kind": kind, "text": text}
+    if timing is not None:
+        first = timing.first_due_at
+        frame |= {
+            "due_at": timing.due_at.isoformat(),
+            "timezone": timing.timezone,
+            "late": timing.late,
+            "occurrences": timing.occurrences,
+            "first_due_at": None if first is None else first.isoformat(),
+        }
+    return _encode(frame)
 
 
 def error_frame(code: str, message: str, frame_id: str | None = None) -> str:
