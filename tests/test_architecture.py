@@ -60,7 +60,8 @@ RULES: dict[str, Rule] = {
     "tokens": rule("foundation"),
     "orders": rule("foundation"),
     "plurals": rule("foundation"),
-    "dates": rule("foundation"),
+    "language": rule("foundation"),
+    "dates": rule("foundation", "language"),
     "cron": rule("foundation", "dates"),
     "credential_words": rule("foundation"),
     "credentials": rule("foundation", "credential_words"),
@@ -70,12 +71,12 @@ RULES: dict[str, Rule] = {
     "logs": rule("foundation", "credentials"),
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
-    "providers": rule("stores", "backoff credentials errors settings tokens"),
+    "providers": rule("stores", "backoff credentials dates errors language settings tokens"),
     "persona": rule("stores"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # knowledge: above the stores, only the Provider Protocol of the models
-    "recall": rule("knowledge", "errors memory settings tokens"),
+    "recall": rule("knowledge", "dates errors language memory settings tokens"),
     "learning": rule(
         "knowledge", "credentials dates errors identity memory orders providers.base tokens"
     ),
@@ -84,8 +85,8 @@ RULES: dict[str, Rule] = {
     ),
     "tools": rule(
         "tools",
-        "attachments backoff credentials learning memory messages persona providers.base recall "
-        "schedule settings",
+        "attachments backoff credentials dates learning memory messages persona providers.base "
+        "recall schedule settings",
     ),
     # sessions
     "sessions": rule(

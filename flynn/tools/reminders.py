@@ -7,12 +7,14 @@ person's ``notify`` channel).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 
 from pydantic import Field, model_validator
 
+from flynn.dates import parse_moment
 from flynn.schedule.jobs import Job, Schedule, Target
 from flynn.schedule.listing import job_when, local_when
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
@@ -22,6 +24,7 @@ Route = Callable[[ToolContext], Target | None]
 
 MAX_REMINDERS = 200
 MAX_DELAY_SECONDS = 10 * 366 * 24 * 3600
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,31 +43,17 @@ def render_job(job: Job) -> str:
 
 
 def parse_at(text: str, context: ToolContext) -> datetime:
-    """An ISO-8601 date-time (without an offset: in the person's time), or a clock time
-    ``HH:MM`` (its next occurrence). ``ToolError`` otherwise."""
-    text = text.strip()
-    try:
-        clock = time.fromisoformat(text)
-    except ValueError:
-        clock = None
-    if clock is not None and len(text) <= 8:
-        local_now = context.now.astimezone(context.timezone)
-        when = datetime.combine(local_now.date(), clock.replace(tzinfo=None))
-        when = when.replace(tzinfo=context.timezone)
-        if when <= local_now:
-            when = datetime.combine(local_now.date() + timedelta(days=1), clock)
-            when = when.replace(tzinfo=context.timezone)
-        return when
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    """An ISO-8601 date or date-time (without an offset: in the person's time), a clock time
+    ``HH:MM`` (its next occurrence), or another phrase ``flynn.dates`` reads that has a time in
+    it ("in 20 minutes", "at 7pm"). ``ToolError`` otherwise, and for a phrase naming only a day
+    ("tomorrow"): a reminder at midnight is not what anyone means."""
+    moment = parse_moment(text, now=context.now, tz=context.timezone)
+    if moment is None or not (moment.has_time or _ISO_DATE.fullmatch(text.strip())):
         raise ToolError(
-            f"could not read the time {text!r}: give an ISO date-time such as "
+            f"could not read the time {text.strip()!r}: give an ISO date-time such as "
             "2026-05-09T18:30 (the person's local time) or a clock time such as 18:30"
-        ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=context.timezone)
-    return when
+        )
+    return moment.at
 
 
 class ReminderSetArguments(Arguments):
