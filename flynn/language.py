@@ -44,7 +44,7 @@ def without_quoted_lines(text: str) -> str:
     return _QUOTED_LINE.sub("", text) if ">" in text else text
 
 
-def prose(text: str) -> str:
+def without_code_or_quotes(text: str) -> str:
     """``text`` without code blocks and quoted lines: what rules may read as the person's."""
     return without_quoted_lines(without_code(text))
 

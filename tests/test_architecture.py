@@ -64,7 +64,7 @@ RULES: dict[str, Rule] = {
     "dates": rule("foundation", "language"),
     "cron": rule("foundation", "dates"),
     "credential_words": rule("foundation"),
-    "credentials": rule("foundation", "credential_words"),
+    "credentials": rule("foundation", "credential_words language"),
     "settings": rule("foundation", "cron errors"),
     "identity": rule("foundation", "messages settings"),
     "datadir": rule("foundation", "errors"),
@@ -72,13 +72,14 @@ RULES: dict[str, Rule] = {
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
     "providers": rule("stores", "backoff credentials dates errors language settings tokens"),
-    "persona": rule("stores"),
+    "persona": rule("stores", "language"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # knowledge: above the stores, only the Provider Protocol of the models
     "recall": rule("knowledge", "dates errors language memory settings tokens"),
     "learning": rule(
-        "knowledge", "credentials dates errors identity memory orders providers.base tokens"
+        "knowledge",
+        "credentials dates errors identity language memory orders providers.base tokens",
     ),
     "schedule": rule(
         "schedule", "backoff credentials cron dates errors identity memory messages settings"
@@ -91,8 +92,8 @@ RULES: dict[str, Rule] = {
     # sessions
     "sessions": rule(
         "sessions",
-        "attachments commands dates errors identity learning memory messages persona plurals "
-        "providers.base providers.lifecycle providers.offline recall schedule tokens tools",
+        "attachments commands dates errors identity language learning memory messages persona "
+        "plurals providers.base providers.lifecycle providers.offline recall schedule tokens tools",
     ),
     "distill": rule(
         "sessions",
