@@ -6,9 +6,10 @@ dates in a message as absolute ones with it, so a stored fact means the same day
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -425,13 +426,9 @@ def _period(today: date, which: str, period: str) -> tuple[str, str]:
 
 
 def _add_months(day: date, months: int) -> date:
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    month += 1
+    """``OverflowError`` outside the years ``date`` holds."""
+    year, month = divmod(day.year * 12 + day.month - 1 + months, 12)
+    if not MINYEAR <= year <= MAXYEAR:
+        raise OverflowError(f"year {year} is out of range")
     # The 31st plus one month is the last day of the shorter month, not an error.
-    for last in (31, 30, 29, 28):
-        try:
-            return date(year, month, min(day.day, last))
-        except ValueError:
-            continue
-    raise AssertionError("unreachable: every month has at least 28 days")
+    return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
