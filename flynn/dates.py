@@ -22,6 +22,8 @@ _UNITS.update((unit, unit) for unit in get_args(Unit))
 _UNITS.update((f"{unit}s", unit) for unit in get_args(Unit))
 UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
 """A regex alternation for a unit of time: "seconds", "min", "h", "days", "years" ..."""
+DAY_UNIT = r"days?|weeks?|months?|years?"
+"""A regex alternation for the units a day is counted in."""
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "week": 7 * 86_400}
 _PART = r"morning|afternoon|evening|night"
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -30,9 +32,10 @@ _HALF_DAY = r"am|pm|a\.m\.|p\.m\."
 
 @dataclass(frozen=True, slots=True)
 class Moment:
-    """The point in time a phrase names. ``at`` is aware (in the person's zone) when the clock
-    was; a phrase that names only a day ("tomorrow", "next Friday") has ``has_time`` False and
-    ``at`` that day's midnight, and ``part`` the part of the day it named ("tomorrow morning")."""
+    """The point in time a phrase names. ``at`` is in the person's zone (or the offset an ISO time
+    gave; naive only when ``now`` was). A phrase that names only a day ("tomorrow", "next Friday")
+    has ``has_time`` False and ``at`` that day's midnight, and ``part`` the part of the day it
+    named ("tomorrow morning")."""
 
     at: datetime
     has_time: bool
@@ -103,16 +106,27 @@ class CalendarDay:
 When = Delay | Clock | Day | Weekday | Absolute | CalendarDay
 """What a phrase says, before a now and a zone make it a ``Moment``."""
 
-_PHRASE = re.compile(
-    r"(?:on\s+)?(?:"
+# The phrases of days, shared by the reader and the finder of dates in a message.
+_DAY_PHRASE = (
     r"the\s+day\s+(?P<two_days>after\s+tomorrow|before\s+yesterday)"
     rf"|(?P<day>yesterday|today|tomorrow)(?:\s+(?P<day_part>{_PART}))?"
     r"|(?P<tonight>tonight)"
     rf"|(?P<this_part>this|last)\s+(?P<part>{_PART})"
-    rf"|(?:(?P<which>this\s+coming|coming|last|next|this)\s+)?(?P<weekday>{_WEEKDAY})"
-    rf"(?:\s+(?P<weekday_part>{_PART}))?"
-    rf"|in\s+(?P<ahead>{AMOUNT})\s*(?P<ahead_unit>{UNIT})"
-    rf"|(?P<ago>{AMOUNT})\s*(?P<ago_unit>{UNIT})\s+ago"
+)
+_WEEKDAY_PHRASE = rf"(?:(?P<which>this\s+coming|coming|last|next|this)\s+)?(?P<weekday>{_WEEKDAY})"
+_WEEKDAY_PART = rf"(?:\s+(?P<weekday_part>{_PART}))?"
+
+
+def _delays(unit: str) -> str:
+    """ "in 3 days" and "3 days ago", in ``unit``s."""
+    return (
+        rf"in\s+(?P<ahead>{AMOUNT})\s*(?P<ahead_unit>{unit})\b"
+        rf"|(?P<ago>{AMOUNT})\s*(?P<ago_unit>{unit})\s+ago"
+    )
+
+
+_PHRASE = re.compile(
+    rf"(?:on\s+)?(?:{_DAY_PHRASE}|{_WEEKDAY_PHRASE}{_WEEKDAY_PART}|{_delays(UNIT)}"
     r"|(?P<at>at\s+)?(?P<hour>\d{1,2})(?:(?P<separator>[:.h])?(?P<minute>\d{2}))?"
     rf"(?::(?P<second>\d{{2}}))?\s*(?P<half>{_HALF_DAY})?"
     r")",
@@ -126,6 +140,8 @@ _CALENDAR_DAY = re.compile(
     re.IGNORECASE,
 )
 _ISO = re.compile(r"\d{4}-\d\d-\d\d(?P<time>[T ].+)?")
+_WHICH: dict[str, Literal["next", "last", "this"]] = {"last": "last", "this": "this"}
+_WHICH.update(dict.fromkeys(("next", "coming", "this coming"), "next"))
 
 
 def read_when(phrase: str, *, rough: bool = False) -> When | None:
@@ -139,11 +155,10 @@ def read_when(phrase: str, *, rough: bool = False) -> When | None:
         except ValueError:
             return None
         return Absolute(at, has_time=iso["time"] is not None)
-    if calendar := _CALENDAR_DAY.fullmatch(phrase):
-        month = MONTHS.index((calendar["month1"] or calendar["month2"]).casefold()) + 1
-        day = int(calendar["day1"] or calendar["day2"])
-        year = int(calendar["year"]) if calendar["year"] else None
-        return CalendarDay(month, day, year)
+    if written := _CALENDAR_DAY.fullmatch(phrase):
+        month = MONTHS.index((written["month1"] or written["month2"]).casefold()) + 1
+        year = int(written["year"]) if written["year"] else None
+        return CalendarDay(month, int(written["day1"] or written["day2"]), year)
     match = _PHRASE.fullmatch(phrase)
     if match is None:
         return None
@@ -157,18 +172,9 @@ def read_when(phrase: str, *, rough: bool = False) -> When | None:
     if match["this_part"]:
         return Day(-1 if match["this_part"].casefold() == "last" else 0, match["part"].casefold())
     if match["weekday"]:
-        which = " ".join(match["which"].casefold().split()) if match["which"] else None
-        named: Literal["next", "last", "this"] | None = (
-            None
-            if which is None
-            else "last"
-            if which == "last"
-            else "this"
-            if which == "this"
-            else "next"  # "next", "coming", "this coming"
-        )
+        which = _WHICH[" ".join(match["which"].casefold().split())] if match["which"] else None
         index = WEEKDAYS.index(match["weekday"].casefold())
-        return Weekday(index, named, _lower(match["weekday_part"]))
+        return Weekday(index, which, _lower(match["weekday_part"]))
     if match["ahead"] or match["ago"]:
         count = amount(match["ahead"] or match["ago"], rough=rough)
         unit = _UNITS[(match["ahead_unit"] or match["ago_unit"]).casefold()]
@@ -286,19 +292,12 @@ def _weekday(today: date, when: Weekday, *, past: bool) -> date:
 # Prepositions that already say how the date relates to the sentence; after one, no "on" is added.
 _PREPOSITIONS = r"on|by|until|till|since|from|before|after|for|starting|through|due"
 _ISO_DATE_AHEAD = r"(?!\s+\d{4}-\d\d-\d\d)"
-_DAY_UNIT = r"days?|weeks?|months?|years?"
 
 _PATTERN = re.compile(
-    rf"\b(?:(?P<prep>{_PREPOSITIONS})\s+)?(?P<phrase>"
-    r"the\s+day\s+(?:after\s+tomorrow|before\s+yesterday)"
-    rf"|(?:yesterday|today|tomorrow)(?:\s+(?:{_PART}))?"
-    r"|tonight"
-    rf"|(?:this|last)\s+(?:{_PART})"
-    rf"|(?:(?P<which>this\s+coming|coming|last|next|this)\s+)?(?P<weekday>{_WEEKDAY})"
-    rf"{_ISO_DATE_AHEAD}(?:\s+(?:{_PART}))?"
+    rf"\b(?:(?P<prep>{_PREPOSITIONS})\s+)?(?P<phrase>{_DAY_PHRASE}"
+    rf"|{_WEEKDAY_PHRASE}{_ISO_DATE_AHEAD}{_WEEKDAY_PART}"
     r"|(?P<period_which>last|next|this)\s+(?P<period>week|weekend|month|year)(?![\w'’])"
-    rf"|in\s+(?:{AMOUNT})\s+(?:{_DAY_UNIT})"
-    rf"|(?:{AMOUNT})\s+(?:{_DAY_UNIT})\s+ago"
+    rf"|{_delays(DAY_UNIT)}"
     r")\b",
     re.IGNORECASE,
 )

@@ -152,6 +152,7 @@ def test_what_a_phrase_says_before_a_clock_reads_it() -> None:
         ("what did I do on Tuesday", _on(2026, 11, 17), 1),
         ("where did I go last Sunday", _on(2026, 11, 15), 1),
         ("what did we do last night", _on(2026, 11, 19), 1),
+        ("how did I sleep the past night", _on(2026, 11, 19), 1),
         ("She lands on March 14th.", _on(2026, 3, 14), 1),
         ("two weeks ago", _on(2026, 11, 6) - timedelta(days=3), 7),
         ("a few days ago", _on(2026, 11, 17) - timedelta(days=1), 3),

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from flynn.dates import parse_moment
+from flynn.dates import DAY_UNIT, parse_moment
 from flynn.language import AMOUNT, MONTHS, WEEKDAYS
 
-_AGO = re.compile(rf"\b(?:{AMOUNT})\s+(?:days?|weeks?|months?|years?)\s+ago\b", re.IGNORECASE)
+_AGO = re.compile(rf"\b(?:{AMOUNT})\s+(?:{DAY_UNIT})\s+ago\b", re.IGNORECASE)
 _RELATIVE = re.compile(
     r"\b(?P<which>last|this|past|previous)\s+(?P<unit>night|week|weekend|month|year|summer"
     r"|winter|spring|autumn|fall)\b",
@@ -58,9 +58,10 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
             return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
         return _one_day(_day_of(word, now))
     if match := _RELATIVE.search(text):
-        if match["unit"].lower() == "night":
-            return _one_day(_day_of(match.group(), now))
-        return _relative(match["which"].lower(), match["unit"].lower(), now, day)
+        which, unit = match["which"].lower(), match["unit"].lower()
+        if unit == "night":  # "the past night", "previous night": last night
+            return _one_day(_day_of("this night" if which == "this" else "last night", now))
+        return _relative(which, unit, now, day)
     if match := _WEEKDAY.search(text):
         return _one_day(_day_of(match.group(), now))
     for match in _MONTH.finditer(text):
@@ -70,7 +71,8 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
             if not re.search(r"\b(?:in|of|during|since|early|late|mid)\s*-?\s*$", before):
                 continue  # "may" as a verb
         if (match["day1"] or match["day2"]) and (moment := _day_of(match.group(), now)):
-            return _one_day(moment)  # a day the month does not have: the month
+            return _one_day(moment)
+        # A month, or a day it does not have ("February 30th"): the month.
         return _month_window(match, MONTHS.index(month_word) + 1, now)
     if match := _YEAR.search(text):
         year = int(match["year"])
@@ -83,7 +85,7 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
 def _day_of(phrase: str, now: datetime) -> datetime | None:
     """The day ``phrase`` names, asked about at ``now``: the past is what questions ask of."""
     moment = parse_moment(phrase, now=now, past=True, rough=True)
-    return None if moment is None else moment.at.replace(tzinfo=now.tzinfo)
+    return None if moment is None else moment.at
 
 
 def _one_day(start: datetime | None) -> TimeWindow | None:
@@ -92,9 +94,6 @@ def _one_day(start: datetime | None) -> TimeWindow | None:
 
 def _relative(which: str, unit: str, now: datetime, day: datetime) -> TimeWindow:
     current = which == "this"
-    if unit == "night":
-        start = day - timedelta(days=0 if current else 1)
-        return TimeWindow(start, start + timedelta(days=1))
     if unit == "week":
         monday = day - timedelta(days=day.weekday())
         start = monday if current else monday - timedelta(days=7)
