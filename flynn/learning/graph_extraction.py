@@ -142,10 +142,10 @@ _CAP_STOPWORDS = (
     mum dad let lets let's can could would should will shall might must yet it's that's there's
     what's here's we're we've they're you're he's she's don't can't won't isn't didn't doesn't
     """.split()
-        # The days and months, their plurals ("Mondays") and short forms ("Mon", "Jan").
-        + [form for day in WEEKDAYS for form in (day, f"{day}s", day[:3])]
-        + [form for month in MONTHS for form in (month, month[:3])]
     )
+    # The days and months, their plurals ("Mondays") and short forms ("Mon", "Jan").
+    | frozenset(form for day in WEEKDAYS for form in (day, f"{day}s", day[:3]))
+    | frozenset(form for month in MONTHS for form in (month, month[:3]))
 )
 # Capitalised only because they open a sentence ("Tell Maya ...", "Ask Bob ...").
 _LEADING_VERBS = frozenset(

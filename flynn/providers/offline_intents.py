@@ -86,9 +86,9 @@ def _intents(text: str) -> list[tuple[str, dict[str, object]]]:
 
 def _reminder(match: re.Match[str]) -> dict[str, object] | None:
     what = match["text"].strip()
-    when = read_when(match["when"])
     if not what:
         return None
+    when = read_when(match["when"])
     if isinstance(when, Delay) and when.seconds is not None and when.seconds >= 1:
         return {"text": what, "in_seconds": int(when.seconds)}
     if isinstance(when, Clock):

@@ -7,14 +7,13 @@ person's ``notify`` channel).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pydantic import Field, model_validator
 
-from flynn.dates import parse_moment
+from flynn.dates import Absolute, parse_moment, read_when
 from flynn.schedule.jobs import Job, Schedule, Target
 from flynn.schedule.listing import job_when, local_when
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
@@ -24,7 +23,6 @@ Route = Callable[[ToolContext], Target | None]
 
 MAX_REMINDERS = 200
 MAX_DELAY_SECONDS = 10 * 366 * 24 * 3600
-_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +46,8 @@ def parse_at(text: str, context: ToolContext) -> datetime:
     it ("in 20 minutes", "at 7pm"). ``ToolError`` otherwise, and for a phrase naming only a day
     ("tomorrow"): a reminder at midnight is not what anyone means."""
     moment = parse_moment(text, now=context.now, tz=context.timezone)
-    if moment is None or not (moment.has_time or _ISO_DATE.fullmatch(text.strip())):
+    # An ISO date is a midnight written out; "tomorrow" is not.
+    if moment is None or not (moment.has_time or isinstance(read_when(text), Absolute)):
         raise ToolError(
             f"could not read the time {text.strip()!r}: give an ISO date-time such as "
             "2026-05-09T18:30 (the person's local time) or a clock time such as 18:30"
