@@ -32,6 +32,7 @@ from flynn.credential_words import (
     PLACEHOLDERS,
     QUALIFIERS,
 )
+from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
 
@@ -85,7 +86,7 @@ _NETRC = re.compile(r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(?P<value>\S+)"
 # "bob@x.com / hunter2", "bob@gmail.com pass hunter22": an address and what unlocks it, when
 # that holds a digit (a word after a slash is usually just a word).
 _EMAIL_LOGIN = re.compile(
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*(?:/|\s(?:pass|pw|pwd|password|passwort|pwd:|pw:|pass:))"
+    rf"{EMAIL}\s*(?:/|\s(?:pass|pw|pwd|password|passwort|pwd:|pw:|pass:))"
     r"\s*(?P<value>(?=[^\s\"'`,;]*\d)[^\s\"'`,;]{3,100})",
     re.IGNORECASE,
 )

@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from flynn.language import WEEKDAYS
+
 log = structlog.get_logger(__name__)
 
 TIER_FILES: tuple[tuple[str, ...], ...] = (
@@ -250,7 +252,7 @@ def read_help(directory: Path) -> str | None:
     return text or None
 
 
-_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_DAYS = tuple(day.capitalize() for day in WEEKDAYS)
 OFF_THE_RECORD_LINE = (
     "Current mode: Off The Record — this conversation is private and will not be logged or "
     "included in memory distillation"

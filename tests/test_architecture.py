@@ -60,10 +60,11 @@ RULES: dict[str, Rule] = {
     "tokens": rule("foundation"),
     "orders": rule("foundation"),
     "plurals": rule("foundation"),
-    "dates": rule("foundation"),
+    "language": rule("foundation"),
+    "dates": rule("foundation", "language"),
     "cron": rule("foundation", "dates"),
     "credential_words": rule("foundation"),
-    "credentials": rule("foundation", "credential_words"),
+    "credentials": rule("foundation", "credential_words language"),
     "settings": rule("foundation", "cron errors"),
     "identity": rule("foundation", "messages settings"),
     "datadir": rule("foundation", "errors"),
@@ -71,29 +72,32 @@ RULES: dict[str, Rule] = {
     "gateway_token": rule("foundation", "errors settings"),
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
-    "providers": rule("stores", "backoff credentials errors settings tokens"),
-    "persona": rule("stores"),
+    "providers": rule("stores", "backoff credentials dates errors language settings tokens"),
+    "persona": rule("stores", "language"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # a person's own files (their folder, their task list), beside the stores
     "people": rule("stores", "attachments credentials errors persona"),
     # knowledge: above the stores, only the Provider Protocol of the models
-    "recall": rule("knowledge", "errors memory settings tokens"),
+    "recall": rule("knowledge", "dates errors language memory settings tokens"),
     "learning": rule(
-        "knowledge", "credentials dates errors identity memory orders providers.base tokens"
+        "knowledge",
+        "credentials dates errors identity language memory orders providers.base tokens",
     ),
     "schedule": rule(
         "schedule", "backoff credentials cron dates errors identity memory messages settings"
     ),
     "tools": rule(
         "tools",
-        "attachments backoff credentials errors learning memory messages people providers.base "
+        "attachments backoff credentials dates errors learning memory messages people "
+        "providers.base "
         "recall schedule settings",
     ),
     # sessions
     "sessions": rule(
         "sessions",
-        "attachments commands dates errors identity learning memory messages people persona "
+        "attachments commands dates errors identity language learning memory messages people "
+        "persona "
         "plurals providers.base providers.lifecycle providers.offline recall schedule tokens tools",
     ),
     "distill": rule(

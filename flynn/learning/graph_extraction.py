@@ -9,6 +9,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flynn.language import (
+    EMAIL,
+    MONTHS,
+    SUPPOSING,
+    WEEKDAYS,
+    call_me,
+    negates,
+    without_code_or_quotes,
+)
 from flynn.learning.llm_extraction import format_transcript, json_objects, unit_confidence
 from flynn.memory.fts import STOPWORDS
 from flynn.memory.graph_names import GENERIC_TYPE, USER_ENTITY, name_key, type_name
@@ -102,9 +111,7 @@ class _Collected:
 
 # --- rules -----------------------------------------------------------------------------------
 
-_CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_EMAIL = re.compile(EMAIL)
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`]+", re.IGNORECASE)
 _URL_TAIL = ".,;:!?)]}'\""
 # Paths need a directory part (``~/notes``, ``./run.sh``, ``/etc/hosts``; one segment like
@@ -122,20 +129,23 @@ _WORD = re.compile(r"[^\W_][\w&'.-]*")
 _WORD_TAIL = ".'-"
 _SENTENCE_BREAK = frozenset('.!?\n:;"“”()[]*•')
 
-_CAP_STOPWORDS = STOPWORDS | frozenset(
-    """
+_CAP_STOPWORDS = (
+    STOPWORDS
+    | frozenset(
+        """
     i i'm i've i'll i'd im ive ill yes no yeah yep nope ok okay sure thanks thank thx cheers hi
     hello hey dear please sorry well oh ah hmm lol haha omg wow btw fyi imo asap tbh idk pm am eod
     eta tldr ps nb also maybe perhaps actually anyway however still just really so then now
     today tomorrow yesterday tonight morning afternoon evening night week weekend month year
-    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
-    fridays saturdays sundays mon tue tues wed thu thur thurs fri
-    sat sun january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec good nice cool awesome fine happy merry
+    tues thur thurs sept good nice cool awesome fine happy merry
     first last next birthday christmas easter god mr mrs ms miss dr prof sir mom
     mum dad let lets let's can could would should will shall might must yet it's that's there's
     what's here's we're we've they're you're he's she's don't can't won't isn't didn't doesn't
     """.split()
+    )
+    # The days and months, their plurals ("Mondays") and short forms ("Mon", "Jan").
+    | frozenset(form for day in WEEKDAYS for form in (day, f"{day}s", day[:3]))
+    | frozenset(form for month in MONTHS for form in (month, month[:3]))
 )
 # Capitalised only because they open a sentence ("Tell Maya ...", "Ask Bob ...").
 _LEADING_VERBS = frozenset(
@@ -148,14 +158,7 @@ _LEADING_VERBS = frozenset(
 # Lower-case words that may sit inside a name: "Bank of America", "Ludwig van Beethoven".
 _CONNECTORS = frozenset("of de van von der den la le du da di del al bin y".split())
 # Words that make a cue hypothetical or someone else's claim ("if I lived in Paris").
-_BLOCKING = frozenset(
-    """
-    if unless whether suppose supposing imagine pretend wish hope wonder would could should might
-    maybe perhaps asked ask said says were i'd let's lets assume assuming hypothetically doubt
-    """.split()
-)
-# Words that deny what follows ("my name is not Dave", "don't call me Bob").
-_NEGATING = frozenset({"not", "never", "no"})
+_BLOCKING = SUPPOSING | frozenset("would could should might i'd".split())
 # Verbs that make a name a supposition ("my name would be Bob", "my dog might be called Rex").
 _DOUBTING = frozenset({"were", "would", "could", "might", "may"})
 # An auxiliary right before a statement's subject turns it into a question ("is my name Carl").
@@ -171,7 +174,7 @@ _NAMING_VERBS = (
 # Naming statements; the name follows the match: "my name is X", "call me X", "I'm X". Only what
 # they deny, doubt or ask about is acted on here (that name names nobody).
 _MY_NAME = re.compile(rf"\bmy\s+name(?:'s)?{_NAMING_VERBS}\s+(?=\w)", _FLAGS)
-_CALL_ME = re.compile(r"\bcall(?:ed|ing)?\s+me\s+(?=\w)", _FLAGS)
+_CALL_ME = re.compile(call_me(other_tenses=True) + r"(?=\w)", _FLAGS)
 _I_AM = re.compile(rf"\b(?:i'm|i\s+am|i\s+was|i\s+were){_NAMING_VERBS}\s+(?=\w)", _FLAGS)
 
 
@@ -229,10 +232,7 @@ class RuleGraphExtractor:
 
     def extract(self, text: str) -> GraphProposal:
         text = text[:MAX_SCANNED_CHARS].replace("’", "'").replace("‘", "'")
-        if "```" in text:
-            text = _CODE_BLOCK.sub(" ", text)
-        if ">" in text:
-            text = _QUOTED_LINE.sub("", text)
+        text = without_code_or_quotes(text)
         found = _Collected(MAX_RULE_ENTITIES, 0)
         prose = _take_patterns(text, found)
         words = _Text(prose)
@@ -380,13 +380,14 @@ def _is_unasserted_name(low: str, match: re.Match[str]) -> bool:
     if _is_unasserted(low, match.start()):
         return True
     verbs = (match.groupdict().get("verbs") or "").lower().split()
-    if any(verb in _DOUBTING or verb in _NEGATING or verb.endswith("n't") for verb in verbs):
+    if any(verb in _DOUBTING or negates(verb, bare_no=True) for verb in verbs):
         return True
     start = max(low.rfind(char, 0, match.start()) for char in ".!?\n,;") + 1
     before = low[start : match.start()].split()
     if before and before[-1] in _INVERTED:
         return True
-    return any(word in _NEGATING or word.endswith("n't") for word in before)
+    # Denied: "my name is not Dave", "don't call me Bob".
+    return any(negates(word, bare_no=True) for word in before)
 
 
 # --- LLM -------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from flynn.language import without_code, without_quoted_lines
 from flynn.orders import is_injection
 
 __all__ = ["FORWARDED_MARK", "is_injection", "mark_forwarded", "own_words"]
@@ -34,8 +35,6 @@ _FORWARD_HEADER = re.compile(
     r"|[^\n]{1,80}\bwrote:|quote:|[^\n]{1,40}\bsaid:)",
     re.IGNORECASE,
 )
-_QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
-_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 # A quotation of a few words or more: "..." “...” «...» and '...' spanning spaces.
 _QUOTATION = re.compile(
     r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|«[^»\n]*\s[^»\n]*»|„[^“\n]*\s[^“\n]*“"
@@ -51,15 +50,13 @@ def own_words(text: str) -> str:
     code, quotations, or the text they ask to have worked on. '' when nothing is left."""
     if text.startswith(FORWARDED_MARK):
         return ""
-    if "```" in text:
-        text = _CODE_BLOCK.sub(" ", text)
+    text = without_code(text)
     request = _MATERIAL_REQUEST.search(text)
     if request is not None:
         text = text[: request.start()]
     header = _FORWARD_HEADER.search(text)
     if header is not None:
         text = text[: header.start()]
-    if ">" in text:
-        text = _QUOTED_LINE.sub("", text)
+    text = without_quoted_lines(text)
     text = _QUOTATION.sub(" ", text)
     return text.strip()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flynn.dates import parse_timezone
+from flynn.language import EMAIL, SUPPOSING, call_me, negates, without_code_or_quotes
 from flynn.memory.store import FactKind
 
 EXPLICIT_CONFIDENCE = 0.9
@@ -52,8 +53,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 # A full stop ends a sentence only before whitespace, so "example.com" and "3.5" stay whole.
 _SENTENCE_END = re.compile(r"[!?\n;]|\.(?=\s|$)")
 _ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|St)\.$")
@@ -70,13 +69,7 @@ _CLAUSE_SPLIT = re.compile(
 _QUESTION_START = re.compile(r"^\W*(?:what|who|whom|whose|where|why|how|which)\b", _FLAGS)
 _WORD = re.compile(r"[\w']+")
 # Words before a match that make it negated, hypothetical or someone else's claim.
-_BLOCKING_WORDS = _words(
-    """
-    not never if unless whether suppose supposing imagine pretend wish hope wonder wondering
-    asked ask said says thinks whatever were maybe perhaps doubt let's lets assume assuming
-    hypothetically
-    """
-)
+_BLOCKING_WORDS = SUPPOSING
 # "would" makes what follows hypothetical ("I would say my name is Bob"), except in a request
 # ("I'd like you to call me Bob", "would you call me Bob").
 _CONDITIONAL_WORDS = _words("would i'd")
@@ -103,7 +96,7 @@ _I_MEAN = re.compile(r"^(?:i|you)\s+mean\s+", _FLAGS)
 _NAME = re.compile(
     r"\bmy\s+name(?:\s+is|'s)\s+(?:(?:actually|really|just|now)\s+)?(?P<v>.+)", _FLAGS
 )
-_CALL_ME = re.compile(r"\bcall\s+me\s+(?P<v>.+)", _FLAGS)
+_CALL_ME = re.compile(call_me() + r"(?P<v>.+)", _FLAGS)
 # A path or URL: what "my blog is ..." or "I'm working on ..." points at.
 _LOCATOR = (
     r"(?:https?://[^\s<>\"'`]+"
@@ -111,7 +104,7 @@ _LOCATOR = (
     r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
 )
 _LOCATOR_END = r"(?=$|[\s,;:!?)\]])"
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = re.compile(EMAIL)
 _WORKING_ON = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:(?:currently|now|still|mostly|also)\s+)?working\s+on\s+"
     rf"(?:the\s+file\s+)?(?P<v>{_LOCATOR}){_LOCATOR_END}",
@@ -133,7 +126,7 @@ _MY_FIELD = re.compile(
 _LOCATOR_VALUE = re.compile(rf"(?P<v>{_LOCATOR}){_LOCATOR_END}")
 _ME_AT = re.compile(
     r"\b(?:reach|e-?mail|mail|contact|ping|write\s+to|find)\s+me\s+(?:at|on|via)\s+"
-    r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
+    rf"(?P<v>{EMAIL})",
     _FLAGS,
 )
 # "I'm in UTC+2", "I am on Europe/Berlin time", "I'm in CET": an offset, an IANA name or a
@@ -169,10 +162,7 @@ class RuleExtractor:
     def extract(self, text: str) -> list[ProposedFact]:
         """Proposed facts in order of appearance, without duplicates."""
         text = text[:MAX_SCANNED_CHARS].replace("’", "'").replace("‘", "'")
-        if "```" in text:
-            text = _CODE_BLOCK.sub(" ", text)
-        if ">" in text:
-            text = _QUOTED_LINE.sub("", text)
+        text = without_code_or_quotes(text)
         caps_free = not any(char.isupper() for char in text)
         found: list[ProposedFact] = []
         for sentence in _sentences(text):
@@ -299,7 +289,7 @@ def _usable(clause: str, match: re.Match[str] | None) -> re.Match[str] | None:
         return None
     words = [word.lower() for word in _WORD.findall(clause, 0, match.start())]
     for index, word in enumerate(words):
-        if word in _BLOCKING_WORDS or word.endswith("n't"):
+        if word in _BLOCKING_WORDS or negates(word):
             return None
         if word in _CONDITIONAL_WORDS and (
             index + 1 == len(words) or words[index + 1] not in _REQUEST_WORDS

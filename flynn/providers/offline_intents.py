@@ -9,39 +9,21 @@ import json
 import re
 import secrets
 
+from flynn.dates import UNIT, Clock, Delay, read_when
+from flynn.language import AMOUNT
 from flynn.providers.base import ToolCall
 
-_UNITS = {
-    "s": 1,
-    "sec": 1,
-    "secs": 1,
-    "second": 1,
-    "seconds": 1,
-    "m": 60,
-    "min": 60,
-    "mins": 60,
-    "minute": 60,
-    "minutes": 60,
-    "h": 3600,
-    "hr": 3600,
-    "hrs": 3600,
-    "hour": 3600,
-    "hours": 3600,
-    "day": 86400,
-    "days": 86400,
-}
-_AMOUNT = r"(?P<amount>\d{1,6}|an?|half an)"
-_UNIT = r"(?P<unit>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
-_DELAY = rf"in\s+{_AMOUNT}\s*{_UNIT}\b"
-_CLOCK = r"at\s+(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d{2}))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)?"
+_DELAY = rf"in\s+(?:{AMOUNT})\s*(?:{UNIT})\b"
+_CLOCK = r"at\s+\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?"
+_WHEN = rf"(?P<when>{_DELAY}|{_CLOCK})"
 _WHAT = r"(?:to\s+|that\s+|about\s+)?(?P<text>.+?)"
 _END = r"\s*[.!]?\s*$"
 
 _REMIND_WHEN_FIRST = re.compile(
-    rf"^(?:please\s+)?remind\s+me\s+(?:{_DELAY}|{_CLOCK})\s+{_WHAT}{_END}", re.IGNORECASE
+    rf"^(?:please\s+)?remind\s+me\s+{_WHEN}\s+{_WHAT}{_END}", re.IGNORECASE
 )
 _REMIND_WHAT_FIRST = re.compile(
-    rf"^(?:please\s+)?remind\s+me\s+{_WHAT}\s+(?:{_DELAY}|{_CLOCK}){_END}", re.IGNORECASE
+    rf"^(?:please\s+)?remind\s+me\s+{_WHAT}\s+{_WHEN}{_END}", re.IGNORECASE
 )
 _LIST_REMINDERS = re.compile(
     r"^(?:what\s+are|show(?:\s+me)?|list)\s+(?:all\s+)?my\s+reminders\s*\??$"
@@ -106,19 +88,9 @@ def _reminder(match: re.Match[str]) -> dict[str, object] | None:
     what = match["text"].strip()
     if not what:
         return None
-    if match["unit"]:
-        amount = match["amount"].casefold()
-        count = {"a": 1.0, "an": 1.0, "half an": 0.5}.get(amount) or float(amount)
-        seconds = int(count * _UNITS[match["unit"].casefold()])
-        return {"text": what, "in_seconds": seconds} if seconds > 0 else None
-    hour, minute = int(match["hour"]), int(match["minute"] or 0)
-    half = (match["half"] or "").casefold().replace(".", "")
-    if half and not 1 <= hour <= 12:
-        return None
-    if half == "pm" and hour != 12:
-        hour += 12
-    elif half == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59:
-        return None
-    return {"text": what, "at": f"{hour:02d}:{minute:02d}"}
+    when = read_when(match["when"])
+    if isinstance(when, Delay) and when.seconds is not None and when.seconds >= 1:
+        return {"text": what, "in_seconds": int(when.seconds)}
+    if isinstance(when, Clock):
+        return {"text": what, "at": f"{when.hour:02d}:{when.minute:02d}"}
+    return None  # "at 25:00", "in 0 seconds", "in a few minutes"

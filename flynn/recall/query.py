@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from flynn.language import MONTHS, NUMBER_WORDS, WEEKDAYS
 from flynn.memory.fts import STOPWORDS
 from flynn.recall.comparison import parts
 from flynn.recall.related_words import Related, RelatedWords
-from flynn.recall.time_window import MONTH_NAMES, WEEKDAYS, TimeWindow, time_window
+from flynn.recall.time_window import TimeWindow, time_window
 
 # Words that shape a question without saying what it is about ("can you remember what she said
 # about ..."): searching for them only finds other questions.
@@ -28,6 +29,7 @@ QUESTION_WORDS = frozenset(
     happened lot lots much many like well yes yeah oh hey hi okay ok really actually just
     """.split()
 )
+_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)
 # Words that make "how" ask for a measure the answer rarely says in that word ("how long ago",
 # "how far", "how often"); "how old" and "how tall" stay searched: "five years old", "2 m tall".
 _HOW_WORDS = frozenset("long far often soon".split())
@@ -70,11 +72,7 @@ for _entry in _IRREGULAR_VERBS.replace("\n", " ").split(";"):
         _VERB_FORMS.setdefault(_form, _forms)
 _WORD = re.compile(r"[^\W_](?:[^\W_]|['’-])*")
 _NOT_NAMES = (
-    frozenset({"i", "i'm", "i've", "i'd", "i'll"})
-    | frozenset(MONTH_NAMES)
-    | frozenset(WEEKDAYS)
-    | STOPWORDS
-    | QUESTION_WORDS
+    frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | _CALENDAR_WORDS | STOPWORDS | QUESTION_WORDS
 )
 
 _WHEN = re.compile(
@@ -129,10 +127,9 @@ _ASKS_PLACE = re.compile(
     re.IGNORECASE,
 )
 _ASKS_PERSON = re.compile(r"\bwho(?:m|se)?\b|\bwhat\s+is\s+the\s+name\b", re.IGNORECASE)
-_NUMBER_WORDS = frozenset(
+_NUMBER_WORDS = NUMBER_WORDS | frozenset(
     """
-    one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
-    fifty hundred thousand million dozen half couple once twice
+    fifteen twenty thirty forty fifty hundred thousand million dozen half couple once twice
     """.split()
 )
 _TIME_MENTIONS = (
@@ -142,8 +139,7 @@ _TIME_MENTIONS = (
     evening week weeks month months year years since birthday anniversary
     """.split()
     )
-    | frozenset(MONTH_NAMES)
-    | frozenset(WEEKDAYS)
+    | _CALENDAR_WORDS
 )
 _TIME_NUMBER = re.compile(r"\b(?:(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -254,7 +250,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
             continue
         if after_how and word in _HOW_WORDS:
             continue  # "how long ago" asks for a time, "how far" a distance: not about "long"
-        if word in MONTH_NAMES or word in WEEKDAYS or word in _TIME_WORDS or word.isdigit():
+        if word in _CALENDAR_WORDS or word in _TIME_WORDS or word.isdigit():
             continue  # time words are handled as a window, not as search words
         if word in seen:
             continue
@@ -310,8 +306,7 @@ def _searchable(word: str) -> bool:
         word in STOPWORDS
         or word in QUESTION_WORDS
         or word in _TIME_WORDS
-        or word in MONTH_NAMES
-        or word in WEEKDAYS
+        or word in _CALENDAR_WORDS
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from flynn.language import WEEKDAYS
 from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
 from flynn.memory.store import Facts, History
@@ -321,7 +322,7 @@ def _normal(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_DAYS = tuple(day[:3].capitalize() for day in WEEKDAYS)
 
 
 def _line(item: RecallItem, text: str, words: AbstractSet[str] = frozenset()) -> str:

@@ -3,32 +3,24 @@ Tuesday", "this summer"), for recall to favour the turns said then (``Tuning.tim
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-MONTH_NAMES = {name.lower(): index for index, name in enumerate(calendar.month_name) if name}
-WEEKDAYS = {name.lower(): index for index, name in enumerate(calendar.day_name)}
-_UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30}
-_UNITS.update({"year": 365, "years": 365})
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_NUMBERS.update({"a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4})
-_AGO = re.compile(
-    r"\b(?P<n>\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six)\s+"
-    r"(?P<unit>days?|weeks?|months?|years?)\s+ago\b",
-    re.IGNORECASE,
-)
+from flynn.dates import DAY_UNIT, parse_moment
+from flynn.language import AMOUNT, MONTHS, WEEKDAYS
+
+_AGO = re.compile(rf"\b(?:{AMOUNT})\s+(?:{DAY_UNIT})\s+ago\b", re.IGNORECASE)
 _RELATIVE = re.compile(
     r"\b(?P<which>last|this|past|previous)\s+(?P<unit>night|week|weekend|month|year|summer"
     r"|winter|spring|autumn|fall)\b",
     re.IGNORECASE,
 )
 _DAY_WORD = re.compile(r"\b(?P<word>yesterday|today|tonight|recently|lately)\b", re.IGNORECASE)
-_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?P<day>" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
+_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
 _MONTH = re.compile(
     r"\b(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?"
-    r"(?P<month>" + "|".join(sorted(MONTH_NAMES, key=len, reverse=True)) + r")\b"
+    r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b"
     r"(?:\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?",
     re.IGNORECASE,
 )
@@ -56,33 +48,32 @@ class TimeWindow:
 def time_window(text: str, *, now: datetime) -> TimeWindow | None:
     """The time ``text`` refers to, relative to ``now``; ``None`` when it names none."""
     day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    if match := _AGO.search(text):
-        amount = match["n"].lower()
-        count = int(amount) if amount.isdigit() else _NUMBERS.get(amount, 1)
-        days = _UNITS[match["unit"].lower()] * count
-        centre = day - timedelta(days=days)
-        half = timedelta(days=max(1, days // 4))
-        return TimeWindow(centre - half, centre + half + timedelta(days=1))
+    if (match := _AGO.search(text)) and (moment := _day_of(match.group(), now)):
+        # A window around the day, wider the further back: "three months ago" is loose.
+        half = timedelta(days=max(1, (day - moment).days // 4))
+        return TimeWindow(moment - half, moment + half + timedelta(days=1))
     if match := _DAY_WORD.search(text):
         word = match["word"].lower()
-        if word in ("today", "tonight"):
-            return TimeWindow(day, day + timedelta(days=1))
-        if word == "yesterday":
-            return TimeWindow(day - timedelta(days=1), day)
-        return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
+        if word in ("recently", "lately"):
+            return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
+        return _one_day(_day_of(word, now))
     if match := _RELATIVE.search(text):
-        return _relative(match["which"].lower(), match["unit"].lower(), now, day)
+        which, unit = match["which"].lower(), match["unit"].lower()
+        if unit == "night":  # "the past night", "previous night": last night
+            return _one_day(_day_of("this night" if which == "this" else "last night", now))
+        return _relative(which, unit, now, day)
     if match := _WEEKDAY.search(text):
-        back = (day.weekday() - WEEKDAYS[match["day"].lower()]) % 7 or 7
-        start = day - timedelta(days=back)
-        return TimeWindow(start, start + timedelta(days=1))
+        return _one_day(_day_of(match.group(), now))
     for match in _MONTH.finditer(text):
         month_word = match["month"].lower()
         if month_word == "may" and not (match["year"] or match["day1"] or match["day2"]):
             before = text[max(0, match.start() - 12) : match.start()].lower()
             if not re.search(r"\b(?:in|of|during|since|early|late|mid)\s*-?\s*$", before):
                 continue  # "may" as a verb
-        return _month_window(match, MONTH_NAMES[month_word], now)
+        if (match["day1"] or match["day2"]) and (moment := _day_of(match.group(), now)):
+            return _one_day(moment)
+        # A month, or a day it does not have ("February 30th"): the month.
+        return _month_window(match, MONTHS.index(month_word) + 1, now)
     if match := _YEAR.search(text):
         year = int(match["year"])
         return TimeWindow(
@@ -91,11 +82,18 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
     return None
 
 
+def _day_of(phrase: str, now: datetime) -> datetime | None:
+    """The day ``phrase`` names, asked about at ``now``: the past is what questions ask of."""
+    moment = parse_moment(phrase, now=now, past=True, rough=True)
+    return None if moment is None else moment.at
+
+
+def _one_day(start: datetime | None) -> TimeWindow | None:
+    return None if start is None else TimeWindow(start, start + timedelta(days=1))
+
+
 def _relative(which: str, unit: str, now: datetime, day: datetime) -> TimeWindow:
     current = which == "this"
-    if unit == "night":
-        start = day - timedelta(days=0 if current else 1)
-        return TimeWindow(start, start + timedelta(days=1))
     if unit == "week":
         monday = day - timedelta(days=day.weekday())
         start = monday if current else monday - timedelta(days=7)
@@ -129,12 +127,6 @@ def _month_window(match: re.Match[str], month: int, now: datetime) -> TimeWindow
     if not match["year"] and month > now.month:
         year -= 1  # "in May" said in March means last May
     first = now.replace(year, month, 1, 0, 0, 0, 0)
-    day_text = match["day1"] or match["day2"]
-    if day_text is not None:
-        day = int(day_text)
-        if 1 <= day <= calendar.monthrange(year, month)[1]:
-            start = first.replace(day=day)
-            return TimeWindow(start, start + timedelta(days=1))
     return TimeWindow(first, _add_month(first))
 
 

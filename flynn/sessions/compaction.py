@@ -19,6 +19,7 @@ import structlog
 
 from flynn.errors import ProviderError, StoreError
 from flynn.identity import MemoryScope
+from flynn.language import EMAIL
 from flynn.learning.llm_extraction import format_transcript
 from flynn.learning.model_learning import FactLearner
 from flynn.memory.store import Documents, History, StoredMessage
@@ -70,7 +71,7 @@ _DECISION = re.compile(
     re.IGNORECASE,
 )
 _IDENTIFIER = re.compile(
-    r"https?://\S+|[\w.+-]+@[\w-]+\.[\w.]+|`[^`\n]{2,80}`|"
+    rf"https?://\S+|{EMAIL}|`[^`\n]{{2,80}}`|"
     r"(?:[\w.-]+/)+[\w-]+\.\w{1,5}\b|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]+|"
     r"\b[\w-]+\.(?:py|js|ts|go|rs|md|txt|json|yaml|yml|toml|sh|sql|html|css|csv)\b|"
     r"\b[A-Z]{2,}-\d+\b|#\d{2,}\b"

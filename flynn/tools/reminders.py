@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 
 from pydantic import Field, model_validator
 
+from flynn.dates import Absolute, parse_moment, read_when
 from flynn.schedule.jobs import Job, Schedule, Target
 from flynn.schedule.listing import job_when, local_when
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
@@ -40,31 +41,18 @@ def render_job(job: Job) -> str:
 
 
 def parse_at(text: str, context: ToolContext) -> datetime:
-    """An ISO-8601 date-time (without an offset: in the person's time), or a clock time
-    ``HH:MM`` (its next occurrence). ``ToolError`` otherwise."""
-    text = text.strip()
-    try:
-        clock = time.fromisoformat(text)
-    except ValueError:
-        clock = None
-    if clock is not None and len(text) <= 8:
-        local_now = context.now.astimezone(context.timezone)
-        when = datetime.combine(local_now.date(), clock.replace(tzinfo=None))
-        when = when.replace(tzinfo=context.timezone)
-        if when <= local_now:
-            when = datetime.combine(local_now.date() + timedelta(days=1), clock)
-            when = when.replace(tzinfo=context.timezone)
-        return when
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    """An ISO-8601 date or date-time (without an offset: in the person's time), a clock time
+    ``HH:MM`` (its next occurrence), or another phrase ``flynn.dates`` reads that has a time in
+    it ("in 20 minutes", "at 7pm"). ``ToolError`` otherwise, and for a phrase naming only a day
+    ("tomorrow"): a reminder at midnight is not what anyone means."""
+    moment = parse_moment(text, now=context.now, tz=context.timezone)
+    # An ISO date is a midnight written out; "tomorrow" is not.
+    if moment is None or not (moment.has_time or isinstance(read_when(text), Absolute)):
         raise ToolError(
-            f"could not read the time {text!r}: give an ISO date-time such as "
+            f"could not read the time {text.strip()!r}: give an ISO date-time such as "
             "2026-05-09T18:30 (the person's local time) or a clock time such as 18:30"
-        ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=context.timezone)
-    return when
+        )
+    return moment.at
 
 
 class ReminderSetArguments(Arguments):

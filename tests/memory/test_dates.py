@@ -139,6 +139,8 @@ def test_the_date_as_subject_or_possessive_gets_no_preposition() -> None:
         "the weekly sync",
         "",
         "next week's agenda",
+        "back in a few days",  # not a day to write down
+        "see you in 999999 years",  # past the calendar
     ],
 )
 def test_what_is_not_a_date_is_left_alone(text: str) -> None:

@@ -49,6 +49,11 @@ ALL = frozenset(
             "reminder_set",
             {"text": "call mum", "at": "09:15"},
         ),
+        (
+            "remind me in 2 weeks to renew the passport",
+            "reminder_set",
+            {"text": "renew the passport", "in_seconds": 14 * 86400},
+        ),
         ("what are my reminders?", "reminder_list", {}),
         ("Show my reminders", "reminder_list", {}),
         ("cancel reminder 2", "reminder_cancel", {"id": 2}),
@@ -79,6 +84,8 @@ def test_requests_become_tool_calls(text: str, name: str, arguments: dict[str, o
         "my tasks today were hard",
         "hello",
         "remind me in 0 seconds to blink",
+        "remind me in a few minutes to blink",  # no time to set
+        "remind me in 3 months to renew",  # months are no number of seconds: the model's
     ],
 )
 def test_other_text_is_left_alone(text: str) -> None:

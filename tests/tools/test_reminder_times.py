@@ -97,3 +97,29 @@ async def test_repeats_follow_a_half_hour_fixed_offset(
     local = job.next_at.astimezone(india)
     assert (local.hour, local.minute) == (8, 0)
     assert "08:00 (UTC+05:30)" in text
+
+
+async def test_at_reads_the_same_phrases_as_every_other_date_in_flynn(
+    schedule: SqliteSchedule, tmp_path: Path
+) -> None:
+    context = _context(tmp_path)
+    failed, text = await _call(
+        schedule, context, "reminder_set", {"text": "tea", "at": "in 20 minutes"}
+    )
+    assert not failed, text
+    failed, text = await _call(schedule, context, "reminder_set", {"text": "call", "at": "at 7pm"})
+    assert not failed, text
+    assert [job.next_at for job in schedule.jobs("user")] == [
+        NOW + timedelta(minutes=20),
+        datetime(2026, 11, 2, 19, 0, tzinfo=UTC),
+    ]
+
+
+async def test_a_day_without_a_time_is_refused_and_nothing_is_stored(
+    schedule: SqliteSchedule, tmp_path: Path
+) -> None:
+    failed, text = await _call(
+        schedule, _context(tmp_path), "reminder_set", {"text": "x", "at": "tomorrow"}
+    )
+    assert failed and "could not read the time 'tomorrow'" in text
+    assert schedule.jobs("user") == []
