@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,7 +35,7 @@ from flynn.memory.costs import SqliteCosts
 from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
@@ -43,7 +44,13 @@ from flynn.providers.completion import TaskCompletion
 from flynn.providers.lifecycle import close_providers
 from flynn.providers.offline import OFFLINE
 from flynn.providers.prices import PriceTable
-from flynn.recall.embeddings import load_embedder, one_blas_thread
+from flynn.recall.embeddings import (
+    LoadingEmbedder,
+    install_hint,
+    load_embedder,
+    missing_package,
+    one_blas_thread,
+)
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
@@ -61,7 +68,7 @@ from flynn.sessions.services import (
     SessionServices,
     TurnConfig,
 )
-from flynn.settings import Settings
+from flynn.settings import EmbeddingModel, Settings
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
 from flynn.tools.mcp import McpServers, mcp_servers
@@ -103,6 +110,8 @@ class App:
 
     Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for the sessions' work
     in flight (compactions, learning), closes provider clients, then closes the database last.
+    The embedding model (``embeddings``) is not loaded by ``open``: ``load_embeddings`` does it
+    (the daemon calls it in a worker thread once it serves); until then recall is by words.
     """
 
     def __init__(
@@ -116,8 +125,12 @@ class App:
         pushes: SqlitePushes,
         schedule_signal: ScheduleSignal,
         mcp: McpServers | None = None,
+        embeddings: LoadingEmbedder | None = None,
     ) -> None:
         self.settings = settings
+        self.embeddings = embeddings
+        """The embedding model recall and the writer use (``None`` with embeddings off, or
+        when its package is missing); see ``load_embeddings``."""
         self.mcp = mcp
         """The MCP servers (``tools.mcp_servers``); the daemon runs them."""
         self.memory = memory
@@ -144,10 +157,14 @@ class App:
         *,
         clock: Callable[[], datetime] = utc_now,
         providers: Mapping[Task, Provider] | None = None,
+        embedder: Callable[[EmbeddingModel], Embedder] | None = None,
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
-        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
-        (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
+        (benchmarks and tests pass a scripted provider); ``embedder`` loads the embedding model
+        (``load_embedder`` unless given: tests pass one that waits). Raises ``ConfigError`` /
+        ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
+        written); ``ConfigError`` too when ``memory.embeddings: true`` is set outright and its
+        model is not installed."""
         prepare_data_dir(settings.data_dir)
         move_shared_person_files(
             persona_directory(settings.data_dir, settings.persona.name),
@@ -171,7 +188,10 @@ class App:
                 if settings.tools.enabled and settings.tools.mcp_servers
                 else None
             )
-            services = _services(settings, memory, providers, clock, schedule, signal, mcp)
+            embeddings = _embeddings(settings, embedder or load_embedder)
+            services = _services(
+                settings, memory, providers, clock, schedule, signal, mcp, embeddings
+            )
         except BaseException:
             memory.close()
             raise
@@ -184,7 +204,35 @@ class App:
             pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
             mcp=mcp,
+            embeddings=embeddings,
         )
+
+    def load_embeddings(self) -> bool:
+        """Loads the embedding model, blocking (call it in a worker thread from async code);
+        returns whether recall can use it. A model that cannot load is logged once, with what
+        to do, and recall stays by words; calling again returns at once."""
+        embeddings = self.embeddings
+        if embeddings is None:
+            return False
+        first = not embeddings.ready and embeddings.problem is None
+        started = time.perf_counter()
+        if embeddings.load():
+            if first:
+                one_blas_thread()  # numpy is loaded now: its BLAS can be capped
+                log.info(
+                    "memory.embeddings_loaded",
+                    model=embeddings.model,
+                    seconds=round(time.perf_counter() - started, 2),
+                )
+            return True
+        if first:
+            log.warning(
+                "memory.embeddings_unavailable",
+                model=embeddings.model,
+                problem=embeddings.problem,
+                fix="reinstall the model (make run does) or set memory.embeddings: off",
+            )
+        return False
 
     async def aclose(self) -> None:
         await self.sessions.aclose()
@@ -268,7 +316,11 @@ def memory_view(app: App) -> MemoryView:
         data_dir=app.settings.data_dir,
         clock=app.services.clock,
         schedule=app.schedule,
-        embeddings=None if vectors is None else Embeddings(vectors.model, vectors.embed),
+        embeddings=(
+            None
+            if vectors is None
+            else Embeddings(vectors.model, vectors.embed, ready=lambda: vectors.ready)
+        ),
         on_forgotten=forgotten,
     )
 
@@ -395,6 +447,32 @@ def host_timezone() -> str:
     return name if name and parse_timezone(name) is not None else "UTC"
 
 
+def _embeddings(
+    settings: Settings, load: Callable[[EmbeddingModel], Embedder]
+) -> LoadingEmbedder | None:
+    """The embedding model, not loaded yet; ``None`` with ``memory.embeddings`` off, or when a
+    package it needs is missing (a warning: recall is by words). Set to true outright, a
+    missing package is a ``ConfigError`` instead: someone asked for it."""
+    memory = settings.memory
+    if not memory.embeddings:
+        return None
+    missing = missing_package(memory.embeddings_model)
+    if missing is None:
+        return LoadingEmbedder(memory.embeddings_model, load)
+    install = install_hint(missing)
+    if "embeddings" in memory.model_fields_set:
+        detail = (
+            f"is true but {missing} is not installed; install it with `{install}` or set it off"
+        )
+        raise ConfigError([ConfigProblem("memory.embeddings", detail)])
+    log.warning(
+        "memory.embeddings_unavailable",
+        problem=f"{missing} is not installed; recall finds memories by words only",
+        fix=f"{install}, or set memory.embeddings: off",
+    )
+    return None
+
+
 def _services(
     settings: Settings,
     memory: SqliteMemory,
@@ -403,14 +481,11 @@ def _services(
     schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
     mcp: McpServers | None = None,
+    embeddings: LoadingEmbedder | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
-    vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-        if settings.memory.embeddings
-        else None
-    )
+    vectors = SqliteVectors(memory.db, embeddings) if embeddings is not None else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -447,12 +522,10 @@ def _services(
         ),
         clock=clock,
     )
-    if vectors is not None:
-        one_blas_thread()
     if vectors is not None and (unembedded := vectors.unembedded()):
         # Turned on (or the model changed) after messages were stored: those are found by words
         # only until embedded. The daemon does it in the background (one thread), which takes a
-        # while for a long history; `flynn memory embed` does it faster, offline.
+        # while for a long history; `flynn memory embed` shows how far it is.
         log.warning(
             "memory.embeddings_incomplete",
             model=vectors.model,

@@ -18,6 +18,7 @@ import gc
 import os
 import secrets
 import signal
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -35,13 +36,15 @@ from flynn.distill.people import people as distill_people
 from flynn.distill.runs import DistillRuns, is_distillation, plan_jobs
 from flynn.errors import ConfigError, ConfigProblem, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
+from flynn.memory.embedding_progress import embedding_progress
 from flynn.memory.health import StorageHealth
+from flynn.memory.vectors import Embedder
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
 from flynn.schedule.jobs import Push
 from flynn.schedule.scheduler import Scheduler
-from flynn.settings import Settings, gateway_token_problem
+from flynn.settings import EmbeddingModel, Settings, gateway_token_problem
 from flynn.systemd import SystemdNotifier
 
 log = structlog.get_logger(__name__)
@@ -111,7 +114,10 @@ class Daemon:
         clock: Callable[[], datetime] = utc_now,
         options: DaemonOptions = DaemonOptions(),
         announce: Callable[[str], None] = print,
+        embedder: Callable[[EmbeddingModel], Embedder] | None = None,
     ) -> None:
+        """``embedder`` loads the embedding model (``App.open``'s; tests pass one that waits
+        on an event)."""
         self._settings = settings
         self._env = env
         self._notifier = notifier or SystemdNotifier(None)
@@ -119,7 +125,11 @@ class Daemon:
         self._clock = clock
         self._options = options
         self._announce = announce
+        self._embedder = embedder
         self.ready = asyncio.Event()
+        self.caught_up = asyncio.Event()
+        """Set once the embedding model has loaded (or could not) and every message stored
+        before has a vector: the catch-up after start is over."""
         self.channels: dict[str, Channel] = {}
         self.router: Router | None = None
         self.scheduler: Scheduler | None = None
@@ -133,7 +143,13 @@ class Daemon:
         """Serves until ``stop`` is set. Raises ``PortInUse`` when the gateway cannot bind, and
         ``ConfigError`` / ``StoreError`` when it cannot start."""
         settings = self._settings
-        app = App.open(settings, self._env, clock=self._clock, providers=self._providers)
+        app = App.open(
+            settings,
+            self._env,
+            clock=self._clock,
+            providers=self._providers,
+            embedder=self._embedder,
+        )
         self.app = app
         self._storage = StorageHealth(app.memory.db)
         try:
@@ -187,6 +203,11 @@ class Daemon:
             # MCP servers first, so their tools are listed by the first turn; each supervised on
             # its own: one that never starts costs only itself.
             mcp = group.create_task(self._run_mcp(), name="mcp-servers")
+            # The embedding model loads in a worker thread while the channels start and serve;
+            # until it has, recall is by words. Then the messages without a vector (stored
+            # before embeddings were on, under another model, or during the load) are
+            # embedded in the background, the most recently active person first.
+            behind = group.create_task(self._embed_behind(), name="embeddings")
             tasks = []
             for name, channel in self.channels.items():
                 started = getattr(channel, "started", None)
@@ -209,9 +230,6 @@ class Daemon:
             checkpointer = group.create_task(
                 WalCheckpointer(database_path(self._settings)).run(), name="wal-checkpointer"
             )
-            # Messages stored before embeddings were on (or under another model), or left
-            # behind by a burst, are embedded in the background, one thread at most.
-            behind = group.create_task(self._embed_behind(), name="embeddings-catch-up")
             freeze_startup_heap()
             self._notifier.notify("READY=1")
             self.ready.set()
@@ -313,11 +331,44 @@ class Daemon:
             await self.app.mcp.run()
 
     async def _embed_behind(self) -> None:
-        writer = self.app.services.learning.writer if self.app is not None else None
-        if writer is not None and writer.embeds:
-            done = await writer.embed_missing(None)
-            if done:
-                log.info("memory.embeddings_caught_up", messages=done)
+        """Loads the embedding model (in a worker thread: the event loop keeps serving), then
+        embeds every message that has no vector, one person at a time, the most recently
+        active first, so the people using flynn now are found by meaning soonest. Batches go
+        through the writer's queue, one thread, after the new turns (a pass is resumed from
+        the database: what has a vector is done). On cancellation the load, if still running,
+        ends in its thread, unused."""
+        try:
+            await self._load_and_catch_up()
+        finally:
+            self.caught_up.set()
+
+    async def _load_and_catch_up(self) -> None:
+        app = self.app
+        if app is None or app.embeddings is None:
+            return
+        if not await asyncio.to_thread(app.load_embeddings):
+            return
+        writer = app.services.learning.writer
+        started = time.perf_counter()
+        total = 0
+        try:
+            people = embedding_progress(app.memory.db, app.embeddings.model)
+        except StoreError:
+            log.exception("memory.embedding_failed")  # the next start tries again
+            return
+        for person in people:
+            if person.missing:
+                done = await writer.embed_missing(person.root)
+                total += done
+                log.info("memory.embeddings_caught_up", person=person.root, messages=done)
+        if total:
+            seconds = time.perf_counter() - started
+            log.info(
+                "memory.embeddings_backfilled",
+                messages=total,
+                seconds=round(seconds, 1),
+                per_second=round(total / seconds, 1) if seconds > 0 else None,
+            )
 
     @staticmethod
     async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:
