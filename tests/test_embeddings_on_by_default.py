@@ -15,7 +15,7 @@ import structlog
 from flynn.app import App
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.memory.vectors import Embedder
-from flynn.recall.embeddings import LoadingEmbedder, load_embedder, missing_package
+from flynn.recall.embeddings import MINILM_WHEEL, LoadingEmbedder, load_embedder, missing_package
 from flynn.recall.minilm import MINILM_MODEL, MINILM_PACKAGE
 from flynn.settings import EmbeddingModel, load_settings, parse_yaml
 
@@ -110,3 +110,16 @@ def test_the_shipped_model_loads_through_the_same_path() -> None:
     loading = LoadingEmbedder("minilm", load_embedder)
     assert loading.load() and loading.model == MINILM_MODEL
     assert loading.embed(["my manager"]).shape == (1, 384)
+
+
+def test_the_makefile_and_the_dockerfile_install_the_model_flynn_names() -> None:
+    # One pin, said three times: what `make run` installs, what the image installs, and what
+    # the warning tells someone without it to install.
+    root = Path(__file__).resolve().parent.parent
+    makefile = (root / "Makefile").read_text()
+    dockerfile = (root / "Dockerfile").read_text()
+    assert f"MINILM := {MINILM_WHEEL}\n" in makefile
+    assert f"ARG MINILM={MINILM_WHEEL}\n" in dockerfile
+    assert '--no-deps "${MINILM}"' in dockerfile
+    installed = makefile.split("$(VENV)/.installed:")[1].split("\n\n")[0]
+    assert "--no-deps '$(MINILM)'" in installed
