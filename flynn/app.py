@@ -163,8 +163,7 @@ class App:
         (benchmarks and tests pass a scripted provider); ``embedder`` loads the embedding model
         (``load_embedder`` unless given: tests pass one that waits). Raises ``ConfigError`` /
         ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
-        written); ``ConfigError`` too when ``memory.embeddings: true`` is set outright and its
-        model is not installed."""
+        written)."""
         prepare_data_dir(settings.data_dir)
         move_shared_person_files(
             persona_directory(settings.data_dir, settings.persona.name),
@@ -451,8 +450,9 @@ def _embeddings(
     settings: Settings, load: Callable[[EmbeddingModel], Embedder]
 ) -> LoadingEmbedder | None:
     """The embedding model, not loaded yet; ``None`` with ``memory.embeddings`` off, or when a
-    package it needs is missing (a warning: recall is by words). Set to true outright, a
-    missing package is a ``ConfigError`` instead: someone asked for it."""
+    package it needs is missing: then a warning, and recall is by words. Not a config error,
+    even when set outright: ``flynn init`` writes every key, so most configs do, and a daemon
+    that recalls by words is better than none (``flynn doctor`` says what to install)."""
     memory = settings.memory
     if not memory.embeddings:
         return None
@@ -460,11 +460,6 @@ def _embeddings(
     if missing is None:
         return LoadingEmbedder(memory.embeddings_model, load)
     install = install_hint(missing)
-    if "embeddings" in memory.model_fields_set:
-        detail = (
-            f"is true but {missing} is not installed; install it with `{install}` or set it off"
-        )
-        raise ConfigError([ConfigProblem("memory.embeddings", detail)])
     log.warning(
         "memory.embeddings_unavailable",
         problem=f"{missing} is not installed; recall finds memories by words only",

