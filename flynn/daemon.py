@@ -237,6 +237,7 @@ class Daemon:
                 "daemon.ready",
                 channels=sorted(self.channels),
                 provider=router_provider_name(self.app),
+                embeddings=_embeddings_state(self.app),
             )
             await stop.wait()
 
@@ -493,3 +494,11 @@ def install_signal_handlers(stop: asyncio.Event) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
+
+
+def _embeddings_state(app: App) -> str:
+    """What ``daemon.ready`` says of the embedding model: ``off`` (or it cannot load),
+    ``ready``, or ``loading`` (``memory.embeddings_loaded`` or ``_unavailable`` follows)."""
+    if app.embeddings is None or app.embeddings.problem is not None:
+        return "off"
+    return "ready" if app.embeddings.ready else "loading"
