@@ -253,9 +253,9 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     )
     embed.add_argument(
         "--dataset",
-        choices=NAMES,
         default="assistant_small",
-        help="whose turns to embed (default assistant_small)",
+        help=f"whose turns to embed: a set built from evals/datasets ({', '.join(NAMES)}) or a "
+        "JSON file (default assistant_small)",
     )
     embed.add_argument(
         "--embeddings-model",
