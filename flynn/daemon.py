@@ -128,8 +128,9 @@ class Daemon:
         self._embedder = embedder
         self.ready = asyncio.Event()
         self.caught_up = asyncio.Event()
-        """Set once the embedding model has loaded (or could not) and every message stored
-        before has a vector: the catch-up after start is over."""
+        """Set once the catch-up after start is over: the embedding model has loaded (or could
+        not, or embeddings are off) and every message stored before has a vector (or the
+        daemon is stopping)."""
         self.channels: dict[str, Channel] = {}
         self.router: Router | None = None
         self.scheduler: Scheduler | None = None
