@@ -337,7 +337,7 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
                 done += count
                 rate = done / max(perf_counter() - started, 1e-9)
                 print(
-                    f"\rembedded {done}/{total} ({rate:.0f} messages/s)",
+                    f"\rembedded {done}/{total} ({rate:.1f} messages/s)",
                     end="",
                     file=sys.stderr,
                     flush=True,
@@ -350,7 +350,7 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
         if others and not args.keep_other_models and vectors.unembedded(prefix) == 0:
             dropped = vectors.drop_other_models(prefix)
     where = prefix or "every namespace"
-    speed = f", {done / seconds:.0f} messages/s" if done and seconds > 0 else ""
+    speed = f", {done / seconds:.1f} messages/s" if done and seconds > 0 else ""
     print(
         f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s{speed}"
     )
@@ -400,7 +400,8 @@ def _daemon_progress(
             return EXIT_OK
         print(
             f"the daemon ({holder}) embeds the other {missing} in the background, the most "
-            "recently active person first" + ("" if args.follow else "; --follow watches it")
+            "recently active person first" + ("" if args.follow else "; --follow watches it"),
+            flush=True,
         )
         read_at = perf_counter()
         while args.follow and missing:
