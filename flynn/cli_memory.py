@@ -32,7 +32,7 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
-from flynn.recall.embeddings import load_embedder, model_name
+from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
 from flynn.settings import Settings
 from flynn.tools.person_files import (
     MEMORY_FILES,
@@ -294,11 +294,14 @@ def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime
 
 def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:
     """After a forget, the messages that lost their vector (redacted ones, and those just after
-    a forgotten message, embedded with it as context) are embedded from what is left."""
-    try:
-        vectors = SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-    except ConfigError as exc:
-        print(f"flynn: {exc}; run `flynn memory embed` once it loads", file=sys.stderr)
+    a forgotten message, embedded with it as context) are embedded from what is left. The model
+    is loaded only when some message under ``prefix`` has no vector."""
+    model = LoadingEmbedder(settings.memory.embeddings_model, load_embedder)
+    vectors = SqliteVectors(memory.db, model)
+    if not vectors.unembedded(prefix):
+        return
+    if not model.load():
+        print(f"flynn: {model.problem}; run `flynn memory embed` once it loads", file=sys.stderr)
         return
     done = sum(vectors.backfill(prefix))
     if done:
