@@ -1,7 +1,8 @@
-"""``flynn bench turn|recall|schedule|gateway``: each runs on a temporary store with a scripted
-model and prints one JSON object. ``flynn.cli`` hands the arguments after ``bench`` to ``main``,
-from a checkout. Wrong arguments (a negative count, no clients, a cut-off of 0) are refused while
-parsing, in one line, exit 2; configuration errors are raised for ``flynn.cli`` to report."""
+"""``flynn bench turn|recall|schedule|gateway|embed``: each runs on a temporary store with a
+scripted model and prints one JSON object. ``flynn.cli`` hands the arguments after ``bench`` to
+``main``, from a checkout. Wrong arguments (a negative count, no clients, a cut-off of 0) are
+refused while parsing, in one line, exit 2; configuration errors are raised for ``flynn.cli`` to
+report."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import NoReturn
 
 from evals.datasets import NAMES
 from evals.distill import bench_distill
+from evals.embed import bench_embed
 from evals.gateway import bench_gateway
 from evals.rankers import RANKERS
 from evals.recall import bench_recall, load_dataset
@@ -244,6 +246,31 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         help="embed nothing, whatever memory.embeddings says",
     )
     gateway.set_defaults(handler=_cmd_bench_gateway)
+    embed = bench_command(
+        "embed",
+        "the embedding model's cost: load time, memory, and the catch-up's turns per second "
+        "and CPU per turn over a dataset's turns",
+    )
+    embed.add_argument(
+        "--dataset",
+        default="assistant_small",
+        help=f"whose turns to embed: a set built from evals/datasets ({', '.join(NAMES)}) or a "
+        "JSON file (default assistant_small)",
+    )
+    embed.add_argument(
+        "--embeddings-model",
+        choices=EMBEDDING_MODELS,
+        help="memory.embeddings_model to measure (default: configured)",
+    )
+    embed.set_defaults(handler=_cmd_bench_embed)
+
+
+def _cmd_bench_embed(args: argparse.Namespace) -> int:
+    memory = command_settings(args).memory
+    configure_logging("error", "json")
+    model = args.embeddings_model or memory.embeddings_model
+    print(json.dumps(asyncio.run(bench_embed(args.dataset, model=model))))
+    return EXIT_OK
 
 
 def _cmd_bench_gateway(args: argparse.Namespace) -> int:

@@ -143,7 +143,7 @@ async def bench_gateway(
                 | (
                     {"embeddings": True, "embeddings_model": embeddings}
                     if embeddings is not None
-                    else {}
+                    else {"embeddings": False}
                 ),
                 "channels": {"gateway": _AS_BEHIND_A_PROXY},
             }
@@ -151,6 +151,7 @@ async def bench_gateway(
         provider = ScriptedProvider(default="Noted; anything else?")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
+        app.load_embeddings()  # before the clock starts, as a daemon that has started
         gateway = _unlimited_gateway(settings)
         null = _NullChannel()
         channels: dict[str, Channel] = {"gateway": gateway, "bench": null}

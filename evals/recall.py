@@ -386,6 +386,7 @@ async def bench_recall(
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
         try:
+            app.load_embeddings()
             started = time.perf_counter()
             where, last = _ingest(app, dataset)
             padded = await _pad(app, dataset, total=scale, seed=seed)

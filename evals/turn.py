@@ -97,7 +97,8 @@ async def bench_turn(
         settings = load_settings(
             {
                 "data_dir": str(Path(tmp)),
-                "memory": {"user_namespace": "user", "recall_depth": depth},
+                # Recall by words: what the turn costs without the model (bench embed measures it).
+                "memory": {"user_namespace": "user", "recall_depth": depth, "embeddings": False},
                 "llm": {"provider": "offline"},
                 "tools": {
                     "enabled": tools,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import structlog
 
+from flynn import embedding_model
 from flynn.access import ChannelAccess, Pairing
 from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
@@ -26,6 +27,7 @@ from flynn.distill.distiller import TIERS, Distiller, Tier
 from flynn.distill.people import notice_target
 from flynn.distill.people import people as distill_people
 from flynn.distill.runs import DistillRuns, plan_jobs
+from flynn.embedding_model import EmbedderLoader
 from flynn.errors import ConfigError, ConfigProblem, StoreError
 from flynn.gateway_token import GatewayToken, gateway_token
 from flynn.identity import Identity
@@ -56,7 +58,7 @@ from flynn.providers.completion import TaskCompletion
 from flynn.providers.lifecycle import close_providers
 from flynn.providers.offline import OFFLINE
 from flynn.providers.prices import PriceTable
-from flynn.recall.embeddings import load_embedder, one_blas_thread
+from flynn.recall.embeddings import LoadingEmbedder, load_embedder
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
@@ -86,6 +88,7 @@ from flynn.tools.mcp import McpServers, mcp_servers
 from flynn.tools.reminders import ReminderLimits, Route
 
 log = structlog.get_logger(__name__)
+
 
 DATABASE_FILE = "flynn.db"
 PERSONA_RECHECK_SECONDS = 1.0
@@ -120,6 +123,8 @@ class App:
 
     Acquire with ``App.open`` and release with ``aclose``; ``aclose`` waits for the sessions' work
     in flight (compactions, learning), closes provider clients, then closes the database last.
+    The embedding model (``embeddings``) is not loaded by ``open``: ``load_embeddings`` does it
+    (the daemon calls it in a worker thread once it serves); until then recall is by words.
     """
 
     def __init__(
@@ -133,8 +138,12 @@ class App:
         pushes: SqlitePushes,
         schedule_signal: ScheduleSignal,
         mcp: McpServers | None = None,
+        embeddings: LoadingEmbedder | None = None,
     ) -> None:
         self.settings = settings
+        self.embeddings = embeddings
+        """The embedding model recall and the writer use (``None`` with embeddings off, or
+        when its package is missing); see ``load_embeddings``."""
         self.mcp = mcp
         """The MCP servers (``tools.mcp_servers``); the daemon runs them."""
         self.memory = memory
@@ -163,10 +172,13 @@ class App:
         *,
         clock: Callable[[], datetime] = utc_now,
         providers: Mapping[Task, Provider] | None = None,
+        embedder: EmbedderLoader | None = None,
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
-        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
-        (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
+        (benchmarks and tests pass a scripted provider); ``embedder`` loads the embedding model
+        (``load_embedder`` unless given: tests pass one that waits). Raises ``ConfigError`` /
+        ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
+        written)."""
         prepare_data_dir(settings.data_dir)
         move_shared_person_files(
             persona_directory(settings.data_dir, settings.persona.name),
@@ -190,7 +202,10 @@ class App:
                 if settings.tools.enabled and settings.tools.mcp_servers
                 else None
             )
-            services = _services(settings, memory, providers, clock, schedule, signal, mcp)
+            embeddings = embedding_model.embeddings_for(settings, embedder or load_embedder)
+            services = _services(
+                settings, memory, providers, clock, schedule, signal, mcp, embeddings
+            )
         except BaseException:
             memory.close()
             raise
@@ -203,7 +218,21 @@ class App:
             pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
             mcp=mcp,
+            embeddings=embeddings,
         )
+
+    def load_embeddings(self) -> bool:
+        """``embedding_model.load``: blocking, for a worker thread or a command."""
+        return embedding_model.load(self.embeddings)
+
+    async def catch_up_embeddings(self) -> None:
+        """``embedding_model.catch_up``: the model loaded, then what has no vector embedded."""
+        writer = self.services.learning.writer
+        await embedding_model.catch_up(self.embeddings, self.memory.db, writer)
+
+    def embeddings_state(self) -> str:
+        """``off``, ``loading`` or ``ready`` (``embedding_model.state``)."""
+        return embedding_model.state(self.embeddings)
 
     async def aclose(self) -> None:
         await self.sessions.aclose()
@@ -436,7 +465,11 @@ def memory_view(app: App) -> MemoryView:
         data_dir=app.settings.data_dir,
         clock=app.services.clock,
         schedule=app.schedule,
-        embeddings=None if vectors is None else Embeddings(vectors.model, vectors.embed),
+        embeddings=(
+            None
+            if vectors is None
+            else Embeddings(vectors.model, vectors.embed, ready=lambda: vectors.ready)
+        ),
         on_forgotten=forgotten,
     )
 
@@ -578,14 +611,11 @@ def _services(
     schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
     mcp: McpServers | None = None,
+    embeddings: LoadingEmbedder | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
-    vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-        if settings.memory.embeddings
-        else None
-    )
+    vectors = SqliteVectors(memory.db, embeddings) if embeddings is not None else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -622,12 +652,10 @@ def _services(
         ),
         clock=clock,
     )
-    if vectors is not None:
-        one_blas_thread()
     if vectors is not None and (unembedded := vectors.unembedded()):
         # Turned on (or the model changed) after messages were stored: those are found by words
         # only until embedded. The daemon does it in the background (one thread), which takes a
-        # while for a long history; `flynn memory embed` does it faster, offline.
+        # while for a long history; `flynn memory embed` shows how far it is.
         log.warning(
             "memory.embeddings_incomplete",
             model=vectors.model,

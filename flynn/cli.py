@@ -248,6 +248,7 @@ async def _chat(
     key = SessionKey("cli", user)
     app = App.open(settings, env)
     try:
+        await asyncio.to_thread(app.load_embeddings)
         orchestrator = app.sessions.orchestrator(key, ChannelAccount("cli", user))
         if interactive:
             print(

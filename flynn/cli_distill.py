@@ -71,6 +71,7 @@ def _cmd_distill(args: argparse.Namespace) -> int:
 async def _distill(settings: Settings, tier: Tier, namespace: str) -> Distilled:
     app = App.open(settings, os.environ)
     try:
+        await asyncio.to_thread(app.load_embeddings)
         return await app.distiller.run(tier, namespace)
     finally:
         await app.aclose()

@@ -1,15 +1,15 @@
 """``flynn memory show|export|forget|embed``: what flynn remembers of a person, read, exported,
-deleted for real, or embedded for recall by meaning."""
+deleted for real, or embedded for recall by meaning (and how far that has come)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, sleep
 
 from flynn.app import database_path, utc_now
 from flynn.cli_settings import (
@@ -20,10 +20,12 @@ from flynn.cli_settings import (
     command_settings,
     local_user,
 )
+from flynn.datadir import lock_holder
 from flynn.dates import parse_timezone
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.fact_relations import FactRelations
+from flynn.memory.embedding_progress import PersonProgress, embedding_progress
 from flynn.memory.overview import fact_history, memory_snapshot
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
@@ -37,7 +39,7 @@ from flynn.people.files import (
 )
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
-from flynn.recall.embeddings import load_embedder
+from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
 
@@ -88,10 +90,12 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     forget.set_defaults(handler=_cmd_memory_forget)
     embed = memory_commands.add_parser(
         "embed",
-        help="embed stored messages that have no vector of the configured model",
-        description="Embed the stored messages that have no vector of memory.embeddings_model "
-        "(stored before embeddings were on, or under another model), so recall can find them by "
-        "meaning. Once every message has one, the vectors of other models (left by an earlier "
+        help="show how far embedding stored messages has come, and embed the rest",
+        description="Show, overall and per person, how many stored messages have a vector of "
+        "memory.embeddings_model. A running daemon embeds those that have none in the "
+        "background (the most recently active person first): then this only reads its "
+        "progress (--follow watches it). Otherwise it embeds them itself, in the same order. "
+        "Once every message has a vector, the vectors of other models (left by an earlier "
         "memory.embeddings_model, and ignored by recall) are deleted. Safe to interrupt and run "
         "again.",
     )
@@ -101,6 +105,18 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         "--keep-other-models",
         action="store_true",
         help="keep the vectors of other models (to switch back without embedding again)",
+    )
+    embed.add_argument(
+        "--follow",
+        action="store_true",
+        help="while the daemon embeds: show its progress every few seconds until it is done",
+    )
+    embed.add_argument(
+        "--interval",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="with --follow: seconds between two readings (default 5)",
     )
     embed.set_defaults(handler=_cmd_memory_embed)
 
@@ -279,11 +295,14 @@ def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime
 
 def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:
     """After a forget, the messages that lost their vector (redacted ones, and those just after
-    a forgotten message, embedded with it as context) are embedded from what is left."""
-    try:
-        vectors = SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-    except ConfigError as exc:
-        print(f"flynn: {exc}; run `flynn memory embed` once it loads", file=sys.stderr)
+    a forgotten message, embedded with it as context) are embedded from what is left. The model
+    is loaded only when some message under ``prefix`` has no vector."""
+    model = LoadingEmbedder(settings.memory.embeddings_model, load_embedder)
+    vectors = SqliteVectors(memory.db, model)
+    if not vectors.unembedded(prefix):
+        return
+    if not model.load():
+        print(f"flynn: {model.problem}; run `flynn memory embed` once it loads", file=sys.stderr)
         return
     done = sum(vectors.backfill(prefix))
     if done:
@@ -295,8 +314,10 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
     command_logging(settings, quiet=True)
     if not settings.memory.embeddings:
         raise ConfigError(
-            [ConfigProblem("memory.embeddings", "is false; set it to true to embed messages")]
+            [ConfigProblem("memory.embeddings", "is off; turn it on to embed messages")]
         )
+    if args.interval <= 0:
+        raise UsageError("--interval", "must be more than 0 seconds")
     prefix = None
     if args.user:
         identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
@@ -304,15 +325,27 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
         if scope is None:
             raise unknown_user(settings, args.user)
         prefix = scope.root
+    daemon = lock_holder(settings.data_dir)
+    if daemon is not None:
+        return _daemon_progress(settings, prefix, daemon, args)
     embedder = load_embedder(settings.memory.embeddings_model)
     with open_memory(settings) as memory:
         vectors = SqliteVectors(memory.db, embedder)
-        total = vectors.unembedded(prefix)
+        people = _people(memory, embedder.model, prefix)
+        _print_progress(embedder.model, people)
+        total = sum(person.missing for person in people)
         done = 0
         started = perf_counter()
-        for count in vectors.backfill(prefix):
-            done += count
-            print(f"\rembedded {done}/{total}", end="", file=sys.stderr, flush=True)
+        for person in people:
+            for count in vectors.backfill(person.root) if person.missing else ():
+                done += count
+                rate = done / max(perf_counter() - started, 1e-9)
+                print(
+                    f"\rembedded {done}/{total} ({rate:.1f} messages/s)",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
         if done:
             print(file=sys.stderr)
         seconds = perf_counter() - started
@@ -321,7 +354,10 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
         if others and not args.keep_other_models and vectors.unembedded(prefix) == 0:
             dropped = vectors.drop_other_models(prefix)
     where = prefix or "every namespace"
-    print(f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s")
+    speed = f", {done / seconds:.1f} messages/s" if done and seconds > 0 else ""
+    print(
+        f"embedded {done} message(s) under {where} with {embedder.model} in {seconds:.1f} s{speed}"
+    )
     if dropped:
         print(f"deleted {dropped} vector(s) of other models ({', '.join(sorted(others))})")
     elif others:
@@ -329,6 +365,57 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
             f"kept {sum(others.values())} vector(s) of other models ({', '.join(sorted(others))}); "
             "recall ignores them"
         )
+    return EXIT_OK
+
+
+def _people(memory: SqliteMemory, model: str, prefix: str | None) -> list[PersonProgress]:
+    """The people under ``prefix`` (or all), the most recently active first."""
+    people = embedding_progress(memory.db, model)
+    if prefix is None:
+        return people
+    return [p for p in people if p.root == prefix or p.root.startswith(prefix + "/")]
+
+
+def _print_progress(model: str, people: Sequence[PersonProgress]) -> None:
+    """Overall, then one line a person (the most recently active first)."""
+    messages = sum(person.messages for person in people)
+    embedded = sum(person.embedded for person in people)
+    share = f" ({100 * embedded // messages}%)" if messages else ""
+    print(f"{model}: {embedded}/{messages} stored message(s) have a vector{share}")
+    width = max((len(person.root) for person in people), default=0)
+    for person in people:
+        left = f"{person.missing} to go" if person.missing else "done"
+        print(f"  {person.root:<{width}}  {person.embedded}/{person.messages}  {left}")
+
+
+def _daemon_progress(
+    settings: Settings, prefix: str | None, daemon: int, args: argparse.Namespace
+) -> int:
+    """The daemon holds the data dir and embeds in the background: its progress, read only
+    (with ``--follow``, again every ``--interval`` seconds with the rate, until done)."""
+    model = model_name(settings.memory.embeddings_model)
+    holder = f"pid {daemon}" if daemon else "a running daemon"
+    with open_memory(settings) as memory:
+        people = _people(memory, model, prefix)
+        _print_progress(model, people)
+        missing = sum(person.missing for person in people)
+        if not missing:
+            print(f"every stored message has a vector; the daemon ({holder}) embeds new ones")
+            return EXIT_OK
+        print(
+            f"the daemon ({holder}) embeds the other {missing} in the background, the most "
+            "recently active person first" + ("" if args.follow else "; --follow watches it"),
+            flush=True,
+        )
+        read_at = perf_counter()
+        while args.follow and missing:
+            sleep(args.interval)
+            people = _people(memory, model, prefix)
+            now, left = perf_counter(), sum(person.missing for person in people)
+            rate = (missing - left) / (now - read_at)
+            eta = f", about {left / rate:.0f} s to go" if rate > 0 else ""
+            print(f"{left} to go ({rate:.1f} messages/s{eta})", flush=True)
+            missing, read_at = left, now
     return EXIT_OK
 
 

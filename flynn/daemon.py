@@ -27,6 +27,7 @@ import structlog
 from flynn.app import App, Service, ServiceOptions, build_service, utc_now
 from flynn.backoff import Backoff
 from flynn.channels.base import Channel, OnMessage
+from flynn.embedding_model import EmbedderLoader
 from flynn.errors import ConfigError, StoreError
 from flynn.providers.base import Provider, Task
 from flynn.settings import Settings
@@ -66,7 +67,10 @@ class Daemon:
         clock: Callable[[], datetime] = utc_now,
         options: DaemonOptions = DaemonOptions(),
         announce: Callable[[str], None] = print,
+        embedder: EmbedderLoader | None = None,
     ) -> None:
+        """``embedder`` loads the embedding model (``App.open``'s; tests pass one that waits
+        on an event)."""
         self._settings = settings
         self._env = env
         self._notifier = notifier or SystemdNotifier(None)
@@ -74,8 +78,13 @@ class Daemon:
         self._clock = clock
         self._options = options
         self._announce = announce
+        self._embedder = embedder
         self.ready = asyncio.Event()
         """Set once every part started (READY=1); part of the contract, like ``Router.idle``."""
+        self.caught_up = asyncio.Event()
+        """Set once the catch-up after start is over: the embedding model has loaded (or could
+        not, or embeddings are off) and every message stored before has a vector (or the
+        daemon is stopping)."""
         self.app: App | None = None
         self.service: Service | None = None
 
@@ -83,7 +92,13 @@ class Daemon:
         """Serves until ``stop`` is set. Raises ``PortInUse`` when a listening channel cannot
         bind, and ``ConfigError`` / ``StoreError`` when it cannot start."""
         options = self._options
-        app = App.open(self._settings, self._env, clock=self._clock, providers=self._providers)
+        app = App.open(
+            self._settings,
+            self._env,
+            clock=self._clock,
+            providers=self._providers,
+            embedder=self._embedder,
+        )
         self.app = app
         try:
             service = build_service(app, ServiceOptions(options.inbox_size, options.idle_seconds))
@@ -105,6 +120,11 @@ class Daemon:
             # MCP servers first, so their tools are listed by the first turn; each supervised on
             # its own: one that never starts costs only itself.
             mcp = group.create_task(self._run_mcp(app), name="mcp-servers")
+            # The embedding model loads in a worker thread while the channels start and serve;
+            # until it has, recall is by words. Then the messages without a vector (stored
+            # before embeddings were on, under another model, or during the load) are
+            # embedded in the background, the most recently active person first.
+            behind = group.create_task(self._embed_behind(app), name="embeddings")
             tasks = []
             for name, channel in service.channels.items():
                 listening = channel.listening
@@ -126,9 +146,6 @@ class Daemon:
             scheduler = group.create_task(service.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
             checkpointer = group.create_task(service.checkpointer.run(), name="wal-checkpointer")
-            # Messages stored before embeddings were on (or under another model), or left
-            # behind by a burst, are embedded in the background, one thread at most.
-            behind = group.create_task(self._embed_behind(app), name="embeddings-catch-up")
             freeze_startup_heap()
             self._notifier.notify("READY=1")
             service.switchboard.ready.set()
@@ -137,6 +154,7 @@ class Daemon:
                 "daemon.ready",
                 channels=sorted(service.channels),
                 provider=router_provider_name(app),
+                embeddings=app.embeddings_state(),
             )
             await stop.wait()
 
@@ -163,13 +181,12 @@ class Daemon:
         if app.mcp is not None:
             await app.mcp.run()
 
-    @staticmethod
-    async def _embed_behind(app: App) -> None:
-        writer = app.services.learning.writer
-        if writer.embeds:
-            done = await writer.embed_missing(None)
-            if done:
-                log.info("memory.embeddings_caught_up", messages=done)
+    async def _embed_behind(self, app: App) -> None:
+        """``App.catch_up_embeddings``, then ``caught_up`` (also when it ends early)."""
+        try:
+            await app.catch_up_embeddings()
+        finally:
+            self.caught_up.set()
 
     @staticmethod
     async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:

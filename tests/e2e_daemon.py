@@ -37,6 +37,10 @@ def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
+LOADED = frozenset({"memory.embeddings_loaded", "memory.embeddings_unavailable"})
+"""What the daemon logs once the embedding model has loaded, or could not."""
+
+
 @dataclass(frozen=True, slots=True)
 class Finished:
     code: int
@@ -106,9 +110,13 @@ class Daemon:
         )
         assert self.process.stderr is not None
         self._ended = False
-        self._cursor = len(self.events)
+        first = self._cursor = len(self.events)
         self._reader = asyncio.create_task(self._read(self.process.stderr))
-        await self.wait_for("daemon.ready")
+        ready = await self.wait_for("daemon.ready")
+        if ready.get("embeddings") == "loading":
+            # It serves while the embedding model loads; waiting for the load keeps what
+            # the tests recall the same from run to run (by meaning from the first message).
+            await self._wait_since(first, LOADED)
 
     async def _read(self, stream: asyncio.StreamReader) -> None:
         try:
@@ -127,6 +135,17 @@ class Daemon:
             async with self._changed:
                 self._ended = True
                 self._changed.notify_all()
+
+    async def _wait_since(self, first: int, events: frozenset[str]) -> dict[str, Any]:
+        """The first line named in ``events`` logged at or after index ``first``."""
+        async with asyncio.timeout(20), self._changed:
+            while True:
+                for record in self.events[first:]:
+                    if record.get("event") in events:
+                        return record
+                if self._ended:
+                    raise AssertionError(f"daemon exited before {sorted(events)}")
+                await self._changed.wait()
 
     def seen(self, event: str) -> list[dict[str, Any]]:
         """Every line of that name logged so far, by every process started."""

@@ -117,14 +117,18 @@ RULES: dict[str, Rule] = {
     ),
     "app": rule(
         "app",
-        "access attachments channels datadir dates distill errors gateway_token identity "
-        "learning memory memory_view people persona providers recall router schedule sessions "
-        "settings switchboard tools",
+        "access attachments channels datadir dates distill embedding_model errors gateway_token "
+        "identity learning memory memory_view people persona providers recall router schedule "
+        "sessions settings switchboard tools",
     ),
+    # the embedding model's life in a running flynn: named, loaded in a thread, the catch-up
+    "embedding_model": rule("app", "errors learning memory recall settings"),
     # the daemon's parts answering each other through the channels (readiness, redelivery)
     "switchboard": rule("app", "channels.base channels.gateway memory messages router schedule"),
     # daemon: what app built, run and stopped; a channel is known only by its Protocol
-    "daemon": rule("daemon", "app backoff channels.base errors providers.base settings systemd"),
+    "daemon": rule(
+        "daemon", "app backoff channels.base embedding_model errors providers.base settings systemd"
+    ),
     "systemd": rule("daemon"),
     # cli
     "__main__": rule("cli", "cli"),
@@ -137,8 +141,8 @@ RULES: dict[str, Rule] = {
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings dates errors identity learning memory messages people persona plurals "
-        "recall schedule.migrations settings",
+        "app cli_settings datadir dates errors identity learning memory messages people persona "
+        "plurals recall schedule.migrations settings",
     ),
     "cli_costs": rule("cli", "app cli_memory cli_settings memory schedule.migrations"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),

@@ -94,7 +94,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> dict
 
 
 def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    result = _run(tmp_path, capsys)
+    result = _run(tmp_path, capsys, "--no-embeddings")  # on by default, as memory.embeddings
     assert result["turn"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}
     assert result["session"] == {"1": 1.0, "5": 1.0, "10": 1.0, "50": 1.0}
     categories = result["by_category"]
@@ -244,6 +244,6 @@ def test_a_question_is_asked_at_its_own_time_when_the_set_gives_one(
     for asked in ("2023-03-06T09:00:00", None):
         path = tmp_path / "cooked.json"
         path.write_text(json.dumps(_cooked(asked)), encoding="utf-8")
-        assert main(["bench", "recall", "--dataset", str(path), "--k", "1"]) == 0
+        assert main(["bench", "recall", "--dataset", str(path), "--k", "1", "--no-embeddings"]) == 0
         found[asked] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["turn"]["1"]
     assert found == {"2023-03-06T09:00:00": 1.0, None: 0.0}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from flynn.datadir import DataDirLock
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import ProposedFact
 from flynn.memory.stores import SqliteMemory
@@ -228,24 +229,45 @@ def test_memory_forget_a_time_range(home: Path) -> None:
 
 def test_memory_embed_fills_in_what_was_stored_without_embeddings(home: Path) -> None:
     pytest.importorskip("wordllama")
-    assert flynn("chat", home=home, stdin="my name is Anabel\nI adopted a dog\n").returncode == 0
-    on = {"FLYNN_MEMORY__EMBEDDINGS": "true", "FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}
-    refused = flynn("memory", "embed", home=home)
+    off = {"FLYNN_MEMORY__EMBEDDINGS": "off"}
+    chat = flynn("chat", home=home, stdin="my name is Anabel\nI adopted a dog\n", env=off)
+    assert chat.returncode == 0
+    refused = flynn("memory", "embed", home=home, env=off)
     assert refused.returncode == 2 and "memory.embeddings" in refused.stderr
+    on = {"FLYNN_MEMORY__EMBEDDINGS_MODEL": "wordllama"}  # embeddings are on by default
     # The person's two messages: Flynn's own offline replies are kept out of vectors.
     doctor = flynn("doctor", "--no-network", home=home, env=on)
     assert "[warn] embeddings:" in doctor.stdout and "2 stored message(s)" in doctor.stdout
     first = flynn("memory", "embed", home=home, env=on)
     assert first.returncode == 0, first.stderr
+    assert "wordllama-l2-supercat-256: 0/2 stored message(s) have a vector (0%)" in first.stdout
+    assert "  user  0/2  2 to go" in first.stdout
     assert "embedded 2 message(s) under every namespace" in first.stdout
     again = flynn("memory", "embed", home=home, env=on)
-    assert "embedded 0 message(s)" in again.stdout
+    assert "  user  2/2  done" in again.stdout and "embedded 0 message(s)" in again.stdout
     assert "[ok  ] embeddings:" in flynn("doctor", "--no-network", home=home, env=on).stdout
     # Forgetting redacts the name where it was said: those turns are embedded anew.
     forgot = flynn("memory", "forget", "--field", "name", home=home, env=on)
     assert forgot.returncode == 0, forgot.stderr
     assert "message(s) anew from what is left" in forgot.stdout
     assert "embedded 0 message(s)" in flynn("memory", "embed", home=home, env=on).stdout
+
+
+def test_memory_embed_only_reads_progress_while_the_daemon_holds_the_data_dir(
+    home: Path,
+) -> None:
+    off = {"FLYNN_MEMORY__EMBEDDINGS": "off"}
+    assert flynn("chat", home=home, stdin="I adopted a dog\n", env=off).returncode == 0
+    with DataDirLock(home / ".flynn"):  # as a running daemon does
+        shown = flynn("memory", "embed", home=home)
+        assert shown.returncode == 0, shown.stderr
+        assert "all-MiniLM-L6-v2: 0/1 stored message(s) have a vector (0%)" in shown.stdout
+        assert f"the daemon (pid {os.getpid()}) embeds the other 1 in the background" in (
+            shown.stdout
+        )
+    with SqliteMemory.open(home / ".flynn" / "flynn.db", SCHEMA) as memory:
+        count = memory.db.fetchone("SELECT count(*) FROM embeddings")
+        assert count is not None and count[0] == 0  # read only: the daemon's work
 
 
 def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Path) -> None:

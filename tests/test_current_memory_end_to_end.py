@@ -18,6 +18,7 @@ import yaml
 from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port, run_flynn
 from fakes import Fail, FakeOpenAI, RecordedRequest, Reply
 from fakes.clock import FakeClock
+from fakes.words_only import words_only
 from websockets.asyncio.client import ClientConnection, connect
 
 from flynn.daemon import Daemon as InProcessDaemon
@@ -432,7 +433,7 @@ async def test_scheduled_distillations_run_in_the_daemon_and_only_mid_is_pushed_
         }
     )
     short = tmp_path / "data" / "user" / "MEMORY_SHORT.md"
-    daemon = InProcessDaemon(settings, {}, clock=clock, announce=lambda line: None)
+    daemon = InProcessDaemon(words_only(settings), {}, clock=clock, announce=lambda line: None)
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:

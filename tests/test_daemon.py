@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,14 +18,17 @@ import structlog
 from fakes.gated_provider import GatedProvider
 from websockets.asyncio.client import connect
 
+from evals.scripted_provider import ScriptedProvider
 from flynn.app import database_path
 from flynn.daemon import Daemon, PortInUse
-from flynn.errors import StoreError
+from flynn.errors import ConfigError, ConfigProblem, StoreError
 from flynn.memory.health import StorageHealth
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.vectors import Embedder
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.recall.embeddings import load_embedder
 from flynn.schedule.migrations import SCHEMA
-from flynn.settings import load_settings
+from flynn.settings import EmbeddingModel, load_settings
 from flynn.systemd import SystemdNotifier
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -130,34 +134,90 @@ def test_the_cli_exits_3_when_the_port_is_taken(tmp_path: Path) -> None:
     assert "in use" in result.stderr
 
 
-async def test_messages_stored_without_vectors_are_embedded_after_start(tmp_path: Path) -> None:
-    pytest.importorskip("wordllama")
-    plain = _settings(tmp_path)
-    plain.data_dir.mkdir(parents=True)
-    with SqliteMemory.open(database_path(plain), SCHEMA) as memory:
-        for index in range(3):
+async def _say(port: int, text: str) -> dict[str, object]:
+    """One message over the gateway; its reply frame."""
+    async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+        hello = {"type": "hello", "token": "secret-token-for-tests", "client_id": "t"}
+        await ws.send(json.dumps(hello))
+        assert json.loads(await ws.recv())["type"] == "ready"
+        await ws.send(json.dumps({"type": "message", "id": "1", "text": text}))
+        async with asyncio.timeout(10):
+            while (frame := json.loads(await ws.recv()))["type"] != "reply":
+                pass
+    return frame  # type: ignore[no-any-return]
+
+
+async def test_replies_while_the_model_loads_then_embeds_what_was_stored(tmp_path: Path) -> None:
+    # Embeddings are on by default. The model loads in a thread, after the daemon serves:
+    # here it waits until the test lets it, and a message is answered meanwhile (by words).
+    settings = _settings(tmp_path)
+    settings.data_dir.mkdir(parents=True)
+    with SqliteMemory.open(database_path(settings), SCHEMA) as memory:
+        memory.history.append("gateway:q", "quiet", "user", "an old note", tokens=2, now=NOW)
+        for index in range(2):
             memory.history.append("gateway:t", "user", "user", f"note {index}", tokens=2, now=NOW)
-    embedding = load_settings(
-        {
-            "data_dir": str(tmp_path / "data"),
-            "channels": {"gateway": {"port": 0, "token": "secret-token-for-tests"}},
-            "memory": {"embeddings": True, "embeddings_model": "wordllama"},
-        }
-    )
-    daemon = Daemon(embedding, {}, providers=None, announce=lambda _: None)
+    loading, release = threading.Event(), threading.Event()
+
+    def load(model: EmbeddingModel) -> Embedder:
+        loading.set()
+        release.wait(10)
+        return load_embedder(model)
+
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="noted"))
+    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
     stop = asyncio.Event()
     with structlog.testing.capture_logs() as logs:
         running = asyncio.create_task(daemon.run(stop))
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        assert daemon.app is not None
-        # Joins the catch-up the daemon began at start (or finds nothing left to do).
-        await asyncio.wait_for(daemon.app.services.learning.writer.embed_missing(None), 10)
+        assert await asyncio.to_thread(loading.wait, 10)
+        assert daemon.service is not None
+        port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        assert (await _say(port, "the dentist moved to Friday"))["text"] == "noted"
+        assert daemon.app is not None and daemon.app.embeddings is not None
+        assert not daemon.app.embeddings.ready and not daemon.caught_up.is_set()
+        release.set()
+        await asyncio.wait_for(daemon.caught_up.wait(), 30)
         stop.set()
         assert await asyncio.wait_for(running, 10) == 0
-    assert [e["messages"] for e in logs if e["event"] == "memory.embeddings_caught_up"] == [3]
-    with SqliteMemory.open(database_path(plain), SCHEMA) as memory:
-        count = memory.db.fetchone("SELECT count(*) FROM embeddings")
-        assert count is not None and count[0] == 3
+    # The most recently active person first; the turn answered during the load is caught up.
+    caught_up = [
+        (e["person"], e["messages"]) for e in logs if e["event"] == "memory.embeddings_caught_up"
+    ]
+    assert caught_up == [("user", 4), ("quiet", 1)]
+    with SqliteMemory.open(database_path(settings), SCHEMA) as memory:
+        counts = memory.db.fetchone(
+            "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
+        )
+        assert counts is not None and tuple(counts) == (5, 5)
+
+
+async def test_a_model_that_cannot_load_leaves_recall_by_words(tmp_path: Path) -> None:
+    def damaged(model: EmbeddingModel) -> Embedder:
+        raise ConfigError([ConfigProblem("memory.embeddings", "model.safetensors is damaged")])
+
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="noted"))
+    daemon = Daemon(
+        _settings(tmp_path), {}, providers=providers, announce=lambda _: None, embedder=damaged
+    )
+    stop = asyncio.Event()
+    with structlog.testing.capture_logs() as logs:
+        running = asyncio.create_task(daemon.run(stop))
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        await asyncio.wait_for(daemon.caught_up.wait(), 10)
+        assert daemon.service is not None
+        port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        assert (await _say(port, "still there?"))["text"] == "noted"
+        stop.set()
+        assert await asyncio.wait_for(running, 10) == 0
+    (warning,) = [e for e in logs if e["event"] == "memory.embeddings_unavailable"]
+    assert warning["log_level"] == "warning" and "damaged" in warning["problem"]
+    assert "memory.embeddings: off" in warning["fix"]
+    assert daemon.app is not None
+    with SqliteMemory.open(database_path(_settings(tmp_path)), SCHEMA) as memory:
+        counts = memory.db.fetchone(
+            "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
+        )
+        assert counts is not None and tuple(counts) == (2, 0)
 
 
 async def test_readyz_says_not_ready_when_the_database_takes_no_writes(tmp_path: Path) -> None:

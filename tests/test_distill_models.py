@@ -17,6 +17,7 @@ import yaml
 from e2e_daemon import run_flynn
 from fakes import FakeAnthropic, FakeModelServer, FakeOpenAI, RecordedRequest, Reply, Step
 from fakes.clock import FakeClock
+from fakes.words_only import words_only
 
 from flynn.app import App
 from flynn.daemon import Daemon
@@ -228,7 +229,7 @@ async def test_turned_off_nothing_is_scheduled_and_what_fired_before_is_dropped(
     finally:
         await app.aclose()
 
-    daemon = Daemon(settings, {}, clock=clock, announce=lambda line: None)
+    daemon = Daemon(words_only(settings), {}, clock=clock, announce=lambda line: None)
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:

@@ -52,6 +52,7 @@ class TopicEmbedder:
     """Embeds a text as the topics it names (one axis each), and counts what it was asked."""
 
     model = "topic-test"
+    ready = True
 
     def __init__(self) -> None:
         self.asked: list[str] = []

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from fakes.words_only import words_only
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 from web_harness import ARGS, CHROMIUM, free_port
 from websockets.asyncio.client import connect
@@ -123,7 +124,7 @@ async def memory_world(tmp_path: Path, **config: Any) -> AsyncIterator[World]:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(raw))
     settings = load_settings(raw, env={})
-    daemon = Daemon(settings, {}, announce=lambda line: None)
+    daemon = Daemon(words_only(settings), {}, announce=lambda line: None)
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     ready = asyncio.create_task(daemon.ready.wait())

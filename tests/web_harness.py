@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakes import Fail, FakeOpenAI, RecordedRequest, Reply
+from fakes.words_only import words_only
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from flynn.daemon import Daemon
@@ -69,7 +70,7 @@ class WebWorld:
 
     async def start(self) -> None:
         """Starts the daemon and waits until it serves."""
-        daemon = Daemon(self.settings, {}, announce=lambda line: None)
+        daemon = Daemon(words_only(self.settings), {}, announce=lambda line: None)
         self._stop = asyncio.Event()
         self._running = asyncio.create_task(daemon.run(self._stop))
         ready = asyncio.create_task(daemon.ready.wait())

@@ -10,8 +10,8 @@
 #   - GET /healthz and /readyz answer 200 through the published port, and the image's
 #     HEALTHCHECK passes (podman healthcheck run);
 #   - the daemon (PID 1 in the container) runs as uid 10001, not root;
-#   - a message sent over the gateway is answered, and the database, the gateway token and the
-#     data dir (0700) are in the volume, owned by that uid;
+#   - a message sent over the gateway is answered, the embedding model (MiniLM) loads, and the
+#     database, the gateway token and the data dir (0700) are in the volume, owned by that uid;
 #   - SIGTERM (podman stop) ends the daemon with exit code 0;
 #   - a second container on the same volume finds the stored message and the same token.
 #
@@ -233,6 +233,20 @@ EOF
     fail "no reply over the gateway"
 }
 say "gateway reply: $reply"
+
+# The image carries the embedding model (memory.embeddings is on by default): the daemon loads
+# it in the background after it serves, and says so once it has.
+loaded=""
+for _ in $(seq 60); do
+    loaded=$(podman logs "$NAME" 2>&1 | grep -m1 '"memory.embeddings_loaded"' || true)
+    [ -n "$loaded" ] && break
+    sleep 1
+done
+[ -n "$loaded" ] || {
+    logs
+    fail "the embedding model did not load (no memory.embeddings_loaded in the logs)"
+}
+say "embedding model: $loaded"
 
 mountpoint=$(podman volume inspect -f '{{.Mountpoint}}' "$VOLUME")
 say "volume $VOLUME at $mountpoint:"

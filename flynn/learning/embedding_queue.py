@@ -54,6 +54,9 @@ Row = tuple[int, str, str]
 class VectorWriter(Protocol):
     """Stores embeddings of ``(ref_id, namespace, text)`` rows (``SqliteVectors`` is one)."""
 
+    @property
+    def ready(self) -> bool: ...
+
     def add(self, kind: str, rows: Sequence[Row]) -> None: ...
 
     async def embed_in_thread(

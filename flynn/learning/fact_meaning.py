@@ -53,6 +53,8 @@ class FactMeaning:
         """Up to ``limit`` active facts of exactly ``namespace`` at least ``MEANING_SIMILARITY``
         alike in meaning to ``text``, most alike first. Facts with no vector yet are embedded
         and stored first."""
+        if not self._vectors.ready:  # the model is still loading: by field and words only
+            return []
         active = {fact.id: fact for fact in self._facts.active(namespace)}
         if not active or limit <= 0 or not text.strip():
             return []

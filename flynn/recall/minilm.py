@@ -138,6 +138,10 @@ class MiniLMEncoder:
         return MINILM_MODEL
 
     @property
+    def ready(self) -> bool:
+        return True
+
+    @property
     def dimensions(self) -> int:
         return self._hidden
 

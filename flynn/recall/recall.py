@@ -144,6 +144,13 @@ class Recall:
         self._hybrid = HybridRanker(
             facts, history, graph=graph, vectors=vectors, adaptive=depth == "adaptive"
         )
+        # While the model loads in the background (or when it cannot load), ranking is by words
+        # with the weights earned without vectors.
+        self._by_words = (
+            self._hybrid
+            if vectors is None
+            else HybridRanker(facts, history, graph=graph, adaptive=depth == "adaptive")
+        )
         RelatedWords.shipped()  # read once now, not on the first question
 
     @property
@@ -154,14 +161,15 @@ class Recall:
     async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``embed_query`` in a worker thread, for ``rank``/``recall`` to use instead of
         computing the embeddings on the event loop."""
-        if self._vectors is None or not query.strip():
+        if self._vectors is None or not self._vectors.ready or not query.strip():
             return None
         return await asyncio.to_thread(self.embed_query, query, now=now)
 
     def embed_query(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``query``'s embeddings (``QueryVectors``: the whole question, and its topic when it
-        names someone), in one call of the model; ``None`` when ranking uses no embeddings."""
-        if self._vectors is None or not query.strip():
+        names someone), in one call of the model; ``None`` when ranking uses no embeddings
+        (off, or the model not loaded yet)."""
+        if self._vectors is None or not self._vectors.ready or not query.strip():
             return None
         topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
         vectors = self._vectors.embed([query, topic] if topic else [query])
@@ -190,7 +198,8 @@ class Recall:
         """
         if limit <= 0 or not query.strip():
             return []
-        return self._hybrid.rank(
+        ranker = self._hybrid if self._vectors is None or self._vectors.ready else self._by_words
+        return ranker.rank(
             root,
             analyse(query, now=now),
             now=now,

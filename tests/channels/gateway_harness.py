@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from fakes.words_only import words_only
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -196,7 +197,7 @@ async def final_answer(ws: ClientConnection, frame: Mapping[str, Any]) -> dict[s
 async def running_daemon(settings: Settings) -> AsyncIterator[int]:
     """The whole daemon in-process until the block exits (then stopped, and it must exit 0);
     yields its gateway's port."""
-    daemon = Daemon(settings, {}, announce=lambda line: None)
+    daemon = Daemon(words_only(settings), {}, announce=lambda line: None)
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:

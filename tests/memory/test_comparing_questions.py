@@ -188,6 +188,7 @@ class _CountingVectors:
     """A vector search that records which texts it was asked to embed (``vector`` None)."""
 
     model = "counting"
+    ready = True
 
     def __init__(self) -> None:
         self.embedded: list[str] = []

@@ -468,6 +468,7 @@ class ScriptedVectors:
     """``VectorSearch`` answering each text with the turns a test names for it."""
 
     model = "scripted"
+    ready = True
 
     def __init__(self, nearest: dict[str, list[int]]) -> None:
         self.asked: list[str] = []

@@ -34,6 +34,7 @@ class HashingEmbedder:
     """Bag of hashed words: texts sharing words are close. Deterministic, no model."""
 
     model = "hashing-64"
+    ready = True
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         out = np.zeros((len(texts), 64), dtype=np.float32)
@@ -115,6 +116,8 @@ async def test_the_daemon_caps_blas_at_one_thread_per_call(tmp_path: Path) -> No
         )
         app = App.open(settings, {})
         try:
+            assert blas_threads() == {2}  # nothing loaded yet: the daemon loads in a thread
+            assert app.load_embeddings()
             assert blas_threads() == {1}
         finally:
             await app.aclose()

@@ -97,6 +97,7 @@ class UncalledEmbedder:
     """Names a model; what waits to be embedded is read, nothing is embedded."""
 
     model = "uncalled"
+    ready = True
 
     def embed(self, texts: Sequence[str]) -> NoReturn:
         raise AssertionError("nothing is embedded here")

@@ -473,6 +473,7 @@ async def test_turns_are_embedded_off_the_reply_path(harness: Callable[..., Harn
     pytest.importorskip("wordllama")
     h = harness(memory={"embeddings": True, "embeddings_model": "wordllama"})
     app = h.open()
+    assert app.load_embeddings()  # the daemon does it in a thread once it serves
     session = h.session()
     await session.handle("I adopted a retired racing greyhound.")
     await session.wait_idle()
@@ -500,6 +501,7 @@ async def test_forgetting_a_field_in_chat_embeds_the_redacted_turns_anew(
     pytest.importorskip("wordllama")
     h = harness(memory={"embeddings": True, "embeddings_model": "wordllama"})
     app = h.open()
+    assert app.load_embeddings()  # the daemon does it in a thread once it serves
     session = h.session()
     await session.handle("My email is ana@example.com by the way.")
     await session.handle("And I like green tea.")
