@@ -34,10 +34,22 @@ $(CHROMIUM):
 		echo "note: $(CHROMIUM) is missing and cannot be installed without root; the browser test will be skipped"; \
 	fi
 
+# The PostgreSQL tests start Debian's server themselves (tests/postgres_server.py runs its
+# initdb and pg_ctl). Without it they are skipped, saying why.
+INITDB := $(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/bin/initdb)
+$(INITDB):
+	@if [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else \
+		echo "note: PostgreSQL's server is missing and cannot be installed without root; the PostgreSQL tests will be skipped"; \
+	fi
+
 run: $(VENV)/.installed
 	$(BIN)/flynn run
 
-test: $(VENV)/.installed-dev | $(CHROMIUM)
+test: $(VENV)/.installed-dev | $(CHROMIUM) $(INITDB)
 	$(BIN)/ruff format --check flynn tests evals tools
 	$(BIN)/ruff check flynn tests evals tools
 	$(BIN)/mypy
