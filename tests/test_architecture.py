@@ -72,6 +72,9 @@ RULES: dict[str, Rule] = {
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
     "providers": rule("stores", "backoff credentials errors settings tokens"),
     "persona": rule("stores"),
+    # the same stores on PostgreSQL (docs/postgresql.md): only the composition root may choose
+    # them (test_only_the_composition_root_may_choose_the_postgresql_backend)
+    "postgres": rule("stores", "credentials errors memory"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # knowledge: above the stores, only the Provider Protocol of the models
@@ -394,3 +397,14 @@ def test_no_module_is_over_800_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
+    """Nothing above the stores knows which backend it has: of every part, only ``app`` may
+    import ``flynn.postgres`` (and ``memory``, beside it, never does: no circle)."""
+    choosers = {
+        part
+        for part, row in RULES.items()
+        if any(_part(_dotted(entry)) == "postgres" for entry in row.may_import)
+    }
+    assert choosers <= {"app"}
