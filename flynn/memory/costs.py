@@ -96,6 +96,50 @@ class Spending(Protocol):
     def spend(self, since: datetime | None = None) -> Spend: ...
 
 
+class Costs(Spending, Protocol):
+    """Every model call's tokens and price, kept (``SqliteCosts``, and
+    ``flynn.postgres.costs.PostgresCosts``); also the providers' ``UsageSink``."""
+
+    def record(
+        self,
+        *,
+        provider: str,
+        model: str,
+        task: str,
+        input_tokens: int,
+        output_tokens: int,
+        now: datetime,
+        cost: float | None = None,
+    ) -> None: ...
+
+    def record_usage(self, *, provider: str, model: str, task: str, usage: TokenCounts) -> None:
+        """Records one call's usage and what it cost (``call_cost``), stamped with the store's
+        clock."""
+        ...
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        """Input and output tokens per task."""
+        ...
+
+    def by_task_and_model(self, since: datetime | None = None) -> list[SpendLine]:
+        """The spend of each task on each model from ``since`` on, by task, then model."""
+        ...
+
+
+def call_cost(
+    prices: Prices | None, *, provider: str, model: str, usage: TokenCounts
+) -> float | None:
+    """What one call cost in US dollars, ``None`` without prices or a price for its model."""
+    if prices is None:
+        return None
+    return prices.cost(
+        provider=provider,
+        model=model,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+    )
+
+
 def usd(amount: float) -> str:
     """``$3.10``; an amount under a cent keeps its first digits (``$0.0042``), so a day of a
     cheap model does not read as nothing."""
@@ -146,14 +190,7 @@ class SqliteCosts:
     def record_usage(self, *, provider: str, model: str, task: str, usage: TokenCounts) -> None:
         """``UsageSink``: records one call's usage and what it cost, stamped with the injected
         clock."""
-        cost = None
-        if self._prices is not None:
-            cost = self._prices.cost(
-                provider=provider,
-                model=model,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-            )
+        cost = call_cost(self._prices, provider=provider, model=model, usage=usage)
         self.record(
             provider=provider,
             model=model,
