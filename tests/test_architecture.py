@@ -74,7 +74,7 @@ RULES: dict[str, Rule] = {
     "persona": rule("stores"),
     # the same stores on PostgreSQL (docs/postgresql.md): only the composition root may choose
     # them (test_only_the_composition_root_may_choose_the_postgresql_backend)
-    "postgres": rule("stores", "credentials errors memory"),
+    "postgres": rule("stores", "errors memory"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # knowledge: above the stores, only the Provider Protocol of the models

@@ -39,10 +39,6 @@ def utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
 
 
-def optional_utc(moment: datetime | None) -> datetime | None:
-    return None if moment is None else utc(moment)
-
-
 def aware(moment: datetime) -> datetime:
     """Refuses a naive time, as ``flynn.memory.database.encode_time`` does."""
     if moment.tzinfo is None or moment.utcoffset() is None:
