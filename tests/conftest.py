@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
+from types import FrameType
 
 import pytest
 import structlog
@@ -48,8 +50,18 @@ def postgres_server() -> Iterator[PostgresServer]:
     first test that needs it; skipped, saying why, where Debian's server is not installed."""
     if server_binaries() is None:
         pytest.skip(MISSING)
-    with running_server() as server:
-        yield server
+    # A run stopped by SIGTERM (a CI timeout) would skip the teardown and leave the server
+    # running: stopped as by Ctrl-C instead, pytest still stops it and deletes its directory.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with running_server() as server:
+            yield server
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 @pytest.fixture

@@ -115,11 +115,14 @@ def running_server() -> Iterator[PostgresServer]:
             "--no-instructions",
         )
         password_file.unlink()
-        port = _start(owner, binaries, directory)
         try:
+            port = _start(owner, binaries, directory)
             yield PostgresServer(directory, port, password, time.monotonic() - started, count(1))
         finally:
-            _run(owner, binaries / "pg_ctl", "stop", "-D", str(directory / "data"), "-m", "fast")
+            # Also when interrupted while starting: a server may be up that no one yet knew of.
+            if (directory / "data" / "postmaster.pid").exists():
+                data = str(directory / "data")
+                _run(owner, binaries / "pg_ctl", "stop", "-D", data, "-m", "fast")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
