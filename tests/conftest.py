@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
+from types import FrameType
 
 import pytest
 import structlog
 from fakes import FakeAnthropic, FakeOpenAI
+from postgres_server import MISSING, PostgresServer, running_server, server_binaries
 
 # As ``flynn.cli.main`` does for the daemon: python-telegram-bot's timedelta API, no warnings.
 os.environ.setdefault("PTB_TIMEDELTA", "1")
@@ -39,3 +42,30 @@ async def fake_anthropic() -> AsyncIterator[FakeAnthropic]:
     """A started fake Anthropic server; ``.base_url`` is the host root."""
     async with FakeAnthropic() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One real PostgreSQL for the whole run (``tests/postgres_server.py``), started by the
+    first test that needs it; skipped, saying why, where Debian's server is not installed."""
+    if server_binaries() is None:
+        pytest.skip(MISSING)
+    # A run stopped by SIGTERM (a CI timeout) would skip the teardown and leave the server
+    # running: stopped as by Ctrl-C instead, pytest still stops it and deletes its directory.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with running_server() as server:
+            yield server
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A URL (with a password) whose connections see a new, empty schema of their own."""
+    with postgres_server.fresh_schema() as url:
+        yield url

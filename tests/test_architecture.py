@@ -74,6 +74,9 @@ RULES: dict[str, Rule] = {
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
     "providers": rule("stores", "backoff credentials dates errors language settings tokens"),
     "persona": rule("stores", "language"),
+    # the same stores on PostgreSQL (docs/postgresql.md): only the composition root may choose
+    # them (test_only_the_composition_root_may_choose_the_postgresql_backend)
+    "postgres": rule("stores", "errors memory"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # a person's own files (their folder, their task list), beside the stores
@@ -408,3 +411,14 @@ def test_no_module_is_over_800_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
+    """Nothing above the stores knows which backend it has: of every part, only ``app`` may
+    import ``flynn.postgres`` (and ``memory``, beside it, never does: no circle)."""
+    choosers = {
+        part
+        for part, row in RULES.items()
+        if any(_part(_dotted(entry)) == "postgres" for entry in row.may_import)
+    }
+    assert choosers <= {"app"}

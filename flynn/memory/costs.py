@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
 from flynn.memory.database import Database, encode_time
+from flynn.memory.sql import NamedRow, Params, Sql
 
 _RECORD = """
 INSERT INTO costs (provider, model, task, input_tokens, output_tokens, cost, created_at)
@@ -96,6 +96,35 @@ class Spending(Protocol):
     def spend(self, since: datetime | None = None) -> Spend: ...
 
 
+class Costs(Spending, Protocol):
+    """Every model call's tokens and price, kept (``SqliteCosts``, and
+    ``flynn.postgres.costs.PostgresCosts``); also the providers' ``UsageSink``."""
+
+    def record(
+        self,
+        *,
+        provider: str,
+        model: str,
+        task: str,
+        input_tokens: int,
+        output_tokens: int,
+        now: datetime,
+        cost: float | None = None,
+    ) -> None: ...
+
+    def record_usage(self, *, provider: str, model: str, task: str, usage: TokenCounts) -> None:
+        """Records one call's usage and what it cost, stamped with the store's clock."""
+        ...
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        """Input and output tokens per task."""
+        ...
+
+    def by_task_and_model(self, since: datetime | None = None) -> list[SpendLine]:
+        """The spend of each task on each model from ``since`` on, by task, then model."""
+        ...
+
+
 def usd(amount: float) -> str:
     """``$3.10``; an amount under a cent keeps its first digits (``$0.0042``), so a day of a
     cheap model does not read as nothing."""
@@ -112,18 +141,40 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqliteCosts:
-    """``Costs`` on the ``costs`` table. With ``prices``, each call's ``cost`` (US dollars) is
+@dataclass(frozen=True, slots=True)
+class CostsDialect:
+    """One backend's statements for ``SqlCosts`` and how it passes times: ``time`` for a call's
+    moment (``ValueError`` if naive), ``since`` for the parameters of the sums' lower bound."""
+
+    record: str
+    totals: str
+    spend: str
+    by_task_and_model: str
+    time: Callable[[datetime], object]
+    since: Callable[[datetime | None], Params]
+
+
+def _since(since: datetime | None) -> tuple[str]:
+    return (_BEGINNING if since is None else encode_time(since),)
+
+
+SQLITE_COSTS = CostsDialect(_RECORD, _TOTALS, _SPEND, _BY_TASK_AND_MODEL, encode_time, _since)
+
+
+class SqlCosts:
+    """``Costs`` on a ``costs`` table. With ``prices``, each call's ``cost`` (US dollars) is
     stored with it; without, or for a model without a price, it stays NULL."""
 
     def __init__(
         self,
-        db: Database,
+        db: Sql,
+        dialect: CostsDialect,
         *,
         clock: Callable[[], datetime] = _utc_now,
         prices: Prices | None = None,
     ) -> None:
         self._db = db
+        self._sql = dialect
         self._clock = clock
         self._prices = prices
 
@@ -139,8 +190,8 @@ class SqliteCosts:
         cost: float | None = None,
     ) -> None:
         self._db.execute(
-            _RECORD,
-            (provider, model, task, input_tokens, output_tokens, cost, encode_time(now)),
+            self._sql.record,
+            (provider, model, task, input_tokens, output_tokens, cost, self._sql.time(now)),
         )
 
     def record_usage(self, *, provider: str, model: str, task: str, usage: TokenCounts) -> None:
@@ -168,27 +219,36 @@ class SqliteCosts:
         """Input and output tokens per task."""
         return {
             row["task"]: (int(row["input_tokens"]), int(row["output_tokens"]))
-            for row in self._db.fetchall(_TOTALS)
+            for row in self._db.fetchall(self._sql.totals)
         }
 
     def spend(self, since: datetime | None = None) -> Spend:
         """Everything recorded from ``since`` on (all of it without one)."""
-        row = self._db.fetchone(_SPEND, (_bound(since),))
+        row = self._db.fetchone(self._sql.spend, self._sql.since(since))
         return Spend() if row is None else _spend_of(row)
 
     def by_task_and_model(self, since: datetime | None = None) -> list[SpendLine]:
         """The spend of each task on each model from ``since`` on, by task, then model."""
         return [
             SpendLine(row["task"], row["provider"], row["model"], _spend_of(row))
-            for row in self._db.fetchall(_BY_TASK_AND_MODEL, (_bound(since),))
+            for row in self._db.fetchall(self._sql.by_task_and_model, self._sql.since(since))
         ]
 
 
-def _bound(since: datetime | None) -> str:
-    return _BEGINNING if since is None else encode_time(since)
+class SqliteCosts(SqlCosts):
+    """``Costs`` on SQLite's ``costs`` table."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        prices: Prices | None = None,
+    ) -> None:
+        super().__init__(db, SQLITE_COSTS, clock=clock, prices=prices)
 
 
-def _spend_of(row: sqlite3.Row) -> Spend:
+def _spend_of(row: NamedRow) -> Spend:
     return Spend(
         calls=int(row["calls"]),
         input_tokens=int(row["input_tokens"]),

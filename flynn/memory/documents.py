@@ -1,14 +1,18 @@
-"""Namespaced documents in SQLite: profile, patterns, working memory, persona memory tiers."""
+"""Namespaced documents (profile, patterns, working memory, persona memory tiers): the logic
+once, on any SQL database (``SqlDocuments``), and SQLite's statements (``SqliteDocuments``)."""
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from flynn.credentials import redact
 from flynn.errors import StoreError
-from flynn.memory.database import Database, decode_optional_time, decode_time, encode_time
+from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, Sql
 from flynn.memory.store import Document
 
 _COLUMNS = "namespace, content, updated_at, expires_at"
@@ -37,52 +41,85 @@ _LIST = f"SELECT {_COLUMNS} FROM documents WHERE {namespace_scope('namespace')} 
 _FORGET = f"DELETE FROM documents WHERE {namespace_scope('namespace')}"
 
 
-class SqliteDocuments:
-    """``Documents`` on the ``documents`` table. Expiry is stored, not enforced: readers decide."""
+@dataclass(frozen=True, slots=True)
+class DocumentsDialect:
+    """One backend's statements for ``SqlDocuments``, with ``?`` or ``%s`` placeholders in the
+    order the methods pass them, and how it writes and reads times."""
 
-    def __init__(self, db: Database) -> None:
+    read: str
+    replace: str
+    append: str
+    delete: str
+    list: str
+    forget: str
+    time: Callable[[datetime], object]
+    """Raises ``ValueError`` for a naive time."""
+    stored_time: Callable[[Any], datetime]
+    """A stored time, back as an aware ``UTC`` datetime."""
+
+
+SQLITE_DOCUMENTS = DocumentsDialect(
+    _READ, _REPLACE, _APPEND, _DELETE, _LIST, _FORGET, encode_time, decode_time
+)
+
+
+class SqlDocuments:
+    """``Documents`` on a ``documents`` table. Expiry is stored, not enforced: readers decide."""
+
+    def __init__(self, db: Sql, dialect: DocumentsDialect) -> None:
         self._db = db
+        self._sql = dialect
 
     def read(self, namespace: str) -> Document | None:
-        row = self._db.fetchone(_READ, (namespace,))
-        return None if row is None else _document(row)
+        row = self._db.fetchone(self._sql.read, (namespace,))
+        return None if row is None else self._document(row)
 
     def replace(
         self, namespace: str, content: str, *, now: datetime, expires_at: datetime | None = None
     ) -> Document:
-        expires = None if expires_at is None else encode_time(expires_at)
+        expires = None if expires_at is None else self._sql.time(expires_at)
         content = redact(content)[0]  # working memory and session notes never keep a credential
-        return _returned(
-            self._db.fetchone(_REPLACE, (namespace, content, encode_time(now), expires))
+        row = self._db.fetchone(
+            self._sql.replace, (namespace, content, self._sql.time(now), expires)
         )
+        return self._returned(row)
 
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         """Adds ``content`` on a new line after what is there (or creates the document)."""
         content = redact(content)[0]
-        return _returned(self._db.fetchone(_APPEND, (namespace, content, encode_time(now))))
+        row = self._db.fetchone(self._sql.append, (namespace, content, self._sql.time(now)))
+        return self._returned(row)
 
     def delete(self, namespace: str) -> bool:
-        return self._db.execute(_DELETE, (namespace,)) > 0
+        return self._db.execute(self._sql.delete, (namespace,)) > 0
 
     def list(self, prefix: str) -> list[Document]:
         """Documents whose namespace is ``prefix`` or starts with ``prefix/``, by namespace."""
-        return [_document(row) for row in self._db.fetchall(_LIST, scope_params(prefix))]
+        return [
+            self._document(row) for row in self._db.fetchall(self._sql.list, scope_params(prefix))
+        ]
 
     def forget(self, prefix: str) -> int:
         """Deletes the documents under ``prefix`` for real; returns how many."""
-        return self._db.execute(_FORGET, scope_params(prefix))
+        return self._db.execute(self._sql.forget, scope_params(prefix))
+
+    def _returned(self, row: NamedRow | None) -> Document:
+        if row is None:
+            raise StoreError("document write returned no row")
+        return self._document(row)
+
+    def _document(self, row: NamedRow) -> Document:
+        expires_at = row["expires_at"]
+        return Document(
+            namespace=row["namespace"],
+            content=row["content"],
+            updated_at=self._sql.stored_time(row["updated_at"]),
+            expires_at=None if expires_at is None else self._sql.stored_time(expires_at),
+        )
 
 
-def _returned(row: sqlite3.Row | None) -> Document:
-    if row is None:
-        raise StoreError("document write returned no row")
-    return _document(row)
+class SqliteDocuments(SqlDocuments):
+    """``Documents`` on SQLite's ``documents`` table."""
 
-
-def _document(row: sqlite3.Row) -> Document:
-    return Document(
-        namespace=row["namespace"],
-        content=row["content"],
-        updated_at=decode_time(row["updated_at"]),
-        expires_at=decode_optional_time(row["expires_at"]),
-    )
+    def __init__(self, db: Database) -> None:
+        super().__init__(db, SQLITE_DOCUMENTS)

@@ -1,14 +1,23 @@
-"""Real SQLite databases in tmp_path for the memory tests."""
+"""Real databases for the memory tests: SQLite in tmp_path, and for the stores that have both
+backends, the same contract tests on PostgreSQL too (a real server: ``tests/postgres_server.py``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from flynn.learning.fact_relations import FactRelations
+from flynn.memory.costs import Costs, Prices, SqliteCosts
+from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
+from flynn.postgres.costs import PostgresCosts
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.documents import PostgresDocuments
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -22,3 +31,50 @@ def memory(db_path: Path) -> Iterator[SqliteMemory]:
     # As the daemon composes it: forgetting a fact retires the graph relations it stated.
     with SqliteMemory.open(db_path, SCHEMA, FactRelations) as opened:
         yield opened
+
+
+CostsWith = Callable[[Callable[[], datetime], Prices | None], Costs]
+"""Builds another ``Costs`` on the same database, with its own clock and prices."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """The stores that exist on both backends, on one of them."""
+
+    name: str
+    documents: Documents
+    costs: Costs
+    costs_with: CostsWith
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Backend]:
+    """Each contract test runs once per backend; the PostgreSQL run gets a schema of its own."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA) as memory:
+            db = memory.db
+            yield Backend(
+                "sqlite",
+                memory.documents,
+                memory.costs,
+                lambda clock, prices: SqliteCosts(db, clock=clock, prices=prices),
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresDatabase.open(url) as pg:
+        yield Backend(
+            "postgresql",
+            PostgresDocuments(pg),
+            PostgresCosts(pg),
+            lambda clock, prices: PostgresCosts(pg, clock=clock, prices=prices),
+        )
+
+
+@pytest.fixture
+def documents(backend: Backend) -> Documents:
+    return backend.documents
+
+
+@pytest.fixture
+def costs(backend: Backend) -> Costs:
+    return backend.costs

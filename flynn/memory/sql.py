@@ -1,0 +1,26 @@
+"""What a store needs of a SQL database, whichever it is: SQLite's ``Database`` and
+``flynn.postgres.database.PostgresDatabase`` both serve ``Sql``, so a store's logic is written once
+(``SqlDocuments``, ``SqlCosts``) and each backend brings its statements and time encoding."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+Params = Sequence[object] | Mapping[str, object]
+
+
+class NamedRow(Protocol):
+    """A result row read by column name (``sqlite3.Row``, psycopg's ``dict_row``)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+class Sql(Protocol):
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Runs one statement; returns the number of rows it changed. Raises ``StoreError``."""
+        ...
+
+    def fetchone(self, sql: str, params: Params = ()) -> NamedRow | None: ...
+
+    def fetchall(self, sql: str, params: Params = ()) -> Sequence[NamedRow]: ...

@@ -1,0 +1,217 @@
+"""The PostgreSQL connection: a pool of psycopg connections, applying the migrations
+(``flynn.postgres.migrations``) under an advisory lock, statements and transactions.
+
+Every psycopg error is mapped to ``StoreError`` here, so nothing above sees the driver's
+exceptions, and no message raised here carries the URL's password (``flynn.postgres.urls``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg.rows import DictRow, dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from flynn.errors import StorageUnusable, StoreError
+from flynn.postgres.migrations import LATEST_VERSION, MIGRATIONS
+from flynn.postgres.urls import passwords_in, shown_url, strike
+
+Params = Sequence[object] | Mapping[str, object]
+Row = DictRow
+Connection = psycopg.Connection[DictRow]
+
+_MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
+_LEDGER = """
+CREATE TABLE IF NOT EXISTS flynn_migrations (
+    version    integer PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+
+def utc(moment: datetime) -> datetime:
+    """A ``timestamptz`` read back, as the SQLite stores give times: aware, in ``UTC``."""
+    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+
+
+def aware(moment: datetime) -> datetime:
+    """Refuses a naive time, as ``flynn.memory.database.encode_time`` does."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment!r}: pass a timezone-aware time")
+    return moment
+
+
+class PostgresDatabase:
+    """A small pool of connections in autocommit mode; multi-statement writes use
+    ``transaction``, which holds one connection for its whole block.
+
+    Like ``flynn.memory.database.Database``, it is used from one thread (the event loop's): a
+    transaction belongs to the database object, not to a thread or task.
+    """
+
+    def __init__(self, pool: ConnectionPool[Connection], shown: str, passwords: tuple[str, ...]):
+        """Use ``PostgresDatabase.open``; this takes an opened pool."""
+        self._pool = pool
+        self._shown = shown
+        self._passwords = passwords
+        self._held: Connection | None = None
+        self._closed = False
+
+    @classmethod
+    def open(
+        cls, url: str, *, max_connections: int = 4, timeout_seconds: float = 10.0
+    ) -> PostgresDatabase:
+        """Connects to the database at ``url`` (``postgresql://user:password@host/name``) and
+        migrates it to the latest schema, then keeps up to ``max_connections`` open.
+
+        Raises ``StorageUnusable`` when the server cannot be reached or refuses the login,
+        ``StoreError`` when a migration fails or the schema is newer than this code; their
+        messages show the URL without its password."""
+        shown = shown_url(url)
+        passwords = passwords_in(url)
+        settings: dict[str, Any] = {"autocommit": True, "row_factory": dict_row}
+        try:
+            with psycopg.connect(url, connect_timeout=max(1, round(timeout_seconds)), **settings):
+                pass
+        except psycopg.Error as exc:
+            # ``from None``: the driver's own exception may quote the URL it could not parse.
+            raise StorageUnusable(
+                f"cannot open database {shown}: {strike(str(exc).strip(), passwords)}"
+            ) from None
+        pool: ConnectionPool[Connection] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_connections,
+            kwargs=settings,
+            configure=_configure,
+            open=False,
+            name="flynn",
+            timeout=timeout_seconds,
+        )
+        try:
+            pool.open(wait=True, timeout=timeout_seconds)
+        except PoolTimeout:
+            pool.close()
+            raise StorageUnusable(f"cannot open database {shown}: no connection") from None
+        database = cls(pool, shown, passwords)
+        try:
+            database._migrate()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    @property
+    def shown_url(self) -> str:
+        """The URL without its password."""
+        return self._shown
+
+    @property
+    def version(self) -> int:
+        """The newest migration recorded in ``flynn_migrations``."""
+        row = self.fetchone("SELECT coalesce(max(version), 0) AS version FROM flynn_migrations")
+        assert row is not None
+        return int(row["version"])
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._held is not None
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Runs one statement; returns the number of rows it changed."""
+        with self._errors("database statement failed"), self._connection() as connection:
+            return connection.execute(sql, params or None).rowcount
+
+    def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        """The first row of ``sql`` (which may be ``INSERT ... RETURNING``), or ``None``."""
+        with self._errors("database query failed"), self._connection() as connection:
+            return connection.execute(sql, params or None).fetchone()
+
+    def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        with self._errors("database query failed"), self._connection() as connection:
+            return connection.execute(sql, params or None).fetchall()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Runs the block as one transaction on one connection: everything lands, or nothing
+        does. Nested uses are savepoints: an exception rolls back only the inner block if it is
+        caught inside the outer one. Any exception, including cancellation, rolls back and
+        propagates; a failed commit raises ``StoreError``."""
+        if self._held is not None:
+            with self._errors("transaction failed"), self._held.transaction():
+                yield
+            return
+        with self._errors("transaction failed"), self._pool.connection() as connection:
+            self._held = connection
+            try:
+                with connection.transaction():
+                    yield
+            finally:
+                self._held = None
+
+    def close(self) -> None:
+        """Closes every connection; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._pool.close()
+
+    def __enter__(self) -> PostgresDatabase:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _connection(self) -> Iterator[Connection]:
+        if self._held is not None:
+            yield self._held
+            return
+        with self._pool.connection() as connection:
+            yield connection
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.Error as exc:
+            message = strike(str(exc).strip(), self._passwords)
+            raise StoreError(f"{action} ({self._shown}): {message}") from exc
+        except PoolTimeout as exc:
+            raise StoreError(f"{action} ({self._shown}): no connection free") from exc
+
+    def _migrate(self) -> None:
+        for version in range(1, LATEST_VERSION + 1):
+            with self.transaction():
+                # Several workers may start at once: one migrates, the others wait here and
+                # then find the work done. The lock ends with the transaction.
+                self.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                self.execute(_LEDGER)
+                current = self.version
+                if current > LATEST_VERSION:
+                    raise StoreError(
+                        f"database {self._shown} has schema version {current}, but this flynn "
+                        f"only knows versions up to {LATEST_VERSION}; upgrade flynn"
+                    )
+                if current >= version:
+                    continue
+                with self._errors(f"migration {version} failed"):
+                    assert self._held is not None
+                    # No parameters: psycopg sends the script as one simple query.
+                    self._held.execute(MIGRATIONS[version - 1].encode())
+                self.execute("INSERT INTO flynn_migrations (version) VALUES (%s)", (version,))
+
+
+def _configure(connection: Connection) -> None:
+    # Times come back in UTC whatever the server's or the role's zone.
+    connection.execute("SET TIME ZONE 'UTC'")

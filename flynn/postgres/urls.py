@@ -1,0 +1,56 @@
+"""A database URL as it may be shown: its password (``user:pw@``, ``?password=``, or
+``password=`` in a key/value string) replaced, and the same password struck from any text (a
+driver's error may quote the connection string it could not parse). A string libpq cannot parse
+is never shown at all: where its password is, nobody can say."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+HIDDEN = "***"
+UNPARSABLE = "(a database URL that cannot be parsed)"
+
+# The password of a URL: after ``scheme://user:`` up to the ``@`` that ends the user part.
+_URL_PASSWORD = re.compile(r"(?P<head>^[a-z][a-z0-9+.-]*://[^:/?#@]*:)(?P<secret>[^@/?#]*)(?=@)")
+# ``password=...`` in a URL's query or in a libpq key/value string, quoted or not.
+_KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s&]*)")
+
+
+def passwords_in(url: str) -> tuple[str, ...]:
+    """Every password ``url`` carries, as written and as decoded; longest first, so striking
+    them from a text never leaves a piece of one behind."""
+    found: set[str] = set()
+    for pattern in (_URL_PASSWORD, _KEY_PASSWORD):
+        for match in pattern.finditer(url):
+            written = match["secret"]
+            if written.startswith("'") and written.endswith("'") and len(written) > 1:
+                written = written[1:-1]
+            found.update({written, unquote(written)})
+    try:
+        password = conninfo_to_dict(url).get("password")
+    except psycopg.Error:
+        found.add(url)  # unparsable: a password may be anywhere in it
+    else:
+        found.add(str(password or ""))
+    found.discard("")
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def shown_url(url: str) -> str:
+    """``url`` with every password replaced by ``***``: safe in logs and errors."""
+    if url in passwords_in(url):
+        return UNPARSABLE
+    shown = _URL_PASSWORD.sub(lambda match: match["head"] + HIDDEN, url)
+    shown = _KEY_PASSWORD.sub(lambda match: match["head"] + HIDDEN, shown)
+    return strike(shown, passwords_in(url))
+
+
+def strike(text: str, passwords: tuple[str, ...]) -> str:
+    """``text`` with each of ``passwords`` (from ``passwords_in``) replaced by ``***``."""
+    for password in passwords:
+        text = text.replace(password, HIDDEN)
+    return text

@@ -1,0 +1,97 @@
+"""The PostgreSQL connection on a real server: migrations recorded and applied once, a newer
+schema refused, transactions that land whole or not at all, and driver errors mapped."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+
+from flynn.errors import StoreError
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.migrations import LATEST_VERSION
+
+
+def test_open_migrates_once_and_records_each_version(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url) as db:
+        assert db.version == LATEST_VERSION
+        recorded = [row["version"] for row in db.fetchall("SELECT version FROM flynn_migrations")]
+        assert recorded == list(range(1, LATEST_VERSION + 1))
+        db.execute("INSERT INTO documents VALUES ('kept', 'x', now(), NULL)")
+    # Opening again applies nothing and keeps what is there.
+    with PostgresDatabase.open(postgres_url) as db:
+        assert db.fetchall("SELECT version FROM flynn_migrations") == [
+            {"version": version} for version in range(1, LATEST_VERSION + 1)
+        ]
+        assert db.fetchone("SELECT namespace FROM documents") == {"namespace": "kept"}
+
+
+def test_workers_starting_together_migrate_once(postgres_url: str) -> None:
+    opened: list[PostgresDatabase] = []
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            opened.append(PostgresDatabase.open(postgres_url))
+        except BaseException as exc:
+            failures.append(exc)
+
+    workers = [threading.Thread(target=start) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    try:
+        assert failures == []
+        assert len(opened) == 3
+        count = opened[0].fetchone("SELECT count(*) AS n FROM flynn_migrations")
+        assert count == {"n": LATEST_VERSION}
+    finally:
+        for db in opened:
+            db.close()
+
+
+def test_a_schema_newer_than_this_code_is_refused(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url) as db:
+        db.execute("INSERT INTO flynn_migrations (version) VALUES (%s)", (LATEST_VERSION + 1,))
+    with pytest.raises(StoreError, match=f"up to {LATEST_VERSION}; upgrade flynn"):
+        PostgresDatabase.open(postgres_url)
+
+
+def test_a_transaction_lands_whole_or_not_at_all(postgres_url: str) -> None:
+    insert = "INSERT INTO documents VALUES (%s, 'x', now(), NULL)"
+    with PostgresDatabase.open(postgres_url) as db:
+        with pytest.raises(RuntimeError), db.transaction():
+            db.execute(insert, ("a",))
+            assert db.in_transaction
+            raise RuntimeError("half way")
+        assert not db.in_transaction
+        assert db.fetchall("SELECT namespace FROM documents") == []
+
+        with db.transaction():
+            db.execute(insert, ("outer",))
+            # A nested block is a savepoint: caught inside, only its own rows go.
+            with pytest.raises(StoreError), db.transaction():
+                db.execute(insert, ("inner",))
+                db.execute(insert, ("outer",))  # a duplicate key
+        rows = db.fetchall("SELECT namespace FROM documents ORDER BY namespace")
+        assert rows == [{"namespace": "outer"}]
+
+
+def test_another_connection_sees_nothing_before_the_commit(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url) as db, psycopg.connect(postgres_url) as other:
+        other.autocommit = True
+        with db.transaction():
+            db.execute("INSERT INTO documents VALUES ('n', 'x', now(), NULL)")
+            assert other.execute("SELECT count(*) FROM documents").fetchone() == (0,)
+        assert other.execute("SELECT count(*) FROM documents").fetchone() == (1,)
+
+
+def test_driver_errors_become_store_errors(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url) as db:
+        with pytest.raises(StoreError, match=r"statement failed.*no_such_table") as raised:
+            db.execute("DELETE FROM no_such_table")
+        assert isinstance(raised.value.__cause__, psycopg.Error)
+        # The connection is usable afterwards.
+        assert db.fetchone("SELECT 1 AS one") == {"one": 1}
