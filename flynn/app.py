@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,9 +32,14 @@ from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.costs import SqliteCosts
+from flynn.memory.database import Database
+from flynn.memory.facts import SqliteFacts
+from flynn.memory.graph import SqliteGraph
+from flynn.memory.history import SqliteHistory
 from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.persona import Persona, persona_directory
@@ -47,6 +53,7 @@ from flynn.recall.embeddings import load_embedder, one_blas_thread
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
+from flynn.recall.worker import RecallWorker
 from flynn.schedule.jobs import PushLimits, Target
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -189,6 +196,9 @@ class App:
     async def aclose(self) -> None:
         await self.sessions.aclose()
         await self.services.learning.writer.aclose()
+        if self.services.recall_worker is not None:
+            # Waits for a recall still running in its thread (it only reads).
+            await asyncio.to_thread(self.services.recall_worker.close)
         await close_providers(self.providers.values())
         self.memory.close()
 
@@ -406,11 +416,10 @@ def _services(
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
-    vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
-        if settings.memory.embeddings
-        else None
+    embedder = (
+        load_embedder(settings.memory.embeddings_model) if settings.memory.embeddings else None
     )
+    vectors = SqliteVectors(memory.db, embedder) if embedder is not None else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -468,6 +477,25 @@ def _services(
         vectors=vectors,
         team=TeamRecall(memory.team, vectors=vectors),
     )
+
+    def reading_recall(db: Database) -> Recall:
+        """The same recall over a worker thread's read connection: its own stores, and the
+        vectors the loop's ``SqliteVectors`` keeps in memory (one copy for both)."""
+        read_vectors = (
+            SqliteVectors(db, embedder, index=vectors.index)
+            if embedder is not None and vectors is not None
+            else None
+        )
+        return Recall(
+            SqliteFacts(db),
+            SqliteHistory(db),
+            threshold=settings.memory.retrieval_threshold,
+            depth=settings.memory.recall_depth,
+            graph=SqliteGraph(db),
+            vectors=read_vectors,
+            team=TeamRecall(SqliteTeam(db), vectors=read_vectors),
+        )
+
     file_store = FileStore(file_limits(settings))
     tools = (
         builtin_tools(
@@ -546,6 +574,7 @@ def _services(
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),
+        recall_worker=RecallWorker(memory.db, reading_recall),
     )
 
 
