@@ -40,7 +40,7 @@ from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
@@ -151,10 +151,13 @@ class App:
         *,
         clock: Callable[[], datetime] = utc_now,
         providers: Mapping[Task, Provider] | None = None,
+        embedder: Embedder | None = None,
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
-        (benchmarks and tests pass a scripted provider). Raises ``ConfigError``/``StoreError``
-        (``StorageUnusable`` when the database is empty, corrupt or cannot be written)."""
+        (benchmarks and tests pass a scripted provider), and ``embedder`` the configured
+        embedding model when ``memory.embeddings`` is on (tests pass one that needs no model).
+        Raises ``ConfigError``/``StoreError`` (``StorageUnusable`` when the database is empty,
+        corrupt or cannot be written)."""
         prepare_data_dir(settings.data_dir)
         move_shared_person_files(
             persona_directory(settings.data_dir, settings.persona.name),
@@ -178,7 +181,9 @@ class App:
                 if settings.tools.enabled and settings.tools.mcp_servers
                 else None
             )
-            services = _services(settings, memory, providers, clock, schedule, signal, mcp)
+            services = _services(
+                settings, memory, providers, clock, schedule, signal, mcp, embedder
+            )
         except BaseException:
             memory.close()
             raise
@@ -413,12 +418,14 @@ def _services(
     schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
     mcp: McpServers | None = None,
+    embedder: Embedder | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
-    embedder = (
-        load_embedder(settings.memory.embeddings_model) if settings.memory.embeddings else None
-    )
+    if not settings.memory.embeddings:
+        embedder = None
+    elif embedder is None:
+        embedder = load_embedder(settings.memory.embeddings_model)
     vectors = SqliteVectors(memory.db, embedder) if embedder is not None else None
     reconciler = RuleReconciler(
         memory.facts,

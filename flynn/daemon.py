@@ -36,6 +36,7 @@ from flynn.distill.runs import DistillRuns, is_distillation, plan_jobs
 from flynn.errors import ConfigError, ConfigProblem, StoreError
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.health import StorageHealth
+from flynn.memory.vectors import Embedder
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import Provider, Task
 from flynn.router import Router
@@ -111,11 +112,13 @@ class Daemon:
         clock: Callable[[], datetime] = utc_now,
         options: DaemonOptions = DaemonOptions(),
         announce: Callable[[str], None] = print,
+        embedder: Embedder | None = None,
     ) -> None:
         self._settings = settings
         self._env = env
         self._notifier = notifier or SystemdNotifier(None)
         self._providers = providers
+        self._embedder = embedder
         self._clock = clock
         self._options = options
         self._announce = announce
@@ -133,7 +136,13 @@ class Daemon:
         """Serves until ``stop`` is set. Raises ``PortInUse`` when the gateway cannot bind, and
         ``ConfigError`` / ``StoreError`` when it cannot start."""
         settings = self._settings
-        app = App.open(settings, self._env, clock=self._clock, providers=self._providers)
+        app = App.open(
+            settings,
+            self._env,
+            clock=self._clock,
+            providers=self._providers,
+            embedder=self._embedder,
+        )
         self.app = app
         self._storage = StorageHealth(app.memory.db)
         try:
