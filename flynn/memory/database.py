@@ -36,6 +36,13 @@ _PRAGMAS = (
     "PRAGMA wal_autocheckpoint = 4000",
 )
 
+_READER_PRAGMAS = (
+    "PRAGMA query_only = ON",
+    # 8 MiB each: a reader's pages come from the OS's cache when not in its own, and a
+    # daemon keeps a reader per recall thread (resident memory at rest, not speed, set this).
+    "PRAGMA cache_size = -8192",
+)
+
 
 _ZERO = timedelta(0)
 
@@ -156,7 +163,7 @@ class Database:
         try:
             connection.row_factory = sqlite3.Row
             with _mapped_errors(f"cannot configure database {path}", StorageUnusable):
-                for pragma in (*_PRAGMAS[1:], "PRAGMA query_only = ON"):
+                for pragma in (*_PRAGMAS[1:], *_READER_PRAGMAS):
                     connection.execute(pragma).close()
         except BaseException:
             database.close()
