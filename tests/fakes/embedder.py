@@ -32,16 +32,18 @@ class HashingEmbedder:
 
 
 class HeldEmbedder(HashingEmbedder):
-    """Holds each call that embeds a text containing ``word`` (in whatever thread makes it)
-    until ``release`` is set; ``holding`` is set once one is held."""
+    """Holds each call that embeds exactly ``text`` (in whatever thread makes it) until
+    ``release`` is set; ``holding`` is set once one is held, and ``held_in`` names the threads."""
 
-    def __init__(self, word: str) -> None:
-        self.word = word
+    def __init__(self, text: str) -> None:
+        self.text = text
         self.holding = threading.Event()
         self.release = threading.Event()
+        self.held_in: list[str] = []
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        if any(self.word in text for text in texts):
+        if self.text in texts:
+            self.held_in.append(threading.current_thread().name)
             self.holding.set()
             assert self.release.wait(10), "the test never released the embedder"
         return super().embed(texts)
