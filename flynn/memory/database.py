@@ -232,6 +232,12 @@ class Database:
             return published if published is not None else (-1, self.data_version())
         return self._rewrites[table], self.data_version()
 
+    def note_write(self, table: str) -> None:
+        """Counts a write to the watched ``table`` in its ``rewrites``, as an update is: for an
+        insert that caches kept by ``rewrites`` must see (a search's counts of words), here and
+        in readers (once published)."""
+        self._rewrites[table] += 1
+
     def publish_rewrites(self) -> None:
         """Makes ``rewrites`` of every watched table, as of now, what this writer's readers
         (``open_reader``, in other threads) see: called on the writer's thread before work is
