@@ -130,6 +130,17 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         "--reminders", type=_count(0), default=0, help="reminders scheduled for the person first"
     )
     turn.add_argument(
+        "--embeddings",
+        action=argparse.BooleanOptionalAction,
+        help="embed and recall with local embeddings; the stored messages get random vectors "
+        "(default: memory.embeddings)",
+    )
+    turn.add_argument(
+        "--embeddings-model",
+        choices=EMBEDDING_MODELS,
+        help="memory.embeddings_model to use with --embeddings (default: configured)",
+    )
+    turn.add_argument(
         "--mcp-servers",
         type=_count(0),
         default=0,
@@ -368,6 +379,8 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             reminders=args.reminders,
             mcp_servers=args.mcp_servers,
             mcp_tools=args.mcp_tools,
+            embeddings=settings.memory.embeddings if args.embeddings is None else args.embeddings,
+            embeddings_model=args.embeddings_model or settings.memory.embeddings_model,
         )
     )
     print(json.dumps(result))

@@ -24,11 +24,12 @@ from flynn.app import App, database_path
 from flynn.daemon import freeze_startup_heap
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.store import MessageRole, NewFact
+from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
-from flynn.settings import load_settings
+from flynn.settings import EmbeddingModel, load_settings
 from flynn.tools.mcp import RESTART_BACKOFF, McpServer
 
 _COMMON = tuple(
@@ -85,20 +86,30 @@ async def bench_turn(
     reminders: int = 0,
     mcp_servers: int = 0,
     mcp_tools: int = 0,
+    embeddings: bool = False,
+    embeddings_model: EmbeddingModel = "auto",
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
     with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not,
     ``reminders`` reminders scheduled for the person (their prompt lists the next few), and
     ``mcp_servers`` stdio MCP servers offering ``mcp_tools`` tools between them; with servers,
-    one is then killed and the time to notice and to recover it is measured too."""
+    one is then killed and the time to notice and to recover it is measured too.
+
+    With ``embeddings``, each turn is embedded and recalled with ``embeddings_model`` as in the
+    daemon, and the stored messages get vectors first: random unit ones (a brute-force search
+    costs the same whatever they hold, and the model would take many minutes for 100,000)."""
     rng = random.Random(seed)
     zipf = Zipf(vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
             {
                 "data_dir": str(Path(tmp)),
-                # Recall by words: what the turn costs without the model (bench embed measures it).
-                "memory": {"user_namespace": "user", "recall_depth": depth, "embeddings": False},
+                "memory": {
+                    "user_namespace": "user",
+                    "recall_depth": depth,
+                    "embeddings": embeddings,
+                    "embeddings_model": embeddings_model,
+                },
                 "llm": {"provider": "offline"},
                 "tools": {
                     "enabled": tools,
@@ -118,6 +129,9 @@ async def bench_turn(
                         await _settled(server, "up")
             setup_started = time.perf_counter()
             _fill(app, rng, zipf, messages=messages, facts=facts)
+            if embeddings:
+                app.load_embeddings()  # as the daemon does in a thread, before the timed turns
+            _fill_vectors(app, seed=seed)
             _schedule(app, rng, zipf, reminders)
             setup_seconds = time.perf_counter() - setup_started
 
@@ -153,6 +167,8 @@ async def bench_turn(
                 gc.unfreeze()
             if app.mcp is not None:
                 recovery = await _kill_and_recover(app.mcp.servers[0])
+            loaded = app.embeddings
+            embeddings_used = loaded.model if loaded is not None and loaded.ready else None
         finally:
             if supervising is not None:
                 supervising.cancel()
@@ -165,6 +181,7 @@ async def bench_turn(
         "messages": messages,
         "facts": facts,
         "recall_depth": depth,
+        "embeddings": embeddings_used,
         "tools": tools,
         "reminders": reminders,
         "p50_ms": round(percentile(samples, 0.50), 3),
@@ -258,6 +275,21 @@ def _schedule(app: App, rng: random.Random, zipf: Zipf, reminders: int) -> None:
             target=target,
             now=now,
         )
+
+
+def _fill_vectors(app: App, *, seed: int, batch: int = 8192) -> None:
+    """Random unit vectors of the model's size for every stored message without one."""
+    vectors = app.services.recall.vectors
+    if not isinstance(vectors, SqliteVectors):
+        return
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    width = vectors.embed(["width"]).shape[1]
+    while rows := vectors.pending(None, after=0, limit=batch):
+        matrix = rng.standard_normal((len(rows), width)).astype(np.float32)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        vectors.store("message", rows, matrix)
 
 
 def _fill(app: App, rng: random.Random, zipf: Zipf, *, messages: int, facts: int) -> None:

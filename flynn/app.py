@@ -4,6 +4,7 @@ scheduler and the rest it runs)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -44,10 +45,15 @@ from flynn.learning.turns import MemoryWriter
 from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.costs import SqliteCosts
+from flynn.memory.database import Database
+from flynn.memory.facts import SqliteFacts
+from flynn.memory.graph import SqliteGraph
 from flynn.memory.health import StorageHealth
+from flynn.memory.history import SqliteHistory
 from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files, person_directory
@@ -62,6 +68,7 @@ from flynn.recall.embeddings import LoadingEmbedder, load_embedder
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
+from flynn.recall.worker import RecallWorker
 from flynn.router import Router
 from flynn.schedule.jobs import Push, PushLimits, Target
 from flynn.schedule.migrations import SCHEMA
@@ -237,6 +244,9 @@ class App:
     async def aclose(self) -> None:
         await self.sessions.aclose()
         await self.services.learning.writer.aclose()
+        if self.services.recall_worker is not None:
+            # Waits for a recall still running in its thread (it only reads).
+            await asyncio.to_thread(self.services.recall_worker.close)
         await close_providers(self.providers.values())
         self.memory.close()
 
@@ -671,6 +681,25 @@ def _services(
         vectors=vectors,
         team=TeamRecall(memory.team, vectors=vectors),
     )
+
+    def reading_recall(db: Database) -> Recall:
+        """The same recall over a worker thread's read connection: its own stores, and the
+        vectors the loop's ``SqliteVectors`` keeps in memory (one copy for both)."""
+        read_vectors = (
+            SqliteVectors(db, embeddings, index=vectors.index)
+            if embeddings is not None and vectors is not None
+            else None
+        )
+        return Recall(
+            SqliteFacts(db),
+            SqliteHistory(db),
+            threshold=settings.memory.retrieval_threshold,
+            depth=settings.memory.recall_depth,
+            graph=SqliteGraph(db),
+            vectors=read_vectors,
+            team=TeamRecall(SqliteTeam(db), vectors=read_vectors),
+        )
+
     file_store = FileStore(file_limits(settings))
     tools = (
         builtin_tools(
@@ -749,6 +778,7 @@ def _services(
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),
+        recall_worker=RecallWorker(memory.db, reading_recall),
     )
 
 

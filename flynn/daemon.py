@@ -75,10 +75,10 @@ class Daemon:
         self._env = env
         self._notifier = notifier or SystemdNotifier(None)
         self._providers = providers
+        self._embedder = embedder
         self._clock = clock
         self._options = options
         self._announce = announce
-        self._embedder = embedder
         self.ready = asyncio.Event()
         """Set once every part started (READY=1); part of the contract, like ``Router.idle``."""
         self.caught_up = asyncio.Event()

@@ -36,6 +36,13 @@ _PRAGMAS = (
     "PRAGMA wal_autocheckpoint = 4000",
 )
 
+_READER_PRAGMAS = (
+    "PRAGMA query_only = ON",
+    # 8 MiB each: a reader's pages come from the OS's cache when not in its own, and a
+    # daemon keeps a reader per recall thread (resident memory at rest, not speed, set this).
+    "PRAGMA cache_size = -8192",
+)
+
 
 _ZERO = timedelta(0)
 
@@ -82,11 +89,21 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 class Database:
     """One ``sqlite3.Connection`` in autocommit mode; multi-statement writes use ``transaction``.
 
-    Not thread-safe: use it from the thread that opened it (the event loop's).
+    Not thread-safe: use it from the thread that opened it. The daemon has one writer, opened
+    by ``open`` on the event loop, and readers (``open_reader``), each opened and used by one
+    worker thread (``flynn.recall.worker``): WAL lets them read while the writer writes.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, schema: Schema) -> None:
-        """Use ``Database.open``; this takes an already configured connection."""
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        schema: Schema,
+        *,
+        follows: Database | None = None,
+    ) -> None:
+        """Use ``Database.open`` or ``open_reader``; this takes an already configured
+        connection."""
         self._connection = connection
         self._path = path
         self._schema = schema
@@ -94,6 +111,9 @@ class Database:
         self._closed = False
         # Rows of watched tables this connection updated or deleted (see ``watch_rewrites``).
         self._rewrites: dict[str, int] = {}
+        # A reader's caches are valid for what its writer last published (``publish_rewrites``).
+        self._follows = follows
+        self._published: dict[str, tuple[int, int]] = {}
 
     @classmethod
     def open(cls, path: Path, schema: Schema) -> Database:
@@ -125,6 +145,34 @@ class Database:
                     connection.execute(pragma).close()
             _make_files_private(path)
             database._migrate()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    @classmethod
+    def open_reader(cls, writer: Database) -> Database:
+        """A read-only connection to ``writer``'s database, for the calling thread alone. It
+        migrates nothing and refuses every write (``PRAGMA query_only``); under WAL it reads
+        the last commit while ``writer`` writes.
+
+        Its ``rewrites`` are what ``writer`` last published (``publish_rewrites``), so caches
+        of rows kept on either side of the threads are dropped for the same changes (this
+        connection's own ``data_version`` moves at every commit of the writer's). Raises
+        ``StorageUnusable`` when the file cannot be opened. Close it in the thread that used it,
+        or once that thread has ended."""
+        path = writer.path
+        with _mapped_errors(f"cannot open database {path} for reading", StorageUnusable):
+            # One thread uses it; another may close it once that thread has ended.
+            connection = sqlite3.connect(
+                path, isolation_level=None, cached_statements=256, check_same_thread=False
+            )
+        database = cls(connection, path, writer.schema, follows=writer)
+        try:
+            connection.row_factory = sqlite3.Row
+            with _mapped_errors(f"cannot configure database {path}", StorageUnusable):
+                for pragma in (*_PRAGMAS[1:], *_READER_PRAGMAS):
+                    connection.execute(pragma).close()
         except BaseException:
             database.close()
             raise
@@ -169,6 +217,8 @@ class Database:
         if table in self._rewrites:
             return
         self._rewrites[table] = 0
+        if self._follows is not None:
+            return  # a reader writes nothing: its writer counts (``open_reader``)
         function = f"flynn_rewrote_{table}"
 
         def rewrote() -> None:
@@ -185,8 +235,29 @@ class Database:
     def rewrites(self, table: str) -> tuple[int, int]:
         """Differs after this connection updated or deleted a row of ``table`` (or rolled a
         transaction back), or another connection committed: what a cache of rows read from
-        ``table`` is valid for. ``table`` must be watched (``watch_rewrites``)."""
+        ``table`` is valid for. ``table`` must be watched (``watch_rewrites``).
+
+        A reader's (``open_reader``) is what its writer last published for ``table``; when
+        the writer watches no such table, this connection's ``data_version`` alone (which
+        moves at every commit of any other connection)."""
+        if self._follows is not None:
+            published = self._follows._published.get(table)
+            return published if published is not None else (-1, self.data_version())
         return self._rewrites[table], self.data_version()
+
+    def note_write(self, table: str) -> None:
+        """Counts a write to the watched ``table`` in its ``rewrites``, as an update is: for an
+        insert that caches kept by ``rewrites`` must see (a search's counts of words), here and
+        in readers (once published)."""
+        self._rewrites[table] += 1
+
+    def publish_rewrites(self) -> None:
+        """Makes ``rewrites`` of every watched table, as of now, what this writer's readers
+        (``open_reader``, in other threads) see: called on the writer's thread before work is
+        handed to a reader. One query."""
+        version = self.data_version()
+        # A new dict, swapped in whole: a reader's thread only ever reads a finished one.
+        self._published = {table: (count, version) for table, count in self._rewrites.items()}
 
     def integrity_check(self) -> list[str]:
         """Problems found in the file and the full-text indexes; empty when healthy."""
@@ -287,6 +358,21 @@ class Database:
                 return rows
             finally:
                 cursor.close()
+
+    def batches(self, sql: str, params: Params = (), *, size: int) -> Iterator[list[sqlite3.Row]]:
+        """The rows of ``sql``, ``size`` at a time, for a result too large to hold at once.
+        Consume it whole or close it: the statement keeps reading until then."""
+        with _mapped_errors("database query failed"):
+            cursor = self._connection.execute(sql, params)
+        try:
+            while True:
+                with _mapped_errors("database query failed"):
+                    rows: list[sqlite3.Row] = cursor.fetchmany(size)
+                if not rows:
+                    return
+                yield rows
+        finally:
+            cursor.close()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

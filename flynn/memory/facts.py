@@ -73,20 +73,19 @@ class SqliteFacts:
         db.watch_rewrites("facts")
         self._db = db
         self._planner = FtsQueryPlanner(db, "facts_fts")
-        self._writes = 0
         self._cached: dict[int, Fact] = {}
         self._cached_generation: tuple[int, int] | None = None
 
     def note_changed(self) -> None:
         """For writers that change facts with their own SQL (``forgetting``): readers that
         cache by ``generation`` must see it change."""
-        self._writes += 1
+        self._db.note_write("facts")
 
     def generation(self) -> tuple[int, int]:
         """Differs after any change to any fact: by this store, by other SQL on this connection
         (a foreign key's ``SET NULL`` too), or by another process."""
-        rewrites, version = self._db.rewrites("facts")
-        return self._writes + rewrites, version
+        # This store's inserts count too (``note_write``): they change what a search finds.
+        return self._db.rewrites("facts")
 
     def add(self, fact: NewFact, *, now: datetime) -> Fact:
         return self._insert(fact, supersedes=None, now=now)
@@ -96,7 +95,7 @@ class SqliteFacts:
 
         Raises ``StoreError`` (and changes nothing) if ``old_id`` is missing or not active.
         """
-        self._writes += 1
+        self._db.note_write("facts")
         with self._db.transaction():
             if self._db.execute(_SET_STATUS, ("superseded", encode_time(now), old_id)) != 1:
                 raise StoreError(f"fact {old_id} is not active (or does not exist)")
@@ -118,14 +117,14 @@ class SqliteFacts:
 
         Raises ``StoreError`` if the fact is missing or not active.
         """
-        self._writes += 1
+        self._db.note_write("facts")
         if self._db.execute(_SET_STATUS, ("deleted", encode_time(now), fact_id)) != 1:
             raise StoreError(f"fact {fact_id} is not active (or does not exist)")
 
     def confirm(self, fact_id: int, *, now: datetime) -> bool:
         """Sets an active fact's ``updated_at`` to ``now`` (it was learnt again); False if the
         fact is not active."""
-        self._writes += 1
+        self._db.note_write("facts")
         return self._db.execute(_CONFIRM, (encode_time(now), fact_id)) == 1
 
     def get(self, fact_id: int) -> Fact | None:
@@ -202,7 +201,7 @@ class SqliteFacts:
 
     def forget(self, namespace_prefix: str, *, field: str | None = None) -> int:
         """Deletes rows (and their index rows) for real; returns how many."""
-        self._writes += 1
+        self._db.note_write("facts")
         self._planner.forget_counts()
         if field is None:
             return self._db.execute(_FORGET, scope_params(namespace_prefix))
@@ -211,12 +210,12 @@ class SqliteFacts:
     def forget_chain(self, fact_id: int) -> int:
         """Deletes ``fact_id`` and every fact it superseded or that superseded it, for real;
         returns how many rows went (0 if the fact does not exist)."""
-        self._writes += 1
+        self._db.note_write("facts")
         self._planner.forget_counts()
         return self._db.execute(_FORGET_CHAIN, {"id": fact_id})
 
     def _insert(self, fact: NewFact, *, supersedes: int | None, now: datetime) -> Fact:
-        self._writes += 1
+        self._db.note_write("facts")
         at = encode_time(now)
         row = self._db.fetchone(
             _INSERT,

@@ -1,9 +1,11 @@
 """Local embeddings (``memory.embeddings``, on by default): one vector per stored message in the
-``embeddings`` table, and brute-force cosine search over a namespace with numpy.
+``embeddings`` table (float16, 768 bytes with MiniLM), and brute-force cosine search over a
+namespace with numpy.
 
 numpy is imported only when vectors are used: with embeddings off it is never loaded. A
-namespace's matrix is cached in memory; rows this process adds join the cache, and a deleted
-row (a forget here, or any write by another process) drops it.
+namespace's vectors are kept in memory once searched (``flynn.memory.vector_index``: int8, shared
+by every thread's ``SqliteVectors`` built on the same index); rows this process adds join them,
+and a deleted row (a forget here, or any write by another process) drops them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.vector_index import VectorIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -143,36 +146,29 @@ DELETE FROM embeddings WHERE {namespace_scope("namespace")} AND model != ?
 """
 _EVERYWHERE = ("", "", "\U0010ffff")
 """``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
-_MAX_CACHED = 16
-"""Namespaces whose matrices are kept (float32: 1.5 KiB a message with MiniLM's 384
-dimensions)."""
-
-
-@dataclass(slots=True)
-class _Cached:
-    ids: list[int]
-    rows: list[Matrix]
-    matrix: Matrix | None = None
-
-    def stacked(self) -> Matrix:
-        import numpy as np
-
-        if self.matrix is None or self.matrix.shape[0] != len(self.ids):
-            self.matrix = np.vstack(self.rows) if self.rows else np.zeros((0, 0), np.float32)
-            self.rows = [self.matrix]
-        return self.matrix
+_LOAD_BATCH = 4096
+"""Rows read and quantized at a time when a namespace is loaded."""
 
 
 class SqliteVectors:
-    """``VectorSearch`` over the ``embeddings`` table, filled by ``add``."""
+    """``VectorSearch`` over the ``embeddings`` table, filled by ``add``.
 
-    def __init__(self, db: Database, embedder: Embedder) -> None:
+    Use it from the thread that opened ``db``. Instances over the writer and over readers of
+    one database (``Database.open_reader``) share what is in memory by sharing ``index``."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, *, index: VectorIndex | None = None
+    ) -> None:
         self._db = db
         self._embedder = embedder
-        self._cache: dict[tuple[str, str], _Cached] = {}
+        self._index = VectorIndex() if index is None else index
         # Deleting a row here (a forget, in this process or another) drops what is cached.
         db.watch_rewrites("embeddings")
-        self._version = db.rewrites("embeddings")
+
+    @property
+    def index(self) -> VectorIndex:
+        """What is kept in memory: hand it to the ``SqliteVectors`` of another thread."""
+        return self._index
 
     @property
     def model(self) -> str:
@@ -213,21 +209,21 @@ class SqliteVectors:
                 blob = vector.astype(np.float16).tobytes()
                 self._db.execute(_INSERT, (kind, ref_id, namespace, model, blob))
         self._check_version()
-        for (prefix, cached_kind), cached in self._cache.items():
-            if cached_kind != kind:
-                continue
-            for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
-                if namespace == prefix or namespace.startswith(prefix + "/"):
-                    cached.ids.append(ref_id)
-                    cached.rows.append(vector.reshape(1, -1).astype(np.float32))
+        self._index.add(
+            kind,
+            [
+                (ref_id, namespace, vector)
+                for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True)
+            ],
+        )
 
     def ids(self, namespace_prefix: str, kind: str) -> set[int]:
         """The ids of the ``kind`` rows under ``namespace_prefix`` that have a vector of this
         model."""
         self._check_version()
-        cached = self._cache.get((namespace_prefix.rstrip("/"), kind))
+        cached = self._index.ids((namespace_prefix.rstrip("/"), kind))
         if cached is not None:
-            return set(cached.ids)
+            return cached
         rows = self._db.fetchall(_IDS, (*scope_params(namespace_prefix), kind, self.model))
         return {int(row[0]) for row in rows}
 
@@ -284,47 +280,34 @@ class SqliteVectors:
         limit: int,
         vector: Matrix | None = None,
     ) -> list[tuple[int, float]]:
-        import numpy as np
-
         if limit <= 0 or not text.strip():
             return []
-        cached = self._load(namespace_prefix.rstrip("/"), kind)
-        if not cached.ids:
+        key = (namespace_prefix.rstrip("/"), kind)
+        self._check_version()
+        snapshot = self._index.snapshot(key)
+        if snapshot is None:
+            self._index.begin_load(key)
+            snapshot = self._index.finish_load(key, self._read(*key))
+        if not len(snapshot):
             return []
-        matrix = cached.stacked()
         query = self._embedder.embed([text])[0] if vector is None else vector
-        similarity = matrix @ query
-        count = min(limit, similarity.shape[0])
-        top = np.argpartition(-similarity, count - 1)[:count]
-        top = top[np.argsort(-similarity[top])]
-        return [(cached.ids[index], float(similarity[index])) for index in top]
+        return snapshot.nearest(query, limit)
 
     def _check_version(self) -> None:
-        version = self._db.rewrites("embeddings")
-        if version != self._version:
-            self._version = version
-            self.forget_cache()
+        self._index.check(self._db.rewrites("embeddings"))
 
-    def _load(self, prefix: str, kind: str) -> _Cached:
+    def _read(self, prefix: str, kind: str) -> Iterator[tuple[list[int], Matrix]]:
         import numpy as np
 
-        self._check_version()
-        cached = self._cache.get((prefix, kind))
-        if cached is not None:
-            return cached
-        rows = self._db.fetchall(_LOAD, (*scope_params(prefix), kind, self._embedder.model))
-        ids = [int(row["ref_id"]) for row in rows]
-        if rows:
-            blob = b"".join(row["vector"] for row in rows)
-            matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1)
-            stacked: list[Matrix] = [matrix.astype(np.float32)]
-        else:
-            stacked = []
-        if len(self._cache) >= _MAX_CACHED:
-            self._cache.pop(next(iter(self._cache)))
-        cached = self._cache[(prefix, kind)] = _Cached(ids, stacked)
-        return cached
+        params = (*scope_params(prefix), kind, self._embedder.model)
+        for rows in self._db.batches(_LOAD, params, size=_LOAD_BATCH):
+            ids = [int(row[0]) for row in rows]
+            blob = b"".join(row[1] for row in rows)
+            yield (
+                ids,
+                np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1).astype(np.float32),
+            )
 
     def forget_cache(self) -> None:
-        """Drops cached matrices (done by itself when rows are deleted)."""
-        self._cache.clear()
+        """Drops what is kept in memory (done by itself when rows are deleted)."""
+        self._index.clear()

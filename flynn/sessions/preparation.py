@@ -60,18 +60,29 @@ class TurnPreparation:
         in the prompt."""
         services = self._services
         budget = services.config.recall_max_tokens
-        # The embedding model runs in a worker thread, not on the event loop.
-        vectors = await services.recall.query_vectors(text, now=now) if budget > 0 else None
-        recalled = services.recall.recall(
-            self._scope.root,
-            text,
-            now=now,
-            budget_tokens=budget,
-            exclude_session=str(self._key),
-            skip_lines=skip_lines,
-            query_vectors=vectors,
-            team=self._scope.shared,
-        )
+        if services.recall_worker is not None:
+            recalled = await services.recall_worker.recall(
+                self._scope.root,
+                text,
+                now=now,
+                budget_tokens=budget,
+                exclude_session=str(self._key),
+                skip_lines=skip_lines,
+                team=self._scope.shared,
+            )
+        else:
+            # The embedding model runs in a worker thread, not on the event loop.
+            vectors = await services.recall.query_vectors(text, now=now) if budget > 0 else None
+            recalled = services.recall.recall(
+                self._scope.root,
+                text,
+                now=now,
+                budget_tokens=budget,
+                exclude_session=str(self._key),
+                skip_lines=skip_lines,
+                query_vectors=vectors,
+                team=self._scope.shared,
+            )
         if services.synthesis is None:
             return recalled
         synthesis = await services.synthesis.synthesise(recalled, text, now=now)

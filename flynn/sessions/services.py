@@ -17,6 +17,7 @@ from flynn.persona import Persona
 from flynn.providers.base import Provider
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
+from flynn.recall.worker import RecallWorker
 from flynn.sessions.compaction import Compactor
 from flynn.sessions.personal import PersonalFiles
 from flynn.tools.base import ToolRegistry
@@ -100,3 +101,6 @@ class SessionServices:
     clock: Callable[[], datetime]
     synthesis: EpisodicSynthesis | None = None
     """Condenses each turn's recalled memory with a model (``memory.synthesis: model``)."""
+    recall_worker: RecallWorker | None = None
+    """Runs each turn's recall (``recall``'s, over connections of its own) in worker threads;
+    ``None`` runs it on the event loop, but for the query's embedding."""

@@ -197,12 +197,28 @@ async def final_answer(ws: ClientConnection, frame: Mapping[str, Any]) -> dict[s
 async def running_daemon(settings: Settings) -> AsyncIterator[int]:
     """The whole daemon in-process until the block exits (then stopped, and it must exit 0);
     yields its gateway's port."""
-    daemon = Daemon(words_only(settings), {}, announce=lambda line: None)
+    async with serving_daemon(
+        Daemon(words_only(settings), {}, announce=lambda line: None)
+    ) as daemon:
+        yield gateway_port(daemon)
+
+
+@contextlib.asynccontextmanager
+async def serving_daemon(daemon: Daemon) -> AsyncIterator[Daemon]:
+    """``daemon`` running in-process, ready, until the block exits (then stopped, and it must
+    exit 0)."""
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        yield daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        yield daemon
     finally:
         stop.set()
         assert await asyncio.wait_for(running, 20) == 0
+
+
+def gateway_port(daemon: Daemon) -> int:
+    assert daemon.service is not None
+    port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+    assert isinstance(port, int)
+    return port

@@ -194,6 +194,45 @@ def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
         assert db.rewrites("costs") != before
 
 
+def test_a_reader_reads_the_last_commit_while_the_writer_writes_and_never_writes(
+    db_path: Path,
+) -> None:
+    insert = (
+        "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
+        "VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+    )
+    with Database.open(db_path, SCHEMA) as writer, Database.open_reader(writer) as reader:
+        writer.execute(insert)
+        with writer.transaction():
+            writer.execute(insert)
+            # WAL: the reader is not blocked by the open write, and sees the last commit only.
+            row = reader.fetchone("SELECT count(*) FROM costs")
+            assert row is not None and row[0] == 1
+        batches = reader.batches("SELECT id FROM costs ORDER BY id", size=1)
+        assert [[row[0] for row in rows] for rows in batches] == [[1], [2]]
+        with pytest.raises(StoreError, match="readonly"):
+            reader.execute(insert)
+
+
+def test_a_reader_follows_what_its_writer_published(db_path: Path) -> None:
+    with Database.open(db_path, SCHEMA) as writer, Database.open_reader(writer) as reader:
+        writer.watch_rewrites("costs")
+        reader.watch_rewrites("costs")
+        writer.publish_rewrites()
+        published = reader.rewrites("costs")
+        assert published == writer.rewrites("costs")
+        writer.execute(
+            "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
+            "VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+        )
+        writer.publish_rewrites()
+        assert reader.rewrites("costs") == published  # an insert changes no row read before
+        writer.execute("UPDATE costs SET input_tokens = 5")
+        assert reader.rewrites("costs") == published  # not published yet
+        writer.publish_rewrites()
+        assert reader.rewrites("costs") != published
+
+
 # -- storage that cannot be used ---------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import structlog
-from test_vectors import HashingEmbedder
+from fakes.embedder import HashingEmbedder
 
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from fakes.embedder import HashingEmbedder
 
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
@@ -28,24 +28,6 @@ if TYPE_CHECKING:
 np = pytest.importorskip("numpy")
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
-
-
-class HashingEmbedder:
-    """Bag of hashed words: texts sharing words are close. Deterministic, no model."""
-
-    model = "hashing-64"
-    ready = True
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        out = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().split():
-                out[row, zlib.crc32(word.encode()) % 64] += 1.0
-            norm = np.linalg.norm(out[row])
-            if norm:
-                out[row] /= norm
-        result: Matrix = out
-        return result
 
 
 def _add(memory: SqliteMemory, vectors: SqliteVectors, namespace: str, text: str) -> int:

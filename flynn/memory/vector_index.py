@@ -1,0 +1,218 @@
+"""The vectors of recently searched namespaces, held in memory as int8 rows with a scale each
+(``VectorIndex``): a quarter of float32's room, searched as fast, and shared between the event
+loop's thread (which adds what it stores) and the recall workers' (which load and search).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+    Codes = npt.NDArray[np.int8]
+
+BLOCK_ROWS = 4096
+"""Rows a block holds: a search converts one block at a time to float32 (6 MiB with 384
+dimensions), and an added row never moves the ones before it."""
+MAX_BYTES = 96 << 20
+"""What the cached namespaces may take together (a namespace of 100,000 MiniLM vectors takes
+38 MiB); the least recently searched go first, the one just loaded always stays."""
+
+Key = tuple[str, str]
+"""A namespace prefix (without its trailing slash) and a kind of row."""
+
+
+def quantize(vectors: Matrix) -> tuple[Codes, Matrix]:
+    """Each row as int8 codes and the float32 scale that turns them back: ``codes * scale``
+    is the row to within half a step of its largest component (a zero row has scale 0)."""
+    import numpy as np
+
+    peaks = np.abs(vectors).max(axis=1) if vectors.shape[0] else np.zeros(0, np.float32)
+    scales = (peaks / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
+    codes = np.rint(vectors / safe[:, None]).clip(-127, 127).astype(np.int8)
+    return codes, scales
+
+
+@dataclass(slots=True)
+class _Block:
+    codes: Codes
+    scales: Matrix
+    used: int = 0
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One namespace's rows: blocks filled in order, and the id of each row. Rows are only
+    ever appended, so a search that read ``count`` under the lock reads the rest without it."""
+
+    ids: list[int] = field(default_factory=list)
+    blocks: list[_Block] = field(default_factory=list)
+    known: set[int] = field(default_factory=set)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(block.codes.nbytes + block.scales.nbytes for block in self.blocks)
+
+    def append(self, ids: Sequence[int], vectors: Matrix) -> None:
+        import numpy as np
+
+        fresh = [i for i, ref in enumerate(ids) if ref not in self.known]
+        if not fresh:
+            return
+        if len(fresh) < len(ids):
+            ids, vectors = [ids[i] for i in fresh], vectors[fresh]
+        codes, scales = quantize(np.asarray(vectors, dtype=np.float32))
+        done = 0
+        while done < len(ids):
+            if not self.blocks or self.blocks[-1].used == self.blocks[-1].codes.shape[0]:
+                width = codes.shape[1]
+                rows = BLOCK_ROWS
+                self.blocks.append(
+                    _Block(np.zeros((rows, width), np.int8), np.zeros(rows, np.float32))
+                )
+            block = self.blocks[-1]
+            take = min(block.codes.shape[0] - block.used, len(ids) - done)
+            block.codes[block.used : block.used + take] = codes[done : done + take]
+            block.scales[block.used : block.used + take] = scales[done : done + take]
+            # Rows first, then the count that makes them visible to a search.
+            block.used += take
+            done += take
+        self.ids.extend(ids)
+        self.known.update(ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a search reads: the namespace's rows as they were when it was taken."""
+
+    ids: list[int]
+    blocks: tuple[tuple[Codes, Matrix], ...]
+
+    def __len__(self) -> int:
+        return sum(codes.shape[0] for codes, _ in self.blocks)
+
+    def nearest(self, query: Matrix, limit: int) -> list[tuple[int, float]]:
+        """Up to ``limit`` ``(id, similarity)`` pairs, most similar first: the dot product of
+        ``query`` with each row as stored (the cosine, for unit rows and query)."""
+        import numpy as np
+
+        total = len(self)
+        if limit <= 0 or total == 0:
+            return []
+        query = np.asarray(query, dtype=np.float32)
+        similarity = np.empty(total, np.float32)
+        buffer = np.empty((min(BLOCK_ROWS, total), query.shape[0]), np.float32)
+        start = 0
+        for codes, scales in self.blocks:
+            rows = codes.shape[0]
+            part = buffer[:rows]
+            part[...] = codes  # int8 to float32, then one BLAS product per block
+            np.matmul(part, query, out=similarity[start : start + rows])
+            similarity[start : start + rows] *= scales
+            start += rows
+        count = min(limit, total)
+        top = np.argpartition(-similarity, count - 1)[:count]
+        top = top[np.argsort(-similarity[top], kind="stable")]
+        return [(self.ids[index], float(similarity[index])) for index in top]
+
+
+class VectorIndex:
+    """Namespaces' vectors in memory, for any thread: one lock guards the table of entries and
+    is held only to look up, append or swap, never for a search or a load from the database.
+
+    A change to a stored vector (``version`` moving: a forget, a rollback, another process's
+    write) drops everything; new rows join the namespaces they belong to (``add``), also those
+    being loaded at that moment."""
+
+    def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[Key, _Entry] = {}
+        self._loading: dict[Key, list[tuple[str, int, Matrix]]] = {}
+        self._version: object = None
+        self._max_bytes = max_bytes
+
+    def check(self, version: object) -> None:
+        """Drops every entry unless ``version`` (the rows' ``Database.rewrites``) is the one
+        they were read at."""
+        with self._lock:
+            if version != self._version:
+                self._version = version
+                self._entries.clear()
+                self._loading.clear()
+
+    def snapshot(self, key: Key) -> Snapshot | None:
+        """The namespace's rows as of now, or ``None`` when they are not in memory."""
+        with self._lock:
+            entry = self._entries.pop(key, None)
+            if entry is None:
+                return None
+            self._entries[key] = entry  # most recently used last
+            return _snapshot_of(entry)
+
+    def ids(self, key: Key) -> set[int] | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            return None if entry is None else set(entry.ids)
+
+    def begin_load(self, key: Key) -> None:
+        """Marks ``key`` as being read from the database: rows ``add``ed from now on are kept
+        for ``finish_load``, which may not see them in what it read."""
+        with self._lock:
+            self._loading.setdefault(key, [])
+
+    def finish_load(self, key: Key, parts: Iterable[tuple[Sequence[int], Matrix]]) -> Snapshot:
+        """Installs what was read for ``key`` (``(ids, vectors)`` batches, quantized one at a
+        time so a large namespace never exists in float32 whole) with the rows added since
+        ``begin_load``; returns its snapshot."""
+        entry = _Entry()
+        for ids, vectors in parts:
+            entry.append(ids, vectors)
+        with self._lock:
+            for _, ref_id, vector in self._loading.pop(key, []):
+                entry.append([ref_id], vector.reshape(1, -1))
+            self._entries.pop(key, None)
+            self._entries[key] = entry
+            self._evict(keep=key)
+            return _snapshot_of(entry)
+
+    def add(self, kind: str, rows: Sequence[tuple[int, str, Matrix]]) -> None:
+        """Adds stored ``(ref_id, namespace, vector)`` rows of ``kind`` to the entries (and
+        loads) of the namespaces that hold them."""
+        with self._lock:
+            for (prefix, entry_kind), entry in self._entries.items():
+                if entry_kind == kind:
+                    mine = [(r, v) for r, ns, v in rows if _under(ns, prefix)]
+                    for ref_id, vector in mine:
+                        entry.append([ref_id], vector.reshape(1, -1))
+            for (prefix, entry_kind), pending in self._loading.items():
+                if entry_kind == kind:
+                    pending.extend((ns, r, v) for r, ns, v in rows if _under(ns, prefix))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._loading.clear()
+
+    def _evict(self, *, keep: Key) -> None:
+        total = sum(entry.nbytes for entry in self._entries.values())
+        for key in list(self._entries):
+            if total <= self._max_bytes:
+                break
+            if key != keep:
+                total -= self._entries.pop(key).nbytes
+
+
+def _under(namespace: str, prefix: str) -> bool:
+    return namespace == prefix or namespace.startswith(prefix + "/")
+
+
+def _snapshot_of(entry: _Entry) -> Snapshot:
+    blocks = tuple((b.codes[: b.used], b.scales[: b.used]) for b in entry.blocks if b.used)
+    return Snapshot(entry.ids, blocks)

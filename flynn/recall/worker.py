@@ -1,0 +1,128 @@
+"""Recall off the event loop (``RecallWorker``): a turn's query embedding, vector and word search
+and ranking run in a few worker threads, each with its own read-only connection, so that one
+person's recall never holds up another person's stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import TypeVar
+
+from flynn.memory.database import Database
+from flynn.recall.recall import Recall, RecalledMemory
+
+T = TypeVar("T")
+
+OpenRecall = Callable[[Database], Recall]
+"""Builds a ``Recall`` over a reader's connection (its own stores, sharing the writer's
+``VectorIndex``); called once in each worker thread."""
+
+THREADS = 2
+"""Worker threads: recalls of two people at once on the two cores the daemon is sized for;
+a third waits for one to finish (the event loop does not)."""
+
+
+class RecallWorker:
+    """Runs recall in ``threads`` threads, each reading through a connection it opened
+    (``Database.open_reader``) and a ``Recall`` built over it by ``open_recall``.
+
+    The writer (``writer``, the event loop's connection) stays the only one that writes; before
+    each job it publishes what it changed (``Database.publish_rewrites``), so caches kept in a
+    worker drop the rows the loop rewrote. Use it from the event loop's thread; ``close`` it
+    (before the writer) to end the threads and their connections."""
+
+    def __init__(self, writer: Database, open_recall: OpenRecall, *, threads: int = THREADS):
+        self._writer = writer
+        self._open_recall = open_recall
+        self._local = threading.local()
+        self._opened: list[Database] = []
+        self._opened_lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-recall")
+        self._closed = False
+
+    async def call(self, work: Callable[[Recall], T]) -> T:
+        """``work(recall)`` in a worker thread, with that thread's ``Recall``; the loop only
+        awaits it. Raises what ``work`` raises (``StorageUnusable`` when the thread cannot
+        open its connection). Cancelling the await leaves ``work`` to finish in its thread
+        (it only reads), its result unused."""
+        if self._closed:
+            raise RuntimeError("the recall worker is closed")
+        self._writer.publish_rewrites()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, work)
+
+    async def recall(
+        self,
+        root: str,
+        query: str,
+        *,
+        now: datetime,
+        budget_tokens: int,
+        exclude_session: str | None = None,
+        skip_lines: Sequence[str] = (),
+        team: bool = False,
+    ) -> RecalledMemory:
+        """``Recall.recall`` with the query's embeddings (``Recall.embed_query``), both in a
+        worker thread."""
+        return await self.call(
+            functools.partial(
+                _recall,
+                root=root,
+                query=query,
+                now=now,
+                budget_tokens=budget_tokens,
+                exclude_session=exclude_session,
+                skip_lines=tuple(skip_lines),
+                team=team,
+            )
+        )
+
+    def close(self) -> None:
+        """Waits for the jobs running, drops those queued, then closes each thread's
+        connection (its thread has ended, so closing it from here is safe). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for db in opened:
+            db.close()
+
+    def _run(self, work: Callable[[Recall], T]) -> T:
+        recall: Recall | None = getattr(self._local, "recall", None)
+        if recall is None:
+            db = Database.open_reader(self._writer)
+            with self._opened_lock:
+                self._opened.append(db)
+            recall = self._local.recall = self._open_recall(db)
+        return work(recall)
+
+
+def _recall(
+    recall: Recall,
+    *,
+    root: str,
+    query: str,
+    now: datetime,
+    budget_tokens: int,
+    exclude_session: str | None,
+    skip_lines: tuple[str, ...],
+    team: bool,
+) -> RecalledMemory:
+    vectors = recall.embed_query(query, now=now) if budget_tokens > 0 else None
+    return recall.recall(
+        root,
+        query,
+        now=now,
+        budget_tokens=budget_tokens,
+        exclude_session=exclude_session,
+        skip_lines=skip_lines,
+        query_vectors=vectors,
+        team=team,
+    )

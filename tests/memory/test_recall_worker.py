@@ -1,0 +1,105 @@
+"""Recall in ``RecallWorker``'s threads, over their own read connections, finds what recall on
+the event loop's connection finds, sees what the loop wrote and forgot since, and closes."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fakes.embedder import HashingEmbedder
+
+from flynn.identity import MemoryScope
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.database import Database
+from flynn.memory.facts import SqliteFacts
+from flynn.memory.graph import SqliteGraph
+from flynn.memory.history import SqliteHistory
+from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqliteTeam
+from flynn.memory.vectors import SqliteVectors
+from flynn.recall.recall import Recall
+from flynn.recall.team import TeamRecall
+from flynn.recall.worker import RecallWorker
+
+pytest.importorskip("numpy")
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+ANA = MemoryScope("users/ana", shared=True, user="ana")
+SAID = (
+    "We adopted a greyhound called Pixel last spring.",
+    "The kiln at the studio fires on Thursdays.",
+    "My sister Lena moved to Porto for a job in robotics.",
+    "Pixel hates the rain, so walks are short in November.",
+    "I am learning to throw porcelain, which cracks if it dries too fast.",
+    "Lena says the robotics lab has a view of the river.",
+)
+
+
+def _recall(db: Database, vectors: SqliteVectors) -> Recall:
+    return Recall(
+        SqliteFacts(db),
+        SqliteHistory(db),
+        threshold=0.3,
+        graph=SqliteGraph(db),
+        vectors=vectors,
+        team=TeamRecall(SqliteTeam(db), vectors=vectors),
+    )
+
+
+def _fill(memory: SqliteMemory, vectors: SqliteVectors) -> None:
+    writer = MemoryWriter(
+        memory.history,
+        RuleExtractor(),
+        RuleReconciler(memory.facts, timezone=UTC),
+        vectors=vectors,
+    )
+    for index, text in enumerate(SAID):
+        at = NOW - timedelta(days=30 - index)
+        writer.message(ANA, f"s{index // 2}", "user", text, now=at)
+        writer.message(ANA, f"s{index // 2}", "assistant", f"Noted: {text.lower()}", now=at)
+    memory.facts.add(NewFact("users/ana/profile", "profile", "has a greyhound, Pixel"), now=NOW)
+
+
+async def test_the_worker_recalls_what_the_loop_would(memory: SqliteMemory) -> None:
+    embedder = HashingEmbedder()
+    vectors = SqliteVectors(memory.db, embedder)
+    _fill(memory, vectors)
+    on_loop = _recall(memory.db, vectors)
+    threads: set[str] = set()
+
+    def reading(db: Database) -> Recall:
+        threads.add(threading.current_thread().name)
+        return _recall(db, SqliteVectors(db, embedder, index=vectors.index))
+
+    worker = RecallWorker(memory.db, reading)
+    try:
+        for question in ("how is the dog?", "where does Lena work", "porcelain cracks", "kiln"):
+            expected = on_loop.recall(
+                "users/ana",
+                question,
+                now=NOW,
+                budget_tokens=600,
+                exclude_session="s9",
+                query_vectors=on_loop.embed_query(question, now=NOW),
+            )
+            got = await worker.recall(
+                "users/ana", question, now=NOW, budget_tokens=600, exclude_session="s9"
+            )
+            assert got == expected and not got.is_empty
+        assert threads and all(name.startswith("flynn-recall") for name in threads)
+
+        # What the loop forgets is gone from the worker's next recall, vectors and all.
+        before = await worker.recall("users/ana", "Lena robotics", now=NOW, budget_tokens=600)
+        assert any("Lena" in line for line in before.lines)
+        memory.history.forget_session("s2")
+        after = await worker.recall("users/ana", "Lena robotics", now=NOW, budget_tokens=600)
+        assert not any("robotics lab" in line for line in after.lines)
+    finally:
+        worker.close()
+    worker.close()  # idempotent
+    with pytest.raises(RuntimeError, match="closed"):
+        await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)

@@ -1,0 +1,103 @@
+"""Vectors in memory as int8 with a scale per row: close to the float32 answer, rows appended
+while a search reads stay out of it, rows stored while a namespace loads are kept, the room
+they take is bounded, and a change to stored vectors (from the writer's thread, as a reader's
+connection sees it) drops them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from fakes.embedder import HashingEmbedder
+
+from flynn.memory.database import Database
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.vector_index import BLOCK_ROWS, VectorIndex, quantize
+from flynn.memory.vectors import SqliteVectors
+
+np = pytest.importorskip("numpy")
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+
+
+def _unit_rows(count: int, seed: int = 3, width: int = 384) -> object:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, width))
+    rows = centres[rng.integers(0, 40, count)] + 0.8 * rng.standard_normal((count, width))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_int8_rows_give_nearly_the_float32_neighbours() -> None:
+    rows = _unit_rows(3 * BLOCK_ROWS + 17)  # several blocks, the last one part full
+    codes, scales = quantize(rows)
+    assert np.abs(codes * scales[:, None] - rows).max() <= scales.max() / 2 + 1e-7
+    index = VectorIndex()
+    index.begin_load(("users/ana", "message"))
+    ids = list(range(1, len(rows) + 1))
+    snapshot = index.finish_load(("users/ana", "message"), [(ids, rows)])
+    queries = _unit_rows(20, seed=9)
+    overlap = []
+    for query in queries:
+        exact = np.argsort(-(rows @ query))[:50] + 1
+        found = snapshot.nearest(query, 50)
+        assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+        assert abs(found[0][1] - float(rows[found[0][0] - 1] @ query)) < 0.01
+        overlap.append(len(set(exact.tolist()) & {ref for ref, _ in found}) / 50)
+    assert np.mean(overlap) >= 0.97
+
+
+def test_a_search_reads_the_rows_as_they_were_and_adds_land_in_loads() -> None:
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    rows = _unit_rows(3, width=8)
+    index.begin_load(key)
+    # Stored while the namespace was being read: kept whether or not the read saw it.
+    index.add("message", [(3, "users/ana/s1", rows[2]), (9, "users/bob", rows[0])])
+    before = index.finish_load(key, [([1, 2, 3], rows)])
+    assert sorted(ref for ref, _ in before.nearest(rows[0], 10)) == [1, 2, 3]
+    index.add("message", [(4, "users/ana", rows[0]), (5, "users/anabel", rows[0])])
+    assert len(before) == 3  # taken before: unchanged
+    after = index.snapshot(key)
+    assert after is not None and sorted(ref for ref, _ in after.nearest(rows[0], 10)) == [
+        1,
+        2,
+        3,
+        4,
+    ]
+    assert index.ids(key) == {1, 2, 3, 4}
+
+
+def test_the_room_is_bounded_and_the_last_loaded_stays() -> None:
+    rows = _unit_rows(10, width=8)
+    index = VectorIndex(max_bytes=BLOCK_ROWS * 12)  # one block of 8 int8 and a scale: 12 B a row
+    for name in ("a", "b", "c"):
+        index.begin_load((name, "message"))
+        index.finish_load((name, "message"), [(list(range(10)), rows)])
+    assert index.snapshot(("c", "message")) is not None
+    assert index.snapshot(("a", "message")) is None and index.snapshot(("b", "message")) is None
+
+
+def test_a_reader_sees_what_the_writer_published(memory: SqliteMemory) -> None:
+    embedder = HashingEmbedder()
+    writer = SqliteVectors(memory.db, embedder)
+    kept = memory.history.append("s", "users/ana", "user", "green tea", tokens=1, now=NOW)
+    doomed = memory.history.append("s2", "users/ana", "user", "black tea", tokens=1, now=NOW)
+    writer.add(
+        "message", [(kept.id, "users/ana", "green tea"), (doomed.id, "users/ana", "black tea")]
+    )
+    memory.db.publish_rewrites()
+    with Database.open_reader(memory.db) as db:
+        reader = SqliteVectors(db, embedder, index=writer.index)
+        found = {ref for ref, _ in reader.nearest("users/ana", "tea", kind="message", limit=5)}
+        assert found == {kept.id, doomed.id}
+        # A row the writer stores joins what the reader searches, with no reload.
+        later = memory.history.append("s", "users/ana", "user", "mint tea", tokens=1, now=NOW)
+        writer.add("message", [(later.id, "users/ana", "mint tea")])
+        memory.db.publish_rewrites()
+        assert later.id in {
+            r for r, _ in reader.nearest("users/ana", "mint", kind="message", limit=5)
+        }
+        memory.history.forget_session("s2")
+        memory.db.publish_rewrites()  # the loop does it before it hands a recall to a worker
+        left = {ref for ref, _ in reader.nearest("users/ana", "tea", kind="message", limit=5)}
+        assert left == {kept.id, later.id}
