@@ -139,6 +139,12 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         default=40,
         help="tools the MCP servers offer between them (default 40)",
     )
+    turn.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="write cProfile statistics of the timed turns only to FILE (python -m pstats FILE)",
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
         "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
@@ -341,6 +347,7 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             reminders=args.reminders,
             mcp_servers=args.mcp_servers,
             mcp_tools=args.mcp_tools,
+            profile=args.profile,
         )
     )
     print(json.dumps(result))

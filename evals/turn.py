@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import cProfile
 import gc
 import os
 import random
@@ -85,12 +86,15 @@ async def bench_turn(
     reminders: int = 0,
     mcp_servers: int = 0,
     mcp_tools: int = 0,
+    profile: Path | None = None,
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
     with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not,
     ``reminders`` reminders scheduled for the person (their prompt lists the next few), and
     ``mcp_servers`` stdio MCP servers offering ``mcp_tools`` tools between them; with servers,
-    one is then killed and the time to notice and to recover it is measured too."""
+    one is then killed and the time to notice and to recover it is measured too. With
+    ``profile``, cProfile statistics of the timed turns only (not the set-up, the warm-up or
+    the event loop's work between turns) are written there, for ``python -m pstats``."""
     rng = random.Random(seed)
     zipf = Zipf(vocabulary(rng))
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
@@ -136,11 +140,16 @@ async def bench_turn(
                     await orchestrator.handle(texts[index % len(texts)])
                 freeze_startup_heap()  # as the daemon does before it reports ready
                 samples = []
+                profiler = cProfile.Profile() if profile is not None else None
                 for _ in range(turns):
                     text = texts[rng.randrange(len(texts))]
+                    if profiler is not None:
+                        profiler.enable()
                     started = time.perf_counter()
                     await orchestrator.handle(text)
                     samples.append((time.perf_counter() - started) * 1000)
+                    if profiler is not None:
+                        profiler.disable()
                     # A daemon's turn ends in network I/O, where the event loop runs its other
                     # tasks (the checkpointer among them); a turn with an instant provider never
                     # gives it the chance, so the loop gets it here, between timed turns.
@@ -150,6 +159,8 @@ async def bench_turn(
                 with contextlib.suppress(asyncio.CancelledError):
                     await checkpointer
                 gc.unfreeze()
+            if profiler is not None and profile is not None:
+                profiler.dump_stats(profile)
             if app.mcp is not None:
                 recovery = await _kill_and_recover(app.mcp.servers[0])
         finally:
