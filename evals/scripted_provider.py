@@ -7,7 +7,7 @@ It records every request, so a test can assert exactly what the model would have
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
 
 from flynn.errors import ProviderError
@@ -43,7 +43,7 @@ class ScriptedProvider:
         if isinstance(reply, ProviderError):
             raise reply
         answer = reply(request) if callable(reply) else reply
-        chars = len(request.system) + sum(len(_written(m)) for m in request.messages)
+        chars = len(request.system) + _written_chars(request.messages)
         prompt = chars // 4 + 4 * len(request.messages)
         if isinstance(answer, ChatResponse):
             if answer.usage != Usage():
@@ -65,11 +65,17 @@ class ScriptedProvider:
         return None
 
 
-def _written(message: ChatMessage) -> str:
-    return "".join(
-        [
-            message.content,
-            *(call.name + call.arguments for call in message.tool_calls),
-            *(result.content for result in message.tool_results),
-        ]
+def _written_chars(messages: Sequence[ChatMessage]) -> int:
+    """How many characters ``messages`` put in a request: their text, calls and results. The
+    whole conversation is counted on every request, a cost that every turn of ``flynn bench
+    turn`` pays, growing with the session, and no part of flynn's: so in one pass, the rare
+    message with tool rounds counted apart."""
+    return sum(
+        len(m.content) + (_tool_chars(m) if m.tool_calls or m.tool_results else 0) for m in messages
+    )
+
+
+def _tool_chars(message: ChatMessage) -> int:
+    return sum(len(call.name) + len(call.arguments) for call in message.tool_calls) + sum(
+        len(result.content) for result in message.tool_results
     )
