@@ -15,6 +15,7 @@ about, never a login), e-mail addresses and user names, and a credential's word 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -223,9 +224,29 @@ _SUFFIXES = ("password", "passwd", "passwort", "token", "secret")
 _TRAILING = ".,!?;:)]}"
 
 
+REMEMBERED_TEXT_CHARS = 8_000
+"""Texts up to this long are redacted once while they stay among the last ``_REMEMBERED``."""
+_REMEMBERED = 256
+
+
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every credential replaced by ``REDACTED_SECRET``, and how many. Text
-    already redacted stays as it is (redacting twice changes nothing)."""
+    already redacted stays as it is (redacting twice changes nothing).
+
+    A turn's message is redacted where it arrives, again where each store keeps it and where
+    the request sends it (each path redacts on its own): the result depends on the text only,
+    so a recent short text is redacted once and the result given again."""
+    if len(text) <= REMEMBERED_TEXT_CHARS:
+        return _redact_remembered(text)
+    return _redact(text)
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _redact_remembered(text: str) -> tuple[str, int]:
+    return _redact(text)
+
+
+def _redact(text: str) -> tuple[str, int]:
     count = 0
     if "-----BEGIN" in text:
         text, count = _PRIVATE_KEY.subn(REDACTED_SECRET, text)

@@ -9,7 +9,16 @@ import json
 import pytest
 from credentials_corpus import CREDENTIALS, NOT_ORDERS, ORDERS, ORDINARY
 
-from flynn.credentials import REDACTED_SECRET, is_secret, is_secret_name, redact, redact_json
+from flynn.credentials import (
+    REDACTED_SECRET,
+    REMEMBERED_TEXT_CHARS,
+    _redact,
+    _redact_remembered,
+    is_secret,
+    is_secret_name,
+    redact,
+    redact_json,
+)
 from flynn.orders import is_injection
 
 
@@ -79,3 +88,23 @@ def test_json_arguments_lose_credentials_and_keep_their_shape() -> None:
 def test_names_of_credentials(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
     assert is_secret(name, "x") is secret
+
+
+def test_redacting_a_text_again_gives_what_redacting_it_anew_does() -> None:
+    """Recent short texts are redacted once (a message is redacted where it arrives, where it is
+    stored and where it is sent): what comes back is what redacting from scratch gives, through
+    evictions too, and a text too long to remember is redacted in full each time."""
+    texts = [text for text, _ in CREDENTIALS] + list(ORDINARY)
+    texts += [
+        f"note {index}: the api key is sk-live-{index:04d}4f9d8a7b6c5e4d3c2b"
+        for index in range(300)
+    ]
+    fresh = [_redact(text) for text in texts]
+    for _ in range(2):  # the second round after the first's texts were evicted
+        assert [redact(text) for text in texts] == fresh
+    again = _redact_remembered.cache_info().hits
+    assert [redact(text) for text in texts[-50:]] == fresh[-50:]
+    assert _redact_remembered.cache_info().hits == again + 50
+    long = " ".join(text for text, _ in CREDENTIALS) * 3
+    assert len(long) > REMEMBERED_TEXT_CHARS
+    assert redact(long) == _redact(long) and redact(long)[1] >= len(CREDENTIALS)
