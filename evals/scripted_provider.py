@@ -1,7 +1,8 @@
 """A provider that answers from a script, instantly: for the benchmarks (``flynn bench``, in
 evals/) and the tests; not part of the installed package.
 
-It records every request, so a test can assert exactly what the model would have been sent.
+It records every request (unless told not to), so a test can assert exactly what the model would
+have been sent.
 """
 
 from __future__ import annotations
@@ -23,12 +24,20 @@ class ScriptedProvider:
     once the script is used up, with ``default``."""
 
     def __init__(
-        self, script: Iterable[Reply] = (), *, default: Reply = "ok", name: str = "scripted"
+        self,
+        script: Iterable[Reply] = (),
+        *,
+        default: Reply = "ok",
+        name: str = "scripted",
+        records: bool = True,
     ) -> None:
         self._script: deque[Reply] = deque(script)
         self.default = default
         self._name = name
+        self._records = records
         self.requests: list[ChatRequest] = []
+        """Every request, unless made with ``records=False`` (a benchmark's thousands of turns:
+        each request holds the whole conversation, so keeping them all grows with its square)."""
 
     @property
     def name(self) -> str:
@@ -38,7 +47,8 @@ class ScriptedProvider:
         self._script.extend(replies)
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        self.requests.append(request)
+        if self._records:
+            self.requests.append(request)
         reply = self._script.popleft() if self._script else self.default
         if isinstance(reply, ProviderError):
             raise reply

@@ -109,7 +109,7 @@ async def bench_turn(
                 },
             }
         )
-        provider = ScriptedProvider(default="Noted, thanks.")
+        provider = ScriptedProvider(default="Noted, thanks.", records=False)
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
         supervising = asyncio.create_task(app.mcp.run()) if app.mcp is not None else None
