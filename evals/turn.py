@@ -1,7 +1,8 @@
 """``flynn bench turn``: everything flynn does per turn except the model call, at scale.
 
 A temporary database is filled with synthetic history and facts through the real stores, then a
-real orchestrator (with an instant scripted provider) is timed over many turns.
+real orchestrator (with an instant scripted provider behind the daemon's redaction gate) is timed
+over many turns.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.store import MessageRole, NewFact
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.redacting import RedactingProvider
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
 from flynn.settings import load_settings
@@ -110,7 +112,9 @@ async def bench_turn(
             }
         )
         provider = ScriptedProvider(default="Noted, thanks.", records=False)
-        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+        # Through the gate the daemon puts before every model (``build_task_providers``): what
+        # it does to each request is flynn's work, timed with the rest.
+        providers: dict[Task, Provider] = {task: RedactingProvider(provider) for task in TASKS}
         app = App.open(settings, {}, providers=providers)
         supervising = asyncio.create_task(app.mcp.run()) if app.mcp is not None else None
         recovery: dict[str, object] = {}
