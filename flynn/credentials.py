@@ -224,29 +224,20 @@ _SUFFIXES = ("password", "passwd", "passwort", "token", "secret")
 _TRAILING = ".,!?;:)]}"
 
 
-REMEMBERED_TEXT_CHARS = 8_000
-"""Texts up to this long are redacted once while they stay among the last ``_REMEMBERED``."""
-_REMEMBERED = 256
+REMEMBERED_LINE_CHARS = 2_000
+"""Lines up to this long are redacted once while they stay among the last ``_REMEMBERED``."""
+_REMEMBERED = 4_096
 
 
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every credential replaced by ``REDACTED_SECRET``, and how many. Text
     already redacted stays as it is (redacting twice changes nothing).
 
-    A turn's message is redacted where it arrives, again where each store keeps it and where
-    the request sends it (each path redacts on its own): the result depends on the text only,
-    so a recent short text is redacted once and the result given again."""
-    if len(text) <= REMEMBERED_TEXT_CHARS:
-        return _redact_remembered(text)
-    return _redact(text)
-
-
-@functools.lru_cache(maxsize=_REMEMBERED)
-def _redact_remembered(text: str) -> tuple[str, int]:
-    return _redact(text)
-
-
-def _redact(text: str) -> tuple[str, int]:
+    The same lines come by again and again: a turn's message is redacted where it arrives,
+    where each store keeps it and where the request sends it (each path redacts on its own),
+    and every request's system prompt repeats the persona, the session context and much of
+    what recall found the turn before. A line's redaction depends on the line only, so a
+    recent one is redacted once and its result given again."""
     count = 0
     if "-----BEGIN" in text:
         text, count = _PRIVATE_KEY.subn(REDACTED_SECRET, text)
@@ -255,9 +246,17 @@ def _redact(text: str) -> tuple[str, int]:
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if len(line) >= 3:
-            lines[index], found = _redact_line(line)
+            if len(line) <= REMEMBERED_LINE_CHARS:
+                lines[index], found = _redact_remembered(line)
+            else:
+                lines[index], found = _redact_line(line)
             count += found
     return "\n".join(lines), count
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _redact_remembered(line: str) -> tuple[str, int]:
+    return _redact_line(line)
 
 
 def _redact_line(text: str) -> tuple[str, int]:

@@ -11,8 +11,8 @@ from credentials_corpus import CREDENTIALS, NOT_ORDERS, ORDERS, ORDINARY
 
 from flynn.credentials import (
     REDACTED_SECRET,
-    REMEMBERED_TEXT_CHARS,
-    _redact,
+    REMEMBERED_LINE_CHARS,
+    _redact_line,
     _redact_remembered,
     is_secret,
     is_secret_name,
@@ -90,21 +90,33 @@ def test_names_of_credentials(name: str, secret: bool) -> None:
     assert is_secret(name, "x") is secret
 
 
-def test_redacting_a_text_again_gives_what_redacting_it_anew_does() -> None:
-    """Recent short texts are redacted once (a message is redacted where it arrives, where it is
-    stored and where it is sent): what comes back is what redacting from scratch gives, through
-    evictions too, and a text too long to remember is redacted in full each time."""
-    texts = [text for text, _ in CREDENTIALS] + list(ORDINARY)
-    texts += [
-        f"note {index}: the api key is sk-live-{index:04d}4f9d8a7b6c5e4d3c2b"
-        for index in range(300)
-    ]
-    fresh = [_redact(text) for text in texts]
-    for _ in range(2):  # the second round after the first's texts were evicted
+def test_redacting_lines_again_gives_what_redacting_them_anew_does() -> None:
+    """Recent lines are redacted once (a message is redacted where it arrives, where it is
+    stored and where it is sent; a system prompt repeats most of its lines turn after turn):
+    what comes back is what redacting from scratch gives, through evictions too, and a line too
+    long to remember is redacted in full each time."""
+    credentials = [text for text, _ in CREDENTIALS if "-----BEGIN" not in text]
+    texts = credentials + list(ORDINARY)
+    texts += [f"note {n}: the api key is sk-live-{n:04d}4f9d8a7b6c5e4d3c2b" for n in range(300)]
+    prompt = "\n".join(texts[:40])  # many lines, each seen before on its own
+    long = " ".join(credentials) * 3
+    assert len(long) > REMEMBERED_LINE_CHARS
+    texts += [prompt, long, prompt + "\n" + long]
+    _redact_remembered.cache_clear()
+    fresh = [_from_scratch(text) for text in texts]
+    for _ in range(2):  # the second round after the first's lines were evicted
         assert [redact(text) for text in texts] == fresh
-    again = _redact_remembered.cache_info().hits
-    assert [redact(text) for text in texts[-50:]] == fresh[-50:]
-    assert _redact_remembered.cache_info().hits == again + 50
-    long = " ".join(text for text, _ in CREDENTIALS) * 3
-    assert len(long) > REMEMBERED_TEXT_CHARS
-    assert redact(long) == _redact(long) and redact(long)[1] >= len(CREDENTIALS)
+    hits = _redact_remembered.cache_info().hits
+    assert redact(prompt) == _from_scratch(prompt)
+    assert _redact_remembered.cache_info().hits == hits + 40
+    assert redact(long)[1] >= len(credentials)
+
+
+def _from_scratch(text: str) -> tuple[str, int]:
+    """``redact`` without anything remembered, for text without a private key block."""
+    lines, count = [], 0
+    for line in text.split("\n"):
+        cleaned, found = _redact_line(line) if len(line) >= 3 else (line, 0)
+        lines.append(cleaned)
+        count += found
+    return "\n".join(lines), count
