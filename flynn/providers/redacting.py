@@ -4,8 +4,9 @@ that predates redaction, a team chunk, a tool's output)."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncGenerator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from flynn.credentials import redact, redact_json
 from flynn.providers.base import ChatMessage, ChatRequest, ChatResponse, StreamEvent
@@ -13,6 +14,17 @@ from flynn.providers.lifecycle import ClosableProvider, open_stream
 
 REMEMBERED_CHARS = 4_000_000
 """How much message text the gate remembers having redacted (a few long sessions' worth)."""
+RECENT_REQUESTS = 8
+"""Requests whose messages the next request may go on from (conversations taking turns)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Redacted:
+    """A request's messages as sent to the gate, as redacted, and the credentials they held."""
+
+    sent: tuple[ChatMessage, ...]
+    cleaned: tuple[ChatMessage, ...]
+    found: int
 
 
 class RedactedMessages:
@@ -29,9 +41,34 @@ class RedactedMessages:
         self._limit = limit
         self._chars = 0
         self._known: dict[ChatMessage, tuple[ChatMessage, int]] = {}
+        self._recent: deque[_Redacted] = deque(maxlen=RECENT_REQUESTS)
 
     def __len__(self) -> int:
         return len(self._known)
+
+    def redact_all(self, messages: tuple[ChatMessage, ...]) -> tuple[tuple[ChatMessage, ...], int]:
+        """Every message of a request redacted, and how many credentials they held. A request
+        that goes on from one of the last few (the same messages, then new ones: the next turn
+        of a conversation) reuses that one's result whole, compared at C speed rather than
+        looked up message by message; only the new ones are looked up."""
+        done: _Redacted | None = None
+        for recent in self._recent:
+            size = len(recent.sent)
+            longer = done is None or size > len(done.sent)
+            if longer and size <= len(messages) and messages[:size] == recent.sent:
+                done = recent
+        if done is None:
+            cleaned, found = [], 0
+        else:
+            self._recent.remove(done)  # replaced by this request, which goes on from it
+            cleaned, found = list(done.cleaned), done.found
+        for message in messages[len(cleaned) :]:
+            message, count = self.redact(message)
+            cleaned.append(message)
+            found += count
+        this = _Redacted(messages, tuple(cleaned), found)
+        self._recent.append(this)
+        return this.cleaned, found
 
     def redact(self, message: ChatMessage) -> tuple[ChatMessage, int]:
         """``message`` without credentials (the same object when it holds none), and how many."""
@@ -79,14 +116,19 @@ def redacted(request: ChatRequest, known: RedactedMessages | None = None) -> Cha
     """``request`` without credentials; the same object when it holds none. With ``known``, a
     message redacted before is not redacted again."""
     system, found = redact(request.system)
-    messages = []
-    for message in request.messages:
-        cleaned, count = _message(message) if known is None else known.redact(message)
-        messages.append(cleaned)
+    if known is None:
+        messages = []
+        for message in request.messages:
+            cleaned, count = _message(message)
+            messages.append(cleaned)
+            found += count
+        redacted_messages = tuple(messages)
+    else:
+        redacted_messages, count = known.redact_all(request.messages)
         found += count
     if not found:
         return request
-    return replace(request, system=system, messages=tuple(messages))
+    return replace(request, system=system, messages=redacted_messages)
 
 
 def _message(message: ChatMessage) -> tuple[ChatMessage, int]:

@@ -60,6 +60,28 @@ async def test_each_request_is_what_redacting_it_anew_gives() -> None:
     assert REDACTED_SECRET in sent.messages[6].tool_results[0].content
 
 
+async def test_conversations_taking_turns_or_rewritten_are_redacted_as_anew() -> None:
+    """Requests go on from one of the last few, or not: two conversations taking turns, one
+    whose earlier message was rewritten (a forget), one cut short (a compaction), and one
+    reloaded from the store (equal messages, other objects)."""
+    inner = ScriptedProvider(default="ok")
+    gate = RedactingProvider(inner)
+    first, second = _conversation(30, seed=1), _conversation(30, seed=2)
+    for turn in range(1, 31):
+        for conversation in (first, second):
+            request = ChatRequest(system="s", messages=tuple(conversation[:turn]))
+            await gate.chat(request)
+            assert inner.requests[-1] == redacted(request)
+    rewritten = [*first[:3], ChatMessage("user", "my PIN is 4821"), *first[4:]]
+    cut = first[20:]
+    reloaded = [ChatMessage(m.role, m.content, m.tool_calls, m.tool_results) for m in second]
+    for messages in (rewritten, cut, reloaded, [*reloaded, ChatMessage("user", SECRETS[2])]):
+        request = ChatRequest(system="s", messages=tuple(messages))
+        await gate.chat(request)
+        assert inner.requests[-1] == redacted(request)
+    assert "4821" not in inner.requests[-4].messages[3].content
+
+
 async def test_a_streamed_request_is_redacted_too() -> None:
     inner = ScriptedProvider(default="fine")
     gate = RedactingProvider(inner)
