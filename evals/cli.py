@@ -152,6 +152,12 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         default=40,
         help="tools the MCP servers offer between them (default 40)",
     )
+    turn.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="write cProfile statistics of the timed turns only to FILE (python -m pstats FILE)",
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
         "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
@@ -381,6 +387,7 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             mcp_tools=args.mcp_tools,
             embeddings=settings.memory.embeddings if args.embeddings is None else args.embeddings,
             embeddings_model=args.embeddings_model or settings.memory.embeddings_model,
+            profile=args.profile,
         )
     )
     print(json.dumps(result))

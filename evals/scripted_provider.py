@@ -1,13 +1,14 @@
 """A provider that answers from a script, instantly: for the benchmarks (``flynn bench``, in
 evals/) and the tests; not part of the installed package.
 
-It records every request, so a test can assert exactly what the model would have been sent.
+It records every request (unless told not to), so a test can assert exactly what the model would
+have been sent.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
 
 from flynn.errors import ProviderError
@@ -23,12 +24,20 @@ class ScriptedProvider:
     once the script is used up, with ``default``."""
 
     def __init__(
-        self, script: Iterable[Reply] = (), *, default: Reply = "ok", name: str = "scripted"
+        self,
+        script: Iterable[Reply] = (),
+        *,
+        default: Reply = "ok",
+        name: str = "scripted",
+        records: bool = True,
     ) -> None:
         self._script: deque[Reply] = deque(script)
         self.default = default
         self._name = name
+        self._records = records
         self.requests: list[ChatRequest] = []
+        """Every request, unless made with ``records=False`` (a benchmark's thousands of turns:
+        each request holds the whole conversation, so keeping them all grows with its square)."""
 
     @property
     def name(self) -> str:
@@ -38,12 +47,13 @@ class ScriptedProvider:
         self._script.extend(replies)
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        self.requests.append(request)
+        if self._records:
+            self.requests.append(request)
         reply = self._script.popleft() if self._script else self.default
         if isinstance(reply, ProviderError):
             raise reply
         answer = reply(request) if callable(reply) else reply
-        chars = len(request.system) + sum(len(_written(m)) for m in request.messages)
+        chars = len(request.system) + _written_chars(request.messages)
         prompt = chars // 4 + 4 * len(request.messages)
         if isinstance(answer, ChatResponse):
             if answer.usage != Usage():
@@ -65,11 +75,17 @@ class ScriptedProvider:
         return None
 
 
-def _written(message: ChatMessage) -> str:
-    return "".join(
-        [
-            message.content,
-            *(call.name + call.arguments for call in message.tool_calls),
-            *(result.content for result in message.tool_results),
-        ]
+def _written_chars(messages: Sequence[ChatMessage]) -> int:
+    """How many characters ``messages`` put in a request: their text, calls and results. The
+    whole conversation is counted on every request, a cost that every turn of ``flynn bench
+    turn`` pays, growing with the session, and no part of flynn's: so in one pass, the rare
+    message with tool rounds counted apart."""
+    return sum(
+        len(m.content) + (_tool_chars(m) if m.tool_calls or m.tool_results else 0) for m in messages
+    )
+
+
+def _tool_chars(message: ChatMessage) -> int:
+    return sum(len(call.name) + len(call.arguments) for call in message.tool_calls) + sum(
+        len(result.content) for result in message.tool_results
     )

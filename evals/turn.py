@@ -1,13 +1,15 @@
 """``flynn bench turn``: everything flynn does per turn except the model call, at scale.
 
 A temporary database is filled with synthetic history and facts through the real stores, then a
-real orchestrator (with an instant scripted provider) is timed over many turns.
+real orchestrator (with an instant scripted provider behind the daemon's redaction gate) is timed
+over many turns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import cProfile
 import gc
 import os
 import random
@@ -27,6 +29,7 @@ from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.providers.redacting import RedactingProvider
 from flynn.recall.recall import DepthName
 from flynn.schedule.jobs import Target
 from flynn.settings import EmbeddingModel, load_settings
@@ -88,12 +91,15 @@ async def bench_turn(
     mcp_tools: int = 0,
     embeddings: bool = False,
     embeddings_model: EmbeddingModel = "auto",
+    profile: Path | None = None,
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
     with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not,
     ``reminders`` reminders scheduled for the person (their prompt lists the next few), and
     ``mcp_servers`` stdio MCP servers offering ``mcp_tools`` tools between them; with servers,
-    one is then killed and the time to notice and to recover it is measured too.
+    one is then killed and the time to notice and to recover it is measured too. With
+    ``profile``, cProfile statistics of the timed turns only (not the set-up, the warm-up or
+    the event loop's work between turns) are written there, for ``python -m pstats``.
 
     With ``embeddings``, each turn is embedded and recalled with ``embeddings_model`` as in the
     daemon, and the stored messages get vectors first: random unit ones (a brute-force search
@@ -117,8 +123,10 @@ async def bench_turn(
                 },
             }
         )
-        provider = ScriptedProvider(default="Noted, thanks.")
-        providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+        provider = ScriptedProvider(default="Noted, thanks.", records=False)
+        # Through the gate the daemon puts before every model (``build_task_providers``): what
+        # it does to each request is flynn's work, timed with the rest.
+        providers: dict[Task, Provider] = {task: RedactingProvider(provider) for task in TASKS}
         app = App.open(settings, {}, providers=providers)
         supervising = asyncio.create_task(app.mcp.run()) if app.mcp is not None else None
         recovery: dict[str, object] = {}
@@ -151,11 +159,16 @@ async def bench_turn(
                     await orchestrator.handle(texts[index % len(texts)])
                 freeze_startup_heap()  # as the daemon does before it reports ready
                 samples = []
+                profiler = cProfile.Profile() if profile is not None else None
                 for _ in range(turns):
                     text = texts[rng.randrange(len(texts))]
+                    if profiler is not None:
+                        profiler.enable()
                     started = time.perf_counter()
                     await orchestrator.handle(text)
                     samples.append((time.perf_counter() - started) * 1000)
+                    if profiler is not None:
+                        profiler.disable()
                     # A daemon's turn ends in network I/O, where the event loop runs its other
                     # tasks (the checkpointer among them); a turn with an instant provider never
                     # gives it the chance, so the loop gets it here, between timed turns.
@@ -165,6 +178,8 @@ async def bench_turn(
                 with contextlib.suppress(asyncio.CancelledError):
                     await checkpointer
                 gc.unfreeze()
+            if profiler is not None and profile is not None:
+                profiler.dump_stats(profile)
             if app.mcp is not None:
                 recovery = await _kill_and_recover(app.mcp.servers[0])
             loaded = app.embeddings

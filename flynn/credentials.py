@@ -15,6 +15,7 @@ about, never a login), e-mail addresses and user names, and a credential's word 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -224,9 +225,20 @@ _SUFFIXES = ("password", "passwd", "passwort", "token", "secret")
 _TRAILING = ".,!?;:)]}"
 
 
+REMEMBERED_LINE_CHARS = 2_000
+"""Lines up to this long are redacted once while they stay among the last ``_REMEMBERED``."""
+_REMEMBERED = 4_096
+
+
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every credential replaced by ``REDACTED_SECRET``, and how many. Text
-    already redacted stays as it is (redacting twice changes nothing)."""
+    already redacted stays as it is (redacting twice changes nothing).
+
+    The same lines come by again and again: a turn's message is redacted where it arrives,
+    where each store keeps it and where the request sends it (each path redacts on its own),
+    and every request's system prompt repeats the persona, the session context and much of
+    what recall found the turn before. A line's redaction depends on the line only, so a
+    recent one is redacted once and its result given again."""
     count = 0
     if "-----BEGIN" in text:
         text, count = _PRIVATE_KEY.subn(REDACTED_SECRET, text)
@@ -235,9 +247,17 @@ def redact(text: str) -> tuple[str, int]:
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if len(line) >= 3:
-            lines[index], found = _redact_line(line)
+            if len(line) <= REMEMBERED_LINE_CHARS:
+                lines[index], found = _redact_remembered(line)
+            else:
+                lines[index], found = _redact_line(line)
             count += found
     return "\n".join(lines), count
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _redact_remembered(line: str) -> tuple[str, int]:
+    return _redact_line(line)
 
 
 def _redact_line(text: str) -> tuple[str, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pstats
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -145,6 +146,22 @@ def test_bench_turn_prints_one_json_object_last(home: Path) -> None:
     assert report["turns"] == 20
     assert report["recall_depth"] == "adaptive"
     assert 0 < report["p50_ms"] <= report["p99_ms"]
+
+
+def test_bench_turn_profiles_the_timed_turns_only(home: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "turns.prof"
+    result = flynn(
+        "bench", "turn", "--messages", "200", "--facts", "50", "--turns", "7",
+        "--profile", str(profile), home=home,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    calls = {
+        function: counts[1]
+        for (path, _, function), counts in pstats.Stats(str(profile)).stats.items()  # type: ignore[attr-defined]
+        if path.endswith(("orchestrator.py", "turn.py"))
+    }
+    assert calls["handle"] == 7  # the 20 warm-up turns are not in it
+    assert "_fill" not in calls  # nor the set-up
 
 
 def _seed_memory(home: Path) -> None:

@@ -50,14 +50,20 @@ class BackgroundLearning:
         self.learnt_through = max(self.learnt_through, through_id)
 
     def start(self, turns: Sequence[StoredMessage]) -> None:
-        """Starts learning from the ``turns`` not yet learnt from, once enough arrived; never a
-        second batch while one runs (the next turn tries again, with a bigger batch)."""
+        """Starts learning from the ``turns`` (in the order stored) not yet learnt from, once
+        enough arrived; never a second batch while one runs (the next turn tries again, with a
+        bigger batch)."""
         learner = self._learner
         if learner is None or self._every <= 0 or self._unlearnt < self._every:
             return
         if self._task is not None and not self._task.done():
             return
-        batch = [message for message in turns if message.id > self.learnt_through]
+        # Turns are in the order they were stored: the unlearnt ones are the last few, found
+        # from the end without reading the whole session each time.
+        first = len(turns)
+        while first > 0 and turns[first - 1].id > self.learnt_through:
+            first -= 1
+        batch = list(turns[first:])
         if not batch:
             return
         self._unlearnt = 0

@@ -9,7 +9,16 @@ import json
 import pytest
 from credentials_corpus import CREDENTIALS, NOT_ORDERS, ORDERS, ORDINARY
 
-from flynn.credentials import REDACTED_SECRET, is_secret, is_secret_name, redact, redact_json
+from flynn.credentials import (
+    REDACTED_SECRET,
+    REMEMBERED_LINE_CHARS,
+    _redact_line,
+    _redact_remembered,
+    is_secret,
+    is_secret_name,
+    redact,
+    redact_json,
+)
 from flynn.orders import is_injection
 
 
@@ -79,3 +88,35 @@ def test_json_arguments_lose_credentials_and_keep_their_shape() -> None:
 def test_names_of_credentials(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
     assert is_secret(name, "x") is secret
+
+
+def test_redacting_lines_again_gives_what_redacting_them_anew_does() -> None:
+    """Recent lines are redacted once (a message is redacted where it arrives, where it is
+    stored and where it is sent; a system prompt repeats most of its lines turn after turn):
+    what comes back is what redacting from scratch gives, through evictions too, and a line too
+    long to remember is redacted in full each time."""
+    credentials = [text for text, _ in CREDENTIALS if "-----BEGIN" not in text]
+    texts = credentials + list(ORDINARY)
+    texts += [f"note {n}: the api key is sk-live-{n:04d}4f9d8a7b6c5e4d3c2b" for n in range(300)]
+    prompt = "\n".join(texts[:40])  # many lines, each seen before on its own
+    long = " ".join(credentials) * 3
+    assert len(long) > REMEMBERED_LINE_CHARS
+    texts += [prompt, long, prompt + "\n" + long]
+    _redact_remembered.cache_clear()
+    fresh = [_from_scratch(text) for text in texts]
+    for _ in range(2):  # the second round after the first's lines were evicted
+        assert [redact(text) for text in texts] == fresh
+    hits = _redact_remembered.cache_info().hits
+    assert redact(prompt) == _from_scratch(prompt)
+    assert _redact_remembered.cache_info().hits == hits + 40
+    assert redact(long)[1] >= len(credentials)
+
+
+def _from_scratch(text: str) -> tuple[str, int]:
+    """``redact`` without anything remembered, for text without a private key block."""
+    lines, count = [], 0
+    for line in text.split("\n"):
+        cleaned, found = _redact_line(line) if len(line) >= 3 else (line, 0)
+        lines.append(cleaned)
+        count += found
+    return "\n".join(lines), count

@@ -22,6 +22,7 @@ from flynn.providers.base import (
     StreamEvent,
     Task,
     ToolCall,
+    ToolResult,
     ToolSpec,
     Usage,
 )
@@ -181,6 +182,27 @@ async def test_scripted_response_with_tool_calls_is_returned_with_usage_filled()
     assert response.usage.input_tokens > 0
     assert response.usage.output_tokens > 0
     assert scripted.requests == [REQUEST]
+
+
+async def test_scripted_usage_counts_every_message_and_tool_round_and_a_bench_keeps_nothing() -> (
+    None
+):
+    call = ToolCall("call_1", "reminder_set", '{"text": "stretch"}')
+    result = ToolResult("call_1", "reminder_set", "set for 9:00")
+    request = ChatRequest(
+        system="s" * 40,
+        messages=(
+            ChatMessage("user", "u" * 400),
+            ChatMessage("assistant", "", tool_calls=(call,)),
+            ChatMessage("user", "", tool_results=(result,)),
+            ChatMessage("assistant", "a" * 80),
+        ),
+    )
+    scripted = ScriptedProvider(records=False)
+    written = 40 + 400 + len(call.name) + len(call.arguments) + len(result.content) + 80
+    response = await scripted.chat(request)
+    assert response.usage.input_tokens == written // 4 + 4 * 4
+    assert scripted.requests == []
 
 
 async def test_scripted_response_keeps_the_usage_it_was_given() -> None:

@@ -11,7 +11,7 @@ import pytest
 from conftest import SMALL_WINDOW, Harness
 
 from evals.scripted_provider import ScriptedProvider
-from flynn.errors import ProviderError, StoreError
+from flynn.errors import ProviderError, StoreError, Unavailable
 from flynn.learning.graph_extraction import GRAPH_EXTRACTION_PROMPT
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.messages import CommandCall
@@ -274,3 +274,32 @@ async def test_a_graph_write_that_fails_never_fails_a_compaction(
 
 def _locked(*args: object, **kwargs: object) -> list[object]:
     raise StoreError("database is locked")  # another writer held the lock too long
+
+
+async def test_every_turn_is_learnt_once_batch_after_batch_a_failed_one_with_the_next(
+    harness: Callable[..., Harness],
+) -> None:
+    """The batch is the turns after the last learnt one, found from the end of a session that
+    keeps growing: each of the person's turns reaches fact extraction once, in order, and a
+    batch whose call failed goes again with the next."""
+    h = harness(**{**SHARED, "memory": {"user_namespace": "user", "extract_every_turns": 3}})
+    h.open()
+    session = h.session()
+    for index in range(14):
+        if index == 5:
+            h.extraction.push(Unavailable("extraction is down"))  # the second batch's call
+        await session.handle(f"Note {index}: the plan holds")
+        await session.wait_idle()
+    transcripts = [
+        request.messages[0].content
+        for request in h.extraction.requests
+        if request.system != GRAPH_EXTRACTION_PROMPT
+    ]
+    # After turns 3 (0-2), 6 (3-5, failed), 9 (3-8: the failed batch again) and 12 (9-11).
+    assert len(transcripts) == 4
+    failed = transcripts.pop(1)
+    assert "Note 3:" in failed and "Note 5:" in failed
+    for index in range(12):
+        said = [number for number, text in enumerate(transcripts) if f"Note {index}:" in text]
+        assert said == [0 if index < 3 else 1 if index < 9 else 2], index
+    assert not any("Note 12:" in text or "Note 13:" in text for text in transcripts)
