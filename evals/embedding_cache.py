@@ -86,34 +86,39 @@ class CachedEmbedder:
         self._db.close()
 
 
-def set_texts(name: str) -> list[str]:
-    """What the bench embeds for set ``name``: each turn as stored (``Speaker: text``) after the
-    one before it in its session (``in_context``), and each question."""
+def set_texts(name: str) -> list[list[str]]:
+    """What the bench embeds for set ``name``, a list per conversation: each turn as stored
+    (``Speaker: text``) after the one before it in its session (``in_context``), and each
+    question."""
     from evals.recall import load_dataset
 
     dataset = load_dataset(name)
-    texts: list[str] = []
+    texts: dict[str, list[str]] = {}
     for conversation in dataset.conversations:
+        own = texts[conversation.id] = []
         for session in conversation.sessions:
             previous: str | None = None
             for turn in session.turns:
                 stored = f"{turn.speaker}: {turn.text}"
-                texts.append(in_context(previous, stored))
+                own.append(in_context(previous, stored))
                 previous = stored
-    texts.extend(question.question for question in dataset.questions)
-    return texts
+    for question in dataset.questions:
+        texts[question.conversation].append(question.question)
+    return list(texts.values())
 
 
 def fill(names: Sequence[str], directory: Path) -> None:
-    """Embeds every text of the sets ``names`` not yet in the cache, shortest first."""
+    """Embeds every text of the sets ``names`` not yet in the cache, a conversation after
+    another (so a set's first people are ready first), each in length-sorted batches."""
     from flynn.recall.embeddings import load_embedder
 
     cache = CachedEmbedder(load_embedder("minilm"), directory)
     for name in names:
-        texts = sorted(set(set_texts(name)), key=len)
         began = time.perf_counter()
-        for start in range(0, len(texts), _BATCH * 8):
-            cache.embed(texts[start : start + _BATCH * 8])
+        for conversation in set_texts(name):
+            texts = sorted(set(conversation), key=len)
+            for start in range(0, len(texts), _BATCH * 8):
+                cache.embed(texts[start : start + _BATCH * 8])
         print(
             f"{name}: {len(texts)} texts, {cache.misses} embedded, "
             f"{time.perf_counter() - began:.0f} s",
