@@ -108,6 +108,29 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "session_cover": 0.0,
         "session_words": 0.0,
     },
+    # Fusion with embeddings (issue 25): similarity scaled over the person's turns, its weight,
+    # the reciprocal-rank share of the vector lists, and how many turns they offer.
+    "scaled": {"semantic_scale": True, "semantic_reach": 100000},
+    "scaled_s08": {"semantic_scale": True, "semantic_reach": 100000, "semantic": 0.8},
+    "scaled_s12": {"semantic_scale": True, "semantic_reach": 100000, "semantic": 1.2},
+    "scaled_s24": {"semantic_scale": True, "semantic_reach": 100000, "semantic": 2.4},
+    "scaled_norrf": {
+        "semantic_scale": True,
+        "semantic_reach": 100000,
+        "semantic_rrf": 0.0,
+        "semantic_topic": 0.0,
+        "fused_semantic": 0.6,
+    },
+    "scaled_c100": {"semantic_scale": True, "semantic_reach": 100000, "semantic_candidates": 100},
+    "scaled_c50": {"semantic_scale": True, "semantic_reach": 100000, "semantic_candidates": 50},
+    "raw_s08": {"semantic": 0.8},
+    "raw_s24": {"semantic": 2.4},
+    "raw_norrf": {"semantic_rrf": 0.0, "semantic_topic": 0.0, "fused_semantic": 0.6},
+    "raw_c100": {"semantic_candidates": 100},
+    "rrf_lex_05": {"rank_fusion": 0.5},
+    "rrf_lex_1": {"rank_fusion": 1.0},
+    "rrf_lex_1_k30": {"rank_fusion": 1.0, "rank_fusion_k": 30.0},
+    "rrf_lex_07": {"rank_fusion": 0.7},
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 

@@ -22,6 +22,18 @@ class Tuning:
     semantic: float = 1.6
     semantic_topic: float = 1.5
     """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
+    semantic_rrf: float = 1.0
+    """Reciprocal-rank weight of the turns nearest the question (in ``fused``)."""
+    semantic_reach: int = 0
+    """Turns whose similarity to the question is read for the score, nearest first (at least
+    ``semantic_candidates``; those beyond the candidates score only if found otherwise)."""
+    rank_fusion: float = 0.0
+    """With embeddings, the weight of the ranking by words alone (as with embeddings off) in a
+    reciprocal rank fusion with the ranking with vectors (weight 1); 0 keeps the latter."""
+    rank_fusion_k: float = 10.0
+    semantic_scale: bool = False
+    """Whether similarity is scaled over the turns read (nearest 1, farthest read 0) rather
+    than the raw cosine."""
     related: float = 0.5
     """Weight of a related word ("dogs" for "pets") against the asked word, times their
     similarity (``flynn.recall.related_words``); 0 searches none."""
@@ -50,6 +62,8 @@ class Tuning:
     lost what it asked."""
     neighbours_of: int = 10
     neighbour: float = 0.4
+    neighbour_semantic: float = 0.4
+    """``neighbour`` when ranking with embeddings."""
     neighbour_radius: int = 2
     neighbour_decay: float = 0.7
     across: bool = True
@@ -111,3 +125,9 @@ def lighter(tuning: Tuning) -> Tuning:
         facts=max(1, tuning.facts // 2),
         speaker=0.0,
     )
+
+
+def with_vectors(tuning: Tuning) -> Tuning:
+    """``tuning`` as the ranker weighs it when ranking with embeddings: the weights that have
+    their own value then (``fused_semantic``, ``neighbour_semantic``) take their place."""
+    return replace(tuning, fused=tuning.fused_semantic, neighbour=tuning.neighbour_semantic)
