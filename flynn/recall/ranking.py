@@ -136,13 +136,6 @@ class HybridRanker:
         candidates = self._scored(
             root, query, entities, words, now, exclude, tuning, query_vectors, vectors=vectors
         )
-        if vectors and tuning.rank_fusion > 0 and tuning.semantic_candidates > 0:
-            # The ranking by words alone (as with embeddings off) votes too, by reciprocal
-            # rank: what it puts first stays near the top whatever the vectors say.
-            lexical = self._scored(
-                root, query, entities, words, now, exclude, tuning, None, vectors=False
-            )
-            _fuse_ranks(candidates, lexical, tuning)
 
         # Only the turns that can make the cut become items: an exchange takes in the
         # candidates around its turn, so more are offered than items asked for (limit items
@@ -280,9 +273,8 @@ class HybridRanker:
         """The turns nearest the question by meaning join the candidates; when it names
         someone, also those nearest its topic alone (as for words: in a conversation with
         Caroline, her name is in half the turns and pulls the question's vector towards all of
-        them). Returns each turn's similarity to the question, for the score: the cosine of the
-        nearest ``semantic_reach`` turns, scaled so the nearest has 1 and the farthest read 0
-        when ``semantic_scale`` (a turn farther off has 0)."""
+        them). Returns the cosine similarity to the question of the turns nearest it, for the
+        score (a turn farther off has 0)."""
         if self._vectors is None or tuning.semantic_candidates <= 0:
             return {}
         similarity = self._add_nearest(
@@ -319,12 +311,12 @@ class HybridRanker:
         share: float,
     ) -> dict[int, float]:
         """Adds the ``semantic_candidates`` turns nearest ``text`` (``vector`` is its
-        embedding, when computed), each with its reciprocal rank times ``share``; returns the
-        similarity of the nearest ``semantic_reach`` (``_semantic``)."""
+        embedding, when computed), each with its reciprocal rank times ``share``; returns their
+        cosine similarity to ``text``."""
         assert self._vectors is not None
-        reach = max(tuning.semantic_candidates, tuning.semantic_reach)
-        nearest = self._vectors.nearest(root, text, kind="message", limit=reach, vector=vector)
-        offered = nearest[: tuning.semantic_candidates]
+        offered = self._vectors.nearest(
+            root, text, kind="message", limit=tuning.semantic_candidates, vector=vector
+        )
         missing = [ref for ref, _ in offered if ref not in candidates]
         for message in self._history.messages(missing):
             if not still_in_prompt(message, exclude) and _under(message.namespace, root):
@@ -333,13 +325,7 @@ class HybridRanker:
             candidate = candidates.get(ref)
             if candidate is not None:
                 candidate.fused += share / (tuning.rrf_k + position + 1)
-        if not tuning.semantic_scale:
-            return {ref: max(0.0, similarity) for ref, similarity in offered}
-        if not nearest:
-            return {}
-        low, high = nearest[-1][1], nearest[0][1]
-        span = (high - low) or 1.0
-        return {ref: (similarity - low) / span for ref, similarity in nearest}
+        return {ref: max(0.0, similarity) for ref, similarity in offered}
 
     def _entities(self, root: str, query: QueryAnalysis) -> list[Entity]:
         if self._graph is None:
@@ -490,39 +476,6 @@ class HybridRanker:
         return {
             session: min(1.0, words.weight_of(terms) / total) for session, terms in found.items()
         }
-
-
-def _fuse_ranks(
-    candidates: dict[int, _Candidate], lexical: dict[int, _Candidate], tuning: Tuning
-) -> None:
-    """Each candidate's score becomes the reciprocal rank fusion of its place in ``candidates``
-    (ranked with vectors) and in ``lexical`` (ranked by words alone), the latter weighed
-    ``rank_fusion``, scaled so the best keeps the best score with vectors (the relevance floor
-    is a share of it). A turn only ``lexical`` holds joins the candidates."""
-    k = tuning.rank_fusion_k
-    fused: dict[int, float] = defaultdict(float)
-    top = 0.0
-    for weight, pool in ((1.0, candidates), (tuning.rank_fusion, lexical)):
-        ranked = sorted(
-            (c for c in pool.values() if c.score > 0),
-            key=lambda c: (c.score, c.message.created_at),
-            reverse=True,
-        )
-        if weight == 1.0:
-            top = ranked[0].score if ranked else 0.0
-        for position, candidate in enumerate(ranked):
-            fused[candidate.message.id] += weight / (k + position + 1)
-    best = max(fused.values(), default=0.0)
-    if best <= 0:
-        return
-    for ref, value in fused.items():
-        kept = candidates.get(ref)
-        if kept is None:
-            kept = candidates[ref] = lexical[ref]
-        kept.score = (top or 1.0) * value / best
-    for ref, each in candidates.items():
-        if ref not in fused:
-            each.score = 0.0
 
 
 def _session_words(pool: Sequence[_Candidate], words: QueryWords) -> dict[str, float]:

@@ -73,7 +73,9 @@ def _ids(items: Sequence[RecallItem]) -> list[int]:
     return [ref for item in items for ref in item.message_ids]
 
 
-def _rank(memory: SqliteMemory, question: str, *, vectors: bool, tuning: Tuning | None = None):  # type: ignore[no-untyped-def]
+def _rank(
+    memory: SqliteMemory, question: str, *, vectors: bool, tuning: Tuning | None = None
+) -> list[RecallItem]:
     ranker = HybridRanker(
         memory.facts,
         memory.history,
@@ -188,8 +190,9 @@ def test_without_embeddings_the_weights_used_with_them_change_nothing(
         semantic=0.1,
         fused_semantic=3.0,
         neighbour_semantic=0.0,
-        semantic_scale=not Tuning().semantic_scale,
-        rank_fusion=2.0,
+        semantic_rrf=0.0,
+        semantic_topic=0.0,
+        semantic_candidates=5,
     )
     for question in ("What does my job involve?", "How much is my gym membership?"):
         lexical = _rank(memory, question, vectors=False)
