@@ -4,10 +4,12 @@ every run with ``--embeddings`` embeds the same texts again. ``CachedEmbedder`` 
 configured embedder and keeps each vector under the model's name and a hash of the text, so a
 second run embeds nothing it has seen; the vectors are the model's own (float32, as computed).
 
-``flynn bench recall --embeddings`` uses it when ``FLYNN_BENCH_CACHE`` names a directory (or
-with ``--embeddings-cache DIR``); ``python -m evals.embedding_cache SET...`` fills it for the
-sets' turns ahead of a run, in length-sorted batches (several times faster than the bench's turn
-by turn). Never used by the daemon.
+``flynn bench recall --embeddings`` uses it for the stored turns when ``FLYNN_BENCH_CACHE`` names
+a directory (or with ``--embeddings-cache DIR``); its questions are embedded by the model, so
+their latency is real. ``python -m evals.ablation --embeddings`` uses it for both.
+``python -m evals.embedding_cache SET...`` fills it for the sets' turns and questions ahead of a
+run, in length-sorted batches (several times faster than the bench's turn by turn). Never used
+by the daemon.
 """
 
 from __future__ import annotations
