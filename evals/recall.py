@@ -529,9 +529,9 @@ def compare_table(compared: Mapping[str, Any]) -> str:
         turns = "/".join(f"{figures['turn_at_turns'][str(t)]:.3f}" for t in TURN_BUDGETS)
         inj = figures.get("injected_turn_recall")
         tail = f"  inj {inj:.3f}" if inj is not None else ""
-        return f"{label:<28} {name:<12} {turns}  s@5 {figures['session_5'] or 0:.3f}{tail}"
+        return f"{label:<32} {name:<12} {turns}  s@5 {figures['session_5'] or 0:.3f}{tail}"
 
-    lines = [f"{'':<28} {'ranker':<12} turns@10/20/25/35              s@5"]
+    lines = [f"{'':<32} {'ranker':<12} turns@10/20/25/35"]
     for name in COMPARED:
         lines.append(row("all", name, compared[name]))
     categories = sorted(compared["fused"]["by_category"])
