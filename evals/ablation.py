@@ -6,6 +6,11 @@ prints one JSON line a set and variant, as ``flynn bench recall`` measures (k = 
 category, and how many items ranking returned for 50 asked (``items_mean``, ``short_of_50``)
 in how long (``rank_ms``, ranking alone). ``bm25`` is plain full-text ranking of turns on the
 same store; ``--threshold 0`` measures without the relevance floor.
+
+``--embeddings`` stores the set with MiniLM's vectors (from the on-disk cache of
+``evals.embedding_cache`` when ``FLYNN_BENCH_CACHE`` names one) and ranks each variant with them;
+``lexical`` is then the hybrid ranker without embeddings and ``bm25_vector`` the plain BM25 +
+vector baseline, on the same store.
 """
 
 from __future__ import annotations
@@ -19,7 +24,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evals.recall import _evaluate, _ingest, _other_ranker, load_dataset
+from evals.embedding_cache import default_directory
+from evals.recall import (
+    _evaluate,
+    _ingest,
+    _other_ranker,
+    cache_embeddings,
+    lexical_recall,
+    load_dataset,
+)
 from evals.scripted_provider import ScriptedProvider
 from evals.turn import percentile
 from flynn.app import App
@@ -95,6 +108,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "session_cover": 0.0,
         "session_words": 0.0,
     },
+    # Ranking with embeddings (issue 25; with --embeddings): the weights used with vectors.
+    "neighbour_semantic_4": {"neighbour_semantic": 0.4},
+    "neighbour_semantic_2": {"neighbour_semantic": 0.2},
+    "neighbour_semantic_3": {"neighbour_semantic": 0.3},
+    "semantic_12": {"semantic": 1.2},
+    "semantic_20": {"semantic": 2.0},
+    "fused_semantic_18": {"fused_semantic": 1.8},
+    "semantic_candidates_200": {"semantic_candidates": 200},
+    "no_vector_rrf": {"semantic_rrf": 0.0, "semantic_topic": 0.0, "fused_semantic": 0.6},
+    "no_semantic": {"semantic": 0.0},
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 
@@ -105,11 +128,17 @@ def _ranker_with(app: App, tuning: Tuning) -> None:
     hybrid.light = lighter(tuning)
 
 
-def run(name: str, variants: list[str], *, threshold: float | None) -> list[dict[str, Any]]:
+_OTHERS = ("bm25", "bm25_vector", "lexical")
+"""Variants that are other rankers on the same store, not ``Tuning`` changes."""
+
+
+def run(
+    name: str, variants: list[str], *, threshold: float | None, embeddings: bool = False
+) -> list[dict[str, Any]]:
     dataset = load_dataset(name)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="flynn-ablation-") as tmp:
-        memory: dict[str, Any] = {"embeddings": False}
+        memory: dict[str, Any] = {"embeddings": embeddings, "embeddings_model": "minilm"}
         if threshold is not None:
             memory["retrieval_threshold"] = threshold
         settings = load_settings(
@@ -119,11 +148,16 @@ def run(name: str, variants: list[str], *, threshold: float | None) -> list[dict
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
         try:
+            cache = default_directory()
+            if embeddings and cache is not None:
+                cache_embeddings(app, cache)
             where, last = _ingest(app, dataset)
             base = Tuning()
             for variant in variants:
-                if variant == "bm25":
-                    recall = _other_ranker(app, "bm25")
+                if variant == "lexical":
+                    recall = lexical_recall(app)
+                elif variant in ("bm25", "bm25_vector"):
+                    recall = _other_ranker(app, "bm25" if variant == "bm25" else "bm25_vector")
                 else:
                     _ranker_with(app, replace(base, **VARIANTS[variant]))
                     recall = app.services.recall
@@ -156,6 +190,7 @@ def run(name: str, variants: list[str], *, threshold: float | None) -> list[dict
                 row = {
                     "set": name,
                     "variant": variant,
+                    "embeddings": embeddings,
                     **figures,
                     "items_mean": round(sum(lengths) / max(1, len(lengths)), 1),
                     "short_of_50": round(short / max(1, len(lengths)), 3),
@@ -179,14 +214,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--variants", default=",".join(["bm25", *VARIANTS]))
     parser.add_argument("--threshold", type=float, default=None)
+    parser.add_argument("--embeddings", action="store_true", help="rank with MiniLM's vectors")
     args = parser.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
-    unknown = [v for v in variants if v != "bm25" and v not in VARIANTS]
+    unknown = [v for v in variants if v not in _OTHERS and v not in VARIANTS]
     if unknown:
         print(f"unknown variants: {', '.join(unknown)}", file=sys.stderr)
         return 2
     for name in args.sets:
-        run(name, variants, threshold=args.threshold)
+        run(name, variants, threshold=args.threshold, embeddings=args.embeddings)
     return 0
 
 

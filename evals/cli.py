@@ -19,9 +19,10 @@ from typing import NoReturn
 from evals.datasets import NAMES
 from evals.distill import bench_distill
 from evals.embed import bench_embed
+from evals.embedding_cache import CACHE_ENV, default_directory
 from evals.gateway import bench_gateway
 from evals.rankers import RANKERS
-from evals.recall import bench_recall, load_dataset
+from evals.recall import bench_recall, compare_table, load_dataset
 from evals.schedule import bench_schedule
 from evals.turn import bench_turn
 from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, command_settings
@@ -174,7 +175,20 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         "--ranker",
         choices=RANKERS,
         default="hybrid",
-        help="hybrid (what people get), or bm25 or baseline to compare against",
+        help="hybrid (what people get), or bm25, bm25_vector (0.3 x bm25 + 0.7 x cosine, "
+        "with --embeddings) or baseline to compare against",
+    )
+    recall.add_argument(
+        "--compare",
+        action="store_true",
+        help="with embeddings on, rank the same store with the hybrid ranker (fused), the "
+        "lexical ranker (embeddings off) and bm25_vector, and print them side by side",
+    )
+    recall.add_argument(
+        "--embeddings-cache",
+        type=Path,
+        help=f"keep embeddings in this directory and reuse them (a dev cache; default: "
+        f"${CACHE_ENV} if set)",
     )
     recall.add_argument(
         "--recall-depth", choices=DEPTHS, help="memory.recall_depth to use (default: configured)"
@@ -312,6 +326,13 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     memory = settings.memory
     configure_logging("error", "json")
+    embeddings = memory.embeddings if args.embeddings is None else args.embeddings
+    if args.compare and not embeddings:
+        if args.embeddings is False:
+            print("flynn: --compare needs embeddings", file=sys.stderr)
+            return EXIT_CONFIG
+        embeddings = True
+    cache = args.embeddings_cache or default_directory()
     try:
         dataset = load_dataset(args.dataset)
         if dataset.unknown_evidence:
@@ -326,7 +347,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 ks=args.k,
                 ranker=args.ranker,
                 depth=args.recall_depth or memory.recall_depth,
-                embeddings=memory.embeddings if args.embeddings is None else args.embeddings,
+                embeddings=embeddings,
                 embeddings_model=args.embeddings_model or memory.embeddings_model,
                 scale=args.scale,
                 seed=args.seed,
@@ -336,11 +357,15 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 synthesis_llm=settings.llm if args.synthesis_model == "configured" else None,
                 env=os.environ,
                 docs=args.docs,
+                compare=args.compare,
+                embeddings_cache=cache if embeddings else None,
             )
         )
     except FlynnError as exc:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if args.compare:
+        print(compare_table(result["compare"]))  # type: ignore[arg-type]
     print(json.dumps(result))
     return EXIT_OK
 

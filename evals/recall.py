@@ -28,7 +28,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,6 +36,7 @@ from typing import Any
 
 from evals import datasets
 from evals.datasets.labelled import SourceError
+from evals.embedding_cache import CachedEmbedder
 from evals.rankers import ComparedRecall, OtherRankerName, RankerName
 from evals.scripted_provider import ScriptedProvider
 from evals.synthesis import Turn as SynthesisTurn
@@ -351,6 +352,8 @@ async def bench_recall(
     synthesis_llm: LlmSettings | None = None,
     env: Mapping[str, str] | None = None,
     docs: int = 0,
+    compare: bool = False,
+    embeddings_cache: Path | None = None,
 ) -> dict[str, object]:
     """Runs the benchmark in a temporary data directory; returns the result object. The
     budget, the relevance floor and synthesis's time budget are the settings' defaults unless
@@ -358,8 +361,14 @@ async def bench_recall(
     (``evals.synthesis``): with ``synthesis_llm``, on the synthesis task model it resolves to
     (keys from ``env``), else on an in-process stand-in; ``result["synthesis"]`` says which.
     With ``docs``, about that many team document chunks are stored first (``evals.team``) and
-    every question's recall searches them too."""
-    ks = sorted(set(ks))
+    every question's recall searches them too.
+
+    With ``compare`` (embeddings on), the same store is also ranked by the lexical ranker (the
+    hybrid without embeddings, as people get it with embeddings off) and by ``bm25_vector``;
+    ``result["compare"]`` holds the three side by side (``compare_table`` prints them). With
+    ``embeddings_cache``, vectors come from that on-disk cache when it holds them
+    (``evals.embedding_cache``)."""
+    ks = sorted(set(ks) | ({5} if compare else set()))
     tuned = {
         key: value
         for key, value in (
@@ -387,10 +396,15 @@ async def bench_recall(
         app = App.open(settings, {}, providers=providers)
         try:
             app.load_embeddings()
+            uncached = (
+                cache_embeddings(app, embeddings_cache) if embeddings_cache is not None else None
+            )
             started = time.perf_counter()
             where, last = _ingest(app, dataset)
             padded = await _pad(app, dataset, total=scale, seed=seed)
             ingest_seconds = time.perf_counter() - started
+            if uncached is not None:
+                uncached()  # questions are embedded by the model: their latency is real
             team_docs = store_docs(app, docs, seed=seed) if docs else None
             recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
             team = TeamRecall(app.memory.team) if docs else None
@@ -399,6 +413,21 @@ async def bench_recall(
             )
             if team_docs is not None:
                 result["team_docs"] = team_docs
+            if compare:
+                result["compare"] = {
+                    "fused": compared_figures(result),
+                    **{
+                        name: compared_figures(
+                            _evaluate(app, other, dataset, where, last, ks=ks, warmup=0, team=team)[
+                                0
+                            ]
+                        )
+                        for name, other in (
+                            ("lexical", lexical_recall(app)),
+                            ("bm25_vector", _other_ranker(app, "bm25_vector")),
+                        )
+                    },
+                }
             vectors = app.services.recall.vectors
             model = None if vectors is None else vectors.model
             result["synthesis"] = await bench_synthesis(
@@ -432,7 +461,7 @@ async def bench_recall(
 
 def _other_ranker(app: App, ranker: OtherRankerName) -> Recall:
     """The app's recall with another ranker: an eval option only (people always get the
-    hybrid). The other rankers use neither the graph nor embeddings."""
+    hybrid). The other rankers use no graph; ``bm25_vector`` uses the app's embeddings."""
     memory = app.settings.memory
     return ComparedRecall(
         app.memory.facts,
@@ -440,7 +469,81 @@ def _other_ranker(app: App, ranker: OtherRankerName) -> Recall:
         ranker=ranker,
         threshold=memory.retrieval_threshold,
         depth=memory.recall_depth,
+        vectors=app.services.recall.vectors if ranker == "bm25_vector" else None,
     )
+
+
+def lexical_recall(app: App) -> Recall:
+    """The app's recall without embeddings, on the same store: what people get with
+    ``memory.embeddings`` off (the ranker reads no vector, whatever the store holds)."""
+    memory = app.settings.memory
+    return Recall(
+        app.memory.facts,
+        app.memory.history,
+        threshold=memory.retrieval_threshold,
+        depth=memory.recall_depth,
+        graph=app.memory.graph,
+    )
+
+
+def cache_embeddings(app: App, directory: Path) -> Callable[[], None]:
+    """Puts the on-disk cache (``evals.embedding_cache``) in front of the app's embedder;
+    returns what takes it away again."""
+    vectors = app.services.recall.vectors
+    if vectors is None:
+        return lambda: None
+    embedder = vectors._embedder  # type: ignore[attr-defined]  # an eval's reach
+    vectors._embedder = CachedEmbedder(embedder, directory)  # type: ignore[attr-defined]
+
+    def uncached() -> None:
+        vectors._embedder = embedder  # type: ignore[attr-defined]
+
+    return uncached
+
+
+COMPARED = ("fused", "lexical", "bm25_vector")
+"""The rankers ``--compare`` puts side by side."""
+
+
+def compared_figures(figures: Mapping[str, Any]) -> dict[str, object]:
+    """What ``--compare`` keeps of one ranker's figures: turn recall at 10/20/25/35 turns,
+    session@5 and ``inj``, overall and by category."""
+    return {
+        "turn_at_turns": figures["turn_at_turns"],
+        "session_5": figures["session"]["5"],
+        "injected_turn_recall": figures["injected_turn_recall"],
+        "by_category": {
+            category: {
+                "turn_at_turns": table["turn_at_turns"],
+                "session_5": table["session"].get("5"),
+                "questions": table["questions"],
+            }
+            for category, table in figures["by_category"].items()
+        },
+    }
+
+
+def compare_table(compared: Mapping[str, Any]) -> str:
+    """``result["compare"]`` as a text table: a row per ranker, overall then by category, with
+    turn recall at 10/20/25/35 turns, session@5 and ``inj``."""
+
+    def row(label: str, name: str, figures: Mapping[str, Any]) -> str:
+        turns = "/".join(f"{figures['turn_at_turns'][str(t)]:.3f}" for t in TURN_BUDGETS)
+        inj = figures.get("injected_turn_recall")
+        tail = f"  inj {inj:.3f}" if inj is not None else ""
+        return f"{label:<32} {name:<12} {turns}  s@5 {figures['session_5'] or 0:.3f}{tail}"
+
+    lines = [f"{'':<32} {'ranker':<12} turns@10/20/25/35"]
+    for name in COMPARED:
+        lines.append(row("all", name, compared[name]))
+    categories = sorted(compared["fused"]["by_category"])
+    for category in categories:
+        count = compared["fused"]["by_category"][category]["questions"]
+        for name in COMPARED:
+            table = compared[name]["by_category"].get(category)
+            if table is not None and table["questions"]:
+                lines.append(row(f"{category} ({count})", name, table))
+    return "\n".join(lines)
 
 
 def _evaluate(

@@ -133,6 +133,44 @@ def test_other_rankers_cut_offs_and_padding(
     assert config["ranker"] == "bm25" and config["stored_turns"] == 300
 
 
+def test_compare_ranks_one_store_with_the_fused_lexical_and_baseline_rankers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if minilm.model_dir() is None:
+        pytest.skip(f"{minilm.MINILM_PACKAGE} is not installed")
+    cache = tmp_path / "cache"
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps(DATASET), encoding="utf-8")
+    argv = ["bench", "recall", "--dataset", str(path), "--compare", "--embeddings-model"]
+    assert main([*argv, "minilm", "--embeddings-cache", str(cache)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    result = json.loads(lines[-1])
+    assert result["config"]["embeddings"] is True  # --compare turns them on
+    compared = result["compare"]
+    assert set(compared) == {"fused", "lexical", "bm25_vector"}
+    for figures in compared.values():
+        assert set(figures["turn_at_turns"]) == {"10", "20", "25", "35"}
+        assert set(figures["by_category"]) == {"single-hop", "open-domain"}
+    # The fused figures are the run's own; the table comes before the JSON line.
+    assert compared["fused"]["turn_at_turns"] == result["turn_at_turns"]
+    assert compared["fused"]["session_5"] == result["session"]["5"]
+    assert any(line.startswith("all") and "bm25_vector" in line for line in lines[:-1])
+    # The embeddings were kept: a second run embeds nothing new.
+    files = list(cache.iterdir())
+    assert [f.suffix for f in files] == [".sqlite"]
+    size = files[0].stat().st_size
+    assert main([*argv, "minilm", "--embeddings-cache", str(cache)]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["compare"] == compared
+    assert files[0].stat().st_size == size
+
+
+def test_compare_refuses_embeddings_off(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps(DATASET), encoding="utf-8")
+    assert main(["bench", "recall", "--dataset", str(path), "--compare", "--no-embeddings"]) == 2
+    assert "--compare needs embeddings" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("choice", "model"),
     [("wordllama", "wordllama-l2-supercat-256"), ("minilm", "all-MiniLM-L6-v2")],

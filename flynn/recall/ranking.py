@@ -34,7 +34,7 @@ from flynn.recall.items import (
 )
 from flynn.recall.query import QueryAnalysis, analyse, mentions
 from flynn.recall.search_terms import QueryWords, searched_words
-from flynn.recall.weights import Tuning, lighter
+from flynn.recall.weights import Tuning, lighter, with_vectors
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix, QueryVectors
@@ -45,7 +45,6 @@ class _Candidate:
     message: StoredMessage
     lexical: float = 0.0
     fused: float = 0.0
-    semantic: float = 0.0
     inherited: float = 0.0
     score: float = 0.0
 
@@ -133,21 +132,10 @@ class HybridRanker:
         if query.about != "assistant" and tuning.passage_words:
             tuning = replace(tuning, passage_words=0)  # only a line of an answer is asked for
         words = searched_words(self._history, root, query, tuning, search=search)
-        candidates = self.lexical_candidates(root, query, words, exclude, tuning)
-        self._semantic(root, query, candidates, exclude, tuning, query_vectors)
-        if query.window is not None:
-            for message in self._history.between(
-                root,
-                query.window.start,
-                query.window.end,
-                limit=tuning.window_candidates,
-                exclude_session=exclude,
-            ):
-                candidates.setdefault(message.id, _Candidate(message))
-        mentioned = self._mentioned(entities) if tuning.graph else frozenset()
-        self._score(candidates.values(), query, words, now, mentioned, tuning)
-        self._neighbours(root, candidates, query, words, now, mentioned, tuning, exclude)
-        self._sessions(candidates.values(), words, tuning)
+        vectors = self._vectors is not None
+        candidates = self._scored(
+            root, query, entities, words, now, exclude, tuning, query_vectors, vectors=vectors
+        )
 
         # Only the turns that can make the cut become items: an exchange takes in the
         # candidates around its turn, so more are offered than items asked for (limit items
@@ -164,6 +152,46 @@ class HybridRanker:
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
         return items[:limit]
+
+    def _scored(
+        self,
+        root: str,
+        query: QueryAnalysis,
+        entities: Sequence[Entity],
+        words: QueryWords,
+        now: datetime,
+        exclude: str | None,
+        tuning: Tuning,
+        query_vectors: QueryVectors | None,
+        *,
+        vectors: bool,
+    ) -> dict[int, _Candidate]:
+        """Every candidate of the question with its score: found by words, by meaning (with
+        ``vectors``), in the time it points at, or next to a strong hit."""
+        candidates = self.lexical_candidates(root, query, words, exclude, tuning)
+        similarity = (
+            self._semantic(root, query, candidates, exclude, tuning, query_vectors)
+            if vectors
+            else {}
+        )
+        if query.window is not None:
+            for message in self._history.between(
+                root,
+                query.window.start,
+                query.window.end,
+                limit=tuning.window_candidates,
+                exclude_session=exclude,
+            ):
+                candidates.setdefault(message.id, _Candidate(message))
+        mentioned = self._mentioned(entities) if tuning.graph else frozenset()
+        if vectors:
+            tuning = with_vectors(tuning)
+        self._score(candidates.values(), query, words, now, mentioned, tuning, similarity)
+        self._neighbours(
+            root, candidates, query, words, now, mentioned, tuning, exclude, similarity
+        )
+        self._sessions(candidates.values(), words, tuning)
+        return candidates
 
     # -- candidates -------------------------------------------------------------------------
 
@@ -241,19 +269,22 @@ class HybridRanker:
         exclude: str | None,
         tuning: Tuning,
         vectors: QueryVectors | None,
-    ) -> None:
-        """The turns nearest the question by meaning; when it names someone, also those
-        nearest its topic alone (as for words: in a conversation with Caroline, her name is
-        in half the turns and pulls the question's vector towards all of them)."""
+    ) -> dict[int, float]:
+        """The turns nearest the question by meaning join the candidates; when it names
+        someone, also those nearest its topic alone (as for words: in a conversation with
+        Caroline, her name is in half the turns and pulls the question's vector towards all of
+        them). Returns the cosine similarity to the question of the turns nearest it, for the
+        score (a turn farther off has 0)."""
         if self._vectors is None or tuning.semantic_candidates <= 0:
-            return
-        self._add_nearest(
+            return {}
+        similarity = self._add_nearest(
             root,
             query.text,
             vectors.question if vectors is not None else None,
             candidates,
             exclude,
             tuning,
+            share=tuning.semantic_rrf,
         )
         topic = query.topic_text if tuning.semantic_topic > 0 else ""
         if topic:
@@ -264,8 +295,9 @@ class HybridRanker:
                 candidates,
                 exclude,
                 tuning,
-                weight=tuning.semantic_topic,
+                share=tuning.semantic_topic,
             )
+        return similarity
 
     def _add_nearest(
         self,
@@ -276,26 +308,24 @@ class HybridRanker:
         exclude: str | None,
         tuning: Tuning,
         *,
-        weight: float = 0.0,
-    ) -> None:
-        """Adds the turns nearest ``text`` (``vector`` is its embedding, when computed). The
-        question's own list (``weight`` 0) sets each turn's similarity; another list only adds
-        its reciprocal rank, times ``weight``."""
+        share: float,
+    ) -> dict[int, float]:
+        """Adds the ``semantic_candidates`` turns nearest ``text`` (``vector`` is its
+        embedding, when computed), each with its reciprocal rank times ``share``; returns their
+        cosine similarity to ``text``."""
         assert self._vectors is not None
-        nearest = self._vectors.nearest(
+        offered = self._vectors.nearest(
             root, text, kind="message", limit=tuning.semantic_candidates, vector=vector
         )
-        missing = [ref for ref, _ in nearest if ref not in candidates]
+        missing = [ref for ref, _ in offered if ref not in candidates]
         for message in self._history.messages(missing):
             if not still_in_prompt(message, exclude) and _under(message.namespace, root):
                 candidates[message.id] = _Candidate(message)
-        share = weight or 1.0
-        for position, (ref, similarity) in enumerate(nearest):
+        for position, (ref, _) in enumerate(offered):
             candidate = candidates.get(ref)
             if candidate is not None:
-                if not weight:
-                    candidate.semantic = max(0.0, similarity)
                 candidate.fused += share / (tuning.rrf_k + position + 1)
+        return {ref: max(0.0, similarity) for ref, similarity in offered}
 
     def _entities(self, root: str, query: QueryAnalysis) -> list[Entity]:
         if self._graph is None:
@@ -319,6 +349,7 @@ class HybridRanker:
         now: datetime,
         mentioned: frozenset[int],
         tuning: Tuning,
+        similarity: dict[int, float],
     ) -> None:
         matches = words.matches
         expected = query.expects if tuning.answer else None
@@ -330,9 +361,7 @@ class HybridRanker:
         asked_found = words.asked_found
         window, asks_when = query.window, query.asks_when
         lexical, semantic = tuning.lexical, tuning.semantic
-        # With embeddings the fused rank adds up more lists, and a turn found by words and by
-        # meaning alike is the likelier answer.
-        fused = tuning.fused if self._vectors is None else tuning.fused_semantic
+        fused = tuning.fused
         coverage, name, recency, recency_days = (
             tuning.coverage,
             tuning.name,
@@ -347,7 +376,8 @@ class HybridRanker:
             found = words_of(message.id) if words_of is not None else ()
             score = lexical * candidate.lexical
             score += fused * candidate.fused / top_fused
-            score += semantic * candidate.semantic
+            if similarity:
+                score += semantic * similarity.get(message.id, 0.0)
             if asked:
                 score += coverage * min(1.0, asked_found(found) / asked)
             if names and (
@@ -380,6 +410,7 @@ class HybridRanker:
         mentioned: frozenset[int],
         tuning: Tuning,
         exclude: str | None,
+        similarity: dict[int, float],
     ) -> None:
         """The turn just before or after a strong hit often holds the answer (the question it
         answers, or the reply that completes it): it inherits part of the hit's score."""
@@ -399,7 +430,7 @@ class HybridRanker:
                 neighbour = candidates[near.message.id] = _Candidate(near.message)
                 fresh.append(neighbour)
             neighbour.inherited = max(neighbour.inherited, share * strong[near.anchor].score)
-        self._score(fresh, query, words, now, mentioned, tuning)
+        self._score(fresh, query, words, now, mentioned, tuning, similarity)
         for each in candidates.values():
             each.score += each.inherited
 

@@ -22,6 +22,10 @@ class Tuning:
     semantic: float = 1.6
     semantic_topic: float = 1.5
     """Reciprocal-rank weight of the turns nearest the question's topic without its names."""
+    semantic_rrf: float = 1.0
+    """Reciprocal-rank weight of the turns nearest the question (in ``fused``). Without it (and
+    the topic's, ``fused_semantic`` at ``fused``'s 0.6) heldout falls .089 at 10 turns,
+    generated .031, handwritten .006 (issue 25, with ``neighbour_semantic`` at 0.4)."""
     related: float = 0.5
     """Weight of a related word ("dogs" for "pets") against the asked word, times their
     similarity (``flynn.recall.related_words``); 0 searches none."""
@@ -50,6 +54,14 @@ class Tuning:
     lost what it asked."""
     neighbours_of: int = 10
     neighbour: float = 0.4
+    neighbour_semantic: float = 0.25
+    """``neighbour`` when ranking with embeddings. A turn is embedded after the end of the one
+    before it (``memory.vectors.in_context``), so the reply next to a hit already carries its
+    share of the question's meaning; inheriting 0.4 of the hit as well counted it twice. 0.25
+    since issue 25 (``evals/README.md``): at 10 turns +.038 handwritten, +.055 generated,
+    +.036 heldout, +.018 assistant_small over 0.4, at or above the words-only ranker and the
+    plain BM25 + vector baseline at 10/20/25/35 turns and session@5 on the four sets (0.2
+    level with it, 0.3 a little lower)."""
     neighbour_radius: int = 2
     neighbour_decay: float = 0.7
     across: bool = True
@@ -111,3 +123,9 @@ def lighter(tuning: Tuning) -> Tuning:
         facts=max(1, tuning.facts // 2),
         speaker=0.0,
     )
+
+
+def with_vectors(tuning: Tuning) -> Tuning:
+    """``tuning`` as the ranker weighs it when ranking with embeddings: the weights that have
+    their own value then (``fused_semantic``, ``neighbour_semantic``) take their place."""
+    return replace(tuning, fused=tuning.fused_semantic, neighbour=tuning.neighbour_semantic)

