@@ -91,6 +91,8 @@ class PersonalFiles:
         self._read: dict[Path, _Read] = {}
         # Each person's timezone as of the facts' generation it was found in.
         self._zones: dict[str, tuple[tuple[int, int], PersonTimezone]] = {}
+        # Each person's reminders as shown, as of the jobs' and the facts' generations.
+        self._shown: dict[str, tuple[tuple[tuple[int, int], tuple[int, int]], str]] = {}
 
     def directory(self, namespace: str) -> Path:
         return person_directory(self._data_dir, namespace)
@@ -197,9 +199,20 @@ class PersonalFiles:
         return text
 
     def _reminders(self, namespace: str, now: datetime) -> str:
+        """The person's next reminders as listed in their prompt, listed again only when a job
+        or a fact (their timezone) changed."""
         if self._schedule is None:
             return ""
-        jobs = self._schedule.jobs(namespace, kind="reminder", limit=MAX_PROMPT_REMINDERS + 1)
+        generations = (self._schedule.generation(), self._facts.generation())
+        shown = self._shown.get(namespace)
+        if shown is not None and shown[0] == generations:
+            return shown[1]
+        text = self._list_reminders(self._schedule, namespace)
+        self._shown[namespace] = (generations, text)
+        return text
+
+    def _list_reminders(self, schedule: Schedule, namespace: str) -> str:
+        jobs = schedule.jobs(namespace, kind="reminder", limit=MAX_PROMPT_REMINDERS + 1)
         if not jobs:
             return ""
         zone, _ = self.timezone(namespace)
