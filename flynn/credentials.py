@@ -308,10 +308,18 @@ def _redact_line(text: str) -> tuple[str, int]:
     if any(stem in lowered for stem in _SHAPE_STEMS):
         text = _SHAPES.sub(shaped, text)
     if _DIGIT.search(text):
-        text = _BOT_TOKEN.sub(shaped, text)
-        text = _TOKEN.sub(lambda m: shaped(m) if _is_generated(m.group()) else m.group(), text)
-        text = _BASE64_40.sub(shaped, text)
-        text = _CARD.sub(lambda m: shaped(m) if _luhn(m.group()) else m.group(), text)
+        # Each pattern only where the line holds what any match needs: most lines with a digit
+        # (a date, a time) hold no word long enough for a key, nor thirteen digits for a card.
+        # A run of key characters holds no whitespace, so it lies within one word of split().
+        longest = max(map(len, text.split()), default=0)
+        if ":" in text and longest >= 37:
+            text = _BOT_TOKEN.sub(shaped, text)
+        if longest >= 24:
+            text = _TOKEN.sub(lambda m: shaped(m) if _is_generated(m.group()) else m.group(), text)
+        if longest >= 40:
+            text = _BASE64_40.sub(shaped, text)
+        if not text.isascii() or sum(map(text.count, "0123456789")) >= 13:
+            text = _CARD.sub(lambda m: shaped(m) if _luhn(m.group()) else m.group(), text)
     return text, count
 
 

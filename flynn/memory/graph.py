@@ -112,9 +112,6 @@ class SqliteGraph:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        # The last text's name candidates: a turn looks up the same text twice (recall, then
-        # the graph ingest of the message), and finding them is most of a lookup's cost.
-        self._last_keys: tuple[str, dict[str, bool]] = ("", {})
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -214,11 +211,7 @@ class SqliteGraph:
         """Entities under the prefix named in ``text`` (any case); see ``Graph.entities_in``."""
         if limit <= 0:
             return []
-        if self._last_keys[0] == text:
-            keys = self._last_keys[1]
-        else:
-            keys = candidate_keys(text)
-            self._last_keys = (text, keys)
+        keys = candidate_keys(text)  # remembered for the last texts
         if not keys:
             return []
         params = (json.dumps(list(keys)), *scope_params(namespace_prefix), limit)

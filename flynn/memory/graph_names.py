@@ -5,8 +5,10 @@ One tokenizer serves both, so a name stored from one message is found again in t
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Protocol, TypeVar
 
 from flynn.memory.fts import STOPWORDS
@@ -45,9 +47,11 @@ def _tokens(text: str) -> Iterator[str]:
         yield token[:-2] if token.endswith(("'s", "'S")) and len(token) > 2 else token
 
 
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """The identity of a name within a namespace: case, spacing and punctuation around words
-    ignored ("Maya", " maya ", "MAYA." are one entity). Empty when ``name`` has no word in it."""
+    ignored ("Maya", " maya ", "MAYA." are one entity). Empty when ``name`` has no word in it.
+    Remembered for recent names: every turn asks again for the keys of the entities it meets."""
     return " ".join(_tokens(name.casefold()))
 
 
@@ -57,12 +61,19 @@ def type_name(raw: str) -> str:
     return _TYPE_CHARS.sub("_", raw.casefold()).strip("_")[:MAX_TYPE_CHARS].strip("_")
 
 
-def candidate_keys(text: str) -> dict[str, bool]:
+@functools.lru_cache(maxsize=64)
+def candidate_keys(text: str) -> Mapping[str, bool]:
     """The keys of every 1..``MAX_NAME_WORDS`` word run of ``text`` that could be a name, each
-    mapped to whether some occurrence of it starts with a capital letter.
+    mapped to whether some occurrence of it starts with a capital letter (read-only).
 
     Runs ending in a common word ("the", "of", "my") are left out: no name ends like that.
+    Remembered for the last texts: a turn's message is looked at by recall (in its thread),
+    by learning and by the graph, each on its own.
     """
+    return MappingProxyType(_candidate_keys(text))
+
+
+def _candidate_keys(text: str) -> dict[str, bool]:
     words = list(_tokens(text[:MAX_SCANNED_CHARS]))
     keys = [word.casefold() for word in words]
     found: dict[str, bool] = {}
@@ -97,7 +108,7 @@ def spoken(text: str, named: Sequence[_N]) -> list[_N]:
     """
     if not named or not any(char.isupper() for char in text[:MAX_SCANNED_CHARS]):
         return list(named)
-    keys: dict[str, bool] | None = None
+    keys: Mapping[str, bool] | None = None
     kept = []
     for item in named:
         key = name_key(item.name)

@@ -146,6 +146,12 @@ class Schedule(Protocol):
         ``limit`` of them when given."""
         ...
 
+    def generation(self) -> tuple[int, int]:
+        """A value that differs after any change to any job (added, fired, cancelled,
+        forgotten; here or by another process), so readers can cache what they derive from
+        jobs."""
+        ...
+
     def count(self, namespace: str | None, *, kind: JobKind | None = None) -> int:
         """How many active jobs ``namespace`` has (every namespace when None)."""
         ...

@@ -55,6 +55,7 @@ class SqliteSchedule:
     storage fails. A firing's push is queued within ``limits`` (``flynn.schedule.backlog``)."""
 
     def __init__(self, db: Database, limits: PushLimits | None = None) -> None:
+        db.watch_rewrites("jobs")
         self._db = db
         self._backlog = SqliteBacklog(db, limits or PushLimits())
 
@@ -98,6 +99,7 @@ class SqliteSchedule:
                     encode_time(now),
                 ),
             )
+            self._db.note_write("jobs")  # an insert: ``generation`` must move for it too
         assert row is not None
         return _job(row)
 
@@ -112,6 +114,11 @@ class SqliteSchedule:
             sql += " LIMIT ?"
             params.append(limit)
         return [_job(row) for row in self._db.fetchall(sql, params)]
+
+    def generation(self) -> tuple[int, int]:
+        """Differs after any job was added, or updated or deleted by any SQL on this
+        connection (firing, cancelling, forgetting), or after another connection committed."""
+        return self._db.rewrites("jobs")
 
     def count(self, namespace: str | None, *, kind: JobKind | None = None) -> int:
         """How many active jobs ``namespace`` has (every namespace when None)."""

@@ -89,6 +89,10 @@ class PersonalFiles:
         self._default = default_timezone
         self._default_source: TimezoneSource = default_source
         self._read: dict[Path, _Read] = {}
+        # Each person's timezone as of the facts' generation it was found in.
+        self._zones: dict[str, tuple[tuple[int, int], PersonTimezone]] = {}
+        # Each person's reminders as shown, as of the jobs' and the facts' generations.
+        self._shown: dict[str, tuple[tuple[tuple[int, int], tuple[int, int]], str]] = {}
 
     def directory(self, namespace: str) -> Path:
         return person_directory(self._data_dir, namespace)
@@ -114,8 +118,18 @@ class PersonalFiles:
         """Their timezone and where it came from: the newest stored ``timezone`` fact that
         names a zone, whoever learnt it (the rules and the ``remember`` tool keep it in
         ``<namespace>/profile``, the extraction model in ``<namespace>/facts``), else the
-        configured zone, else the host's. Read anew on each call, so a fact learnt during a
+        configured zone, else the host's. Looked up again whenever any fact changed
+        (``Facts.generation``: here or in another process), so a fact learnt during a
         conversation applies from the next turn."""
+        generation = self._facts.generation()
+        known = self._zones.get(namespace)
+        if known is not None and known[0] == generation:
+            return known[1]
+        found = self._find_timezone(namespace)
+        self._zones[namespace] = (generation, found)
+        return found
+
+    def _find_timezone(self, namespace: str) -> PersonTimezone:
         stated = [
             fact
             for where in (f"{namespace}/profile", f"{namespace}/facts")
@@ -185,9 +199,20 @@ class PersonalFiles:
         return text
 
     def _reminders(self, namespace: str, now: datetime) -> str:
+        """The person's next reminders as listed in their prompt, listed again only when a job
+        or a fact (their timezone) changed."""
         if self._schedule is None:
             return ""
-        jobs = self._schedule.jobs(namespace, kind="reminder", limit=MAX_PROMPT_REMINDERS + 1)
+        generations = (self._schedule.generation(), self._facts.generation())
+        shown = self._shown.get(namespace)
+        if shown is not None and shown[0] == generations:
+            return shown[1]
+        text = self._list_reminders(self._schedule, namespace)
+        self._shown[namespace] = (generations, text)
+        return text
+
+    def _list_reminders(self, schedule: Schedule, namespace: str) -> str:
+        jobs = schedule.jobs(namespace, kind="reminder", limit=MAX_PROMPT_REMINDERS + 1)
         if not jobs:
             return ""
         zone, _ = self.timezone(namespace)
