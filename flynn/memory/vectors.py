@@ -286,8 +286,8 @@ class SqliteVectors:
         self._check_version()
         snapshot = self._index.snapshot(key)
         if snapshot is None:
-            self._index.begin_load(key)
-            snapshot = self._index.finish_load(key, self._read(*key))
+            loading = self._index.begin_load(key)
+            snapshot = self._index.finish_load(loading, self._read(*key))
         if not len(snapshot):
             return []
         query = self._embedder.embed([text])[0] if vector is None else vector
