@@ -11,7 +11,7 @@ and a deleted row (a forget here, or any write by another process) drops them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -196,26 +196,33 @@ class SqliteVectors:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(executor, self._embedder.embed, list(texts))
 
-    def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None:
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Callable[[], Sequence[int]] | None = None,
+    ) -> int:
         """Stores ``(ref_id, namespace, text)`` rows with their ``vectors``, in one
-        transaction."""
+        transaction; returns how many. With ``still``, only the rows at the indexes it returns:
+        it is called inside that transaction, which holds the write lock, so what it reads
+        cannot change before the vectors land (a row forgotten, here or by another process,
+        after its vector was computed gets none: nothing would ever delete it)."""
         if not rows:
-            return
+            return 0
         import numpy as np
 
         model = self._embedder.model
         with self._db.transaction():
-            for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
-                blob = vector.astype(np.float16).tobytes()
+            kept = range(len(rows)) if still is None else still()
+            for index in kept:
+                ref_id, namespace, _ = rows[index]
+                blob = vectors[index].astype(np.float16).tobytes()
                 self._db.execute(_INSERT, (kind, ref_id, namespace, model, blob))
         self._check_version()
-        self._index.add(
-            kind,
-            [
-                (ref_id, namespace, vector)
-                for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True)
-            ],
-        )
+        self._index.add(kind, [(rows[index][0], rows[index][1], vectors[index]) for index in kept])
+        return len(kept)
 
     def ids(self, namespace_prefix: str, kind: str) -> set[int]:
         """The ids of the ``kind`` rows under ``namespace_prefix`` that have a vector of this

@@ -19,6 +19,7 @@ from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
+from flynn.schedule.migrations import SCHEMA
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -287,4 +288,47 @@ async def test_messages_the_model_failed_on_get_a_catch_up(memory: SqliteMemory)
         await asyncio.gather(*(queue.embed(message) for message in messages))
     await queue.catch_up(ANA.root)  # after the pass the failure asked for
     assert _unembedded(memory, embedder) == 0
+    await queue.aclose()
+
+
+class ForgetBeforeStore(SqliteVectors):
+    """Another process (``flynn memory forget``, on a connection of its own) forgets Ana in
+    the moment between the batch's vectors being computed and their ``store``."""
+
+    def __init__(self, memory: SqliteMemory, embedder: HashingEmbedder) -> None:
+        super().__init__(memory.db, embedder)
+        self._path = memory.db.path
+        self.forgot = False
+
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Callable[[], Sequence[int]] | None = None,
+    ) -> int:
+        if not self.forgot:
+            self.forgot = True
+            with SqliteMemory.open(self._path, SCHEMA) as other_process:
+                other_process.forget_namespace(ANA.root)
+        return super().store(kind, rows, vectors, still=still)
+
+
+@pytest.mark.parametrize("how", ["catch-up", "new message"])
+async def test_a_forget_by_another_process_just_before_the_store_wins(
+    memory: SqliteMemory, how: str
+) -> None:
+    embedder = SteppedEmbedder()
+    embedder.free()
+    vectors = ForgetBeforeStore(memory, embedder)
+    queue = EmbeddingQueue(vectors, memory.history, _row)
+    messages = _stored(memory, 3)
+    if how == "catch-up":
+        assert await queue.catch_up(ANA.root) == 0
+    else:
+        await asyncio.gather(*(queue.embed(message) for message in messages))
+    assert vectors.forgot
+    # No vector of a forgotten message is written back: none would ever be deleted.
+    assert memory.db.fetchall("SELECT ref_id FROM embeddings") == []
     await queue.aclose()
