@@ -89,6 +89,10 @@ class PostgresDatabase:
             max_size=max_connections,
             kwargs=settings,
             configure=_configure,
+            # A connection is checked (one round trip) as it is handed out: after a server
+            # restart or a failover every idle one is dead, and each would otherwise fail the
+            # statement that drew it.
+            check=ConnectionPool.check_connection,
             open=False,
             name="flynn",
             timeout=timeout_seconds,

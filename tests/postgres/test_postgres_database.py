@@ -95,3 +95,25 @@ def test_driver_errors_become_store_errors(postgres_url: str) -> None:
         assert isinstance(raised.value.__cause__, psycopg.Error)
         # The connection is usable afterwards.
         assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+
+
+def _drop_connections(url: str) -> int:
+    """Ends every other session of the database, as a server restart or a failover does."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE pid <> pg_backend_pid() AND datname = current_database()"
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def test_connections_the_server_dropped_are_replaced_before_use(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url, max_connections=2) as db:
+        assert _drop_connections(postgres_url) >= 1
+        # No statement pays for the restart: each finds a live connection.
+        assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+        _drop_connections(postgres_url)
+        with db.transaction():
+            db.execute("INSERT INTO documents VALUES ('after', 'x', now(), NULL)")
+        assert db.fetchone("SELECT namespace FROM documents") == {"namespace": "after"}
