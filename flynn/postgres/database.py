@@ -74,7 +74,7 @@ class PostgresDatabase:
         messages show the URL without its password."""
         shown = shown_url(url)
         passwords = passwords_in(url)
-        settings: dict[str, Any] = {"autocommit": True, "row_factory": dict_row}
+        settings = _settings()
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout_seconds)), **settings):
                 pass
@@ -188,11 +188,26 @@ class PostgresDatabase:
     def _errors(self, action: str) -> Iterator[None]:
         try:
             yield
+        except PoolTimeout as exc:  # a ``psycopg.Error`` too, which says nothing of why
+            raise StoreError(f"{action} ({self._shown}): {self._why_no_connection()}") from exc
         except psycopg.Error as exc:
             message = strike(str(exc).strip(), self._passwords)
             raise StoreError(f"{action} ({self._shown}): {message}") from exc
-        except PoolTimeout as exc:
-            raise StoreError(f"{action} ({self._shown}): no connection free") from exc
+
+    def _why_no_connection(self) -> str:
+        """Why the pool gave no connection within its timeout: one connection attempt of our
+        own tells a server that is down, out of reach or refusing the login (the driver's
+        reason) from a pool whose connections are all in use."""
+        pool = self._pool
+        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
+        try:
+            with psycopg.connect(
+                conninfo, connect_timeout=max(1, round(pool.timeout)), **_settings()
+            ):
+                pass
+        except psycopg.Error as exc:
+            return f"cannot connect: {strike(str(exc).strip(), self._passwords)}"
+        return f"no connection free within {pool.timeout:g} s (all {pool.max_size} in use)"
 
     def _migrate(self) -> None:
         for version in range(1, LATEST_VERSION + 1):
@@ -214,6 +229,11 @@ class PostgresDatabase:
                     # No parameters: psycopg sends the script as one simple query.
                     self._held.execute(MIGRATIONS[version - 1].encode())
                 self.execute("INSERT INTO flynn_migrations (version) VALUES (%s)", (version,))
+
+
+def _settings() -> dict[str, Any]:
+    """Each connection's: autocommit (``transaction`` opens one), rows as dicts."""
+    return {"autocommit": True, "row_factory": dict_row}
 
 
 def _configure(connection: Connection) -> None:
