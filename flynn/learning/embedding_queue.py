@@ -266,13 +266,15 @@ class EmbeddingQueue:
         vectors = await self._vectors.embed_in_thread(
             [text for _, _, text in rows], executor=self._thread()
         )
-        current.after = rows[-1][0]
 
         def still() -> list[int]:
             now = set(self._vectors.pending(current.prefix, after=rows[0][0] - 1, limit=len(rows)))
             return [index for index, row in enumerate(rows) if row in now]
 
         current.embedded += self._vectors.store("message", rows, vectors, still=still)
+        # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
+        # long) is read again by the pass's next attempt, not skipped until the next start.
+        current.after = rows[-1][0]
         return False
 
 

@@ -14,6 +14,7 @@ import pytest
 import structlog
 from fakes.embedder import HashingEmbedder
 
+from flynn.errors import StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
@@ -331,4 +332,38 @@ async def test_a_forget_by_another_process_just_before_the_store_wins(
     assert vectors.forgot
     # No vector of a forgotten message is written back: none would ever be deleted.
     assert memory.db.fetchall("SELECT ref_id FROM embeddings") == []
+    await queue.aclose()
+
+
+class FullDiskOnce(SqliteVectors):
+    """The first ``store`` fails as a full disk makes it fail; later ones work."""
+
+    full = True
+
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Callable[[], Sequence[int]] | None = None,
+    ) -> int:
+        if self.full:
+            self.full = False
+            raise StoreError("database statement failed: database or disk is full")
+        return super().store(kind, rows, vectors, still=still)
+
+
+async def test_a_batch_whose_vectors_could_not_be_stored_is_tried_again(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+    embedder = SteppedEmbedder()
+    embedder.free()
+    queue = EmbeddingQueue(FullDiskOnce(memory.db, embedder), memory.history, _row, batch=2)
+    _stored(memory, 3)
+    with structlog.testing.capture_logs() as logs:
+        assert await queue.catch_up(None) == 3
+    assert [e.get("gives_up") for e in logs if e["event"] == "memory.embedding_failed"] == [False]
+    assert _unembedded(memory, embedder) == 0
     await queue.aclose()
