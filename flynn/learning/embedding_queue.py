@@ -29,6 +29,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
@@ -73,6 +74,8 @@ class VectorWriter(Protocol):
     ) -> int: ...
 
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
+
+    def unchanged(self, namespace_prefix: str | None, rows: Sequence[Row]) -> list[int]: ...
 
     def unembedded(self, namespace_prefix: str | None = None) -> int: ...
 
@@ -266,11 +269,7 @@ class EmbeddingQueue:
         vectors = await self._vectors.embed_in_thread(
             [text for _, _, text in rows], executor=self._thread()
         )
-
-        def still() -> list[int]:
-            now = set(self._vectors.pending(current.prefix, after=rows[0][0] - 1, limit=len(rows)))
-            return [index for index, row in enumerate(rows) if row in now]
-
+        still = partial(self._vectors.unchanged, current.prefix, rows)
         current.embedded += self._vectors.store("message", rows, vectors, still=still)
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.

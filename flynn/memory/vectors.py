@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
@@ -259,12 +260,16 @@ class SqliteVectors:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
         vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
-        each batch embedded. (A running daemon does this in ``flynn.learning.embedding_queue``.)"""
+        each batch stored: a message forgotten or redacted while its batch was embedded (by
+        another process too) gets no vector of what it said (``unchanged``). (A running daemon
+        does this in ``flynn.learning.embedding_queue``.)"""
         after = 0
         while rows := self.pending(namespace_prefix, after=after, limit=batch):
-            self.add("message", rows)
+            vectors = self.embed([text for _, _, text in rows])
+            yield self.store(
+                "message", rows, vectors, still=partial(self.unchanged, namespace_prefix, rows)
+            )
             after = rows[-1][0]
-            yield len(rows)
 
     def pending(
         self, namespace_prefix: str | None, *, after: int, limit: int
@@ -277,6 +282,18 @@ class SqliteVectors:
             (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
             for row in self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, limit))
         ]
+
+    def unchanged(
+        self, namespace_prefix: str | None, rows: Sequence[tuple[int, str, str]]
+    ) -> list[int]:
+        """The indexes of ``rows`` (read by ``pending``, in id order) still waiting for a
+        vector as they were read: not forgotten, redacted or embedded since (a forget also
+        changes the context of the message after one it deletes). Call it as ``store``'s
+        ``still``, so that no other connection can change them before their vectors land."""
+        if not rows:
+            return []
+        now = set(self.pending(namespace_prefix, after=rows[0][0] - 1, limit=len(rows)))
+        return [index for index, row in enumerate(rows) if row in now]
 
     def nearest(
         self,
