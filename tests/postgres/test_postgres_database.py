@@ -195,4 +195,16 @@ def test_a_server_out_of_reach_is_a_clear_error_without_the_password(
         assert "***" in shown and password not in shown
         assert all(password not in record.getMessage() for record in caplog.records)
         outage.restore()
-        assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+        assert _answers_again(db)
+
+
+def _answers_again(db: PostgresDatabase, attempts: int = 30) -> bool:
+    """Whether a statement works again within ``attempts`` tries (each waits up to the pool's
+    timeout): the pool reconnects to a server that is back after a delay that grew with each
+    failed attempt."""
+    for _ in range(attempts):
+        try:
+            return db.fetchone("SELECT 1 AS one") == {"one": 1}
+        except StoreError as exc:
+            assert "reconnecting" in str(exc)
+    return False
