@@ -7,6 +7,7 @@ exceptions, and no message raised here carries the URL's password (``flynn.postg
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -50,8 +51,9 @@ class PostgresDatabase:
     """A small pool of connections in autocommit mode; multi-statement writes use
     ``transaction``, which holds one connection for its whole block.
 
-    Like ``flynn.memory.database.Database``, it is used from one thread (the event loop's): a
-    transaction belongs to the database object, not to a thread or task.
+    A transaction belongs to the thread that opened it (not to a task): another thread's
+    statements meanwhile take connections of their own, outside it, as a recall thread's
+    reads do beside the event loop's writes (``flynn.recall.worker``).
     """
 
     def __init__(self, pool: ConnectionPool[Connection], shown: str, passwords: tuple[str, ...]):
@@ -59,7 +61,8 @@ class PostgresDatabase:
         self._pool = pool
         self._shown = shown
         self._passwords = passwords
-        self._held: Connection | None = None
+        # The connection of the transaction open in each thread (``transaction``).
+        self._local = threading.local()
         self._closed = False
 
     @classmethod
@@ -124,7 +127,13 @@ class PostgresDatabase:
 
     @property
     def in_transaction(self) -> bool:
+        """Whether the calling thread is inside ``transaction``."""
         return self._held is not None
+
+    @property
+    def _held(self) -> Connection | None:
+        held: Connection | None = getattr(self._local, "held", None)
+        return held
 
     def execute(self, sql: str, params: Params = ()) -> int:
         """Runs one statement; returns the number of rows it changed."""
@@ -151,12 +160,12 @@ class PostgresDatabase:
                 yield
             return
         with self._errors("transaction failed"), self._pool.connection() as connection:
-            self._held = connection
+            self._local.held = connection
             try:
                 with connection.transaction():
                     yield
             finally:
-                self._held = None
+                self._local.held = None
 
     def close(self) -> None:
         """Closes every connection; safe to call twice."""

@@ -208,3 +208,21 @@ def _answers_again(db: PostgresDatabase, attempts: int = 30) -> bool:
         except StoreError as exc:
             assert "reconnecting" in str(exc)
     return False
+
+
+def test_a_transaction_belongs_to_the_thread_that_opened_it(postgres_url: str) -> None:
+    # A recall thread reading while the loop's transaction is open gets a connection of its
+    # own: it neither sees the uncommitted row nor runs its statement inside that transaction.
+    seen: list[object] = []
+    with PostgresDatabase.open(postgres_url) as db:
+        with db.transaction():
+            db.execute("INSERT INTO documents VALUES ('uncommitted', 'x', now(), NULL)")
+            reader = threading.Thread(
+                target=lambda: seen.append(
+                    (db.in_transaction, db.fetchone("SELECT count(*) AS n FROM documents"))
+                )
+            )
+            reader.start()
+            reader.join()
+            assert db.in_transaction
+        assert seen == [(False, {"n": 0})]
