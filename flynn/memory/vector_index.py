@@ -187,19 +187,21 @@ class VectorIndex:
         """The snapshot of what was read for ``loading``'s namespace (``(ids, vectors)``
         batches, quantized one at a time so a large namespace never exists in float32 whole)
         with the rows added since ``begin_load``. It is kept for later searches unless the
-        entries were dropped (``check``, ``clear``) since ``begin_load``."""
+        entries were dropped (``check``, ``clear``) since ``begin_load``. When reading
+        ``parts`` raises, the load ends there and the error propagates."""
         entry = _Entry()
-        for ids, vectors in parts:
-            entry.append(ids, vectors)
+        try:
+            for ids, vectors in parts:
+                entry.append(ids, vectors)
+        except BaseException:
+            with self._lock:
+                self._end(loading)  # else it would gather the namespace's new rows for good
+            raise
         key = loading.key
         with self._lock:
             for ref_id, vector in loading.added:
                 entry.append([ref_id], vector.reshape(1, -1))
-            under_way = self._loading.get(key, [])
-            if loading in under_way:
-                under_way.remove(loading)
-                if not under_way:
-                    del self._loading[key]
+            if self._end(loading):
                 self._entries.pop(key, None)
                 self._entries[key] = entry
                 self._evict(keep=key)
@@ -224,6 +226,16 @@ class VectorIndex:
         with self._lock:
             self._entries.clear()
             self._loading.clear()
+
+    def _end(self, loading: Loading) -> bool:
+        """Takes ``loading`` off the loads under way (the lock held); whether it still was."""
+        under_way = self._loading.get(loading.key, [])
+        if loading not in under_way:
+            return False
+        under_way.remove(loading)
+        if not under_way:
+            del self._loading[loading.key]
+        return True
 
     def _evict(self, *, keep: Key) -> None:
         total = sum(entry.nbytes for entry in self._entries.values())

@@ -5,11 +5,13 @@ writer's thread, as a reader's connection sees it) drops them, and what a load u
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 from fakes.embedder import HashingEmbedder
 
+from flynn.errors import StoreError
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vector_index import BLOCK_ROWS, VectorIndex, quantize
@@ -133,3 +135,22 @@ def test_two_loads_of_a_namespace_at_once_keep_what_was_stored_meanwhile() -> No
     index.finish_load(first, [([1, 2], rows[:2])])
     index.finish_load(second, [([1, 2], rows[:2])])
     assert index.ids(key) == {1, 2, 3}
+
+
+def test_a_load_whose_read_failed_keeps_nothing_for_later_rows() -> None:
+    # The read raised (a closed or broken connection): the load ends there, and rows stored
+    # in the namespace later are not gathered for it for as long as the daemon runs.
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    rows = _unit_rows(2, width=8)
+
+    def failing_read() -> Iterator[tuple[list[int], object]]:
+        yield [1], rows[:1]
+        raise StoreError("database query failed: disk I/O error")
+
+    loading = index.begin_load(key)
+    with pytest.raises(StoreError):
+        index.finish_load(loading, failing_read())  # type: ignore[arg-type]
+    index.add("message", [(2, "users/ana", rows[1])])
+    assert loading.added == []
+    assert index.snapshot(key) is None
