@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import structlog
 
 from flynn.memory.store import History, StoredMessage
+from flynn.memory.vectors import VectorStore
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -52,7 +53,7 @@ Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
 
-class VectorWriter(Protocol):
+class VectorWriter(VectorStore, Protocol):
     """Stores embeddings of ``(ref_id, namespace, text)`` rows (``SqliteVectors`` is one)."""
 
     @property
@@ -63,15 +64,6 @@ class VectorWriter(Protocol):
     async def embed_in_thread(
         self, texts: Sequence[str], *, executor: Executor | None = None
     ) -> Matrix: ...
-
-    def store(
-        self,
-        kind: str,
-        rows: Sequence[Row],
-        vectors: Matrix,
-        *,
-        still: Callable[[], Sequence[int]] | None = None,
-    ) -> int: ...
 
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
 

@@ -5,11 +5,11 @@ searched and goes with the fact when it is forgotten (a trigger)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.store import Fact, Facts
-from flynn.memory.vectors import VectorSearch
+from flynn.memory.vectors import VectorSearch, VectorStore
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -24,17 +24,8 @@ MEANING_CANDIDATES = 2
 """At most this many facts found by meaning alone join those found by field and words."""
 
 
-class FactVectors(VectorSearch, Protocol):
+class FactVectors(VectorSearch, VectorStore, Protocol):
     """What finding facts by meaning needs of the vectors (``SqliteVectors`` is one)."""
-
-    def store(
-        self,
-        kind: str,
-        rows: Sequence[tuple[int, str, str]],
-        vectors: Matrix,
-        *,
-        still: Callable[[], Sequence[int]] | None = None,
-    ) -> int: ...
 
     async def embed_in_thread(self, texts: Sequence[str]) -> Matrix: ...
 

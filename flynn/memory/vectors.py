@@ -56,6 +56,25 @@ class QueryVectors:
     topic: Matrix | None = None
 
 
+Still = Callable[[], Sequence[int]]
+"""The indexes of the rows being stored that still get their vectors, asked inside the store's
+transaction (``SqliteVectors.store``)."""
+
+
+class VectorStore(Protocol):
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
+        """Stores ``(ref_id, namespace, text)`` rows with their ``vectors`` (those ``still``
+        names, when given); returns how many."""
+        ...
+
+
 class VectorSearch(Protocol):
     @property
     def model(self) -> str:
@@ -203,7 +222,7 @@ class SqliteVectors:
         rows: Sequence[tuple[int, str, str]],
         vectors: Matrix,
         *,
-        still: Callable[[], Sequence[int]] | None = None,
+        still: Still | None = None,
     ) -> int:
         """Stores ``(ref_id, namespace, text)`` rows with their ``vectors``, in one
         transaction; returns how many. With ``still``, only the rows at the indexes it returns:

@@ -19,7 +19,7 @@ from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import SqliteVectors, Still
 from flynn.schedule.migrations import SCHEMA
 
 if TYPE_CHECKING:
@@ -248,18 +248,31 @@ class FlakyVectors(SqliteVectors):
         return super().pending(namespace_prefix, after=after, limit=limit)
 
 
-async def test_a_failed_batch_is_tried_again(
-    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+def _free() -> SteppedEmbedder:
     embedder = SteppedEmbedder()
     embedder.free()
-    vectors = FlakyVectors(memory.db, embedder)
+    return embedder
+
+
+async def _caught_up_after_a_failure(
+    memory: SqliteMemory, vectors: SqliteVectors
+) -> EmbeddingQueue:
+    """A queue whose catch-up of three stored messages met one failure and embedded them all
+    by trying again."""
     queue = EmbeddingQueue(vectors, memory.history, _row, batch=2)
     _stored(memory, 3)
     with structlog.testing.capture_logs() as logs:
         assert await queue.catch_up(None) == 3
     assert [e.get("gives_up") for e in logs if e["event"] == "memory.embedding_failed"] == [False]
+    return queue
+
+
+async def test_a_failed_batch_is_tried_again(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+    vectors = FlakyVectors(memory.db, _free())
+    queue = await _caught_up_after_a_failure(memory, vectors)
     # Three failures in a row, and the pass gives up (the next one starts afresh).
     vectors.failures = 3
     _stored(memory, 1, session="s2")
@@ -292,7 +305,26 @@ async def test_messages_the_model_failed_on_get_a_catch_up(memory: SqliteMemory)
     await queue.aclose()
 
 
-class ForgetBeforeStore(SqliteVectors):
+class BeforeStore(SqliteVectors):
+    """Runs ``before()`` as each ``store`` begins, between a batch's vectors being computed
+    and their transaction."""
+
+    def before(self) -> None:
+        pass
+
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
+        self.before()
+        return super().store(kind, rows, vectors, still=still)
+
+
+class ForgetBeforeStore(BeforeStore):
     """Another process (``flynn memory forget``, on a connection of its own) forgets Ana in
     the moment between the batch's vectors being computed and their ``store``."""
 
@@ -301,19 +333,11 @@ class ForgetBeforeStore(SqliteVectors):
         self._path = memory.db.path
         self.forgot = False
 
-    def store(
-        self,
-        kind: str,
-        rows: Sequence[tuple[int, str, str]],
-        vectors: Matrix,
-        *,
-        still: Callable[[], Sequence[int]] | None = None,
-    ) -> int:
+    def before(self) -> None:
         if not self.forgot:
             self.forgot = True
             with SqliteMemory.open(self._path, SCHEMA) as other_process:
                 other_process.forget_namespace(ANA.root)
-        return super().store(kind, rows, vectors, still=still)
 
 
 @pytest.mark.parametrize("how", ["catch-up", "new message"])
@@ -335,35 +359,22 @@ async def test_a_forget_by_another_process_just_before_the_store_wins(
     await queue.aclose()
 
 
-class FullDiskOnce(SqliteVectors):
+class FullDiskOnce(BeforeStore):
     """The first ``store`` fails as a full disk makes it fail; later ones work."""
 
     full = True
 
-    def store(
-        self,
-        kind: str,
-        rows: Sequence[tuple[int, str, str]],
-        vectors: Matrix,
-        *,
-        still: Callable[[], Sequence[int]] | None = None,
-    ) -> int:
+    def before(self) -> None:
         if self.full:
             self.full = False
             raise StoreError("database statement failed: database or disk is full")
-        return super().store(kind, rows, vectors, still=still)
 
 
 async def test_a_batch_whose_vectors_could_not_be_stored_is_tried_again(
     memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
-    embedder = SteppedEmbedder()
-    embedder.free()
-    queue = EmbeddingQueue(FullDiskOnce(memory.db, embedder), memory.history, _row, batch=2)
-    _stored(memory, 3)
-    with structlog.testing.capture_logs() as logs:
-        assert await queue.catch_up(None) == 3
-    assert [e.get("gives_up") for e in logs if e["event"] == "memory.embedding_failed"] == [False]
+    embedder = _free()
+    queue = await _caught_up_after_a_failure(memory, FullDiskOnce(memory.db, embedder))
     assert _unembedded(memory, embedder) == 0
     await queue.aclose()
