@@ -1,0 +1,70 @@
+"""The schedule's stores on both backends: SQLite in tmp_path, and PostgreSQL (a real server,
+``tests/postgres_server.py``) in a schema of the test's own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from flynn.memory.stores import SqliteMemory
+from flynn.postgres.memory import PostgresMemory
+from flynn.schedule.dialect import ScheduleSql
+from flynn.schedule.jobs import PushLimits
+from flynn.schedule.migrations import SCHEMA
+from flynn.schedule.postgres import (
+    PostgresPushes,
+    PostgresRuns,
+    PostgresSchedule,
+    psycopg_statement,
+)
+from flynn.schedule.runs import SqliteRuns, SqlRuns
+from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
+from flynn.schedule.store import SqlPushes, SqlSchedule
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleStore:
+    """The schedule, the outbox and the runs on one backend, and that backend's memory."""
+
+    name: str
+    db: ScheduleSql
+    schedule: Callable[[PushLimits | None], SqlSchedule]
+    pushes: Callable[[PushLimits | None], SqlPushes]
+    runs: Callable[[], SqlRuns]
+    forget_namespace: Callable[[str], dict[str, int]]
+    """The memory's forgetting of a person, every store at once (the schedule's rows too)."""
+    sql: Callable[[str], str]
+    """A test's own statement, written for SQLite (``?``), as this backend takes it."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ScheduleStore]:
+    """Each contract test runs once per backend."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
+            db = memory.db
+            yield ScheduleStore(
+                "sqlite",
+                db,
+                lambda limits: SqliteSchedule(db, limits),
+                lambda limits: SqlitePushes(db, limits),
+                lambda: SqliteRuns(db),
+                memory.forget_namespace,
+                lambda statement: statement,
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresMemory.open(url, [PostgresSchedule]) as pg:
+        pgdb = pg.db
+        yield ScheduleStore(
+            "postgresql",
+            pgdb,
+            lambda limits: PostgresSchedule(pgdb, limits),
+            lambda limits: PostgresPushes(pgdb, limits),
+            lambda: PostgresRuns(pgdb),
+            pg.forget_namespace,
+            psycopg_statement,
+        )
