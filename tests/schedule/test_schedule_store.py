@@ -249,3 +249,38 @@ def test_summary_counts_active_overdue_and_the_next_job(store: ScheduleStore) ->
     summary = schedule.summary(NOW)
     assert (summary.active, summary.overdue) == (2, 1)
     assert summary.next_job is not None and summary.next_job.text == "missed"
+
+
+def test_forgetting_a_person_deletes_their_jobs_pushes_and_runs_and_nobody_elses(
+    store: ScheduleStore,
+) -> None:
+    schedule = store.schedule(None)
+    for person in ("users/alice", "users/alice/work", "users/alicia", "users/bob"):
+        _remind(schedule, namespace=person, text=f"{person} stretch")
+        _remind(schedule, namespace=person, text=f"{person} later", at=NOW + timedelta(days=1))
+        schedule.add(
+            namespace=person,
+            kind="distill",
+            text="short",
+            at=NOW,
+            repeat=None,
+            timezone="UTC",
+            target=None,
+            now=NOW,
+        )
+        store.pushes(None).add(
+            namespace=person, kind="notice", text=f"{person} note", target=CHAT, now=NOW
+        )
+    schedule.fire_due(now=NOW, late_after_seconds=60, limit=100)
+
+    assert store.forget_namespace("users/alice")["jobs"] == 6
+
+    def namespaces(table: str) -> list[str]:
+        rows = store.db.fetchall(f"SELECT namespace FROM {table} ORDER BY namespace")
+        return sorted({row["namespace"] for row in rows})
+
+    assert namespaces("jobs") == ["users/alicia", "users/bob"]
+    assert namespaces("pushes") == ["users/alicia", "users/bob"]
+    assert namespaces("job_runs") == ["users/alicia", "users/bob"]
+    assert [job.text for job in schedule.jobs("users/bob")] == ["users/bob later"]
+    assert store.pushes(None).undelivered() == 4  # alicia's and bob's firing and note
