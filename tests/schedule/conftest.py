@@ -40,31 +40,40 @@ class ScheduleStore:
     """A test's own statement, written for SQLite (``?``), as this backend takes it."""
 
 
+def sqlite_store(memory: SqliteMemory) -> ScheduleStore:
+    db = memory.db
+    return ScheduleStore(
+        "sqlite",
+        db,
+        lambda limits: SqliteSchedule(db, limits),
+        lambda limits: SqlitePushes(db, limits),
+        lambda: SqliteRuns(db),
+        memory.forget_namespace,
+        lambda statement: statement,
+    )
+
+
+def postgres_store(memory: PostgresMemory) -> ScheduleStore:
+    db = memory.db
+    return ScheduleStore(
+        "postgresql",
+        db,
+        lambda limits: PostgresSchedule(db, limits),
+        lambda limits: PostgresPushes(db, limits),
+        lambda: PostgresRuns(db),
+        memory.forget_namespace,
+        psycopg_statement,
+    )
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ScheduleStore]:
-    """Each contract test runs once per backend."""
+    """Each contract test runs once per backend (a test may narrow that with
+    ``@pytest.mark.parametrize("store", ["sqlite"], indirect=True)``)."""
     if request.param == "sqlite":
         with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
-            db = memory.db
-            yield ScheduleStore(
-                "sqlite",
-                db,
-                lambda limits: SqliteSchedule(db, limits),
-                lambda limits: SqlitePushes(db, limits),
-                lambda: SqliteRuns(db),
-                memory.forget_namespace,
-                lambda statement: statement,
-            )
+            yield sqlite_store(memory)
         return
     url: str = request.getfixturevalue("postgres_url")
     with PostgresMemory.open(url, [PostgresSchedule]) as pg:
-        pgdb = pg.db
-        yield ScheduleStore(
-            "postgresql",
-            pgdb,
-            lambda limits: PostgresSchedule(pgdb, limits),
-            lambda limits: PostgresPushes(pgdb, limits),
-            lambda: PostgresRuns(pgdb),
-            pg.forget_namespace,
-            psycopg_statement,
-        )
+        yield postgres_store(pg)
