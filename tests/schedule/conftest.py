@@ -11,14 +11,14 @@ import pytest
 
 from flynn.memory.stores import SqliteMemory
 from flynn.postgres.memory import PostgresMemory
-from flynn.schedule.dialect import ScheduleSql
+from flynn.schedule.dialect import SQLITE_SCHEDULE, ScheduleDialect, ScheduleSql
 from flynn.schedule.jobs import PushLimits
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.postgres import (
+    POSTGRES_SCHEDULE,
     PostgresPushes,
     PostgresRuns,
     PostgresSchedule,
-    psycopg_statement,
 )
 from flynn.schedule.runs import SqliteRuns, SqlRuns
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
@@ -36,8 +36,8 @@ class ScheduleStore:
     runs: Callable[[], SqlRuns]
     forget_namespace: Callable[[str], dict[str, int]]
     """The memory's forgetting of a person, every store at once (the schedule's rows too)."""
-    sql: Callable[[str], str]
-    """A test's own statement, written for SQLite (``?``), as this backend takes it."""
+    dialect: ScheduleDialect
+    """How to write a test's own statement (``dialect.statement``) and times for this backend."""
 
 
 def sqlite_store(memory: SqliteMemory) -> ScheduleStore:
@@ -49,7 +49,7 @@ def sqlite_store(memory: SqliteMemory) -> ScheduleStore:
         lambda limits: SqlitePushes(db, limits),
         lambda: SqliteRuns(db),
         memory.forget_namespace,
-        lambda statement: statement,
+        SQLITE_SCHEDULE,
     )
 
 
@@ -62,7 +62,7 @@ def postgres_store(memory: PostgresMemory) -> ScheduleStore:
         lambda limits: PostgresPushes(db, limits),
         lambda: PostgresRuns(db),
         memory.forget_namespace,
-        psycopg_statement,
+        POSTGRES_SCHEDULE,
     )
 
 

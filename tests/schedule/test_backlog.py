@@ -254,7 +254,9 @@ async def test_a_digest_being_sent_is_not_rewritten_a_new_one_collects_the_rest(
     later = [push for push in _pending(store, clock()) if push.digest]
     assert len(later) == 1 and later[0].id != digest.id
     assert "pay rent" in later[0].text and "call mum" not in later[0].text
-    (kept,) = store.db.fetchall(store.sql("SELECT text FROM pushes WHERE id = ?"), (digest.id,))
+    (kept,) = store.db.fetchall(
+        store.dialect.statement("SELECT text FROM pushes WHERE id = ?"), (digest.id,)
+    )
     assert kept["text"] == digest.text
 
 

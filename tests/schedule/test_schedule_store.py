@@ -90,7 +90,8 @@ def test_a_one_off_is_done_after_firing(store: ScheduleStore) -> None:
     assert schedule.jobs("user") == []
     assert schedule.next_due() is None
     row = store.db.fetchone(
-        store.sql("SELECT status, fired_count, next_at FROM jobs WHERE id = ?"), (job_id,)
+        store.dialect.statement("SELECT status, fired_count, next_at FROM jobs WHERE id = ?"),
+        (job_id,),
     )
     assert row is not None
     assert (row["status"], row["fired_count"], row["next_at"]) == ("done", 1, None)
