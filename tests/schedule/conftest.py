@@ -22,7 +22,7 @@ from flynn.schedule.postgres import (
 )
 from flynn.schedule.runs import SqliteRuns, SqlRuns
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
-from flynn.schedule.store import SqlPushes, SqlSchedule
+from flynn.schedule.store import SqlPushes
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class ScheduleStore:
 
     name: str
     db: ScheduleSql
-    schedule: Callable[[PushLimits | None], SqlSchedule]
+    schedule: Callable[[PushLimits | None], SqliteSchedule | PostgresSchedule]
     pushes: Callable[[PushLimits | None], SqlPushes]
     runs: Callable[[], SqlRuns]
     forget_namespace: Callable[[str], dict[str, int]]
