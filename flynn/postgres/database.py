@@ -256,8 +256,8 @@ class PostgresDatabase:
     def _why_no_connection(self) -> str:
         """Why the pool gave no connection within its timeout: one connection attempt of our
         own tells a server that is down, out of reach or refusing the login (the driver's
-        reason) from a pool whose connections are all in use, or that has not reconnected
-        yet to a server that is back."""
+        reason) from a pool whose connections are all in use or that has not reconnected yet
+        to a server that is back."""
         pool = self._pool
         conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
         try:
@@ -267,11 +267,12 @@ class PostgresDatabase:
                 pass
         except psycopg.Error as exc:
             return f"cannot connect: {strike(str(exc).strip(), self._passwords)}"
-        stats = pool.get_stats()
-        if stats.get("pool_size", 0) - stats.get("pool_available", 0) >= pool.max_size:
-            return f"no connection free within {pool.timeout:g} s (all {pool.max_size} in use)"
-        # The pool retries a lost server with a growing delay: it may not have tried again.
-        return f"no connection within {pool.timeout:g} s (the server is back; reconnecting)"
+        # The pool's counts cannot tell the two apart: a connection it is still making (it
+        # retries a lost server with a growing delay) counts as one given out.
+        return (
+            f"no connection within {pool.timeout:g} s: all {pool.max_size} are in use, or the "
+            "pool has not reconnected yet to the server (which answers again)"
+        )
 
     def _migrate(self) -> None:
         for version in range(1, LATEST_VERSION + 1):

@@ -206,7 +206,7 @@ def _answers_again(db: PostgresDatabase, attempts: int = 30) -> bool:
         try:
             return db.fetchone("SELECT 1 AS one") == {"one": 1}
         except StoreError as exc:
-            assert "reconnecting" in str(exc)
+            assert "not reconnected yet" in str(exc)
     return False
 
 
