@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fakes.embedder import HashingEmbedder
 
-from flynn.errors import StoreError
+from flynn.errors import StorageUnusable, StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
@@ -145,3 +145,17 @@ async def test_a_thread_whose_recall_cannot_be_built_keeps_no_connection(
     finally:
         worker.close()
     assert _open_files(memory.db.path) <= before + 1
+
+
+async def test_a_reader_never_makes_a_database_where_none_is(memory: SqliteMemory) -> None:
+    # The database moved away (or deleted) while the daemon runs: the first recall of a
+    # thread says so, and leaves no empty database in its place for the next start to find.
+    path = memory.db.path
+    worker = RecallWorker(memory.db, lambda db: _recall(db, SqliteVectors(db, HashingEmbedder())))
+    path.rename(path.with_name("moved.db"))
+    try:
+        with pytest.raises(StorageUnusable, match=r"cannot open database .* for reading"):
+            await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)
+    finally:
+        worker.close()
+    assert not path.exists()
