@@ -231,6 +231,8 @@ class SqliteVectors:
         after its vector was computed gets none: nothing would ever delete it)."""
         if not rows:
             return 0
+        if len(vectors) != len(rows):
+            raise ValueError(f"{len(vectors)} vectors for {len(rows)} rows")
         import numpy as np
 
         model = self._embedder.model
