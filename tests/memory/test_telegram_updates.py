@@ -1,0 +1,78 @@
+"""Telegram webhook updates claimed once: across two stores on one database (two workers), a
+claim in hand makes the other ``busy``, a done one is ``done`` for ever, a released one can be
+claimed again, and a claim past its lease (its worker died) is taken over."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from flynn.memory.database import Database
+from flynn.memory.telegram_updates import SqliteTelegramUpdates
+from flynn.schedule.migrations import SCHEMA
+
+NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+BOT = 4242
+LEASE = timedelta(minutes=5)
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "flynn.db"
+
+
+@pytest.fixture
+def workers(path: Path) -> Iterator[tuple[SqliteTelegramUpdates, SqliteTelegramUpdates]]:
+    with Database.open(path, SCHEMA) as one, Database.open(path, SCHEMA) as two:
+        yield SqliteTelegramUpdates(one, lease=LEASE), SqliteTelegramUpdates(two, lease=LEASE)
+
+
+def test_an_update_is_claimed_once_and_done_for_every_worker(
+    workers: tuple[SqliteTelegramUpdates, SqliteTelegramUpdates],
+) -> None:
+    first, second = workers
+    assert first.claim(BOT, 7, now=NOW) == "claimed"
+    assert second.claim(BOT, 7, now=NOW) == "busy"
+    assert first.claim(BOT, 7, now=NOW) == "busy"  # Telegram's retry, on the same worker
+    first.done(BOT, 7)
+    assert second.claim(BOT, 7, now=NOW + LEASE * 10) == "done"
+    # Ids are per bot: another bot's update 7 is another update.
+    assert second.claim(BOT + 1, 7, now=NOW) == "claimed"
+
+
+def test_a_released_update_is_claimed_again(
+    workers: tuple[SqliteTelegramUpdates, SqliteTelegramUpdates],
+) -> None:
+    first, second = workers
+    assert first.claim(BOT, 8, now=NOW) == "claimed"
+    first.release(BOT, 8)
+    assert second.claim(BOT, 8, now=NOW) == "claimed"
+    second.done(BOT, 8)
+    second.release(BOT, 8)  # a done update is never released
+    assert first.claim(BOT, 8, now=NOW) == "done"
+
+
+def test_a_claim_past_its_lease_is_taken_over(
+    workers: tuple[SqliteTelegramUpdates, SqliteTelegramUpdates],
+) -> None:
+    first, second = workers
+    assert first.claim(BOT, 9, now=NOW) == "claimed"
+    assert second.claim(BOT, 9, now=NOW + LEASE - timedelta(seconds=1)) == "busy"
+    assert second.claim(BOT, 9, now=NOW + LEASE + timedelta(seconds=1)) == "claimed"
+    assert first.claim(BOT, 9, now=NOW + LEASE + timedelta(seconds=2)) == "busy"
+
+
+def test_prune_forgets_old_updates_only(
+    workers: tuple[SqliteTelegramUpdates, SqliteTelegramUpdates],
+) -> None:
+    first, _ = workers
+    first.claim(BOT, 1, now=NOW - timedelta(days=3))
+    first.done(BOT, 1)
+    first.claim(BOT, 2, now=NOW)
+    first.done(BOT, 2)
+    assert first.prune(before=NOW - timedelta(days=2)) == 1
+    assert first.claim(BOT, 1, now=NOW) == "claimed"
+    assert first.claim(BOT, 2, now=NOW) == "done"
