@@ -98,20 +98,16 @@ async def test_the_port_of_this_data_dirs_running_daemon_is_fine(tmp_path: Path)
     assert "served by this flynn" in gateway.detail
 
 
+def _telegram(tmp_path: Path, base_url: str, **section: Any):  # type: ignore[no-untyped-def]
+    """Settings with only Telegram on, against the Bot API at ``base_url``."""
+    telegram = {"enabled": True, "token": TOKEN, "base_url": base_url, "allowed_users": [1]}
+    channels = {"gateway": {"enabled": False}, "telegram": {**telegram, **section}}
+    return _settings(tmp_path, channels=channels)
+
+
 async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Path) -> None:
     async with FakeTelegram() as telegram:
-        good = _settings(
-            tmp_path,
-            channels={
-                "gateway": {"enabled": False},
-                "telegram": {
-                    "enabled": True,
-                    "token": TOKEN,
-                    "base_url": telegram.base_url,
-                    "allowed_users": [1],
-                },
-            },
-        )
+        good = _telegram(tmp_path, telegram.base_url)
         checks = _by_name(await run_checks(good, {}))
         assert checks["telegram login"].ok and telegram.username in checks["telegram login"].detail
 
@@ -127,19 +123,8 @@ async def test_telegram_webhook_mode_is_shown_with_what_telegram_says_of_it(
 ) -> None:
     url = "https://bot.example.com/telegram?key=hidden"
     async with FakeTelegram() as telegram:
-        settings = _settings(
-            tmp_path,
-            channels={
-                "gateway": {"enabled": False},
-                "telegram": {
-                    "enabled": True,
-                    "token": TOKEN,
-                    "base_url": telegram.base_url,
-                    "allowed_users": [1],
-                    "webhook_url": url,
-                    "webhook_listen": "127.0.0.1:0",
-                },
-            },
+        settings = _telegram(
+            tmp_path, telegram.base_url, webhook_url=url, webhook_listen="127.0.0.1:0"
         )
         before = _by_name(await run_checks(settings, {}))
         telegram.webhook_url = url
@@ -182,19 +167,11 @@ async def test_a_bot_api_that_cannot_be_reached_is_said_plainly(tmp_path: Path) 
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    settings = _settings(
+    settings = _telegram(
         tmp_path,
-        channels={
-            "gateway": {"enabled": False},
-            "telegram": {
-                "enabled": True,
-                "token": TOKEN,
-                "base_url": f"http://127.0.0.1:{port}/bot",
-                "allowed_users": [1],
-                "webhook_url": "https://bot.example.com/telegram",
-                "webhook_listen": "127.0.0.1:0",
-            },
-        },
+        f"http://127.0.0.1:{port}/bot",
+        webhook_url="https://bot.example.com/telegram",
+        webhook_listen="127.0.0.1:0",
     )
     checks = _by_name(await run_checks(settings, {}))
     for name in ("telegram login", "telegram webhook"):

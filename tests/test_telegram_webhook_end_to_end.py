@@ -8,11 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-import yaml
 from e2e_daemon import Daemon, free_port
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 
@@ -28,25 +26,24 @@ async def telegram() -> AsyncIterator[FakeTelegram]:
         yield server
 
 
-def _config(tmp_path: Path, telegram: FakeTelegram, webhook: dict[str, Any]) -> Path:
-    config = {
-        "data_dir": str(tmp_path / "data"),
-        "llm": {"provider": "offline"},
-        "memory": {"embeddings": False},
-        "channels": {
-            "gateway": {"enabled": False},
-            "telegram": {
-                "enabled": True,
-                "token": TOKEN,
-                "base_url": telegram.base_url,
-                "allowed_users": [OWNER_ID],
-                **webhook,
-            },
-        },
-        "logging": {"level": "info", "format": "json"},
-    }
+def _config(tmp_path: Path, telegram: FakeTelegram, webhook: str = "") -> Path:
+    """The offline model, Telegram alone; ``webhook``: lines to add to its section."""
     path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(
+        f"""
+data_dir: {tmp_path / "data"}
+llm: {{provider: offline}}
+memory: {{embeddings: false}}
+logging: {{level: info, format: json}}
+channels:
+  gateway: {{enabled: false}}
+  telegram:
+    enabled: true
+    token: "{TOKEN}"
+    base_url: {telegram.base_url}
+    allowed_users: [{OWNER_ID}]
+{webhook}"""
+    )
     return path
 
 
@@ -55,7 +52,9 @@ async def test_each_posted_update_is_answered_once_and_polling_takes_over_after(
 ) -> None:
     port = free_port()
     config = _config(
-        tmp_path, telegram, {"webhook_url": URL, "webhook_listen": f"127.0.0.1:{port}"}
+        tmp_path,
+        telegram,
+        f"    webhook_url: {URL}\n    webhook_listen: 127.0.0.1:{port}\n",
     )
     secret = webhook_secret(TelegramSettings(token=TOKEN))  # type: ignore[arg-type]
     daemon = Daemon(config, tmp_path)
@@ -94,7 +93,7 @@ async def test_each_posted_update_is_answered_once_and_polling_takes_over_after(
     logged = json.dumps(daemon.events) + "\n".join(daemon.other_lines)
     assert TOKEN not in logged and secret not in logged
 
-    polling = Daemon(_config(tmp_path, telegram, {}), tmp_path)
+    polling = Daemon(_config(tmp_path, telegram), tmp_path)
     try:
         await polling.start()
         telegram.queue_private("polled again")

@@ -12,7 +12,6 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
-from types import TracebackType
 from typing import Final, Literal, Protocol, Self
 from urllib.parse import urlsplit
 
@@ -122,12 +121,7 @@ class TelegramWebhook:
         log.info("telegram.webhook_listening", host=self._host, port=self.bound_port)
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_: object) -> None:
         runner, self._runner = self._runner, None
         self.listening.clear()
         if runner is None:
