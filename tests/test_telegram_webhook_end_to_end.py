@@ -6,12 +6,13 @@ deletes it before polling again."""
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-from e2e_daemon import Daemon, free_port
+from e2e_daemon import Daemon, free_port, run_flynn
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 
 from flynn.channels.telegram_webhook import SECRET_HEADER, webhook_secret
@@ -103,3 +104,20 @@ async def test_each_posted_update_is_answered_once_and_polling_takes_over_after(
         await polling.kill()
     methods = [call.method for call in telegram.calls]
     assert methods.index("deleteWebhook") < methods.index("getUpdates")
+
+
+async def test_a_taken_webhook_port_stops_flynn_with_exit_3_naming_the_key(
+    tmp_path: Path, telegram: FakeTelegram
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        webhook = f"    webhook_url: {URL}\n    webhook_listen: 127.0.0.1:{port}\n"
+        result = await run_flynn(
+            "run", "--config", str(_config(tmp_path, telegram, webhook)), home=tmp_path
+        )
+    assert result.code == 3, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("flynn: ")]
+    assert f"127.0.0.1:{port}" in line and "channels.telegram.webhook_listen" in line
+    assert telegram.calls_to("setWebhook") == []
