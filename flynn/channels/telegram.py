@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import structlog
 from telegram import Bot, BotCommand, Message, MessageEntity, Update, User
 from telegram.constants import ChatAction, ChatType
-from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
+from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
 from flynn.access import Access
@@ -485,6 +485,9 @@ class TelegramChannel:
         error = type(exc).__name__
         if isinstance(exc, Conflict):
             error += ": another instance is polling with this token"
+        elif isinstance(exc, BadRequest):
+            # Telegram's own words, which quote no URL: why setWebhook was refused, say.
+            error += f": {exc.message}"
         await self._wait_after(event, error, failures)
 
     async def _wait_after(self, event: str, error: str, failures: int, **fields: int) -> None:

@@ -298,6 +298,18 @@ async def test_stopping_finishes_the_update_in_hand_and_leaves_the_webhook(world
     assert channel.listening is not None and not channel.listening.is_set()
 
 
+async def test_a_refused_set_webhook_is_retried_and_telegram_s_reason_shown(
+    world: World,
+) -> None:
+    world.server.fail_calls("setWebhook", 1, "bad_webhook")
+    async with Worker(world).running():
+        pass
+    assert len(world.server.calls_to("setWebhook")) == 2
+    [status] = world.harness.sleeps.statuses
+    assert status.last_error == "BadRequest: Bad webhook: failed to resolve host"
+    assert world.server.webhook_url == URL
+
+
 async def test_polling_after_webhook_mode_deletes_the_webhook_first(world: World) -> None:
     async with Worker(world).running():
         pass

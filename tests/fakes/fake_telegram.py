@@ -34,7 +34,9 @@ GROUP_ID = -1005550001
 SENT_AT = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 """The ``date`` of every queued message."""
 
-PollFailure = Literal["server_error", "drop", "conflict", "unauthorized", "unauthorized_html"]
+PollFailure = Literal[
+    "server_error", "drop", "conflict", "unauthorized", "unauthorized_html", "bad_webhook"
+]
 SendFailure = Literal["rate_limited", "server_error", "bad_gateway", "drop"]
 
 _WAIT_SECONDS = 5.0
@@ -392,6 +394,8 @@ class FakeTelegram:
                 "unauthorized": _error(401, "Unauthorized"),
                 # What a proxy or a captive portal in front of the Bot API answers.
                 "unauthorized_html": (401, "<html><body><h1>401 Unauthorized</h1></body></html>"),
+                # What setWebhook answers for a host Telegram cannot resolve.
+                "bad_webhook": _error(400, "Bad Request: bad webhook: Failed to resolve host"),
             }[kind]
         if method == "getMe":
             return _ok(_user(self.bot_id, "Flynn", username=self.username, is_bot=True))
