@@ -74,6 +74,7 @@ _ALLOWED_UPDATES: Final = ["message"]
 """What we ask Telegram for, polling or by webhook."""
 _UPDATES_KEPT: Final = timedelta(days=2)
 """How long handled webhook update ids are kept (Telegram gives up on an update after a day)."""
+_PRUNE_EVERY: Final = timedelta(days=1)
 
 _K = TypeVar("_K", bound=Hashable)
 
@@ -168,6 +169,7 @@ class TelegramChannel:
         self._last_inbound: datetime | None = None
         self._last_error: str | None = None
         self._last_error_at: datetime | None = None
+        self._pruned_at: datetime | None = None
         self.webhook: TelegramWebhook | None = None
         """The listener of the last run in webhook mode."""
 
@@ -423,10 +425,9 @@ class TelegramChannel:
         )
         async with webhook:
             self._listening.set()
+            self._forget_old_updates()
             try:
                 await self._start(bot)
-                with contextlib.suppress(StoreError):
-                    self._updates.prune(before=self._clock() - _UPDATES_KEPT)
                 await asyncio.Event().wait()  # posts are served until cancelled
             finally:
                 self._listening.clear()
@@ -469,7 +470,17 @@ class TelegramChannel:
                     updates.done(me.id, update_id)
                 else:
                     updates.release(me.id, update_id)
+        self._forget_old_updates()
         return 200 if handled else 503
+
+    def _forget_old_updates(self) -> None:
+        """Prunes the ids of updates handled long ago, at start and then once a day."""
+        now = self._clock()
+        if self._updates is None or (self._pruned_at and now - self._pruned_at < _PRUNE_EVERY):
+            return
+        self._pruned_at = now
+        with contextlib.suppress(StoreError):  # tried again tomorrow
+            self._updates.prune(before=now - _UPDATES_KEPT)
 
     def _token_refused(self) -> ConfigError:
         """The error to raise ``from None``: python-telegram-bot's InvalidToken quotes the token."""

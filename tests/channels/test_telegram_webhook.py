@@ -8,12 +8,13 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from fakes.fake_telegram import OWNER_ID, STRANGER_ID, TOKEN, FakeTelegram
+from fakes.fake_telegram import BOT_ID, OWNER_ID, STRANGER_ID, TOKEN, FakeTelegram
 from structlog.testing import capture_logs
 from telegram_harness import Harness
 
@@ -296,6 +297,24 @@ async def test_stopping_finishes_the_update_in_hand_and_leaves_the_webhook(world
     assert [m.text for m in world.inbox] == ["in flight"]
     assert world.server.calls_to("deleteWebhook") == []
     assert channel.listening is not None and not channel.listening.is_set()
+
+
+async def test_old_update_ids_are_forgotten_at_start_and_then_daily(world: World) -> None:
+    clock, updates = world.harness.clock, world.updates
+    for update_id in (1, 2):
+        updates.claim(BOT_ID, update_id, now=clock.now - timedelta(days=3))
+        updates.done(BOT_ID, update_id)
+    worker = Worker(world)
+    async with worker.running():
+        assert updates.claim(BOT_ID, 1, now=clock.now) == "claimed"  # forgotten at start
+        updates.done(BOT_ID, 1)
+        clock.advance(hours=23)
+        await worker.post(world.queued("not a day yet"))
+        assert updates.claim(BOT_ID, 1, now=clock.now) == "done"
+        clock.advance(days=2)
+        await worker.post(world.queued("a day later"))
+        assert updates.claim(BOT_ID, 1, now=clock.now) == "claimed"
+    assert updates.claim(BOT_ID, 2, now=clock.now) == "claimed"
 
 
 async def test_a_refused_set_webhook_is_retried_and_telegram_s_reason_shown(
