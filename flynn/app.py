@@ -54,7 +54,7 @@ from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
-from flynn.memory.telegram_updates import SqliteTelegramUpdates
+from flynn.memory.telegram_updates import SqlTelegramUpdates
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files, person_directory
@@ -517,7 +517,7 @@ def build_channels(
     clock: Callable[[], datetime] = utc_now,
     pairing: Pairing | None = None,
     gateway: GatewayHooks | None = None,
-    telegram_updates: SqliteTelegramUpdates | None = None,
+    telegram_updates: SqlTelegramUpdates | None = None,
 ) -> dict[str, Channel]:
     """The enabled channels, gateway first (``gateway`` its hooks, none without); with
     ``pairing``, strangers writing to a bot in a private chat get a pairing code; Telegram's
