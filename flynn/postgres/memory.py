@@ -11,6 +11,7 @@ from typing import Protocol
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.telegram_updates import PostgresTelegramUpdates
 
 
 class Forgetting(Protocol):
@@ -39,13 +40,14 @@ class _Counted:
 
 
 class PostgresMemory:
-    """Documents (and working memory, a document) and costs sharing one ``PostgresDatabase``;
-    closing it closes them all."""
+    """Documents (and working memory, a document), costs and Telegram's webhook updates sharing
+    one ``PostgresDatabase``; closing it closes them all."""
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
         self.costs = PostgresCosts(db)
+        self.telegram_updates = PostgresTelegramUpdates(db)
         # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
         # (facts, history, graph, inbound, team, tokens, vectors). Costs carry no namespace.
         self._forgetting: list[Forgetting] = [_Counted("documents", self.documents.forget)]

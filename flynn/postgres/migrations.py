@@ -137,5 +137,18 @@ CREATE CONSTRAINT TRIGGER jobs_changed AFTER INSERT OR UPDATE OR DELETE ON jobs
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION jobs_changed();
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_SCHEDULE)
+# Telegram's webhook updates claimed once across workers (``flynn.memory.telegram_updates``,
+# SQLite's version 20): ids only.
+_SCHEMA_TELEGRAM_UPDATES = """
+CREATE TABLE telegram_updates (
+    bot_id     bigint NOT NULL,
+    update_id  bigint NOT NULL,
+    state      text NOT NULL CHECK (state IN ('claimed', 'done')),
+    claimed_at timestamptz NOT NULL,
+    PRIMARY KEY (bot_id, update_id)
+);
+CREATE INDEX telegram_updates_claimed_at ON telegram_updates (claimed_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_SCHEDULE, _SCHEMA_TELEGRAM_UPDATES)
 LATEST_VERSION = len(MIGRATIONS)
