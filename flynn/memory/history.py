@@ -106,6 +106,17 @@ DELETE FROM sessions WHERE {namespace_scope("namespace")}
 """
 
 
+def stored_text(text: str) -> str:
+    """What a history keeps of a message's or summary's text: credentials redacted."""
+    return redact(text)[0]
+
+
+def stored_steps(steps: str) -> str:
+    """What a history keeps of a turn's tool steps (JSON): a credential in a call's arguments
+    or a result (a refused call's too) redacted."""
+    return redact_json(steps)[0]
+
+
 class SqliteHistory:
     """``History`` on the ``messages`` and ``sessions`` tables; ``messages_fts`` follows by
     triggers, so a deleted message leaves no index row behind."""
@@ -132,8 +143,8 @@ class SqliteHistory:
         first: what reaches the table never holds one. ``offline`` marks a reply the offline
         provider made: searches and embeddings leave it out."""
         at = encode_time(now)
-        content = redact(content)[0]
-        tool_steps = None if tool_steps is None else redact_json(tool_steps)[0]
+        content = stored_text(content)
+        tool_steps = None if tool_steps is None else stored_steps(tool_steps)
         with self._db.transaction():
             self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
             row = self._db.fetchone(
@@ -148,7 +159,7 @@ class SqliteHistory:
     def save_tool_steps(self, message_id: int, steps: str) -> None:
         """Stores (or replaces) the tool steps kept with message ``message_id``; a
         credential in a call's arguments or a result (a refused call's too) is redacted."""
-        self._db.execute(_SAVE_TOOL_STEPS, (message_id, redact_json(steps)[0]))
+        self._db.execute(_SAVE_TOOL_STEPS, (message_id, stored_steps(steps)))
 
     def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
         """The tool steps stored with each of ``message_ids`` that has any."""
@@ -170,7 +181,14 @@ class SqliteHistory:
         if not messages:
             return 0
         rows = [
-            (session, namespace, m.role, redact(m.content)[0], m.tokens, encode_time(m.created_at))
+            (
+                session,
+                namespace,
+                m.role,
+                stored_text(m.content),
+                m.tokens,
+                encode_time(m.created_at),
+            )
             for m in messages
         ]
         first, last = rows[0][5], max(row[5] for row in rows)
@@ -212,7 +230,7 @@ class SqliteHistory:
         Raises ``StoreError`` (and changes nothing) if the session has no row, i.e. never had a
         message appended.
         """
-        summary = redact(summary)[0]
+        summary = stored_text(summary)
         with self._db.transaction():
             marked = self._db.execute(_MARK_SUMMARIZED, (session, through_id))
             updated = self._db.execute(

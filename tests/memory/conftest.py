@@ -13,11 +13,14 @@ import pytest
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
-from flynn.memory.store import Documents
+from flynn.memory.fts_words import FtsWords
+from flynn.memory.sql import NamedRow
+from flynn.memory.store import Documents, History
 from flynn.memory.stores import SqliteMemory
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.history import PostgresHistory
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -78,3 +81,58 @@ def documents(backend: Backend) -> Documents:
 @pytest.fixture
 def costs(backend: Backend) -> Costs:
     return backend.costs
+
+
+# --- History and vectors on both backends (issue 26: messages, their search, vectors) ---------
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryBackend:
+    """``History`` on one backend, with plain SQL on its database (``?`` placeholders)."""
+
+    name: str
+    history: History
+    count: Callable[[str], int]
+    """The rows a query returns."""
+    indexed: Callable[[str], int]
+    """The messages the full-text index holds a word in."""
+    execute: Callable[[str, tuple[object, ...]], int]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[HistoryBackend]:
+    """Each history contract test runs once per backend."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA) as memory:
+            db = memory.db
+            yield HistoryBackend(
+                "sqlite",
+                memory.history,
+                _counter(db.fetchone),
+                lambda word: _counter(db.fetchone)(
+                    f"SELECT 1 FROM messages_fts WHERE messages_fts MATCH '\"{word}\"'"
+                ),
+                db.execute,
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    words = FtsWords()
+    with PostgresDatabase.open(url) as pg:
+        yield HistoryBackend(
+            "postgresql",
+            PostgresHistory(pg, words=words),
+            _counter(pg.fetchone),
+            lambda word: _counter(pg.fetchone)(
+                f"SELECT 1 FROM message_terms WHERE term = '{words.phrase(word)[0]}'"
+            ),
+            lambda sql, params: pg.execute(sql.replace("?", "%s"), params),
+        )
+
+
+def _counter(fetchone: Callable[[str], NamedRow | None]) -> Callable[[str], int]:
+    def count(sql: str) -> int:
+        row = fetchone(f"SELECT count(*) AS n FROM ({sql}) AS counted")
+        assert row is not None
+        return int(row["n"])
+
+    return count
