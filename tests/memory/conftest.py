@@ -13,14 +13,18 @@ import pytest
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
+from flynn.memory.embedding_progress import PersonProgress, embedding_progress
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.sql import NamedRow
 from flynn.memory.store import Documents, History
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.vectors import PostgresVectors
+from flynn.postgres.vectors import embedding_progress as postgres_embedding_progress
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -136,3 +140,46 @@ def _counter(fetchone: Callable[[str], NamedRow | None]) -> Callable[[str], int]
         return int(row["n"])
 
     return count
+
+
+@dataclass(frozen=True, slots=True)
+class VectorsBackend:
+    """Message vectors on one backend, beside its ``History``."""
+
+    name: str
+    history: History
+    vectors: Callable[[Embedder], SqlVectors]
+    """A ``VectorSearch`` with its own cache, on the backend's database."""
+    count: Callable[[str], int]
+    forget: Callable[[str], object]
+    """Forgets a namespace the way the backend's forgetting does."""
+    progress: Callable[[str], list[PersonProgress]]
+    """``embedding_progress`` for a model."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def vectors_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[VectorsBackend]:
+    """Each vectors contract test runs once per backend."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA) as memory:
+            db = memory.db
+            yield VectorsBackend(
+                "sqlite",
+                memory.history,
+                lambda embedder: SqliteVectors(db, embedder),
+                _counter(db.fetchone),
+                memory.forget_namespace,
+                lambda model: embedding_progress(db, model),
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresDatabase.open(url) as pg:
+        history = PostgresHistory(pg)
+        yield VectorsBackend(
+            "postgresql",
+            history,
+            lambda embedder: PostgresVectors(pg, embedder),
+            _counter(pg.fetchone),
+            history.forget,
+            lambda model: postgres_embedding_progress(pg, model),
+        )
