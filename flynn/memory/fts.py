@@ -119,6 +119,16 @@ class TermIndex(Protocol):
         """The ids of the rows holding ``term`` from ``min_rowid`` on, ascending."""
         ...
 
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        """``count`` of each term alone: an index behind a network asks once for them all."""
+        ...
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        """``rows`` of each term, as ``count_each`` asks."""
+        ...
+
     def documents(self) -> int:
         """The newest row's id, standing for the row count (deleted rows only make words look
         rarer)."""
@@ -161,6 +171,14 @@ class Fts5Index:
     def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
         rows = self._db.fetchall(self._postings_sql, (fts5_expression((term,), root), min_rowid))
         return tuple(row[0] for row in rows)
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        return {term: self.count((term,), root, limit) for term in terms}
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        return {term: self.rows(term, root, min_rowid) for term in terms}
 
     def documents(self) -> int:
         row = self._db.fetchone(self._documents_sql)
@@ -259,9 +277,16 @@ class FtsQueryPlanner:
 
     def _plan(self, text: str, kept: _Kept | None, max_terms: int, root: str) -> MatchPlan | None:
         counted = []
-        for position, term in enumerate(search_terms(text)):
+        words = search_terms(text)
+        fetched = self._fetch_counts(words, root, kept)
+
+        def count_of(key: tuple[str, str]) -> int:
+            known = fetched.get(key)
+            return self._count(key) if known is None else known
+
+        for position, term in enumerate(words):
             key = (root, term)
-            count = self._count(key) if kept is None else kept.count(key, self._count)
+            count = count_of(key) if kept is None else kept.count(key, count_of)
             if count:
                 counted.append((count, position, term))
         if not counted:
@@ -295,17 +320,19 @@ class FtsQueryPlanner:
         kept = self._keep(generation)
         index = self._index
         if kept is None:
+            read = index.rows_each(plan.terms, plan.root, plan.min_rowid)
             return Postings(
                 documents=plan.documents or index.documents(),
-                terms={term: index.rows(term, plan.root, plan.min_rowid) for term in plan.terms},
+                terms={term: read[term] for term in plan.terms},
             )
-        terms = {}
-        for term in plan.terms:
-            key = (plan.root, term, plan.min_rowid)
-            rows = kept.lists.get(key)
-            if rows is None:
-                rows = kept.lists[key] = index.rows(term, plan.root, plan.min_rowid)
-            terms[term] = rows
+        missing = tuple(
+            term for term in plan.terms if (plan.root, term, plan.min_rowid) not in kept.lists
+        )
+        if missing:
+            read = index.rows_each(missing, plan.root, plan.min_rowid)
+            for term in missing:
+                kept.lists[(plan.root, term, plan.min_rowid)] = read[term]
+        terms = {term: kept.lists[(plan.root, term, plan.min_rowid)] for term in plan.terms}
         if kept.documents < 0:
             kept.documents = index.documents()
         return Postings(documents=plan.documents or kept.documents, terms=terms)
@@ -346,6 +373,34 @@ class FtsQueryPlanner:
             return cached[0]
         root, term = key
         count = self._index.count((term,), root, self._budget + 1)
+        self._remember(key, count, now)
+        return count
+
+    def _fetch_counts(
+        self, words: list[str], root: str, kept: _Kept | None
+    ) -> dict[tuple[str, str], int]:
+        """Counts of the words ``_count`` would read from the index (known to neither ``kept``
+        nor the caches), read at once and remembered as it would."""
+        now = time.monotonic()
+        unknown = []
+        for word in words:
+            key = (root, word)
+            if (kept is not None and key in kept.counts) or key in self._common:
+                continue
+            cached = self._counts.get(key)
+            if cached is None or now - cached[1] >= _COUNT_TTL_SECONDS:
+                unknown.append(word)
+        if not unknown:
+            return {}
+        counts = self._index.count_each(tuple(unknown), root, self._budget + 1)
+        fetched = {}
+        for word in unknown:
+            key = (root, word)
+            fetched[key] = counts[word]
+            self._remember(key, counts[word], now)
+        return fetched
+
+    def _remember(self, key: tuple[str, str], count: int, now: float) -> None:
         if count > self._budget:
             if len(self._common) >= _MAX_COMMON_WORDS:
                 self._common.clear()
@@ -354,7 +409,6 @@ class FtsQueryPlanner:
             if len(self._counts) >= _MAX_COUNTED_WORDS:
                 self._counts.clear()
             self._counts[key] = (count, now)
-        return count
 
 
 def _single_root(namespace_prefix: str) -> str:

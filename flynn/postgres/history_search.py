@@ -55,6 +55,30 @@ SELECT count(*) AS n FROM (
     SELECT DISTINCT message_id FROM message_terms WHERE term = ANY(%s) AND root = %s LIMIT %s
 ) AS found
 """
+# Each term's rows counted up to the limit, all terms in one statement.
+_COUNT_EACH = """
+SELECT w.term, (
+    SELECT count(*) FROM (SELECT 1 FROM message_terms AS t WHERE t.term = w.term LIMIT %s) AS c
+) AS n
+FROM unnest(%s::text[]) AS w (term)
+"""
+_ROOT_COUNT_EACH = """
+SELECT w.term, (
+    SELECT count(*) FROM (
+        SELECT 1 FROM message_terms AS t WHERE t.root = %s AND t.term = w.term LIMIT %s
+    ) AS c
+) AS n
+FROM unnest(%s::text[]) AS w (term)
+"""
+_ROWS_EACH = """
+SELECT term, message_id FROM message_terms WHERE term = ANY(%s) AND message_id >= %s
+ORDER BY term, message_id
+"""
+_ROOT_ROWS_EACH = """
+SELECT term, message_id FROM message_terms
+WHERE root = %s AND term = ANY(%s) AND message_id >= %s
+ORDER BY term, message_id
+"""
 _ROOT_SIZE = "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE root = %s LIMIT %s) AS r"
 _WINDOW = """
 SELECT min(message_id) AS low FROM (
@@ -164,6 +188,42 @@ class PostgresTermIndex:
 
     def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
         return tuple(sorted(self._matching((term,), root, min_rowid)))
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        single = {word: self._words.phrase(word) for word in terms}
+        counts = {word: 0 for word, phrase in single.items() if not phrase}
+        wanted = sorted({phrase[0] for phrase in single.values() if len(phrase) == 1})
+        if wanted:
+            if root:
+                rows = self._db.fetchall(_ROOT_COUNT_EACH, (root, limit, wanted))
+            else:
+                rows = self._db.fetchall(_COUNT_EACH, (limit, wanted))
+            found = {row["term"]: int(row["n"]) for row in rows}
+            counts.update(
+                {word: found[phrase[0]] for word, phrase in single.items() if len(phrase) == 1}
+            )
+        for word, phrase in single.items():
+            if len(phrase) > 1:
+                counts[word] = self.count((word,), root, limit)
+        return counts
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        single = {word: self._words.phrase(word) for word in terms}
+        wanted = sorted({phrase[0] for phrase in single.values() if len(phrase) == 1})
+        lists: dict[str, list[int]] = {term: [] for term in wanted}
+        if wanted:
+            if root:
+                rows = self._db.fetchall(_ROOT_ROWS_EACH, (root, wanted, min_rowid))
+            else:
+                rows = self._db.fetchall(_ROWS_EACH, (wanted, min_rowid))
+            for row in rows:
+                lists[row["term"]].append(int(row["message_id"]))
+        return {
+            word: tuple(lists[phrase[0]]) if len(phrase) == 1 else self.rows(word, root, min_rowid)
+            for word, phrase in single.items()
+        }
 
     def documents(self) -> int:
         row = self._db.fetchone(_NEWEST)
@@ -339,7 +399,7 @@ class PostgresMessageSearch:
         """The best ``limit`` messages ``plan`` matches under ``prefix``, scored as FTS5's
         ``bm25()`` scores them, best first (the older first among equals, as FTS5 returns them)."""
         index = self._index
-        matched = set().union(*(index.rows(term, plan.root, plan.min_rowid) for term in plan.terms))
+        matched = set().union(*index.rows_each(plan.terms, plan.root, plan.min_rowid).values())
         if not matched:
             return []
         candidates = [
