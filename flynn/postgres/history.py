@@ -35,11 +35,28 @@ _TOUCH_SESSION = """
 INSERT INTO sessions AS s (key, namespace, created_at, updated_at) VALUES (%s, %s, %s, %s)
 ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at
 """
-_INSERT = f"""
-INSERT INTO messages
-    (session, namespace, root, role, content, tokens, created_at, offline, terms)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-RETURNING {COLUMNS}
+# One statement (so one round trip, and atomic on its own): the session row, the message, its
+# terms and its tool steps.
+_APPEND = f"""
+WITH touched AS (
+    INSERT INTO sessions AS s (key, namespace, created_at, updated_at)
+    VALUES (%(session)s, %(namespace)s, %(at)s, %(at)s)
+    ON CONFLICT (key) DO UPDATE SET updated_at = excluded.updated_at
+), stored AS (
+    INSERT INTO messages
+        (session, namespace, root, role, content, tokens, created_at, offline, terms)
+    VALUES (%(session)s, %(namespace)s, %(root)s, %(role)s, %(content)s, %(tokens)s, %(at)s,
+            %(offline)s, %(length)s)
+    RETURNING {COLUMNS}
+), indexed AS (
+    INSERT INTO message_terms (term, message_id, root, occurs)
+    SELECT t.term, stored.id, %(root)s, t.occurs
+    FROM stored, unnest(%(terms)s::text[], %(occurs)s::integer[]) AS t (term, occurs)
+), steps AS (
+    INSERT INTO message_tools (message_id, steps)
+    SELECT stored.id, %(steps)s::text FROM stored WHERE %(steps)s::text IS NOT NULL
+)
+SELECT {COLUMNS} FROM stored
 """
 # Ids taken first (from the identity's sequence, so other workers' messages never take them),
 # then the rows in one statement each: an import of thousands is three round trips.
@@ -60,7 +77,6 @@ INSERT INTO message_terms (term, message_id, root, occurs)
 SELECT term, message_id, %s, occurs
 FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS t (term, message_id, occurs)
 """
-_INSERT_TOOL_STEPS = "INSERT INTO message_tools (message_id, steps) VALUES (%s, %s)"
 _SAVE_TOOL_STEPS = (
     "INSERT INTO message_tools (message_id, steps) VALUES (%s, %s) "
     "ON CONFLICT (message_id) DO UPDATE SET steps = excluded.steps"
@@ -139,26 +155,32 @@ class PostgresHistory:
         tool_steps: str | None = None,
         offline: bool = False,
     ) -> StoredMessage:
-        """``SqliteHistory.append``: the message, its terms and its session row in one
-        transaction, credentials redacted first."""
+        """``SqliteHistory.append``: the message, its terms, its tool steps and its session
+        row in one statement, credentials redacted first."""
         at = aware(now)
         content = stored_text(content)
         tool_steps = None if tool_steps is None else stored_steps(tool_steps)
         indexed = self._words.index([content])[0]
-        root = namespace_root(namespace)
-        with self._db.transaction():
-            self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
-            row = self._db.fetchone(
-                _INSERT,
-                (session, namespace, root, role, content, tokens, at, offline, indexed.length),
-            )
-            if row is None:
-                raise StoreError("message insert returned no row")
-            message = decode_message(row)
-            self._insert_terms(root, [message.id], [indexed])
-            if tool_steps is not None:
-                self._db.execute(_INSERT_TOOL_STEPS, (message.id, tool_steps))
-        return message
+        row = self._db.fetchone(
+            _APPEND,
+            {
+                "session": session,
+                "namespace": namespace,
+                "root": namespace_root(namespace),
+                "role": role,
+                "content": content,
+                "tokens": tokens,
+                "at": at,
+                "offline": offline,
+                "length": indexed.length,
+                "terms": list(indexed.terms),
+                "occurs": list(indexed.terms.values()),
+                "steps": tool_steps,
+            },
+        )
+        if row is None:
+            raise StoreError("message insert returned no row")
+        return decode_message(row)
 
     def save_tool_steps(self, message_id: int, steps: str) -> None:
         self._db.execute(_SAVE_TOOL_STEPS, (message_id, stored_steps(steps)))

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -448,3 +449,26 @@ def test_in_order_streams_rather_than_reading_everything_first(
     # Stored after the read began: only a stream that reads page by page still sees it.
     _say(history, "said while exporting", minutes=60)
     assert [m.content for m in stream][-1] == "said while exporting"
+
+
+def test_tool_steps_are_kept_with_their_message_and_never_keep_a_key(
+    history_backend: HistoryBackend,
+) -> None:
+    history = history_backend.history
+    key = "sk-live-4f9d8a7b6c5e4d3c2b1a0f9e"
+    steps = json.dumps([{"name": "fetch", "arguments": {"token": key}, "result": "ok"}])
+    with_steps = history.append(
+        "s", "user", "assistant", f"done, and my key is {key}", tokens=1, now=T0, tool_steps=steps
+    )
+    plain = _say(history, "no tools here", session="s")
+    kept = history.tool_steps([with_steps.id, plain.id, 999])
+    assert list(kept) == [with_steps.id]
+    assert "fetch" in kept[with_steps.id] and key not in kept[with_steps.id]
+    assert key not in with_steps.content
+    history.save_tool_steps(plain.id, json.dumps([{"name": "later", "arguments": {}}]))
+    history.save_tool_steps(with_steps.id, json.dumps([{"name": "again", "arguments": {}}]))
+    kept = history.tool_steps([with_steps.id, plain.id])
+    assert "later" in kept[plain.id] and "again" in kept[with_steps.id]
+    assert history.tool_steps([]) == {}
+    history.forget_session("s")
+    assert history.tool_steps([with_steps.id, plain.id]) == {}
