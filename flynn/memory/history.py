@@ -9,8 +9,9 @@ deleted by ``forget``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from flynn.credentials import redact, redact_json
 from flynn.errors import StoreError
@@ -18,6 +19,7 @@ from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.history_search import SqliteMessageSearch
 from flynn.memory.message_rows import COLUMNS, ROW_CACHE_SIZE, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, Sql
 from flynn.memory.store import (
     MessageMatch,
     MessageRole,
@@ -312,16 +314,7 @@ class SqliteHistory:
         if limit <= 0:
             return []
         rows = self._db.fetchall(_SUMMARIES, (*scope_params(namespace_prefix), limit))
-        return [
-            SessionSummary(
-                session=row["key"],
-                namespace=row["namespace"],
-                summary=row["summary"],
-                through_id=row["summarized_through"] or 0,
-                updated_at=decode_time(row["updated_at"]),
-            )
-            for row in rows
-        ]
+        return session_summaries(rows, decode_time)
 
     def in_order(
         self,
@@ -341,28 +334,9 @@ class SqliteHistory:
         namespaces = self._db.fetchall(_NAMESPACES_UNDER, scope_params(namespace_prefix))
         low = _BEFORE_ANY_TIME if start is None else encode_time(start)
         high = _AFTER_EVERY_TIME if end is None else encode_time(end)
-        pages = [self._pages(str(row[0]), low, high, page) for row in namespaces]
-        # A person's messages are nearly all under their root: the merge is of one stream then.
-        return heapq.merge(*pages, key=_time_order)
-
-    def _pages(self, namespace: str, low: str, high: str, page: int) -> Iterator[StoredMessage]:
-        after_at, after_id = low, 0
-        while True:
-            rows = self._db.fetchall(
-                _PAGE,
-                {
-                    "namespace": namespace,
-                    "after_at": after_at,
-                    "after_id": after_id,
-                    "end": high,
-                    "page": page,
-                },
-            )
-            for row in rows:
-                yield decode_message(row)
-            if len(rows) < page:
-                return
-            after_at, after_id = str(rows[-1][6]), int(rows[-1][0])
+        return in_time_order(
+            self._db, _PAGE, [str(row[0]) for row in namespaces], low, high, page, decode_message
+        )
 
     def messages(self, ids: Sequence[int]) -> list[StoredMessage]:
         """The messages with these ids that exist, in id order."""
@@ -393,6 +367,68 @@ class SqliteHistory:
             sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
             messages = self._db.execute(_FORGET_MESSAGES, scope)
         return messages, sessions
+
+
+def session_summaries(
+    rows: Iterable[NamedRow], stored_time: Callable[[Any], datetime]
+) -> list[SessionSummary]:
+    """``History.summaries`` from rows of ``sessions`` (any backend's, its times read by
+    ``stored_time``)."""
+    return [
+        SessionSummary(
+            session=row["key"],
+            namespace=row["namespace"],
+            summary=row["summary"],
+            through_id=row["summarized_through"] or 0,
+            updated_at=stored_time(row["updated_at"]),
+        )
+        for row in rows
+    ]
+
+
+def in_time_order(
+    db: Sql,
+    statement: str,
+    namespaces: Sequence[str],
+    low: object,
+    high: object,
+    page: int,
+    decode: Callable[[Any], StoredMessage],
+) -> Iterator[StoredMessage]:
+    """``History.in_order`` on any backend: each namespace's messages in [``low``, ``high``)
+    read ``page`` at a time by ``statement`` (parameters ``namespace``, ``after_at``,
+    ``after_id``, ``end``, ``page``; rows with ``created_at`` and ``id``), merged by time."""
+    pages = [_pages(db, statement, namespace, low, high, page, decode) for namespace in namespaces]
+    # A person's messages are nearly all under their root: the merge is of one stream then.
+    return heapq.merge(*pages, key=_time_order)
+
+
+def _pages(
+    db: Sql,
+    statement: str,
+    namespace: str,
+    low: object,
+    high: object,
+    page: int,
+    decode: Callable[[Any], StoredMessage],
+) -> Iterator[StoredMessage]:
+    after_at, after_id = low, 0
+    while True:
+        rows = db.fetchall(
+            statement,
+            {
+                "namespace": namespace,
+                "after_at": after_at,
+                "after_id": after_id,
+                "end": high,
+                "page": page,
+            },
+        )
+        for row in rows:
+            yield decode(row)
+        if len(rows) < page:
+            return
+        after_at, after_id = rows[-1]["created_at"], int(rows[-1]["id"])
 
 
 def _message_id(message: StoredMessage) -> int:

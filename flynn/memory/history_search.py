@@ -15,6 +15,7 @@ from flynn.memory.database import Database, encode_time
 from flynn.memory.fts import FtsQueryPlanner, MatchPlan
 from flynn.memory.message_rows import COLUMNS, M_COLUMNS, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import Sql
 from flynn.memory.store import (
     MessageMatch,
     Neighbour,
@@ -210,21 +211,16 @@ class SqliteMessageSearch:
         exclude_session: str | None = None,
     ) -> list[StoredMessage]:
         """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
-        if limit <= 0 or end <= start:
-            return []
-        root, below, after = scope_params(namespace_prefix)
-        params = {
-            "root": root,
-            "below": below,
-            "after": after,
-            "start": encode_time(start),
-            "end": encode_time(end),
-            "limit": limit,
-        }
-        if exclude_session is None:
-            rows = self._db.fetchall(_BETWEEN_ALL, params)
-        else:
-            rows = self._db.fetchall(_BETWEEN_EXCLUDING, {**params, "exclude": exclude_session})
+        rows = window_rows(
+            self._db,
+            (_BETWEEN_ALL, _BETWEEN_EXCLUDING),
+            encode_time,
+            namespace_prefix,
+            start,
+            end,
+            limit,
+            exclude_session,
+        )
         return [decode_message(row) for row in rows]
 
 
@@ -395,3 +391,32 @@ class MessagePlanners:
             search=search,
         )
         return None if plan is None else self._planner.postings(plan, generation=search)
+
+
+def window_rows(
+    db: Sql,
+    statements: tuple[str, str],
+    time: Callable[[datetime], object],
+    namespace_prefix: str,
+    start: datetime,
+    end: datetime,
+    limit: int,
+    exclude_session: str | None,
+) -> Sequence[Any]:
+    """``History.between``'s rows on any backend: ``statements`` for every session and for
+    all but ``exclude_session``'s turns still in its context (parameters ``root``, ``below``,
+    ``after``, ``start``, ``end``, ``limit`` and ``exclude``), times written by ``time``."""
+    if limit <= 0 or end <= start:
+        return []
+    root, below, after = scope_params(namespace_prefix)
+    params = {
+        "root": root,
+        "below": below,
+        "after": after,
+        "start": time(start),
+        "end": time(end),
+        "limit": limit,
+    }
+    if exclude_session is None:
+        return db.fetchall(statements[0], params)
+    return db.fetchall(statements[1], {**params, "exclude": exclude_session})

@@ -9,21 +9,22 @@ session row is an upsert, and a namespace root's counts are updated in place by 
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 
 from flynn.errors import StoreError
 from flynn.memory.fts_words import FtsWords, IndexedText
-from flynn.memory.history import PAGE_SIZE, stored_steps, stored_text
+from flynn.memory.history import (
+    PAGE_SIZE,
+    in_time_order,
+    session_summaries,
+    stored_steps,
+    stored_text,
+)
 from flynn.memory.namespaces import namespace_root, scope_params
 from flynn.memory.store import (
-    MessageMatch,
     MessageRole,
-    Neighbour,
     NewMessage,
-    Postings,
-    SearchHit,
     SessionSummary,
     StoredMessage,
 )
@@ -134,14 +135,13 @@ DELETE FROM sessions WHERE {_SCOPE}
 """
 
 
-class PostgresHistory:
-    """``History`` on PostgreSQL's ``messages`` and ``sessions`` tables. Rows are read afresh
-    each time: another worker may mark or delete them, and nothing tells this one."""
+class PostgresHistory(PostgresMessageSearch):
+    """``History`` on PostgreSQL's ``messages`` and ``sessions`` tables; its searching reads
+    are ``PostgresMessageSearch``'s. Rows are read afresh each time: another worker may mark or
+    delete them, and nothing tells this one."""
 
     def __init__(self, db: PostgresDatabase, *, words: FtsWords | None = None) -> None:
-        self._db = db
-        self._words = FtsWords() if words is None else words
-        self._search = PostgresMessageSearch(db, self._words)
+        super().__init__(db, FtsWords() if words is None else words)
 
     def append(
         self,
@@ -245,7 +245,7 @@ class PostgresHistory:
         row = self._db.fetchone(_PREVIOUS_ID, {"session": session, "id": before_id})
         if row is None or row["id"] is None:
             return None
-        found = self._search.read([int(row["id"])])
+        found = self.read([int(row["id"])])
         return found[0] if found else None
 
     def summary(self, session: str) -> str | None:
@@ -264,81 +264,11 @@ class PostgresHistory:
                 raise StoreError(f"no session {session!r} to save a summary for")
         return marked
 
-    def search(
-        self,
-        namespace_prefix: str,
-        query: str,
-        *,
-        limit: int,
-        exclude_session: str | None = None,
-    ) -> list[SearchHit]:
-        return self._search.search(
-            namespace_prefix, query, limit=limit, exclude_session=exclude_session
-        )
-
-    def match(
-        self,
-        namespace_prefix: str,
-        query: str,
-        *,
-        limit: int,
-        exclude_session: str | None = None,
-        wide: bool = False,
-    ) -> list[MessageMatch]:
-        return self._search.match(
-            namespace_prefix, query, limit=limit, exclude_session=exclude_session, wide=wide
-        )
-
-    def postings(
-        self,
-        query: str,
-        *,
-        wide: bool = False,
-        max_terms: int = 0,
-        namespace_prefix: str | None = None,
-        search: Hashable = None,
-    ) -> Postings | None:
-        return self._search.postings(
-            query, wide=wide, max_terms=max_terms, namespace_prefix=namespace_prefix, search=search
-        )
-
-    def messages_under(
-        self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
-    ) -> list[StoredMessage]:
-        return self._search.messages_under(namespace_prefix, ids, exclude_session=exclude_session)
-
-    def around(
-        self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
-    ) -> list[Neighbour]:
-        return self._search.around(namespace_prefix, message_ids, radius=radius)
-
-    def between(
-        self,
-        namespace_prefix: str,
-        start: datetime,
-        end: datetime,
-        *,
-        limit: int,
-        exclude_session: str | None = None,
-    ) -> list[StoredMessage]:
-        return self._search.between(
-            namespace_prefix, start, end, limit=limit, exclude_session=exclude_session
-        )
-
     def summaries(self, namespace_prefix: str, *, limit: int) -> list[SessionSummary]:
         if limit <= 0:
             return []
         rows = self._db.fetchall(_SUMMARIES, (*scope_params(namespace_prefix), limit))
-        return [
-            SessionSummary(
-                session=row["key"],
-                namespace=row["namespace"],
-                summary=row["summary"],
-                through_id=row["summarized_through"] or 0,
-                updated_at=utc(row["updated_at"]),
-            )
-            for row in rows
-        ]
+        return session_summaries(rows, utc)
 
     def in_order(
         self,
@@ -354,39 +284,18 @@ class PostgresHistory:
         namespaces = self._db.fetchall(_NAMESPACES_UNDER, scope_params(namespace_prefix))
         low = _BEFORE_ANY_TIME if start is None else aware(start)
         high = _AFTER_EVERY_TIME if end is None else aware(end)
-        pages = [self._pages(str(row["namespace"]), low, high, page) for row in namespaces]
-        return heapq.merge(*pages, key=_time_order)
-
-    def _pages(
-        self, namespace: str, low: datetime, high: datetime, page: int
-    ) -> Iterator[StoredMessage]:
-        after_at, after_id = low, 0
-        while True:
-            rows = self._db.fetchall(
-                _PAGE,
-                {
-                    "namespace": namespace,
-                    "after_at": after_at,
-                    "after_id": after_id,
-                    "end": high,
-                    "page": page,
-                },
-            )
-            for row in rows:
-                yield decode_message(row)
-            if len(rows) < page:
-                return
-            after_at, after_id = rows[-1]["created_at"], int(rows[-1]["id"])
+        names = [str(row["namespace"]) for row in namespaces]
+        return in_time_order(self._db, _PAGE, names, low, high, page, decode_message)
 
     def messages(self, ids: Sequence[int]) -> list[StoredMessage]:
-        return sorted(self._search.read(ids), key=_message_id)
+        return sorted(self.read(ids), key=_message_id)
 
     def forget(self, namespace_prefix: str) -> int:
         messages, _ = self.forget_counted(namespace_prefix)
         return messages
 
     def forget_session(self, session: str) -> int:
-        self._search.forget_counts()
+        self.forget_counts()
         with self._db.transaction():
             messages = self._db.execute(_FORGET_SESSION_MESSAGES, (session,))
             self._db.execute(_FORGET_SESSION, (session,))
@@ -396,7 +305,7 @@ class PostgresHistory:
         """``SqliteHistory.forget_counted``: (messages, sessions) deleted, in one
         transaction; their terms, tool steps and vectors go with them."""
         scope = scope_params(namespace_prefix)
-        self._search.forget_counts()
+        self.forget_counts()
         with self._db.transaction():
             sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
             messages = self._db.execute(_FORGET_MESSAGES, scope)
@@ -405,7 +314,3 @@ class PostgresHistory:
 
 def _message_id(message: StoredMessage) -> int:
     return message.id
-
-
-def _time_order(message: StoredMessage) -> tuple[datetime, int]:
-    return message.created_at, message.id

@@ -24,6 +24,7 @@ from flynn.memory.history_search import (
     NearRow,
     messages_under,
     neighbours,
+    window_rows,
 )
 from flynn.memory.namespaces import scope_params
 from flynn.memory.store import (
@@ -372,21 +373,16 @@ class PostgresMessageSearch:
         limit: int,
         exclude_session: str | None = None,
     ) -> list[StoredMessage]:
-        if limit <= 0 or end <= start:
-            return []
-        root, below, after = scope_params(namespace_prefix)
-        params = {
-            "root": root,
-            "below": below,
-            "after": after,
-            "start": aware(start),
-            "end": aware(end),
-            "limit": limit,
-        }
-        if exclude_session is None:
-            rows = self._db.fetchall(_BETWEEN_ALL, params)
-        else:
-            rows = self._db.fetchall(_BETWEEN_EXCLUDING, {**params, "exclude": exclude_session})
+        rows = window_rows(
+            self._db,
+            (_BETWEEN_ALL, _BETWEEN_EXCLUDING),
+            aware,
+            namespace_prefix,
+            start,
+            end,
+            limit,
+            exclude_session,
+        )
         return [decode_message(row) for row in rows]
 
     def _near(self, anchors: Sequence[int], window: int) -> list[NearRow]:
