@@ -87,8 +87,11 @@ RULES: dict[str, Rule] = {
         "knowledge",
         "credentials dates errors identity language memory orders providers.base tokens",
     ),
+    # ``postgres.database`` for ``flynn.schedule.postgres`` alone, which only ``app`` may import
+    # (test_only_the_composition_root_may_choose_the_postgresql_backend)
     "schedule": rule(
-        "schedule", "backoff credentials cron dates errors identity memory messages settings"
+        "schedule",
+        "backoff credentials cron dates errors identity memory messages postgres.database settings",
     ),
     "tools": rule(
         "tools",
@@ -413,12 +416,26 @@ def test_no_module_is_over_800_lines() -> None:
     assert long == {}
 
 
+POSTGRES_BACKENDS = {"flynn.schedule": "flynn.schedule.postgres"}
+"""Parts above the stores with tables of their own: the one module of each that is their
+PostgreSQL backend, the only one of the part that may import ``flynn.postgres``."""
+
+
 def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
     """Nothing above the stores knows which backend it has: of every part, only ``app`` may
-    import ``flynn.postgres`` (and ``memory``, beside it, never does: no circle)."""
+    import ``flynn.postgres`` (and ``memory``, beside it, never does: no circle), or a part's own
+    PostgreSQL backend module (``flynn.schedule.postgres``), which again only ``app`` imports."""
     choosers = {
         part
         for part, row in RULES.items()
         if any(_part(_dotted(entry)) == "postgres" for entry in row.may_import)
     }
-    assert choosers <= {"app"}
+    assert choosers <= {"app", *(_part(part) for part in POSTGRES_BACKENDS)}
+    backends = set(POSTGRES_BACKENDS.values())
+    reaching = set()
+    for module, path in _modules(PACKAGE):
+        for target in _imports(PACKAGE, module, path):
+            chooses = _part(target) == "postgres" or target in backends
+            if chooses and _part(module) not in ("app", "postgres") and module not in backends:
+                reaching.add(f"{module} imports {target}")
+    assert reaching == set()

@@ -6,9 +6,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from flynn.errors import StorageUnusable, StoreError
-from flynn.memory.database import Database
+
+
+class Probed(Protocol):
+    """A database that can prove it takes a write (SQLite's ``Database``, ``PostgresDatabase``)."""
+
+    def probe_write(self, *, busy_timeout_ms: int | None = None) -> None:
+        """Raises ``StorageUnusable`` when the database cannot take a write, ``StoreError`` when
+        the probe cannot run now (a lock busy, a transaction open)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +32,7 @@ class StorageStatus:
 
 
 class StorageHealth:
-    """The database's health for ``/readyz``: a write probe (``Database.probe_write``) at most
+    """The database's health for ``/readyz``: a write probe (``Probed.probe_write``) at most
     every ``max_age_seconds``, the answer cached in between so a busy probe endpoint costs
     nothing. Use from the thread that owns ``db`` (the event loop's): a probe takes well under a
     millisecond, and waits at most ``busy_timeout_ms`` for another process's write lock.
@@ -31,7 +40,7 @@ class StorageHealth:
 
     def __init__(
         self,
-        db: Database,
+        db: Probed,
         *,
         max_age_seconds: float = 10.0,
         busy_timeout_ms: int = 50,

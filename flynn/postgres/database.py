@@ -1,5 +1,7 @@
 """The PostgreSQL connection: a pool of psycopg connections, applying the migrations
-(``flynn.postgres.migrations``) under an advisory lock, statements and transactions.
+(``flynn.postgres.migrations``) under an advisory lock, statements and transactions, and the
+health checks (``verify`` at start; ``probe_write``, which ``flynn.memory.health`` runs for
+``/readyz``).
 
 Every psycopg error is mapped to ``StoreError`` here, so nothing above sees the driver's
 exceptions, and no message raised here carries the URL's password (``flynn.postgres.urls``).
@@ -26,6 +28,11 @@ Row = DictRow
 Connection = psycopg.Connection[DictRow]
 
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
+# The cheapest write that reaches the server's log: the newest ledger row, rewritten as it is.
+_PROBE = """
+UPDATE flynn_migrations SET applied_at = applied_at
+WHERE version = (SELECT max(version) FROM flynn_migrations)
+"""
 _LEDGER = """
 CREATE TABLE IF NOT EXISTS flynn_migrations (
     version    integer PRIMARY KEY,
@@ -154,6 +161,46 @@ class PostgresDatabase:
             finally:
                 self._held = None
 
+    def verify(self) -> None:
+        """Checks, once at start, that the database takes a write (``probe_write``, with the
+        pool's timeout). Raises ``StorageUnusable`` naming the problem, ``StoreError`` when the
+        probed row stayed locked."""
+        self.probe_write()
+
+    def probe_write(self, *, busy_timeout_ms: int | None = None) -> None:
+        """Commits a transaction that rewrites the newest ``flynn_migrations`` row with its own
+        values: a server that is down or unreachable, read-only (a standby, or
+        ``default_transaction_read_only``) or out of disk shows here rather than in a person's
+        turn. Changes nothing a reader could see.
+
+        ``busy_timeout_ms`` bounds the wait for a connection and for the row's lock (default:
+        the pool's timeout, and no lock timeout). Raises ``StorageUnusable`` (its message without
+        the password) when the write fails, ``StoreError`` when the row stayed locked or this
+        database is inside a transaction."""
+        if self._held is not None:
+            raise StoreError("cannot probe the database inside a transaction")
+        timeout = None if busy_timeout_ms is None else busy_timeout_ms / 1000
+        shown = self._shown
+        try:
+            with self._pool.connection(timeout=timeout) as connection, connection.transaction():
+                if busy_timeout_ms is not None:
+                    connection.execute(f"SET LOCAL lock_timeout = {busy_timeout_ms:d}")
+                connection.execute(_PROBE)
+        except PoolTimeout:
+            raise StorageUnusable(f"database {shown} cannot be reached: no connection") from None
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+            raise StoreError(f"database {shown} is busy: {self._struck(exc)}") from exc
+        except psycopg.errors.ReadOnlySqlTransaction as exc:
+            raise StorageUnusable(f"database {shown} is read-only: {self._struck(exc)}") from None
+        except psycopg.OperationalError as exc:
+            raise StorageUnusable(
+                f"database {shown} cannot be reached: {self._struck(exc)}"
+            ) from None
+        except psycopg.Error as exc:
+            raise StorageUnusable(
+                f"database {shown} cannot be written: {self._struck(exc)}"
+            ) from None
+
     def close(self) -> None:
         """Closes every connection; safe to call twice."""
         if self._closed:
@@ -179,6 +226,9 @@ class PostgresDatabase:
             return
         with self._pool.connection() as connection:
             yield connection
+
+    def _struck(self, exc: psycopg.Error) -> str:
+        return strike(" ".join(str(exc).split()), self._passwords)
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:

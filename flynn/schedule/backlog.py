@@ -2,14 +2,14 @@
 many pushes wait per person and in total, expiry, and the digest push that tells a person what
 was held back or expired while they were away (``PushLimits``, ``schedule:`` settings).
 
-Every write runs inside the caller's transaction (``Database.transaction`` nests), so a firing's
-claim, its collapse or hold, and the digest's update land together or not at all. Nothing is
+Every write runs inside the caller's transaction (``transaction`` nests), so a firing's claim, its
+collapse or hold, and the digest's update land together or not at all. The statements are written
+once, in SQLite's form, for any ``ScheduleSql`` database (``flynn.schedule.dialect``). Nothing is
 dropped unannounced: a push leaves the queue only into a digest entry that names it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -18,7 +18,8 @@ from typing import Literal
 import structlog
 
 from flynn.cron import zone
-from flynn.memory.database import Database, decode_optional_time, encode_time
+from flynn.memory.sql import NamedRow
+from flynn.schedule.dialect import ScheduleDialect, ScheduleSql
 from flynn.schedule.jobs import Job, PushLimits, Target
 
 log = structlog.get_logger(__name__)
@@ -33,8 +34,8 @@ ENTRY_CHARS = 80
 # out. Only such a push is updated, moved into a digest or expired; one being sent goes as read.
 _UNLEASED = "({p}leased_until IS NULL OR {p}leased_until <= :now)"
 # What the caps count: pending pushes, digests aside. SQLite reads the counts from the partial
-# index ``pushes_counted`` (as the ``job_runs`` migration made it), whose condition this is,
-# without visiting the table.
+# index ``pushes_counted`` (as the ``job_runs`` migration made it; PostgreSQL has its twin), whose
+# condition this is, without visiting the table.
 _COUNTED = "delivered_at IS NULL AND digest = 0"
 
 
@@ -66,16 +67,17 @@ class Backlog:
     """Digests waiting: people who will be told of held-back or expired reminders."""
 
 
-class SqliteBacklog:
+class SqlBacklog:
     """Collapse, caps, expiry and digests on the ``pushes`` and ``push_drops`` tables."""
 
-    def __init__(self, db: Database, limits: PushLimits) -> None:
+    def __init__(self, db: ScheduleSql, dialect: ScheduleDialect, limits: PushLimits) -> None:
         self._db = db
+        self._sql = dialect
         self._limits = limits
 
     def queue_firing(
         self, job: Job, *, due: datetime, late: bool, now: datetime
-    ) -> sqlite3.Row | None:
+    ) -> NamedRow | None:
         """The push row for ``job``'s firing at ``due`` (claimed by the caller, in its
         transaction). A reminder that repeats updates its waiting push if it has one; over a
         cap it is held back into the digest instead (None). A one-off reminder is always
@@ -96,9 +98,11 @@ class SqliteBacklog:
                 self._make_room(job.namespace, now=now)
         target = job.target
         row = self._db.fetchone(
-            "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "
-            "job_id, due_at, first_due_at, late, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            self._sql.statement(
+                "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, recipient, "
+                "job_id, due_at, first_due_at, late, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *"
+            ),
             (
                 job.namespace,
                 job.kind,
@@ -108,10 +112,10 @@ class SqliteBacklog:
                 target.thread,
                 target.recipient,
                 job.id,
-                encode_time(due),
-                encode_time(due),
+                self._sql.time(due),
+                self._sql.time(due),
                 int(late),
-                encode_time(now),
+                self._sql.time(now),
             ),
         )
         assert row is not None
@@ -124,12 +128,14 @@ class SqliteBacklog:
         reminder stopped (cancelled, done) and it still waits."""
         cutoff = now - self._limits.expire_after
         rows = self._db.fetchall(
-            "SELECT p.*, j.timezone AS job_timezone FROM pushes AS p "
-            "LEFT JOIN jobs AS j ON j.id = p.job_id "
-            "WHERE p.delivered_at IS NULL AND p.digest = 0 "
-            f"AND coalesce(p.due_at, p.created_at) <= :cutoff AND {_UNLEASED.format(p='p.')} "
-            "ORDER BY p.id",
-            {"cutoff": encode_time(cutoff), "now": encode_time(now)},
+            self._sql.statement(
+                "SELECT p.*, j.timezone AS job_timezone FROM pushes AS p "
+                "LEFT JOIN jobs AS j ON j.id = p.job_id "
+                "WHERE p.delivered_at IS NULL AND p.digest = 0 "
+                f"AND coalesce(p.due_at, p.created_at) <= :cutoff AND {_UNLEASED.format(p='p.')} "
+                "ORDER BY p.id"
+            ),
+            {"cutoff": self._sql.time(cutoff), "now": self._sql.time(now)},
         )
         if not rows:
             return 0
@@ -142,47 +148,58 @@ class SqliteBacklog:
     def summary(self, *, top: int = 3) -> Backlog:
         """The pending backlog: in total, the ``top`` people with most, the oldest, digests."""
         head = self._db.fetchone(
-            f"SELECT count(*), min(coalesce(due_at, created_at)) FROM pushes WHERE {_COUNTED}"
+            "SELECT count(*) AS n, min(coalesce(due_at, created_at)) AS oldest FROM pushes "
+            f"WHERE {_COUNTED}"
         )
         assert head is not None
         people = self._db.fetchall(
-            f"SELECT namespace, count(*) AS n FROM pushes WHERE {_COUNTED} "
-            "GROUP BY namespace ORDER BY n DESC, namespace LIMIT ?",
+            self._sql.statement(
+                f"SELECT namespace, count(*) AS n FROM pushes WHERE {_COUNTED} "
+                "GROUP BY namespace ORDER BY n DESC, namespace LIMIT ?"
+            ),
             (top,),
         )
         digests = self._db.fetchone(
-            "SELECT count(*) FROM pushes WHERE delivered_at IS NULL AND digest = 1"
+            "SELECT count(*) AS n FROM pushes WHERE delivered_at IS NULL AND digest = 1"
         )
         assert digests is not None
         return Backlog(
-            pending=int(head[0]),
+            pending=int(head["n"]),
             by_person=tuple((row["namespace"], int(row["n"])) for row in people),
-            oldest_at=decode_optional_time(head[1]),
-            digests=int(digests[0]),
+            oldest_at=self._sql.optional_time(head["oldest"]),
+            digests=int(digests["n"]),
         )
 
-    def _merge(self, job: Job, *, due: datetime, late: bool, now: datetime) -> sqlite3.Row | None:
+    def _merge(self, job: Job, *, due: datetime, late: bool, now: datetime) -> NamedRow | None:
         """Counts this firing into ``job``'s waiting push (due now at ``due``), if it has one
         nobody is sending."""
+        # ``late`` only ever turns on: a late firing marks the push late, a timely one leaves it.
         return self._db.fetchone(
-            "UPDATE pushes SET occurrences = occurrences + 1, due_at = :due, "
-            "first_due_at = coalesce(first_due_at, due_at), late = max(late, :late) "
-            "WHERE id = (SELECT max(id) FROM pushes WHERE job_id = :job "
-            f"AND delivered_at IS NULL AND digest = 0 AND {_UNLEASED.format(p='')}) "
-            "RETURNING *",
-            {"due": encode_time(due), "late": int(late), "job": job.id, "now": encode_time(now)},
+            self._sql.statement(
+                "UPDATE pushes SET occurrences = occurrences + 1, due_at = :due, "
+                "first_due_at = coalesce(first_due_at, due_at), "
+                "late = CASE WHEN :late = 1 THEN 1 ELSE late END "
+                "WHERE id = (SELECT max(id) FROM pushes WHERE job_id = :job "
+                f"AND delivered_at IS NULL AND digest = 0 AND {_UNLEASED.format(p='')}) "
+                "RETURNING *"
+            ),
+            {
+                "due": self._sql.time(due),
+                "late": int(late),
+                "job": job.id,
+                "now": self._sql.time(now),
+            },
         )
 
     def _pending(self, namespace: str | None) -> int:
-        # Named, or the planner may pick another partial index and visit every pending row.
-        sql = f"SELECT count(*) FROM pushes INDEXED BY pushes_counted WHERE {_COUNTED}"
+        sql = f"SELECT count(*) AS n FROM {self._sql.counted_pushes} WHERE {_COUNTED}"
         params: tuple[str, ...] = ()
         if namespace is not None:
             sql += " AND namespace = ?"
             params = (namespace,)
-        row = self._db.fetchone(sql, params)
+        row = self._db.fetchone(self._sql.statement(sql), params)
         assert row is not None
-        return int(row[0])
+        return int(row["n"])
 
     def _over_cap(self, namespace: str) -> bool:
         return (
@@ -206,32 +223,32 @@ class SqliteBacklog:
             "WHERE p.delivered_at IS NULL AND p.digest = 0 AND j.kind = 'reminder' "
             f"AND j.repeat IS NOT NULL AND {_UNLEASED.format(p='p.')}"
         )
-        params: dict[str, object] = {"now": encode_time(now)}
+        params: dict[str, object] = {"now": self._sql.time(now)}
         if scope is not None:
             sql += " AND p.namespace = :namespace"
             params["namespace"] = scope
-        oldest = self._db.fetchone(sql + " ORDER BY p.id LIMIT 1", params)
+        oldest = self._db.fetchone(self._sql.statement(sql + " ORDER BY p.id LIMIT 1"), params)
         if oldest is None:
             log.warning("schedule.backlog_over_cap", namespace=namespace)
             return
         self._move(oldest, "held", now=now)
 
-    def _move(self, row: sqlite3.Row, reason: Reason, *, now: datetime) -> None:
+    def _move(self, row: NamedRow, reason: Reason, *, now: datetime) -> None:
         """Moves the push ``row`` (with its job's ``job_timezone``) into its digest."""
         job_id = row["job_id"]
-        due = decode_optional_time(row["due_at"])
+        due = self._sql.optional_time(row["due_at"])
         drop = Drop(
             key=f"job:{job_id}" if job_id is not None else f"push:{row['id']}",
             kind=row["kind"],
             text=row["text"],
             timezone=row["job_timezone"] or "UTC",
             occurrences=int(row["occurrences"]),
-            first_due_at=decode_optional_time(row["first_due_at"]) or due,
+            first_due_at=self._sql.optional_time(row["first_due_at"]) or due,
             last_due_at=due,
         )
         target = Target(row["channel"], row["chat_id"], row["thread"], row["recipient"])
         self._note(row["namespace"], target, reason, drop, now=now)
-        self._db.execute("DELETE FROM pushes WHERE id = ?", (row["id"],))
+        self._db.execute(self._sql.statement("DELETE FROM pushes WHERE id = ?"), (row["id"],))
         log.info("schedule.push_moved", push_id=row["id"], reason=reason)
 
     def _note(
@@ -239,7 +256,7 @@ class SqliteBacklog:
     ) -> None:
         """Adds ``drop`` to the waiting digest of ``namespace`` on ``target`` (a new digest if
         none waits, or the one waiting is being sent), and rewrites the digest's text."""
-        stamp = encode_time(now)
+        stamp = self._sql.time(now)
         where = {
             "namespace": namespace,
             "channel": target.channel,
@@ -249,33 +266,42 @@ class SqliteBacklog:
             "now": stamp,
         }
         row = self._db.fetchone(
-            "SELECT max(id) FROM pushes WHERE digest = 1 AND delivered_at IS NULL "
-            "AND namespace = :namespace AND channel = :channel AND chat_id = :chat_id "
-            "AND thread IS :thread AND recipient IS :recipient "
-            f"AND {_UNLEASED.format(p='')}",
+            self._sql.statement(
+                "SELECT max(id) AS id FROM pushes WHERE digest = 1 AND delivered_at IS NULL "
+                "AND namespace = :namespace AND channel = :channel AND chat_id = :chat_id "
+                "AND thread IS :thread AND recipient IS :recipient "
+                f"AND {_UNLEASED.format(p='')}"
+            ),
             where,
         )
-        digest_id = None if row is None else row[0]
+        digest_id = None if row is None else row["id"]
         if digest_id is None:
             created = self._db.fetchone(
-                "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, "
-                "recipient, created_at, digest) VALUES (:namespace, 'notice', '', :channel, "
-                ":chat_id, :thread, :recipient, :now, 1) RETURNING id",
+                self._sql.statement(
+                    "INSERT INTO pushes (namespace, kind, text, channel, chat_id, thread, "
+                    "recipient, created_at, digest) VALUES (:namespace, 'notice', '', :channel, "
+                    ":chat_id, :thread, :recipient, :now, 1) RETURNING id"
+                ),
                 where,
             )
             assert created is not None
-            digest_id = int(created[0])
-        first = None if drop.first_due_at is None else encode_time(drop.first_due_at)
-        last = None if drop.last_due_at is None else encode_time(drop.last_due_at)
+            digest_id = int(created["id"])
+        first = None if drop.first_due_at is None else self._sql.time(drop.first_due_at)
+        last = None if drop.last_due_at is None else self._sql.time(drop.last_due_at)
+        # The earlier first and the later last time of the two, either where the other has none.
         self._db.execute(
-            "INSERT INTO push_drops (digest_id, reason, key, kind, text, timezone, occurrences, "
-            "first_due_at, last_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (digest_id, reason, key) DO UPDATE SET "
-            "occurrences = occurrences + excluded.occurrences, "
-            "first_due_at = coalesce(min(first_due_at, excluded.first_due_at), first_due_at, "
-            "excluded.first_due_at), "
-            "last_due_at = coalesce(max(last_due_at, excluded.last_due_at), last_due_at, "
-            "excluded.last_due_at)",
+            self._sql.statement(
+                "INSERT INTO push_drops (digest_id, reason, key, kind, text, timezone, "
+                "occurrences, first_due_at, last_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (digest_id, reason, key) DO UPDATE SET "
+                "occurrences = push_drops.occurrences + excluded.occurrences, "
+                "first_due_at = CASE WHEN push_drops.first_due_at IS NULL "
+                "OR excluded.first_due_at < push_drops.first_due_at "
+                "THEN excluded.first_due_at ELSE push_drops.first_due_at END, "
+                "last_due_at = CASE WHEN push_drops.last_due_at IS NULL "
+                "OR excluded.last_due_at > push_drops.last_due_at "
+                "THEN excluded.last_due_at ELSE push_drops.last_due_at END"
+            ),
             (
                 digest_id,
                 reason,
@@ -289,12 +315,28 @@ class SqliteBacklog:
             ),
         )
         entries = self._db.fetchall(
-            "SELECT * FROM push_drops WHERE digest_id = ? ORDER BY rowid", (digest_id,)
+            self._sql.statement(
+                f"SELECT * FROM push_drops WHERE digest_id = ? ORDER BY {self._sql.drops_order}"
+            ),
+            (digest_id,),
         )
-        held = [_drop(entry) for entry in entries if entry["reason"] == "held"]
-        expired = [_drop(entry) for entry in entries if entry["reason"] == "expired"]
+        held = [self._drop(entry) for entry in entries if entry["reason"] == "held"]
+        expired = [self._drop(entry) for entry in entries if entry["reason"] == "expired"]
         text = digest_text(held=held, expired=expired, expire_after=self._limits.expire_after)
-        self._db.execute("UPDATE pushes SET text = ? WHERE id = ?", (text, digest_id))
+        self._db.execute(
+            self._sql.statement("UPDATE pushes SET text = ? WHERE id = ?"), (text, digest_id)
+        )
+
+    def _drop(self, row: NamedRow) -> Drop:
+        return Drop(
+            key=row["key"],
+            kind=row["kind"],
+            text=row["text"],
+            timezone=row["timezone"],
+            occurrences=int(row["occurrences"]),
+            first_due_at=self._sql.optional_time(row["first_due_at"]),
+            last_due_at=self._sql.optional_time(row["last_due_at"]),
+        )
 
 
 def digest_text(*, held: Sequence[Drop], expired: Sequence[Drop], expire_after: timedelta) -> str:
@@ -358,15 +400,3 @@ def _span(span: timedelta) -> str:
         days = int(hours // 24)
         return f"{days} day" + ("s" if days != 1 else "")
     return f"{hours:g} hour" + ("s" if hours != 1 else "")
-
-
-def _drop(row: sqlite3.Row) -> Drop:
-    return Drop(
-        key=row["key"],
-        kind=row["kind"],
-        text=row["text"],
-        timezone=row["timezone"],
-        occurrences=int(row["occurrences"]),
-        first_due_at=decode_optional_time(row["first_due_at"]),
-        last_due_at=decode_optional_time(row["last_due_at"]),
-    )

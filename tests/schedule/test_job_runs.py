@@ -2,24 +2,25 @@
 the handler registered for the kind does it once, a failure is retried with backoff and then given
 up, a stop gives a run back for the next start, and no person is sent anything. A database that
 holds a run queued the old way (a push to the pretend channel ``flynn``) still runs it after the
-upgrade. Time is an injected clock; the tests wait on ``Scheduler.asleep``, never on sleep()."""
+upgrade. On both backends (``store``). Time is an injected clock; the tests wait on
+``Scheduler.asleep``, never on sleep()."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from schedule.conftest import ScheduleStore, sqlite_store
 
-from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.database import Database, encode_time
+from flynn.memory.stores import SqliteMemory
 from flynn.messages import Delivery
 from flynn.schedule.jobs import Push, Run, Target
 from flynn.schedule.migrations import SCHEMA
-from flynn.schedule.runs import SqliteRuns
 from flynn.schedule.scheduler import Scheduler, SchedulerConfig
-from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 
 START = datetime(2026, 3, 25, 9, 0, tzinfo=UTC)
 CONFIG = SchedulerConfig(backoff_seconds=30, max_backoff_seconds=3600, run_attempts=3)
@@ -58,27 +59,21 @@ async def nobody(push: Push) -> Delivery:
 
 
 def scheduler_for(
-    db: Database,
+    store: ScheduleStore,
     handler: Handler,
     deliver: Callable[[Push], Awaitable[Delivery]] = nobody,
     *,
     clock: Clock | None = None,
 ) -> Scheduler:
     return Scheduler(
-        SqliteSchedule(db),
-        SqlitePushes(db),
+        store.schedule(None),
+        store.pushes(None),
         deliver,
         clock=clock or Clock(),
-        runs=SqliteRuns(db),
+        runs=store.runs(),
         handlers={"distill": handler},
         config=CONFIG,
     )
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db", SCHEMA) as opened:
-        yield opened
 
 
 Running = Callable[..., Awaitable[Scheduler]]
@@ -86,11 +81,11 @@ Running = Callable[..., Awaitable[Scheduler]]
 
 
 @pytest.fixture
-async def running(db: Database) -> AsyncIterator[Running]:
+async def running(store: ScheduleStore) -> AsyncIterator[Running]:
     tasks: list[asyncio.Task[None]] = []
 
     async def start(handler: Handler, clock: Clock | None = None) -> Scheduler:
-        scheduler = scheduler_for(db, handler, clock=clock)
+        scheduler = scheduler_for(store, handler, clock=clock)
         tasks.append(asyncio.create_task(scheduler.run()))
         return scheduler
 
@@ -100,8 +95,8 @@ async def running(db: Database) -> AsyncIterator[Running]:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def distill_job(db: Database, *, repeat: str | None = None) -> int:
-    job = SqliteSchedule(db).add(
+def distill_job(store: ScheduleStore, *, repeat: str | None = None) -> int:
+    job = store.schedule(None).add(
         namespace="user",
         kind="distill",
         text="short",
@@ -114,9 +109,14 @@ def distill_job(db: Database, *, repeat: str | None = None) -> int:
     return job.id
 
 
-def outcomes(db: Database) -> list[tuple[str | None, int]]:
-    rows = db.fetchall("SELECT outcome, failures FROM job_runs ORDER BY id")
+def outcomes(store: ScheduleStore) -> list[tuple[str | None, int]]:
+    rows = store.db.fetchall("SELECT outcome, failures FROM job_runs ORDER BY id")
     return [(row["outcome"], int(row["failures"])) for row in rows]
+
+
+def leased_until(store: ScheduleStore) -> datetime | None:
+    [row] = store.db.fetchall("SELECT leased_until FROM job_runs")
+    return store.dialect.optional_time(row["leased_until"])
 
 
 async def settled(scheduler: Scheduler) -> None:
@@ -125,34 +125,33 @@ async def settled(scheduler: Scheduler) -> None:
 
 
 async def test_a_firing_is_run_once_by_its_kinds_handler_and_nobody_is_sent_anything(
-    db: Database, running: Running
+    store: ScheduleStore, running: Running
 ) -> None:
-    job_id = distill_job(db)
+    job_id = distill_job(store)
     handler = Handler()
     scheduler = await running(handler)
     await settled(scheduler)
     assert [(run.job_id, run.kind, run.text, run.namespace) for run in handler.runs] == [
         (job_id, "distill", "short", "user")
     ]
-    assert outcomes(db) == [("done", 0)]
+    assert outcomes(store) == [("done", 0)]
     scheduler.wake()  # another look finds nothing more to do
     await settled(scheduler)
     assert len(handler.runs) == 1
-    assert SqlitePushes(db).undelivered() == 0
-    assert SqliteRuns(db).pending() == 0
+    assert store.pushes(None).undelivered() == 0
+    assert store.runs().pending() == 0
 
 
 async def test_a_failed_run_is_retried_after_a_backoff_then_given_up(
-    db: Database, running: Running
+    store: ScheduleStore, running: Running
 ) -> None:
-    distill_job(db)
+    distill_job(store)
     clock = Clock()
     handler = Handler(RuntimeError("the model is down"), RuntimeError("still down"), None)
     scheduler = await running(handler, clock)
     await settled(scheduler)
-    assert outcomes(db) == [(None, 1)]
-    [row] = db.fetchall("SELECT leased_until FROM job_runs")
-    assert decode_time(row["leased_until"]) == START + timedelta(seconds=30)
+    assert outcomes(store) == [(None, 1)]
+    assert leased_until(store) == START + timedelta(seconds=30)
 
     clock.now += timedelta(seconds=29)  # not yet
     scheduler.wake()
@@ -161,21 +160,20 @@ async def test_a_failed_run_is_retried_after_a_backoff_then_given_up(
     clock.now += timedelta(seconds=1)
     scheduler.wake()
     await settled(scheduler)
-    assert outcomes(db) == [(None, 2)]
-    [row] = db.fetchall("SELECT leased_until FROM job_runs")
-    assert decode_time(row["leased_until"]) == clock.now + timedelta(seconds=60)  # doubled
+    assert outcomes(store) == [(None, 2)]
+    assert leased_until(store) == clock.now + timedelta(seconds=60)  # doubled
 
     clock.now += timedelta(seconds=60)
     scheduler.wake()
     await settled(scheduler)
     assert [run.failures for run in handler.runs] == [0, 1, 2]
-    assert outcomes(db) == [("done", 2)]  # the third try succeeded, and it is finished once
+    assert outcomes(store) == [("done", 2)]  # the third try succeeded, and it is finished once
 
 
 async def test_a_run_failing_every_time_is_given_up_until_its_next_time(
-    db: Database, running: Running
+    store: ScheduleStore, running: Running
 ) -> None:
-    distill_job(db, repeat="0 9 * * *")
+    distill_job(store, repeat="0 9 * * *")
     clock = Clock()
     handler = Handler(*(RuntimeError("down") for _ in range(5)))
     scheduler = await running(handler, clock)
@@ -185,32 +183,31 @@ async def test_a_run_failing_every_time_is_given_up_until_its_next_time(
         scheduler.wake()
     await settled(scheduler)
     assert len(handler.runs) == CONFIG.run_attempts
-    assert outcomes(db) == [("given_up", 2)]
-    assert SqliteRuns(db).pending() == 0
+    assert outcomes(store) == [("given_up", 2)]
+    assert store.runs().pending() == 0
     # The job itself goes on: its next time queues a new run.
-    assert SqliteSchedule(db).jobs("user", kind="distill")[0].next_at is not None
+    assert store.schedule(None).jobs("user", kind="distill")[0].next_at is not None
 
 
 async def test_a_stop_gives_a_run_under_way_back_and_the_next_start_runs_it(
-    db: Database, running: Running
+    store: ScheduleStore, running: Running
 ) -> None:
-    distill_job(db)
+    distill_job(store)
     handler = Handler()
     handler.gate = asyncio.Event()  # never opened: the run is cut short by the stop
-    task = asyncio.create_task(scheduler_for(db, handler).run())
+    task = asyncio.create_task(scheduler_for(store, handler).run())
     async with asyncio.timeout(5):
         await handler.entered.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert outcomes(db) == [(None, 0)]
-    [row] = db.fetchall("SELECT leased_until FROM job_runs")
-    assert row["leased_until"] is None  # given back, not left leased for an hour
+    assert outcomes(store) == [(None, 0)]
+    assert leased_until(store) is None  # given back, not left leased for an hour
 
     again = Handler()
     await settled(await running(again))
     assert [run.text for run in again.runs] == ["short"]
-    assert outcomes(db) == [("done", 0)]
+    assert outcomes(store) == [("done", 0)]
 
 
 async def test_a_run_queued_the_old_way_runs_after_the_upgrade(tmp_path: Path) -> None:
@@ -242,11 +239,12 @@ async def test_a_run_queued_the_old_way_runs_after_the_upgrade(tmp_path: Path) -
             (stamp,),
         )
 
-    with Database.open(path, SCHEMA) as db:
-        [job] = SqliteSchedule(db).jobs("user", kind="distill")
+    with SqliteMemory.open(path, SCHEMA) as memory:
+        store = sqlite_store(memory)
+        [job] = store.schedule(None).jobs("user", kind="distill")
         assert job.target is None
         handler = Handler()
-        scheduler = scheduler_for(db, handler, nobody_but_the_reminder)
+        scheduler = scheduler_for(store, handler, nobody_but_the_reminder)
         task = asyncio.create_task(scheduler.run())
         try:
             await settled(scheduler)
@@ -254,8 +252,8 @@ async def test_a_run_queued_the_old_way_runs_after_the_upgrade(tmp_path: Path) -
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         assert [(run.job_id, run.text, run.failures) for run in handler.runs] == [(1, "mid", 1)]
-        assert outcomes(db) == [("done", 1)]
-        rows = db.fetchall("SELECT channel FROM pushes")
+        assert outcomes(store) == [("done", 1)]
+        rows = store.db.fetchall("SELECT channel FROM pushes")
         assert [row["channel"] for row in rows] == ["telegram"]  # the reminder stays queued
 
 
@@ -264,16 +262,18 @@ async def nobody_but_the_reminder(push: Push) -> Delivery:
     return Delivery.deferred()
 
 
-def test_forgetting_a_person_deletes_their_queued_runs(db: Database) -> None:
+def test_forgetting_a_person_deletes_their_queued_runs(store: ScheduleStore) -> None:
     """A queued run names its person (its namespace): forgetting them deletes it, and only
     theirs."""
-    stamp = encode_time(START)
+    stamp = store.dialect.time(START)
     for namespace in ("users/alice", "users/bob"):
-        db.execute(
-            "INSERT INTO job_runs (namespace, kind, text, due_at, created_at) "
-            "VALUES (?, 'distill', 'mid', ?, ?)",
+        store.db.execute(
+            store.dialect.statement(
+                "INSERT INTO job_runs (namespace, kind, text, due_at, created_at) "
+                "VALUES (?, 'distill', 'mid', ?, ?)"
+            ),
             (namespace, stamp, stamp),
         )
-    SqliteSchedule(db).forget_namespace("users/alice")
-    left = [row["namespace"] for row in db.fetchall("SELECT namespace FROM job_runs")]
+    store.schedule(None).forget_namespace("users/alice")
+    left = [row["namespace"] for row in store.db.fetchall("SELECT namespace FROM job_runs")]
     assert left == ["users/bob"]

@@ -6,11 +6,11 @@ handed out twice, so cancelling one renumbers nothing."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from schedule.conftest import ScheduleStore
 
 from flynn.distill.distiller import TIERS
 from flynn.distill.runs import plan_jobs
@@ -19,6 +19,7 @@ from flynn.messages import SessionKey
 from flynn.providers.base import ToolCall
 from flynn.schedule.jobs import Target
 from flynn.schedule.migrations import SCHEMA
+from flynn.schedule.postgres import PostgresSchedule
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.tools.base import ToolContext, ToolRegistry
 from flynn.tools.reminders import ReminderCancel, ReminderList, ReminderSet
@@ -30,12 +31,12 @@ BOB = "users/bob"
 
 
 @pytest.fixture
-def schedule(tmp_path: Path) -> Iterator[SqliteSchedule]:
-    with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
-        yield SqliteSchedule(db)
+def schedule(store: ScheduleStore) -> SqliteSchedule | PostgresSchedule:
+    """On both backends."""
+    return store.schedule(None)
 
 
-def _distill_jobs(schedule: SqliteSchedule, *namespaces: str) -> None:
+def _distill_jobs(schedule: SqliteSchedule | PostgresSchedule, *namespaces: str) -> None:
     """What a daemon's first start schedules: three distillation runs per person."""
     crons = dict.fromkeys(TIERS, "0 3 * * *")
     assert plan_jobs(schedule, dict.fromkeys(namespaces, "UTC"), crons, now=NOW) == 3 * len(
@@ -44,7 +45,10 @@ def _distill_jobs(schedule: SqliteSchedule, *namespaces: str) -> None:
 
 
 async def _call(
-    schedule: SqliteSchedule, namespace: str, name: str, arguments: dict[str, object]
+    schedule: SqliteSchedule | PostgresSchedule,
+    namespace: str,
+    name: str,
+    arguments: dict[str, object],
 ) -> tuple[bool, str]:
     context = ToolContext(
         namespace=namespace,
@@ -65,7 +69,9 @@ async def _call(
     return result.is_error, result.content
 
 
-async def _set(schedule: SqliteSchedule, namespace: str, text: str, minutes: int) -> str:
+async def _set(
+    schedule: SqliteSchedule | PostgresSchedule, namespace: str, text: str, minutes: int
+) -> str:
     failed, reply = await _call(
         schedule, namespace, "reminder_set", {"text": text, "in_seconds": minutes * 60}
     )
@@ -73,14 +79,14 @@ async def _set(schedule: SqliteSchedule, namespace: str, text: str, minutes: int
     return reply
 
 
-async def _listed(schedule: SqliteSchedule, namespace: str) -> list[str]:
+async def _listed(schedule: SqliteSchedule | PostgresSchedule, namespace: str) -> list[str]:
     failed, text = await _call(schedule, namespace, "reminder_list", {})
     assert not failed, text
     return [line.split(": ")[0] for line in text.splitlines()]
 
 
 async def test_a_persons_first_reminder_is_1_after_the_distillation_jobs(
-    schedule: SqliteSchedule,
+    schedule: SqliteSchedule | PostgresSchedule,
 ) -> None:
     _distill_jobs(schedule, "user")
     reply = await _set(schedule, "user", "stretch", 10)
@@ -90,7 +96,7 @@ async def test_a_persons_first_reminder_is_1_after_the_distillation_jobs(
 
 
 async def test_two_people_each_number_their_own_reminders_from_1(
-    schedule: SqliteSchedule,
+    schedule: SqliteSchedule | PostgresSchedule,
 ) -> None:
     _distill_jobs(schedule, ALICE, BOB)
     assert (await _set(schedule, ALICE, "call mum", 30)).startswith("Reminder set: 1. call mum")
@@ -103,7 +109,7 @@ async def test_two_people_each_number_their_own_reminders_from_1(
 
 
 async def test_cancelling_renumbers_nothing_and_a_number_is_never_reused(
-    schedule: SqliteSchedule,
+    schedule: SqliteSchedule | PostgresSchedule,
 ) -> None:
     for minutes, text in enumerate(("one", "two", "three"), start=1):
         await _set(schedule, ALICE, text, minutes)
@@ -126,7 +132,7 @@ async def test_cancelling_renumbers_nothing_and_a_number_is_never_reused(
 
 
 async def test_another_persons_number_is_refused_and_theirs_is_untouched(
-    schedule: SqliteSchedule,
+    schedule: SqliteSchedule | PostgresSchedule,
 ) -> None:
     for minutes, text in enumerate(("alice 1", "alice 2", "alice 3"), start=1):
         await _set(schedule, ALICE, text, minutes)
@@ -145,7 +151,9 @@ async def test_another_persons_number_is_refused_and_theirs_is_untouched(
     assert await _listed(schedule, BOB) == ["No reminders are set."]
 
 
-async def test_a_job_id_is_not_a_reminder_number(schedule: SqliteSchedule) -> None:
+async def test_a_job_id_is_not_a_reminder_number(
+    schedule: SqliteSchedule | PostgresSchedule,
+) -> None:
     _distill_jobs(schedule, ALICE)
     await _set(schedule, ALICE, "only one", 1)
     (job,) = schedule.jobs(ALICE, kind="reminder")

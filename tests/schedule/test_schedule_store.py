@@ -1,31 +1,27 @@
-"""The durable schedule and the push outbox on a real SQLite file."""
+"""The durable schedule and the push outbox, on both backends (``store``), and SQLite's two
+connections on one file (PostgreSQL's workers: ``test_schedule_workers.py``)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from schedule.conftest import ScheduleStore
 
 from flynn.memory.database import Database
 from flynn.schedule.jobs import PushLimits, Target
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
+from flynn.schedule.store import SqlSchedule
 
 NOW = datetime(2026, 3, 25, 9, 0, tzinfo=UTC)
 CHAT = Target(channel="telegram", chat_id="42")
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db", SCHEMA) as database:
-        yield database
-
-
 def _remind(
-    schedule: SqliteSchedule,
+    schedule: SqlSchedule,
     *,
     namespace: str = "user",
     at: datetime = NOW,
@@ -47,8 +43,8 @@ def _remind(
     return job.id
 
 
-def test_add_list_and_cancel_are_scoped_by_namespace(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_add_list_and_cancel_are_scoped_by_namespace(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     alice = _remind(schedule, namespace="users/alice", text="call mum", at=NOW + timedelta(hours=2))
     bob = _remind(schedule, namespace="users/bob", text="water plants", at=NOW + timedelta(hours=1))
     assert [job.text for job in schedule.jobs("users/alice")] == ["call mum"]
@@ -64,8 +60,8 @@ def test_add_list_and_cancel_are_scoped_by_namespace(db: Database) -> None:
     assert schedule.next_due() == NOW + timedelta(hours=2)
 
 
-def test_a_job_keeps_its_target_and_times(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_a_job_keeps_its_target_and_times(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     dm = Target(channel="discord", recipient="123")
     job_id = _remind(schedule, target=dm, repeat="30 7 * * *", timezone="Europe/Lisbon")
     (job,) = schedule.jobs("user")
@@ -74,8 +70,8 @@ def test_a_job_keeps_its_target_and_times(db: Database) -> None:
     assert job.status == "active" and job.fired_count == 0
 
 
-def test_invalid_cron_timezone_or_kind_is_refused(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_invalid_cron_timezone_or_kind_is_refused(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     with pytest.raises(ValueError, match="'every morning'"):
         _remind(schedule, repeat="every morning")
     with pytest.raises(ValueError, match="unknown timezone"):
@@ -83,8 +79,8 @@ def test_invalid_cron_timezone_or_kind_is_refused(db: Database) -> None:
     assert schedule.jobs(None) == []
 
 
-def test_a_one_off_is_done_after_firing(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_a_one_off_is_done_after_firing(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     job_id = _remind(schedule, at=NOW)
     assert schedule.fire_due(now=NOW - timedelta(seconds=1), late_after_seconds=60, limit=10) == []
     (push,) = schedule.fire_due(now=NOW + timedelta(seconds=2), late_after_seconds=60, limit=10)
@@ -93,13 +89,17 @@ def test_a_one_off_is_done_after_firing(db: Database) -> None:
     assert push.due_at == NOW and not push.late
     assert schedule.jobs("user") == []
     assert schedule.next_due() is None
-    row = db.fetchone("SELECT status, fired_count, next_at FROM jobs WHERE id = ?", (job_id,))
-    assert row is not None and tuple(row) == ("done", 1, None)
+    row = store.db.fetchone(
+        store.dialect.statement("SELECT status, fired_count, next_at FROM jobs WHERE id = ?"),
+        (job_id,),
+    )
+    assert row is not None
+    assert (row["status"], row["fired_count"], row["next_at"]) == ("done", 1, None)
     assert schedule.fire_due(now=NOW + timedelta(hours=1), late_after_seconds=60, limit=10) == []
 
 
-def test_a_repeating_job_advances_to_its_next_time(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_a_repeating_job_advances_to_its_next_time(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     _remind(schedule, at=NOW, repeat="0 * * * *")
     (push,) = schedule.fire_due(now=NOW, late_after_seconds=60, limit=10)
     (job,) = schedule.jobs("user")
@@ -111,8 +111,8 @@ def test_a_repeating_job_advances_to_its_next_time(db: Database) -> None:
     assert schedule.jobs("user")[0].fired_count == 2
 
 
-def test_a_job_missed_while_down_fires_once_marked_late(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_a_job_missed_while_down_fires_once_marked_late(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     _remind(schedule, at=NOW, repeat="*/10 * * * *")  # 33 times missed by 14:30
     back = NOW + timedelta(hours=5, minutes=30)
     pushes = schedule.fire_due(now=back, late_after_seconds=300, limit=100)
@@ -123,16 +123,16 @@ def test_a_job_missed_while_down_fires_once_marked_late(db: Database) -> None:
     assert schedule.fire_due(now=back, late_after_seconds=300, limit=100) == []
 
 
-def test_a_job_without_a_target_advances_but_queues_nothing(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_a_job_without_a_target_advances_but_queues_nothing(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     _remind(schedule, target=None)
     assert schedule.fire_due(now=NOW, late_after_seconds=60, limit=10) == []
     assert schedule.jobs("user") == []
-    assert SqlitePushes(db).undelivered() == 0
+    assert store.pushes(None).undelivered() == 0
 
 
-def test_fire_due_takes_at_most_limit_soonest_first(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_fire_due_takes_at_most_limit_soonest_first(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     ids = [_remind(schedule, at=NOW - timedelta(minutes=n)) for n in range(5)]
     first = schedule.fire_due(now=NOW, late_after_seconds=3600, limit=2)
     assert [push.job_id for push in first] == [ids[4], ids[3]]
@@ -194,8 +194,8 @@ def test_a_lost_claim_queues_nothing(tmp_path: Path) -> None:
         assert SqlitePushes(second).undelivered() == 1
 
 
-def test_a_push_lease_runs_out_and_it_is_pending_again(db: Database) -> None:
-    pushes = SqlitePushes(db)
+def test_a_push_lease_runs_out_and_it_is_pending_again(store: ScheduleStore) -> None:
+    pushes = store.pushes(None)
     added = pushes.add(namespace="user", kind="notice", text="memory tidied", target=CHAT, now=NOW)
     (claimed,) = pushes.claim_pending(now=NOW, lease_seconds=60)
     assert claimed == added
@@ -213,8 +213,8 @@ def test_a_push_lease_runs_out_and_it_is_pending_again(db: Database) -> None:
     assert pushes.claim_pending(now=NOW + timedelta(days=1), lease_seconds=60) == []
 
 
-def test_a_failed_send_waits_until_its_retry_time(db: Database) -> None:
-    pushes = SqlitePushes(db)
+def test_a_failed_send_waits_until_its_retry_time(store: ScheduleStore) -> None:
+    pushes = store.pushes(None)
     added = pushes.add(namespace="user", kind="notice", text="hi", target=CHAT, now=NOW)
     pushes.claim_pending(now=NOW, lease_seconds=60)
     pushes.failed(added.id, retry_at=NOW + timedelta(minutes=5))
@@ -223,8 +223,8 @@ def test_a_failed_send_waits_until_its_retry_time(db: Database) -> None:
     assert retried.failures == 1
 
 
-def test_claim_pending_by_chat_or_recipient_oldest_first(db: Database) -> None:
-    pushes = SqlitePushes(db)
+def test_claim_pending_by_chat_or_recipient_oldest_first(store: ScheduleStore) -> None:
+    pushes = store.pushes(None)
     web = Target(channel="gateway", chat_id="web-1")
     direct = Target(channel="gateway", chat_id="", recipient="web-1")
     other = Target(channel="gateway", chat_id="web-2")
@@ -242,11 +242,46 @@ def test_claim_pending_by_chat_or_recipient_oldest_first(db: Database) -> None:
         pushes.claim_pending(now=NOW, lease_seconds=60, chat_id="web-1")
 
 
-def test_summary_counts_active_overdue_and_the_next_job(db: Database) -> None:
-    schedule = SqliteSchedule(db)
+def test_summary_counts_active_overdue_and_the_next_job(store: ScheduleStore) -> None:
+    schedule = store.schedule(None)
     assert schedule.summary(NOW).active == 0 and schedule.summary(NOW).next_job is None
     _remind(schedule, at=NOW - timedelta(hours=2), text="missed")
     _remind(schedule, at=NOW + timedelta(hours=2), text="later")
     summary = schedule.summary(NOW)
     assert (summary.active, summary.overdue) == (2, 1)
     assert summary.next_job is not None and summary.next_job.text == "missed"
+
+
+def test_forgetting_a_person_deletes_their_jobs_pushes_and_runs_and_nobody_elses(
+    store: ScheduleStore,
+) -> None:
+    schedule = store.schedule(None)
+    for person in ("users/alice", "users/alice/work", "users/alicia", "users/bob"):
+        _remind(schedule, namespace=person, text=f"{person} stretch")
+        _remind(schedule, namespace=person, text=f"{person} later", at=NOW + timedelta(days=1))
+        schedule.add(
+            namespace=person,
+            kind="distill",
+            text="short",
+            at=NOW,
+            repeat=None,
+            timezone="UTC",
+            target=None,
+            now=NOW,
+        )
+        store.pushes(None).add(
+            namespace=person, kind="notice", text=f"{person} note", target=CHAT, now=NOW
+        )
+    schedule.fire_due(now=NOW, late_after_seconds=60, limit=100)
+
+    assert store.forget_namespace("users/alice")["jobs"] == 6
+
+    def namespaces(table: str) -> list[str]:
+        rows = store.db.fetchall(f"SELECT namespace FROM {table} ORDER BY namespace")
+        return sorted({row["namespace"] for row in rows})
+
+    assert namespaces("jobs") == ["users/alicia", "users/bob"]
+    assert namespaces("pushes") == ["users/alicia", "users/bob"]
+    assert namespaces("job_runs") == ["users/alicia", "users/bob"]
+    assert [job.text for job in schedule.jobs("users/bob")] == ["users/bob later"]
+    assert store.pushes(None).undelivered() == 4  # alicia's and bob's firing and note

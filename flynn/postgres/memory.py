@@ -1,0 +1,106 @@
+"""The PostgreSQL memory as one object, as ``flynn.memory.stores.SqliteMemory`` is SQLite's: the
+database plus every store built on it, and forgetting a person's rows of every store in one
+transaction, the parts above memory (the schedule) included through the ``parts`` they hand in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import Protocol
+
+from flynn.memory.namespaces import scope_params
+from flynn.postgres.costs import PostgresCosts
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.history import PostgresHistory
+
+_FORGET_EMBEDDINGS = (
+    "DELETE FROM embeddings WHERE (namespace = %s OR (namespace >= %s AND namespace < %s))"
+)
+
+
+class Forgetting(Protocol):
+    """A store's share of forgetting a person."""
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        """Deletes for real the rows under ``prefix``, inside the caller's transaction; returns
+        how many per table."""
+        ...
+
+
+Part = Callable[[PostgresDatabase], Forgetting]
+"""A part above memory with tables in the database (``flynn.schedule.postgres.PostgresSchedule``),
+built on it to forget a person's rows with the rest; the composition root names them."""
+
+
+class _Counted:
+    """A store whose ``forget(prefix) -> int`` counts the rows of one table."""
+
+    def __init__(self, table: str, forget: Callable[[str], int]) -> None:
+        self._table = table
+        self._forget = forget
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        return {self._table: self._forget(prefix)}
+
+
+class _HistoryForgetting:
+    """Messages (their terms, tool steps and vectors go with them, by cascade and trigger) and
+    sessions, then what vectors are left under the prefix, as ``SqliteMemory`` counts them."""
+
+    def __init__(self, db: PostgresDatabase, history: PostgresHistory) -> None:
+        self._db = db
+        self._history = history
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        messages, sessions = self._history.forget_counted(prefix)
+        embeddings = self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
+        return {"messages": messages, "sessions": sessions, "embeddings": embeddings}
+
+
+class PostgresMemory:
+    """Documents (and working memory, a document), costs and history sharing one
+    ``PostgresDatabase``; closing it closes them all."""
+
+    def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
+        self.db = db
+        self.documents = PostgresDocuments(db)
+        self.costs = PostgresCosts(db)
+        self.history = PostgresHistory(db)
+        # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
+        # (facts, graph, inbound, team, tokens). Costs carry no namespace.
+        self._forgetting: list[Forgetting] = [
+            _Counted("documents", self.documents.forget),
+            _HistoryForgetting(db, self.history),
+        ]
+        self._forgetting += [part(db) for part in parts]
+
+    @classmethod
+    def open(cls, url: str, parts: Iterable[Part] = ()) -> PostgresMemory:
+        """Connects to and migrates the database at ``url`` (``PostgresDatabase.open``); raises
+        ``StorageUnusable`` or ``StoreError`` (without the password) if it cannot."""
+        return cls(PostgresDatabase.open(url), parts)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> PostgresMemory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        """Deletes for real everything stored under ``prefix`` (``prefix`` or ``prefix/...``) in
+        every store and part, in one transaction: all of it goes, or (``StoreError``) nothing
+        does. Returns the rows deleted per table. Raises ``ValueError`` for an empty prefix."""
+        counts: dict[str, int] = {}
+        with self.db.transaction():
+            for forgetting in self._forgetting:
+                counts.update(forgetting.forget_namespace(prefix))
+        return counts
