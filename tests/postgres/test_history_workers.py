@@ -5,12 +5,12 @@ other's search."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from fakes.embedder import HashingEmbedder
+from together import together
 
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
@@ -27,28 +27,6 @@ TURNS = 40
 def workers(postgres_url: str) -> Iterator[tuple[PostgresDatabase, PostgresDatabase]]:
     with PostgresDatabase.open(postgres_url) as first, PostgresDatabase.open(postgres_url) as other:
         yield first, other
-
-
-def _together(*work: Callable[[], None]) -> None:
-    """Runs each in a thread of its own, all released at once; re-raises the first failure."""
-    start = threading.Barrier(len(work))
-    failures: list[BaseException] = []
-
-    def run(job: Callable[[], None]) -> None:
-        try:
-            start.wait(timeout=10)
-            job()
-        except BaseException as exc:  # reported below, in the test's thread
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in work]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    if failures:
-        raise failures[0]
 
 
 def test_two_workers_appending_to_one_session_lose_nothing(
@@ -73,7 +51,7 @@ def test_two_workers_appending_to_one_session_lose_nothing(
 
         return work
 
-    _together(append(first, "a"), append(other, "b"))
+    together(append(first, "a"), append(other, "b"))
 
     ids = stored["a"] + stored["b"]
     assert len(set(ids)) == 2 * TURNS
