@@ -82,6 +82,8 @@ _SAVE_TOOL_STEPS = (
     "INSERT INTO message_tools (message_id, steps) VALUES (%s, %s) "
     "ON CONFLICT (message_id) DO UPDATE SET steps = excluded.steps"
 )
+_REWRITE = "UPDATE messages SET content = %s, terms = %s WHERE id = %s RETURNING root"
+_DROP_TERMS = "DELETE FROM message_terms WHERE message_id = %s"
 _TOOL_STEPS = "SELECT message_id, steps FROM message_tools WHERE message_id = ANY(%s)"
 _RECENT = f"SELECT {COLUMNS} FROM messages WHERE session = %s AND NOT summarized ORDER BY id"
 _SUMMARY = "SELECT summary FROM sessions WHERE key = %s"
@@ -218,6 +220,20 @@ class PostgresHistory(PostgresMessageSearch):
             )
             self._insert_terms(root, ids, indexed)
         return stored
+
+    def rewrite(self, message_id: int, content: str) -> bool:
+        """Replaces a stored message's text (forgetting redacts a value in it), its terms and
+        its root's counts with it, in one transaction; ``False`` when there is no such message.
+        What SQLite's ``messages_fts`` does by trigger when ``content`` is updated."""
+        indexed = self._words.index([content])[0]
+        with self._db.transaction():
+            row = self._db.fetchone(_REWRITE, (content, indexed.length, message_id))
+            if row is None:
+                return False
+            self._db.execute(_DROP_TERMS, (message_id,))
+            self._insert_terms(row["root"], [message_id], [indexed])
+        self.forget_counts()
+        return True
 
     def _insert_terms(self, root: str, ids: Sequence[int], texts: Sequence[IndexedText]) -> None:
         terms: list[str] = []

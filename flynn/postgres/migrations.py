@@ -231,6 +231,17 @@ BEGIN
 END $$;
 CREATE TRIGGER messages_root_added AFTER INSERT ON messages
     FOR EACH ROW EXECUTE FUNCTION flynn_message_added();
+CREATE FUNCTION flynn_message_recounted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE message_roots SET messages = messages - 1, terms = terms - OLD.terms
+    WHERE root = OLD.root;
+    INSERT INTO message_roots AS r (root, messages, terms) VALUES (NEW.root, 1, NEW.terms)
+    ON CONFLICT (root) DO UPDATE SET messages = r.messages + 1, terms = r.terms + excluded.terms;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER messages_root_recounted AFTER UPDATE OF root, terms ON messages
+    FOR EACH ROW WHEN (OLD.root IS DISTINCT FROM NEW.root OR OLD.terms IS DISTINCT FROM NEW.terms)
+    EXECUTE FUNCTION flynn_message_recounted();
 
 -- A vector says what its text said: it goes with the message, on every path that deletes one.
 CREATE FUNCTION flynn_message_deleted() RETURNS trigger LANGUAGE plpgsql AS $$

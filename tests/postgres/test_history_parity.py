@@ -129,6 +129,14 @@ def _sqlite_index(memory: SqliteMemory) -> tuple[Counter[tuple[str, int]], dict[
 
 
 def test_every_term_count_and_length_is_the_same(both: Both) -> None:
+    occurs = _same_index(both)
+    assert len(occurs) > 2000  # the corpus is not trivially small
+    # Non-ASCII terms are among them, and FTS5's phrases: nothing was folded away on one side.
+    assert {"東京タワーに行きました", "cafe", "naiv", "ab", "cd"} <= {t for t, _ in occurs}
+
+
+def _same_index(both: Both) -> Counter[tuple[str, int]]:
+    """Asserts both backends index the same terms, counts and lengths; returns them."""
     sqlite_occurs, sqlite_lengths = _sqlite_index(both.sqlite)
     pg_occurs = Counter(
         {
@@ -140,11 +148,9 @@ def test_every_term_count_and_length_is_the_same(both: Both) -> None:
         int(row["id"]): int(row["terms"])
         for row in both.pg.fetchall("SELECT id, terms FROM messages")
     }
-    assert len(sqlite_occurs) > 2000  # the corpus is not trivially small
     assert pg_occurs == sqlite_occurs
     assert pg_lengths == sqlite_lengths
-    # Non-ASCII terms are among them, and FTS5's phrases: nothing was folded away on one side.
-    assert {"東京タワーに行きました", "cafe", "naiv", "ab", "cd"} <= {t for t, _ in pg_occurs}
+    return pg_occurs
 
 
 def test_each_roots_counts_are_its_messages(both: Both) -> None:
@@ -197,3 +203,25 @@ def test_searches_find_and_score_the_same_messages(both: Both) -> None:
             ]
             ranked += len(found)
     assert ranked > 300
+
+
+def test_a_rewritten_message_is_indexed_anew_on_both(tmp_path: Path, postgres_url: str) -> None:
+    """Forgetting a value rewrites the messages that said it: SQLite's index follows by
+    trigger, PostgreSQL's by ``PostgresHistory.rewrite``; the two still agree."""
+    with (
+        SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as sqlite,
+        PostgresDatabase.open(postgres_url) as pg,
+    ):
+        history = PostgresHistory(pg)
+        for n, text in enumerate(TRICKY[:8]):
+            for store in (sqlite.history, history):
+                store.append("s", ("users/zoe", "team")[n % 2], "user", text, tokens=1, now=T0)
+        redacted = "Don't, won't, REDACTED and the 90’s: apostrophes straight and curly"
+        sqlite.db.execute("UPDATE messages SET content = ? WHERE id = ?", (redacted, 2))
+        assert history.rewrite(2, redacted)
+        assert not history.rewrite(999, "nothing")
+        both = Both(sqlite, pg, history)
+        _same_index(both)
+        test_each_roots_counts_are_its_messages(both)
+        for question in ("o'brien", "redacted apostrophes", "curly 90"):
+            assert history.postings(question) == sqlite.history.postings(question)
