@@ -16,6 +16,7 @@ from flynn.errors import StoreError
 _TOKENIZER = "porter unicode61"
 """``messages_fts``'s (``flynn.memory.migrations``): change both together, or neither."""
 _MAX_PHRASES = 1 << 14
+_SNIPPET = "SELECT snippet(t, 0, '[', ']', '…', ?) FROM t WHERE t MATCH ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,22 @@ class FtsWords:
             finally:
                 self._db.execute("ROLLBACK")
         return [term for term, _ in sorted(rows, key=lambda row: row[1])]
+
+    def snippet(self, text: str, expression: str, tokens: int) -> str:
+        """FTS5's ``snippet()`` of ``text`` for the FTS5 query ``expression``: about ``tokens``
+        terms around the best matches, each match in ``[`` ``]``, ``…`` where text was left out.
+        It depends on the text and the query alone, so it is the excerpt SQLite's search gives;
+        the text itself when the query matches nothing in it."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                self._db.execute("INSERT INTO t (rowid, content) VALUES (1, ?)", (text,))
+                row = self._db.execute(_SNIPPET, (tokens, expression)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot cut words: {exc}") from exc
+            finally:
+                self._db.execute("ROLLBACK")
+        return text if row is None else str(row[0])
 
     def phrase(self, word: str) -> tuple[str, ...]:
         """What a quoted query word (``fts.quoted``) matches: its terms in a row, as FTS5 reads

@@ -10,12 +10,11 @@ FTS5 cuts it into, a phrase when there are several (checked against the message'
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import datetime
 
 from flynn.memory.bm25 import K1, B
-from flynn.memory.fts import FtsQueryPlanner, MatchPlan
+from flynn.memory.fts import FtsQueryPlanner, MatchPlan, fts5_expression
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.history_search import (
     EXCERPT_TOKENS,
@@ -126,7 +125,6 @@ _BETWEEN_ALL = _BETWEEN.format(columns=COLUMNS, excluding="")
 _BETWEEN_EXCLUDING = _BETWEEN.format(
     columns=COLUMNS, excluding="AND (session != %(exclude)s OR summarized)"
 )
-_WORD = re.compile(r"\w+")
 
 
 def decode_message(row: Row) -> StoredMessage:
@@ -308,9 +306,8 @@ class PostgresMessageSearch:
         limit: int,
         exclude_session: str | None = None,
     ) -> list[SearchHit]:
-        """``SqliteMessageSearch.search``: the same messages, scores and order. The excerpt
-        marks the searched words within a few words around the first, as FTS5's ``snippet``
-        does, but is not cut identically."""
+        """``SqliteMessageSearch.search``: the same messages, scores, order and excerpts (FTS5's
+        own ``snippet``, run on the message alone)."""
         if limit <= 0:
             return []
         plan = self._planners.plan(query, wide=False, namespace_prefix=namespace_prefix)
@@ -481,27 +478,4 @@ class PostgresMessageSearch:
         }
 
     def _excerpt(self, content: str, plan: MatchPlan) -> str:
-        """About ``EXCERPT_TOKENS`` words of ``content`` from a little before the first searched
-        word, each searched word in ``[`` ``]``, ``…`` where text was left out."""
-        wanted = {term for word in plan.terms for term in self._words.phrase(word)}
-        spans = list(_WORD.finditer(content))
-        hits = [
-            place
-            for place, span in enumerate(spans)
-            if set(self._words.phrase(span.group().lower())) & wanted
-        ]
-        first = hits[0] if hits else 0
-        start = max(0, min(first - EXCERPT_TOKENS // 4, len(spans) - EXCERPT_TOKENS))
-        shown = spans[start : start + EXCERPT_TOKENS]
-        if not shown:
-            return content
-        marked = set(hits)
-        pieces: list[str] = ["…" if start > 0 else content[: shown[0].start()]]
-        for offset, span in enumerate(shown):
-            if offset:
-                pieces.append(content[shown[offset - 1].end() : span.start()])
-            word = span.group()
-            pieces.append(f"[{word}]" if start + offset in marked else word)
-        last = start + len(shown)
-        pieces.append("…" if last < len(spans) else content[shown[-1].end() :])
-        return "".join(pieces)
+        return self._words.snippet(content, fts5_expression(plan.terms, ""), EXCERPT_TOKENS)

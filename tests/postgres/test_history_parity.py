@@ -198,8 +198,8 @@ def test_searches_find_and_score_the_same_messages(both: Both) -> None:
             ], (question, prefix)
             hits = both.history.search(prefix, question, limit=5, exclude_session="ana/s1")
             expected_hits = sqlite.search(prefix, question, limit=5, exclude_session="ana/s1")
-            assert [(h.message.id, h.score) for h in hits] == [
-                (h.message.id, h.score) for h in expected_hits
+            assert [(h.message.id, h.score, h.excerpt) for h in hits] == [
+                (h.message.id, h.score, h.excerpt) for h in expected_hits
             ]
             ranked += len(found)
     assert ranked > 300
