@@ -13,6 +13,7 @@ from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.telegram_updates import PostgresTelegramUpdates
 
 _FORGET_EMBEDDINGS = (
     "DELETE FROM embeddings WHERE (namespace = %s OR (namespace >= %s AND namespace < %s))"
@@ -59,14 +60,15 @@ class _HistoryForgetting:
 
 
 class PostgresMemory:
-    """Documents (and working memory, a document), costs and history sharing one
-    ``PostgresDatabase``; closing it closes them all."""
+    """Documents (and working memory, a document), costs, history and Telegram's webhook updates
+    sharing one ``PostgresDatabase``; closing it closes them all."""
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
         self.costs = PostgresCosts(db)
         self.history = PostgresHistory(db)
+        self.telegram_updates = PostgresTelegramUpdates(db)
         # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
         # (facts, graph, inbound, team, tokens). Costs carry no namespace.
         self._forgetting: list[Forgetting] = [

@@ -137,6 +137,19 @@ CREATE CONSTRAINT TRIGGER jobs_changed AFTER INSERT OR UPDATE OR DELETE ON jobs
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION jobs_changed();
 """
 
+# Telegram's webhook updates claimed once across workers (``flynn.memory.telegram_updates``,
+# SQLite's version 20): ids only.
+_SCHEMA_TELEGRAM_UPDATES = """
+CREATE TABLE telegram_updates (
+    bot_id     bigint NOT NULL,
+    update_id  bigint NOT NULL,
+    state      text NOT NULL CHECK (state IN ('claimed', 'done')),
+    claimed_at timestamptz NOT NULL,
+    PRIMARY KEY (bot_id, update_id)
+);
+CREATE INDEX telegram_updates_claimed_at ON telegram_updates (claimed_at);
+"""
+
 # Conversation history (``flynn.postgres.history``) and its search, and message vectors
 # (``flynn.postgres.vectors``). FTS5 is SQLite's: here Flynn cuts words with FTS5's own tokenizer
 # (``flynn.memory.fts_words``) and keeps what ``messages_fts`` would hold in plain tables written
@@ -255,5 +268,10 @@ CREATE TRIGGER messages_embeddings_delete AFTER DELETE ON messages
     FOR EACH ROW EXECUTE FUNCTION flynn_message_deleted();
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_SCHEDULE, _SCHEMA_HISTORY)
+MIGRATIONS: tuple[str, ...] = (
+    _SCHEMA_V1,
+    _SCHEMA_SCHEDULE,
+    _SCHEMA_TELEGRAM_UPDATES,
+    _SCHEMA_HISTORY,
+)
 LATEST_VERSION = len(MIGRATIONS)
