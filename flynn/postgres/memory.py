@@ -8,10 +8,16 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol
 
+from flynn.memory.namespaces import scope_params
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.history import PostgresHistory
 from flynn.postgres.telegram_updates import PostgresTelegramUpdates
+
+_FORGET_EMBEDDINGS = (
+    "DELETE FROM embeddings WHERE (namespace = %s OR (namespace >= %s AND namespace < %s))"
+)
 
 
 class Forgetting(Protocol):
@@ -39,18 +45,36 @@ class _Counted:
         return {self._table: self._forget(prefix)}
 
 
+class _HistoryForgetting:
+    """Messages (their terms, tool steps and vectors go with them, by cascade and trigger) and
+    sessions, then what vectors are left under the prefix, as ``SqliteMemory`` counts them."""
+
+    def __init__(self, db: PostgresDatabase, history: PostgresHistory) -> None:
+        self._db = db
+        self._history = history
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        messages, sessions = self._history.forget_counted(prefix)
+        embeddings = self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
+        return {"messages": messages, "sessions": sessions, "embeddings": embeddings}
+
+
 class PostgresMemory:
-    """Documents (and working memory, a document), costs and Telegram's webhook updates sharing
-    one ``PostgresDatabase``; closing it closes them all."""
+    """Documents (and working memory, a document), costs, history and Telegram's webhook updates
+    sharing one ``PostgresDatabase``; closing it closes them all."""
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
         self.costs = PostgresCosts(db)
+        self.history = PostgresHistory(db)
         self.telegram_updates = PostgresTelegramUpdates(db)
         # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
-        # (facts, history, graph, inbound, team, tokens, vectors). Costs carry no namespace.
-        self._forgetting: list[Forgetting] = [_Counted("documents", self.documents.forget)]
+        # (facts, graph, inbound, team, tokens). Costs carry no namespace.
+        self._forgetting: list[Forgetting] = [
+            _Counted("documents", self.documents.forget),
+            _HistoryForgetting(db, self.history),
+        ]
         self._forgetting += [part(db) for part in parts]
 
     @classmethod
