@@ -23,7 +23,7 @@ from flynn.cli_settings import (
 )
 from flynn.datadir import lock_holder
 from flynn.dates import parse_timezone
-from flynn.errors import ConfigError, ConfigProblem
+from flynn.errors import ConfigError, ConfigProblem, UnreadableFile
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.embedding_progress import PersonProgress, embedding_progress
@@ -31,13 +31,8 @@ from flynn.memory.overview import fact_history, memory_snapshot
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.people.files import (
-    MEMORY_FILES,
-    forget_distilled,
-    forget_person_files,
-    person_directory,
-    read_text,
-)
+from flynn.people.store import MEMORY_FILES, PersonFiles
+from flynn.people_place import person_files
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
 from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
@@ -177,19 +172,24 @@ def _cmd_memory_export(args: argparse.Namespace) -> int:
     scope = memory_scope(args, settings)
     with open_memory(settings) as memory:
         print(memory_snapshot(memory, scope, now=utc_now()).as_markdown(), end="")
-    print(_person_files_markdown(person_directory(settings.data_dir, scope.root)))
+        print(_person_files_markdown(memory_files(settings, memory), scope.root))
     return EXIT_OK
 
 
-def _person_files_markdown(folder: Path) -> str:
+def memory_files(settings: Settings, memory: SqliteMemory) -> PersonFiles:
+    """Where people's files are kept, as the daemon keeps them."""
+    return person_files(settings, memory.documents, utc_now)
+
+
+def _person_files_markdown(files: PersonFiles, namespace: str) -> str:
     """The person's own files that say something (USER.md, the distilled notes, REMINDERS.md,
     SCRATCH.md), each under its name, as the prompt reads them."""
     parts = []
     for name in ("USER.md", *MEMORY_FILES.values(), "REMINDERS.md", "SCRATCH.md"):
         try:
-            text = clean_file_text(name, read_text(folder / name))
-        except OSError as exc:
-            text = f"(cannot be read: {exc.strerror or exc})"
+            text = clean_file_text(name, files.read(namespace, name))
+        except UnreadableFile as exc:
+            text = f"(cannot be read: {exc})"
         if text:
             parts.append(f"## {name}\n\n{text}")
     return ("\n" + "\n\n".join(parts) + "\n") if parts else ""
@@ -212,22 +212,22 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     # The distilled MEMORY_*.md repeat what was said and learnt: whatever is forgotten, they go
     # too, and the next distillation writes them from what remains.
-    folder = person_directory(settings.data_dir, scope.root)
     with open_memory(settings) as memory:
+        files = memory_files(settings, memory)
         if args.all:
             counts = memory.forget_namespace(scope.root)
-            counts["files"] = forget_person_files(folder)
+            counts["files"] = files.forget(scope.root)
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
             counts = memory.forget_field(scope.root, field)
             if not any(counts.values()):
                 print(f"flynn: no fact field {field!r} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
-            counts["distilled notes"] = forget_distilled(folder)
+            counts["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:
             counts = memory.forget_range(scope.root, since=span[0], until=span[1])
-            counts["distilled notes"] = forget_distilled(folder)
+            counts["distilled notes"] = files.forget_distilled(scope.root)
             print(
                 f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
                 f"{span[1].isoformat()}: {_counts(counts)}"
@@ -242,7 +242,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
             if chain is None:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
-            chain["distilled notes"] = forget_distilled(folder)
+            chain["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, memory, scope.root)

@@ -29,6 +29,7 @@ from websockets.asyncio.client import connect
 from flynn.daemon import Daemon
 from flynn.memory.store import NewFact
 from flynn.memory.working import WorkingMemory, render_working_memory
+from flynn.people.files import DirectoryPersonFiles
 from flynn.people.tasks import Task, save_tasks
 from flynn.settings import Settings, load_settings
 
@@ -214,7 +215,11 @@ def seed(world: World) -> int:
     )
     app.memory.documents.replace("user/working", render_working_memory(working), now=now)
     folder = world.settings.data_dir / "user"
-    save_tasks(folder / "TASKS.json", [Task(1, "draft the cut-over checklist", False, "")])
+    save_tasks(
+        DirectoryPersonFiles(world.settings.data_dir),
+        "user",
+        [Task(1, "draft the cut-over checklist", False, "")],
+    )
     (folder / "USER.md").write_text("# About me\n- Backend engineer in Lisbon\n")
     return len(OBSERVATIONS) + 2  # and the name, and the pattern
 

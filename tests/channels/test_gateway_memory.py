@@ -23,6 +23,7 @@ from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory_view import MemoryView
+from flynn.people.files import DirectoryPersonFiles
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import UserAccounts
 
@@ -79,7 +80,7 @@ class World:
             self.memory,
             SqliteMemoryBrowser(self.memory.db),
             identity,
-            data_dir=self.data_dir,
+            files=DirectoryPersonFiles(self.data_dir),
             clock=lambda: NOW,
             on_forgotten=self._forgotten,
         )
