@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from conftest import PersonFilesPlace
 
+from flynn.cli_memory import set_person_file, show_person_file
 from flynn.errors import UnreadableFile
 from flynn.memory.facts import SqliteFacts
 from flynn.memory.stores import SqliteMemory
@@ -206,3 +207,23 @@ def test_the_prompt_reads_the_files_and_sees_an_edit_next_turn(
     assert texts[USER_FILE] == "- Name: Alice Lima"
     assert texts[TASKS_FILE].startswith("(the task list cannot be read: TASKS.json is not valid")
     assert personal.prompt_files(BOB, wanted, now=now) == dict.fromkeys(wanted, "")
+
+
+def test_the_file_commands_read_and_write_wherever_the_files_are(
+    person_files_place: PersonFilesPlace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``flynn memory file show|edit`` on each place (``tests/test_cli_memory_file.py`` runs
+    the command itself)."""
+    files = person_files_place.files
+    assert show_person_file(files, ALICE, USER_FILE) == 0
+    assert "users/alice has no USER.md yet" in capsys.readouterr().err
+    assert set_person_file(files, ALICE, USER_FILE, f"- Name: Alice\n- key {KEY}\n") == 0
+    said = capsys.readouterr().out
+    assert "USER.md saved" in said and "redacted" in said and KEY not in said
+    assert said.rstrip().endswith(f"({files.where(ALICE, USER_FILE)})")
+    # Another worker shows what this one saved.
+    assert show_person_file(person_files_place.other_worker(), ALICE, USER_FILE) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("- Name: Alice\n- key ") and KEY not in shown
+    assert show_person_file(files, BOB, USER_FILE) == 0
+    assert capsys.readouterr().out == ""
