@@ -137,7 +137,9 @@ class MemoryView:
         newest = self._browser.newest_facts(_fact_namespaces(scope), limit=FACTS_SHOWN)
         entities = self._browser.entities(scope.root, limit=ENTITIES_LISTED)
         reminders = self._reminders(scope.root)
-        files, tasks = await asyncio.to_thread(_read_files, self._files, scope.root)
+        # On the loop's thread, like a turn's reads of them: a store's connection (SQLite's)
+        # may serve only the thread that opened it.
+        files, tasks = _read_files(self._files, scope.root)
         return {
             "who": _who(scope),
             "facts": [_fact_json(fact, scope) for fact in newest.facts],
@@ -226,6 +228,20 @@ class MemoryView:
         if self._on_forgotten is not None:
             await self._on_forgotten(scope.root, counts)
         return {"fact": fact_id, "forgotten": counts}
+
+    async def file(self, client_id: str, name: str) -> dict[str, object]:
+        """The person's own file ``name`` whole, as kept (guidance comments too), to edit."""
+        scope = self.scope(client_id)
+        text = self._files.read(scope.root, name)
+        return {"name": name, "text": text}
+
+    async def save_file(self, client_id: str, name: str, text: str) -> dict[str, object]:
+        """Replaces the person's own file ``name`` whole (credentials redacted on write);
+        answers with what was kept, and whether a credential was taken out."""
+        scope = self.scope(client_id)
+        self._files.write(scope.root, name, text)
+        kept = self._files.read(scope.root, name)
+        return {"name": name, "text": kept, "redacted": kept != text}
 
     def _chain(self, fact: Fact) -> list[Fact]:
         """An observation's supersession chain through ``fact``, oldest first."""
