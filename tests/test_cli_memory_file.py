@@ -12,6 +12,12 @@ from test_cli import flynn
 KEY = "sk-ant-api03-Zq8wX2vBn5mK1pL7rT4yU9iO3aS6dF0gH2jK"
 
 
+def set_user_md(home: Path, text: str) -> None:
+    """``flynn memory file edit USER.md --set-from -``: the owner's USER.md holds ``text``."""
+    saved = flynn("memory", "file", "edit", "USER.md", "--set-from", "-", home=home, stdin=text)
+    assert saved.returncode == 0, saved.stderr
+
+
 def test_show_says_when_there_is_no_file_yet(tmp_path: Path) -> None:
     shown = flynn("memory", "file", "show", "USER.md", home=tmp_path)
     assert shown.returncode == 0, shown.stderr
@@ -40,14 +46,7 @@ def test_set_from_writes_the_file_whole_and_show_prints_it(tmp_path: Path) -> No
 
 
 def test_edit_runs_the_editor_on_a_copy_and_writes_it_back(tmp_path: Path) -> None:
-    source = tmp_path / "about-me.md"
-    source.write_text("- Name: Ana\n", encoding="utf-8")
-    assert (
-        flynn(
-            "memory", "file", "edit", "USER.md", "--set-from", str(source), home=tmp_path
-        ).returncode
-        == 0
-    )
+    set_user_md(tmp_path, "- Name: Ana\n")
     edited = flynn(
         "memory", "file", "edit", "USER.md", home=tmp_path, env={"EDITOR": "sed -i s/Ana/Ana_Lima/"}
     )
@@ -58,14 +57,7 @@ def test_edit_runs_the_editor_on_a_copy_and_writes_it_back(tmp_path: Path) -> No
 
 
 def test_an_editor_that_fails_saves_nothing(tmp_path: Path) -> None:
-    source = tmp_path / "about-me.md"
-    source.write_text("- Name: Ana\n", encoding="utf-8")
-    assert (
-        flynn(
-            "memory", "file", "edit", "USER.md", "--set-from", str(source), home=tmp_path
-        ).returncode
-        == 0
-    )
+    set_user_md(tmp_path, "- Name: Ana\n")
     failed = flynn(
         "memory",
         "file",

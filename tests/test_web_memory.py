@@ -358,6 +358,19 @@ async def test_the_page_shows_a_fact_learnt_in_chat_its_history_the_map_and_forg
         assert await phone.locator("#facts script, #facts img").count() == 0
 
 
+async def memory_pages(
+    world: World, tokens: dict[str, str], viewport: dict[str, int]
+) -> dict[str, Page]:
+    """A connected memory page for each token, every one naming alice's client id."""
+    pages = {}
+    for who, token in tokens.items():
+        page = await world.page(viewport)
+        await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
+        await expect(page.locator("#state")).to_have_text("connected")
+        pages[who] = page
+    return pages
+
+
 async def test_two_people_each_see_only_their_own_memory(tmp_path: Path) -> None:
     users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-phone"]}}
     async with memory_world(tmp_path, memory={"user_namespace": "user"}, users=users) as world:
@@ -383,12 +396,7 @@ async def test_two_people_each_see_only_their_own_memory(tmp_path: Path) -> None
         # The channel token naming a client id users: lists under alice: the owner, not alice.
         await talk(world.port, "alice-laptop", "my name is Olga")
 
-        pages = {}
-        for who, token in (("bob", bob_token), ("owner", TOKEN)):
-            page = await world.page(PHONE)
-            await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
-            await expect(page.locator("#state")).to_have_text("connected")
-            pages[who] = page
+        pages = await memory_pages(world, {"bob": bob_token, "owner": TOKEN}, PHONE)
         # Alice opens the chat page with her token, then follows its link.
         page = await world.page(PHONE)
         await page.goto(world.url("/", client_id="alice-laptop", token=alice_token))
@@ -450,12 +458,7 @@ async def test_a_person_edits_their_own_user_md_on_the_page(tmp_path: Path) -> N
         now = datetime.now(UTC)
         alice_token = app.person_tokens.issue("alice", now=now)
         bob_token = app.person_tokens.issue("bob", now=now)
-        pages = {}
-        for who, token in (("alice", alice_token), ("bob", bob_token)):
-            page = await world.page(DESKTOP)
-            await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
-            await expect(page.locator("#state")).to_have_text("connected")
-            pages[who] = page
+        pages = await memory_pages(world, {"alice": alice_token, "bob": bob_token}, DESKTOP)
         alice = pages["alice"]
         await expect(alice.locator("#files")).to_contain_text("- Name: Alice")
         await alice.locator(".file summary", has_text="USER.md").click()
