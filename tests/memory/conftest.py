@@ -7,10 +7,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+from person_files_place import PERSON_FILES_CLOCK, PersonFilesPlace
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
@@ -27,6 +28,7 @@ from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.vectors import PostgresVectors
 from flynn.postgres.vectors import embedding_progress as postgres_embedding_progress
 from flynn.schedule.migrations import SCHEMA
@@ -195,19 +197,6 @@ def vectors_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[V
 # a second worker on the same storage reaches the same files.
 
 
-@dataclass(frozen=True, slots=True)
-class PersonFilesPlace:
-    name: str
-    files: PersonFiles
-    forget_person: Callable[[str], None]
-    """Forgets everything of a person, as ``flynn memory forget --all`` does."""
-    other_worker: Callable[[], PersonFiles]
-    """The same files reached as another worker reaches them (its own connection)."""
-
-
-PERSON_FILES_CLOCK = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
-
-
 @pytest.fixture(params=["directory", "sqlite", "postgresql"])
 def person_files_place(
     request: pytest.FixtureRequest, tmp_path: Path, db_path: Path
@@ -218,14 +207,11 @@ def person_files_place(
     if request.param == "postgresql":
         url: str = request.getfixturevalue("postgres_url")
         with contextlib.ExitStack() as stack:
-            pg = stack.enter_context(PostgresDatabase.open(url))
-            documents = PostgresDocuments(pg)
-            files = DocumentsPersonFiles(documents, clock)
+            pg_memory = stack.enter_context(PostgresMemory.open(url))
+            files = DocumentsPersonFiles(pg_memory.documents, clock)
 
             def forget_in_postgres(namespace: str) -> None:
-                # The documents' part of forgetting a person, in one transaction with the rest
-                # once every store is on PostgreSQL.
-                documents.forget(namespace)
+                pg_memory.forget_namespace(namespace)
                 files.forget(namespace)
 
             def postgres_worker() -> PersonFiles:

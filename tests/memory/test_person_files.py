@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from conftest import PersonFilesPlace
+from person_files_place import PersonFilesPlace
 
 from flynn.cli_memory import set_person_file, show_person_file
 from flynn.errors import UnreadableFile
