@@ -25,6 +25,7 @@ from flynn.errors import ConfigError, ConfigProblem
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
+from flynn.people.files import DirectoryPersonFiles
 from flynn.persona import DEFAULT_IDENTITY
 from flynn.providers.base import ChatRequest, ChatResponse, Provider, StreamEvent, Task, Usage
 from flynn.providers.build import build_task_providers
@@ -92,7 +93,7 @@ async def bench_distill(
             with SqliteMemory.open(root / "flynn.db", SCHEMA) as memory:
                 stored = _fill(memory, messages, days, now)
                 distiller = Distiller(
-                    data_dir=root,
+                    files=DirectoryPersonFiles(root),
                     facts=memory.facts,
                     history=memory.history,
                     documents=memory.documents,

@@ -57,7 +57,8 @@ from flynn.memory.team import SqliteTeam
 from flynn.memory.telegram_updates import SqlTelegramUpdates
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
-from flynn.people.files import move_shared_person_files, person_directory
+from flynn.people.files import move_shared_person_files
+from flynn.people_place import owner_directory, person_files
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -417,7 +418,7 @@ def _distiller(
             models[tier] = provider
     files = services.person.files
     return Distiller(
-        data_dir=settings.data_dir,
+        files=person_files(settings, memory.documents, services.clock),
         facts=memory.facts,
         history=memory.history,
         documents=memory.documents,
@@ -450,14 +451,6 @@ def push_limits(settings: Settings) -> PushLimits:
     )
 
 
-def owner_directory(settings: Settings) -> Path | None:
-    """The single owner's folder (``memory.user_namespace``), ``None`` with ``users:`` (each
-    person has their own) or with memory per session."""
-    if settings.users or not settings.memory.user_namespace:
-        return None
-    return person_directory(settings.data_dir, settings.memory.user_namespace)
-
-
 def memory_view(app: App) -> MemoryView:
     """What the memory page reads and forgets through (the gateway's ``memory`` frames): each
     client sees whom ``app.identity`` says it is. A forget there re-embeds the messages that
@@ -474,7 +467,7 @@ def memory_view(app: App) -> MemoryView:
         app.memory,
         SqliteMemoryBrowser(app.memory.db),
         app.identity,
-        data_dir=app.settings.data_dir,
+        files=person_files(app.settings, app.memory.documents, app.services.clock),
         clock=app.services.clock,
         schedule=app.schedule,
         embeddings=(
@@ -753,6 +746,7 @@ def _services(
             files=PersonalFiles(
                 settings.data_dir,
                 memory.facts,
+                files=person_files(settings, memory.documents, clock),
                 schedule=schedule,
                 default_timezone=settings.persona.timezone or host_timezone(),
                 default_source="config" if settings.persona.timezone else "host",

@@ -64,7 +64,7 @@ def _cmd_distill(args: argparse.Namespace) -> int:
         print(diff)
     print(result.summary())
     if not result.empty:
-        print(f"file: {result.path}")
+        print(f"file: {result.where}")
     return EXIT_OK
 
 

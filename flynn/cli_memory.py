@@ -1,12 +1,16 @@
-"""``flynn memory show|export|forget|embed``: what flynn remembers of a person, read, exported,
-deleted for real, or embedded for recall by meaning (and how far that has come)."""
+"""``flynn memory show|export|forget|embed|file``: what flynn remembers of a person, read,
+exported, deleted for real, or embedded for recall by meaning (and how far that has come), and
+their own files (USER.md, ...) shown or edited wherever they are kept."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
@@ -23,7 +27,7 @@ from flynn.cli_settings import (
 )
 from flynn.datadir import lock_holder
 from flynn.dates import parse_timezone
-from flynn.errors import ConfigError, ConfigProblem
+from flynn.errors import ConfigError, ConfigProblem, UnreadableFile
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.embedding_progress import PersonProgress, embedding_progress
@@ -31,13 +35,8 @@ from flynn.memory.overview import fact_history, memory_snapshot
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.people.files import (
-    MEMORY_FILES,
-    forget_distilled,
-    forget_person_files,
-    person_directory,
-    read_text,
-)
+from flynn.people.store import MEMORY_FILES, PERSON_FILE_NAMES, PersonFiles
+from flynn.people_place import person_files
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
 from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
@@ -120,6 +119,31 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="with --follow: seconds between two readings (default 5)",
     )
     embed.set_defaults(handler=_cmd_memory_embed)
+    files = memory_commands.add_parser(
+        "file",
+        help="show or edit a person's own file (USER.md, ...) wherever it is kept",
+        description="Show or edit one of a person's own files (USER.md, the distilled "
+        "MEMORY_*.md, REMINDERS.md, TASKS.json, SCRATCH.md), in their folder or in the database "
+        "workers share. Edits apply from the next turn; credentials are redacted on write.",
+    )
+    file_commands = files.add_subparsers(title="file commands", metavar="ACTION")
+    for action, help_text in (
+        ("show", "print the file as it is kept (guidance comments too)"),
+        ("edit", "edit it in $VISUAL or $EDITOR (a private temporary copy, written back whole)"),
+    ):
+        sub = file_commands.add_parser(action, help=help_text, description=help_text)
+        sub.add_argument("name", metavar="FILE", choices=PERSON_FILE_NAMES, help="e.g. USER.md")
+        sub.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+        sub.add_argument("--user", help="a person from the users: map")
+        sub.add_argument("--session", help="a session key (channel:chat_id) for session memory")
+        sub.set_defaults(handler=_cmd_memory_file, action=action)
+        if action == "edit":
+            sub.add_argument(
+                "--set-from",
+                metavar="PATH",
+                help="replace the file with PATH's text (- for standard input) instead of "
+                "opening an editor",
+            )
 
 
 def memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
@@ -177,19 +201,24 @@ def _cmd_memory_export(args: argparse.Namespace) -> int:
     scope = memory_scope(args, settings)
     with open_memory(settings) as memory:
         print(memory_snapshot(memory, scope, now=utc_now()).as_markdown(), end="")
-    print(_person_files_markdown(person_directory(settings.data_dir, scope.root)))
+        print(_person_files_markdown(memory_files(settings, memory), scope.root))
     return EXIT_OK
 
 
-def _person_files_markdown(folder: Path) -> str:
+def memory_files(settings: Settings, memory: SqliteMemory) -> PersonFiles:
+    """Where people's files are kept, as the daemon keeps them."""
+    return person_files(settings, memory.documents, utc_now)
+
+
+def _person_files_markdown(files: PersonFiles, namespace: str) -> str:
     """The person's own files that say something (USER.md, the distilled notes, REMINDERS.md,
     SCRATCH.md), each under its name, as the prompt reads them."""
     parts = []
     for name in ("USER.md", *MEMORY_FILES.values(), "REMINDERS.md", "SCRATCH.md"):
         try:
-            text = clean_file_text(name, read_text(folder / name))
-        except OSError as exc:
-            text = f"(cannot be read: {exc.strerror or exc})"
+            text = clean_file_text(name, files.read(namespace, name))
+        except UnreadableFile as exc:
+            text = f"(cannot be read: {exc})"
         if text:
             parts.append(f"## {name}\n\n{text}")
     return ("\n" + "\n\n".join(parts) + "\n") if parts else ""
@@ -212,22 +241,22 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     # The distilled MEMORY_*.md repeat what was said and learnt: whatever is forgotten, they go
     # too, and the next distillation writes them from what remains.
-    folder = person_directory(settings.data_dir, scope.root)
     with open_memory(settings) as memory:
+        files = memory_files(settings, memory)
         if args.all:
             counts = memory.forget_namespace(scope.root)
-            counts["files"] = forget_person_files(folder)
+            counts["files"] = files.forget(scope.root)
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
             counts = memory.forget_field(scope.root, field)
             if not any(counts.values()):
                 print(f"flynn: no fact field {field!r} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
-            counts["distilled notes"] = forget_distilled(folder)
+            counts["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:
             counts = memory.forget_range(scope.root, since=span[0], until=span[1])
-            counts["distilled notes"] = forget_distilled(folder)
+            counts["distilled notes"] = files.forget_distilled(scope.root)
             print(
                 f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
                 f"{span[1].isoformat()}: {_counts(counts)}"
@@ -242,7 +271,7 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
             if chain is None:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
-            chain["distilled notes"] = forget_distilled(folder)
+            chain["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, memory, scope.root)
@@ -463,3 +492,76 @@ def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
     return moment
+
+
+def _cmd_memory_file(args: argparse.Namespace) -> int:
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    scope = memory_scope(args, settings)
+    with open_memory(settings) as memory:
+        files = memory_files(settings, memory)
+        if args.action == "show":
+            return show_person_file(files, scope.root, args.name)
+        if args.set_from is not None:
+            return set_person_file(files, scope.root, args.name, _text_from(args.set_from))
+        edited = _edited(files.read(scope.root, args.name), args.name)
+        if edited is None:
+            return EXIT_FAILED
+        return set_person_file(files, scope.root, args.name, edited)
+
+
+def show_person_file(files: PersonFiles, namespace: str, name: str) -> int:
+    """``flynn memory file show``: the file's text as kept; a missing one says so on stderr."""
+    try:
+        text = files.read(namespace, name)
+    except UnreadableFile as exc:
+        print(f"flynn: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if not text and name not in {file.name for file in files.list_files(namespace)}:
+        print(f"flynn: {namespace} has no {name} yet", file=sys.stderr)
+        return EXIT_OK
+    print(text, end="" if text.endswith("\n") else "\n")
+    return EXIT_OK
+
+
+def set_person_file(files: PersonFiles, namespace: str, name: str, text: str) -> int:
+    """``flynn memory file edit``: writes ``text`` whole (credentials redacted) unless it is
+    what the file holds already; says which, and where the file is kept."""
+    if text == files.read(namespace, name):
+        print(f"{name} unchanged ({files.where(namespace, name)})")
+        return EXIT_OK
+    files.write(namespace, name, text)
+    kept = files.read(namespace, name)
+    note = " (a credential in it was redacted)" if kept != text else ""
+    print(f"{name} saved, {len(kept):,} characters{note} ({files.where(namespace, name)})")
+    return EXIT_OK
+
+
+def _text_from(source: str) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError("--set-from", f"cannot read {source}: {exc}") from None
+
+
+def _edited(text: str, name: str) -> str | None:
+    """``text`` after the person edited it in ``$VISUAL`` / ``$EDITOR`` (``vi`` without
+    either), in a private temporary copy deleted afterwards; ``None`` (said on stderr) when the
+    editor failed, so a crash never writes a half-edited file."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory(prefix="flynn-file-") as folder:
+        path = Path(folder) / name  # the folder is 0700: nobody else reads the copy
+        path.write_text(text, encoding="utf-8")
+        try:
+            done = subprocess.run([*shlex.split(editor), str(path)], check=False)
+        except OSError as exc:
+            print(f"flynn: cannot run the editor {editor!r}: {exc}", file=sys.stderr)
+            return None
+        if done.returncode != 0:
+            print(
+                f"flynn: the editor exited with {done.returncode}; nothing saved", file=sys.stderr
+            )
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from flynn.app import host_timezone, utc_now
-from flynn.cli_memory import memory_scope, open_memory
+from flynn.cli_memory import memory_files, memory_scope, open_memory
 from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
@@ -73,6 +73,7 @@ def _cmd_sessions_export(args: argparse.Namespace) -> int:
         files = PersonalFiles(
             settings.data_dir,
             memory.facts,
+            files=memory_files(settings, memory),
             schedule=None,
             default_timezone=settings.persona.timezone or host_timezone(),
         )

@@ -22,13 +22,14 @@ from urllib.parse import urlsplit
 from flynn.app import allowed_accounts, database_path, push_limits, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
-from flynn.errors import ConfigError, FlynnError, StoreError
+from flynn.errors import ConfigError, FlynnError, StoreError, UnreadableFile
 from flynn.gateway_token import TOKEN_FILE, kept_gateway_token
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
-from flynn.people.files import MEMORY_FILES, person_directory
+from flynn.people.store import MEMORY_FILES, PersonFiles
+from flynn.people_place import person_files
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
@@ -233,22 +234,36 @@ def _distilled(settings: Settings) -> Check:
     if not people:
         return Check("distillation", True, "memory is per session: nobody's notes to distill")
     parts = []
-    for namespace in people:
-        folder = person_directory(settings.data_dir, namespace)
-        written = []
-        for tier, name in MEMORY_FILES.items():
-            path = folder / name
-            try:
-                notes = clean_file_text(name, path.read_text(encoding="utf-8", errors="replace"))
-                stamp = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
-            except OSError:
-                notes = ""
-            # The template alone (guidance in comments) is no distillation yet.
-            written.append(f"{tier} {stamp:%Y-%m-%d %H:%M}" if notes else f"{tier} never")
-        parts.append(f"{namespace}: " + ", ".join(written))
+    path = database_path(settings)
+    if not path.exists():
+        return Check("distillation", True, "nothing distilled yet (no database)")
+    try:
+        with SqliteMemory.open(path, SCHEMA) as memory:
+            files = person_files(settings, memory.documents, utc_now)
+            for namespace in people:
+                parts.append(f"{namespace}: " + ", ".join(_distilled_tiers(files, namespace)))
+    except StoreError as exc:
+        return Check("distillation", True, f"cannot be read: {exc}", warning=True)
     if not settings.distill.enabled:
         parts.insert(0, "not scheduled (distill.enabled is false)")
     return Check("distillation", True, "; ".join(parts))
+
+
+def _distilled_tiers(files: PersonFiles, namespace: str) -> list[str]:
+    changed = {file.name: file.updated_at for file in files.list_files(namespace)}
+    written = []
+    for tier, name in MEMORY_FILES.items():
+        try:
+            notes = clean_file_text(name, files.read(namespace, name))
+        except UnreadableFile:
+            notes = ""
+        # The template alone (guidance in comments) is no distillation yet.
+        stamp = changed.get(name)
+        if notes and stamp is not None:
+            written.append(f"{tier} {stamp.astimezone():%Y-%m-%d %H:%M}")
+        else:
+            written.append(f"{tier} never")
+    return written
 
 
 def _team(settings: Settings) -> Check:

@@ -14,7 +14,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import structlog
@@ -30,14 +29,11 @@ from flynn.memory.store import Documents, Fact, Facts
 from flynn.memory.working import parse_working_memory
 from flynn.memory_map import Projection, dense_projection, sparse_projection, tfidf_rows
 from flynn.messages import ChannelAccount, SessionKey
-from flynn.people.files import (
+from flynn.people.store import (
     MEMORY_FILES,
     REMINDERS_FILE,
-    TASKS_FILE,
     USER_FILE,
-    forget_distilled,
-    person_directory,
-    read_text,
+    PersonFiles,
 )
 from flynn.people.tasks import load_tasks
 from flynn.persona import clean_file_text
@@ -112,7 +108,7 @@ class MemoryView:
         browser: SqliteMemoryBrowser,
         identity: Identity,
         *,
-        data_dir: Path,
+        files: PersonFiles,
         clock: Callable[[], datetime],
         schedule: Schedule | None = None,
         embeddings: Embeddings | None = None,
@@ -121,7 +117,7 @@ class MemoryView:
         self._stores = stores
         self._browser = browser
         self._identity = identity
-        self._data_dir = data_dir
+        self._files = files
         self._clock = clock
         self._schedule = schedule
         self._embeddings = embeddings
@@ -141,8 +137,9 @@ class MemoryView:
         newest = self._browser.newest_facts(_fact_namespaces(scope), limit=FACTS_SHOWN)
         entities = self._browser.entities(scope.root, limit=ENTITIES_LISTED)
         reminders = self._reminders(scope.root)
-        folder = person_directory(self._data_dir, scope.root)
-        files, tasks = await asyncio.to_thread(_read_folder, folder)
+        # On the loop's thread, like a turn's reads of them: a store's connection (SQLite's)
+        # may serve only the thread that opened it.
+        files, tasks = _read_files(self._files, scope.root)
         return {
             "who": _who(scope),
             "facts": [_fact_json(fact, scope) for fact in newest.facts],
@@ -227,10 +224,24 @@ class MemoryView:
         counts = self._stores.forget_chain(scope.root, fact_id)
         if counts is None:
             return None
-        counts["distilled notes"] = forget_distilled(person_directory(self._data_dir, scope.root))
+        counts["distilled notes"] = self._files.forget_distilled(scope.root)
         if self._on_forgotten is not None:
             await self._on_forgotten(scope.root, counts)
         return {"fact": fact_id, "forgotten": counts}
+
+    async def file(self, client_id: str, name: str) -> dict[str, object]:
+        """The person's own file ``name`` whole, as kept (guidance comments too), to edit."""
+        scope = self.scope(client_id)
+        text = self._files.read(scope.root, name)
+        return {"name": name, "text": text}
+
+    async def save_file(self, client_id: str, name: str, text: str) -> dict[str, object]:
+        """Replaces the person's own file ``name`` whole (credentials redacted on write);
+        answers with what was kept, and whether a credential was taken out."""
+        scope = self.scope(client_id)
+        self._files.write(scope.root, name, text)
+        kept = self._files.read(scope.root, name)
+        return {"name": name, "text": kept, "redacted": kept != text}
 
     def _chain(self, fact: Fact) -> list[Fact]:
         """An observation's supersession chain through ``fact``, oldest first."""
@@ -317,29 +328,30 @@ def _tfidf_projection(texts: Sequence[str]) -> Projection:
     return sparse_projection(tfidf_rows(texts))
 
 
-def _read_folder(folder: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
+def _read_files(
+    person: PersonFiles, namespace: str
+) -> tuple[list[dict[str, object]], dict[str, object]]:
     """The person's notes as Flynn reads them (guidance comments left out), and their tasks."""
     files: list[dict[str, object]] = []
+    have = {file.name for file in person.list_files(namespace)}
     for name in FILES:
-        path = folder / name
         try:
-            raw = read_text(path)
-            exists = path.is_file()
-        except OSError as exc:
-            files.append({"name": name, "exists": True, "error": exc.strerror or str(exc)})
+            raw = person.read(namespace, name)
+        except UnreadableFile as exc:
+            files.append({"name": name, "exists": True, "error": str(exc)})
             continue
         text = clean_file_text(name, raw)
         files.append(
             {
                 "name": name,
-                "exists": exists,
+                "exists": name in have,
                 "text": text[:FILE_MAX_CHARS],
                 "cut": len(text) > FILE_MAX_CHARS,
                 "guidance_only": bool(raw.strip()) and not text,
             }
         )
     try:
-        tasks = load_tasks(folder / TASKS_FILE)
+        tasks = load_tasks(person, namespace)
     except UnreadableFile as exc:
         return files, {"items": [], "more": False, "error": str(exc)}
     shown = [task.as_json() for task in tasks[:TASKS_SHOWN]]

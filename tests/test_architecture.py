@@ -80,7 +80,7 @@ RULES: dict[str, Rule] = {
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # a person's own files (their folder, their task list), beside the stores
-    "people": rule("stores", "attachments credentials errors persona"),
+    "people": rule("stores", "attachments credentials errors memory persona"),
     # knowledge: above the stores, only the Provider Protocol of the models
     "recall": rule("knowledge", "dates errors language memory settings tokens"),
     "learning": rule(
@@ -124,9 +124,11 @@ RULES: dict[str, Rule] = {
     "app": rule(
         "app",
         "access attachments channels datadir dates distill embedding_model errors gateway_token "
-        "identity learning memory memory_view people persona providers recall router schedule "
-        "sessions settings switchboard tools",
+        "identity learning memory memory_view people people_place persona providers recall router "
+        "schedule sessions settings switchboard tools",
     ),
+    # where people's files are kept (a folder each, or the database the workers share)
+    "people_place": rule("app", "memory people settings"),
     # the embedding model's life in a running flynn: named, loaded in a thread, the catch-up
     "embedding_model": rule("app", "errors learning memory recall settings"),
     # the daemon's parts answering each other through the channels (readiness, redelivery)
@@ -147,8 +149,8 @@ RULES: dict[str, Rule] = {
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings datadir dates errors identity learning memory messages people persona "
-        "plurals recall schedule.migrations settings",
+        "app cli_settings datadir dates errors identity learning memory messages people "
+        "people_place persona plurals recall schedule.migrations settings",
     ),
     "cli_costs": rule("cli", "app cli_memory cli_settings memory schedule.migrations"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
@@ -163,8 +165,8 @@ RULES: dict[str, Rule] = {
     ),
     "doctor": rule(
         "cli",
-        "app channels datadir distill errors gateway_token memory people persona providers recall "
-        "schedule settings tools",
+        "app channels datadir distill errors gateway_token memory people people_place persona "
+        "providers recall schedule settings tools",
     ),
     "scaffold": rule("cli"),
 }

@@ -102,3 +102,19 @@ def test_the_question_names_the_person(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "everything Flynn knows about alice for good" in result.stderr
+
+
+def test_all_deletes_the_files_flynn_wrote_and_keeps_user_md(home: Path) -> None:
+    folder = home / ".flynn" / "user"
+    for name in ("TASKS.json", "SCRATCH.md", "MEMORY_SHORT.md", "MEMORY_LONG.md"):
+        (folder / name).write_text(f"Ana's {name}\n", encoding="utf-8")
+    (folder / "USER.md").write_text("- Name: Ana\n", encoding="utf-8")
+    forgot = flynn("memory", "forget", "--all", "--yes", home=home, env=ENV)
+    assert forgot.returncode == 0, forgot.stderr
+    assert "5 files" in forgot.stdout  # and the MEMORY_MID.md template of the first chat
+    assert sorted(path.name for path in folder.iterdir() if path.is_file()) == [
+        ".forgotten",
+        "REMINDERS.md",
+        "USER.md",
+    ]
+    assert (folder / "USER.md").read_text(encoding="utf-8") == "- Name: Ana\n"

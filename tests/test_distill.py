@@ -21,6 +21,7 @@ from flynn.learning.own_words import mark_forwarded
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import write_working_memory
+from flynn.people.files import DirectoryPersonFiles
 from flynn.providers.base import ChatRequest, ChatResponse, Usage
 from flynn.schedule.jobs import Run, Target
 from flynn.schedule.migrations import SCHEMA
@@ -51,7 +52,7 @@ def _distiller(
     timeout: float = 5.0,
 ) -> Distiller:
     return Distiller(
-        data_dir=tmp_path,
+        files=DirectoryPersonFiles(tmp_path),
         facts=memory.facts,
         history=memory.history,
         documents=memory.documents,
@@ -356,9 +357,9 @@ async def test_a_run_of_a_tier_this_version_does_not_know_does_nothing(
 def test_the_notice_says_what_happened(tmp_path: Path) -> None:
     from flynn.distill.distiller import Distilled
 
-    same = Distilled("mid", "user", tmp_path / "MEMORY_MID.md", "- a", "- a", model="m")
+    same = Distilled("mid", "user", "MEMORY_MID.md", str(tmp_path), "- a", "- a", model="m")
     assert "nothing new" in notice(same)
-    new = Distilled("long", "user", tmp_path / "MEMORY_LONG.md", "", "- b", model="m")
+    new = Distilled("long", "user", "MEMORY_LONG.md", str(tmp_path), "", "- b", model="m")
     assert "updated my notes on the long run" in notice(new)
 
 

@@ -25,6 +25,7 @@ from flynn.distill.distiller import TIERS
 from flynn.distill.runs import DistillRuns, plan_jobs
 from flynn.memory.database import encode_time
 from flynn.memory.store import NewFact
+from flynn.people.files import DirectoryPersonFiles
 from flynn.schedule.jobs import Run, Target
 from flynn.settings import Settings, load_settings
 from flynn.tokens import estimate_tokens
@@ -136,7 +137,9 @@ async def test_each_tier_asks_its_own_model(
     assert (mid.model, long.model) == (mid_model, long_model)
     # Metered under the tier's task, so `flynn costs` tells the weekly from the monthly.
     assert totals["distill_mid"] == (700, 30) and totals["distill_long"] == (500, 20)
-    assert "I helped Ana move the launch" in mid.path.read_text(encoding="utf-8")
+    assert "I helped Ana move the launch" in DirectoryPersonFiles(tmp_path / "data").read(
+        "user", mid.name
+    )
     # The long tier integrates what the mid tier wrote.
     assert "I helped Ana move the launch to March" in str(asked_long.json["messages"])
 

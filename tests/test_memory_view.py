@@ -19,6 +19,7 @@ from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import WorkingMemory, render_working_memory
 from flynn.memory_view import Embeddings, MemoryView
+from flynn.people.files import DirectoryPersonFiles
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 
@@ -37,7 +38,7 @@ def owner_view(memory: SqliteMemory, data_dir: Path, **options: Any) -> MemoryVi
         memory,
         SqliteMemoryBrowser(memory.db),
         Identity(user_namespace="user", users={}),
-        data_dir=data_dir,
+        files=DirectoryPersonFiles(data_dir),
         clock=lambda: NOW,
         **options,
     )

@@ -29,6 +29,7 @@ from websockets.asyncio.client import connect
 from flynn.daemon import Daemon
 from flynn.memory.store import NewFact
 from flynn.memory.working import WorkingMemory, render_working_memory
+from flynn.people.files import DirectoryPersonFiles
 from flynn.people.tasks import Task, save_tasks
 from flynn.settings import Settings, load_settings
 
@@ -214,7 +215,11 @@ def seed(world: World) -> int:
     )
     app.memory.documents.replace("user/working", render_working_memory(working), now=now)
     folder = world.settings.data_dir / "user"
-    save_tasks(folder / "TASKS.json", [Task(1, "draft the cut-over checklist", False, "")])
+    save_tasks(
+        DirectoryPersonFiles(world.settings.data_dir),
+        "user",
+        [Task(1, "draft the cut-over checklist", False, "")],
+    )
     (folder / "USER.md").write_text("# About me\n- Backend engineer in Lisbon\n")
     return len(OBSERVATIONS) + 2  # and the name, and the pattern
 
@@ -353,6 +358,19 @@ async def test_the_page_shows_a_fact_learnt_in_chat_its_history_the_map_and_forg
         assert await phone.locator("#facts script, #facts img").count() == 0
 
 
+async def memory_pages(
+    world: World, tokens: dict[str, str], viewport: dict[str, int]
+) -> dict[str, Page]:
+    """A connected memory page for each token, every one naming alice's client id."""
+    pages = {}
+    for who, token in tokens.items():
+        page = await world.page(viewport)
+        await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
+        await expect(page.locator("#state")).to_have_text("connected")
+        pages[who] = page
+    return pages
+
+
 async def test_two_people_each_see_only_their_own_memory(tmp_path: Path) -> None:
     users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-phone"]}}
     async with memory_world(tmp_path, memory={"user_namespace": "user"}, users=users) as world:
@@ -378,12 +396,7 @@ async def test_two_people_each_see_only_their_own_memory(tmp_path: Path) -> None
         # The channel token naming a client id users: lists under alice: the owner, not alice.
         await talk(world.port, "alice-laptop", "my name is Olga")
 
-        pages = {}
-        for who, token in (("bob", bob_token), ("owner", TOKEN)):
-            page = await world.page(PHONE)
-            await page.goto(world.url("/memory", client_id="alice-laptop", token=token))
-            await expect(page.locator("#state")).to_have_text("connected")
-            pages[who] = page
+        pages = await memory_pages(world, {"bob": bob_token, "owner": TOKEN}, PHONE)
         # Alice opens the chat page with her token, then follows its link.
         page = await world.page(PHONE)
         await page.goto(world.url("/", client_id="alice-laptop", token=alice_token))
@@ -429,3 +442,48 @@ async def test_a_wrong_token_shows_nothing(tmp_path: Path) -> None:
         await expect(page.locator("#token-form")).to_be_visible()
         await expect(page.locator(".fact")).to_have_count(0)
         assert "Ana" not in await page.locator("body").inner_text()
+
+
+async def test_a_person_edits_their_own_user_md_on_the_page(tmp_path: Path) -> None:
+    """USER.md edited on the memory page is saved where Flynn keeps it, for the person the
+    token is: bob's page on alice's client id edits bob's file, never alice's; ``flynn memory
+    file show`` (another process) reads what the page saved, and a credential is left out."""
+    users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-phone"]}}
+    key = "sk-ant-api03-Zq8wX2vBn5mK1pL7rT4yU9iO3aS6dF0gH2jK"
+    async with memory_world(tmp_path, memory={"user_namespace": "user"}, users=users) as world:
+        app = world.daemon.app
+        assert app is not None
+        files = DirectoryPersonFiles(world.settings.data_dir)
+        files.write("users/alice", "USER.md", "<!-- guidance -->\n- Name: Alice\n")
+        now = datetime.now(UTC)
+        alice_token = app.person_tokens.issue("alice", now=now)
+        bob_token = app.person_tokens.issue("bob", now=now)
+        pages = await memory_pages(world, {"alice": alice_token, "bob": bob_token}, DESKTOP)
+        alice = pages["alice"]
+        await expect(alice.locator("#files")).to_contain_text("- Name: Alice")
+        await alice.locator(".file summary", has_text="USER.md").click()
+        await alice.get_by_role("button", name="Edit USER.md").click()
+        area = alice.get_by_label("USER.md text")
+        await expect(area).to_have_value("<!-- guidance -->\n- Name: Alice\n")
+        await area.fill("<!-- guidance -->\n- Name: Alice Lima\n- Prefers: short answers\n")
+        await alice.get_by_role("button", name="Save").click()
+        await expect(alice.locator("#notice")).to_have_text(
+            "USER.md saved. Flynn reads it from your next message."
+        )
+        await expect(alice.locator("#files")).to_contain_text("- Prefers: short answers")
+        await expect(alice.locator(".file-editor")).to_have_count(0)
+
+        bob = pages["bob"]
+        await bob.locator(".file summary", has_text="USER.md").click()
+        await bob.get_by_role("button", name="Edit USER.md").click()
+        await expect(bob.get_by_label("USER.md text")).to_have_value("")
+        await bob.get_by_label("USER.md text").fill(f"- Name: Bob\n- key {key}\n")
+        await bob.get_by_role("button", name="Save").click()
+        await expect(bob.locator("#notice")).to_contain_text("A credential in it was left out")
+        await bob.screenshot(path=str(SCREENSHOTS / "flynn-memory-edit.png"))
+
+        shown = await world.flynn("memory", "file", "show", "USER.md", "--user", "alice")
+        assert shown == "<!-- guidance -->\n- Name: Alice Lima\n- Prefers: short answers\n"
+        bobs = files.read("users/bob", "USER.md")
+        assert bobs.startswith("- Name: Bob\n- key ") and key not in bobs
+        assert world.problems == []

@@ -19,23 +19,16 @@ import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from pathlib import Path
 from typing import Literal
 
 import structlog
 
 from flynn.distill.material import LONG, MID, SHORT, Material, digest, gather
-from flynn.errors import FlynnError, ProviderError
+from flynn.errors import FlynnError, ProviderError, UnreadableFile
 from flynn.learning.own_words import is_injection
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import Documents, Facts, History
-from flynn.people.files import (
-    MEMORY_FILES,
-    forget_mark,
-    person_directory,
-    read_text,
-    write_text,
-)
+from flynn.people.store import MEMORY_FILES, PersonFiles
 from flynn.persona import clean_file_text
 from flynn.providers.base import ChatMessage, ChatRequest, Provider, Task
 from flynn.tokens import estimate_tokens, truncate_to_tokens
@@ -101,7 +94,10 @@ class Distilled:
 
     tier: Tier
     namespace: str
-    path: Path
+    name: str
+    """The file's name (``MEMORY_SHORT.md``)."""
+    where: str
+    """Where it is kept (``PersonFiles.where``)."""
     before: str
     """The file's notes before (guidance comments left out), '' when it was new."""
     after: str
@@ -128,15 +124,15 @@ class Distilled:
         lines = difflib.unified_diff(
             _body(self.before).splitlines(),
             _body(self.after).splitlines(),
-            fromfile=f"{self.path.name} (before)",
-            tofile=f"{self.path.name} (now)",
+            fromfile=f"{self.name} (before)",
+            tofile=f"{self.name} (now)",
             lineterm="",
         )
         return "\n".join(lines)
 
     def summary(self) -> str:
         """One line saying what happened."""
-        name = self.path.name
+        name = self.name
         if self.empty:
             return f"{name}: nothing to distill yet (no messages, facts or working memory)"
         how = f"by {self.model}" if self.model else "without a model"
@@ -152,7 +148,7 @@ class Distiller:
     def __init__(
         self,
         *,
-        data_dir: Path,
+        files: PersonFiles,
         facts: Facts,
         history: History,
         documents: Documents,
@@ -167,7 +163,7 @@ class Distiller:
         ``distill_long``); a tier without one (offline) is digested without a model.
         ``identity`` gives the persona's identity, in whose voice mid notes are written;
         ``zone`` gives a person's timezone by namespace."""
-        self._data_dir = data_dir
+        self._files = files
         self._facts = facts
         self._history = history
         self._documents = documents
@@ -178,29 +174,27 @@ class Distiller:
         self._clock = clock
         self._timeout = timeout_seconds
 
-    def path(self, tier: Tier, namespace: str) -> Path:
-        return person_directory(self._data_dir, namespace) / MEMORY_FILES[tier]
-
     async def run(self, tier: Tier, namespace: str) -> Distilled:
         """Rewrites ``namespace``'s file of ``tier``. Raises ``DistillFailed`` (the old file
         stays) and ``StoreError`` when the database cannot be read."""
         now = self._clock()
         zone = self._zone(namespace)
-        path = self.path(tier, namespace)
-        mark = forget_mark(path.parent)
-        before = self._read(path)
+        name = MEMORY_FILES[tier]
+        where = self._files.where(namespace, name)
+        mark = self._files.forgotten_mark(namespace)
+        before = self._read(namespace, name)
         material = gather(
             namespace,
             facts=self._facts,
             history=self._history,
             documents=self._documents,
-            folder=path.parent,
+            files=self._files,
             now=now,
             days=DAYS[tier],
         )
         budget = self._budgets[tier]
         if material.is_empty:
-            return Distilled(tier, namespace, path, before, before, model="", empty=True)
+            return Distilled(tier, namespace, name, where, before, before, model="", empty=True)
         model, used = "", (0, 0)
         provider = self._models.get(tier) if tier != "short" else None
         if provider is None:
@@ -209,20 +203,21 @@ class Distiller:
         else:
             notes, model, used = await self._ask(provider, tier, material, before, budget, zone)
         after = self._compose(tier, notes, now, zone)
-        if forget_mark(path.parent) != mark:
+        if self._files.forgotten_mark(namespace) != mark:
             # Something was forgotten while this ran (the model may take minutes): what it read
             # may hold it, so nothing is written; the next run reads what remains.
             raise DistillFailed("memory was forgotten while this ran; nothing was written")
         try:
-            write_text(path, after)
+            self._files.write(namespace, name, after)
         except OSError as exc:
-            raise DistillFailed(f"cannot write {path}: {exc.strerror or exc}") from exc
+            raise DistillFailed(f"cannot write {where}: {exc.strerror or exc}") from exc
         result = Distilled(
             tier,
             namespace,
-            path,
+            name,
+            where,
             before,
-            clean_file_text(path.name, after),
+            clean_file_text(name, after),
             model=model,
             input_tokens=used[0],
             output_tokens=used[1],
@@ -288,7 +283,7 @@ class Distiller:
             below = digest(material, budget=self._budgets["short"], zone=zone, shape=SHORT)
             parts.append(f"<recent_days>\n{below or '(nothing)'}\n</recent_days>")
         else:
-            below = self._read(self.path("mid", material.namespace))
+            below = self._read(material.namespace, MEMORY_FILES["mid"])
             if not below:
                 below = digest(material, budget=self._budgets["mid"], zone=zone, shape=MID)
             parts.append(f"<memory_mid>\n{_body(below) or '(nothing)'}\n</memory_mid>")
@@ -305,12 +300,11 @@ class Distiller:
         )
         return guidance + TRUST_LINE.format(when=local.strftime("%Y-%m-%d")) + "\n\n" + notes + "\n"
 
-    @staticmethod
-    def _read(path: Path) -> str:
+    def _read(self, namespace: str, name: str) -> str:
         try:
-            return clean_file_text(path.name, read_text(path))
-        except OSError as exc:
-            raise DistillFailed(f"cannot read {path}: {exc.strerror or exc}") from exc
+            return clean_file_text(name, self._files.read(namespace, name))
+        except UnreadableFile as exc:
+            raise DistillFailed(str(exc)) from exc
 
 
 def _body(notes: str) -> str:

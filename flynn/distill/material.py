@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
-from pathlib import Path
 
 from flynn.errors import UnreadableFile
 from flynn.learning.own_words import is_injection, own_words
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import Documents, Fact, Facts, History, StoredMessage
 from flynn.memory.working import read_working_memory
-from flynn.people.files import TASKS_FILE
+from flynn.people.store import PersonFiles
 from flynn.people.tasks import load_tasks
 from flynn.tokens import estimate_tokens
 
@@ -51,7 +50,7 @@ def gather(
     facts: Facts,
     history: History,
     documents: Documents,
-    folder: Path,
+    files: PersonFiles,
     now: datetime,
     days: int,
 ) -> Material:
@@ -74,15 +73,15 @@ def gather(
         ),
         facts=tuple(rows),
         working=working.content.strip() if working is not None else "",
-        open_tasks=_open_tasks(folder / TASKS_FILE),
+        open_tasks=_open_tasks(files, namespace),
         now=now,
     )
 
 
-def _open_tasks(path: Path) -> tuple[str, ...]:
+def _open_tasks(files: PersonFiles, namespace: str) -> tuple[str, ...]:
     try:
-        tasks = load_tasks(path)
-    except (UnreadableFile, OSError):
+        tasks = load_tasks(files, namespace)
+    except UnreadableFile:
         return ()  # a broken list is the tasks tools' to report, not the notes'
     return tuple(task.text for task in tasks if not task.done)
 

@@ -126,8 +126,8 @@ def notice(result: Distilled) -> str:
     """What the person is told when a distillation finished."""
     span = {"short": "recent days", "mid": "recent weeks", "long": "the long run"}[result.tier]
     if not result.changed:
-        return f"I went over my notes on {span} ({result.path.name}); nothing new to add."
+        return f"I went over my notes on {span} ({result.name}); nothing new to add."
     return (
-        f"I've updated my notes on {span} ({result.path.name}, {result.tokens:,} tokens). "
+        f"I've updated my notes on {span} ({result.name}, {result.tokens:,} tokens). "
         "Ask me what I remember, or see the file in your folder."
     )

@@ -1,77 +1,34 @@
-"""A person's own files under ``data_dir/<namespace>/``: written whole and
-atomically (a temporary file renamed over the old one), owner-only, so a crash mid-write leaves
-the previous version and nobody else on the machine can read them."""
+"""A person's own files under ``data_dir/<namespace>/`` (``DirectoryPersonFiles``): written
+whole and atomically (a temporary file renamed over the old one), owner-only, so a crash mid-write
+leaves the previous version and nobody else on the machine can read them; a person or an admin
+may edit them by hand."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 import time
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
 
 from flynn.attachments import forget_files
-from flynn.credentials import redact, redact_json
+from flynn.errors import UnreadableFile
+from flynn.people.store import (
+    FORGOTTEN_MARK,
+    MEMORY_FILES,
+    PERSON_TEMPLATES,
+    SCRATCH_FILE,
+    TASKS_FILE,
+    PersonFile,
+    check_name,
+    redacted,
+)
 from flynn.persona import PERSON_FILES, clean_file_text, write_templates
 
 log = structlog.get_logger(__name__)
-
-TASKS_FILE = "TASKS.json"
-SCRATCH_FILE = "SCRATCH.md"
-REMINDERS_FILE = "REMINDERS.md"
-USER_FILE = "USER.md"
-MEMORY_FILES = {
-    "short": "MEMORY_SHORT.md",
-    "mid": "MEMORY_MID.md",
-    "long": "MEMORY_LONG.md",
-}
-"""Each distillation tier's file."""
-
-PERSON_TEMPLATES: dict[str, str] = {
-    "USER.md": """\
-<!--
-USER.md: what you want the assistant to know about you from the start. Loaded from tier 2.
-This file is yours alone: nobody else's conversations load it. Facts learned in
-conversation are kept in flynn's memory database, not here; use this file for things you
-would rather state once, e.g.:
-
-# About me
-- Name: Ana
-- Works as: backend engineer, Europe/Lisbon time
-- Prefers: short answers, metric units
--->
-""",
-    "REMINDERS.md": """\
-<!--
-REMINDERS.md: things to bring up when relevant, written by hand. Loaded from tier 2, with
-the reminders Flynn will send (set by asking, e.g. "remind me tomorrow at 9 to call Ana")
-listed after them. One per line, e.g. "- 2026-06-01: renew the passport".
--->
-""",
-    "MEMORY_SHORT.md": """\
-<!--
-MEMORY_SHORT.md: digest of recent days (what was said, learnt and decided). Rewritten daily
-and by `flynn distill short`; edits are overwritten at the next distillation. Loaded from
-tier 2.
--->
-""",
-    "MEMORY_MID.md": """\
-<!--
-MEMORY_MID.md: concise summary of recent weeks. Rewritten weekly and by
-`flynn distill mid`. Loaded from tier 2.
--->
-""",
-    "MEMORY_LONG.md": """\
-<!--
-MEMORY_LONG.md: long-term memory integrated over months. Updated monthly and by
-`flynn distill long`; review it after the first run. Loaded from tier 3.
--->
-""",
-}
-"""What a person's folder starts with (``flynn init`` for the owner; anyone else at their first
-message): guidance in comments, which prompts never show. TASKS.json and SCRATCH.md are made by
-the tools that write them."""
 
 
 def person_directory(data_dir: Path, namespace: str) -> Path:
@@ -79,6 +36,60 @@ def person_directory(data_dir: Path, namespace: str) -> Path:
     ``users/alice``, or ``sessions/<key>`` for session-scoped memory)."""
     parts = [part for part in namespace.split("/") if part not in ("", ".", "..")]
     return data_dir.joinpath(*parts)
+
+
+class DirectoryPersonFiles:
+    """``PersonFiles`` in ``data_dir/<namespace>/``, where a person or an admin may edit them by
+    hand."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._data_dir = data_dir
+
+    def folder(self, namespace: str) -> Path:
+        return person_directory(self._data_dir, namespace)
+
+    def read(self, namespace: str, name: str) -> str:
+        try:
+            return read_text(self.folder(namespace) / check_name(name))
+        except OSError as exc:
+            raise UnreadableFile(f"{name} cannot be read ({exc.strerror or exc})") from None
+
+    def write(self, namespace: str, name: str, text: str) -> None:
+        write_text(self.folder(namespace) / check_name(name), text)
+
+    def list_files(self, namespace: str) -> list[PersonFile]:
+        try:
+            entries = list(os.scandir(self.folder(namespace)))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found = []
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.is_file(follow_symlinks=True):
+                continue
+            try:
+                changed = entry.stat(follow_symlinks=True).st_mtime
+            except OSError:
+                continue
+            found.append(PersonFile(entry.name, datetime.fromtimestamp(changed, UTC)))
+        return sorted(found, key=lambda file: file.name)
+
+    def where(self, namespace: str, name: str) -> str:
+        return str(self.folder(namespace) / check_name(name))
+
+    def remove(self, namespace: str, names: Iterable[str]) -> int:
+        return _unlink(self.folder(namespace), tuple(check_name(name) for name in names))
+
+    def write_templates(self, namespace: str) -> list[str]:
+        return [path.name for path in write_person_templates(self.folder(namespace))]
+
+    def forget_distilled(self, namespace: str) -> int:
+        return forget_distilled(self.folder(namespace))
+
+    def forgotten_mark(self, namespace: str) -> int:
+        return forget_mark(self.folder(namespace))
+
+    def forget(self, namespace: str) -> int:
+        return forget_person_files(self.folder(namespace))
 
 
 def read_text(path: Path) -> str:
@@ -93,11 +104,7 @@ def read_text(path: Path) -> str:
 def write_text(path: Path, text: str) -> None:
     """Replaces the file's content atomically; creates its folder (0700) if needed. A
     credential in ``text`` is redacted first (in a JSON file, in its strings)."""
-    if path.suffix == ".json":
-        cleaned, count = redact_json(text)
-        text = cleaned + "\n" if count else text
-    else:
-        text = redact(text)[0]
+    text = redacted(path.name, text)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -124,11 +131,6 @@ def forget_person_files(folder: Path) -> int:
     files. USER.md, which they write, stays."""
     written = _unlink(folder, (TASKS_FILE, SCRATCH_FILE)) + forget_distilled(folder)
     return written + forget_files(folder)
-
-
-FORGOTTEN_MARK = ".forgotten"
-"""Touched by every forget: a distillation that read the person's memory before it cannot
-write what it made from it (``forgotten_since``)."""
 
 
 def forget_distilled(folder: Path) -> int:

@@ -1,4 +1,4 @@
-"""The person's task list, ``TASKS.json`` in their folder: read, written and shown as a person
+"""The person's task list, their file ``TASKS.json``: read, written and shown as a person
 reads it. The file is plain JSON a person may edit by hand; an unreadable one is reported, never
 overwritten."""
 
@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from flynn.errors import UnreadableFile
-from flynn.people.files import TASKS_FILE, read_text, write_text
+from flynn.people.store import TASKS_FILE, PersonFiles
 
 MAX_TASKS = 500
 
@@ -32,13 +31,10 @@ class Task:
         }
 
 
-def load_tasks(path: Path) -> list[Task]:
-    """The tasks in ``path``; ``UnreadableFile`` (saying why, in words for the person) if it
-    is not a task list this module can read."""
-    try:
-        raw = read_text(path).strip()
-    except OSError as exc:
-        raise UnreadableFile(f"{TASKS_FILE} cannot be read ({exc.strerror or exc})") from None
+def load_tasks(files: PersonFiles, namespace: str) -> list[Task]:
+    """The person's tasks; ``UnreadableFile`` (saying why, in words for the person) if their
+    file is not a task list this module can read."""
+    raw = files.read(namespace, TASKS_FILE).strip()
     if not raw:
         return []
     try:
@@ -68,9 +64,9 @@ def load_tasks(path: Path) -> list[Task]:
     return tasks
 
 
-def save_tasks(path: Path, tasks: list[Task]) -> None:
+def save_tasks(files: PersonFiles, namespace: str, tasks: list[Task]) -> None:
     text = json.dumps([task.as_json() for task in tasks], ensure_ascii=False, indent=2)
-    write_text(path, text + "\n")
+    files.write(namespace, TASKS_FILE, text + "\n")
 
 
 def render_tasks(tasks: list[Task], *, include_done: bool = False) -> str:

@@ -19,7 +19,6 @@ from flynn.identity import MemoryScope
 from flynn.memory.costs import Spend, usd
 from flynn.memory.person_facts import active_person_facts
 from flynn.memory.working import read_working_memory
-from flynn.people.files import forget_distilled
 from flynn.persona import MAX_TIER, MIN_TIER, describe_tier, read_help
 from flynn.plurals import counted
 from flynn.providers.base import ToolResult
@@ -345,7 +344,7 @@ def _distilled_forgotten(session: Session) -> str:
     files = session.services.person.files
     if files is None or not session.scope.shared:
         return ""
-    if not forget_distilled(files.directory(session.scope.root)):
+    if not files.files.forget_distilled(session.scope.root):
         return ""
     return (
         " The distilled notes that may have repeated it were deleted too; the next "

@@ -458,6 +458,7 @@ class Orchestrator:
             now=now,
             off_the_record=self.off_the_record,
             user=self.scope.user if self.scope.shared else None,
+            files=None if files is None else files.files,
         )
 
     async def run_tool(self, name: str, arguments: str = "{}") -> ToolResult | None:

@@ -1,7 +1,7 @@
-"""What is the person's own beside their memory: their folder (``data_dir/<namespace>/``), their
-timezone, and the personal files the persona tiers load in their prompt (USER.md, the distilled
-MEMORY_*.md, TASKS.json and SCRATCH.md from their folder, REMINDERS.md from the folder and the
-schedule)."""
+"""What is the person's own beside their memory: their folder (``data_dir/<namespace>/``, for the
+pictures and files they send), their timezone, and the personal files the persona tiers load in
+their prompt (USER.md, the distilled MEMORY_*.md, TASKS.json and SCRATCH.md from their files,
+REMINDERS.md from their files and the schedule)."""
 
 from __future__ import annotations
 
@@ -15,17 +15,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from flynn.dates import parse_timezone
-from flynn.errors import UnreadableFile
+from flynn.errors import StoreError, UnreadableFile
 from flynn.memory.store import Facts
-from flynn.people.files import (
+from flynn.people.files import person_directory
+from flynn.people.store import (
     MEMORY_FILES,
     REMINDERS_FILE,
     SCRATCH_FILE,
     TASKS_FILE,
     USER_FILE,
-    person_directory,
-    read_text,
-    write_person_templates,
+    PersonFiles,
 )
 from flynn.people.tasks import load_tasks, render_tasks
 from flynn.persona import clean_file_text
@@ -65,18 +64,20 @@ class PersonTimezone:
 
 @dataclass(frozen=True, slots=True)
 class _Read:
-    signature: tuple[int, int, int]
+    raw: str
     text: str
 
 
 class PersonalFiles:
-    """Reads a person's folder and schedule for their prompt; writes nothing."""
+    """Reads a person's files and schedule for their prompt; writes nothing but the templates
+    of their first message."""
 
     def __init__(
         self,
         data_dir: Path,
         facts: Facts,
         *,
+        files: PersonFiles,
         schedule: Schedule | None,
         default_timezone: str,
         default_source: Literal["config", "host"] = "config",
@@ -85,24 +86,27 @@ class PersonalFiles:
         (``default_source`` "config") or the machine's ("host")."""
         self._data_dir = data_dir
         self._facts = facts
+        self.files = files
         self._schedule = schedule
         self._default = default_timezone
         self._default_source: TimezoneSource = default_source
-        self._read: dict[Path, _Read] = {}
+        self._read: dict[tuple[str, str], _Read] = {}
+        self._unreadable: dict[tuple[str, str], str] = {}
         # Each person's timezone as of the facts' generation it was found in.
         self._zones: dict[str, tuple[tuple[int, int], PersonTimezone]] = {}
         # Each person's reminders as shown, as of the jobs' and the facts' generations.
         self._shown: dict[str, tuple[tuple[tuple[int, int], tuple[int, int]], str]] = {}
 
     def directory(self, namespace: str) -> Path:
+        """The person's folder for the pictures and files they send."""
         return person_directory(self._data_dir, namespace)
 
     def ensure_templates(self, namespace: str) -> None:
-        """Gives a person their folder's templates at their first message (the owner's come
-        from ``flynn init``); a folder that cannot be written is logged, never raised."""
+        """Gives a person their files' templates at their first message (the owner's come
+        from ``flynn init``); files that cannot be written are logged, never raised."""
         try:
-            written = write_person_templates(self.directory(namespace))
-        except OSError as exc:
+            written = self.files.write_templates(namespace)
+        except (OSError, StoreError) as exc:
             log.warning("person.templates_not_written", namespace=namespace, error=str(exc))
             return
         if written:
@@ -151,10 +155,9 @@ class PersonalFiles:
         """The text of each personal file among ``files`` (those the persona tier loads)."""
         wanted = set(files)
         texts: dict[str, str] = {}
-        folder = self.directory(namespace)
         for name in _NOTES:
             if name in wanted:
-                texts[name] = self._note(folder / name)
+                texts[name] = self._note(namespace, name)
         if REMINDERS_FILE in wanted:
             scheduled = self._reminders(namespace, now)
             texts[REMINDERS_FILE] = "\n\n".join(
@@ -162,40 +165,41 @@ class PersonalFiles:
             )
         if TASKS_FILE in wanted:
             try:
-                tasks = load_tasks(folder / TASKS_FILE)
+                tasks = load_tasks(self.files, namespace)
             except UnreadableFile as exc:
                 texts[TASKS_FILE] = f"(the task list cannot be read: {exc})"
             else:
                 texts[TASKS_FILE] = render_tasks(tasks) if tasks else ""
         if SCRATCH_FILE in wanted:
             try:
-                texts[SCRATCH_FILE] = read_text(folder / SCRATCH_FILE)
-            except OSError as exc:
+                texts[SCRATCH_FILE] = self.files.read(namespace, SCRATCH_FILE)
+            except UnreadableFile as exc:
                 # Read every turn: a file the person broke must not cost them their turns.
-                texts[SCRATCH_FILE] = f"(the scratchpad cannot be read: {exc.strerror or exc})"
+                texts[SCRATCH_FILE] = f"(the scratchpad cannot be read: {exc})"
         return texts
 
-    def _note(self, path: Path) -> str:
+    def _note(self, namespace: str, name: str) -> str:
         """The file's text without its guidance comments, '' when it is missing or cannot be
-        read (logged once per change of the file, not once per turn)."""
+        read (logged once per change of what is wrong, not once per turn). Cleaned again only
+        when the text changed."""
+        key = (namespace, name)
         try:
-            stat = path.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            self._read.pop(path, None)
+            raw = self.files.read(namespace, name)
+        except UnreadableFile as exc:
+            if self._unreadable.get(key) != str(exc):
+                log.warning("person.file_unreadable", namespace=namespace, error=str(exc))
+                self._unreadable[key] = str(exc)
+            self._read.pop(key, None)
             return ""
-        except OSError as exc:
-            log.warning("person.file_unreadable", file=str(path), error=str(exc))
+        self._unreadable.pop(key, None)
+        if not raw:
+            self._read.pop(key, None)
             return ""
-        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-        cached = self._read.get(path)
-        if cached is not None and cached.signature == signature:
+        cached = self._read.get(key)
+        if cached is not None and cached.raw == raw:
             return cached.text
-        try:
-            text = clean_file_text(path.name, read_text(path))
-        except OSError as exc:
-            log.warning("person.file_unreadable", file=str(path), error=str(exc))
-            text = ""
-        self._read[path] = _Read(signature, text)
+        text = clean_file_text(name, raw)
+        self._read[key] = _Read(raw, text)
         return text
 
     def _reminders(self, namespace: str, now: datetime) -> str:

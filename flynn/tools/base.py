@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from flynn.credentials import redact, redact_json
 from flynn.messages import SessionKey
+from flynn.people.store import PersonFiles
 from flynn.providers.base import ToolCall, ToolResult, ToolSpec
 
 log = structlog.get_logger(__name__)
@@ -33,8 +34,9 @@ class ToolError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """Who a call is for. Every tool reads and writes only under ``namespace`` (and the
-    person's folder ``person_dir``): a tool cannot reach another person's memory."""
+    """Who a call is for. Every tool reads and writes only under ``namespace`` (their files
+    through ``files``, the pictures and files they sent in ``person_dir``): a tool cannot reach
+    another person's memory."""
 
     namespace: str
     """The person's memory root (``user``, ``users/alice``, ``sessions/<key>``)."""
@@ -46,6 +48,15 @@ class ToolContext:
     off_the_record: bool = False
     user: str | None = None
     """The configured person (``users:``) or the single-user owner; None for session memory."""
+    files: PersonFiles | None = None
+    """Where the person's files are kept, read and written only for ``namespace``; None where
+    none are kept."""
+
+    def person_files(self) -> PersonFiles:
+        """``files``; ``ToolError`` where none are kept."""
+        if self.files is None:
+            raise ToolError("no personal files are kept in this conversation")
+        return self.files
 
 
 class Arguments(BaseModel):

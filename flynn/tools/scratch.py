@@ -1,11 +1,12 @@
-"""The person's scratchpad, ``SCRATCH.md`` in their folder: notes for work in progress that the
+"""The person's scratchpad, their file ``SCRATCH.md``: notes for work in progress that the
 model reads and rewrites (``scratch_read``, ``scratch_write``)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from flynn.people.files import SCRATCH_FILE, read_text, write_text
+from flynn.errors import UnreadableFile
+from flynn.people.store import SCRATCH_FILE
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 MAX_SCRATCH_CHARS = 20_000
@@ -21,7 +22,7 @@ class ScratchRead(TypedTool[ScratchReadArguments]):
     arguments = ScratchReadArguments
 
     async def run(self, args: ScratchReadArguments, context: ToolContext) -> str:
-        text = read_text(context.person_dir / SCRATCH_FILE).strip()
+        text = _read(context).strip()
         return text or "The scratchpad is empty."
 
 
@@ -42,15 +43,21 @@ class ScratchWrite(TypedTool[ScratchWriteArguments]):
     writes = True
 
     async def run(self, args: ScratchWriteArguments, context: ToolContext) -> str:
-        path = context.person_dir / SCRATCH_FILE
         text = args.text
         if args.append:
-            old = read_text(path).rstrip("\n")
+            old = _read(context).rstrip("\n")
             text = f"{old}\n{text}" if old else text
         if len(text) > MAX_SCRATCH_CHARS:
             raise ToolError(
                 f"the scratchpad would hold {len(text)} characters; the limit is "
                 f"{MAX_SCRATCH_CHARS}: replace it with a shorter version"
             )
-        write_text(path, text.rstrip("\n") + "\n")
+        context.person_files().write(context.namespace, SCRATCH_FILE, text.rstrip("\n") + "\n")
         return f"Scratchpad saved ({len(text)} characters)."
+
+
+def _read(context: ToolContext) -> str:
+    try:
+        return context.person_files().read(context.namespace, SCRATCH_FILE)
+    except UnreadableFile as exc:
+        raise ToolError(str(exc)) from None

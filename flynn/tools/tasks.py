@@ -4,24 +4,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 from pydantic import Field
 
 from flynn.errors import UnreadableFile
-from flynn.people.files import TASKS_FILE
 from flynn.people.tasks import MAX_TASKS, Task, load_tasks, render_tasks, save_tasks
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 
-def _path(context: ToolContext) -> Path:
-    return context.person_dir / TASKS_FILE
-
-
-def _load(path: Path) -> list[Task]:
-    """The tasks in ``path``; a file that cannot be read is a ``ToolError`` the model reads."""
+def _load(context: ToolContext) -> list[Task]:
+    """The person's tasks; a file that cannot be read is a ``ToolError`` the model reads."""
     try:
-        return load_tasks(path)
+        return load_tasks(context.person_files(), context.namespace)
     except UnreadableFile as exc:
         raise ToolError(str(exc)) from None
 
@@ -37,8 +31,7 @@ class TaskAdd(TypedTool[TaskAddArguments]):
     writes = True
 
     async def run(self, args: TaskAddArguments, context: ToolContext) -> str:
-        path = _path(context)
-        tasks = _load(path)
+        tasks = _load(context)
         if sum(not task.done for task in tasks) >= MAX_TASKS:
             raise ToolError(f"the task list already holds {MAX_TASKS} open tasks")
         task = Task(
@@ -47,7 +40,7 @@ class TaskAdd(TypedTool[TaskAddArguments]):
             False,
             _stamp(context.now),
         )
-        save_tasks(path, [*tasks, task])
+        save_tasks(context.person_files(), context.namespace, [*tasks, task])
         return f"Added task {task.id}: {task.text}"
 
 
@@ -61,7 +54,7 @@ class TaskList(TypedTool[TaskListArguments]):
     arguments = TaskListArguments
 
     async def run(self, args: TaskListArguments, context: ToolContext) -> str:
-        return render_tasks(_load(_path(context)), include_done=args.include_done)
+        return render_tasks(_load(context), include_done=args.include_done)
 
 
 class TaskDoneArguments(Arguments):
@@ -75,14 +68,13 @@ class TaskDone(TypedTool[TaskDoneArguments]):
     writes = True
 
     async def run(self, args: TaskDoneArguments, context: ToolContext) -> str:
-        path = _path(context)
-        tasks = _load(path)
+        tasks = _load(context)
         for index, task in enumerate(tasks):
             if task.id == args.id:
                 if task.done:
                     return f"Task {task.id} was already done: {task.text}"
                 tasks[index] = Task(task.id, task.text, True, task.created_at, _stamp(context.now))
-                save_tasks(path, tasks)
+                save_tasks(context.person_files(), context.namespace, tasks)
                 return f"Done: task {task.id}, {task.text}"
         raise ToolError(f"there is no task {args.id}; task_list shows the numbers")
 

@@ -23,6 +23,9 @@ from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory_view import MemoryView
+from flynn.people.documents import DocumentsPersonFiles
+from flynn.people.files import DirectoryPersonFiles
+from flynn.people.store import PersonFiles
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import UserAccounts
 
@@ -40,9 +43,12 @@ class World:
     uses ``alice-laptop``, bob ``bob-phone``: ids ``users:`` lists, which prove nothing), and
     the session memory of a channel-token client (``stranger``)."""
 
-    def __init__(self, tmp_path: Path, memory: SqliteMemory) -> None:
+    def __init__(
+        self, tmp_path: Path, memory: SqliteMemory, files: PersonFiles | None = None
+    ) -> None:
         self.data_dir = tmp_path / "data"
         self.memory = memory
+        self.files = DirectoryPersonFiles(self.data_dir) if files is None else files
         self.forgotten: list[tuple[str, dict[str, int]]] = []
         self.tokens = SqlitePersonTokens(memory.db)
         self.alice_token = self.tokens.issue("alice", now=NOW)
@@ -79,7 +85,7 @@ class World:
             self.memory,
             SqliteMemoryBrowser(self.memory.db),
             identity,
-            data_dir=self.data_dir,
+            files=self.files,
             clock=lambda: NOW,
             on_forgotten=self._forgotten,
         )
@@ -247,7 +253,11 @@ async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> No
 @pytest.mark.parametrize(
     ("frame", "message"),
     [
-        ({}, "Unknown memory request. Known ones: forget, graph, history, map, overview."),
+        (
+            {},
+            "Unknown memory request. "
+            "Known ones: file, forget, graph, history, map, overview, save_file.",
+        ),
         ({"op": "everything"}, "Unknown memory request."),
         ({"op": "forget"}, "Say which fact: its id, a whole number."),
         ({"op": "forget", "fact": "12"}, "Say which fact: its id, a whole number."),
@@ -255,6 +265,14 @@ async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> No
         ({"op": "history", "fact": 0}, "Say which fact: its id, a whole number."),
         ({"op": "forget", "fact": 2**64}, "Say which fact: its id, a whole number."),
         ({"op": "graph", "entity": "Maya"}, "An entity's id is a whole number."),
+        ({"op": "file"}, "Say which file: one of USER.md, REMINDERS.md."),
+        ({"op": "file", "name": "../bob/USER.md"}, "Say which file: one of USER.md, REMINDERS.md."),
+        (
+            {"op": "save_file", "name": "MEMORY_SHORT.md", "text": "x"},
+            "Say which file: one of USER.md, REMINDERS.md.",
+        ),
+        ({"op": "save_file", "name": "USER.md"}, "Say what the file should hold: its text."),
+        ({"op": "save_file", "name": "USER.md", "text": 7}, "Say what the file should hold"),
     ],
 )
 async def test_malformed_requests_get_error_frames_and_the_connection_stays(
@@ -397,3 +415,44 @@ async def test_a_revoked_token_is_refused_at_its_next_hello(world: tuple[World, 
     # Bob's token is his own and still works.
     async with w.bob(gateway) as bob:
         assert (await ask(bob, op="overview"))["data"]["who"]["person"] == "bob"
+
+
+@pytest.fixture(params=["directory", "database"])
+async def files_world(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[World, Gateway]]:
+    """The world with people's files in their folders, or as documents in the database."""
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA, FactRelations) as memory:
+        files = None
+        if request.param == "database":
+            files = DocumentsPersonFiles(memory.documents, lambda: NOW)
+        world = World(tmp_path, memory, files)
+        async with running_gateway(memory=world.view, person_tokens=world.person_for) as gateway:
+            yield world, gateway
+
+
+async def test_a_person_reads_and_saves_their_own_file_and_nobody_elses(
+    files_world: tuple[World, Gateway],
+) -> None:
+    w, gateway = files_world
+    key = "sk-ant-api03-Zq8wX2vBn5mK1pL7rT4yU9iO3aS6dF0gH2jK"
+    w.files.write("users/alice", "USER.md", "<!-- guidance -->\n- Name: Alice\n")
+    async with w.alice(gateway) as alice, w.bob(gateway) as bob:
+        mine = await ask(alice, op="file", name="USER.md", id="f1")
+        assert (mine["id"], mine["op"]) == ("f1", "file")
+        assert mine["data"] == {"name": "USER.md", "text": "<!-- guidance -->\n- Name: Alice\n"}
+        # Bob's token reaches Bob's file only, whatever he names.
+        theirs = await ask(bob, op="file", name="USER.md")
+        assert theirs["data"] == {"name": "USER.md", "text": ""}
+        saved = await ask(bob, op="save_file", name="USER.md", text=f"- Name: Bob\n- key {key}\n")
+        assert saved["data"]["redacted"] is True and key not in str(saved)
+        # Alice's file is as she left it; hers is saved and shown in her overview.
+        again = await ask(alice, op="file", name="USER.md")
+        assert again["data"]["text"] == "<!-- guidance -->\n- Name: Alice\n"
+        await ask(alice, op="save_file", name="USER.md", text="- Name: Alice Lima\n")
+        overview = await ask(alice, op="overview")
+    [user_md] = [file for file in overview["data"]["files"] if file["name"] == "USER.md"]
+    assert user_md["text"] == "- Name: Alice Lima"
+    assert w.files.read("users/alice", "USER.md") == "- Name: Alice Lima\n"
+    bob_md = w.files.read("users/bob", "USER.md")
+    assert bob_md.startswith("- Name: Bob\n- key ") and key not in bob_md

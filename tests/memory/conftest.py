@@ -4,12 +4,14 @@ backends, the same contract tests on PostgreSQL too (a real server: ``tests/post
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from person_files_place import PERSON_FILES_CLOCK, PersonFilesPlace
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
@@ -19,10 +21,14 @@ from flynn.memory.sql import NamedRow
 from flynn.memory.store import Documents, History
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
+from flynn.people.documents import DocumentsPersonFiles
+from flynn.people.files import DirectoryPersonFiles
+from flynn.people.store import PersonFiles
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.vectors import PostgresVectors
 from flynn.postgres.vectors import embedding_progress as postgres_embedding_progress
 from flynn.schedule.migrations import SCHEMA
@@ -183,3 +189,63 @@ def vectors_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[V
             history.forget,
             lambda model: postgres_embedding_progress(pg, model),
         )
+
+
+# --- A person's files (``flynn.people``): the ``PersonFiles`` contract in a folder, and as
+# documents on SQLite and on PostgreSQL. Each place also says how a person is forgotten there
+# (``flynn memory forget --all``: the database's rows of the person, then their files) and how
+# a second worker on the same storage reaches the same files.
+
+
+@pytest.fixture(params=["directory", "sqlite", "postgresql"])
+def person_files_place(
+    request: pytest.FixtureRequest, tmp_path: Path, db_path: Path
+) -> Iterator[PersonFilesPlace]:
+    """Each person-files contract test runs in a folder (today's default) and as documents on
+    both backends."""
+    clock = lambda: PERSON_FILES_CLOCK  # noqa: E731
+    if request.param == "postgresql":
+        url: str = request.getfixturevalue("postgres_url")
+        with contextlib.ExitStack() as stack:
+            pg_memory = stack.enter_context(PostgresMemory.open(url))
+            files = DocumentsPersonFiles(pg_memory.documents, clock)
+
+            def forget_in_postgres(namespace: str) -> None:
+                pg_memory.forget_namespace(namespace)
+                files.forget(namespace)
+
+            def postgres_worker() -> PersonFiles:
+                other = stack.enter_context(PostgresDatabase.open(url))
+                return DocumentsPersonFiles(PostgresDocuments(other), clock)
+
+            yield PersonFilesPlace("postgresql", files, forget_in_postgres, postgres_worker)
+        return
+    with contextlib.ExitStack() as stack:
+        memory = stack.enter_context(SqliteMemory.open(db_path, SCHEMA))
+        data_dir = tmp_path / "data"
+        if request.param == "directory":
+            files = DirectoryPersonFiles(data_dir)
+
+            def directory_worker() -> PersonFiles:
+                return DirectoryPersonFiles(data_dir)
+
+            worker = directory_worker
+        else:
+            files = DocumentsPersonFiles(memory.documents, clock)
+
+            def sqlite_worker() -> PersonFiles:
+                other = stack.enter_context(SqliteMemory.open(db_path, SCHEMA))
+                return DocumentsPersonFiles(other.documents, clock)
+
+            worker = sqlite_worker
+
+        def forget_in_sqlite(namespace: str) -> None:
+            memory.forget_namespace(namespace)
+            files.forget(namespace)
+
+        yield PersonFilesPlace(request.param, files, forget_in_sqlite, worker)
+
+
+@pytest.fixture
+def person_files(person_files_place: PersonFilesPlace) -> PersonFiles:
+    return person_files_place.files

@@ -13,6 +13,7 @@ from flynn.app import App
 from flynn.distill.material import gather
 from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
+from flynn.people.files import DirectoryPersonFiles
 from flynn.providers import offline
 from flynn.providers.offline import LATER_HINT, acknowledgement, compose_reply, memory_in
 from flynn.recall import recall
@@ -124,7 +125,7 @@ async def test_offline_replies_stay_in_the_conversation_not_in_search_distill_or
             facts=app.memory.facts,
             history=history,
             documents=app.memory.documents,
-            folder=tmp_path,
+            files=DirectoryPersonFiles(tmp_path),
             now=now,
             days=1,
         )

@@ -14,6 +14,7 @@ from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.stores import SqliteMemory
 from flynn.memory_view import MemoryView
 from flynn.messages import SessionKey
+from flynn.people.files import DirectoryPersonFiles
 from flynn.providers.base import ToolCall
 from flynn.schedule.jobs import Target
 from flynn.schedule.listing import job_line, local_when
@@ -61,7 +62,7 @@ async def test_one_reminder_reads_the_same_in_chat_on_the_page_and_in_the_cli(
             memory,
             SqliteMemoryBrowser(memory.db),
             Identity(user_namespace="user", users={}),
-            data_dir=tmp_path,
+            files=DirectoryPersonFiles(tmp_path),
             clock=lambda: NOW,
             schedule=schedule,
         )

@@ -13,7 +13,8 @@ import pytest
 from flynn.memory.database import Database
 from flynn.memory.facts import SqliteFacts
 from flynn.memory.store import NewFact
-from flynn.people.files import REMINDERS_FILE
+from flynn.people.files import DirectoryPersonFiles
+from flynn.people.store import REMINDERS_FILE
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.personal import PersonalFiles
@@ -33,7 +34,9 @@ def _zone_fact(value: str) -> NewFact:
 
 def test_a_timezone_stored_after_one_was_read_is_seen_next(db: Database, tmp_path: Path) -> None:
     facts = SqliteFacts(db)
-    personal = PersonalFiles(tmp_path, facts, schedule=None, default_timezone="UTC")
+    personal = PersonalFiles(
+        tmp_path, facts, files=DirectoryPersonFiles(tmp_path), schedule=None, default_timezone="UTC"
+    )
     assert personal.timezone_of("maya").name == "UTC"
     assert personal.timezone_of("maya").source == "config"
     stored = facts.add(_zone_fact("Europe/Lisbon"), now=NOW)
@@ -47,7 +50,13 @@ def test_a_timezone_stored_after_one_was_read_is_seen_next(db: Database, tmp_pat
 def test_a_timezone_another_connection_stores_or_forgets_is_seen_next(
     db: Database, tmp_path: Path
 ) -> None:
-    personal = PersonalFiles(tmp_path, SqliteFacts(db), schedule=None, default_timezone="UTC")
+    personal = PersonalFiles(
+        tmp_path,
+        SqliteFacts(db),
+        files=DirectoryPersonFiles(tmp_path),
+        schedule=None,
+        default_timezone="UTC",
+    )
     assert personal.timezone_of("maya").name == "UTC"
     with Database.open(tmp_path / "flynn.db", SCHEMA) as other:
         SqliteFacts(other).add(_zone_fact("Europe/Lisbon"), now=NOW)
@@ -58,7 +67,9 @@ def test_a_timezone_another_connection_stores_or_forgets_is_seen_next(
 
 def test_each_person_keeps_their_own_timezone(db: Database, tmp_path: Path) -> None:
     facts = SqliteFacts(db)
-    personal = PersonalFiles(tmp_path, facts, schedule=None, default_timezone="UTC")
+    personal = PersonalFiles(
+        tmp_path, facts, files=DirectoryPersonFiles(tmp_path), schedule=None, default_timezone="UTC"
+    )
     facts.add(_zone_fact("Europe/Lisbon"), now=NOW)
     assert personal.timezone_of("maya").name == "Europe/Lisbon"
     assert personal.timezone_of("ana").name == "UTC"
@@ -88,7 +99,13 @@ def test_reminders_added_fired_cancelled_or_forgotten_are_listed_next(
 ) -> None:
     schedule = SqliteSchedule(db)
     facts = SqliteFacts(db)
-    personal = PersonalFiles(tmp_path, facts, schedule=schedule, default_timezone="UTC")
+    personal = PersonalFiles(
+        tmp_path,
+        facts,
+        files=DirectoryPersonFiles(tmp_path),
+        schedule=schedule,
+        default_timezone="UTC",
+    )
     assert _listed(personal) == ""
     water = _add_reminder(schedule, "water the plants")
     assert "water the plants (next 2026-05-01 13:00)" in _listed(personal)
@@ -109,7 +126,11 @@ def test_reminders_added_fired_cancelled_or_forgotten_are_listed_next(
 
 def test_reminders_another_connection_adds_are_listed_next(db: Database, tmp_path: Path) -> None:
     personal = PersonalFiles(
-        tmp_path, SqliteFacts(db), schedule=SqliteSchedule(db), default_timezone="UTC"
+        tmp_path,
+        SqliteFacts(db),
+        files=DirectoryPersonFiles(tmp_path),
+        schedule=SqliteSchedule(db),
+        default_timezone="UTC",
     )
     assert _listed(personal) == ""
     with Database.open(tmp_path / "flynn.db", SCHEMA) as other:

@@ -13,7 +13,8 @@ from test_registry import context
 
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
-from flynn.people.files import SCRATCH_FILE, TASKS_FILE
+from flynn.people.files import DirectoryPersonFiles
+from flynn.people.store import SCRATCH_FILE, TASKS_FILE
 from flynn.providers.base import ToolCall
 from flynn.schedule.migrations import SCHEMA
 from flynn.sessions.personal import PersonalFiles
@@ -28,7 +29,13 @@ NOW = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 def personal(tmp_path: Path) -> Iterator[PersonalFiles]:
     with Database.open(tmp_path / "flynn.db", SCHEMA) as db:
         memory = SqliteMemory(db)
-        yield PersonalFiles(tmp_path, memory.facts, schedule=None, default_timezone="UTC")
+        yield PersonalFiles(
+            tmp_path,
+            memory.facts,
+            files=DirectoryPersonFiles(tmp_path),
+            schedule=None,
+            default_timezone="UTC",
+        )
 
 
 def _folder(tmp_path: Path) -> Path:

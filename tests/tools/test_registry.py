@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import Field
 
 from flynn.messages import SessionKey
+from flynn.people.files import DirectoryPersonFiles
 from flynn.providers.base import ToolCall
 from flynn.tools.base import Arguments, ToolContext, ToolError, ToolRegistry, TypedTool
 
@@ -22,6 +23,7 @@ def context(tmp_path: Path, *, off_the_record: bool = False) -> ToolContext:
         timezone_name="UTC",
         now=datetime(2026, 11, 2, 9, 30, tzinfo=UTC),
         off_the_record=off_the_record,
+        files=DirectoryPersonFiles(tmp_path),
     )
 
 

@@ -45,6 +45,15 @@ class MemoryBrowser(Protocol):
         """Forgets the fact's whole chain, as ``flynn memory forget --fact`` does."""
         ...
 
+    async def file(self, client_id: str, name: str) -> MemoryData:
+        """The person's own file ``name`` (USER.md, REMINDERS.md) whole, as kept."""
+        ...
+
+    async def save_file(self, client_id: str, name: str, text: str) -> MemoryData:
+        """Replaces the person's own file ``name`` with ``text`` (credentials redacted), as
+        ``flynn memory file edit`` does."""
+        ...
+
 
 _NOT_THERE = {
     "history": "There is no fact {fact} in your memory.",
@@ -57,6 +66,8 @@ _FAILED = {
     "graph": "The graph could not be read; try again.",
     "map": "The map could not be drawn; try again.",
     "forget": "That fact could not be forgotten; nothing changed. Try again.",
+    "file": "The file could not be read; try again.",
+    "save_file": "The file could not be saved; it is as it was. Try again.",
 }
 
 
@@ -76,6 +87,13 @@ async def answer_memory(
             data = await browser.map(client_id)
         elif request.op == "graph":
             data = await browser.graph(client_id, request.entity)
+        elif request.op in ("file", "save_file"):
+            assert request.name is not None, "parse_frame checks a file request names one"
+            if request.op == "file":
+                data = await browser.file(client_id, request.name)
+            else:
+                assert request.text is not None, "parse_frame checks a save has its text"
+                data = await browser.save_file(client_id, request.name, request.text)
         else:
             assert request.fact is not None, "parse_frame checks history and forget have one"
             if request.op == "history":
@@ -90,4 +108,6 @@ async def answer_memory(
         return error_frame("bad_request", message, request.id)
     if request.op == "forget":
         log.info("gateway.memory_forgot", client=client_id, fact=request.fact)
+    if request.op == "save_file":
+        log.info("gateway.memory_file_saved", client=client_id, file=request.name)
     return memory_frame(request.op, data, request.id)

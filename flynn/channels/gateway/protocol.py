@@ -44,7 +44,11 @@ def attachment_allowance(attachment_bytes: int) -> int:
 HISTORY_DEFAULT = 50
 """Messages a ``history`` frame without a ``limit`` gets."""
 HISTORY_MAX = 200
-MemoryOp = Literal["overview", "history", "graph", "map", "forget"]
+MemoryOp = Literal["overview", "history", "graph", "map", "forget", "file", "save_file"]
+EDITABLE_FILES = ("USER.md", "REMINDERS.md")
+"""The person's files the memory page reads whole and saves (``file``, ``save_file``): those
+they write themselves; the others are Flynn's (distilled, or kept by the tools)."""
+FILE_MAX_CHARS = 20_000
 """What a ``memory`` frame asks for (the memory page, ``gateway.memory``)."""
 _MEMORY_OPS: dict[str, MemoryOp] = {op: op for op in get_args(MemoryOp)}
 _MAX_ROW_ID = 2**63 - 1
@@ -107,6 +111,10 @@ class MemoryRequest:
     id: str | None = None
     fact: int | None = None
     entity: int | None = None
+    name: str | None = None
+    """The file of ``file`` and ``save_file`` (one of ``EDITABLE_FILES``)."""
+    text: str | None = None
+    """What ``save_file`` writes, whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,12 +281,35 @@ def _memory(frame: dict[str, object], frame_id: str | None) -> MemoryRequest | R
         return Rejected("bad_request", "Say which fact: its id, a whole number.", frame_id)
     if op == "graph" and entity is not None and not _is_row_id(entity):
         return Rejected("bad_request", "An entity's id is a whole number.", frame_id)
+    if op in ("file", "save_file"):
+        return _file_request(op, frame, frame_id)
     return MemoryRequest(
         op,
         frame_id,
         fact if op in ("history", "forget") and isinstance(fact, int) else None,
         entity if op == "graph" and isinstance(entity, int) else None,
     )
+
+
+def _file_request(
+    op: MemoryOp, frame: dict[str, object], frame_id: str | None
+) -> MemoryRequest | Rejected:
+    name, text = frame.get("name"), frame.get("text")
+    if name not in EDITABLE_FILES:
+        known = ", ".join(EDITABLE_FILES)
+        return Rejected("bad_request", f"Say which file: one of {known}.", frame_id)
+    assert isinstance(name, str)
+    if op == "file":
+        return MemoryRequest(op, frame_id, name=name)
+    if not isinstance(text, str):
+        return Rejected("bad_request", "Say what the file should hold: its text.", frame_id)
+    if len(text) > FILE_MAX_CHARS:
+        return Rejected(
+            "too_large",
+            f"A file the page saves holds at most {FILE_MAX_CHARS:,} characters.",
+            frame_id,
+        )
+    return MemoryRequest(op, frame_id, name=name, text=text)
 
 
 def _is_row_id(value: object) -> bool:

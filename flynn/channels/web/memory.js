@@ -22,6 +22,7 @@
     "MEMORY_LONG.md": "the long run, distilled monthly",
     "REMINDERS.md": "things to bring up, by hand",
   };
+  const EDITABLE = ["USER.md", "REMINDERS.md"]; // yours to write; the others are Flynn's
 
   const $ = (id) => document.getElementById(id);
   const notice = $("notice");
@@ -309,6 +310,8 @@
 
   function showFiles(files) {
     const box = $("files");
+    // A refresh (something learnt in a chat tab) must not take away text being edited.
+    if (box.querySelector(".file-editor")) return;
     box.replaceChildren();
     for (const file of files || []) {
       const details = el("details", "file");
@@ -323,8 +326,61 @@
       summary.append(el("span", "file-state", state));
       details.append(summary, el("p", "hint", FILE_NOTES[file.name] || ""));
       if (file.text) details.append(el("pre", "text", file.text));
+      if (EDITABLE.includes(file.name)) {
+        const edit = el("button", "edit-file", `Edit ${file.name}`);
+        edit.type = "button";
+        edit.addEventListener("click", () => {
+          edit.disabled = true;
+          ask("file", { name: file.name }, { details, edit });
+        });
+        details.append(edit);
+      }
       box.append(details);
     }
+  }
+
+  // Editing one of your own files: the whole text as kept (guidance comments too), saved whole.
+  function showEditor(context, data) {
+    const { details, edit } = context;
+    const form = el("form", "file-editor");
+    const area = el("textarea", "file-text");
+    area.value = typeof data.text === "string" ? data.text : "";
+    area.rows = 14;
+    area.setAttribute("aria-label", `${data.name} text`);
+    const save = el("button", "", "Save");
+    save.type = "submit";
+    const cancel = el("button", "", "Cancel");
+    cancel.type = "button";
+    const status = el("span", "file-status", "");
+    status.setAttribute("role", "status");
+    cancel.addEventListener("click", () => {
+      form.remove();
+      edit.disabled = false;
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      save.disabled = cancel.disabled = true;
+      status.textContent = "Saving…";
+      const buttons = [save, cancel];
+      if (!ask("save_file", { name: data.name, text: area.value }, { status, buttons, saved: true })) {
+        status.textContent = "Not connected; nothing saved.";
+        save.disabled = cancel.disabled = false;
+      }
+    });
+    form.append(area, save, cancel, status);
+    details.open = true;
+    details.append(form);
+    area.focus();
+  }
+
+  function saved(context, data) {
+    context.status.closest("form")?.remove();
+    say(
+      data.redacted
+        ? `${data.name} saved. A credential in it was left out: Flynn never keeps one.`
+        : `${data.name} saved. Flynn reads it from your next message.`,
+    );
+    ask("overview");
   }
 
   function showEntities(entities) {
@@ -384,6 +440,12 @@
       case "forget":
         if (context?.item) forgotten(context, data);
         break;
+      case "file":
+        if (context?.details) showEditor(context, data);
+        break;
+      case "save_file":
+        if (context?.saved) saved(context, data);
+        break;
     }
   }
 
@@ -400,6 +462,7 @@
       context.target.replaceChildren(el("p", "error-text", message));
       return;
     }
+    if (context?.edit) context.edit.disabled = false;
     if (frame.code !== "unauthorized") say(message, "error");
   }
 

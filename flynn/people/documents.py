@@ -1,0 +1,105 @@
+"""A person's files as documents of a ``Documents`` store (``DocumentsPersonFiles``), each
+under the person's memory root (``users/alice/files/USER.md``): on PostgreSQL every worker
+reads and writes the same files, and forgetting the person's rows forgets them too."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from flynn.memory.store import Documents
+from flynn.people.store import (
+    FORGOTTEN_MARK,
+    MEMORY_FILES,
+    PERSON_TEMPLATES,
+    WRITTEN_BY_FLYNN,
+    PersonFile,
+    check_name,
+    redacted,
+)
+
+FILES = "files"
+"""The part of a person's namespace their files are kept under."""
+
+
+def file_namespace(namespace: str, name: str) -> str:
+    """The document that holds ``namespace``'s file ``name``."""
+    return f"{files_prefix(namespace)}/{check_name(name)}"
+
+
+def files_prefix(namespace: str) -> str:
+    root = namespace.strip("/")
+    if not root:
+        raise ValueError("a person's files need their namespace")
+    return f"{root}/{FILES}"
+
+
+class DocumentsPersonFiles:
+    """``PersonFiles`` on a ``Documents`` store (SQLite's or PostgreSQL's). A write replaces the
+    document in one statement, so readers see the old text or the new."""
+
+    def __init__(self, documents: Documents, clock: Callable[[], datetime]) -> None:
+        self._documents = documents
+        self._clock = clock
+
+    def read(self, namespace: str, name: str) -> str:
+        document = self._documents.read(file_namespace(namespace, name))
+        return "" if document is None else document.content
+
+    def write(self, namespace: str, name: str, text: str) -> None:
+        self._documents.replace(
+            file_namespace(namespace, name), redacted(name, text), now=self._clock()
+        )
+
+    def list_files(self, namespace: str) -> list[PersonFile]:
+        prefix = files_prefix(namespace) + "/"
+        found = [
+            PersonFile(document.namespace.removeprefix(prefix), document.updated_at)
+            for document in self._documents.list(files_prefix(namespace))
+            if document.namespace.startswith(prefix)
+        ]
+        return sorted(
+            (file for file in found if "/" not in file.name and not file.name.startswith(".")),
+            key=lambda file: file.name,
+        )
+
+    def where(self, namespace: str, name: str) -> str:
+        return f"the database's document {file_namespace(namespace, name)}"
+
+    def remove(self, namespace: str, names: Iterable[str]) -> int:
+        keys = [file_namespace(namespace, name) for name in names]
+        return sum(1 for key in keys if self._documents.delete(key))
+
+    def write_templates(self, namespace: str) -> list[str]:
+        # Looked up, then written: a file the person saves in between (at their very first
+        # message) would be replaced by its template, a window too small to lock for.
+        have = {file.name for file in self.list_files(namespace)}
+        written = []
+        for name, text in PERSON_TEMPLATES.items():
+            if name not in have:
+                self.write(namespace, name, text)
+                written.append(name)
+        return written
+
+    def forget_distilled(self, namespace: str) -> int:
+        removed = self.remove(namespace, MEMORY_FILES.values())
+        # Random, not a time or a count: two forgets in the same instant, on workers with skewed
+        # clocks, or around a forget of everything (which deletes the mark) still change it. At
+        # most 12 digits: a longer number may pass as a card number and be redacted on write.
+        mark = secrets.randbits(39) + 1
+        self._documents.replace(
+            file_namespace(namespace, FORGOTTEN_MARK), f"{mark}\n", now=self._clock()
+        )
+        return removed
+
+    def forgotten_mark(self, namespace: str) -> int:
+        document = self._documents.read(file_namespace(namespace, FORGOTTEN_MARK))
+        try:
+            return 0 if document is None else int(document.content.strip())
+        except ValueError:
+            return 0
+
+    def forget(self, namespace: str) -> int:
+        written = [name for name in WRITTEN_BY_FLYNN if name not in MEMORY_FILES.values()]
+        return self.remove(namespace, written) + self.forget_distilled(namespace)
