@@ -13,11 +13,13 @@ import pytest
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
+from flynn.memory.facts import SqlFacts
 from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.facts import PostgresFacts
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -78,3 +80,33 @@ def documents(backend: Backend) -> Documents:
 @pytest.fixture
 def costs(backend: Backend) -> Costs:
     return backend.costs
+
+
+# --- Facts, the knowledge graph, intake, team documents, person tokens and pairing on both
+# backends (issue 26). The stores of this block, on one backend: the contract tests of
+# each take ``stores`` (or a fixture made of it) and run once per backend.
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """Facts (with their history) on one backend; ``name`` is ``sqlite`` or ``postgresql``."""
+
+    name: str
+    facts: SqlFacts
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def stores(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Stores]:
+    """Each contract test runs once per backend; the PostgreSQL run gets a schema of its own."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA, FactRelations) as memory:
+            yield Stores("sqlite", memory.facts)
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresDatabase.open(url) as pg:
+        yield Stores("postgresql", PostgresFacts(pg))
+
+
+@pytest.fixture
+def facts(stores: Stores) -> SqlFacts:
+    return stores.facts
