@@ -9,6 +9,7 @@ exceptions, and no message raised here carries the URL's password (``flynn.postg
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ Params = Sequence[object] | Mapping[str, object]
 Row = DictRow
 Connection = psycopg.Connection[DictRow]
 
+_NAMED = re.compile(r"(?<![:\w]):(\w+)")
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
 # The cheapest write that reaches the server's log: the newest ledger row, rewritten as it is.
 _PROBE = """
@@ -39,6 +41,12 @@ CREATE TABLE IF NOT EXISTS flynn_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+def pyformat(statement: str) -> str:
+    """``statement`` with SQLite's named parameters (``:name``) as psycopg's (``%(name)s``), for
+    the statements a store writes once for both backends (``::type`` casts are left alone)."""
+    return _NAMED.sub(r"%(\1)s", statement)
 
 
 def utc(moment: datetime) -> datetime:

@@ -14,12 +14,15 @@ import pytest
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
 from flynn.memory.facts import SqlFacts
+from flynn.memory.graph import SqlGraph
+from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.facts import PostgresFacts
+from flynn.postgres.graph import PostgresGraph
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -89,10 +92,13 @@ def costs(backend: Backend) -> Costs:
 
 @dataclass(frozen=True, slots=True)
 class Stores:
-    """Facts (with their history) on one backend; ``name`` is ``sqlite`` or ``postgresql``."""
+    """The stores on one backend; ``name`` is ``sqlite`` or ``postgresql``, ``sql`` the
+    database itself (for a test's own statements, written for both)."""
 
     name: str
+    sql: TransactionalSql
     facts: SqlFacts
+    graph: SqlGraph
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -100,13 +106,18 @@ def stores(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Stores]:
     """Each contract test runs once per backend; the PostgreSQL run gets a schema of its own."""
     if request.param == "sqlite":
         with SqliteMemory.open(db_path, SCHEMA, FactRelations) as memory:
-            yield Stores("sqlite", memory.facts)
+            yield Stores("sqlite", memory.db, memory.facts, memory.graph)
         return
     url: str = request.getfixturevalue("postgres_url")
     with PostgresDatabase.open(url) as pg:
-        yield Stores("postgresql", PostgresFacts(pg))
+        yield Stores("postgresql", pg, PostgresFacts(pg), PostgresGraph(pg))
 
 
 @pytest.fixture
 def facts(stores: Stores) -> SqlFacts:
     return stores.facts
+
+
+@pytest.fixture
+def graph(stores: Stores) -> SqlGraph:
+    return stores.graph
