@@ -44,9 +44,14 @@ CREATE TABLE IF NOT EXISTS flynn_migrations (
 
 
 def pyformat(statement: str) -> str:
-    """``statement`` with SQLite's named parameters (``:name``) as psycopg's (``%(name)s``), for
-    the statements a store writes once for both backends (``::type`` casts are left alone)."""
-    return _NAMED.sub(r"%(\1)s", statement)
+    """A statement a store writes once for both backends, in SQLite's parameters (``?``,
+    ``:name``), with psycopg's (``%s``, ``%(name)s``); ``::type`` casts are left alone.
+
+    Raises ``ValueError`` for a statement holding ``%`` (psycopg would read it as a parameter),
+    so a shared statement that needs one fails where it is built, not when it runs."""
+    if "%" in statement:
+        raise ValueError("a statement shared with SQLite must not hold '%'")
+    return _NAMED.sub(r"%(\1)s", statement).replace("?", "%s")
 
 
 def utc(moment: datetime) -> datetime:

@@ -5,6 +5,7 @@ backends, the same contract tests on PostgreSQL too (a real server: ``tests/post
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
 from flynn.memory.facts import SqlFacts
 from flynn.memory.graph import SqlGraph
+from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
@@ -23,6 +25,7 @@ from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.graph import PostgresGraph
+from flynn.postgres.inbound import PostgresInboundLog
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -93,24 +96,52 @@ def costs(backend: Backend) -> Costs:
 @dataclass(frozen=True, slots=True)
 class Stores:
     """The stores on one backend; ``name`` is ``sqlite`` or ``postgresql``, ``sql`` the
-    database itself (for a test's own statements, written for both)."""
+    database itself (for a test's own statements, written for both), and ``reopened`` opens
+    the same database again (another process, or this one after a restart)."""
 
     name: str
     sql: TransactionalSql
     facts: SqlFacts
     graph: SqlGraph
+    inbound: SqlInboundLog
+    reopened: Callable[[], AbstractContextManager[Stores]]
+
+
+@contextmanager
+def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
+    with SqliteMemory.open(db_path, SCHEMA, FactRelations) as memory:
+        yield Stores(
+            "sqlite",
+            memory.db,
+            memory.facts,
+            memory.graph,
+            memory.inbound,
+            lambda: _sqlite_stores(db_path),
+        )
+
+
+@contextmanager
+def _postgres_stores(url: str) -> Iterator[Stores]:
+    with PostgresDatabase.open(url) as pg:
+        yield Stores(
+            "postgresql",
+            pg,
+            PostgresFacts(pg),
+            PostgresGraph(pg),
+            PostgresInboundLog(pg),
+            lambda: _postgres_stores(url),
+        )
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def stores(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Stores]:
     """Each contract test runs once per backend; the PostgreSQL run gets a schema of its own."""
     if request.param == "sqlite":
-        with SqliteMemory.open(db_path, SCHEMA, FactRelations) as memory:
-            yield Stores("sqlite", memory.db, memory.facts, memory.graph)
+        with _sqlite_stores(db_path) as opened:
+            yield opened
         return
-    url: str = request.getfixturevalue("postgres_url")
-    with PostgresDatabase.open(url) as pg:
-        yield Stores("postgresql", pg, PostgresFacts(pg), PostgresGraph(pg))
+    with _postgres_stores(request.getfixturevalue("postgres_url")) as opened:
+        yield opened
 
 
 @pytest.fixture
@@ -121,3 +152,8 @@ def facts(stores: Stores) -> SqlFacts:
 @pytest.fixture
 def graph(stores: Stores) -> SqlGraph:
     return stores.graph
+
+
+@pytest.fixture
+def inbound(stores: Stores) -> SqlInboundLog:
+    return stores.inbound
