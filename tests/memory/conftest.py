@@ -4,6 +4,7 @@ backends, the same contract tests on PostgreSQL too (a real server: ``tests/post
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from flynn.memory.costs import Costs, Prices, SqliteCosts
 from flynn.memory.facts import SqlFacts
 from flynn.memory.graph import SqlGraph
 from flynn.memory.inbound import SqlInboundLog
+from flynn.memory.pairing import SqlitePairing, SqlPairing
+from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
 from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
@@ -26,6 +29,8 @@ from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.graph import PostgresGraph
 from flynn.postgres.inbound import PostgresInboundLog
+from flynn.postgres.pairing import PostgresPairing
+from flynn.postgres.person_tokens import PostgresPersonTokens
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -104,6 +109,9 @@ class Stores:
     facts: SqlFacts
     graph: SqlGraph
     inbound: SqlInboundLog
+    tokens: SqlPersonTokens
+    pairing: Callable[..., SqlPairing]
+    """Pairing with its ``ttl`` and ``max_pending`` (keywords, defaults as the store's)."""
     reopened: Callable[[], AbstractContextManager[Stores]]
 
 
@@ -116,6 +124,8 @@ def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
             memory.facts,
             memory.graph,
             memory.inbound,
+            SqlitePersonTokens(memory.db),
+            functools.partial(SqlitePairing, memory.db),
             lambda: _sqlite_stores(db_path),
         )
 
@@ -129,6 +139,8 @@ def _postgres_stores(url: str) -> Iterator[Stores]:
             PostgresFacts(pg),
             PostgresGraph(pg),
             PostgresInboundLog(pg),
+            PostgresPersonTokens(pg),
+            functools.partial(PostgresPairing, pg),
             lambda: _postgres_stores(url),
         )
 
