@@ -10,7 +10,7 @@ exceptions, and no message raised here carries the URL's password (``flynn.postg
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
@@ -146,6 +146,17 @@ class PostgresDatabase:
         """Runs one statement; returns the number of rows it changed."""
         with self._errors("database statement failed"), self._connection() as connection:
             return connection.execute(sql, params or None).rowcount
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        """Runs one statement for each of ``rows`` (pipelined: one round trip, not one per
+        row); returns the number of rows changed."""
+        with (
+            self._errors("database statement failed"),
+            self._connection() as connection,
+            connection.cursor() as cursor,
+        ):
+            cursor.executemany(sql, rows)
+            return cursor.rowcount
 
     def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         """The first row of ``sql`` (which may be ``INSERT ... RETURNING``), or ``None``."""

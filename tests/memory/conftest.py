@@ -23,6 +23,7 @@ from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
 from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import Documents
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqlTeam
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
@@ -31,6 +32,7 @@ from flynn.postgres.graph import PostgresGraph
 from flynn.postgres.inbound import PostgresInboundLog
 from flynn.postgres.pairing import PostgresPairing
 from flynn.postgres.person_tokens import PostgresPersonTokens
+from flynn.postgres.team import PostgresTeam
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -112,6 +114,7 @@ class Stores:
     tokens: SqlPersonTokens
     pairing: Callable[..., SqlPairing]
     """Pairing with its ``ttl`` and ``max_pending`` (keywords, defaults as the store's)."""
+    team: SqlTeam
     reopened: Callable[[], AbstractContextManager[Stores]]
 
 
@@ -126,6 +129,7 @@ def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
             memory.inbound,
             SqlitePersonTokens(memory.db),
             functools.partial(SqlitePairing, memory.db),
+            memory.team,
             lambda: _sqlite_stores(db_path),
         )
 
@@ -141,6 +145,7 @@ def _postgres_stores(url: str) -> Iterator[Stores]:
             PostgresInboundLog(pg),
             PostgresPersonTokens(pg),
             functools.partial(PostgresPairing, pg),
+            PostgresTeam(pg),
             lambda: _postgres_stores(url),
         )
 
