@@ -29,7 +29,7 @@ CROSS JOIN LATERAL (
 """
 # The newest id stands for the row count, as on SQLite: deleted rows only make words look rarer.
 _DOCUMENTS = "SELECT coalesce(max(id), 0) AS documents FROM facts"
-_GENERATION = "SELECT value FROM facts_generation"
+_GENERATION = "SELECT n FROM facts_generation"
 _MAX_KEPT = 4096
 
 
@@ -69,9 +69,9 @@ POSTGRES_FACTS = facts_dialect(
 
 
 class CountedFacts:
-    """``FactsGeneration`` on PostgreSQL: ``facts_generation``, which a trigger moves in the
-    transaction of every statement that writes facts, whoever runs it (another worker, a
-    cascade): one primary-key read."""
+    """``FactsGeneration`` on PostgreSQL: ``facts_generation``, which a trigger moves at the
+    commit of every change to facts, whoever makes it (another worker, a cascade): a one-row
+    read."""
 
     def __init__(self, db: PostgresDatabase) -> None:
         self._db = db
@@ -80,7 +80,7 @@ class CountedFacts:
         row = self._db.fetchone(_GENERATION)
         if row is None:
             raise RuntimeError("facts_generation has no row")
-        return int(row["value"]), 0
+        return int(row["n"]), 0
 
     def wrote(self) -> None:
         """Nothing to do: the trigger counts every write."""
