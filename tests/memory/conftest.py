@@ -27,12 +27,9 @@ from flynn.memory.team import SqlTeam
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
-from flynn.postgres.facts import PostgresFacts
-from flynn.postgres.graph import PostgresGraph
-from flynn.postgres.inbound import PostgresInboundLog
+from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.pairing import PostgresPairing
 from flynn.postgres.person_tokens import PostgresPersonTokens
-from flynn.postgres.team import PostgresTeam
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -115,6 +112,8 @@ class Stores:
     pairing: Callable[..., SqlPairing]
     """Pairing with its ``ttl`` and ``max_pending`` (keywords, defaults as the store's)."""
     team: SqlTeam
+    forget_namespace: Callable[[str], dict[str, int]]
+    """The memory's forgetting of a person, every store at once."""
     reopened: Callable[[], AbstractContextManager[Stores]]
 
 
@@ -130,22 +129,25 @@ def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
             SqlitePersonTokens(memory.db),
             functools.partial(SqlitePairing, memory.db),
             memory.team,
+            memory.forget_namespace,
             lambda: _sqlite_stores(db_path),
         )
 
 
 @contextmanager
 def _postgres_stores(url: str) -> Iterator[Stores]:
-    with PostgresDatabase.open(url) as pg:
+    with PostgresMemory.open(url) as memory:
+        pg = memory.db
         yield Stores(
             "postgresql",
             pg,
-            PostgresFacts(pg),
-            PostgresGraph(pg),
-            PostgresInboundLog(pg),
+            memory.facts,
+            memory.graph,
+            memory.inbound,
             PostgresPersonTokens(pg),
             functools.partial(PostgresPairing, pg),
-            PostgresTeam(pg),
+            memory.team,
+            memory.forget_namespace,
             lambda: _postgres_stores(url),
         )
 
