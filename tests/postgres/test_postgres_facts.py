@@ -5,11 +5,11 @@ bytewise on a server whose collation does not."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from concurrently import at_once
 
 from flynn.errors import StoreError
 from flynn.memory.store import Fact, NewFact
@@ -55,25 +55,13 @@ def test_a_fact_two_workers_supersede_at_once_is_superseded_once(
 ) -> None:
     one, two = workers
     old = one.add(_fact("Lisbon", field="city"), now=T0)
-    start = threading.Barrier(2)
-    stored: list[Fact] = []
-    refused: list[StoreError] = []
-
-    def supersede(facts: PostgresFacts, city: str) -> None:
-        start.wait()
-        try:
-            stored.append(facts.supersede(old.id, _fact(city, field="city"), now=T0))
-        except StoreError as exc:
-            refused.append(exc)
-
-    threads = [
-        threading.Thread(target=supersede, args=(one, "Porto")),
-        threading.Thread(target=supersede, args=(two, "Faro")),
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = at_once(
+        lambda: one.supersede(old.id, _fact("Porto", field="city"), now=T0),
+        lambda: two.supersede(old.id, _fact("Faro", field="city"), now=T0),
+        expected=(StoreError,),
+    )
+    stored = [outcome for outcome in outcomes if isinstance(outcome, Fact)]
+    refused = [outcome for outcome in outcomes if isinstance(outcome, StoreError)]
     assert len(stored) == 1 and len(refused) == 1
     assert "not active" in str(refused[0])
     history = one.history("user/profile", "city")

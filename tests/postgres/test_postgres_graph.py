@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from datetime import UTC, datetime
+
+from concurrently import at_once
 
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.graph import PostgresGraph
@@ -14,26 +14,10 @@ T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 NS = "user/graph"
 
 
-def _at_once(*calls: Callable[[], object]) -> list[object]:
-    start = threading.Barrier(len(calls))
-    results: list[object] = []
-
-    def run(call: Callable[[], object]) -> None:
-        start.wait()
-        results.append(call())
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_two_workers_naming_one_entity_at_once_make_one(postgres_url: str) -> None:
     with PostgresDatabase.open(postgres_url) as one, PostgresDatabase.open(postgres_url) as two:
         first, second = PostgresGraph(one), PostgresGraph(two)
-        _at_once(
+        at_once(
             lambda: first.upsert_entity(NS, "Maya", "person", confidence=0.6, now=T0),
             lambda: second.upsert_entity(NS, "maya", "thing", confidence=0.9, now=T0),
         )
@@ -41,7 +25,7 @@ def test_two_workers_naming_one_entity_at_once_make_one(postgres_url: str) -> No
         assert maya is not None
         assert (maya.name, maya.type, maya.mentions, maya.confidence) == ("Maya", "person", 2, 0.9)
         acme = second.upsert_entity(NS, "Acme", "org", confidence=0.5, now=T0)
-        _at_once(
+        at_once(
             lambda: first.relate(NS, maya.id, acme.id, "works_at", confidence=0.4, now=T0),
             lambda: second.relate(NS, maya.id, acme.id, "Works at", confidence=0.8, now=T0),
         )

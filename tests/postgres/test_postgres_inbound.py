@@ -4,11 +4,12 @@ resend landing on two workers does; exactly one of them runs its turn."""
 
 from __future__ import annotations
 
-import threading
+import functools
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from concurrently import at_once
 
 from flynn.memory.inbound import Intake
 from flynn.messages import InboundMessage, IntakeKey
@@ -41,22 +42,15 @@ def workers(postgres_url: str) -> Iterator[list[PostgresInboundLog]]:
 
 
 def _accept_at_once(workers: list[PostgresInboundLog], message_id: str) -> list[str]:
-    start = threading.Barrier(len(workers))
-    states: list[str] = []
-
-    def accept(inbound: PostgresInboundLog) -> None:
-        start.wait()
-        taken: Intake = inbound.accept(
-            _message(message_id), "telegram:42", "user", keep_text=True, now=T0
-        )
-        states.append(taken.state)
-
-    threads = [threading.Thread(target=accept, args=(inbound,)) for inbound in workers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sorted(states)
+    taken = at_once(
+        *[
+            functools.partial(
+                inbound.accept, _message(message_id), "telegram:42", "user", keep_text=True, now=T0
+            )
+            for inbound in workers
+        ]
+    )
+    return sorted(intake.state for intake in taken if isinstance(intake, Intake))
 
 
 def test_one_worker_of_several_takes_a_message_they_all_accept_at_once(

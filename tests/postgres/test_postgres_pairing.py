@@ -5,11 +5,11 @@ once never make more than ``max_pending`` codes wait."""
 from __future__ import annotations
 
 import functools
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from concurrently import at_once
 
 from flynn.messages import ChannelAccount
 from flynn.postgres.database import PostgresDatabase
@@ -29,22 +29,6 @@ def workers(postgres_url: str) -> Iterator[list[PostgresDatabase]]:
             db.close()
 
 
-def _at_once(calls: list[Callable[[], object]]) -> list[object]:
-    start = threading.Barrier(len(calls))
-    results: list[object] = []
-
-    def run(call: Callable[[], object]) -> None:
-        start.wait()
-        results.append(call())
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_a_code_approved_by_several_workers_at_once_is_spent_once(
     workers: list[PostgresDatabase],
 ) -> None:
@@ -54,13 +38,13 @@ def test_a_code_approved_by_several_workers_at_once_is_spent_once(
         offer = pairings[0].ask(account, None, now=NOW)
         assert offer is not None
         code = offer.request.code
-        results = _at_once(
-            [
+        results = at_once(
+            *[
                 functools.partial(pairing.approve, code, f"person{n}", now=NOW)
                 for n, pairing in enumerate(pairings)
             ]
         )
-        assert sum(result is not None for result in results) == 1
+        assert sum(result is not None for result in results) == 1  # the others: None
         person = pairings[1].person_of(account)
         assert person is not None and person.startswith("person")
     assert len(pairings[2].approved()) == 3
@@ -70,8 +54,8 @@ def test_strangers_asking_on_several_workers_at_once_never_exceed_the_bound(
     workers: list[PostgresDatabase],
 ) -> None:
     pairings = [PostgresPairing(db, max_pending=2) for db in workers]
-    offers = _at_once(
-        [
+    offers = at_once(
+        *[
             functools.partial(pairing.ask, ChannelAccount("discord", str(n)), None, now=NOW)
             for n, pairing in enumerate(pairings)
         ]
@@ -79,8 +63,8 @@ def test_strangers_asking_on_several_workers_at_once_never_exceed_the_bound(
     assert sum(offer is not None for offer in offers) == 2
     assert len(pairings[0].pending(now=NOW)) == 2
     # One account asking on every worker at once holds one code.
-    same = _at_once(
-        [
+    same = at_once(
+        *[
             functools.partial(pairing.ask, ChannelAccount("discord", "0"), None, now=NOW)
             for pairing in pairings
         ]
