@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -417,17 +416,7 @@ class SqlGraph:
         return relations
 
     def _entity(self, row: NamedRow) -> Entity:
-        return Entity(
-            id=row["id"],
-            namespace=row["namespace"],
-            name=row["name"],
-            type=row["type"],
-            description=row["description"],
-            # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
-            confidence=float(row["confidence"]),
-            mentions=row["mentions"],
-            updated_at=self._sql.stored_time(row["updated_at"]),
-        )
+        return entity_from_row(row, self._sql.stored_time)
 
     def _relation(self, row: NamedRow) -> Relation:
         return Relation(
@@ -455,8 +444,9 @@ def _check_confidence(confidence: float) -> None:
         raise ValueError(f"confidence {confidence!r} is outside 0..1")
 
 
-def entity_from_row(row: sqlite3.Row) -> Entity:
-    """An entity from a row of ``ENTITY_COLUMNS``."""
+def entity_from_row(row: NamedRow, stored_time: Callable[[Any], datetime] = decode_time) -> Entity:
+    """An entity from a row of ``ENTITY_COLUMNS`` (its time read by ``stored_time``: SQLite's
+    by default)."""
     return Entity(
         id=row["id"],
         namespace=row["namespace"],
@@ -466,5 +456,5 @@ def entity_from_row(row: sqlite3.Row) -> Entity:
         # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
         confidence=float(row["confidence"]),
         mentions=row["mentions"],
-        updated_at=decode_time(row["updated_at"]),
+        updated_at=stored_time(row["updated_at"]),
     )
