@@ -359,6 +359,28 @@ class FtsFactIndex:
         self._planner.forget_counts()
 
 
+def fact_from_row(row: sqlite3.Row) -> Fact:
+    """A fact from a row of ``FACT_COLUMNS``."""
+    # By position (every query here selects ``FACT_COLUMNS``): recall decodes facts on every turn.
+    return Fact(
+        id=row[0],
+        namespace=row[1],
+        kind=row[2],
+        field=row[3],
+        value=row[4],
+        # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
+        confidence=float(row[5]),
+        source=row[6],
+        status=row[7],
+        supersedes=row[8],
+        session=row[9],
+        channel=row[10],
+        created_at=decode_time(row[11]),
+        updated_at=decode_time(row[12]),
+        message_id=row[13],
+    )
+
+
 def _json_ids(ids: Sequence[int]) -> str:
     return json.dumps(list(ids))
 
@@ -371,7 +393,8 @@ SQLITE_FACTS = facts_dialect(
     named_id=":id",
     time=encode_time,
     ids=_json_ids,
-    fact=lambda row: fact_from_row(cast(sqlite3.Row, row)),
+    # Read by position, as recall decodes many facts a turn (a ``sqlite3.Row`` allows both).
+    fact=cast(Callable[[NamedRow], Fact], fact_from_row),
 )
 
 
@@ -405,25 +428,3 @@ def _fact_id(fact: Fact) -> int:
 def _fact_text(fact: Fact) -> str:
     """What the index holds of a fact (both its columns)."""
     return f"{fact.field} {fact.value}" if fact.field else fact.value
-
-
-def fact_from_row(row: sqlite3.Row) -> Fact:
-    """A fact from a row of ``FACT_COLUMNS``."""
-    # By position (every query here selects ``FACT_COLUMNS``): recall decodes facts on every turn.
-    return Fact(
-        id=row[0],
-        namespace=row[1],
-        kind=row[2],
-        field=row[3],
-        value=row[4],
-        # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
-        confidence=float(row[5]),
-        source=row[6],
-        status=row[7],
-        supersedes=row[8],
-        session=row[9],
-        channel=row[10],
-        created_at=decode_time(row[11]),
-        updated_at=decode_time(row[12]),
-        message_id=row[13],
-    )
