@@ -150,11 +150,12 @@ def test_search_skips_superseded_facts(facts: SqlFacts) -> None:
     assert [f.value for f in facts.search("user", "lives", limit=5)] == ["lives in Porto"]
 
 
-@pytest.mark.parametrize("query", HOSTILE)
-def test_search_never_raises_on_hostile_text(facts: SqlFacts, query: str) -> None:
+def test_search_never_raises_on_hostile_text(facts: SqlFacts) -> None:
+    # One store for every query: on PostgreSQL a schema each would cost more than the searches.
     facts.add(_fact("drinks tea and coffee"), now=T0)
-    found = facts.search("user", query, limit=5)
-    assert all(f.value == "drinks tea and coffee" for f in found)
+    for query in HOSTILE:
+        found = facts.search("user", query, limit=5)
+        assert all(f.value == "drinks tea and coffee" for f in found), query
 
 
 def test_search_of_only_stopwords_is_empty(facts: SqlFacts) -> None:
