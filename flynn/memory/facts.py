@@ -77,45 +77,45 @@ class FactsDialect:
 
 
 def facts_dialect(
-    placeholder: str,
+    parameters: Callable[[str], str],
     *,
     find_value: str,
     field_is: str,
     any_id: str,
-    named_id: str,
+    chain_id: str,
     time: Callable[[datetime], object],
     ids: Callable[[Sequence[int]], object],
     fact: Callable[[NamedRow], Fact],
 ) -> FactsDialect:
-    """The statements both backends write alike, with ``placeholder`` (``?`` or ``%s``), and
-    the conditions they write differently: ``find_value`` (value equals a parameter, ASCII
-    case ignored), ``field_is`` (field equals a parameter, NULL equal to NULL), ``any_id`` (id
-    among the list ``ids`` makes) and ``named_id`` (the named parameter ``id``)."""
-    p = placeholder
-    scope = namespace_scope("namespace").replace("?", p)
+    """The statements, written once with ``?`` (``parameters`` turns them into the backend's),
+    and the conditions the backends write differently: ``find_value`` (value equals a
+    parameter, ASCII case ignored), ``field_is`` (field equals a parameter, NULL equal to NULL),
+    ``any_id`` (id among the list ``ids`` makes) and ``chain_id`` (the named parameter ``id``
+    as the chain's id column takes it)."""
     select = f"SELECT {FACT_COLUMNS} FROM facts WHERE"
+    scope = namespace_scope("namespace")
     return FactsDialect(
-        insert=f"""
+        insert=parameters(f"""
 INSERT INTO facts (namespace, kind, field, value, confidence, source, status, supersedes,
                    session, channel, created_at, updated_at, message_id)
-VALUES ({p}, {p}, {p}, {p}, {p}, {p}, 'active', {p}, {p}, {p}, {p}, {p}, {p})
+VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)
 RETURNING {FACT_COLUMNS}
-""",
-        set_status=(
-            f"UPDATE facts SET status = {p}, updated_at = {p} WHERE id = {p} AND status = 'active'"
+"""),
+        set_status=parameters(
+            "UPDATE facts SET status = ?, updated_at = ? WHERE id = ? AND status = 'active'"
         ),
-        confirm=f"UPDATE facts SET updated_at = {p} WHERE id = {p} AND status = 'active'",
-        get=f"{select} id = {p}",
-        active=f"{select} namespace = {p} AND status = 'active'",
-        and_kind=f" AND kind = {p}",
-        and_field=f" AND field = {p}",
+        confirm=parameters("UPDATE facts SET updated_at = ? WHERE id = ? AND status = 'active'"),
+        get=parameters(f"{select} id = ?"),
+        active=parameters(f"{select} namespace = ? AND status = 'active'"),
+        and_kind=parameters(" AND kind = ?"),
+        and_field=parameters(" AND field = ?"),
         newest_first=" ORDER BY created_at DESC, id DESC",
-        find=f"{select} namespace = {p} AND {find_value} AND status = 'active'",
-        history=f"{select} namespace = {p} AND {field_is} ORDER BY created_at, id",
-        by_id=f"{select} {any_id}",
-        forget=f"DELETE FROM facts WHERE {scope}",
-        forget_field=f"DELETE FROM facts WHERE {scope} AND field = {p}",
-        forget_chain=_FORGET_CHAIN.format(id=named_id),
+        find=parameters(f"{select} namespace = ? AND {find_value} AND status = 'active'"),
+        history=parameters(f"{select} namespace = ? AND {field_is} ORDER BY created_at, id"),
+        by_id=parameters(f"{select} {any_id}"),
+        forget=parameters(f"DELETE FROM facts WHERE {scope}"),
+        forget_field=parameters(f"DELETE FROM facts WHERE {scope} AND field = ?"),
+        forget_chain=parameters(_FORGET_CHAIN.format(id=chain_id)),
         time=time,
         ids=ids,
         fact=fact,
@@ -386,11 +386,11 @@ def _json_ids(ids: Sequence[int]) -> str:
 
 
 SQLITE_FACTS = facts_dialect(
-    "?",
+    lambda statement: statement,
     find_value="value = ? COLLATE NOCASE",
     field_is="field IS ?",
     any_id="id IN (SELECT value FROM json_each(?))",
-    named_id=":id",
+    chain_id=":id",
     time=encode_time,
     ids=_json_ids,
     # Read by position, as recall decodes many facts a turn (a ``sqlite3.Row`` allows both).

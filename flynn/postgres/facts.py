@@ -13,7 +13,7 @@ from flynn.memory.fts import CANDIDATE_BUDGET, search_terms
 from flynn.memory.namespaces import namespace_root, namespace_token, scope_params
 from flynn.memory.sql import NamedRow
 from flynn.memory.store import Fact, Postings
-from flynn.postgres.database import PostgresDatabase, aware, utc
+from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
 
 # Each searched word's newest matches, one more than a search ranks (so "too many" shows),
 # among every namespace or only under one root. The words are cut and stemmed as ``words`` was.
@@ -57,11 +57,12 @@ def _id_list(ids: Sequence[int]) -> list[int]:
 
 
 POSTGRES_FACTS = facts_dialect(
-    "%s",
-    find_value='lower(value COLLATE "C") = lower(%s::text COLLATE "C")',
-    field_is="field IS NOT DISTINCT FROM %s",
-    any_id="id = ANY(%s)",
-    named_id="%(id)s::bigint",
+    pyformat,
+    find_value='lower(value COLLATE "C") = lower(?::text COLLATE "C")',
+    field_is="field IS NOT DISTINCT FROM ?",
+    any_id="id = ANY(?)",
+    # A bigint, as the recursive walk's id column is (psycopg sends a small int as int2).
+    chain_id=":id::bigint",
     time=aware,
     ids=_id_list,
     fact=_fact,
