@@ -345,8 +345,9 @@ class SqlTeam:
             return None
         with self._db.transaction():
             self._db.execute(self._sql.orphaned_entities, (document_id, document_id))
-            self._db.execute(self._sql.remove, (document_id,))
-        return document
+            removed = self._db.execute(self._sql.remove, (document_id,))
+        # Another process may have removed it since it was read: then this call removed nothing.
+        return document if removed else None
 
     def generation(self) -> tuple[int, int]:
         """Differs once chunks were added or removed (by any connection)."""
