@@ -80,7 +80,6 @@ def facts_dialect(
     parameters: Callable[[str], str],
     *,
     find_value: str,
-    field_is: str,
     any_id: str,
     chain_id: str,
     time: Callable[[datetime], object],
@@ -89,9 +88,8 @@ def facts_dialect(
 ) -> FactsDialect:
     """The statements, written once with ``?`` (``parameters`` turns them into the backend's),
     and the conditions the backends write differently: ``find_value`` (value equals a
-    parameter, ASCII case ignored), ``field_is`` (field equals a parameter, NULL equal to NULL),
-    ``any_id`` (id among the list ``ids`` makes) and ``chain_id`` (the named parameter ``id``
-    as the chain's id column takes it)."""
+    parameter, ASCII case ignored), ``any_id`` (id among the list ``ids`` makes) and
+    ``chain_id`` (the named parameter ``id`` as the chain's id column takes it)."""
     select = f"SELECT {FACT_COLUMNS} FROM facts WHERE"
     scope = namespace_scope("namespace")
     return FactsDialect(
@@ -111,7 +109,8 @@ RETURNING {FACT_COLUMNS}
         and_field=parameters(" AND field = ?"),
         newest_first=" ORDER BY created_at DESC, id DESC",
         find=parameters(f"{select} namespace = ? AND {find_value} AND status = 'active'"),
-        history=parameters(f"{select} namespace = ? AND {field_is} ORDER BY created_at, id"),
+        # ``IS``: NULL (an observation's field) equals NULL.
+        history=parameters(f"{select} namespace = ? AND field IS ? ORDER BY created_at, id"),
         by_id=parameters(f"{select} {any_id}"),
         forget=parameters(f"DELETE FROM facts WHERE {scope}"),
         forget_field=parameters(f"DELETE FROM facts WHERE {scope} AND field = ?"),
@@ -388,7 +387,6 @@ def _json_ids(ids: Sequence[int]) -> str:
 SQLITE_FACTS = facts_dialect(
     lambda statement: statement,
     find_value="value = ? COLLATE NOCASE",
-    field_is="field IS ?",
     any_id="id IN (SELECT value FROM json_each(?))",
     chain_id=":id",
     time=encode_time,

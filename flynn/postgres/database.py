@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
 from types import TracebackType
 from typing import Any
 
@@ -29,6 +30,8 @@ Row = DictRow
 Connection = psycopg.Connection[DictRow]
 
 _NAMED = re.compile(r"(?<![:\w]):(\w+)")
+# ``IS`` before a parameter is SQLite's null-safe equality, never ``IS NULL`` or ``IS NOT``.
+_NULL_SAFE = re.compile(r"\bIS (?=[:?])")
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
 # The cheapest write that reaches the server's log: the newest ledger row, rewritten as it is.
 _PROBE = """
@@ -43,15 +46,14 @@ CREATE TABLE IF NOT EXISTS flynn_migrations (
 """
 
 
-def pyformat(statement: str) -> str:
-    """A statement a store writes once for both backends, in SQLite's parameters (``?``,
-    ``:name``), with psycopg's (``%s``, ``%(name)s``); ``::type`` casts are left alone.
-
-    Raises ``ValueError`` for a statement holding ``%`` (psycopg would read it as a parameter),
-    so a shared statement that needs one fails where it is built, not when it runs."""
-    if "%" in statement:
-        raise ValueError("a statement shared with SQLite must not hold '%'")
-    return _NAMED.sub(r"%(\1)s", statement).replace("?", "%s")
+@lru_cache(maxsize=1024)
+def psycopg_statement(sql: str) -> str:
+    """A statement a store writes once for both backends, in SQLite's form (``?``, ``:name``,
+    ``IS`` between a column and a parameter), as psycopg takes it (``%s``, ``%(name)s``,
+    ``IS NOT DISTINCT FROM``); a ``%`` is kept as one, and ``::type`` casts are left alone.
+    The statements are a fixed set, so the cache holds them all."""
+    sql = _NULL_SAFE.sub("IS NOT DISTINCT FROM ", sql.replace("%", "%%"))
+    return _NAMED.sub(r"%(\1)s", sql.replace("?", "%s"))
 
 
 def utc(moment: datetime) -> datetime:

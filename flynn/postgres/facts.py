@@ -13,7 +13,7 @@ from flynn.memory.fts import CANDIDATE_BUDGET, search_terms
 from flynn.memory.namespaces import namespace_root, namespace_token, scope_params
 from flynn.memory.sql import NamedRow
 from flynn.memory.store import Fact, Postings
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
 # Each searched word's newest matches, one more than a search ranks (so "too many" shows),
 # among every namespace or only under one root. The words are cut and stemmed as ``words`` was.
@@ -57,9 +57,8 @@ def _id_list(ids: Sequence[int]) -> list[int]:
 
 
 POSTGRES_FACTS = facts_dialect(
-    pyformat,
+    psycopg_statement,
     find_value='lower(value COLLATE "C") = lower(?::text COLLATE "C")',
-    field_is="field IS NOT DISTINCT FROM ?",
     any_id="id = ANY(?)",
     # A bigint, as the recursive walk's id column is (psycopg sends a small int as int2).
     chain_id=":id::bigint",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flynn.memory.graph import SqlGraph, graph_dialect
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
 
 def _array(values: Sequence[object]) -> list[object]:
@@ -15,7 +15,7 @@ def _array(values: Sequence[object]) -> list[object]:
 
 
 POSTGRES_GRAPH = graph_dialect(
-    named=pyformat,
+    named=psycopg_statement,
     placeholder="%s",
     keys="unnest(:keys::text[]) AS k(value) JOIN",
     frontier="= ANY(:frontier::bigint[])",

@@ -5,9 +5,9 @@ message at once: one runs its turn, the others are told it is pending."""
 from __future__ import annotations
 
 from flynn.memory.inbound import SqlInboundLog, inbound_dialect
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
-POSTGRES_INBOUND = inbound_dialect(pyformat, aware, utc)
+POSTGRES_INBOUND = inbound_dialect(psycopg_statement, aware, utc)
 
 
 class PostgresInboundLog(SqlInboundLog):

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from flynn.memory.pairing import CODE_TTL, MAX_PENDING, SqlPairing, pairing_dialect
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
 # Conflicts with itself and with every write, not with reads; ends with the transaction.
 _SERIALISE = "LOCK TABLE pairing_requests IN SHARE ROW EXCLUSIVE MODE"
 
-POSTGRES_PAIRING = pairing_dialect(pyformat, aware, utc, serialise=_SERIALISE)
+POSTGRES_PAIRING = pairing_dialect(psycopg_statement, aware, utc, serialise=_SERIALISE)
 
 
 class PostgresPairing(SqlPairing):

@@ -4,9 +4,9 @@ as ``flynn.memory.person_tokens`` does in SQLite, so every worker checks a ``hel
 from __future__ import annotations
 
 from flynn.memory.person_tokens import SqlPersonTokens, tokens_dialect
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
-POSTGRES_TOKENS = tokens_dialect(pyformat, aware, utc)
+POSTGRES_TOKENS = tokens_dialect(psycopg_statement, aware, utc)
 
 
 class PostgresPersonTokens(SqlPersonTokens):

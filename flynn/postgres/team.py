@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flynn.memory.team import SqlTeam, team_dialect
-from flynn.postgres.database import PostgresDatabase, aware, pyformat, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 
 _MATCH = "words @@ plainto_tsquery('english', %s)"
 _BEST_MATCHES = """
@@ -29,7 +29,7 @@ def _any_word(terms: Sequence[str]) -> str:
 
 
 POSTGRES_TEAM = team_dialect(
-    pyformat,
+    psycopg_statement,
     placeholder="%s",
     serialise=_SERIALISE,
     rows=f"SELECT id FROM team_chunks WHERE {_MATCH} ORDER BY id LIMIT %s",
