@@ -54,6 +54,7 @@ from flynn.memory.pairing import SqlitePairing
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
+from flynn.memory.telegram_updates import SqlTelegramUpdates
 from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files, person_directory
@@ -307,6 +308,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
             history=app.memory.history,
             pushes=app.pushes,
         ),
+        telegram_updates=app.memory.telegram_updates,
     )
     router = Router(
         app.sessions,
@@ -515,10 +517,12 @@ def build_channels(
     clock: Callable[[], datetime] = utc_now,
     pairing: Pairing | None = None,
     gateway: GatewayHooks | None = None,
+    telegram_updates: SqlTelegramUpdates | None = None,
 ) -> dict[str, Channel]:
     """The enabled channels, gateway first (``gateway`` its hooks, none without); with
-    ``pairing``, strangers writing to a bot in a private chat get a pairing code. Raises
-    ``ConfigError`` for an enabled channel that lacks its token."""
+    ``pairing``, strangers writing to a bot in a private chat get a pairing code; Telegram's
+    webhook mode needs ``telegram_updates``. Raises ``ConfigError`` for an enabled channel
+    that lacks its token."""
     channels: dict[str, Channel] = {}
     problems = []
     section = settings.channels
@@ -546,20 +550,16 @@ def build_channels(
             )
         else:
             # Imported here: the SDK costs ~150 ms of start-up for everyone not using it.
-            from flynn.channels.telegram import TelegramChannel
+            from flynn.channels.telegram import telegram_channel
 
-            channels["telegram"] = TelegramChannel(
-                section.telegram,
-                access=ChannelAccess(
-                    "telegram",
-                    allowed_accounts(settings, "telegram"),
-                    identity=identity,
-                    pairing=pairing,
-                    clock=clock,
-                ),
+            access = ChannelAccess(
+                "telegram",
+                allowed_accounts(settings, "telegram"),
+                identity=identity,
+                pairing=pairing,
                 clock=clock,
-                max_file_bytes=settings.files.max_file_bytes,
             )
+            channels["telegram"] = telegram_channel(settings, access, clock, telegram_updates)
     if section.discord.enabled:
         if section.discord.token is None:
             problems.append(

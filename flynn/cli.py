@@ -1,9 +1,10 @@
 """The ``flynn`` command: the only module that reads the environment and config files.
 
 Exit codes: 0 success, 1 failure (a check failed, a command could not finish), 2 invalid
-configuration or usage, 3 the gateway's port is in use, 4 the database is unusable (an empty,
-corrupt or unwritable file: restarting will not help until a person acts), 5 another ``flynn run``
-holds the data dir. Each of 2 to 5 is said in one line on stderr.
+configuration or usage, 3 a port to listen on is in use (the gateway's, Telegram's webhook), 4 the
+database is unusable (an empty, corrupt or unwritable file: restarting will not help until a
+person acts), 5 another ``flynn run`` holds the data dir. Each of 2 to 5 is said in one line on
+stderr.
 """
 
 from __future__ import annotations
@@ -198,11 +199,17 @@ async def _run(settings: Settings, env: Mapping[str, str]) -> int:
     )
     try:
         return await daemon.run(stop)
-    except PortInUse:
+    except PortInUse as exc:
         gateway = settings.channels.gateway
+        where, key = f"{gateway.host}:{gateway.port}", "channels.gateway.port"
+        if exc.channel == "telegram":
+            where, key = (
+                settings.channels.telegram.webhook_listen,
+                "channels.telegram.webhook_listen",
+            )
         print(
-            f"flynn: cannot listen on {gateway.host}:{gateway.port}: the port is in use "
-            "(is flynn already running? set channels.gateway.port to use another)",
+            f"flynn: cannot listen on {where}: the port is in use "
+            f"(is flynn already running? set {key} to use another)",
             file=sys.stderr,
         )
         return EXIT_PORT_IN_USE

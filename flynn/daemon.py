@@ -42,7 +42,12 @@ INTAKE_KEEP_DAYS = 7
 
 
 class PortInUse(Exception):
-    """The port of a channel that listens on one (the gateway) is taken by another process."""
+    """The port of a channel that listens on one (the gateway, Telegram's webhook) is taken by
+    another process; ``channel`` names the channel."""
+
+    def __init__(self, message: str, channel: str = "gateway") -> None:
+        super().__init__(message)
+        self.channel = channel
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +224,7 @@ class Daemon:
                 return
             except OSError as exc:
                 if first and first_start_fatal and exc.errno == errno.EADDRINUSE:
-                    raise PortInUse(str(exc)) from exc
+                    raise PortInUse(str(exc), channel.name) from exc
                 log.exception("channel.crashed", channel=channel.name, error=type(exc).__name__)
             except Exception as exc:
                 log.error(

@@ -16,6 +16,8 @@ import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
 
 from flynn.app import allowed_accounts, database_path, push_limits, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
@@ -36,6 +38,11 @@ from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
 from flynn.tools.mcp import mcp_servers
+
+if TYPE_CHECKING:
+    from telegram import Bot
+
+_T = TypeVar("_T")
 
 NETWORK_TIMEOUT_SECONDS = 10.0
 MCP_PROBE_SECONDS = 30.0
@@ -332,9 +339,27 @@ def _channels(settings: Settings) -> list[Check]:
             )
         else:
             checks.append(Check(name, True, f"token set; {len(allowed)} allowed account(s)"))
+        if name == "telegram":
+            checks.extend(_telegram_mode(settings))
     if not any(getattr(channels, n).enabled for n in ("gateway", "telegram", "discord")):
         checks.append(Check("channels", False, "no channel is enabled", warning=True))
     return checks
+
+
+def _telegram_mode(settings: Settings) -> list[Check]:
+    """Polling or webhook (with the URL, never its query, and whether this worker can listen)."""
+    section = settings.channels.telegram
+    if section.webhook_url is None:
+        return [Check("telegram mode", True, "polling (no public address needed)")]
+    from flynn.channels.telegram_webhook import shown_url
+
+    detail = (
+        f"webhook: Telegram posts to {shown_url(section.webhook_url)}, which your TLS proxy "
+        f"forwards to {section.webhook_listen}"
+    )
+    host, port = section.webhook_address
+    listener = _port(host, port, lock_holder(settings.data_dir), name="telegram webhook listener")
+    return [Check("telegram mode", True, detail), listener]
 
 
 def _gateway_token(settings: Settings) -> Check:
@@ -355,28 +380,29 @@ def _gateway_token(settings: Settings) -> Check:
     return Check(name, True, f"kept in {path}")
 
 
-def _port(host: str, port: int, daemon: int | None = None) -> Check:
-    """Whether the gateway could listen; a port in use is fine when this data dir's running
-    daemon (``daemon``: the lock holder's pid) answers ``/healthz`` there."""
+def _port(host: str, port: int, daemon: int | None = None, *, name: str = "gateway") -> Check:
+    """Whether the gateway (or the listener ``name``) could listen; a port in use is fine when
+    this data dir's running daemon (``daemon``: the lock holder's pid) answers ``/healthz`` there
+    (for another listener: when it runs at all)."""
     if port == 0:
-        return Check("gateway", True, f"{host}: any free port")
+        return Check(name, True, f"{host}: any free port")
     try:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            if daemon is not None and _answers_as_flynn(host, port):
+            if daemon is not None and (name != "gateway" or _answers_as_flynn(host, port)):
                 holder = f"process {daemon}" if daemon else "the running daemon"
-                return Check("gateway", True, f"{host}:{port} is served by this flynn ({holder})")
+                return Check(name, True, f"{host}:{port} is served by this flynn ({holder})")
             return Check(
-                "gateway",
+                name,
                 False,
                 f"port {port} on {host} is in use by another program",
                 warning=True,
             )
-        return Check("gateway", False, f"cannot listen on {host}:{port} ({exc.strerror or exc})")
-    return Check("gateway", True, f"can listen on {host}:{port}")
+        return Check(name, False, f"cannot listen on {host}:{port} ({exc.strerror or exc})")
+    return Check(name, True, f"can listen on {host}:{port}")
 
 
 def _answers_as_flynn(host: str, port: int) -> bool:
@@ -398,6 +424,7 @@ async def _credentials(settings: Settings) -> list[Check]:
     telegram = settings.channels.telegram
     if telegram.enabled and telegram.token is not None:
         probes.append(("telegram login", lambda: _telegram_me(settings)))
+        probes.append(("telegram webhook", lambda: _telegram_webhook(settings)))
     discord_settings = settings.channels.discord
     if discord_settings.enabled and discord_settings.token is not None:
         probes.append(("discord login", lambda: _discord_me(settings)))
@@ -419,24 +446,64 @@ async def _credentials(settings: Settings) -> list[Check]:
 
 
 async def _telegram_me(settings: Settings) -> str:
+    me = await _ask_telegram(settings, lambda bot: bot.get_me())
+    return f"logged in as @{me.username}"
+
+
+async def _telegram_webhook(settings: Settings) -> str:
+    """What Telegram says of the webhook (``getWebhookInfo``): set to ours, the updates waiting,
+    and the last error it met posting to it, which fails the check."""
+    from flynn.channels.telegram_webhook import shown_url
+
+    info = await _ask_telegram(settings, lambda bot: bot.get_webhook_info())
+    ours = settings.channels.telegram.webhook_url
+    waiting = f"{info.pending_update_count} update(s) waiting"
+    if ours is None:
+        if info.url:
+            return f"one is set ({shown_url(info.url)}): flynn run deletes it before polling"
+        return "none set, as polling needs"
+    if info.url != ours:
+        set_now = f"set to {shown_url(info.url)}" if info.url else "not set"
+        return f"{set_now}; flynn run sets {shown_url(ours)}; {waiting}"
+    if info.last_error_message:
+        when = f" at {info.last_error_date:%Y-%m-%d %H:%M} UTC" if info.last_error_date else ""
+        raise FlynnError(
+            f"Telegram could not deliver to {shown_url(ours)}{when}: "
+            f"{info.last_error_message}; {waiting} (check the TLS proxy in front, and that "
+            "it forwards to channels.telegram.webhook_listen)"
+        )
+    return f"Telegram posts to {shown_url(ours)}; {waiting}"
+
+
+async def _ask_telegram(settings: Settings, ask: Callable[[Bot], Awaitable[_T]]) -> _T:
+    """``ask``'s answer from the Bot API; ``FlynnError`` when the token is refused or the API
+    cannot be reached (naming where, never the token)."""
     from telegram import Bot
-    from telegram.error import InvalidToken
+    from telegram.error import BadRequest, InvalidToken, NetworkError
 
     from flynn.channels.telegram_delivery import TelegramRequest
 
     section = settings.channels.telegram
     assert section.token is not None
+    base_url = section.base_url or "https://api.telegram.org/bot"
     bot = Bot(
         section.token.get_secret_value(),
-        base_url=section.base_url or "https://api.telegram.org/bot",
+        base_url=base_url,
         request=TelegramRequest(),  # the channel's: no traceback for an answer that is not JSON
     )
     try:
         async with bot:
-            me = await bot.get_me()
+            return await ask(bot)
     except InvalidToken:
         raise FlynnError("the token was refused (401)") from None
-    return f"logged in as @{me.username}"
+    except BadRequest:
+        raise  # an answer, so not a network failure (python-telegram-bot derives it from one)
+    except NetworkError as exc:  # TimedOut too; the message could quote the token's URL
+        where = urlsplit(base_url)
+        raise FlynnError(
+            f"cannot reach the Bot API at {where.scheme}://{where.hostname}"
+            f"{f':{where.port}' if where.port else ''} ({type(exc).__name__}): nothing was checked"
+        ) from None
 
 
 async def _discord_me(settings: Settings) -> str:

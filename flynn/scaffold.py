@@ -280,6 +280,15 @@ channels:
     allowed_users: []
     # In groups, answer only messages that mention the bot or reply to it.
     require_mention_in_groups: true
+    # Webhook mode, for several workers behind a load balancer: the public https URL Telegram
+    # posts updates to (port 443, 80, 88 or 8443). A TLS proxy there forwards its path to
+    # webhook_listen. null: the bot polls Telegram instead.
+    webhook_url: null
+    # Secret Telegram sends with each post (X-Telegram-Bot-Api-Secret-Token); 1-256 of A-Z,
+    # a-z, 0-9, _ and -. null: derived from the bot token, the same on every worker.
+    webhook_secret: null
+    # Where the webhook listener binds (host:port, [::1]:8443 for IPv6), behind the proxy.
+    webhook_listen: 127.0.0.1:8443
   discord:
     enabled: false
     # Secret bot token. Prefer FLYNN_CHANNELS__DISCORD__TOKEN.

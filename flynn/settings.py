@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -373,12 +374,79 @@ class GatewaySettings(_Section):
         return value
 
 
+TELEGRAM_WEBHOOK_PORTS = (443, 80, 88, 8443)
+"""The ports Telegram posts webhooks to (its ``setWebhook`` refuses any other)."""
+_WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+"""What Telegram accepts as ``secret_token``."""
+
+
+def listen_address(value: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8443`` for IPv6) as a host and a port; port 0 is any free one.
+    Raises ``ValueError`` saying what is wrong."""
+    host, colon, port = value.strip().rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"must be host:port, like 127.0.0.1:8443 (not {value!r})")
+    if host.startswith("["):
+        if not host.endswith("]"):
+            raise ValueError(f"an IPv6 address goes in brackets, like [::1]:8443 (not {value!r})")
+        host = host[1:-1]
+    elif ":" in host:
+        raise ValueError(f"an IPv6 address goes in brackets, like [::1]:8443 (not {value!r})")
+    return host, int(port)
+
+
 class TelegramSettings(_Section):
     enabled: bool = False
     token: SecretStr | None = None
     base_url: str | None = None
     allowed_users: list[AccountId] = Field(default_factory=list)
     require_mention_in_groups: bool = True
+    webhook_url: str | None = None
+    """Webhook mode: the public https URL Telegram posts updates to (a proxy in front forwards
+    its path to ``webhook_listen``); unset, the channel polls."""
+    webhook_secret: SecretStr | None = None
+    """What Telegram sends in ``X-Telegram-Bot-Api-Secret-Token``; unset, one is derived from
+    the bot token, the same on every worker."""
+    webhook_listen: str = "127.0.0.1:8443"
+    """Where the webhook listener binds (``host:port``), behind the TLS proxy."""
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _public_https(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            url = urlsplit(value.strip())
+            port = url.port
+        except ValueError:
+            raise ValueError("must be a URL, like https://bot.example.com/telegram") from None
+        if url.scheme != "https" or not url.hostname:
+            raise ValueError("must be an https URL (Telegram posts only over TLS)")
+        if url.username is not None or url.password is not None or url.fragment:
+            raise ValueError("must not hold a user name, password or #fragment")
+        if port is not None and port not in TELEGRAM_WEBHOOK_PORTS:
+            ports = ", ".join(str(p) for p in TELEGRAM_WEBHOOK_PORTS)
+            raise ValueError(f"Telegram posts only to ports {ports} (not {port})")
+        return url.geturl()
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _telegram_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _WEBHOOK_SECRET.fullmatch(value.get_secret_value()):
+            # Never quotes it.
+            raise ValueError("must be 1 to 256 of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
+        return value
+
+    @field_validator("webhook_listen")
+    @classmethod
+    def _host_and_port(cls, value: str) -> str:
+        listen_address(value)
+        return value.strip()
+
+    @property
+    def webhook_address(self) -> tuple[str, int]:
+        """``webhook_listen`` as a host and a port."""
+        return listen_address(self.webhook_listen)
 
 
 class DiscordSettings(_Section):

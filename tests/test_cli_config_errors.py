@@ -226,3 +226,33 @@ def test_a_profile_budget_out_of_range_names_the_key(tmp_path: Path, value: str)
     config.write_text(f"data_dir: {tmp_path / 'data'}\nmemory:\n  profile_max_tokens: {value}\n")
     result = flynn("memory", "show", "--config", str(config), home=tmp_path)
     assert_one_line_config_error(result, "memory.profile_max_tokens")
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "reason"),
+    [
+        ("webhook_url", "http://bot.example.com/telegram", "https"),
+        ("webhook_url", "https://bot.example.com:9443/telegram", "ports 443, 80, 88, 8443"),
+        ("webhook_url", "https://user:pw@bot.example.com/telegram", "password"),
+        ("webhook_listen", "8443", "host:port"),
+        ("webhook_listen", "::1:8443", "brackets"),
+        ("webhook_secret", "not allowed!", "A-Z"),
+    ],
+)
+def test_a_bad_telegram_webhook_setting_stops_the_daemon_naming_the_key(
+    tmp_path: Path, setting: str, value: str, reason: str
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\nchannels:\n  telegram:\n    enabled: true\n"
+        f"    token: '123:abc'\n    {setting}: '{value}'\n"
+    )
+    result = flynn("run", "--config", str(config), home=tmp_path)
+    assert_one_line_config_error(result, f"channels.telegram.{setting}", reason)
+    assert "pw@" not in result.stderr and "not allowed!" not in result.stderr
+
+
+def test_a_webhook_url_from_the_environment_is_named_by_its_variable(tmp_path: Path) -> None:
+    variable = "FLYNN_CHANNELS__TELEGRAM__WEBHOOK_URL"
+    result = flynn("run", home=tmp_path, env={variable: "http://bot.example.com/hook"})
+    assert_one_line_config_error(result, variable, "channels.telegram.webhook_url", "https")

@@ -98,20 +98,16 @@ async def test_the_port_of_this_data_dirs_running_daemon_is_fine(tmp_path: Path)
     assert "served by this flynn" in gateway.detail
 
 
+def _telegram(tmp_path: Path, base_url: str, **section: Any):  # type: ignore[no-untyped-def]
+    """Settings with only Telegram on, against the Bot API at ``base_url``."""
+    telegram = {"enabled": True, "token": TOKEN, "base_url": base_url, "allowed_users": [1]}
+    channels = {"gateway": {"enabled": False}, "telegram": {**telegram, **section}}
+    return _settings(tmp_path, channels=channels)
+
+
 async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Path) -> None:
     async with FakeTelegram() as telegram:
-        good = _settings(
-            tmp_path,
-            channels={
-                "gateway": {"enabled": False},
-                "telegram": {
-                    "enabled": True,
-                    "token": TOKEN,
-                    "base_url": telegram.base_url,
-                    "allowed_users": [1],
-                },
-            },
-        )
+        good = _telegram(tmp_path, telegram.base_url)
         checks = _by_name(await run_checks(good, {}))
         assert checks["telegram login"].ok and telegram.username in checks["telegram login"].detail
 
@@ -120,6 +116,68 @@ async def test_telegram_credentials_are_checked_against_the_bot_api(tmp_path: Pa
         refused = _by_name(await run_checks(bad, {}))["telegram login"]
         assert not refused.ok
         assert "999:wrong" not in refused.detail
+
+
+async def test_telegram_webhook_mode_is_shown_with_what_telegram_says_of_it(
+    tmp_path: Path,
+) -> None:
+    url = "https://bot.example.com/telegram?key=hidden"
+    async with FakeTelegram() as telegram:
+        settings = _telegram(
+            tmp_path, telegram.base_url, webhook_url=url, webhook_listen="127.0.0.1:0"
+        )
+        before = _by_name(await run_checks(settings, {}))
+        telegram.webhook_url = url
+        working = _by_name(await run_checks(settings, {}))
+        telegram.webhook_error = (
+            "SSL error {error:0A000086:SSL routines::certificate verify failed}"
+        )
+        failing = _by_name(await run_checks(settings, {}))
+        polling = settings.model_copy(deep=True)
+        polling.channels.telegram.webhook_url = None
+        left_behind = _by_name(await run_checks(polling, {}))
+
+    mode = before["telegram mode"]
+    assert (
+        mode.ok and "webhook" in mode.detail and "https://bot.example.com/telegram" in mode.detail
+    )
+    assert before["telegram webhook listener"].ok
+    assert (
+        before["telegram webhook"].ok
+        and "not set; flynn run sets" in before["telegram webhook"].detail
+    )
+    assert working["telegram webhook"].ok
+    assert (
+        "Telegram posts to https://bot.example.com/telegram" in working["telegram webhook"].detail
+    )
+    webhook = failing["telegram webhook"]
+    assert not webhook.ok and "certificate verify failed" in webhook.detail
+    assert "could not deliver" in webhook.detail
+    assert left_behind["telegram mode"].detail.startswith("polling")
+    assert "flynn run deletes it" in left_behind["telegram webhook"].detail
+    every = [
+        check.detail
+        for checks in (before, working, failing, left_behind)
+        for check in checks.values()
+    ]
+    assert not any("hidden" in detail or TOKEN in detail for detail in every)
+
+
+async def test_a_bot_api_that_cannot_be_reached_is_said_plainly(tmp_path: Path) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    settings = _telegram(
+        tmp_path,
+        f"http://127.0.0.1:{port}/bot",
+        webhook_url="https://bot.example.com/telegram",
+        webhook_listen="127.0.0.1:0",
+    )
+    checks = _by_name(await run_checks(settings, {}))
+    for name in ("telegram login", "telegram webhook"):
+        assert not checks[name].ok
+        assert f"cannot reach the Bot API at http://127.0.0.1:{port}" in checks[name].detail
+        assert TOKEN not in checks[name].detail
 
 
 async def test_embeddings_that_cannot_load_warn_with_the_fix(

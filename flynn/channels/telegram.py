@@ -1,24 +1,27 @@
 """Telegram over the Bot API: our own long-polling loop around python-telegram-bot's ``Bot``, so the
-offset, recovery and cancellation are exactly ours; plus access control, mentions and typing.
+offset, recovery and cancellation are exactly ours, or webhook mode (``telegram_webhook``'s
+listener), where every update takes the same path; plus access control, mentions and typing.
 Sending (parts, retries, the reply handle) is ``telegram_delivery``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import mimetypes
 import random
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from datetime import UTC, datetime
-from typing import Final, Generic, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from urllib.parse import urlsplit
 
 import structlog
 from telegram import Bot, BotCommand, Message, MessageEntity, Update, User
 from telegram.constants import ChatAction, ChatType
-from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
+from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
 from flynn.access import Access
@@ -52,7 +55,10 @@ from flynn.messages import (
     InboundMessage,
     OutboundMessage,
 )
-from flynn.settings import TelegramSettings
+from flynn.settings import Settings, TelegramSettings
+
+if TYPE_CHECKING:
+    from flynn.channels.telegram_webhook import TelegramUpdates, TelegramWebhook
 
 log = structlog.get_logger(__name__)
 
@@ -64,6 +70,11 @@ Clock = Callable[[], datetime]
 
 _REMEMBERED: Final = 2048
 """How many recent update ids (and refused chats) we keep."""
+_ALLOWED_UPDATES: Final = ["message"]
+"""What we ask Telegram for, polling or by webhook."""
+_UPDATES_KEPT: Final = timedelta(days=2)
+"""How long handled webhook update ids are kept (Telegram gives up on an update after a day)."""
+_PRUNE_EVERY: Final = timedelta(days=1)
 
 _K = TypeVar("_K", bound=Hashable)
 
@@ -111,12 +122,19 @@ class TelegramChannel:
         backoff_max: float = 30.0,
         sleep: Sleep = asyncio.sleep,
         max_file_bytes: int = MAX_BOT_DOWNLOAD_BYTES,
+        updates: TelegramUpdates | None = None,
     ) -> None:
         if settings.token is None or not settings.token.get_secret_value():
             raise ConfigError(
                 [ConfigProblem("channels.telegram.token", "required when Telegram is enabled")]
             )
+        if settings.webhook_url is not None and updates is None:
+            raise ValueError("webhook mode needs the store that handles each update once")
         self._token = settings.token
+        self._settings = settings
+        self._updates = updates
+        webhook_mode = settings.webhook_url is not None
+        self._listening: asyncio.Event | None = asyncio.Event() if webhook_mode else None
         self._base_url, self._base_file_url = _api_urls(settings.base_url)
         self._access = access
         self._require_mention = settings.require_mention_in_groups
@@ -151,6 +169,9 @@ class TelegramChannel:
         self._last_inbound: datetime | None = None
         self._last_error: str | None = None
         self._last_error_at: datetime | None = None
+        self._pruned_at: datetime | None = None
+        self.webhook: TelegramWebhook | None = None
+        """The listener of the last run in webhook mode."""
 
     # -- Channel ---------------------------------------------------------------------------------
 
@@ -166,7 +187,8 @@ class TelegramChannel:
 
     @property
     def listening(self) -> asyncio.Event | None:
-        return None  # it connects out to the chat service
+        # Polling connects out to the chat service; a webhook serves a port of its own.
+        return self._listening
 
     def status(self) -> ChannelStatus:
         return ChannelStatus(
@@ -180,15 +202,23 @@ class TelegramChannel:
     async def run(self, on_message: OnMessage) -> None:
         """Connects (retrying network failures with backoff), registers the commands and polls
         until cancelled; then stops typing, acknowledges handled updates, closes the HTTP clients
-        and re-raises ``CancelledError``. Raises ``ConfigError`` when Telegram refuses the token."""
+        and re-raises ``CancelledError``. Raises ``ConfigError`` when Telegram refuses the token.
+
+        In webhook mode it listens first (``OSError`` when the address is taken), then sets the
+        webhook and serves posted updates until cancelled; then it stops accepting, lets the
+        updates in hand finish and stops as above, leaving the webhook set (another worker may
+        serve it)."""
         if self._bot is not None:
             raise RuntimeError("the Telegram channel is already running")
         _quiet_http_loggers()
         bot = self._make_bot()
         self._bot = bot
         try:
-            await self._start(bot)
-            await self._poll(bot, on_message)
+            if self._settings.webhook_url is None:
+                await self._start(bot)
+                await self._poll(bot, on_message)
+            else:
+                await self._serve_webhook(bot, on_message, self._settings.webhook_url)
         finally:
             await self._stop(bot)
 
@@ -265,8 +295,13 @@ class TelegramChannel:
         while True:
             try:
                 await bot.initialize()  # calls getMe
-                # A webhook left behind by another deployment makes getUpdates fail with 409.
-                await bot.delete_webhook(drop_pending_updates=False)
+                me = bot.bot
+                # Known before the webhook is set: posts may come the moment it is.
+                self._mention = re.compile(
+                    rf"(?<![\w@])@{re.escape(me.username or '')}\b[,:]?", re.IGNORECASE
+                )
+                self._me = me
+                await self._receive_updates(bot)
                 break
             except InvalidToken:
                 raise self._token_refused() from None
@@ -275,11 +310,6 @@ class TelegramChannel:
             except TelegramError as exc:
                 failures += 1
                 await self._back_off("telegram.start_failed", exc, failures)
-        me = bot.bot
-        self._me = me
-        self._mention = re.compile(
-            rf"(?<![\w@])@{re.escape(me.username or '')}\b[,:]?", re.IGNORECASE
-        )
         self._connected = True
         try:
             await bot.set_my_commands(
@@ -288,7 +318,30 @@ class TelegramChannel:
         except TelegramError as exc:
             # The menu is a convenience; commands typed by hand still work without it.
             log.warning("telegram.commands_not_registered", error=type(exc).__name__)
-        log.info("telegram.started", bot_id=me.id, username=me.username)
+        log.info("telegram.started", bot_id=me.id, username=me.username, mode=self._mode)
+
+    @property
+    def _mode(self) -> str:
+        return "polling" if self._settings.webhook_url is None else "webhook"
+
+    async def _receive_updates(self, bot: Bot) -> None:
+        """Has Telegram post updates to the webhook, or keep them for getUpdates. Nothing pending
+        is dropped either way."""
+        url = self._settings.webhook_url
+        if url is None:
+            # A webhook left behind (webhook mode before, another deployment) makes getUpdates
+            # fail with 409.
+            await bot.delete_webhook(drop_pending_updates=False)
+            return
+        from flynn.channels.telegram_webhook import shown_url, webhook_secret
+
+        await bot.set_webhook(
+            url,
+            secret_token=webhook_secret(self._settings),
+            allowed_updates=_ALLOWED_UPDATES,
+            drop_pending_updates=False,
+        )
+        log.info("telegram.webhook_set", url=shown_url(url))
 
     async def _stop(self, bot: Bot) -> None:
         self._connected = False
@@ -315,7 +368,7 @@ class TelegramChannel:
             offset = self._offset
             try:
                 updates = await bot.get_updates(
-                    offset=offset, timeout=self._poll_timeout, allowed_updates=["message"]
+                    offset=offset, timeout=self._poll_timeout, allowed_updates=_ALLOWED_UPDATES
                 )
             except InvalidToken:
                 raise self._token_refused() from None
@@ -352,6 +405,83 @@ class TelegramChannel:
                 # the next update id at random, lower than the last.
                 self._offset = update.update_id + 1
 
+    # -- webhook ---------------------------------------------------------------------------------
+
+    async def _serve_webhook(self, bot: Bot, on_message: OnMessage, url: str) -> None:
+        from flynn.channels.telegram_webhook import TelegramWebhook, webhook_secret  # aiohttp
+
+        assert self._updates is not None and self._listening is not None
+        host, port = self._settings.webhook_address
+
+        async def on_update(payload: Mapping[str, object]) -> int:
+            return await self._on_posted(bot, payload, on_message)
+
+        self.webhook = webhook = TelegramWebhook(
+            host=host,
+            port=port,
+            path=urlsplit(url).path,
+            secret=webhook_secret(self._settings),
+            on_update=on_update,
+        )
+        async with webhook:
+            self._listening.set()
+            self._forget_old_updates()
+            try:
+                await self._start(bot)
+                await asyncio.Event().wait()  # posts are served until cancelled
+            finally:
+                self._listening.clear()
+
+    async def _on_posted(
+        self, bot: Bot, payload: Mapping[str, object], on_message: OnMessage
+    ) -> int:
+        """One posted update, through the path polling takes, at most once across retries and
+        workers: 200 once it is dealt with (or was before), 400 when it is no Update, 503 (for
+        Telegram to post it again) before the channel started, while another post of it is in
+        hand, or when storage refused it; 500 (logged) when handling it failed unexpectedly."""
+        me, updates = self._me, self._updates
+        assert updates is not None
+        if me is None:
+            return 503
+        try:
+            update = Update.de_json(dict(payload), bot)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # the shapes' errors
+            log.warning("telegram.webhook_not_an_update", error=type(exc).__name__)
+            return 400
+        update_id = update.update_id
+        try:
+            claim = updates.claim(me.id, update_id, now=self._clock())
+        except StoreError as exc:
+            log.warning("telegram.update_not_claimed", update_id=update_id, error=str(exc))
+            return 503
+        if claim != "claimed":
+            log.info("telegram.duplicate", update_id=update_id, found=claim)
+            return 200 if claim == "done" else 503
+        handled = False
+        try:
+            handled = await self._handle(bot, update, on_message)
+        except Exception:  # per-update boundary: log it; Telegram posts it again later
+            log.exception("telegram.update_failed", update_id=update_id)
+            return 500
+        finally:
+            # Released when not handled (or cut off): the next post of it is handled anew.
+            with contextlib.suppress(StoreError):
+                if handled:
+                    updates.done(me.id, update_id)
+                else:
+                    updates.release(me.id, update_id)
+        self._forget_old_updates()
+        return 200 if handled else 503
+
+    def _forget_old_updates(self) -> None:
+        """Prunes the ids of updates handled long ago, at start and then once a day."""
+        now = self._clock()
+        if self._updates is None or (self._pruned_at and now - self._pruned_at < _PRUNE_EVERY):
+            return
+        self._pruned_at = now
+        with contextlib.suppress(StoreError):  # tried again tomorrow
+            self._updates.prune(before=now - _UPDATES_KEPT)
+
     def _token_refused(self) -> ConfigError:
         """The error to raise ``from None``: python-telegram-bot's InvalidToken quotes the token."""
         self._connected = False
@@ -366,6 +496,9 @@ class TelegramChannel:
         error = type(exc).__name__
         if isinstance(exc, Conflict):
             error += ": another instance is polling with this token"
+        elif isinstance(exc, BadRequest):
+            # Telegram's own words, which quote no URL: why setWebhook was refused, say.
+            error += f": {exc.message}"
         await self._wait_after(event, error, failures)
 
     async def _wait_after(self, event: str, error: str, failures: int, **fields: int) -> None:
@@ -555,6 +688,20 @@ class TelegramChannel:
             await bot.send_chat_action(chat_id, ChatAction.TYPING, message_thread_id=thread)
         except TelegramError as exc:
             log.debug("telegram.typing_failed", error=type(exc).__name__)
+
+
+def telegram_channel(
+    settings: Settings, access: Access, clock: Clock, updates: TelegramUpdates | None
+) -> TelegramChannel:
+    """The channel as the daemon runs it: ``channels.telegram``, files up to
+    ``files.max_file_bytes``, webhook updates claimed in ``updates``."""
+    return TelegramChannel(
+        settings.channels.telegram,
+        access=access,
+        clock=clock,
+        max_file_bytes=settings.files.max_file_bytes,
+        updates=updates,
+    )
 
 
 def _leading_command(message: Message) -> str | None:

@@ -3,10 +3,12 @@ shows, and the order the daemon's catch-up goes in (the most recently active per
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_root
+from flynn.memory.sql import NamedRow
 
 # One pass over the messages; the embeddings' primary key (kind, ref_id, model) finds each
 # message's vector, so a message counts once.
@@ -40,8 +42,14 @@ class PersonProgress:
 def embedding_progress(db: Database, model: str) -> list[PersonProgress]:
     """Every person with stored messages, the most recently active first, with how many of
     their messages have a vector of ``model``."""
+    return people_of(db.fetchall(_BY_NAMESPACE, (model,)))
+
+
+def people_of(rows: Iterable[NamedRow]) -> list[PersonProgress]:
+    """``embedding_progress`` from rows of namespaces (any backend's): ``namespace``,
+    ``messages``, ``embedded`` and ``newest``."""
     totals: dict[str, list[int]] = {}
-    for row in db.fetchall(_BY_NAMESPACE, (model,)):
+    for row in rows:
         counts = totals.setdefault(namespace_root(row["namespace"]), [0, 0, 0])
         counts[0] += int(row["messages"])
         counts[1] += int(row["embedded"])

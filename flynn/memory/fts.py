@@ -10,9 +10,10 @@ import re
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from flynn.memory.database import Database
-from flynn.memory.namespaces import namespace_token
+from flynn.memory.namespaces import namespace_root, namespace_token
 from flynn.memory.store import Postings
 
 # Words too common to say anything about relevance; matching them only costs time, because every
@@ -81,16 +82,17 @@ _MAX_KEPT = 8192
 
 @dataclass(frozen=True, slots=True)
 class MatchPlan:
-    """What to run: an FTS5 ``MATCH`` expression (an OR of ``terms``, within ``scope`` when it
-    is not empty), restricted to rowids ``>= min_rowid``."""
+    """What to run: an FTS5 ``MATCH`` expression (an OR of ``terms``, within the namespace root
+    ``root`` when it is not empty), restricted to rowids ``>= min_rowid``."""
 
     expression: str
     min_rowid: int = 0
     terms: tuple[str, ...] = ()
-    scope: str = ""
-    """An FTS5 condition on the namespace root (``ns:"..."``), or empty for every namespace."""
+    root: str = ""
+    """The namespace root (``namespace_root``) whose rows alone are searched, or empty for every
+    namespace."""
     documents: int = 0
-    """The rows in ``scope`` when the plan is the root's own (``plan(own_root=True)``): what a
+    """The rows in ``root`` when the plan is the root's own (``plan(own_root=True)``): what a
     word's rarity is measured against. 0: the table's."""
 
     @property
@@ -99,8 +101,93 @@ class MatchPlan:
         return self.min_rowid > 0
 
 
+class TermIndex(Protocol):
+    """What ``FtsQueryPlanner`` reads of a full-text index. ``terms`` are words as a person
+    typed them (``search_terms``), matched as the index cuts and stems words; ``root`` is a
+    namespace root whose rows alone are read, or empty for every row."""
+
+    def count(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        """Rows holding any of ``terms`` (every row of ``root`` when there are none), counted
+        up to ``limit``."""
+        ...
+
+    def window(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        """The lowest id among the newest ``limit`` rows holding any of ``terms``; 0 for none."""
+        ...
+
+    def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
+        """The ids of the rows holding ``term`` from ``min_rowid`` on, ascending."""
+        ...
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        """``count`` of each term alone: an index behind a network asks once for them all."""
+        ...
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        """``rows`` of each term, as ``count_each`` asks."""
+        ...
+
+    def documents(self) -> int:
+        """The newest row's id, standing for the row count (deleted rows only make words look
+        rarer)."""
+        ...
+
+
+def fts5_expression(terms: tuple[str, ...], root: str) -> str:
+    """The FTS5 query for rows holding any of ``terms`` within ``root`` (``""``: anywhere)."""
+    scope = "" if not root else f"ns:{quoted(root_token(root))}"
+    if not terms:
+        return scope
+    return _scoped(scope, _or_of(list(terms)))
+
+
+class Fts5Index:
+    """``TermIndex`` on an FTS5 table with an ``ns`` column (the root's ``namespace_token``)."""
+
+    def __init__(self, db: Database, table: str) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"not a table name: {table!r}")
+        self._db = db
+        self._count_sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+        )
+        self._window_sql = (
+            f"SELECT min(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?)"
+        )
+        self._postings_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ?"
+        self._documents_sql = f"SELECT rowid FROM {table} ORDER BY rowid DESC LIMIT 1"
+
+    def count(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        row = self._db.fetchone(self._count_sql, (fts5_expression(terms, root), limit))
+        return 0 if row is None else int(row[0])
+
+    def window(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        row = self._db.fetchone(self._window_sql, (fts5_expression(terms, root), limit))
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+    def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
+        rows = self._db.fetchall(self._postings_sql, (fts5_expression((term,), root), min_rowid))
+        return tuple(row[0] for row in rows)
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        return {term: self.count((term,), root, limit) for term in terms}
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        return {term: self.rows(term, root, min_rowid) for term in terms}
+
+    def documents(self) -> int:
+        row = self._db.fetchone(self._documents_sql)
+        return 0 if row is None else int(row[0])
+
+
 class FtsQueryPlanner:
-    """Chooses which words of a text to search for in one FTS5 table, keeping ranking cheap.
+    """Chooses which words of a text to search for in one full-text index, keeping ranking
+    cheap.
 
     FTS5 ranks every row that matches before it can return the best few, and an OR of common
     words matches much of the table. So the words are counted first (each count stops at the
@@ -111,27 +198,29 @@ class FtsQueryPlanner:
     Given a namespace prefix that lies within one namespace root (``scope.namespace_root``), words
     are counted, windowed and listed among that root's rows only (the table's ``ns`` column), so
     a small namespace is not crowded out by a large one and its searches cost what it holds.
+
+    ``FtsQueryPlanner(db, table)`` plans on an FTS5 table; ``FtsQueryPlanner.on(index)`` on any
+    ``TermIndex`` (PostgreSQL's postings), choosing the same words from the same counts.
     """
 
     def __init__(self, db: Database, table: str, *, budget: int = CANDIDATE_BUDGET) -> None:
-        if not table.isidentifier():
-            raise ValueError(f"not a table name: {table!r}")
-        self._db = db
+        self._start(Fts5Index(db, table), budget)
+
+    @classmethod
+    def on(cls, index: TermIndex, *, budget: int = CANDIDATE_BUDGET) -> FtsQueryPlanner:
+        """A planner reading ``index`` instead of an FTS5 table."""
+        planner = cls.__new__(cls)
+        planner._start(index, budget)
+        return planner
+
+    def _start(self, index: TermIndex, budget: int) -> None:
+        self._index = index
         self._budget = budget
-        self._count_sql = (
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
-        )
-        self._window_sql = (
-            f"SELECT min(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
-            "ORDER BY rowid DESC LIMIT ?)"
-        )
-        self._postings_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ?"
-        self._documents_sql = f"SELECT rowid FROM {table} ORDER BY rowid DESC LIMIT 1"
-        self._common: set[str] = set()
+        self._common: set[tuple[str, str]] = set()
         # Counts of words that occur, reused for a while: a count that has grown since only makes
         # the search rank a few more rows. Absent words are never cached, so a word is searchable
         # the moment it is stored.
-        self._counts: dict[str, tuple[int, float]] = {}
+        self._counts: dict[tuple[str, str], tuple[int, float]] = {}
         # Rows of each namespace root (``None``: most of the table), reused for a while.
         self._roots: dict[str, tuple[int | None, float]] = {}
         self._kept = _Kept(None)
@@ -173,25 +262,31 @@ class FtsQueryPlanner:
         root's (possibly huge) list of rows."""
         kept = self._keep(generation)
         if own_root and namespace_prefix is not None:
-            token = namespace_token(namespace_prefix)
-            scope = f"ns:{quoted(token)}" if token is not None else ""
-            rows = self._minority_rows(scope) if scope else None
+            root = _single_root(namespace_prefix)
+            rows = self._minority_rows(root) if root else None
             if rows is not None:
-                own = self._plan(text, kept, max_terms, scope)
+                own = self._plan(text, kept, max_terms, root)
                 return None if own is None else replace(own, documents=rows)
         plan = self._plan(text, kept, max_terms, "")
         if plan is None or not plan.is_windowed or namespace_prefix is None:
             return plan
-        token = namespace_token(namespace_prefix)
-        if token is None:
+        root = _single_root(namespace_prefix)
+        if not root:
             return plan
-        return self._plan(text, kept, max_terms, f"ns:{quoted(token)}")
+        return self._plan(text, kept, max_terms, root)
 
-    def _plan(self, text: str, kept: _Kept | None, max_terms: int, scope: str) -> MatchPlan | None:
+    def _plan(self, text: str, kept: _Kept | None, max_terms: int, root: str) -> MatchPlan | None:
         counted = []
-        for position, term in enumerate(search_terms(text)):
-            query = _scoped(scope, quoted(term))
-            count = self._count(query) if kept is None else kept.count(query, self._count)
+        words = search_terms(text)
+        fetched = self._fetch_counts(words, root, kept)
+
+        def count_of(key: tuple[str, str]) -> int:
+            known = fetched.get(key)
+            return self._count(key) if known is None else known
+
+        for position, term in enumerate(words):
+            key = (root, term)
+            count = count_of(key) if kept is None else kept.count(key, count_of)
             if count:
                 counted.append((count, position, term))
         if not counted:
@@ -204,57 +299,58 @@ class FtsQueryPlanner:
                 break
             chosen.append(term)
             total += count
-        expression = _scoped(scope, _or_of(chosen))
+        terms = tuple(chosen)
+        expression = fts5_expression(terms, root)
         if total <= self._budget:
-            return MatchPlan(expression, terms=tuple(chosen), scope=scope)
+            return MatchPlan(expression, terms=terms, root=root)
         if kept is None:
-            min_rowid = self._window(expression)
+            min_rowid = self._index.window(terms, root, self._budget)
         else:
-            min_rowid = kept.windows.get(expression, -1)
+            min_rowid = kept.windows.get((root, terms), -1)
             if min_rowid < 0:
-                min_rowid = kept.windows[expression] = self._window(expression)
-        return MatchPlan(expression, min_rowid, tuple(chosen), scope)
+                min_rowid = kept.windows[(root, terms)] = self._index.window(
+                    terms, root, self._budget
+                )
+        return MatchPlan(expression, min_rowid, terms, root)
 
     def postings(self, plan: MatchPlan, *, generation: Hashable = None) -> Postings:
         """The rows matching each word of ``plan`` (no more than it ranks): reading the index
         only, about a third of what ranking the same rows with bm25 costs. With a
         ``generation``, kept as ``plan`` describes."""
         kept = self._keep(generation)
+        index = self._index
         if kept is None:
+            read = index.rows_each(plan.terms, plan.root, plan.min_rowid)
             return Postings(
-                documents=plan.documents or self._documents(),
-                terms={
-                    term: self._postings(_scoped(plan.scope, quoted(term)), plan.min_rowid)
-                    for term in plan.terms
-                },
+                documents=plan.documents or index.documents(),
+                terms={term: read[term] for term in plan.terms},
             )
-        terms = {}
-        for term in plan.terms:
-            query = _scoped(plan.scope, quoted(term))
-            key = (query, plan.min_rowid)
-            rows = kept.lists.get(key)
-            if rows is None:
-                rows = kept.lists[key] = self._postings(query, plan.min_rowid)
-            terms[term] = rows
+        missing = tuple(
+            term for term in plan.terms if (plan.root, term, plan.min_rowid) not in kept.lists
+        )
+        if missing:
+            read = index.rows_each(missing, plan.root, plan.min_rowid)
+            for term in missing:
+                kept.lists[(plan.root, term, plan.min_rowid)] = read[term]
+        terms = {term: kept.lists[(plan.root, term, plan.min_rowid)] for term in plan.terms}
         if kept.documents < 0:
-            kept.documents = self._documents()
+            kept.documents = index.documents()
         return Postings(documents=plan.documents or kept.documents, terms=terms)
 
-    def _minority_rows(self, scope: str) -> int | None:
-        """The rows ``scope`` (a namespace root) holds, or ``None`` when it is at least half
+    def _minority_rows(self, root: str) -> int | None:
+        """The rows ``root`` (a namespace root) holds, or ``None`` when it is at least half
         the table (its counts are then about the table's); counted up to that half, and
         reused for a while."""
         now = time.monotonic()
-        cached = self._roots.get(scope)
+        cached = self._roots.get(root)
         if cached is not None and now - cached[1] < _COUNT_TTL_SECONDS:
             return cached[0]
-        half = self._documents() // 2
-        row = self._db.fetchone(self._count_sql, (scope, half + 1))
-        count = 0 if row is None else int(row[0])
+        half = self._index.documents() // 2
+        count = self._index.count((), root, half + 1)
         rows = count if 0 < count <= half else None
         if len(self._roots) >= _MAX_COUNTED_WORDS:
             self._roots.clear()
-        self._roots[scope] = (rows, now)
+        self._roots[root] = (rows, now)
         return rows
 
     def _keep(self, generation: Hashable) -> _Kept | None:
@@ -266,38 +362,65 @@ class FtsQueryPlanner:
             kept = self._kept = _Kept(generation)
         return kept
 
-    def _window(self, expression: str) -> int:
-        row = self._db.fetchone(self._window_sql, (expression, self._budget))
-        return int(row[0]) if row is not None and row[0] is not None else 0
-
-    def _postings(self, query: str, min_rowid: int) -> tuple[int, ...]:
-        return tuple(row[0] for row in self._db.fetchall(self._postings_sql, (query, min_rowid)))
-
-    def _documents(self) -> int:
-        # The newest rowid stands for the row count: deleted rows only make words look rarer.
-        row = self._db.fetchone(self._documents_sql)
-        return 0 if row is None else int(row[0])
-
-    def _count(self, term: str) -> int:
-        """Rows matching ``term`` (an FTS5 query for one word, perhaps scoped), counted up to
+    def _count(self, key: tuple[str, str]) -> int:
+        """Rows matching one word (``key``: its root, or empty, and the word), counted up to
         ``budget + 1`` (enough to know it is too many)."""
-        if term in self._common:
+        if key in self._common:
             return self._budget + 1
         now = time.monotonic()
-        cached = self._counts.get(term)
+        cached = self._counts.get(key)
         if cached is not None and now - cached[1] < _COUNT_TTL_SECONDS:
             return cached[0]
-        row = self._db.fetchone(self._count_sql, (term, self._budget + 1))
-        count = 0 if row is None else int(row[0])
+        root, term = key
+        count = self._index.count((term,), root, self._budget + 1)
+        self._remember(key, count, now)
+        return count
+
+    def _fetch_counts(
+        self, words: list[str], root: str, kept: _Kept | None
+    ) -> dict[tuple[str, str], int]:
+        """Counts of the words ``_count`` would read from the index (known to neither ``kept``
+        nor the caches), read at once and remembered as it would."""
+        now = time.monotonic()
+        unknown = []
+        for word in words:
+            key = (root, word)
+            if (kept is not None and key in kept.counts) or key in self._common:
+                continue
+            cached = self._counts.get(key)
+            if cached is None or now - cached[1] >= _COUNT_TTL_SECONDS:
+                unknown.append(word)
+        if not unknown:
+            return {}
+        counts = self._index.count_each(tuple(unknown), root, self._budget + 1)
+        fetched = {}
+        for word in unknown:
+            key = (root, word)
+            fetched[key] = counts[word]
+            self._remember(key, counts[word], now)
+        return fetched
+
+    def _remember(self, key: tuple[str, str], count: int, now: float) -> None:
         if count > self._budget:
             if len(self._common) >= _MAX_COMMON_WORDS:
                 self._common.clear()
-            self._common.add(term)
+            self._common.add(key)
         elif count:
             if len(self._counts) >= _MAX_COUNTED_WORDS:
                 self._counts.clear()
-            self._counts[term] = (count, now)
-        return count
+            self._counts[key] = (count, now)
+
+
+def _single_root(namespace_prefix: str) -> str:
+    """The one namespace root every namespace under the prefix shares, or empty when they span
+    several (``users``, ``sessions``)."""
+    prefix = namespace_prefix.rstrip("/")
+    return "" if namespace_token(prefix) is None else namespace_root(prefix)
+
+
+def root_token(root: str) -> str:
+    """A namespace root as FTS5's ``ns`` column holds it (``namespace_token``)."""
+    return "n" + root.encode().hex() + "x"
 
 
 @dataclass(slots=True)
@@ -307,15 +430,15 @@ class _Kept:
     read)."""
 
     generation: Hashable
-    counts: dict[str, int] = field(default_factory=dict)
-    windows: dict[str, int] = field(default_factory=dict)
-    lists: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    windows: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)
+    lists: dict[tuple[str, str, int], tuple[int, ...]] = field(default_factory=dict)
     documents: int = -1
 
-    def count(self, term: str, count: Callable[[str], int]) -> int:
-        known = self.counts.get(term)
+    def count(self, key: tuple[str, str], count: Callable[[tuple[str, str]], int]) -> int:
+        known = self.counts.get(key)
         if known is None:
-            known = self.counts[term] = count(term)
+            known = self.counts[key] = count(key)
         return known
 
     def size(self) -> int:

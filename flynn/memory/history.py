@@ -9,8 +9,9 @@ deleted by ``forget``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from flynn.credentials import redact, redact_json
 from flynn.errors import StoreError
@@ -18,6 +19,7 @@ from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.history_search import SqliteMessageSearch
 from flynn.memory.message_rows import COLUMNS, ROW_CACHE_SIZE, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, Sql
 from flynn.memory.store import (
     MessageMatch,
     MessageRole,
@@ -106,6 +108,17 @@ DELETE FROM sessions WHERE {namespace_scope("namespace")}
 """
 
 
+def stored_text(text: str) -> str:
+    """What a history keeps of a message's or summary's text: credentials redacted."""
+    return redact(text)[0]
+
+
+def stored_steps(steps: str) -> str:
+    """What a history keeps of a turn's tool steps (JSON): a credential in a call's arguments
+    or a result (a refused call's too) redacted."""
+    return redact_json(steps)[0]
+
+
 class SqliteHistory:
     """``History`` on the ``messages`` and ``sessions`` tables; ``messages_fts`` follows by
     triggers, so a deleted message leaves no index row behind."""
@@ -132,8 +145,8 @@ class SqliteHistory:
         first: what reaches the table never holds one. ``offline`` marks a reply the offline
         provider made: searches and embeddings leave it out."""
         at = encode_time(now)
-        content = redact(content)[0]
-        tool_steps = None if tool_steps is None else redact_json(tool_steps)[0]
+        content = stored_text(content)
+        tool_steps = None if tool_steps is None else stored_steps(tool_steps)
         with self._db.transaction():
             self._db.execute(_TOUCH_SESSION, (session, namespace, at, at))
             row = self._db.fetchone(
@@ -148,7 +161,7 @@ class SqliteHistory:
     def save_tool_steps(self, message_id: int, steps: str) -> None:
         """Stores (or replaces) the tool steps kept with message ``message_id``; a
         credential in a call's arguments or a result (a refused call's too) is redacted."""
-        self._db.execute(_SAVE_TOOL_STEPS, (message_id, redact_json(steps)[0]))
+        self._db.execute(_SAVE_TOOL_STEPS, (message_id, stored_steps(steps)))
 
     def tool_steps(self, message_ids: Sequence[int]) -> dict[int, str]:
         """The tool steps stored with each of ``message_ids`` that has any."""
@@ -170,7 +183,14 @@ class SqliteHistory:
         if not messages:
             return 0
         rows = [
-            (session, namespace, m.role, redact(m.content)[0], m.tokens, encode_time(m.created_at))
+            (
+                session,
+                namespace,
+                m.role,
+                stored_text(m.content),
+                m.tokens,
+                encode_time(m.created_at),
+            )
             for m in messages
         ]
         first, last = rows[0][5], max(row[5] for row in rows)
@@ -212,7 +232,7 @@ class SqliteHistory:
         Raises ``StoreError`` (and changes nothing) if the session has no row, i.e. never had a
         message appended.
         """
-        summary = redact(summary)[0]
+        summary = stored_text(summary)
         with self._db.transaction():
             marked = self._db.execute(_MARK_SUMMARIZED, (session, through_id))
             updated = self._db.execute(
@@ -294,16 +314,7 @@ class SqliteHistory:
         if limit <= 0:
             return []
         rows = self._db.fetchall(_SUMMARIES, (*scope_params(namespace_prefix), limit))
-        return [
-            SessionSummary(
-                session=row["key"],
-                namespace=row["namespace"],
-                summary=row["summary"],
-                through_id=row["summarized_through"] or 0,
-                updated_at=decode_time(row["updated_at"]),
-            )
-            for row in rows
-        ]
+        return session_summaries(rows, decode_time)
 
     def in_order(
         self,
@@ -323,28 +334,9 @@ class SqliteHistory:
         namespaces = self._db.fetchall(_NAMESPACES_UNDER, scope_params(namespace_prefix))
         low = _BEFORE_ANY_TIME if start is None else encode_time(start)
         high = _AFTER_EVERY_TIME if end is None else encode_time(end)
-        pages = [self._pages(str(row[0]), low, high, page) for row in namespaces]
-        # A person's messages are nearly all under their root: the merge is of one stream then.
-        return heapq.merge(*pages, key=_time_order)
-
-    def _pages(self, namespace: str, low: str, high: str, page: int) -> Iterator[StoredMessage]:
-        after_at, after_id = low, 0
-        while True:
-            rows = self._db.fetchall(
-                _PAGE,
-                {
-                    "namespace": namespace,
-                    "after_at": after_at,
-                    "after_id": after_id,
-                    "end": high,
-                    "page": page,
-                },
-            )
-            for row in rows:
-                yield decode_message(row)
-            if len(rows) < page:
-                return
-            after_at, after_id = str(rows[-1][6]), int(rows[-1][0])
+        return in_time_order(
+            self._db, _PAGE, [str(row[0]) for row in namespaces], low, high, page, decode_message
+        )
 
     def messages(self, ids: Sequence[int]) -> list[StoredMessage]:
         """The messages with these ids that exist, in id order."""
@@ -375,6 +367,68 @@ class SqliteHistory:
             sessions = self._db.execute(_FORGET_SESSIONS, scope + scope)
             messages = self._db.execute(_FORGET_MESSAGES, scope)
         return messages, sessions
+
+
+def session_summaries(
+    rows: Iterable[NamedRow], stored_time: Callable[[Any], datetime]
+) -> list[SessionSummary]:
+    """``History.summaries`` from rows of ``sessions`` (any backend's, its times read by
+    ``stored_time``)."""
+    return [
+        SessionSummary(
+            session=row["key"],
+            namespace=row["namespace"],
+            summary=row["summary"],
+            through_id=row["summarized_through"] or 0,
+            updated_at=stored_time(row["updated_at"]),
+        )
+        for row in rows
+    ]
+
+
+def in_time_order(
+    db: Sql,
+    statement: str,
+    namespaces: Sequence[str],
+    low: object,
+    high: object,
+    page: int,
+    decode: Callable[[Any], StoredMessage],
+) -> Iterator[StoredMessage]:
+    """``History.in_order`` on any backend: each namespace's messages in [``low``, ``high``)
+    read ``page`` at a time by ``statement`` (parameters ``namespace``, ``after_at``,
+    ``after_id``, ``end``, ``page``; rows with ``created_at`` and ``id``), merged by time."""
+    pages = [_pages(db, statement, namespace, low, high, page, decode) for namespace in namespaces]
+    # A person's messages are nearly all under their root: the merge is of one stream then.
+    return heapq.merge(*pages, key=_time_order)
+
+
+def _pages(
+    db: Sql,
+    statement: str,
+    namespace: str,
+    low: object,
+    high: object,
+    page: int,
+    decode: Callable[[Any], StoredMessage],
+) -> Iterator[StoredMessage]:
+    after_at, after_id = low, 0
+    while True:
+        rows = db.fetchall(
+            statement,
+            {
+                "namespace": namespace,
+                "after_at": after_at,
+                "after_id": after_id,
+                "end": high,
+                "page": page,
+            },
+        )
+        for row in rows:
+            yield decode(row)
+        if len(rows) < page:
+            return
+        after_at, after_id = rows[-1]["created_at"], int(rows[-1]["id"])
 
 
 def _message_id(message: StoredMessage) -> int:

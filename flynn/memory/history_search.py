@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 from flynn.memory.database import Database, encode_time
 from flynn.memory.fts import FtsQueryPlanner, MatchPlan
 from flynn.memory.message_rows import COLUMNS, M_COLUMNS, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import Sql
 from flynn.memory.store import (
     MessageMatch,
     Neighbour,
@@ -94,14 +96,15 @@ class SqliteMessageSearch:
 
     def __init__(self, db: Database, rows: CachedMessages) -> None:
         self._db = db
-        self._planner = FtsQueryPlanner(db, "messages_fts")
-        self._wide_planner = FtsQueryPlanner(db, "messages_fts", budget=WIDE_BUDGET)
+        self._planners = MessagePlanners(
+            FtsQueryPlanner(db, "messages_fts"),
+            FtsQueryPlanner(db, "messages_fts", budget=WIDE_BUDGET),
+        )
         self._rows = rows
 
     def forget_counts(self) -> None:
         """Drops what the planners learnt about common words; call when messages are deleted."""
-        self._planner.forget_counts()
-        self._wide_planner.forget_counts()
+        self._planners.forget_counts()
 
     def search(
         self,
@@ -118,7 +121,7 @@ class SqliteMessageSearch:
         """
         if limit <= 0:
             return []
-        plan = self._planner.plan(query, namespace_prefix=namespace_prefix)
+        plan = self._planners.plan(query, wide=False, namespace_prefix=namespace_prefix)
         if plan is None:
             return []
         match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
@@ -144,7 +147,7 @@ class SqliteMessageSearch:
         rows when the interactive budget cannot hold every match of even the rarest word."""
         if limit <= 0:
             return []
-        plan = self._plan(query, wide=wide, namespace_prefix=namespace_prefix)
+        plan = self._planners.plan(query, wide=wide, namespace_prefix=namespace_prefix)
         if plan is None:
             return []
         match = (plan.expression, plan.min_rowid, *scope_params(namespace_prefix))
@@ -172,34 +175,174 @@ class SqliteMessageSearch:
         whole question and its parts, ``flynn.recall.comparison``) keep what they counted and
         read, words found in no row included, for as long as the next ``search`` does not
         start; without one, nothing is kept but the planner's own counts."""
-        plan = self._plan(
+        return self._planners.postings(
             query,
             wide=wide,
             max_terms=max_terms,
             namespace_prefix=namespace_prefix,
             search=search,
         )
-        return None if plan is None else self._planner.postings(plan, generation=search)
 
     def messages_under(
         self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
     ) -> list[StoredMessage]:
         """The messages with these ids under ``namespace_prefix`` (but ``exclude_session``'s
         turns still in its context), in no particular order."""
-        if not ids:
-            return []
-        root = namespace_prefix.rstrip("/")
-        if not root:
-            raise ValueError("namespace prefix must not be empty")
-        below = root + "/"
-        return [
-            message
-            for message in self._rows.read(ids)
-            if (message.namespace == root or message.namespace.startswith(below))
-            and not still_in_prompt(message, exclude_session)
-        ]
+        return messages_under(self._rows.read, namespace_prefix, ids, exclude_session)
 
-    def _plan(
+    def around(
+        self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
+    ) -> list[Neighbour]:
+        """For each id, up to ``radius`` messages of the same session just before and after it
+        (looked for within a few ids, so a session interleaved with many others may show fewer),
+        under ``namespace_prefix``. Unknown ids are ignored."""
+        return neighbours(self._rows.read, self._near, namespace_prefix, message_ids, radius)
+
+    def _near(self, anchors: Sequence[int], window: int) -> Iterable[NearRow]:
+        return self._db.fetchall(_NEAR, (json.dumps(list(anchors)), window, window))
+
+    def between(
+        self,
+        namespace_prefix: str,
+        start: datetime,
+        end: datetime,
+        *,
+        limit: int,
+        exclude_session: str | None = None,
+    ) -> list[StoredMessage]:
+        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
+        rows = window_rows(
+            self._db,
+            (_BETWEEN_ALL, _BETWEEN_EXCLUDING),
+            encode_time,
+            namespace_prefix,
+            start,
+            end,
+            limit,
+            exclude_session,
+        )
+        return [decode_message(row) for row in rows]
+
+
+Read = Callable[[Iterable[int]], list[StoredMessage]]
+"""The messages with these ids that exist, each once, in no particular order."""
+NearRow = Sequence[Any]
+"""``(anchor id, id, session, namespace)`` of a message within a window of ids of an anchor."""
+Near = Callable[[Sequence[int], int], Iterable[NearRow]]
+"""Every message within ``window`` ids of each of the anchors (ascending), placed narrowly."""
+
+
+def messages_under(
+    read: Read, namespace_prefix: str, ids: Sequence[int], exclude_session: str | None
+) -> list[StoredMessage]:
+    """``History.messages_under`` on any store's ``read``."""
+    if not ids:
+        return []
+    root = namespace_prefix.rstrip("/")
+    if not root:
+        raise ValueError("namespace prefix must not be empty")
+    below = root + "/"
+    return [
+        message
+        for message in read(ids)
+        if (message.namespace == root or message.namespace.startswith(below))
+        and not still_in_prompt(message, exclude_session)
+    ]
+
+
+def neighbours(
+    read: Read, near: Near, namespace_prefix: str, message_ids: Sequence[int], radius: int
+) -> list[Neighbour]:
+    """``History.around`` on any store's ``read`` and ``near``."""
+    if radius <= 0 or not message_ids:
+        return []
+    root, below, after = scope_params(namespace_prefix)
+
+    def in_scope(namespace: str) -> bool:
+        return namespace == root or below <= namespace < after
+
+    # A session's turns are mostly consecutive ids: read the nearest ids first (most are
+    # cached), and search a window of ids only beside an anchor where another session's
+    # turn (or a gap) sits among them.
+    anchors = sorted(set(message_ids))
+    nearest = [step * place for place in range(1, radius + 1) for step in (-1, 1)]
+    known = {
+        message.id: message
+        for message in read(
+            [*anchors, *(anchor + offset for anchor in anchors for offset in nearest)]
+        )
+    }
+    found: list[Neighbour] = []
+    searched: list[tuple[StoredMessage, int]] = []  # (anchor, side: -1 before, 1 after)
+    for anchor_id in anchors:
+        anchor = known.get(anchor_id)
+        if anchor is None:
+            continue
+        for step in (-1, 1):
+            side = [known.get(anchor_id + step * place) for place in range(1, radius + 1)]
+            if all(
+                near is not None and near.session == anchor.session and in_scope(near.namespace)
+                for near in side
+            ):
+                found.extend(
+                    Neighbour(anchor=anchor_id, offset=step * place, message=near)
+                    for place, near in enumerate(side, start=1)
+                    if near is not None
+                )
+            else:
+                searched.append((anchor, step))
+    if searched:
+        found.extend(_search_around(read, near, searched, radius, in_scope))
+    return found
+
+
+def _search_around(
+    read: Read,
+    near: Near,
+    sides: Sequence[tuple[StoredMessage, int]],
+    radius: int,
+    in_scope: Callable[[str], bool],
+) -> list[Neighbour]:
+    """Neighbours on the given sides (-1 before, 1 after) of anchors, placed from a window of
+    ids read narrowly (session and namespace only); the chosen ones are then read whole."""
+    window = radius + _AROUND_WINDOW
+    anchors = {anchor.id: anchor for anchor, _ in sides}
+    by_side: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for anchor_id, near_id, session, namespace in near(sorted(anchors), window):
+        if near_id == anchor_id or session != anchors[anchor_id].session:
+            continue
+        if in_scope(namespace):
+            by_side[(anchor_id, 1 if near_id > anchor_id else -1)].append(near_id)
+    placed: list[tuple[int, int, int]] = []  # (anchor, offset, id)
+    for anchor, step in sides:
+        ids = sorted(by_side.get((anchor.id, step), ()), reverse=step < 0)  # nearest first
+        placed.extend(
+            (anchor.id, step * place, near_id)
+            for place, near_id in enumerate(ids[:radius], start=1)
+        )
+    messages = {message.id: message for message in read([p[2] for p in placed])}
+    return [
+        Neighbour(anchor=anchor_id, offset=offset, message=messages[near_id])
+        for anchor_id, offset, near_id in placed
+        if near_id in messages
+    ]
+
+
+class MessagePlanners:
+    """The words a search of messages looks for, on any ``TermIndex``: an interactive
+    planner (``CANDIDATE_BUDGET``) and a wide one for recall (``WIDE_BUDGET``) over the same
+    index."""
+
+    def __init__(self, interactive: FtsQueryPlanner, wide: FtsQueryPlanner) -> None:
+        self._planner = interactive
+        self._wide_planner = wide
+
+    def forget_counts(self) -> None:
+        """Drops what the planners learnt about common words; call when messages are deleted."""
+        self._planner.forget_counts()
+        self._wide_planner.forget_counts()
+
+    def plan(
         self,
         query: str,
         *,
@@ -230,107 +373,50 @@ class SqliteMessageSearch:
             )
         return plan
 
-    def around(
-        self, namespace_prefix: str, message_ids: Sequence[int], *, radius: int
-    ) -> list[Neighbour]:
-        """For each id, up to ``radius`` messages of the same session just before and after it
-        (looked for within a few ids, so a session interleaved with many others may show fewer),
-        under ``namespace_prefix``. Unknown ids are ignored."""
-        if radius <= 0 or not message_ids:
-            return []
-        root, below, after = scope_params(namespace_prefix)
-
-        def in_scope(namespace: str) -> bool:
-            return namespace == root or below <= namespace < after
-
-        # A session's turns are mostly consecutive ids: read the nearest ids first (most are
-        # cached), and search a window of ids only beside an anchor where another session's
-        # turn (or a gap) sits among them.
-        anchors = sorted(set(message_ids))
-        nearest = [step * place for place in range(1, radius + 1) for step in (-1, 1)]
-        known = {
-            message.id: message
-            for message in self._rows.read(
-                [*anchors, *(anchor + offset for anchor in anchors for offset in nearest)]
-            )
-        }
-        found: list[Neighbour] = []
-        searched: list[tuple[StoredMessage, int]] = []  # (anchor, side: -1 before, 1 after)
-        for anchor_id in anchors:
-            anchor = known.get(anchor_id)
-            if anchor is None:
-                continue
-            for step in (-1, 1):
-                side = [known.get(anchor_id + step * place) for place in range(1, radius + 1)]
-                if all(
-                    near is not None and near.session == anchor.session and in_scope(near.namespace)
-                    for near in side
-                ):
-                    found.extend(
-                        Neighbour(anchor=anchor_id, offset=step * place, message=near)
-                        for place, near in enumerate(side, start=1)
-                        if near is not None
-                    )
-                else:
-                    searched.append((anchor, step))
-        if searched:
-            found.extend(self._search_around(searched, radius, in_scope))
-        return found
-
-    def _search_around(
+    def postings(
         self,
-        sides: Sequence[tuple[StoredMessage, int]],
-        radius: int,
-        in_scope: Callable[[str], bool],
-    ) -> list[Neighbour]:
-        """Neighbours on the given sides (-1 before, 1 after) of anchors, placed from a window of
-        ids read narrowly (session and namespace only); the chosen ones are then read whole."""
-        window = radius + _AROUND_WINDOW
-        anchors = {anchor.id: anchor for anchor, _ in sides}
-        near = self._db.fetchall(_NEAR, (json.dumps(sorted(anchors)), window, window))
-        by_side: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for anchor_id, near_id, session, namespace in near:
-            if near_id == anchor_id or session != anchors[anchor_id].session:
-                continue
-            if in_scope(namespace):
-                by_side[(anchor_id, 1 if near_id > anchor_id else -1)].append(near_id)
-        placed: list[tuple[int, int, int]] = []  # (anchor, offset, id)
-        for anchor, step in sides:
-            ids = sorted(by_side.get((anchor.id, step), ()), reverse=step < 0)  # nearest first
-            placed.extend(
-                (anchor.id, step * place, near_id)
-                for place, near_id in enumerate(ids[:radius], start=1)
-            )
-        messages = {message.id: message for message in self._rows.read([p[2] for p in placed])}
-        return [
-            Neighbour(anchor=anchor_id, offset=offset, message=messages[near_id])
-            for anchor_id, offset, near_id in placed
-            if near_id in messages
-        ]
-
-    def between(
-        self,
-        namespace_prefix: str,
-        start: datetime,
-        end: datetime,
+        query: str,
         *,
-        limit: int,
-        exclude_session: str | None = None,
-    ) -> list[StoredMessage]:
-        """Messages under ``namespace_prefix`` written in ``[start, end)``, newest first."""
-        if limit <= 0 or end <= start:
-            return []
-        root, below, after = scope_params(namespace_prefix)
-        params = {
-            "root": root,
-            "below": below,
-            "after": after,
-            "start": encode_time(start),
-            "end": encode_time(end),
-            "limit": limit,
-        }
-        if exclude_session is None:
-            rows = self._db.fetchall(_BETWEEN_ALL, params)
-        else:
-            rows = self._db.fetchall(_BETWEEN_EXCLUDING, {**params, "exclude": exclude_session})
-        return [decode_message(row) for row in rows]
+        wide: bool = False,
+        max_terms: int = 0,
+        namespace_prefix: str | None = None,
+        search: Hashable = None,
+    ) -> Postings | None:
+        """``History.postings``."""
+        plan = self.plan(
+            query,
+            wide=wide,
+            max_terms=max_terms,
+            namespace_prefix=namespace_prefix,
+            search=search,
+        )
+        return None if plan is None else self._planner.postings(plan, generation=search)
+
+
+def window_rows(
+    db: Sql,
+    statements: tuple[str, str],
+    time: Callable[[datetime], object],
+    namespace_prefix: str,
+    start: datetime,
+    end: datetime,
+    limit: int,
+    exclude_session: str | None,
+) -> Sequence[Any]:
+    """``History.between``'s rows on any backend: ``statements`` for every session and for
+    all but ``exclude_session``'s turns still in its context (parameters ``root``, ``below``,
+    ``after``, ``start``, ``end``, ``limit`` and ``exclude``), times written by ``time``."""
+    if limit <= 0 or end <= start:
+        return []
+    root, below, after = scope_params(namespace_prefix)
+    params = {
+        "root": root,
+        "below": below,
+        "after": after,
+        "start": time(start),
+        "end": time(end),
+        "limit": limit,
+    }
+    if exclude_session is None:
+        return db.fetchall(statements[0], params)
+    return db.fetchall(statements[1], {**params, "exclude": exclude_session})

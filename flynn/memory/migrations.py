@@ -521,6 +521,21 @@ _SCHEMA_V18 = """
 ALTER TABLE messages ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
 """
 
+# Telegram's webhook updates, claimed before they are handled so each is handled once however
+# often Telegram posts it, and by whichever worker it lands on (``flynn.memory.telegram_updates``):
+# ids only, never a message or a secret. A claim past its lease (a worker died holding it) may be
+# taken over; a done one never.
+_SCHEMA_V20 = """
+CREATE TABLE telegram_updates (
+    bot_id     INTEGER NOT NULL,
+    update_id  INTEGER NOT NULL,
+    state      TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
+    claimed_at TEXT NOT NULL,
+    PRIMARY KEY (bot_id, update_id)
+) WITHOUT ROWID;
+CREATE INDEX telegram_updates_claimed_at ON telegram_updates(claimed_at);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -541,6 +556,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V17,
     _SCHEMA_V18,
     "",  # 19: the schedule's job runs (flynn.schedule.migrations)
+    _SCHEMA_V20,
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
 version only a part above memory changed. The ledger of versions for every part: append only;

@@ -19,6 +19,7 @@ from flynn.memory.inbound import SqliteInboundLog
 from flynn.memory.migrations import Schema
 from flynn.memory.store import DerivedRelations, NoDerivedRelations
 from flynn.memory.team import SqliteTeam
+from flynn.memory.telegram_updates import SqliteTelegramUpdates
 
 RelationsOf = Callable[[SqliteGraph], DerivedRelations]
 """Builds what forgetting retires besides facts (``flynn.learning.fact_relations``)."""
@@ -37,6 +38,7 @@ class SqliteMemory:
         self.inbound = SqliteInboundLog(db)
         self.graph = SqliteGraph(db)
         self.team = SqliteTeam(db)
+        self.telegram_updates = SqliteTelegramUpdates(db)
         # What else a fact stated (the graph relations learning derives from it): forgetting
         # the fact retires them too. Without it, only the facts and their mentions go.
         derived = relations(self.graph) if relations is not None else NoDerivedRelations()

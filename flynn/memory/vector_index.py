@@ -147,6 +147,13 @@ class VectorIndex:
                 self._entries.clear()
                 self._loading.clear()
 
+    def advance(self, version: object, newer: object) -> None:
+        """Takes ``newer`` as the version the entries were read at, when they were read at
+        ``version``: what a store knows when the only change since is its own insert."""
+        with self._lock:
+            if self._version == version:
+                self._version = newer
+
     def snapshot(self, key: Key) -> Snapshot | None:
         """The namespace's rows as of now, or ``None`` when they are not in memory."""
         with self._lock:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import Sql
 from flynn.memory.vector_index import VectorIndex
 
 if TYPE_CHECKING:
@@ -132,13 +134,13 @@ AND NOT EXISTS (
 ORDER BY m.id LIMIT ?
 """
 _COUNT_UNEMBEDDED = f"""
-SELECT count(*) FROM messages AS m WHERE {namespace_scope("m.namespace")} AND m.offline = 0
+SELECT count(*) AS n FROM messages AS m WHERE {namespace_scope("m.namespace")} AND m.offline = 0
 AND NOT EXISTS (
     SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
 )
 """
 _OTHER_MODELS = f"""
-SELECT model, count(*) FROM embeddings
+SELECT model, count(*) AS n FROM embeddings
 WHERE {namespace_scope("namespace")} AND model != ? GROUP BY model ORDER BY model
 """
 _DROP_OTHER_MODELS = f"""
@@ -150,20 +152,63 @@ _LOAD_BATCH = 4096
 """Rows read and quantized at a time when a namespace is loaded."""
 
 
-class SqliteVectors:
-    """``VectorSearch`` over the ``embeddings`` table, filled by ``add``.
+class VectorsDatabase(Sql, Protocol):
+    def transaction(self) -> AbstractContextManager[None]: ...
 
-    Use it from the thread that opened ``db``. Instances over the writer and over readers of
-    one database (``Database.open_reader``) share what is in memory by sharing ``index``."""
+
+@dataclass(frozen=True, slots=True)
+class VectorsDialect:
+    """One backend's statements for ``SqlVectors``, with ``?`` or ``%s`` placeholders; each
+    takes its parameters in the order ``SQLITE_VECTORS``' do."""
+
+    insert: str
+    """(kind, ref_id, namespace, model, vector): a vector replaces one of the same model."""
+    ids: str
+    unembedded: str
+    count_unembedded: str
+    other_models: str
+    drop_other_models: str
+
+
+SQLITE_VECTORS = VectorsDialect(
+    _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS
+)
+
+
+def encode_vector(vector: Matrix) -> bytes:
+    """A vector as both backends store it: float16 bytes."""
+    import numpy as np
+
+    return vector.astype(np.float16).tobytes()
+
+
+def decode_vectors(blobs: Sequence[bytes]) -> Matrix:
+    """Stored vectors (``encode_vector``), one row each, as float32."""
+    import numpy as np
+
+    blob = b"".join(blobs)
+    return np.frombuffer(blob, dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
+
+
+class SqlVectors:
+    """``VectorSearch`` over the ``embeddings`` table of any SQL database, filled by ``add``;
+    a backend says how its rows are read in batches and what version they are at.
+
+    Use it from the thread that opened ``db``. Instances over one database share what is in
+    memory by sharing ``index``."""
 
     def __init__(
-        self, db: Database, embedder: Embedder, *, index: VectorIndex | None = None
+        self,
+        db: VectorsDatabase,
+        dialect: VectorsDialect,
+        embedder: Embedder,
+        *,
+        index: VectorIndex | None = None,
     ) -> None:
         self._db = db
+        self._sql = dialect
         self._embedder = embedder
         self._index = VectorIndex() if index is None else index
-        # Deleting a row here (a forget, in this process or another) drops what is cached.
-        db.watch_rewrites("embeddings")
 
     @property
     def index(self) -> VectorIndex:
@@ -201,14 +246,12 @@ class SqliteVectors:
         transaction."""
         if not rows:
             return
-        import numpy as np
-
         model = self._embedder.model
-        with self._db.transaction():
+        with self._writing():
             for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
-                blob = vector.astype(np.float16).tobytes()
-                self._db.execute(_INSERT, (kind, ref_id, namespace, model, blob))
-        self._check_version()
+                self._db.execute(
+                    self._sql.insert, (kind, ref_id, namespace, model, encode_vector(vector))
+                )
         self._index.add(
             kind,
             [
@@ -224,29 +267,29 @@ class SqliteVectors:
         cached = self._index.ids((namespace_prefix.rstrip("/"), kind))
         if cached is not None:
             return cached
-        rows = self._db.fetchall(_IDS, (*scope_params(namespace_prefix), kind, self.model))
-        return {int(row[0]) for row in rows}
+        rows = self._db.fetchall(self._sql.ids, (*scope_params(namespace_prefix), kind, self.model))
+        return {int(row["ref_id"]) for row in rows}
 
     def unembedded(self, namespace_prefix: str | None = None) -> int:
         """How many stored messages (under ``namespace_prefix``, or anywhere) have no vector of
         this model: those stored before embeddings were on, or under another model."""
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
-        row = self._db.fetchone(_COUNT_UNEMBEDDED, (*scope, self.model))
-        return 0 if row is None else int(row[0])
+        row = self._db.fetchone(self._sql.count_unembedded, (*scope, self.model))
+        return 0 if row is None else int(row["n"])
 
     def other_models(self, namespace_prefix: str | None = None) -> dict[str, int]:
         """How many vectors (under ``namespace_prefix``, or anywhere) each other model left:
         recall ignores them, and they take as much room as this model's."""
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
-        rows = self._db.fetchall(_OTHER_MODELS, (*scope, self.model))
-        return {str(model): int(count) for model, count in rows}
+        rows = self._db.fetchall(self._sql.other_models, (*scope, self.model))
+        return {str(row["model"]): int(row["n"]) for row in rows}
 
     def drop_other_models(self, namespace_prefix: str | None = None) -> int:
         """Deletes the vectors of every other model (under ``namespace_prefix``, or anywhere);
         returns how many. This model's vectors, and the cache, are untouched."""
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         with self._db.transaction():
-            return self._db.execute(_DROP_OTHER_MODELS, (*scope, self.model))
+            return self._db.execute(self._sql.drop_other_models, (*scope, self.model))
 
     def backfill(self, namespace_prefix: str | None = None, *, batch: int = 64) -> Iterator[int]:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
@@ -268,7 +311,7 @@ class SqliteVectors:
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         return [
             (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
-            for row in self._db.fetchall(_UNEMBEDDED, (after, *scope, self.model, limit))
+            for row in self._db.fetchall(self._sql.unembedded, (after, *scope, self.model, limit))
         ]
 
     def nearest(
@@ -293,21 +336,44 @@ class SqliteVectors:
         query = self._embedder.embed([text])[0] if vector is None else vector
         return snapshot.nearest(query, limit)
 
-    def _check_version(self) -> None:
-        self._index.check(self._db.rewrites("embeddings"))
-
-    def _read(self, prefix: str, kind: str) -> Iterator[tuple[list[int], Matrix]]:
-        import numpy as np
-
-        params = (*scope_params(prefix), kind, self._embedder.model)
-        for rows in self._db.batches(_LOAD, params, size=_LOAD_BATCH):
-            ids = [int(row[0]) for row in rows]
-            blob = b"".join(row[1] for row in rows)
-            yield (
-                ids,
-                np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1).astype(np.float32),
-            )
-
     def forget_cache(self) -> None:
         """Drops what is kept in memory (done by itself when rows are deleted)."""
         self._index.clear()
+
+    def _check_version(self) -> None:
+        """Drops what is kept in memory when the stored vectors changed since it was read."""
+        raise NotImplementedError
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """``store``'s transaction; what is kept in memory is then current but for the rows
+        ``store`` adds to it next."""
+        with self._db.transaction():
+            yield
+        self._check_version()
+
+    def _read(self, prefix: str, kind: str) -> Iterator[tuple[list[int], Matrix]]:
+        """The namespace's vectors of this model, a batch at a time."""
+        raise NotImplementedError
+
+
+class SqliteVectors(SqlVectors):
+    """``VectorSearch`` over SQLite's ``embeddings`` table. Instances over the writer and over
+    readers of one database (``Database.open_reader``) share what is in memory by sharing
+    ``index``."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, *, index: VectorIndex | None = None
+    ) -> None:
+        super().__init__(db, SQLITE_VECTORS, embedder, index=index)
+        self._sqlite = db
+        # Deleting a row here (a forget, in this process or another) drops what is cached.
+        db.watch_rewrites("embeddings")
+
+    def _check_version(self) -> None:
+        self._index.check(self._sqlite.rewrites("embeddings"))
+
+    def _read(self, prefix: str, kind: str) -> Iterator[tuple[list[int], Matrix]]:
+        params = (*scope_params(prefix), kind, self._embedder.model)
+        for rows in self._sqlite.batches(_LOAD, params, size=_LOAD_BATCH):
+            yield [int(row[0]) for row in rows], decode_vectors([row[1] for row in rows])

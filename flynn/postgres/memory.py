@@ -8,13 +8,20 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol
 
+from flynn.memory.namespaces import scope_params
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.graph import PostgresGraph
+from flynn.postgres.history import PostgresHistory
 from flynn.postgres.inbound import PostgresInboundLog
 from flynn.postgres.team import PostgresTeam
+from flynn.postgres.telegram_updates import PostgresTelegramUpdates
+
+_FORGET_EMBEDDINGS = (
+    "DELETE FROM embeddings WHERE (namespace = %s OR (namespace >= %s AND namespace < %s))"
+)
 
 
 class Forgetting(Protocol):
@@ -44,25 +51,41 @@ class _Counted:
         return {} if self._table is None else {self._table: count}
 
 
+class _HistoryForgetting:
+    """Messages (their terms, tool steps and vectors go with them, by cascade and trigger) and
+    sessions, then what vectors are left under the prefix, as ``SqliteMemory`` counts them."""
+
+    def __init__(self, db: PostgresDatabase, history: PostgresHistory) -> None:
+        self._db = db
+        self._history = history
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]:
+        messages, sessions = self._history.forget_counted(prefix)
+        embeddings = self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
+        return {"messages": messages, "sessions": sessions, "embeddings": embeddings}
+
+
 class PostgresMemory:
-    """Documents (and working memory, a document), facts, the knowledge graph, costs, the
-    inbound log and team documents sharing one ``PostgresDatabase``; closing it closes them
-    all."""
+    """Documents (and working memory, a document), facts, the knowledge graph, costs, history,
+    the inbound log, team documents and Telegram's webhook updates sharing one
+    ``PostgresDatabase``; closing it closes them all."""
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
         self.facts = PostgresFacts(db)
         self.costs = PostgresCosts(db)
+        self.history = PostgresHistory(db)
         self.inbound = PostgresInboundLog(db)
         self.graph = PostgresGraph(db)
         self.team = PostgresTeam(db)
-        # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
-        # (history, vectors). Costs carry no namespace; team documents are no person's, and
-        # tokens and pairing are keyed by person name, not namespace (as on SQLite).
+        self.telegram_updates = PostgresTelegramUpdates(db)
+        # Each store's forgetting, in SQLite's order. Costs carry no namespace; team documents
+        # are no person's, and tokens and pairing are keyed by person name (as on SQLite).
         self._forgetting: list[Forgetting] = [
             _Counted("documents", self.documents.forget),
             _Counted("facts", self.facts.forget),
+            _HistoryForgetting(db, self.history),
             _Counted("entities", self.graph.forget),
         ]
         self._forgetting += [part(db) for part in parts]

@@ -137,6 +137,137 @@ CREATE CONSTRAINT TRIGGER jobs_changed AFTER INSERT OR UPDATE OR DELETE ON jobs
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION jobs_changed();
 """
 
+# Telegram's webhook updates claimed once across workers (``flynn.memory.telegram_updates``,
+# SQLite's version 20): ids only.
+_SCHEMA_TELEGRAM_UPDATES = """
+CREATE TABLE telegram_updates (
+    bot_id     bigint NOT NULL,
+    update_id  bigint NOT NULL,
+    state      text NOT NULL CHECK (state IN ('claimed', 'done')),
+    claimed_at timestamptz NOT NULL,
+    PRIMARY KEY (bot_id, update_id)
+);
+CREATE INDEX telegram_updates_claimed_at ON telegram_updates (claimed_at);
+"""
+
+# Conversation history (``flynn.postgres.history``) and its search, and message vectors
+# (``flynn.postgres.vectors``). FTS5 is SQLite's: here Flynn cuts words with FTS5's own tokenizer
+# (``flynn.memory.fts_words``) and keeps what ``messages_fts`` would hold in plain tables written
+# in the message's transaction: each term's postings with its count in the message
+# (``message_terms``), each message's length in terms (``messages.terms``), and per namespace root
+# the messages and terms it holds (``message_roots``, kept by triggers, updated in place), so the
+# same Python ranks the same lists with the same statistics.
+_SCHEMA_HISTORY = """
+CREATE TABLE sessions (
+    key                text COLLATE "C" PRIMARY KEY,
+    namespace          text COLLATE "C" NOT NULL,
+    summary            text,
+    summarized_through bigint,
+    created_at         timestamptz NOT NULL,
+    updated_at         timestamptz NOT NULL
+);
+CREATE INDEX sessions_namespace ON sessions (namespace);
+
+CREATE TABLE messages (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    session    text COLLATE "C" NOT NULL,
+    namespace  text COLLATE "C" NOT NULL,
+    -- ``flynn.memory.namespaces.namespace_root(namespace)``: whose statistics the row counts in.
+    root       text COLLATE "C" NOT NULL,
+    role       text NOT NULL,
+    content    text NOT NULL,
+    tokens     integer NOT NULL,
+    created_at timestamptz NOT NULL,
+    summarized boolean NOT NULL DEFAULT false,
+    offline    boolean NOT NULL DEFAULT false,
+    -- Terms of ``content`` as FTS5 cuts them: bm25's length of the row.
+    terms      integer NOT NULL
+);
+CREATE INDEX messages_session ON messages (session, summarized, id);
+CREATE INDEX messages_namespace_created ON messages (namespace, created_at, id);
+CREATE INDEX messages_root ON messages (root, id);
+
+CREATE TABLE message_tools (
+    message_id bigint PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
+    steps      text NOT NULL
+);
+
+-- Postings: which messages hold a term, newest last; a root's own through the second index.
+CREATE TABLE message_terms (
+    term       text COLLATE "C" NOT NULL,
+    message_id bigint NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    root       text COLLATE "C" NOT NULL,
+    occurs     integer NOT NULL,
+    PRIMARY KEY (term, message_id)
+);
+CREATE INDEX message_terms_root ON message_terms (root, term, message_id);
+CREATE INDEX message_terms_message ON message_terms (message_id);
+
+CREATE TABLE message_roots (
+    root      text COLLATE "C" PRIMARY KEY,
+    messages  bigint NOT NULL,
+    terms     bigint NOT NULL
+);
+
+CREATE TABLE embeddings (
+    kind      text COLLATE "C" NOT NULL,
+    ref_id    bigint NOT NULL,
+    namespace text COLLATE "C" NOT NULL,
+    model     text COLLATE "C" NOT NULL,
+    vector    bytea NOT NULL,
+    PRIMARY KEY (kind, ref_id, model)
+);
+CREATE INDEX embeddings_namespace ON embeddings (namespace, kind);
+
+-- Moves whenever any statement writes ``embeddings``: what a worker's vectors in memory
+-- (``flynn.memory.vector_index``) were read at, as SQLite's ``data_version`` is.
+CREATE TABLE embedding_writes (
+    id      integer PRIMARY KEY CHECK (id = 1),
+    version bigint NOT NULL
+);
+INSERT INTO embedding_writes VALUES (1, 0);
+CREATE FUNCTION flynn_embedding_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE embedding_writes SET version = version + 1 WHERE id = 1;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER embeddings_written AFTER INSERT OR UPDATE OR DELETE ON embeddings
+    FOR EACH STATEMENT EXECUTE FUNCTION flynn_embedding_written();
+
+-- A root's counts follow its messages on every path that writes them (a forget across stores
+-- too), each an update in place: two workers appending at once both count.
+CREATE FUNCTION flynn_message_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO message_roots AS r (root, messages, terms) VALUES (NEW.root, 1, NEW.terms)
+    ON CONFLICT (root) DO UPDATE SET messages = r.messages + 1, terms = r.terms + excluded.terms;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER messages_root_added AFTER INSERT ON messages
+    FOR EACH ROW EXECUTE FUNCTION flynn_message_added();
+CREATE FUNCTION flynn_message_recounted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE message_roots SET messages = messages - 1, terms = terms - OLD.terms
+    WHERE root = OLD.root;
+    INSERT INTO message_roots AS r (root, messages, terms) VALUES (NEW.root, 1, NEW.terms)
+    ON CONFLICT (root) DO UPDATE SET messages = r.messages + 1, terms = r.terms + excluded.terms;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER messages_root_recounted AFTER UPDATE OF root, terms ON messages
+    FOR EACH ROW WHEN (OLD.root IS DISTINCT FROM NEW.root OR OLD.terms IS DISTINCT FROM NEW.terms)
+    EXECUTE FUNCTION flynn_message_recounted();
+
+-- A vector says what its text said: it goes with the message, on every path that deletes one.
+CREATE FUNCTION flynn_message_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE message_roots SET messages = messages - 1, terms = terms - OLD.terms
+    WHERE root = OLD.root;
+    DELETE FROM embeddings WHERE kind = 'message' AND ref_id = OLD.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER messages_embeddings_delete AFTER DELETE ON messages
+    FOR EACH ROW EXECUTE FUNCTION flynn_message_deleted();
+"""
+
 # Facts with their history (``flynn.postgres.facts``). ``id`` by default, not always: a copy from
 # SQLite keeps its ids (people see them, ``supersedes`` links them). ``words`` is what search
 # matches, cut as SQLite's FTS5 (``unicode61``) cuts text: at anything not a letter or digit,
@@ -329,6 +460,8 @@ CREATE INDEX team_document_entities_entity ON team_document_entities (entity_id)
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
+    _SCHEMA_TELEGRAM_UPDATES,
+    _SCHEMA_HISTORY,
     _FACTS,
     _GRAPH,
     _INTAKE,

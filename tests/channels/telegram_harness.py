@@ -15,6 +15,7 @@ from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 from flynn.access import Access, ChannelAccess
 from flynn.channels.base import ChannelStatus
 from flynn.channels.telegram import TelegramChannel
+from flynn.channels.telegram_webhook import TelegramUpdates
 from flynn.errors import SessionBusy
 from flynn.messages import InboundMessage
 from flynn.settings import TelegramSettings
@@ -81,9 +82,11 @@ class Harness:
         allowed: frozenset[str] = frozenset({str(OWNER_ID)}),
         access: Access | None = None,
         token: str = TOKEN,
+        updates: TelegramUpdates | None = None,
         **settings: Any,
     ) -> TelegramChannel:
-        """A channel on the fake Bot API; ``access`` (else ``allowed`` alone) lets people in."""
+        """A channel on the fake Bot API; ``access`` (else ``allowed`` alone) lets people in;
+        ``updates`` is where webhook mode claims updates."""
         channel = TelegramChannel(
             TelegramSettings.model_validate(
                 {"enabled": True, "token": token, "base_url": self.server.base_url, **settings}
@@ -94,6 +97,7 @@ class Harness:
             request_timeout=2.0,
             typing_interval=0.02,
             sleep=self.sleeps,
+            updates=updates,
         )
         self.sleeps.channel = channel
         return channel
@@ -103,12 +107,15 @@ class Harness:
         self,
         channel: TelegramChannel | None = None,
         on_message: Callable[[InboundMessage], Awaitable[None]] | None = None,
+        *,
+        started_by: str = "getUpdates",
     ) -> AsyncIterator[TelegramChannel]:
-        """Runs the channel until the block ends, then cancels it and checks it stopped cleanly."""
+        """Runs the channel until the block ends, then cancels it and checks it stopped cleanly.
+        The block begins once the fake saw ``started_by`` (``setWebhook`` in webhook mode)."""
         channel = channel or self.channel()
         task = asyncio.create_task(channel.run(on_message or self.inbox))
         try:
-            await self.server.wait_for_calls("getUpdates")
+            await self.server.wait_for_calls(started_by)
             yield channel
         finally:
             task.cancel()

@@ -4,6 +4,9 @@ Tests queue updates (private, group, mention, reply to the bot, redelivered, a p
 document whose bytes it serves through ``getFile`` and ``/file/bot<token>/<path>``), read what
 the bot sent, and script failures (500s, dropped connections, 409, 401, refused HTML, 429 flood
 control). It checks the token in ``/bot<token>/<method>`` and validates HTML the way Telegram does.
+It keeps the webhook ``setWebhook`` sets (``getWebhookInfo`` shows it) and, as Telegram does,
+refuses getUpdates with 409 while one is set; ``update_body`` gives a queued update's JSON, as
+Telegram posts it to a webhook.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ GROUP_ID = -1005550001
 SENT_AT = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 """The ``date`` of every queued message."""
 
-PollFailure = Literal["server_error", "drop", "conflict", "unauthorized", "unauthorized_html"]
+PollFailure = Literal[
+    "server_error", "drop", "conflict", "unauthorized", "unauthorized_html", "bad_webhook"
+]
 SendFailure = Literal["rate_limited", "server_error", "bad_gateway", "drop"]
 
 _WAIT_SECONDS = 5.0
@@ -78,6 +83,10 @@ class FakeTelegram:
         self.commands: list[dict[str, str]] = []
         self.offsets: list[int] = []
         """The ``offset`` of every getUpdates call, in order (0 when none was given)."""
+        self.webhook_url = ""
+        """The webhook set (``setWebhook``; empty: none), as Telegram keeps it per bot."""
+        self.webhook_error: str | None = None
+        """What ``getWebhookInfo`` reports as the last error posting to it."""
         self._pending: list[dict[str, Any]] = []
         self._sticky: list[dict[str, Any]] = []
         self._history: dict[int, dict[str, Any]] = {}
@@ -276,6 +285,11 @@ class FakeTelegram:
         self._notify()
         return update_id
 
+    def update_body(self, update_id: int) -> dict[str, Any]:
+        """A queued update as Telegram posts it to a webhook (taken off the getUpdates queue)."""
+        self._pending = [u for u in self._pending if u["update_id"] != update_id]
+        return self._history[update_id]
+
     def message_id_of(self, update_id: int) -> int:
         """The Telegram message id inside a queued update."""
         message_id: int = self._history[update_id]["message"]["message_id"]
@@ -380,15 +394,39 @@ class FakeTelegram:
                 "unauthorized": _error(401, "Unauthorized"),
                 # What a proxy or a captive portal in front of the Bot API answers.
                 "unauthorized_html": (401, "<html><body><h1>401 Unauthorized</h1></body></html>"),
+                # What setWebhook answers for a host Telegram cannot resolve.
+                "bad_webhook": _error(400, "Bad Request: bad webhook: Failed to resolve host"),
             }[kind]
         if method == "getMe":
             return _ok(_user(self.bot_id, "Flynn", username=self.username, is_bot=True))
-        if method in ("deleteWebhook", "sendChatAction"):
+        if method == "sendChatAction":
             return _ok(True)
+        if method == "setWebhook":
+            self.webhook_url = call.params["url"]
+            return _ok(True)
+        if method == "deleteWebhook":
+            self.webhook_url = ""
+            return _ok(True)
+        if method == "getWebhookInfo":
+            info: dict[str, Any] = {
+                "url": self.webhook_url,
+                "has_custom_certificate": False,
+                "pending_update_count": len(self._pending),
+            }
+            if self.webhook_error is not None:
+                info["last_error_date"] = int(SENT_AT.timestamp())
+                info["last_error_message"] = self.webhook_error
+            return _ok(info)
         if method == "setMyCommands":
             self.commands = call.json("commands")
             return _ok(True)
         if method == "getUpdates":
+            if self.webhook_url:
+                return _error(
+                    409,
+                    "Conflict: can't use getUpdates method while webhook is active; "
+                    "use deleteWebhook to delete the webhook first",
+                )
             return await self._get_updates(call)
         if method == "getFile":
             file_id = call.params.get("file_id", "")

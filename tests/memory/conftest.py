@@ -15,21 +15,27 @@ import pytest
 
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
+from flynn.memory.embedding_progress import PersonProgress, embedding_progress
 from flynn.memory.facts import SqlFacts
+from flynn.memory.fts_words import FtsWords
 from flynn.memory.graph import SqlGraph
 from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.pairing import SqlitePairing, SqlPairing
 from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
-from flynn.memory.sql import TransactionalSql
-from flynn.memory.store import Documents
+from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.store import Documents, History
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqlTeam
+from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.history import PostgresHistory
 from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.pairing import PostgresPairing
 from flynn.postgres.person_tokens import PostgresPersonTokens
+from flynn.postgres.vectors import PostgresVectors
+from flynn.postgres.vectors import embedding_progress as postgres_embedding_progress
 from flynn.schedule.migrations import SCHEMA
 
 
@@ -90,6 +96,104 @@ def documents(backend: Backend) -> Documents:
 @pytest.fixture
 def costs(backend: Backend) -> Costs:
     return backend.costs
+
+
+# --- History and vectors on both backends (issue 26: messages, their search, vectors) ---------
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryBackend:
+    """``History`` on one backend, with plain SQL on its database (``?`` placeholders)."""
+
+    name: str
+    history: History
+    count: Callable[[str], int]
+    """The rows a query returns."""
+    indexed: Callable[[str], int]
+    """The messages the full-text index holds a word in."""
+    execute: Callable[[str, tuple[object, ...]], int]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[HistoryBackend]:
+    """Each history contract test runs once per backend."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA) as memory:
+            db = memory.db
+            yield HistoryBackend(
+                "sqlite",
+                memory.history,
+                _counter(db.fetchone),
+                lambda word: _counter(db.fetchone)(
+                    f"SELECT 1 FROM messages_fts WHERE messages_fts MATCH '\"{word}\"'"
+                ),
+                db.execute,
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    words = FtsWords()
+    with PostgresDatabase.open(url) as pg:
+        yield HistoryBackend(
+            "postgresql",
+            PostgresHistory(pg, words=words),
+            _counter(pg.fetchone),
+            lambda word: _counter(pg.fetchone)(
+                f"SELECT 1 FROM message_terms WHERE term = '{words.phrase(word)[0]}'"
+            ),
+            lambda sql, params: pg.execute(sql.replace("?", "%s"), params),
+        )
+
+
+def _counter(fetchone: Callable[[str], NamedRow | None]) -> Callable[[str], int]:
+    def count(sql: str) -> int:
+        row = fetchone(f"SELECT count(*) AS n FROM ({sql}) AS counted")
+        assert row is not None
+        return int(row["n"])
+
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class VectorsBackend:
+    """Message vectors on one backend, beside its ``History``."""
+
+    name: str
+    history: History
+    vectors: Callable[[Embedder], SqlVectors]
+    """A ``VectorSearch`` with its own cache, on the backend's database."""
+    count: Callable[[str], int]
+    forget: Callable[[str], object]
+    """Forgets a namespace the way the backend's forgetting does."""
+    progress: Callable[[str], list[PersonProgress]]
+    """``embedding_progress`` for a model."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def vectors_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[VectorsBackend]:
+    """Each vectors contract test runs once per backend."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA) as memory:
+            db = memory.db
+            yield VectorsBackend(
+                "sqlite",
+                memory.history,
+                lambda embedder: SqliteVectors(db, embedder),
+                _counter(db.fetchone),
+                memory.forget_namespace,
+                lambda model: embedding_progress(db, model),
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresDatabase.open(url) as pg:
+        history = PostgresHistory(pg)
+        yield VectorsBackend(
+            "postgresql",
+            history,
+            lambda embedder: PostgresVectors(pg, embedder),
+            _counter(pg.fetchone),
+            history.forget,
+            lambda model: postgres_embedding_progress(pg, model),
+        )
 
 
 # --- Facts, the knowledge graph, intake, team documents, person tokens and pairing on both

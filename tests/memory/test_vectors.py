@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 from fakes.embedder import HashingEmbedder
+from memory.conftest import VectorsBackend
 
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
+from flynn.memory.store import History
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, in_context
+from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, SqlVectors, in_context
 from flynn.recall.recall import Recall
 
 if TYPE_CHECKING:
@@ -30,35 +32,35 @@ np = pytest.importorskip("numpy")
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
 
-def _add(memory: SqliteMemory, vectors: SqliteVectors, namespace: str, text: str) -> int:
-    stored = memory.history.append("s", namespace, "user", text, tokens=1, now=NOW)
+def _add(history: History, vectors: SqlVectors, namespace: str, text: str) -> int:
+    stored = history.append("s", namespace, "user", text, tokens=1, now=NOW)
     vectors.add("message", [(stored.id, namespace, text)])
     return stored.id
 
 
-def test_nearest_within_the_namespace_only(memory: SqliteMemory) -> None:
-    vectors = SqliteVectors(memory.db, HashingEmbedder())
-    tea = _add(memory, vectors, "users/ana", "green tea every morning")
-    _add(memory, vectors, "users/ana", "the garage door is red")
-    _add(memory, vectors, "users/anabel", "green tea every morning")
+def test_nearest_within_the_namespace_only(vectors_backend: VectorsBackend) -> None:
+    history = vectors_backend.history
+    vectors = vectors_backend.vectors(HashingEmbedder())
+    tea = _add(history, vectors, "users/ana", "green tea every morning")
+    _add(history, vectors, "users/ana", "the garage door is red")
+    _add(history, vectors, "users/anabel", "green tea every morning")
 
     nearest = vectors.nearest("users/ana", "morning tea", kind="message", limit=5)
     assert nearest[0][0] == tea and len(nearest) == 2
     assert vectors.nearest("users/bob", "morning tea", kind="message", limit=5) == []
     # Rows added after the namespace was cached are found too.
-    later = _add(memory, vectors, "users/ana", "tea with lemon")
+    later = _add(history, vectors, "users/ana", "tea with lemon")
     assert later in [
         ref for ref, _ in vectors.nearest("users/ana", "lemon tea", kind="message", limit=1)
     ]
 
 
-def test_vectors_go_with_their_rows(memory: SqliteMemory) -> None:
-    vectors = SqliteVectors(memory.db, HashingEmbedder())
-    _add(memory, vectors, "users/ana", "green tea every morning")
-    count = "SELECT count(*) FROM embeddings"
-    assert memory.db.fetchone(count)[0] == 1  # type: ignore[index]
-    memory.forget_namespace("users/ana")
-    assert memory.db.fetchone(count)[0] == 0  # type: ignore[index]
+def test_vectors_go_with_their_rows(vectors_backend: VectorsBackend) -> None:
+    vectors = vectors_backend.vectors(HashingEmbedder())
+    _add(vectors_backend.history, vectors, "users/ana", "green tea every morning")
+    assert vectors_backend.count("SELECT * FROM embeddings") == 1
+    vectors_backend.forget("users/ana")
+    assert vectors_backend.count("SELECT * FROM embeddings") == 0
 
 
 def test_the_shipped_model_loads_offline() -> None:
@@ -105,11 +107,11 @@ async def test_the_daemon_caps_blas_at_one_thread_per_call(tmp_path: Path) -> No
             await app.aclose()
 
 
-def test_a_deleted_row_leaves_the_cached_matrix(memory: SqliteMemory) -> None:
-    vectors = SqliteVectors(memory.db, HashingEmbedder())
-    tea = _add(memory, vectors, "users/ana", "green tea every morning")
+def test_a_deleted_row_leaves_the_cached_matrix(vectors_backend: VectorsBackend) -> None:
+    vectors = vectors_backend.vectors(HashingEmbedder())
+    tea = _add(vectors_backend.history, vectors, "users/ana", "green tea every morning")
     assert vectors.nearest("users/ana", "green tea", kind="message", limit=1)[0][0] == tea
-    memory.history.forget_session("s")  # in this process: no other connection wrote
+    vectors_backend.history.forget_session("s")  # in this process: no other connection wrote
     assert vectors.nearest("users/ana", "green tea", kind="message", limit=1) == []
 
 
@@ -166,18 +168,19 @@ class RecordingEmbedder(HashingEmbedder):
 
 
 def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
-    memory: SqliteMemory,
+    vectors_backend: VectorsBackend,
 ) -> None:
-    writer = _writer(memory)
-    ana = MemoryScope("users/ana", shared=True, user="ana")
-    bob = MemoryScope("users/bob", shared=True, user="bob")
-    first = writer.message(ana, "s1", "assistant", "What year is the van?", now=NOW)
-    writer.message(bob, "s2", "user", "Bob's own words.", now=NOW)
-    second = writer.message(ana, "s1", "user", "A 1978 Westfalia.", now=NOW)
-    memory.history.save_summary("s1", "about a van", through_id=first.id, now=NOW)
+    history = vectors_backend.history
+    first = history.append(
+        "s1", "users/ana", "assistant", "What year is the van?", tokens=1, now=NOW
+    )
+    history.append("s2", "users/bob", "user", "Bob's own words.", tokens=1, now=NOW)
+    second = history.append("s1", "users/ana", "user", "A 1978 Westfalia.", tokens=1, now=NOW)
+    history.append("s1", "users/ana", "assistant", "(offline)", tokens=1, now=NOW, offline=True)
+    history.save_summary("s1", "about a van", through_id=first.id, now=NOW)
 
     embedder = RecordingEmbedder()
-    vectors = SqliteVectors(memory.db, embedder)
+    vectors = vectors_backend.vectors(embedder)
     assert vectors.unembedded() == 3 and vectors.unembedded("users/ana") == 2
     assert list(vectors.backfill("users/ana", batch=1)) == [1, 1]
     # Each in its context, the predecessor found across the summarised boundary.
@@ -186,6 +189,31 @@ def test_backfill_embeds_what_was_stored_before_embeddings_were_on(
     assert vectors.nearest("users/ana", "a 1978", kind="message", limit=1)[0][0] == second.id
     assert sum(vectors.backfill()) == 1  # the rest; nothing twice
     assert list(vectors.backfill()) == [] and vectors.unembedded() == 0
+
+
+def test_progress_counts_each_persons_messages_and_vectors_of_one_model(
+    vectors_backend: VectorsBackend,
+) -> None:
+    history = vectors_backend.history
+    ana = [
+        history.append("s1", namespace, "user", text, tokens=1, now=NOW)
+        for namespace, text in [
+            ("users/ana", "tea"),
+            ("users/ana/notes", "van"),
+            ("users/ana", "x"),
+        ]
+    ]
+    history.append("s1", "users/ana", "assistant", "(offline)", tokens=1, now=NOW, offline=True)
+    bob = history.append("s2", "users/bob", "user", "hello", tokens=1, now=NOW)
+    vectors = vectors_backend.vectors(HashingEmbedder())
+    vectors.add("message", [(ana[0].id, "users/ana", "tea"), (ana[1].id, "users/ana/x", "van")])
+    progress = vectors_backend.progress(vectors.model)
+    assert [(p.root, p.messages, p.embedded, p.newest) for p in progress] == [
+        ("users/bob", 1, 0, bob.id),
+        ("users/ana", 3, 2, ana[2].id),
+    ]
+    assert [p.embedded for p in vectors_backend.progress("another model")] == [0, 0]
+    assert vectors.other_models() == {} and vectors.unembedded("users/ana") == 1
 
 
 class GatedEmbedder(RecordingEmbedder):

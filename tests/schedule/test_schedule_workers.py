@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from concurrently import at_once
+from together import together
 
 from flynn.errors import StoreError
 from flynn.postgres.database import PostgresDatabase
@@ -82,7 +82,7 @@ def test_fifty_due_jobs_fired_by_two_workers_at_once_fire_once_each(
 
         return firing
 
-    at_once(fire(0, one), fire(1, two))
+    together(fire(0, one), fire(1, two))
     both = fired[0] + fired[1]
     assert sorted(job_id for job_id, _ in both) == sorted(jobs)  # each job once, none missing
     assert _count(one, "SELECT count(*) AS n FROM pushes") == 50
@@ -153,7 +153,7 @@ def test_pending_pushes_claimed_by_two_workers_at_once_are_each_leased_to_one(
 
         return claiming
 
-    at_once(claim(0, one), claim(1, two))
+    together(claim(0, one), claim(1, two))
     assert len(claimed[0]) + len(claimed[1]) == 40
     assert set(claimed[0]).isdisjoint(claimed[1])
 
@@ -178,7 +178,7 @@ def test_reminders_added_by_two_workers_at_once_get_distinct_numbers(
     def adding(db: PostgresDatabase) -> Callable[[], None]:
         return lambda: [_add(db, namespace="users/alice") for _ in range(10)] and None
 
-    at_once(adding(workers[0]), adding(workers[1]))
+    together(adding(workers[0]), adding(workers[1]))
     numbers = [job.number for job in PostgresSchedule(workers[0]).jobs("users/alice")]
     assert sorted(n for n in numbers if n is not None) == list(range(1, 21))
 
