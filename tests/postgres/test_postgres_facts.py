@@ -1,7 +1,8 @@
 """Facts on PostgreSQL where it differs from SQLite: two workers (two ``PostgresDatabase``
 pools) on one database see each other's facts and each other's writes move their
 ``generation``; a fact superseded by both at once is superseded once; namespaces compare
-bytewise on a server whose collation does not."""
+bytewise on a server whose collation does not; a deleted fact or team chunk takes its vectors,
+and a deleted message its mentions and facts' ties to it, as SQLite's triggers and keys do."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from concurrently import at_once
 
 from flynn.errors import StoreError
 from flynn.memory.store import Fact, NewFact
+from flynn.memory.team import NewChunk
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.facts import PostgresFacts
+from flynn.postgres.memory import PostgresMemory
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -84,3 +87,43 @@ def test_namespaces_compare_bytewise_on_a_server_that_does_not(
     left = facts.search("User", "tea", limit=20) + facts.search("user%", "tea", limit=20)
     assert sorted(f.namespace for f in left) == ["User/x", "user%"]
     assert [f.namespace for f in facts.active("users")] == ["users"]
+
+
+def test_a_deleted_fact_or_chunk_takes_its_vectors_and_a_message_its_ties(
+    workers: tuple[PostgresFacts, PostgresFacts], postgres_url: str
+) -> None:
+    facts, _ = workers
+    with PostgresMemory.open(postgres_url) as memory:
+        message = memory.history.append("s:1", "user", "user", "I live in Lisbon", tokens=4, now=T0)
+        fact = facts.add(
+            NewFact(
+                namespace="user/profile",
+                kind="profile",
+                field="city",
+                value="Lisbon",
+                message_id=message.id,
+            ),
+            now=T0,
+        )
+        document, _ = memory.team.put(
+            path="a.md", title="A", digest="d", chars=1, chunks=[NewChunk("", "Lisbon.")], now=T0
+        )
+        (chunk,) = memory.team.chunk_ids(document.id)
+        lisbon = memory.graph.upsert_entity("user", "Lisbon", "place", confidence=0.5, now=T0)
+        memory.graph.mention(lisbon.id, message.id)
+        with pytest.raises(StoreError):
+            memory.graph.mention(lisbon.id, message.id + 1000)  # no such message
+        for kind, ref in (("fact", fact.id), ("chunk", chunk), ("fact", fact.id + 1000)):
+            memory.db.execute(
+                "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) "
+                "VALUES (%s, %s, 'user', 'm', '\\x00'::bytea)",
+                (kind, ref),
+            )
+        memory.history.forget_session("s:1")
+        assert memory.graph.messages_mentioning([lisbon.id], limit=5) == []
+        kept = facts.get(fact.id)
+        assert kept is not None and kept.message_id is None
+        facts.forget("user")
+        memory.team.remove(document.id)
+        left = memory.db.fetchall("SELECT kind, ref_id FROM embeddings ORDER BY ref_id")
+        assert [(row["kind"], row["ref_id"]) for row in left] == [("fact", fact.id + 1000)]
