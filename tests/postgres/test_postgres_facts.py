@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from concurrently import at_once
+from together import at_once
 
 from flynn.errors import StoreError
 from flynn.memory.store import Fact, NewFact

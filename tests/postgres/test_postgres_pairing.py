@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from concurrently import at_once
+from together import at_once
 
 from flynn.messages import ChannelAccount
 from flynn.postgres.database import PostgresDatabase

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from concurrently import at_once
+from together import at_once
 
 from flynn.memory.team import NewChunk
 from flynn.postgres.database import PostgresDatabase
