@@ -216,6 +216,7 @@ class Stores:
     pairing: Callable[..., SqlPairing]
     """Pairing with its ``ttl`` and ``max_pending`` (keywords, defaults as the store's)."""
     team: SqlTeam
+    history: History
     forget_namespace: Callable[[str], dict[str, int]]
     """The memory's forgetting of a person, every store at once."""
     reopened: Callable[[], AbstractContextManager[Stores]]
@@ -233,6 +234,7 @@ def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
             SqlitePersonTokens(memory.db),
             functools.partial(SqlitePairing, memory.db),
             memory.team,
+            memory.history,
             memory.forget_namespace,
             lambda: _sqlite_stores(db_path),
         )
@@ -251,6 +253,7 @@ def _postgres_stores(url: str) -> Iterator[Stores]:
             PostgresPersonTokens(pg),
             functools.partial(PostgresPairing, pg),
             memory.team,
+            memory.history,
             memory.forget_namespace,
             lambda: _postgres_stores(url),
         )

@@ -36,7 +36,7 @@ def _entity(graph: SqlGraph, name: str, kind: str = "thing", **kw: object) -> En
     )
 
 
-def _message(memory: SqliteMemory, text: str, session: str = "user:chat") -> int:
+def _message(memory: SqliteMemory | Stores, text: str, session: str = "user:chat") -> int:
     return memory.history.append(session, "user", "user", text, tokens=4, now=T0).id
 
 
@@ -275,46 +275,46 @@ def test_spoken_needs_capitals_for_short_names_from_writers_who_use_them() -> No
 # --- mentions and forgetting ---------------------------------------------------------------------
 
 
-def test_messages_mentioning_is_newest_first_without_repeats(memory: SqliteMemory) -> None:
-    maya, bob, cy = (_entity(memory.graph, name) for name in ("Maya", "Bob", "Cy"))
-    ids = [_message(memory, f"message {n}") for n in range(5)]
+def test_messages_mentioning_is_newest_first_without_repeats(stores: Stores) -> None:
+    maya, bob, cy = (_entity(stores.graph, name) for name in ("Maya", "Bob", "Cy"))
+    ids = [_message(stores, f"message {n}") for n in range(5)]
     for message_id in ids[:4]:
-        memory.graph.mention(maya.id, message_id)
-    memory.graph.mention(maya.id, ids[0])  # idempotent
-    memory.graph.mention(bob.id, ids[1])
-    memory.graph.mention(bob.id, ids[4])
-    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=10) == ids[::-1]
-    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=2) == [ids[4], ids[3]]
-    assert memory.graph.messages_mentioning([cy.id], limit=5) == []
-    assert memory.graph.messages_mentioning([], limit=5) == []
+        stores.graph.mention(maya.id, message_id)
+    stores.graph.mention(maya.id, ids[0])  # idempotent
+    stores.graph.mention(bob.id, ids[1])
+    stores.graph.mention(bob.id, ids[4])
+    assert stores.graph.messages_mentioning([maya.id, bob.id], limit=10) == ids[::-1]
+    assert stores.graph.messages_mentioning([maya.id, bob.id], limit=2) == [ids[4], ids[3]]
+    assert stores.graph.messages_mentioning([cy.id], limit=5) == []
+    assert stores.graph.messages_mentioning([], limit=5) == []
     with pytest.raises(StoreError):
-        memory.graph.mention(maya.id, 999_999)
+        stores.graph.mention(maya.id, 999_999)
 
 
-def test_deleting_messages_removes_their_mentions(memory: SqliteMemory) -> None:
-    maya = _entity(memory.graph, "Maya")
-    kept = _message(memory, "Maya called", session="user:other")
-    gone = _message(memory, "Maya again")
-    memory.graph.mention(maya.id, kept)
-    memory.graph.mention(maya.id, gone)
-    memory.history.forget_session("user:chat")
-    assert memory.graph.messages_mentioning([maya.id], limit=5) == [kept]
-    assert memory.graph.find(NS, "Maya") is not None
+def test_deleting_messages_removes_their_mentions(stores: Stores) -> None:
+    maya = _entity(stores.graph, "Maya")
+    kept = _message(stores, "Maya called", session="user:other")
+    gone = _message(stores, "Maya again")
+    stores.graph.mention(maya.id, kept)
+    stores.graph.mention(maya.id, gone)
+    stores.history.forget_session("user:chat")
+    assert stores.graph.messages_mentioning([maya.id], limit=5) == [kept]
+    assert stores.graph.find(NS, "Maya") is not None
 
 
 def test_forget_removes_entities_relations_and_mentions_under_the_prefix(
-    memory: SqliteMemory,
+    stores: Stores,
 ) -> None:
     for namespace in ("users/alice/graph", "users/alicea/graph"):
-        maya = _entity(memory.graph, "Maya", namespace=namespace)
-        acme = _entity(memory.graph, "Acme", namespace=namespace)
-        memory.graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
-        memory.graph.mention(maya.id, _message(memory, "Maya", session=namespace))
-    assert memory.graph.forget("users/alice") == 2
+        maya = _entity(stores.graph, "Maya", namespace=namespace)
+        acme = _entity(stores.graph, "Acme", namespace=namespace)
+        stores.graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
+        stores.graph.mention(maya.id, _message(stores, "Maya", session=namespace))
+    assert stores.graph.forget("users/alice") == 2
     for table, left in (("entities", 2), ("relations", 1), ("entity_mentions", 1)):
-        row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
-        assert row is not None and row[0] == left, table
-    assert memory.graph.entities_in("users/alice", "Maya", limit=5) == []
+        row = stores.sql.fetchone(f"SELECT count(*) AS n FROM {table}")
+        assert row is not None and row["n"] == left, table
+    assert stores.graph.entities_in("users/alice", "Maya", limit=5) == []
 
 
 # What the extraction model answers for "My sister Maya works at Acme Corp.": the rules find the
