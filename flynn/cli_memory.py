@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
@@ -392,7 +393,8 @@ def _daemon_progress(
     settings: Settings, prefix: str | None, daemon: int, args: argparse.Namespace
 ) -> int:
     """The daemon holds the data dir and embeds in the background: its progress, read only
-    (with ``--follow``, again every ``--interval`` seconds with the rate, until done)."""
+    (with ``--follow``, again every ``--interval`` seconds with the rate, until done, or until
+    the daemon stops: then exit 1)."""
     model = model_name(settings.memory.embeddings_model)
     holder = f"pid {daemon}" if daemon else "a running daemon"
     with open_memory(settings) as memory:
@@ -410,6 +412,13 @@ def _daemon_progress(
         read_at = perf_counter()
         while args.follow and missing:
             sleep(args.interval)
+            if daemon and not _running(daemon):
+                print(
+                    f"the daemon (pid {daemon}) has stopped with {missing} message(s) still to "
+                    "embed: its next start embeds them, or `flynn memory embed` does now",
+                    flush=True,
+                )
+                return EXIT_FAILED
             people = _people(memory, model, prefix)
             now, left = perf_counter(), sum(person.missing for person in people)
             rate = (missing - left) / (now - read_at)
@@ -417,6 +426,17 @@ def _daemon_progress(
             print(f"{left} to go ({rate:.1f} messages/s{eta})", flush=True)
             missing, read_at = left, now
     return EXIT_OK
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still exists (one of another user's does too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _counts(counts: Mapping[str, int]) -> str:

@@ -24,21 +24,25 @@ from flynn.schedule.migrations import SCHEMA
 def flynn(
     *args: str, home: Path, stdin: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "flynn", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=_environment(home, env),
+        timeout=60,
+        check=False,
+    )
+
+
+def _environment(home: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     clean = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("FLYNN_", "ANTHROPIC_", "OPENAI_", "NOTIFY_SOCKET"))
     }
     clean.update({"HOME": str(home), "USER": "ana", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "flynn", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=clean,
-        timeout=60,
-        check=False,
-    )
+    return clean
 
 
 @pytest.fixture
@@ -287,6 +291,51 @@ def test_memory_embed_only_reads_progress_while_the_daemon_holds_the_data_dir(
     with SqliteMemory.open(home / ".flynn" / "flynn.db", SCHEMA) as memory:
         count = memory.db.fetchone("SELECT count(*) FROM embeddings")
         assert count is not None and count[0] == 0  # read only: the daemon's work
+
+
+_HOLDER = """
+import sys
+from pathlib import Path
+from flynn.datadir import DataDirLock
+DataDirLock(Path(sys.argv[1])).acquire()
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_memory_embed_follow_ends_when_the_daemon_stops(home: Path) -> None:
+    off = {"FLYNN_MEMORY__EMBEDDINGS": "off"}
+    assert flynn("chat", home=home, stdin="I adopted a dog\n", env=off).returncode == 0
+    command = [sys.executable, "-c", _HOLDER, str(home / ".flynn")]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as daemon:
+        assert daemon.stdout is not None and daemon.stdout.readline() == "held\n"
+        follow = [
+            sys.executable,
+            "-m",
+            "flynn",
+            "memory",
+            "embed",
+            "--follow",
+            "--interval",
+            "0.05",
+        ]
+        with subprocess.Popen(
+            follow, stdout=subprocess.PIPE, text=True, env=_environment(home)
+        ) as watching:
+            assert watching.stdout is not None
+            for line in watching.stdout:
+                if "in the background" in line:
+                    break  # following now
+            else:
+                pytest.fail("flynn memory embed --follow ended before following")
+            assert daemon.stdin is not None
+            daemon.stdin.close()  # the daemon stops, its work not done
+            daemon.wait(timeout=60)
+            told = watching.communicate(timeout=60)[0]
+    assert f"the daemon (pid {daemon.pid}) has stopped" in told
+    assert watching.returncode == 1
 
 
 def test_memory_embed_under_a_new_model_deletes_the_old_models_vectors(home: Path) -> None:

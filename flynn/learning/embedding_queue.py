@@ -29,11 +29,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
 from flynn.memory.store import History, StoredMessage
+from flynn.memory.vectors import VectorStore
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -51,7 +53,7 @@ Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
 
-class VectorWriter(Protocol):
+class VectorWriter(VectorStore, Protocol):
     """Stores embeddings of ``(ref_id, namespace, text)`` rows (``SqliteVectors`` is one)."""
 
     @property
@@ -63,9 +65,9 @@ class VectorWriter(Protocol):
         self, texts: Sequence[str], *, executor: Executor | None = None
     ) -> Matrix: ...
 
-    def store(self, kind: str, rows: Sequence[Row], vectors: Matrix) -> None: ...
-
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
+
+    def unchanged(self, namespace_prefix: str | None, rows: Sequence[Row]) -> list[int]: ...
 
     def unembedded(self, namespace_prefix: str | None = None) -> int: ...
 
@@ -229,37 +231,41 @@ class EmbeddingQueue:
                 )
 
     async def _embed_new(self, batch: list[StoredMessage]) -> None:
-        """Embeds ``batch`` and stores the vectors of the messages still as they were (a
-        forget meanwhile wins, for the message or the one before it)."""
+        """Embeds ``batch`` and stores the vectors of the messages still as they were, checked
+        inside the store's transaction (a forget meanwhile wins, for the message or the one
+        before it, made here or by another process)."""
         rows = [self._row(stored) for stored in batch]
         vectors = await self._vectors.embed_in_thread(
             [text for _, _, text in rows], executor=self._thread()
         )
-        current = {message.id: message for message in self._history.messages([r[0] for r in rows])}
-        kept = [
-            index
-            for index, row in enumerate(rows)
-            if row[0] in current and self._row(current[row[0]]) == row
-        ]
-        if kept:
-            self._vectors.store("message", [rows[index] for index in kept], vectors[kept])
+
+        def still() -> list[int]:
+            ids = [row[0] for row in rows]
+            current = {message.id: message for message in self._history.messages(ids)}
+            return [
+                index
+                for index, row in enumerate(rows)
+                if row[0] in current and self._row(current[row[0]]) == row
+            ]
+
+        self._vectors.store("message", rows, vectors, still=still)
 
     async def _catch_up_batch(self, current: _Pass) -> bool:
         """Embeds the next batch of ``current``'s pass; returns whether the pass is done. Only
-        rows still as they were read are stored (a forget meanwhile wins; the forget asks for
-        a pass of its own)."""
+        rows still as they were read, checked inside the store's transaction, are stored (a
+        forget meanwhile wins, made here or by another process; it asks for a pass of its
+        own)."""
         rows = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
         if not rows:
             return True
         vectors = await self._vectors.embed_in_thread(
             [text for _, _, text in rows], executor=self._thread()
         )
+        still = partial(self._vectors.unchanged, current.prefix, rows)
+        current.embedded += self._vectors.store("message", rows, vectors, still=still)
+        # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
+        # long) is read again by the pass's next attempt, not skipped until the next start.
         current.after = rows[-1][0]
-        still = set(self._vectors.pending(current.prefix, after=rows[0][0] - 1, limit=len(rows)))
-        kept = [index for index, row in enumerate(rows) if row in still]
-        if kept:
-            self._vectors.store("message", [rows[index] for index in kept], vectors[kept])
-        current.embedded += len(kept)
         return False
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.store import Fact, Facts
-from flynn.memory.vectors import VectorSearch
+from flynn.memory.vectors import VectorSearch, VectorStore
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -24,10 +24,8 @@ MEANING_CANDIDATES = 2
 """At most this many facts found by meaning alone join those found by field and words."""
 
 
-class FactVectors(VectorSearch, Protocol):
+class FactVectors(VectorSearch, VectorStore, Protocol):
     """What finding facts by meaning needs of the vectors (``SqliteVectors`` is one)."""
-
-    def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None: ...
 
     async def embed_in_thread(self, texts: Sequence[str]) -> Matrix: ...
 
@@ -66,7 +64,14 @@ class FactMeaning:
             rows = [
                 (fact.id, fact.namespace, line) for fact, line in zip(missing, texts, strict=True)
             ]
-            self._vectors.store("fact", rows, vectors[: len(missing)])
+
+            def still() -> list[int]:
+                # In the store's transaction: a fact forgotten or replaced while the model ran
+                # gets no vector (nothing would ever delete it).
+                now = {fact.id: fact.value for fact in self._facts.active(namespace)}
+                return [i for i, fact in enumerate(missing) if now.get(fact.id) == fact.value]
+
+            self._vectors.store("fact", rows, vectors[: len(missing)], still=still)
         # Superseded facts keep their vectors (forgetting removes them): look past those.
         nearest = self._vectors.nearest(
             namespace, text, kind="fact", limit=len(active) + len(embedded), vector=vectors[-1]

@@ -14,6 +14,7 @@ from pathlib import Path
 import structlog
 
 from flynn.errors import StoreError
+from flynn.memory.database import existing_file
 
 _log = structlog.get_logger(__name__)
 
@@ -36,7 +37,8 @@ class WalCheckpointer:
         Raises ``StoreError`` if the database cannot be opened or checkpointed.
         """
         try:
-            with closing(sqlite3.connect(self._path, isolation_level=None)) as connection:
+            uri = existing_file(self._path)  # a file gone meanwhile is not made anew, empty
+            with closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as connection:
                 row = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot checkpoint {self._path}: {exc}") from exc

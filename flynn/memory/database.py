@@ -159,13 +159,18 @@ class Database:
         Its ``rewrites`` are what ``writer`` last published (``publish_rewrites``), so caches
         of rows kept on either side of the threads are dropped for the same changes (this
         connection's own ``data_version`` moves at every commit of the writer's). Raises
-        ``StorageUnusable`` when the file cannot be opened. Close it in the thread that used it,
-        or once that thread has ended."""
+        ``StorageUnusable`` when the file cannot be opened, or is no longer there (moved away or
+        deleted while the daemon runs: it never creates one). Close it in the thread that used
+        it, or once that thread has ended."""
         path = writer.path
         with _mapped_errors(f"cannot open database {path} for reading", StorageUnusable):
             # One thread uses it; another may close it once that thread has ended.
             connection = sqlite3.connect(
-                path, isolation_level=None, cached_statements=256, check_same_thread=False
+                existing_file(path),
+                uri=True,
+                isolation_level=None,
+                cached_statements=256,
+                check_same_thread=False,
             )
         database = cls(connection, path, writer.schema, follows=writer)
         try:
@@ -451,6 +456,14 @@ class Database:
                         self._connection.execute(statement).close()
                     # PRAGMA takes no bound parameters; ``version`` is our own int.
                     self._connection.execute(f"PRAGMA user_version = {version:d}").close()
+
+
+def existing_file(path: Path) -> str:
+    """The URI (``sqlite3.connect(..., uri=True)``) that opens the database at ``path`` for
+    reading and writing but never creates it: a side connection (a reader, a checkpoint) that
+    found the file gone would otherwise leave an empty one in its place, which the next start
+    refuses as a memory that is lost."""
+    return f"{path.absolute().as_uri()}?mode=rw"
 
 
 def _refuse_empty(path: Path) -> None:

@@ -88,6 +88,15 @@ class _Entry:
         self.known.update(ids)
 
 
+@dataclass(eq=False, slots=True)
+class Loading:
+    """One read of a namespace from the database (``VectorIndex.begin_load``): the rows stored
+    since it began, which the read may not have seen."""
+
+    key: Key
+    added: list[tuple[int, Matrix]] = field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """What a search reads: the namespace's rows as they were when it was taken."""
@@ -128,13 +137,16 @@ class VectorIndex:
     is held only to look up, append or swap, never for a search or a load from the database.
 
     A change to a stored vector (``version`` moving: a forget, a rollback, another process's
-    write) drops everything; new rows join the namespaces they belong to (``add``), also those
-    being loaded at that moment."""
+    write) drops everything, loads under way included: what they read may hold the rows just
+    deleted, so it answers their own search and is not kept. New rows join the namespaces they
+    belong to (``add``), also each load of them under way."""
 
     def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
         self._lock = threading.Lock()
         self._entries: dict[Key, _Entry] = {}
-        self._loading: dict[Key, list[tuple[str, int, Matrix]]] = {}
+        # Loads under way by namespace (two threads may read one at once); dropped with the
+        # entries, so a load that is no longer here finds its read out of date.
+        self._loading: dict[Key, list[Loading]] = {}
         self._version: object = None
         self._max_bytes = max_bytes
 
@@ -168,25 +180,38 @@ class VectorIndex:
             entry = self._entries.get(key)
             return None if entry is None else set(entry.ids)
 
-    def begin_load(self, key: Key) -> None:
-        """Marks ``key`` as being read from the database: rows ``add``ed from now on are kept
-        for ``finish_load``, which may not see them in what it read."""
+    def begin_load(self, key: Key) -> Loading:
+        """Starts a read of ``key`` from the database: rows ``add``ed from now on are kept for
+        its ``finish_load``, which may not see them in what it read. Call it before reading."""
+        loading = Loading(key)
         with self._lock:
-            self._loading.setdefault(key, [])
+            self._loading.setdefault(key, []).append(loading)
+        return loading
 
-    def finish_load(self, key: Key, parts: Iterable[tuple[Sequence[int], Matrix]]) -> Snapshot:
-        """Installs what was read for ``key`` (``(ids, vectors)`` batches, quantized one at a
-        time so a large namespace never exists in float32 whole) with the rows added since
-        ``begin_load``; returns its snapshot."""
+    def finish_load(
+        self, loading: Loading, parts: Iterable[tuple[Sequence[int], Matrix]]
+    ) -> Snapshot:
+        """The snapshot of what was read for ``loading``'s namespace (``(ids, vectors)``
+        batches, quantized one at a time so a large namespace never exists in float32 whole)
+        with the rows added since ``begin_load``. It is kept for later searches unless the
+        entries were dropped (``check``, ``clear``) since ``begin_load``. When reading
+        ``parts`` raises, the load ends there and the error propagates."""
         entry = _Entry()
-        for ids, vectors in parts:
-            entry.append(ids, vectors)
+        try:
+            for ids, vectors in parts:
+                entry.append(ids, vectors)
+        except BaseException:
+            with self._lock:
+                self._end(loading)  # else it would gather the namespace's new rows for good
+            raise
+        key = loading.key
         with self._lock:
-            for _, ref_id, vector in self._loading.pop(key, []):
+            for ref_id, vector in loading.added:
                 entry.append([ref_id], vector.reshape(1, -1))
-            self._entries.pop(key, None)
-            self._entries[key] = entry
-            self._evict(keep=key)
+            if self._end(loading):
+                self._entries.pop(key, None)
+                self._entries[key] = entry
+                self._evict(keep=key)
             return _snapshot_of(entry)
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, Matrix]]) -> None:
@@ -198,14 +223,26 @@ class VectorIndex:
                     mine = [(r, v) for r, ns, v in rows if _under(ns, prefix)]
                     for ref_id, vector in mine:
                         entry.append([ref_id], vector.reshape(1, -1))
-            for (prefix, entry_kind), pending in self._loading.items():
+            for (prefix, entry_kind), loads in self._loading.items():
                 if entry_kind == kind:
-                    pending.extend((ns, r, v) for r, ns, v in rows if _under(ns, prefix))
+                    mine = [(r, v) for r, ns, v in rows if _under(ns, prefix)]
+                    for loading in loads:
+                        loading.added.extend(mine)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
             self._loading.clear()
+
+    def _end(self, loading: Loading) -> bool:
+        """Takes ``loading`` off the loads under way (the lock held); whether it still was."""
+        under_way = self._loading.get(loading.key, [])
+        if loading not in under_way:
+            return False
+        under_way.remove(loading)
+        if not under_way:
+            del self._loading[loading.key]
+        return True
 
     def _evict(self, *, keep: Key) -> None:
         total = sum(entry.nbytes for entry in self._entries.values())

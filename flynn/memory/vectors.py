@@ -11,10 +11,11 @@ and a deleted row (a forget here, or any write by another process) drops them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
@@ -55,6 +56,25 @@ class QueryVectors:
 
     question: Matrix
     topic: Matrix | None = None
+
+
+Still = Callable[[], Sequence[int]]
+"""The indexes of the rows being stored that still get their vectors, asked inside the store's
+transaction (``SqliteVectors.store``)."""
+
+
+class VectorStore(Protocol):
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
+        """Stores ``(ref_id, namespace, text)`` rows with their ``vectors`` (those ``still``
+        names, when given); returns how many."""
+        ...
 
 
 class VectorSearch(Protocol):
@@ -241,24 +261,34 @@ class SqlVectors:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(executor, self._embedder.embed, list(texts))
 
-    def store(self, kind: str, rows: Sequence[tuple[int, str, str]], vectors: Matrix) -> None:
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
         """Stores ``(ref_id, namespace, text)`` rows with their ``vectors``, in one
-        transaction."""
+        transaction; returns how many. With ``still``, only the rows at the indexes it returns:
+        it is called inside that transaction, which holds the write lock, so what it reads
+        cannot change before the vectors land (a row forgotten, here or by another process,
+        after its vector was computed gets none: nothing would ever delete it)."""
         if not rows:
-            return
+            return 0
+        if len(vectors) != len(rows):
+            raise ValueError(f"{len(vectors)} vectors for {len(rows)} rows")
         model = self._embedder.model
         with self._writing():
-            for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True):
+            kept = range(len(rows)) if still is None else still()
+            for index in kept:
+                ref_id, namespace, _ = rows[index]
                 self._db.execute(
-                    self._sql.insert, (kind, ref_id, namespace, model, encode_vector(vector))
+                    self._sql.insert,
+                    (kind, ref_id, namespace, model, encode_vector(vectors[index])),
                 )
-        self._index.add(
-            kind,
-            [
-                (ref_id, namespace, vector)
-                for (ref_id, namespace, _), vector in zip(rows, vectors, strict=True)
-            ],
-        )
+        self._index.add(kind, [(rows[index][0], rows[index][1], vectors[index]) for index in kept])
+        return len(kept)
 
     def ids(self, namespace_prefix: str, kind: str) -> set[int]:
         """The ids of the ``kind`` rows under ``namespace_prefix`` that have a vector of this
@@ -295,12 +325,16 @@ class SqlVectors:
         """Embeds every stored message (under ``namespace_prefix``, or anywhere) that has no
         vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
-        each batch embedded. (A running daemon does this in ``flynn.learning.embedding_queue``.)"""
+        each batch stored: a message forgotten or redacted while its batch was embedded (by
+        another process too) gets no vector of what it said (``unchanged``). (A running daemon
+        does this in ``flynn.learning.embedding_queue``.)"""
         after = 0
         while rows := self.pending(namespace_prefix, after=after, limit=batch):
-            self.add("message", rows)
+            vectors = self.embed([text for _, _, text in rows])
+            yield self.store(
+                "message", rows, vectors, still=partial(self.unchanged, namespace_prefix, rows)
+            )
             after = rows[-1][0]
-            yield len(rows)
 
     def pending(
         self, namespace_prefix: str | None, *, after: int, limit: int
@@ -313,6 +347,18 @@ class SqlVectors:
             (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
             for row in self._db.fetchall(self._sql.unembedded, (after, *scope, self.model, limit))
         ]
+
+    def unchanged(
+        self, namespace_prefix: str | None, rows: Sequence[tuple[int, str, str]]
+    ) -> list[int]:
+        """The indexes of ``rows`` (read by ``pending``, in id order) still waiting for a
+        vector as they were read: not forgotten, redacted or embedded since (a forget also
+        changes the context of the message after one it deletes). Call it as ``store``'s
+        ``still``, so that no other connection can change them before their vectors land."""
+        if not rows:
+            return []
+        now = set(self.pending(namespace_prefix, after=rows[0][0] - 1, limit=len(rows)))
+        return [index for index, row in enumerate(rows) if row in now]
 
     def nearest(
         self,
@@ -329,8 +375,8 @@ class SqlVectors:
         self._check_version()
         snapshot = self._index.snapshot(key)
         if snapshot is None:
-            self._index.begin_load(key)
-            snapshot = self._index.finish_load(key, self._read(*key))
+            loading = self._index.begin_load(key)
+            snapshot = self._index.finish_load(loading, self._read(*key))
         if not len(snapshot):
             return []
         query = self._embedder.embed([text])[0] if vector is None else vector

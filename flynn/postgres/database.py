@@ -10,6 +10,7 @@ exceptions, and no message raised here carries the URL's password (``flynn.postg
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -32,6 +33,8 @@ Connection = psycopg.Connection[DictRow]
 _NAMED = re.compile(r"(?<![:\w]):(\w+)")
 # ``IS`` before a parameter is SQLite's null-safe equality, never ``IS NULL`` or ``IS NOT``.
 _NULL_SAFE = re.compile(r"\bIS (?=[:?])")
+_DIAGNOSIS_SECONDS = 2
+"""How long the attempt that says why no connection came may take (libpq's shortest)."""
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
 # The cheapest write that reaches the server's log: the newest ledger row, rewritten as it is.
 _PROBE = """
@@ -72,8 +75,9 @@ class PostgresDatabase:
     """A small pool of connections in autocommit mode; multi-statement writes use
     ``transaction``, which holds one connection for its whole block.
 
-    Like ``flynn.memory.database.Database``, it is used from one thread (the event loop's): a
-    transaction belongs to the database object, not to a thread or task.
+    A transaction belongs to the thread that opened it (not to a task): another thread's
+    statements meanwhile take connections of their own, outside it, as a recall thread's
+    reads do beside the event loop's writes (``flynn.recall.worker``).
     """
 
     def __init__(self, pool: ConnectionPool[Connection], shown: str, passwords: tuple[str, ...]):
@@ -81,7 +85,8 @@ class PostgresDatabase:
         self._pool = pool
         self._shown = shown
         self._passwords = passwords
-        self._held: Connection | None = None
+        # The connection of the transaction open in each thread (``transaction``).
+        self._local = threading.local()
         self._closed = False
 
     @classmethod
@@ -96,7 +101,7 @@ class PostgresDatabase:
         messages show the URL without its password."""
         shown = shown_url(url)
         passwords = passwords_in(url)
-        settings: dict[str, Any] = {"autocommit": True, "row_factory": dict_row}
+        settings = _settings()
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout_seconds)), **settings):
                 pass
@@ -111,6 +116,10 @@ class PostgresDatabase:
             max_size=max_connections,
             kwargs=settings,
             configure=_configure,
+            # A connection is checked (one round trip) as it is handed out: after a server
+            # restart or a failover every idle one is dead, and each would otherwise fail the
+            # statement that drew it.
+            check=ConnectionPool.check_connection,
             open=False,
             name="flynn",
             timeout=timeout_seconds,
@@ -142,7 +151,13 @@ class PostgresDatabase:
 
     @property
     def in_transaction(self) -> bool:
+        """Whether the calling thread is inside ``transaction``."""
         return self._held is not None
+
+    @property
+    def _held(self) -> Connection | None:
+        held: Connection | None = getattr(self._local, "held", None)
+        return held
 
     def execute(self, sql: str, params: Params = ()) -> int:
         """Runs one statement; returns the number of rows it changed."""
@@ -180,12 +195,12 @@ class PostgresDatabase:
                 yield
             return
         with self._errors("transaction failed"), self._pool.connection() as connection:
-            self._held = connection
+            self._local.held = connection
             try:
                 with connection.transaction():
                     yield
             finally:
-                self._held = None
+                self._local.held = None
 
     def verify(self) -> None:
         """Checks, once at start, that the database takes a write (``probe_write``, with the
@@ -260,11 +275,31 @@ class PostgresDatabase:
     def _errors(self, action: str) -> Iterator[None]:
         try:
             yield
+        except PoolTimeout as exc:  # a ``psycopg.Error`` too, which says nothing of why
+            raise StoreError(f"{action} ({self._shown}): {self._why_no_connection()}") from exc
         except psycopg.Error as exc:
             message = strike(str(exc).strip(), self._passwords)
             raise StoreError(f"{action} ({self._shown}): {message}") from exc
-        except PoolTimeout as exc:
-            raise StoreError(f"{action} ({self._shown}): no connection free") from exc
+
+    def _why_no_connection(self) -> str:
+        """Why the pool gave no connection within its timeout: one connection attempt of our
+        own tells a server that is down, out of reach or refusing the login (the driver's
+        reason) from a pool whose connections are all in use or that has not reconnected yet
+        to a server that is back."""
+        pool = self._pool
+        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
+        try:
+            # A server that drops packets adds 2 s to the failure, not another pool timeout.
+            with psycopg.connect(conninfo, connect_timeout=_DIAGNOSIS_SECONDS, **_settings()):
+                pass
+        except psycopg.Error as exc:
+            return f"cannot connect: {strike(str(exc).strip(), self._passwords)}"
+        # The pool's counts cannot tell the two apart: a connection it is still making (it
+        # retries a lost server with a growing delay) counts as one given out.
+        return (
+            f"no connection within {pool.timeout:g} s: all {pool.max_size} are in use, or the "
+            "pool has not reconnected yet to the server (which answers again)"
+        )
 
     def _migrate(self) -> None:
         for version in range(1, LATEST_VERSION + 1):
@@ -286,6 +321,11 @@ class PostgresDatabase:
                     # No parameters: psycopg sends the script as one simple query.
                     self._held.execute(MIGRATIONS[version - 1].encode())
                 self.execute("INSERT INTO flynn_migrations (version) VALUES (%s)", (version,))
+
+
+def _settings() -> dict[str, Any]:
+    """Each connection's: autocommit (``transaction`` opens one), rows as dicts."""
+    return {"autocommit": True, "row_factory": dict_row}
 
 
 def _configure(connection: Connection) -> None:

@@ -13,9 +13,14 @@ from psycopg.conninfo import conninfo_to_dict
 
 HIDDEN = "***"
 UNPARSABLE = "(a database URL that cannot be parsed)"
+SLASHED = "(a database URL whose password holds a '/': write it as %2F)"
 
 # The password of a URL: after ``scheme://user:`` up to the ``@`` that ends the user part.
 _URL_PASSWORD = re.compile(r"(?P<head>^[a-z][a-z0-9+.-]*://[^:/?#@]*:)(?P<secret>[^@/?#]*)(?=@)")
+# A password with a "/" left unencoded (base64 passwords hold them): libpq ends the host part at
+# the "/", so it sees no password at all, and its errors may quote the pieces as a port or a
+# database name. No "?" before the "@", so an "@" in a query (``?user=ana@corp``) is no password.
+_SLASHED_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^:/?#@]*:(?P<secret>[^@?]*/[^@?]*)@")
 # ``password=...`` in a URL's query or in a libpq key/value string, quoted or not.
 _KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s&]*)")
 
@@ -30,6 +35,10 @@ def passwords_in(url: str) -> tuple[str, ...]:
             if written.startswith("'") and written.endswith("'") and len(written) > 1:
                 written = written[1:-1]
             found.update({written, unquote(written)})
+    slashed = _SLASHED_PASSWORD.match(url)
+    if slashed is not None:
+        written = slashed["secret"]
+        found.update({written, unquote(written), *written.split("/")})
     try:
         password = conninfo_to_dict(url).get("password")
     except psycopg.Error:
@@ -44,6 +53,8 @@ def shown_url(url: str) -> str:
     """``url`` with every password replaced by ``***``: safe in logs and errors."""
     if url in passwords_in(url):
         return UNPARSABLE
+    if _SLASHED_PASSWORD.match(url):
+        return SLASHED
     shown = _URL_PASSWORD.sub(lambda match: match["head"] + HIDDEN, url)
     shown = _KEY_PASSWORD.sub(lambda match: match["head"] + HIDDEN, shown)
     return strike(shown, passwords_in(url))

@@ -98,9 +98,14 @@ class RecallWorker:
         recall: Recall | None = getattr(self._local, "recall", None)
         if recall is None:
             db = Database.open_reader(self._writer)
+            try:
+                recall = self._open_recall(db)
+            except BaseException:
+                db.close()  # the next job opens another: one kept per failure would pile up
+                raise
             with self._opened_lock:
                 self._opened.append(db)
-            recall = self._local.recall = self._open_recall(db)
+            self._local.recall = recall
         return work(recall)
 
 

@@ -39,3 +39,14 @@ async def test_run_stops_when_cancelled(memory: SqliteMemory, db_path: Path) -> 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+def test_a_checkpoint_never_makes_a_database_where_none_is(
+    memory: SqliteMemory, db_path: Path
+) -> None:
+    # Moved away (or deleted) while the daemon runs: an empty file in its place would make
+    # the next start refuse it as "an empty file, whatever it held is gone".
+    db_path.rename(db_path.with_name("moved.db"))
+    with pytest.raises(StoreError, match="cannot checkpoint"):
+        WalCheckpointer(db_path).checkpoint()
+    assert not db_path.exists()

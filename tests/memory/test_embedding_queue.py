@@ -14,11 +14,13 @@ import pytest
 import structlog
 from fakes.embedder import HashingEmbedder
 
+from flynn.errors import StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import SqliteVectors, Still
+from flynn.schedule.migrations import SCHEMA
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -246,18 +248,31 @@ class FlakyVectors(SqliteVectors):
         return super().pending(namespace_prefix, after=after, limit=limit)
 
 
-async def test_a_failed_batch_is_tried_again(
-    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+def _free() -> SteppedEmbedder:
     embedder = SteppedEmbedder()
     embedder.free()
-    vectors = FlakyVectors(memory.db, embedder)
+    return embedder
+
+
+async def _caught_up_after_a_failure(
+    memory: SqliteMemory, vectors: SqliteVectors
+) -> EmbeddingQueue:
+    """A queue whose catch-up of three stored messages met one failure and embedded them all
+    by trying again."""
     queue = EmbeddingQueue(vectors, memory.history, _row, batch=2)
     _stored(memory, 3)
     with structlog.testing.capture_logs() as logs:
         assert await queue.catch_up(None) == 3
     assert [e.get("gives_up") for e in logs if e["event"] == "memory.embedding_failed"] == [False]
+    return queue
+
+
+async def test_a_failed_batch_is_tried_again(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+    vectors = FlakyVectors(memory.db, _free())
+    queue = await _caught_up_after_a_failure(memory, vectors)
     # Three failures in a row, and the pass gives up (the next one starts afresh).
     vectors.failures = 3
     _stored(memory, 1, session="s2")
@@ -286,5 +301,80 @@ async def test_messages_the_model_failed_on_get_a_catch_up(memory: SqliteMemory)
     with structlog.testing.capture_logs():
         await asyncio.gather(*(queue.embed(message) for message in messages))
     await queue.catch_up(ANA.root)  # after the pass the failure asked for
+    assert _unembedded(memory, embedder) == 0
+    await queue.aclose()
+
+
+class BeforeStore(SqliteVectors):
+    """Runs ``before()`` as each ``store`` begins, between a batch's vectors being computed
+    and their transaction."""
+
+    def before(self) -> None:
+        pass
+
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
+        self.before()
+        return super().store(kind, rows, vectors, still=still)
+
+
+class ForgetBeforeStore(BeforeStore):
+    """Another process (``flynn memory forget``, on a connection of its own) forgets Ana in
+    the moment between the batch's vectors being computed and their ``store``."""
+
+    def __init__(self, memory: SqliteMemory, embedder: HashingEmbedder) -> None:
+        super().__init__(memory.db, embedder)
+        self._path = memory.db.path
+        self.forgot = False
+
+    def before(self) -> None:
+        if not self.forgot:
+            self.forgot = True
+            with SqliteMemory.open(self._path, SCHEMA) as other_process:
+                other_process.forget_namespace(ANA.root)
+
+
+@pytest.mark.parametrize("how", ["catch-up", "new message"])
+async def test_a_forget_by_another_process_just_before_the_store_wins(
+    memory: SqliteMemory, how: str
+) -> None:
+    embedder = SteppedEmbedder()
+    embedder.free()
+    vectors = ForgetBeforeStore(memory, embedder)
+    queue = EmbeddingQueue(vectors, memory.history, _row)
+    messages = _stored(memory, 3)
+    if how == "catch-up":
+        assert await queue.catch_up(ANA.root) == 0
+    else:
+        await asyncio.gather(*(queue.embed(message) for message in messages))
+    assert vectors.forgot
+    # No vector of a forgotten message is written back: none would ever be deleted.
+    assert memory.db.fetchall("SELECT ref_id FROM embeddings") == []
+    await queue.aclose()
+
+
+class FullDiskOnce(BeforeStore):
+    """The first ``store`` fails as a full disk makes it fail; later ones work."""
+
+    full = True
+
+    def before(self) -> None:
+        if self.full:
+            self.full = False
+            raise StoreError("database statement failed: database or disk is full")
+
+
+async def test_a_batch_whose_vectors_could_not_be_stored_is_tried_again(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+    embedder = _free()
+    queue = await _caught_up_after_a_failure(memory, FullDiskOnce(memory.db, embedder))
     assert _unembedded(memory, embedder) == 0
     await queue.aclose()

@@ -3,12 +3,15 @@ the event loop's connection finds, sees what the loop wrote and forgot since, an
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fakes.embedder import HashingEmbedder
 
+from flynn.errors import StorageUnusable, StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
@@ -103,3 +106,56 @@ async def test_the_worker_recalls_what_the_loop_would(memory: SqliteMemory) -> N
     worker.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):
         await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)
+
+
+def _open_files(path: Path) -> int:
+    """This process's descriptors open on the database file (Linux's /proc)."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("needs /proc")
+    count = 0
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):
+            count += fd.readlink() == path
+    return count
+
+
+async def test_a_thread_whose_recall_cannot_be_built_keeps_no_connection(
+    memory: SqliteMemory,
+) -> None:
+    failures = 3
+
+    def failing(db: Database) -> Recall:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise StoreError("cannot read the related words")
+        return _recall(db, SqliteVectors(db, HashingEmbedder()))
+
+    before = _open_files(memory.db.path)
+    worker = RecallWorker(memory.db, failing)
+    try:
+        for _ in range(3):
+            with pytest.raises(StoreError, match="related words"):
+                await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)
+        # SQLite keeps one closed connection's descriptor for the next to reuse (the writer
+        # holds a lock on the file): one at most, not one a failure.
+        assert _open_files(memory.db.path) <= before + 1
+        assert (await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)).is_empty
+    finally:
+        worker.close()
+    assert _open_files(memory.db.path) <= before + 1
+
+
+async def test_a_reader_never_makes_a_database_where_none_is(memory: SqliteMemory) -> None:
+    # The database moved away (or deleted) while the daemon runs: the first recall of a
+    # thread says so, and leaves no empty database in its place for the next start to find.
+    path = memory.db.path
+    worker = RecallWorker(memory.db, lambda db: _recall(db, SqliteVectors(db, HashingEmbedder())))
+    path.rename(path.with_name("moved.db"))
+    try:
+        with pytest.raises(StorageUnusable, match=r"cannot open database .* for reading"):
+            await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)
+    finally:
+        worker.close()
+    assert not path.exists()

@@ -1,15 +1,17 @@
 """Vectors in memory as int8 with a scale per row: close to the float32 answer, rows appended
-while a search reads stay out of it, rows stored while a namespace loads are kept, the room
-they take is bounded, and a change to stored vectors (from the writer's thread, as a reader's
-connection sees it) drops them."""
+while a search reads stay out of it, rows stored while a namespace loads are kept (by each of
+two loads at once), the room they take is bounded, and a change to stored vectors (from the
+writer's thread, as a reader's connection sees it) drops them, and what a load under way read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 from fakes.embedder import HashingEmbedder
 
+from flynn.errors import StoreError
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vector_index import BLOCK_ROWS, VectorIndex, quantize
@@ -32,9 +34,9 @@ def test_int8_rows_give_nearly_the_float32_neighbours() -> None:
     codes, scales = quantize(rows)
     assert np.abs(codes * scales[:, None] - rows).max() <= scales.max() / 2 + 1e-7
     index = VectorIndex()
-    index.begin_load(("users/ana", "message"))
+    loading = index.begin_load(("users/ana", "message"))
     ids = list(range(1, len(rows) + 1))
-    snapshot = index.finish_load(("users/ana", "message"), [(ids, rows)])
+    snapshot = index.finish_load(loading, [(ids, rows)])
     queries = _unit_rows(20, seed=9)
     overlap = []
     for query in queries:
@@ -50,10 +52,10 @@ def test_a_search_reads_the_rows_as_they_were_and_adds_land_in_loads() -> None:
     index = VectorIndex()
     key = ("users/ana", "message")
     rows = _unit_rows(3, width=8)
-    index.begin_load(key)
+    loading = index.begin_load(key)
     # Stored while the namespace was being read: kept whether or not the read saw it.
     index.add("message", [(3, "users/ana/s1", rows[2]), (9, "users/bob", rows[0])])
-    before = index.finish_load(key, [([1, 2, 3], rows)])
+    before = index.finish_load(loading, [([1, 2, 3], rows)])
     assert sorted(ref for ref, _ in before.nearest(rows[0], 10)) == [1, 2, 3]
     index.add("message", [(4, "users/ana", rows[0]), (5, "users/anabel", rows[0])])
     assert len(before) == 3  # taken before: unchanged
@@ -71,8 +73,8 @@ def test_the_room_is_bounded_and_the_last_loaded_stays() -> None:
     rows = _unit_rows(10, width=8)
     index = VectorIndex(max_bytes=BLOCK_ROWS * 12)  # one block of 8 int8 and a scale: 12 B a row
     for name in ("a", "b", "c"):
-        index.begin_load((name, "message"))
-        index.finish_load((name, "message"), [(list(range(10)), rows)])
+        loading = index.begin_load((name, "message"))
+        index.finish_load(loading, [(list(range(10)), rows)])
     assert index.snapshot(("c", "message")) is not None
     assert index.snapshot(("a", "message")) is None and index.snapshot(("b", "message")) is None
 
@@ -101,3 +103,54 @@ def test_a_reader_sees_what_the_writer_published(memory: SqliteMemory) -> None:
         memory.db.publish_rewrites()  # the loop does it before it hands a recall to a worker
         left = {ref for ref, _ in reader.nearest("users/ana", "tea", kind="message", limit=5)}
         assert left == {kept.id, later.id}
+
+
+def test_a_load_that_began_before_a_forget_is_not_kept() -> None:
+    # A recall thread reads a namespace's vectors; meanwhile the loop forgets one of them and
+    # drops the cache (``check`` with the new version). What the thread read may hold the
+    # forgotten row: it answers that one search, and is never kept for the next.
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    rows = _unit_rows(2, width=8)
+    index.check(("embeddings", 1))
+    loading = index.begin_load(key)
+    read_before_the_forget = [([1, 2], rows)]
+    index.check(("embeddings", 2))
+    found = index.finish_load(loading, read_before_the_forget)
+    assert len(found) == 2
+    assert index.snapshot(key) is None
+    assert index.ids(key) is None
+
+
+def test_two_loads_of_a_namespace_at_once_keep_what_was_stored_meanwhile() -> None:
+    # Two recall threads miss the same namespace (two conversations of one person, or the
+    # team's documents) and read it at once; a row stored after both reads began is in
+    # whichever entry is kept.
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    rows = _unit_rows(3, width=8)
+    first = index.begin_load(key)
+    second = index.begin_load(key)
+    index.add("message", [(3, "users/ana", rows[2])])
+    index.finish_load(first, [([1, 2], rows[:2])])
+    index.finish_load(second, [([1, 2], rows[:2])])
+    assert index.ids(key) == {1, 2, 3}
+
+
+def test_a_load_whose_read_failed_keeps_nothing_for_later_rows() -> None:
+    # The read raised (a closed or broken connection): the load ends there, and rows stored
+    # in the namespace later are not gathered for it for as long as the daemon runs.
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    rows = _unit_rows(2, width=8)
+
+    def failing_read() -> Iterator[tuple[list[int], object]]:
+        yield [1], rows[:1]
+        raise StoreError("database query failed: disk I/O error")
+
+    loading = index.begin_load(key)
+    with pytest.raises(StoreError):
+        index.finish_load(loading, failing_read())  # type: ignore[arg-type]
+    index.add("message", [(2, "users/ana", rows[1])])
+    assert loading.added == []
+    assert index.snapshot(key) is None

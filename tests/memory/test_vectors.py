@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,10 +19,11 @@ from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
-from flynn.memory.store import History
+from flynn.memory.store import History, NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import CONTEXT_CHARS, SqliteVectors, SqlVectors, in_context
 from flynn.recall.recall import Recall
+from flynn.schedule.migrations import SCHEMA
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -316,3 +317,40 @@ async def test_a_backfill_in_a_running_daemon_lets_a_forget_win(memory: SqliteMe
     nearest = vectors.nearest("users/ana", "a greyhound", kind="message", limit=5)
     assert [ref for ref, _ in nearest] == [kept.id]
     assert vectors.unembedded("users/ana") == 0
+
+
+class ForgetDuringEmbed(HashingEmbedder):
+    """The first call runs ``meanwhile`` before it returns: while ``flynn memory embed`` (or
+    the one after a forget) embeds a batch, the daemon (another connection) says ``/forget``."""
+
+    def __init__(self, meanwhile: Callable[[], object]) -> None:
+        self._meanwhile: Callable[[], object] | None = meanwhile
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        vectors = super().embed(texts)
+        if self._meanwhile is not None:
+            meanwhile, self._meanwhile = self._meanwhile, None
+            meanwhile()
+        return vectors
+
+
+def test_a_backfill_stores_no_vector_of_what_was_forgotten_while_it_embedded(
+    memory: SqliteMemory,
+) -> None:
+    memory.facts.add(NewFact("users/ana", "profile", "vegetarian", field="diet"), now=NOW)
+    said = memory.history.append("s", "users/ana", "user", "I am vegetarian", tokens=3, now=NOW)
+    memory.history.append("s2", "users/ana", "user", "green tea please", tokens=3, now=NOW)
+
+    def daemon_forgets() -> None:
+        with SqliteMemory.open(memory.db.path, SCHEMA) as daemon:
+            daemon.forget_field("users/ana", "diet")  # redacts the first message
+            daemon.history.forget_session("s2")
+
+    vectors = SqliteVectors(memory.db, ForgetDuringEmbed(daemon_forgets))
+    list(vectors.backfill("users/ana"))
+    # Neither the redacted message nor the deleted one keeps a vector of what was said.
+    assert memory.db.fetchall("SELECT ref_id FROM embeddings") == []
+    (redacted,) = memory.history.messages([said.id])
+    assert "vegetarian" not in redacted.content
+    assert vectors.unembedded("users/ana") == 1  # the next backfill embeds what is left
+    assert sum(vectors.backfill("users/ana")) == 1

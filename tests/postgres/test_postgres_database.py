@@ -1,9 +1,16 @@
 """The PostgreSQL connection on a real server: migrations recorded and applied once, a newer
-schema refused, transactions that land whole or not at all, and driver errors mapped."""
+schema refused, transactions that land whole or not at all, driver errors mapped, and a
+server restarted or out of reach (through a relay the test cuts): clear errors without the
+password, and the pool back once the server is."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import socket
 import threading
+import traceback
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -95,3 +102,127 @@ def test_driver_errors_become_store_errors(postgres_url: str) -> None:
         assert isinstance(raised.value.__cause__, psycopg.Error)
         # The connection is usable afterwards.
         assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+
+
+def _drop_connections(url: str) -> int:
+    """Ends every other session of the database, as a server restart or a failover does."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE pid <> pg_backend_pid() AND datname = current_database()"
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def test_connections_the_server_dropped_are_replaced_before_use(postgres_url: str) -> None:
+    with PostgresDatabase.open(postgres_url, max_connections=2) as db:
+        assert _drop_connections(postgres_url) >= 1
+        # No statement pays for the restart: each finds a live connection.
+        assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+        _drop_connections(postgres_url)
+        with db.transaction():
+            db.execute("INSERT INTO documents VALUES ('after', 'x', now(), NULL)")
+        assert db.fetchone("SELECT namespace FROM documents") == {"namespace": "after"}
+
+
+class Outage:
+    """A TCP relay to the server on 127.0.0.1: ``cut()`` drops its connections and refuses new
+    ones (the server down, or out of reach), ``restore()`` listens on the same port again."""
+
+    def __init__(self, url: str) -> None:
+        self._target = urlsplit(url).port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.url = url.replace(f":{self._target}/", f":{self.port}/", 1)
+        self._sockets: list[socket.socket] = []
+        self._serve()
+
+    def cut(self) -> None:
+        self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        self._listener.close()
+        for each in self._sockets:
+            _end(each)
+            each.close()
+        self._sockets.clear()
+
+    def restore(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._serve()
+
+    def _serve(self) -> None:
+        threading.Thread(target=self._accept, args=(self._listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self._target))
+            self._sockets += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=_relay, args=(source, sink), daemon=True).start()
+
+
+def _relay(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    _end(sink)
+
+
+def _end(each: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        each.shutdown(socket.SHUT_RDWR)
+
+
+def test_a_server_out_of_reach_is_a_clear_error_without_the_password(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    outage = Outage(postgres_url)
+    password = urlsplit(postgres_url).password
+    assert password
+    with PostgresDatabase.open(outage.url, max_connections=2, timeout_seconds=1) as db:
+        assert db.fetchone("SELECT 1 AS one") == {"one": 1}
+        outage.cut()
+        with pytest.raises(StoreError, match=r"cannot connect.*Connection refused") as raised:
+            db.fetchone("SELECT 1 AS one")
+        with pytest.raises(StoreError, match="cannot connect"), db.transaction():
+            db.execute("SELECT 1")
+        shown = "".join(traceback.format_exception(raised.value))
+        assert "***" in shown and password not in shown
+        assert all(password not in record.getMessage() for record in caplog.records)
+        outage.restore()
+        assert _answers_again(db)
+
+
+def _answers_again(db: PostgresDatabase, attempts: int = 30) -> bool:
+    """Whether a statement works again within ``attempts`` tries (each waits up to the pool's
+    timeout): the pool reconnects to a server that is back after a delay that grew with each
+    failed attempt."""
+    for _ in range(attempts):
+        try:
+            return db.fetchone("SELECT 1 AS one") == {"one": 1}
+        except StoreError as exc:
+            assert "not reconnected yet" in str(exc)
+    return False
+
+
+def test_a_transaction_belongs_to_the_thread_that_opened_it(postgres_url: str) -> None:
+    # A recall thread reading while the loop's transaction is open gets a connection of its
+    # own: it neither sees the uncommitted row nor runs its statement inside that transaction.
+    seen: list[object] = []
+    with PostgresDatabase.open(postgres_url) as db:
+        with db.transaction():
+            db.execute("INSERT INTO documents VALUES ('uncommitted', 'x', now(), NULL)")
+            reader = threading.Thread(
+                target=lambda: seen.append(
+                    (db.in_transaction, db.fetchone("SELECT count(*) AS n FROM documents"))
+                )
+            )
+            reader.start()
+            reader.join()
+            assert db.in_transaction
+        assert seen == [(False, {"n": 0})]

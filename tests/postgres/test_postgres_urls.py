@@ -13,7 +13,7 @@ from postgres_server import PostgresServer
 
 from flynn.errors import StorageUnusable, StoreError
 from flynn.postgres.database import PostgresDatabase
-from flynn.postgres.urls import UNPARSABLE, passwords_in, shown_url
+from flynn.postgres.urls import SLASHED, UNPARSABLE, passwords_in, shown_url
 
 
 @pytest.mark.parametrize(
@@ -94,3 +94,24 @@ def test_a_failed_statement_names_the_database_without_its_password(postgres_url
         assert "flynn:***@" in str(raised.value)
         password = passwords_in(postgres_url)[-1]
         assert password not in "".join(traceback.format_exception(raised.value))
+
+
+def test_a_password_with_a_slash_left_unencoded_is_never_shown(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A base64 password ("openssl rand -base64 18") often holds a "/". Unencoded, libpq ends
+    # the host part there: it sees no password, but host "ana", port "Ab3x" and a database
+    # named after the rest, and its errors may quote them.
+    caplog.set_level(logging.DEBUG)
+    url = "postgresql://ana:Ab3x/Qz9+Kp@127.0.0.1:1/flynn"
+    assert shown_url(url) == SLASHED
+    for piece in ("Ab3x/Qz9+Kp", "Ab3x", "Qz9+Kp"):
+        assert piece in passwords_in(url)
+    with pytest.raises(StorageUnusable) as raised:
+        PostgresDatabase.open(url, timeout_seconds=1)
+    told = _told(raised.value, caplog)
+    assert "Ab3x" not in told and "Qz9+Kp" not in told
+    assert "%2F" in str(raised.value)
+    # A URL without a password, whose query holds an "@", is shown as it is.
+    plain = "postgresql://db:5432/flynn?user=ana@corp"
+    assert shown_url(plain) == plain and passwords_in(plain) == ()
