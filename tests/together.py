@@ -5,26 +5,40 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 
-def together(*work: Callable[[], None]) -> None:
-    """Runs each callable in a thread of its own, all released at once by a barrier; waits for
-    all of them and re-raises the first failure."""
-    start = threading.Barrier(len(work))
-    errors: list[BaseException] = []
+def at_once(
+    *calls: Callable[[], T], expected: tuple[type[Exception], ...] = ()
+) -> list[T | Exception]:
+    """Runs each of ``calls`` in a thread of its own, all released at once by a barrier; waits
+    for all of them and returns what each returned, or the ``expected`` exception it raised, in
+    the order of ``calls``. Any other failure is re-raised here (the first, in that order)."""
+    start = threading.Barrier(len(calls))
+    outcomes: list[object] = [None] * len(calls)
 
-    def run(job: Callable[[], None]) -> None:
+    def run(index: int, call: Callable[[], T]) -> None:
         try:
             start.wait(timeout=10)
-            job()
+            outcomes[index] = call()
         except BaseException as exc:  # re-raised in the test's thread, below
-            errors.append(exc)
+            outcomes[index] = exc
 
-    threads = [threading.Thread(target=run, args=(job,)) for job in work]
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
     assert not any(thread.is_alive() for thread in threads)
-    if errors:
-        raise errors[0]
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, expected):
+            raise outcome
+    return cast(list[T | Exception], outcomes)
+
+
+def together(*work: Callable[[], None]) -> None:
+    """Runs each callable in a thread of its own, all released at once by a barrier; waits for
+    all of them and re-raises the first failure."""
+    at_once(*work)

@@ -24,7 +24,7 @@ from flynn.learning.graph_extraction import (
 )
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.graph_names import USER_ENTITY, name_key
-from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqliteTeam, TeamDocument, safe_passage
+from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqlTeam, TeamDocument, safe_passage
 from flynn.memory.vectors import SqliteVectors
 
 CHUNK_CHARS = 1000
@@ -263,7 +263,7 @@ class DocumentIngestor:
 
     def __init__(
         self,
-        team: SqliteTeam,
+        team: SqlTeam,
         graph: GraphIngestor,
         *,
         vectors: SqliteVectors | None,

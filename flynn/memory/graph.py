@@ -1,4 +1,5 @@
-"""The knowledge graph in SQLite: entities, typed relations and the messages that mention them.
+"""The knowledge graph: entities, typed relations and the messages that mention them. The logic
+once, on any SQL database (``SqlGraph``), and SQLite's statements (``SqliteGraph``).
 
 Identity is ``(namespace, name_key)``; the key comes from ``graph_names``, as do text lookups.
 """
@@ -7,10 +8,11 @@ from __future__ import annotations
 
 import heapq
 import json
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from flynn.credentials import redact
 from flynn.errors import StoreError
@@ -18,6 +20,7 @@ from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.graph_names import GENERIC_TYPE, candidate_keys, name_key, type_name
 from flynn.memory.graph_store import Entity, Relation
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, TransactionalSql
 
 MAX_NAME_CHARS = 200
 MAX_DESCRIPTION_CHARS = 500
@@ -27,6 +30,8 @@ MAX_VISITED = 10_000
 ENTITY_COLUMNS = "id, namespace, name, type, description, confidence, mentions, updated_at"
 _E_COLUMNS = ", ".join(f"e.{column.strip()}" for column in ENTITY_COLUMNS.split(","))
 
+# The statements, written once with named parameters (``:name``, SQLite's style); ``{keys}``,
+# ``{frontier}`` and ``{unindexed}`` are where the backends differ (``graph_dialect``).
 # In DO UPDATE every bare column is the stored value, so each CASE compares old with new.
 # A lower-case name is replaced by a capitalised spelling of it: "maya" from a lower-case message
 # first, then "Maya" shows as Maya.
@@ -35,26 +40,29 @@ INSERT INTO entities (namespace, name, name_key, type, description, confidence, 
                       created_at, updated_at)
 VALUES (:namespace, :name, :key, :type, :description, :confidence, 1, :now, :now)
 ON CONFLICT (namespace, name_key) DO UPDATE SET
-    name = CASE WHEN name = lower(name) AND excluded.name != lower(excluded.name)
-                THEN excluded.name ELSE name END,
-    type = CASE WHEN excluded.type = '{GENERIC_TYPE}' THEN type
-                WHEN type = '{GENERIC_TYPE}' OR excluded.confidence > confidence
-                THEN excluded.type ELSE type END,
-    description = coalesce(excluded.description, description),
-    confidence = max(confidence, excluded.confidence),
-    mentions = mentions + 1,
+    name = CASE WHEN entities.name = lower(entities.name)
+                     AND excluded.name != lower(excluded.name)
+                THEN excluded.name ELSE entities.name END,
+    type = CASE WHEN excluded.type = '{GENERIC_TYPE}' THEN entities.type
+                WHEN entities.type = '{GENERIC_TYPE}' OR excluded.confidence > entities.confidence
+                THEN excluded.type ELSE entities.type END,
+    description = coalesce(excluded.description, entities.description),
+    confidence = CASE WHEN excluded.confidence > entities.confidence
+                      THEN excluded.confidence ELSE entities.confidence END,
+    mentions = entities.mentions + 1,
     updated_at = excluded.updated_at
 RETURNING {ENTITY_COLUMNS}
 """
-_FIND = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE namespace = ? AND name_key = ?"
-# The key list drives the join: one seek of entities_name_key per candidate n-gram. The unary
-# plus keeps the planner from walking the namespace's entities instead.
+_FIND = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE namespace = :namespace AND name_key = :key"
+# The key list drives the join: one seek of entities_name_key per candidate n-gram (on SQLite,
+# the unary plus keeps the planner from walking the namespace's entities instead).
 _ENTITIES_IN = f"""
 SELECT {_E_COLUMNS}
-FROM json_each(?) AS k CROSS JOIN entities AS e ON e.name_key = k.value
-WHERE {namespace_scope("+e.namespace")}
+FROM {{keys}} entities AS e ON e.name_key = k.value
+WHERE ({{unindexed}}e.namespace = :root OR ({{unindexed}}e.namespace >= :below
+                               AND {{unindexed}}e.namespace < :after))
 ORDER BY e.confidence DESC, e.mentions DESC, e.id
-LIMIT ?
+LIMIT :limit
 """
 # The SELECT form inserts nothing when either end is missing or in another namespace. It needs a
 # WHERE clause for SQLite to parse the ON CONFLICT that follows.
@@ -64,7 +72,8 @@ SELECT s.namespace, s.id, t.id, :type, :confidence, :now, :now
 FROM entities AS s, entities AS t
 WHERE s.id = :source AND t.id = :target AND s.namespace = :namespace AND t.namespace = :namespace
 ON CONFLICT (source_id, target_id, type) DO UPDATE SET
-    confidence = max(confidence, excluded.confidence),
+    confidence = CASE WHEN excluded.confidence > relations.confidence
+                      THEN excluded.confidence ELSE relations.confidence END,
     updated_at = excluded.updated_at
 RETURNING id
 """
@@ -75,7 +84,7 @@ FROM relations AS r
 JOIN entities AS s ON s.id = r.source_id
 JOIN entities AS t ON t.id = r.target_id
 """
-_RELATION = _SELECT_RELATIONS + "WHERE r.id = ?"
+_RELATION = _SELECT_RELATIONS + "WHERE r.id = :id"
 _RELATIONS_OF = (
     _SELECT_RELATIONS
     + """
@@ -89,29 +98,123 @@ LIMIT :limit
 # plus keeps SQLite from reading the whole namespace through relations_namespace instead.
 _NEIGHBOURS = """
 SELECT id, source_id AS near, target_id AS far, confidence FROM relations
-WHERE source_id IN (SELECT value FROM json_each(:frontier)) AND +namespace = :namespace
+WHERE source_id {frontier} AND {unindexed}namespace = :namespace
 UNION ALL
 SELECT id, target_id, source_id, confidence FROM relations
-WHERE target_id IN (SELECT value FROM json_each(:frontier)) AND +namespace = :namespace
+WHERE target_id {frontier} AND {unindexed}namespace = :namespace
 ORDER BY confidence DESC, id
 """
-_MENTION = "INSERT OR IGNORE INTO entity_mentions (entity_id, message_id) VALUES (?, ?)"
-_MENTIONING = (
-    "SELECT message_id FROM entity_mentions WHERE entity_id = ? ORDER BY message_id DESC LIMIT ?"
-)
-_UNRELATE = (
-    "DELETE FROM relations WHERE namespace = ? AND source_id = ? AND target_id = ? AND type = ?"
-)
+_MENTION = """
+INSERT INTO entity_mentions (entity_id, message_id) VALUES (:entity, :message)
+ON CONFLICT DO NOTHING
+"""
+_MENTIONING = """
+SELECT message_id FROM entity_mentions WHERE entity_id = :entity
+ORDER BY message_id DESC LIMIT :limit
+"""
+_UNRELATE = """
+DELETE FROM relations
+WHERE namespace = :namespace AND source_id = :source AND target_id = :target AND type = :type
+"""
 _FORGET_RELATIONS = f"DELETE FROM relations WHERE {namespace_scope('namespace')}"
 # Mentions go with their entities (ON DELETE CASCADE).
 _FORGET_ENTITIES = f"DELETE FROM entities WHERE {namespace_scope('namespace')}"
 
 
-class SqliteGraph:
+@dataclass(frozen=True, slots=True)
+class GraphDialect:
+    """One backend's statements for ``SqlGraph`` (built by ``graph_dialect``), and how it
+    passes times and lists."""
+
+    upsert: str
+    find: str
+    entities_in: str
+    relate: str
+    relation: str
+    relations_of: str
+    neighbours: str
+    mention: str
+    mentioning: str
+    unrelate: str
+    forget_relations: str
+    forget_entities: str
+    time: Callable[[datetime], object]
+    """Raises ``ValueError`` for a naive time."""
+    stored_time: Callable[[Any], datetime]
+    """A stored time, back as an aware ``UTC`` datetime."""
+    keys: Callable[[Sequence[str]], object]
+    """The parameter ``keys`` of ``entities_in``."""
+    ids: Callable[[Sequence[int]], object]
+    """The parameter ``frontier`` of ``neighbours``."""
+
+
+def graph_dialect(
+    *,
+    named: Callable[[str], str],
+    placeholder: str,
+    keys: str,
+    frontier: str,
+    unindexed: str,
+    time: Callable[[datetime], object],
+    stored_time: Callable[[Any], datetime],
+    key_list: Callable[[Sequence[str]], object],
+    id_list: Callable[[Sequence[int]], object],
+) -> GraphDialect:
+    """The statements above for one backend: ``named`` turns ``:name`` into its parameter,
+    ``placeholder`` is its positional one; ``keys`` is a table ``k`` of the keys (a ``value``
+    column) and the join to ``entities`` (on SQLite, a CROSS JOIN fixes the order);
+    ``frontier`` is the condition "among the ids", ``unindexed`` what keeps an index out of a
+    condition (or nothing)."""
+
+    def sql(statement: str) -> str:
+        return named(statement.format(keys=keys, frontier=frontier, unindexed=unindexed))
+
+    def positional(statement: str) -> str:
+        return statement.replace("?", placeholder)
+
+    return GraphDialect(
+        upsert=sql(_UPSERT),
+        find=sql(_FIND),
+        entities_in=sql(_ENTITIES_IN),
+        relate=sql(_RELATE),
+        relation=sql(_RELATION),
+        relations_of=sql(_RELATIONS_OF),
+        neighbours=sql(_NEIGHBOURS),
+        mention=sql(_MENTION),
+        mentioning=sql(_MENTIONING),
+        unrelate=sql(_UNRELATE),
+        forget_relations=positional(_FORGET_RELATIONS),
+        forget_entities=positional(_FORGET_ENTITIES),
+        time=time,
+        stored_time=stored_time,
+        keys=key_list,
+        ids=id_list,
+    )
+
+
+def _json(values: Sequence[object]) -> str:
+    return json.dumps(list(values))
+
+
+SQLITE_GRAPH = graph_dialect(
+    named=lambda statement: statement,
+    placeholder="?",
+    keys="json_each(:keys) AS k CROSS JOIN",
+    frontier="IN (SELECT value FROM json_each(:frontier))",
+    unindexed="+",
+    time=encode_time,
+    stored_time=decode_time,
+    key_list=_json,
+    id_list=_json,
+)
+
+
+class SqlGraph:
     """``Graph`` on the ``entities``, ``relations`` and ``entity_mentions`` tables."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: TransactionalSql, dialect: GraphDialect) -> None:
         self._db = db
+        self._sql = dialect
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -143,7 +246,7 @@ class SqliteGraph:
         if description is not None:
             description = " ".join(redact(description)[0].split())[:MAX_DESCRIPTION_CHARS] or None
         row = self._db.fetchone(
-            _UPSERT,
+            self._sql.upsert,
             {
                 "namespace": namespace,
                 "name": name,
@@ -151,16 +254,16 @@ class SqliteGraph:
                 "type": type_name(type) or GENERIC_TYPE,
                 "description": description,
                 "confidence": confidence,
-                "now": encode_time(now),
+                "now": self._sql.time(now),
             },
         )
         if row is None:
             raise StoreError("entity upsert returned no row")
-        return entity_from_row(row)
+        return self._entity(row)
 
     def find(self, namespace: str, name: str) -> Entity | None:
-        row = self._db.fetchone(_FIND, (namespace, name_key(name)))
-        return None if row is None else entity_from_row(row)
+        row = self._db.fetchone(self._sql.find, {"namespace": namespace, "key": name_key(name)})
+        return None if row is None else self._entity(row)
 
     def relate(
         self,
@@ -185,27 +288,32 @@ class SqliteGraph:
             "target": target_id,
             "type": relation_type,
             "confidence": confidence,
-            "now": encode_time(now),
+            "now": self._sql.time(now),
         }
         with self._db.transaction():
-            inserted = self._db.fetchone(_RELATE, params)
+            inserted = self._db.fetchone(self._sql.relate, params)
             if inserted is None:
                 raise StoreError(
                     f"cannot relate entities {source_id} and {target_id}: "
                     f"missing, or not both in {namespace!r}"
                 )
-            row = self._db.fetchone(_RELATION, (inserted["id"],))
+            row = self._db.fetchone(self._sql.relation, {"id": inserted["id"]})
         if row is None:
             raise StoreError("relation vanished while it was written")
-        return _relation(row)
+        return self._relation(row)
 
     def unrelate(self, namespace: str, source_id: int, target_id: int, type: str) -> bool:
         """Deletes ``source -type-> target``; see ``Graph.unrelate``."""
-        params = (namespace, source_id, target_id, type_name(type))
-        return self._db.execute(_UNRELATE, params) > 0
+        params = {
+            "namespace": namespace,
+            "source": source_id,
+            "target": target_id,
+            "type": type_name(type),
+        }
+        return self._db.execute(self._sql.unrelate, params) > 0
 
     def mention(self, entity_id: int, message_id: int) -> None:
-        self._db.execute(_MENTION, (entity_id, message_id))
+        self._db.execute(self._sql.mention, {"entity": entity_id, "message": message_id})
 
     def entities_in(self, namespace_prefix: str, text: str, *, limit: int) -> list[Entity]:
         """Entities under the prefix named in ``text`` (any case); see ``Graph.entities_in``."""
@@ -214,14 +322,21 @@ class SqliteGraph:
         keys = candidate_keys(text)  # remembered for the last texts
         if not keys:
             return []
-        params = (json.dumps(list(keys)), *scope_params(namespace_prefix), limit)
-        return [entity_from_row(row) for row in self._db.fetchall(_ENTITIES_IN, params)]
+        root, below, after = scope_params(namespace_prefix)
+        params = {
+            "keys": self._sql.keys(list(keys)),
+            "root": root,
+            "below": below,
+            "after": after,
+            "limit": limit,
+        }
+        return [self._entity(row) for row in self._db.fetchall(self._sql.entities_in, params)]
 
     def relations_of(self, entity_id: int, *, limit: int) -> list[Relation]:
         if limit <= 0:
             return []
-        rows = self._db.fetchall(_RELATIONS_OF, {"id": entity_id, "limit": limit})
-        return [_relation(row) for row in rows]
+        rows = self._db.fetchall(self._sql.relations_of, {"id": entity_id, "limit": limit})
+        return [self._relation(row) for row in rows]
 
     def path(
         self, namespace: str, from_id: int, to_id: int, *, max_depth: int = 4
@@ -236,9 +351,9 @@ class SqliteGraph:
         reached: dict[int, tuple[int, int]] = {from_id: (0, 0)}
         frontier = [from_id]
         for _ in range(max_depth):
-            params = {"frontier": json.dumps(frontier), "namespace": namespace}
+            params = {"frontier": self._sql.ids(frontier), "namespace": namespace}
             following: list[int] = []
-            for row in self._db.fetchall(_NEIGHBOURS, params):
+            for row in self._db.fetchall(self._sql.neighbours, params):
                 far = int(row["far"])
                 if far in reached:
                     continue
@@ -260,7 +375,12 @@ class SqliteGraph:
         if limit <= 0:
             return []
         runs = [
-            [int(row[0]) for row in self._db.fetchall(_MENTIONING, (entity_id, limit))]
+            [
+                int(row["message_id"])
+                for row in self._db.fetchall(
+                    self._sql.mentioning, {"entity": entity_id, "limit": limit}
+                )
+            ]
             for entity_id in dict.fromkeys(entity_ids)
         ]
         newest: list[int] = []
@@ -275,8 +395,8 @@ class SqliteGraph:
         """Deletes entities, relations and mentions under the prefix; returns how many entities."""
         scope = scope_params(namespace_prefix)
         with self._db.transaction():
-            self._db.execute(_FORGET_RELATIONS, scope)
-            return self._db.execute(_FORGET_ENTITIES, scope)
+            self._db.execute(self._sql.forget_relations, scope)
+            return self._db.execute(self._sql.forget_entities, scope)
 
     def _walk_back(self, reached: dict[int, tuple[int, int]], to_id: int) -> list[Relation]:
         relation_ids: list[int] = []
@@ -289,11 +409,34 @@ class SqliteGraph:
             node = previous
         relations = []
         for relation_id in reversed(relation_ids):
-            row = self._db.fetchone(_RELATION, (relation_id,))
+            row = self._db.fetchone(self._sql.relation, {"id": relation_id})
             if row is None:
                 raise StoreError(f"relation {relation_id} vanished during a path search")
-            relations.append(_relation(row))
+            relations.append(self._relation(row))
         return relations
+
+    def _entity(self, row: NamedRow) -> Entity:
+        return entity_from_row(row, self._sql.stored_time)
+
+    def _relation(self, row: NamedRow) -> Relation:
+        return Relation(
+            id=row["id"],
+            namespace=row["namespace"],
+            source_id=row["source_id"],
+            target_id=row["target_id"],
+            type=row["type"],
+            confidence=float(row["confidence"]),
+            updated_at=self._sql.stored_time(row["updated_at"]),
+            source_name=row["source_name"],
+            target_name=row["target_name"],
+        )
+
+
+class SqliteGraph(SqlGraph):
+    """``Graph`` on SQLite's ``entities``, ``relations`` and ``entity_mentions`` tables."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db, SQLITE_GRAPH)
 
 
 def _check_confidence(confidence: float) -> None:
@@ -301,8 +444,9 @@ def _check_confidence(confidence: float) -> None:
         raise ValueError(f"confidence {confidence!r} is outside 0..1")
 
 
-def entity_from_row(row: sqlite3.Row) -> Entity:
-    """An entity from a row of ``ENTITY_COLUMNS``."""
+def entity_from_row(row: NamedRow, stored_time: Callable[[Any], datetime] = decode_time) -> Entity:
+    """An entity from a row of ``ENTITY_COLUMNS`` (its time read by ``stored_time``: SQLite's
+    by default)."""
     return Entity(
         id=row["id"],
         namespace=row["namespace"],
@@ -312,19 +456,5 @@ def entity_from_row(row: sqlite3.Row) -> Entity:
         # RETURNING hands back a whole-number REAL as an int; the dataclass promises a float.
         confidence=float(row["confidence"]),
         mentions=row["mentions"],
-        updated_at=decode_time(row["updated_at"]),
-    )
-
-
-def _relation(row: sqlite3.Row) -> Relation:
-    return Relation(
-        id=row["id"],
-        namespace=row["namespace"],
-        source_id=row["source_id"],
-        target_id=row["target_id"],
-        type=row["type"],
-        confidence=float(row["confidence"]),
-        updated_at=decode_time(row["updated_at"]),
-        source_name=row["source_name"],
-        target_name=row["target_name"],
+        updated_at=stored_time(row["updated_at"]),
     )

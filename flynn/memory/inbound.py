@@ -1,4 +1,5 @@
-"""Durable intake (SQLite ``intake``): every accepted message is stored, with its text, before
+"""Durable intake (the ``intake`` table; ``SqlInboundLog`` on any SQL database, ``SqliteInboundLog``
+on SQLite): every accepted message is stored, with its text, before
 the channel confirms it, and follows ``accepted -> answered -> delivered`` (or ``failed``: its
 turn ended in an error). A message is known by its ``IntakeKey`` (channel, chat, the channel's
 message id: three columns). ``delivered`` is what the channel said (``Delivery``): a gateway
@@ -19,14 +20,15 @@ acknowledged it) is pruned too.
 from __future__ import annotations
 
 import json
-import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from flynn.credentials import redact
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, TransactionalSql
 from flynn.messages import Attachment, InboundMessage, IntakeKey
 
 IntakeState = Literal["new", "pending", "answered", "delivered"]
@@ -67,6 +69,8 @@ ON CONFLICT (channel, chat_id, message_id) DO NOTHING
 """
 _KEY = "channel = ? AND chat_id = ? AND message_id = ?"
 _EXISTING = f"SELECT state, reply, reply_error FROM intake WHERE {_KEY}"
+# A compare-and-set: of two processes retrying one failed message at once, one changes the row
+# and the other finds it accepted (pending).
 _RETRY = f"""
 UPDATE intake SET state = 'accepted', text = ?, attachments = ?, reply = NULL, reply_error = NULL,
                   answered_at = NULL, completed_at = NULL, received_at = ?, session = ?
@@ -106,11 +110,63 @@ _PRUNE = "DELETE FROM intake WHERE received_at < ? AND state != 'accepted'"
 _FORGET = f"DELETE FROM intake WHERE {namespace_scope('namespace')}"
 
 
-class SqliteInboundLog:
-    """``InboundLog`` on the ``intake`` table; one statement (or one transaction) per call."""
+@dataclass(frozen=True, slots=True)
+class InboundDialect:
+    """One backend's statements for ``SqlInboundLog`` (``inbound_dialect``) and its times."""
 
-    def __init__(self, db: Database) -> None:
+    accept: str
+    existing: str
+    retry: str
+    answered: str
+    delivered: str
+    give_up: str
+    unfinished: str
+    undelivered: str
+    prune: str
+    forget: str
+    time: Callable[[datetime], object]
+    """Raises ``ValueError`` for a naive time."""
+    stored_time: Callable[[Any], datetime]
+    """A stored time, back as an aware ``UTC`` datetime."""
+
+
+def inbound_dialect(
+    parameters: Callable[[str], str],
+    time: Callable[[datetime], object],
+    stored_time: Callable[[Any], datetime],
+) -> InboundDialect:
+    """The statements above, written once with ``?``, with ``parameters`` turning them into
+    the backend's."""
+    return InboundDialect(
+        accept=parameters(_ACCEPT),
+        existing=parameters(_EXISTING),
+        retry=parameters(_RETRY),
+        answered=parameters(_ANSWERED),
+        delivered=parameters(_DELIVERED),
+        give_up=parameters(_GIVE_UP),
+        unfinished=parameters(_UNFINISHED),
+        undelivered=parameters(_UNDELIVERED),
+        prune=parameters(_PRUNE),
+        forget=parameters(_FORGET),
+        time=time,
+        stored_time=stored_time,
+    )
+
+
+SQLITE_INBOUND = inbound_dialect(lambda statement: statement, encode_time, decode_time)
+
+
+class SqlInboundLog:
+    """``InboundLog`` on an ``intake`` table; one statement (or one transaction) per call.
+
+    Safe with several processes on one database: of two accepting one message at once, the
+    one whose row lands runs its turn and the other is told it is pending (the unique key and
+    ``ON CONFLICT DO NOTHING``); a failed message is accepted again by one of them only (a
+    compare-and-set on its state)."""
+
+    def __init__(self, db: TransactionalSql, dialect: InboundDialect) -> None:
         self._db = db
+        self._sql = dialect
 
     def accept(
         self,
@@ -125,9 +181,10 @@ class SqliteInboundLog:
         says what became of the same id before. A failed one is accepted again (a retry)."""
         text = redact(message.text)[0] if keep_text else None
         files = _encode_files(message.attachments) if keep_text else None
+        sql = self._sql
         with self._db.transaction():
             inserted = self._db.execute(
-                _ACCEPT,
+                sql.accept,
                 (
                     message.channel,
                     message.message_id,
@@ -141,23 +198,24 @@ class SqliteInboundLog:
                     int(message.forwarded),
                     text,
                     files,
-                    encode_time(now),
+                    sql.time(now),
                 ),
             )
             if inserted:
                 return Intake("new")
             key = _key(message.intake_key)
-            row = self._db.fetchone(_EXISTING, key)
+            row = self._db.fetchone(sql.existing, key)
             if row is None:  # pruned between the two statements: cannot happen in one write
                 return Intake("new")
-            state = str(row[0])
+            state = str(row["state"])
             if state == "failed":
-                self._db.execute(_RETRY, (text, files, encode_time(now), session, *key))
-                return Intake("new")
+                retried = self._db.execute(sql.retry, (text, files, sql.time(now), session, *key))
+                # Another process retried it first: it is that one's turn to run.
+                return Intake("new") if retried else Intake("pending")
             if state == "delivered":
-                return Intake("delivered", row[1], row[2])
+                return Intake("delivered", row["reply"], row["reply_error"])
             if state == "answered":
-                return Intake("answered", row[1], row[2])
+                return Intake("answered", row["reply"], row["reply_error"])
             return Intake("pending")
 
     def answered(
@@ -171,34 +229,67 @@ class SqliteInboundLog:
         """Records the reply (before it is sent); the message's text is dropped. A reply that
         is an error marks the message ``failed``, so a resend of the same id runs again."""
         state = "failed" if error_code else "answered"
-        self._db.execute(_ANSWERED, (state, reply, error_code, encode_time(now), *_key(key)))
+        params = (state, reply, error_code, self._sql.time(now), *_key(key))
+        self._db.execute(self._sql.answered, params)
 
     def delivered(self, key: IntakeKey, *, now: datetime) -> bool:
         """Records that the person has the reply (the channel said ``delivered``, or a gateway
         client acknowledged it); False when it already was, or the id is unknown."""
-        return self._db.execute(_DELIVERED, (encode_time(now), *_key(key))) > 0
+        return self._db.execute(self._sql.delivered, (self._sql.time(now), *_key(key))) > 0
 
     def give_up(self, key: IntakeKey, *, now: datetime) -> None:
         """Closes a message that cannot be answered (off the record, its text was never kept)."""
-        self._db.execute(_GIVE_UP, (encode_time(now), *_key(key)))
+        self._db.execute(self._sql.give_up, (self._sql.time(now), *_key(key)))
 
     def unfinished(self) -> list[Unfinished]:
         """What a restart must finish, in the order it was accepted."""
-        return [_unfinished(row) for row in self._db.fetchall(_UNFINISHED)]
+        return [self._unfinished(row) for row in self._db.fetchall(self._sql.unfinished)]
 
     def undelivered(self, channel: str, chat_id: str) -> list[Unfinished]:
         """The replies stored for one chat and not delivered yet, oldest first (what a gateway
         client that was away gets after its hello)."""
-        return [_unfinished(row) for row in self._db.fetchall(_UNDELIVERED, (channel, chat_id))]
+        rows = self._db.fetchall(self._sql.undelivered, (channel, chat_id))
+        return [self._unfinished(row) for row in rows]
 
     def forget(self, prefix: str) -> int:
         """Deletes every record of messages under namespace ``prefix``; returns how many."""
-        return self._db.execute(_FORGET, scope_params(prefix))
+        return self._db.execute(self._sql.forget, scope_params(prefix))
 
     def prune(self, *, before: datetime) -> int:
         """Forgets messages received before ``before`` that were answered (delivered or not:
         the conversation keeps the reply); returns how many."""
-        return self._db.execute(_PRUNE, (encode_time(before),))
+        return self._db.execute(self._sql.prune, (self._sql.time(before),))
+
+    def _unfinished(self, row: NamedRow) -> Unfinished:
+        text = row["text"]
+        message = InboundMessage(
+            channel=row["channel"],
+            chat_id=row["chat_id"],
+            sender_id=row["sender_id"],
+            text=text or "",
+            message_id=row["message_id"],
+            received_at=self._sql.stored_time(row["received_at"]),
+            thread=row["thread"],
+            sender_name=row["sender_name"],
+            is_group=bool(row["is_group"]),
+            forwarded=bool(row["forwarded"]),
+            attachments=_decode_files(row["attachments"]),
+        )
+        replied = row["state"] != "accepted"
+        return Unfinished(
+            message,
+            row["session"],
+            row["reply"] if replied else None,
+            row["reply_error"] if replied else None,
+            text is not None,
+        )
+
+
+class SqliteInboundLog(SqlInboundLog):
+    """``InboundLog`` on SQLite's ``intake`` table."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db, SQLITE_INBOUND)
 
 
 def _key(key: IntakeKey) -> tuple[str, str, str]:
@@ -249,28 +340,3 @@ def _decode_files(stored: str | None) -> tuple[Attachment, ...]:
             )
         )
     return tuple(restored)
-
-
-def _unfinished(row: sqlite3.Row) -> Unfinished:
-    text = row["text"]
-    message = InboundMessage(
-        channel=row["channel"],
-        chat_id=row["chat_id"],
-        sender_id=row["sender_id"],
-        text=text or "",
-        message_id=row["message_id"],
-        received_at=decode_time(row["received_at"]),
-        thread=row["thread"],
-        sender_name=row["sender_name"],
-        is_group=bool(row["is_group"]),
-        forwarded=bool(row["forwarded"]),
-        attachments=_decode_files(row["attachments"]),
-    )
-    replied = row["state"] != "accepted"
-    return Unfinished(
-        message,
-        row["session"],
-        row["reply"] if replied else None,
-        row["reply_error"] if replied else None,
-        text is not None,
-    )

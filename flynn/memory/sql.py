@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 Params = Sequence[object] | Mapping[str, object]
@@ -24,3 +25,12 @@ class Sql(Protocol):
     def fetchone(self, sql: str, params: Params = ()) -> NamedRow | None: ...
 
     def fetchall(self, sql: str, params: Params = ()) -> Sequence[NamedRow]: ...
+
+
+class TransactionalSql(Sql, Protocol):
+    """``Sql`` with transactions, for stores whose writes take several statements."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Runs the block as one transaction: everything lands, or nothing does; nested blocks
+        are savepoints (SQLite's ``Database`` and ``PostgresDatabase`` both)."""
+        ...

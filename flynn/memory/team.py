@@ -1,21 +1,23 @@
 """Team knowledge: documents everyone Flynn knows may recall, kept apart from any
 person's memory. A document is stored with its chunks (about 1,000 characters each, cut on
 paragraph boundaries by ``flynn.learning.documents``), indexed for full-text search; re-adding a
-changed file replaces its chunks whole.
+changed file replaces its chunks whole. The logic once, on any SQL database (``SqlTeam``), and on
+SQLite with its FTS5 index (``SqliteTeam``).
 
 Nothing a person says is ever written here: only ``flynn docs add`` writes.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Protocol
 
 from flynn.credentials import redact
-from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.database import Database, Params, decode_time, encode_time
 from flynn.memory.fts import quoted
+from flynn.memory.sql import NamedRow, TransactionalSql
 from flynn.orders import is_injection
 
 TEAM_NAMESPACE = "team"
@@ -55,7 +57,6 @@ class NewChunk:
 COMMON = 2000
 """A word in more chunks than this is common: not listed, and weighs as little as a word can."""
 _MAX_KEPT = 5000
-_ROWS = "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? LIMIT ?"
 _ORPHANED_ENTITIES = """
 DELETE FROM entities WHERE id IN (
     SELECT entity_id FROM team_document_entities WHERE document_id = ?
@@ -70,13 +71,151 @@ SELECT c.id, c.document_id, c.position, c.heading, c.content, d.title
 FROM team_chunks c JOIN team_documents d ON d.id = c.document_id
 WHERE c.id IN ({marks})
 """
+_DOCUMENT_AT = "SELECT id FROM team_documents WHERE path = ?"
+_CREATE = """
+INSERT INTO team_documents (path, title, digest, chars, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+"""
+_UPDATE = """
+UPDATE team_documents SET title = ?, digest = ?, chars = ?, updated_at = ? WHERE id = ?
+"""
+_DROP_CHUNKS = "DELETE FROM team_chunks WHERE document_id = ?"
+_UNLINK = "DELETE FROM team_document_entities WHERE document_id = ?"
+_ADD_CHUNK = """
+INSERT INTO team_chunks (document_id, position, heading, content) VALUES (?, ?, ?, ?)
+"""
+_CHUNK_IDS = "SELECT id FROM team_chunks WHERE document_id = ? ORDER BY position"
+_SET_DIGEST = "UPDATE team_documents SET digest = ? WHERE id = ?"
+_UNEMBEDDED = """
+SELECT count(*) AS missing FROM team_chunks c WHERE c.document_id = ? AND NOT EXISTS
+    (SELECT 1 FROM embeddings e WHERE e.kind = 'chunk' AND e.ref_id = c.id AND e.model = ?)
+"""
+_LINK = """
+INSERT INTO team_document_entities (document_id, entity_id) VALUES (?, ?) ON CONFLICT DO NOTHING
+"""
+_REMOVE = "DELETE FROM team_documents WHERE id = ?"
+_GENERATION = "SELECT coalesce(max(id), 0) AS newest, count(*) AS chunks FROM team_chunks"
+_COUNT = "SELECT count(*) AS chunks FROM team_chunks"
 
 
-class SqliteTeam:
+@dataclass(frozen=True, slots=True)
+class TeamDialect:
+    """One backend's statements for ``SqlTeam`` (``team_dialect``), its times, and its
+    full-text search of chunks (heading and content, words stemmed, any case): ``rows`` (the
+    chunks holding the word given, up to a limit), ``held_among`` (the same, among ids
+    ``{marks}``), ``best_matches`` (any of the words given, best first, up to a limit);
+    ``word`` and ``any_word`` make their word parameter."""
+
+    serialise: str | None
+    """Runs first in ``put``'s transaction: what makes two processes adding one path queue."""
+    placeholder: str
+    document_at: str
+    create: str
+    update: str
+    drop_chunks: str
+    orphaned_entities: str
+    unlink: str
+    add_chunk: str
+    documents: str
+    chunks: str
+    chunk_ids: str
+    set_digest: str
+    unembedded: str
+    link: str
+    remove: str
+    generation: str
+    count: str
+    rows: str
+    held_among: str
+    best_matches: str
+    word: Callable[[str], str]
+    any_word: Callable[[Sequence[str]], str]
+    time: Callable[[datetime], object]
+    stored_time: Callable[[Any], datetime]
+
+
+def team_dialect(
+    parameters: Callable[[str], str],
+    *,
+    placeholder: str,
+    serialise: str | None,
+    rows: str,
+    held_among: str,
+    best_matches: str,
+    word: Callable[[str], str],
+    any_word: Callable[[Sequence[str]], str],
+    time: Callable[[datetime], object],
+    stored_time: Callable[[Any], datetime],
+) -> TeamDialect:
+    """The statements above, written once with ``?`` (``parameters`` turns them into the
+    backend's), and the backend's own search."""
+    return TeamDialect(
+        serialise=serialise,
+        placeholder=placeholder,
+        document_at=parameters(_DOCUMENT_AT),
+        create=parameters(_CREATE),
+        update=parameters(_UPDATE),
+        drop_chunks=parameters(_DROP_CHUNKS),
+        orphaned_entities=parameters(_ORPHANED_ENTITIES),
+        unlink=parameters(_UNLINK),
+        add_chunk=parameters(_ADD_CHUNK),
+        documents=parameters(_DOCUMENTS),
+        chunks=_CHUNKS,
+        chunk_ids=parameters(_CHUNK_IDS),
+        set_digest=parameters(_SET_DIGEST),
+        unembedded=parameters(_UNEMBEDDED),
+        link=parameters(_LINK),
+        remove=parameters(_REMOVE),
+        generation=parameters(_GENERATION),
+        count=parameters(_COUNT),
+        rows=rows,
+        held_among=held_among,
+        best_matches=best_matches,
+        word=word,
+        any_word=any_word,
+        time=time,
+        stored_time=stored_time,
+    )
+
+
+def _fts5_any(terms: Sequence[str]) -> str:
+    return " OR ".join(quoted(term) for term in terms)
+
+
+SQLITE_TEAM = team_dialect(
+    lambda statement: statement,
+    placeholder="?",
+    serialise=None,
+    rows="SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? LIMIT ?",
+    held_among=(
+        "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
+        "AND rowid IN ({marks})"
+    ),
+    best_matches=(
+        "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
+        "ORDER BY rank LIMIT ?"
+    ),
+    word=quoted,
+    any_word=_fts5_any,
+    time=encode_time,
+    stored_time=decode_time,
+)
+
+
+class TeamSql(TransactionalSql, Protocol):
+    """What ``SqlTeam`` needs of a database: ``TransactionalSql`` and ``executemany``."""
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        """Runs one statement for each of ``rows``."""
+        ...
+
+
+class SqlTeam:
     """The ``team_documents`` and ``team_chunks`` tables, and full-text search over chunks."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: TeamSql, dialect: TeamDialect) -> None:
         self._db = db
+        self._sql = dialect
         self._kept: tuple[tuple[int, int], dict[str, tuple[int, ...] | None]] = ((-1, -1), {})
         self._counted: tuple[tuple[int, int], dict[str, int]] = ((-1, -1), {})
 
@@ -93,61 +232,56 @@ class SqliteTeam:
         """Stores the document at ``path`` with its ``chunks``, replacing the chunks of an
         earlier version (one transaction); returns it, and whether it replaced one. A
         credential in the title or a chunk is redacted."""
-        stamp = encode_time(now)
+        sql = self._sql
+        stamp = sql.time(now)
         title = redact(title)[0]
         with self._db.transaction():
-            row = self._db.fetchone("SELECT id FROM team_documents WHERE path = ?", (path,))
+            if sql.serialise is not None:
+                self._db.execute(sql.serialise)
+            row = self._db.fetchone(sql.document_at, (path,))
             replaced = row is not None
             if row is None:
-                created = self._db.fetchone(
-                    "INSERT INTO team_documents (path, title, digest, chars, created_at, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                    (path, title, digest, chars, stamp, stamp),
-                )
+                created = self._db.fetchone(sql.create, (path, title, digest, chars, stamp, stamp))
                 assert created is not None
-                document_id = int(created[0])
+                document_id = int(created["id"])
             else:
-                document_id = int(row[0])
-                self._db.execute(
-                    "UPDATE team_documents SET title = ?, digest = ?, chars = ?, updated_at = ? "
-                    "WHERE id = ?",
-                    (title, digest, chars, stamp, document_id),
-                )
-                self._db.execute("DELETE FROM team_chunks WHERE document_id = ?", (document_id,))
+                document_id = int(row["id"])
+                self._db.execute(sql.update, (title, digest, chars, stamp, document_id))
+                self._db.execute(sql.drop_chunks, (document_id,))
                 # The names only the old version mentioned go; the new one names its own.
-                self._db.execute(_ORPHANED_ENTITIES, (document_id, document_id))
-                self._db.execute(
-                    "DELETE FROM team_document_entities WHERE document_id = ?", (document_id,)
-                )
+                self._db.execute(sql.orphaned_entities, (document_id, document_id))
+                self._db.execute(sql.unlink, (document_id,))
             self._db.executemany(
-                "INSERT INTO team_chunks (document_id, position, heading, content) "
-                "VALUES (?, ?, ?, ?)",
-                (
+                sql.add_chunk,
+                [
                     (document_id, position, redact(chunk.heading)[0], redact(chunk.content)[0])
                     for position, chunk in enumerate(chunks)
-                ),
+                ],
             )
         document = self.document(document_id)
         assert document is not None
         return document, replaced
 
     def document(self, document_id: int) -> TeamDocument | None:
-        row = self._db.fetchone(_DOCUMENTS + " WHERE d.id = ?", (document_id,))
-        return None if row is None else _document(row)
+        row = self._db.fetchone(
+            self._sql.documents + " WHERE d.id = " + self._sql.placeholder, (document_id,)
+        )
+        return None if row is None else self._document(row)
 
     def by_path(self, path: str) -> TeamDocument | None:
-        row = self._db.fetchone(_DOCUMENTS + " WHERE d.path = ?", (path,))
-        return None if row is None else _document(row)
+        row = self._db.fetchone(
+            self._sql.documents + " WHERE d.path = " + self._sql.placeholder, (path,)
+        )
+        return None if row is None else self._document(row)
 
     def documents(self) -> list[TeamDocument]:
         """Every document, oldest first."""
-        return [_document(row) for row in self._db.fetchall(_DOCUMENTS + " ORDER BY d.id")]
+        rows = self._db.fetchall(self._sql.documents + " ORDER BY d.id")
+        return [self._document(row) for row in rows]
 
     def chunk_ids(self, document_id: int) -> list[int]:
-        rows = self._db.fetchall(
-            "SELECT id FROM team_chunks WHERE document_id = ? ORDER BY position", (document_id,)
-        )
-        return [int(row[0]) for row in rows]
+        rows = self._db.fetchall(self._sql.chunk_ids, (document_id,))
+        return [int(row["id"]) for row in rows]
 
     def chunks(self, ids: Iterable[int]) -> list[TeamChunk]:
         """The chunks with these ids (those that still exist), in the order given; what
@@ -159,7 +293,7 @@ class SqliteTeam:
         found: dict[int, TeamChunk] = {}
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
-            sql = _CHUNKS.format(marks=",".join("?" * len(part)))
+            sql = self._sql.chunks.format(marks=",".join([self._sql.placeholder] * len(part)))
             for row in self._db.fetchall(sql, part):
                 found[int(row["id"])] = TeamChunk(
                     id=int(row["id"]),
@@ -174,17 +308,12 @@ class SqliteTeam:
     def set_digest(self, document_id: int, digest: str) -> None:
         """Marks the document complete (its names and vectors written too): until then its
         digest is '' and adding the file again redoes it."""
-        self._db.execute("UPDATE team_documents SET digest = ? WHERE id = ?", (digest, document_id))
+        self._db.execute(self._sql.set_digest, (digest, document_id))
 
     def unembedded(self, document_id: int, model: str) -> int:
         """How many of the document's chunks have no vector of ``model``."""
-        row = self._db.fetchone(
-            "SELECT count(*) FROM team_chunks c WHERE c.document_id = ? AND NOT EXISTS "
-            "(SELECT 1 FROM embeddings e WHERE e.kind = 'chunk' AND e.ref_id = c.id "
-            "AND e.model = ?)",
-            (document_id, model),
-        )
-        return 0 if row is None else int(row[0])
+        row = self._db.fetchone(self._sql.unembedded, (document_id, model))
+        return 0 if row is None else int(row["missing"])
 
     def held_among(self, term: str, ids: Iterable[int]) -> set[int]:
         """Which of the chunks ``ids`` hold ``term`` (a word too common to list whole)."""
@@ -192,30 +321,21 @@ class SqliteTeam:
         found: set[int] = set()
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
-            rows = self._db.fetchall(
-                "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
-                f"AND rowid IN ({','.join('?' * len(part))})",
-                (quoted(term), *part),
-            )
-            found.update(int(row[0]) for row in rows)
+            sql = self._sql.held_among.format(marks=",".join([self._sql.placeholder] * len(part)))
+            rows = self._db.fetchall(sql, (self._sql.word(term), *part))
+            found.update(int(row["id"]) for row in rows)
         return found
 
     def best_matches(self, terms: Sequence[str], *, limit: int) -> list[int]:
-        """The chunks full-text ranking puts first for any of ``terms`` (bm25)."""
+        """The chunks full-text ranking puts first for any of ``terms``."""
         if not terms:
             return []
-        rows = self._db.fetchall(
-            "SELECT rowid FROM team_chunks_fts WHERE team_chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-            (" OR ".join(quoted(term) for term in terms), limit),
-        )
-        return [int(row[0]) for row in rows]
+        rows = self._db.fetchall(self._sql.best_matches, (self._sql.any_word(terms), limit))
+        return [int(row["id"]) for row in rows]
 
     def link_entities(self, document_id: int, entity_ids: Iterable[int]) -> None:
         """Records which team graph entities ``document_id`` put there."""
-        self._db.executemany(
-            "INSERT OR IGNORE INTO team_document_entities (document_id, entity_id) VALUES (?, ?)",
-            ((document_id, entity_id) for entity_id in entity_ids),
-        )
+        self._db.executemany(self._sql.link, [(document_id, entity_id) for entity_id in entity_ids])
 
     def remove(self, document_id: int) -> TeamDocument | None:
         """Deletes the document, its chunks (and their index rows and vectors), and the graph
@@ -224,14 +344,15 @@ class SqliteTeam:
         if document is None:
             return None
         with self._db.transaction():
-            self._db.execute(_ORPHANED_ENTITIES, (document_id, document_id))
-            self._db.execute("DELETE FROM team_documents WHERE id = ?", (document_id,))
-        return document
+            self._db.execute(self._sql.orphaned_entities, (document_id, document_id))
+            removed = self._db.execute(self._sql.remove, (document_id,))
+        # Another process may have removed it since it was read: then this call removed nothing.
+        return document if removed else None
 
     def generation(self) -> tuple[int, int]:
         """Differs once chunks were added or removed (by any connection)."""
-        row = self._db.fetchone("SELECT coalesce(max(id), 0), count(*) FROM team_chunks")
-        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+        row = self._db.fetchone(self._sql.generation)
+        return (0, 0) if row is None else (int(row["newest"]), int(row["chunks"]))
 
     def term_rows(
         self, terms: Iterable[str], *, generation: tuple[int, int]
@@ -246,31 +367,37 @@ class SqliteTeam:
         found: dict[str, tuple[int, ...] | None] = {}
         for term in terms:
             if term not in rows:
-                listed = self._db.fetchall(_ROWS, (quoted(term), COMMON + 1))
-                ids = tuple(int(row[0]) for row in listed)
+                listed = self._db.fetchall(self._sql.rows, (self._sql.word(term), COMMON + 1))
+                ids = tuple(int(row["id"]) for row in listed)
                 rows[term] = None if len(ids) > COMMON else ids
             found[term] = rows[term]
         return found
 
     def count(self) -> int:
-        row = self._db.fetchone("SELECT count(*) FROM team_chunks")
-        return 0 if row is None else int(row[0])
+        row = self._db.fetchone(self._sql.count)
+        return 0 if row is None else int(row["chunks"])
+
+    def _document(self, row: NamedRow) -> TeamDocument:
+        return TeamDocument(
+            id=int(row["id"]),
+            path=row["path"],
+            title=row["title"],
+            digest=row["digest"],
+            chars=int(row["chars"]),
+            chunks=int(row["chunks"]),
+            created_at=self._sql.stored_time(row["created_at"]),
+            updated_at=self._sql.stored_time(row["updated_at"]),
+        )
+
+
+class SqliteTeam(SqlTeam):
+    """Team documents in SQLite, searched through ``team_chunks_fts`` (FTS5, bm25)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db, SQLITE_TEAM)
 
 
 def safe_passage(text: str) -> str:
     """``text`` without credentials and without the lines that give an assistant orders."""
     text = redact(text)[0]
     return "\n".join(line for line in text.split("\n") if not is_injection(line))
-
-
-def _document(row: sqlite3.Row) -> TeamDocument:
-    return TeamDocument(
-        id=int(row["id"]),
-        path=row["path"],
-        title=row["title"],
-        digest=row["digest"],
-        chars=int(row["chars"]),
-        chunks=int(row["chunks"]),
-        created_at=decode_time(row["created_at"]),
-        updated_at=decode_time(row["updated_at"]),
-    )

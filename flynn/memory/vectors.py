@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import Sql
+from flynn.memory.sql import TransactionalSql
 from flynn.memory.vector_index import VectorIndex
 
 if TYPE_CHECKING:
@@ -172,8 +172,8 @@ _LOAD_BATCH = 4096
 """Rows read and quantized at a time when a namespace is loaded."""
 
 
-class VectorsDatabase(Sql, Protocol):
-    def transaction(self) -> AbstractContextManager[None]: ...
+VectorsDatabase = TransactionalSql
+"""What ``SqlVectors`` needs of a database: ``Sql`` with transactions."""
 
 
 @dataclass(frozen=True, slots=True)

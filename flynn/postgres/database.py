@@ -9,10 +9,12 @@ exceptions, and no message raised here carries the URL's password (``flynn.postg
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
 from types import TracebackType
 from typing import Any
 
@@ -28,6 +30,9 @@ Params = Sequence[object] | Mapping[str, object]
 Row = DictRow
 Connection = psycopg.Connection[DictRow]
 
+_NAMED = re.compile(r"(?<![:\w]):(\w+)")
+# ``IS`` before a parameter is SQLite's null-safe equality, never ``IS NULL`` or ``IS NOT``.
+_NULL_SAFE = re.compile(r"\bIS (?=[:?])")
 _DIAGNOSIS_SECONDS = 2
 """How long the attempt that says why no connection came may take (libpq's shortest)."""
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
@@ -42,6 +47,16 @@ CREATE TABLE IF NOT EXISTS flynn_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+@lru_cache(maxsize=1024)
+def psycopg_statement(sql: str) -> str:
+    """A statement a store writes once for both backends, in SQLite's form (``?``, ``:name``,
+    ``IS`` between a column and a parameter), as psycopg takes it (``%s``, ``%(name)s``,
+    ``IS NOT DISTINCT FROM``); a ``%`` is kept as one, and ``::type`` casts are left alone.
+    The statements are a fixed set, so the cache holds them all."""
+    sql = _NULL_SAFE.sub("IS NOT DISTINCT FROM ", sql.replace("%", "%%"))
+    return _NAMED.sub(r"%(\1)s", sql.replace("?", "%s"))
 
 
 def utc(moment: datetime) -> datetime:
@@ -148,6 +163,17 @@ class PostgresDatabase:
         """Runs one statement; returns the number of rows it changed."""
         with self._errors("database statement failed"), self._connection() as connection:
             return connection.execute(sql, params or None).rowcount
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        """Runs one statement for each of ``rows`` (pipelined: one round trip, not one per
+        row); returns the number of rows changed."""
+        with (
+            self._errors("database statement failed"),
+            self._connection() as connection,
+            connection.cursor() as cursor,
+        ):
+            cursor.executemany(sql, rows)
+            return cursor.rowcount
 
     def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         """The first row of ``sql`` (which may be ``INSERT ... RETURNING``), or ``None``."""

@@ -12,7 +12,11 @@ from flynn.memory.namespaces import scope_params
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
+from flynn.postgres.facts import PostgresFacts
+from flynn.postgres.graph import PostgresGraph
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.inbound import PostgresInboundLog
+from flynn.postgres.team import PostgresTeam
 from flynn.postgres.telegram_updates import PostgresTelegramUpdates
 
 _FORGET_EMBEDDINGS = (
@@ -35,14 +39,16 @@ built on it to forget a person's rows with the rest; the composition root names 
 
 
 class _Counted:
-    """A store whose ``forget(prefix) -> int`` counts the rows of one table."""
+    """A store whose ``forget(prefix) -> int`` counts the rows of one table (``None``: rows
+    forgotten but not reported, as SQLite's memory does not report them)."""
 
-    def __init__(self, table: str, forget: Callable[[str], int]) -> None:
+    def __init__(self, table: str | None, forget: Callable[[str], int]) -> None:
         self._table = table
         self._forget = forget
 
     def forget_namespace(self, prefix: str) -> dict[str, int]:
-        return {self._table: self._forget(prefix)}
+        count = self._forget(prefix)
+        return {} if self._table is None else {self._table: count}
 
 
 class _HistoryForgetting:
@@ -60,22 +66,30 @@ class _HistoryForgetting:
 
 
 class PostgresMemory:
-    """Documents (and working memory, a document), costs, history and Telegram's webhook updates
-    sharing one ``PostgresDatabase``; closing it closes them all."""
+    """Documents (and working memory, a document), facts, the knowledge graph, costs, history,
+    the inbound log, team documents and Telegram's webhook updates sharing one
+    ``PostgresDatabase``; closing it closes them all."""
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
+        self.facts = PostgresFacts(db)
         self.costs = PostgresCosts(db)
         self.history = PostgresHistory(db)
+        self.inbound = PostgresInboundLog(db)
+        self.graph = PostgresGraph(db)
+        self.team = PostgresTeam(db)
         self.telegram_updates = PostgresTelegramUpdates(db)
-        # Each store's forgetting, in order; a store that lands on PostgreSQL adds its own here
-        # (facts, graph, inbound, team, tokens). Costs carry no namespace.
+        # Each store's forgetting, in SQLite's order. Costs carry no namespace; team documents
+        # are no person's, and tokens and pairing are keyed by person name (as on SQLite).
         self._forgetting: list[Forgetting] = [
             _Counted("documents", self.documents.forget),
+            _Counted("facts", self.facts.forget),
             _HistoryForgetting(db, self.history),
+            _Counted("entities", self.graph.forget),
         ]
         self._forgetting += [part(db) for part in parts]
+        self._forgetting.append(_Counted(None, self.inbound.forget))
 
     @classmethod
     def open(cls, url: str, parts: Iterable[Part] = ()) -> PostgresMemory:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from flynn.memory.fts import search_terms
-from flynn.memory.team import TEAM_NAMESPACE, SqliteTeam, TeamChunk
+from flynn.memory.team import TEAM_NAMESPACE, SqlTeam, TeamChunk
 from flynn.memory.vectors import QueryVectors, VectorSearch
 from flynn.recall.items import RecallItem
 from flynn.recall.passages import passage
@@ -35,7 +35,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class TeamRecall:
     """Finds team passages for a message; reads only."""
 
-    def __init__(self, team: SqliteTeam, *, vectors: VectorSearch | None = None) -> None:
+    def __init__(self, team: SqlTeam, *, vectors: VectorSearch | None = None) -> None:
         self._team = team
         self._vectors = vectors
 

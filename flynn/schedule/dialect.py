@@ -5,21 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from flynn.memory.database import decode_time, encode_time
-from flynn.memory.sql import Sql
+from flynn.memory.sql import TransactionalSql
 
-
-class ScheduleSql(Sql, Protocol):
-    """``Sql`` with transactions (SQLite's ``Database``, ``PostgresDatabase``)."""
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """The block as one transaction; nested blocks are savepoints."""
-        ...
+ScheduleSql = TransactionalSql
+"""``Sql`` with transactions (SQLite's ``Database``, ``PostgresDatabase``)."""
 
 
 def _as_written(sql: str) -> str:

@@ -20,28 +20,13 @@ Only the composition root (``flynn.app``) builds these.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
-from flynn.postgres.database import PostgresDatabase, aware, utc
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
 from flynn.schedule.dialect import ScheduleDialect
 from flynn.schedule.jobs import PushLimits
 from flynn.schedule.runs import SqlRuns
 from flynn.schedule.store import SqlPushes, SqlSchedule
 
-_NAMED = re.compile(r"(?<![:\w]):(\w+)")
-# ``IS`` before a parameter is SQLite's null-safe equality, never ``IS NULL`` or ``IS NOT``.
-_NULL_SAFE = re.compile(r"\bIS (?=[:?])")
 _NUMBERS_LOCK_CLASS = 0x466C7972  # "Flyr": the namespace whose reminders are being numbered
-
-
-@lru_cache(maxsize=256)
-def psycopg_statement(sql: str) -> str:
-    """A statement written for SQLite (``?``, ``:name``, ``IS`` between a column and a
-    parameter) as psycopg takes it (``%s``, ``%(name)s``, ``IS NOT DISTINCT FROM``). The
-    schedule's statements are a fixed set, so the cache holds them all."""
-    sql = _NULL_SAFE.sub("IS NOT DISTINCT FROM ", sql.replace("%", "%%"))
-    return _NAMED.sub(r"%(\1)s", sql.replace("?", "%s"))
 
 
 POSTGRES_SCHEDULE = ScheduleDialect(

@@ -5,7 +5,9 @@ backends, the same contract tests on PostgreSQL too (a real server: ``tests/post
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,10 +18,16 @@ from person_files_place import PERSON_FILES_CLOCK, PersonFilesPlace
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.costs import Costs, Prices, SqliteCosts
 from flynn.memory.embedding_progress import PersonProgress, embedding_progress
+from flynn.memory.facts import SqlFacts
 from flynn.memory.fts_words import FtsWords
-from flynn.memory.sql import NamedRow
+from flynn.memory.graph import SqlGraph
+from flynn.memory.inbound import SqlInboundLog
+from flynn.memory.pairing import SqlitePairing, SqlPairing
+from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
+from flynn.memory.sql import NamedRow, TransactionalSql
 from flynn.memory.store import Documents, History
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqlTeam
 from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
 from flynn.people.documents import DocumentsPersonFiles
 from flynn.people.files import DirectoryPersonFiles
@@ -29,6 +37,8 @@ from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.history import PostgresHistory
 from flynn.postgres.memory import PostgresMemory
+from flynn.postgres.pairing import PostgresPairing
+from flynn.postgres.person_tokens import PostgresPersonTokens
 from flynn.postgres.vectors import PostgresVectors
 from flynn.postgres.vectors import embedding_progress as postgres_embedding_progress
 from flynn.schedule.migrations import SCHEMA
@@ -249,3 +259,92 @@ def person_files_place(
 @pytest.fixture
 def person_files(person_files_place: PersonFilesPlace) -> PersonFiles:
     return person_files_place.files
+
+
+# --- Facts, the knowledge graph, intake, team documents, person tokens and pairing on both
+# backends (issue 26). The stores of this block, on one backend: the contract tests of
+# each take ``stores`` (or a fixture made of it) and run once per backend.
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """The stores on one backend; ``name`` is ``sqlite`` or ``postgresql``, ``sql`` the
+    database itself (for a test's own statements, written for both), and ``reopened`` opens
+    the same database again (another process, or this one after a restart)."""
+
+    name: str
+    sql: TransactionalSql
+    facts: SqlFacts
+    graph: SqlGraph
+    inbound: SqlInboundLog
+    tokens: SqlPersonTokens
+    pairing: Callable[..., SqlPairing]
+    """Pairing with its ``ttl`` and ``max_pending`` (keywords, defaults as the store's)."""
+    team: SqlTeam
+    history: History
+    forget_namespace: Callable[[str], dict[str, int]]
+    """The memory's forgetting of a person, every store at once."""
+    reopened: Callable[[], AbstractContextManager[Stores]]
+
+
+@contextmanager
+def _sqlite_stores(db_path: Path) -> Iterator[Stores]:
+    with SqliteMemory.open(db_path, SCHEMA, FactRelations) as memory:
+        yield Stores(
+            "sqlite",
+            memory.db,
+            memory.facts,
+            memory.graph,
+            memory.inbound,
+            SqlitePersonTokens(memory.db),
+            functools.partial(SqlitePairing, memory.db),
+            memory.team,
+            memory.history,
+            memory.forget_namespace,
+            lambda: _sqlite_stores(db_path),
+        )
+
+
+@contextmanager
+def _postgres_stores(url: str) -> Iterator[Stores]:
+    with PostgresMemory.open(url) as memory:
+        pg = memory.db
+        yield Stores(
+            "postgresql",
+            pg,
+            memory.facts,
+            memory.graph,
+            memory.inbound,
+            PostgresPersonTokens(pg),
+            functools.partial(PostgresPairing, pg),
+            memory.team,
+            memory.history,
+            memory.forget_namespace,
+            lambda: _postgres_stores(url),
+        )
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def stores(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Stores]:
+    """Each contract test runs once per backend; the PostgreSQL run gets a schema of its own."""
+    if request.param == "sqlite":
+        with _sqlite_stores(db_path) as opened:
+            yield opened
+        return
+    with _postgres_stores(request.getfixturevalue("postgres_url")) as opened:
+        yield opened
+
+
+@pytest.fixture
+def facts(stores: Stores) -> SqlFacts:
+    return stores.facts
+
+
+@pytest.fixture
+def graph(stores: Stores) -> SqlGraph:
+    return stores.graph
+
+
+@pytest.fixture
+def inbound(stores: Stores) -> SqlInboundLog:
+    return stores.inbound

@@ -4,6 +4,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
+from memory.conftest import Stores
 
 from flynn.errors import StoreError
 from flynn.learning.graph_extraction import (
@@ -14,7 +15,7 @@ from flynn.learning.graph_extraction import (
     parse_graph_extraction,
 )
 from flynn.learning.graph_ingest import GraphIngestor
-from flynn.memory.graph import SqliteGraph
+from flynn.memory.graph import SqlGraph
 from flynn.memory.graph_names import candidate_keys, name_key, spoken
 from flynn.memory.graph_store import Entity
 from flynn.memory.stores import SqliteMemory
@@ -23,7 +24,7 @@ T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 NS = "user/graph"
 
 
-def _entity(graph: SqliteGraph, name: str, kind: str = "thing", **kw: object) -> Entity:
+def _entity(graph: SqlGraph, name: str, kind: str = "thing", **kw: object) -> Entity:
     confidence = kw.pop("confidence", 0.5)
     assert isinstance(confidence, float)
     description = kw.pop("description", None)
@@ -35,84 +36,83 @@ def _entity(graph: SqliteGraph, name: str, kind: str = "thing", **kw: object) ->
     )
 
 
-def _message(memory: SqliteMemory, text: str, session: str = "user:chat") -> int:
+def _message(memory: SqliteMemory | Stores, text: str, session: str = "user:chat") -> int:
     return memory.history.append(session, "user", "user", text, tokens=4, now=T0).id
 
 
 # --- entities ------------------------------------------------------------------------------------
 
 
-def test_upsert_is_idempotent_and_counts_mentions(memory: SqliteMemory) -> None:
-    first = _entity(memory.graph, "Maya", "person", confidence=0.6)
-    again = memory.graph.upsert_entity(NS, "Maya", "person", confidence=0.6, now=T0 + timedelta(1))
+def test_upsert_is_idempotent_and_counts_mentions(stores: Stores) -> None:
+    first = _entity(stores.graph, "Maya", "person", confidence=0.6)
+    again = stores.graph.upsert_entity(NS, "Maya", "person", confidence=0.6, now=T0 + timedelta(1))
     assert again.id == first.id
     assert (first.mentions, again.mentions) == (1, 2)
     assert again.updated_at == T0 + timedelta(1)
-    row = memory.db.fetchone("SELECT count(*) FROM entities")
-    assert row is not None and row[0] == 1
+    row = stores.sql.fetchone("SELECT count(*) AS n FROM entities")
+    assert row is not None and row["n"] == 1
 
 
-def test_confidence_is_the_larger_of_old_and_new(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Maya", confidence=0.6)
-    assert _entity(memory.graph, "Maya", confidence=0.9).confidence == 0.9
-    assert _entity(memory.graph, "Maya", confidence=0.2).confidence == 0.9
+def test_confidence_is_the_larger_of_old_and_new(graph: SqlGraph) -> None:
+    _entity(graph, "Maya", confidence=0.6)
+    assert _entity(graph, "Maya", confidence=0.9).confidence == 0.9
+    assert _entity(graph, "Maya", confidence=0.2).confidence == 0.9
 
 
-def test_identity_ignores_case_spacing_and_punctuation(memory: SqliteMemory) -> None:
+def test_identity_ignores_case_spacing_and_punctuation(graph: SqlGraph) -> None:
     ids = {
-        _entity(memory.graph, name).id
-        for name in ("New York", "new york", " NEW   York ", "New York.")
+        _entity(graph, name).id for name in ("New York", "new york", " NEW   York ", "New York.")
     }
     assert len(ids) == 1
-    found = memory.graph.find(NS, "NEW YORK")
+    found = graph.find(NS, "NEW YORK")
     assert found is not None and found.name == "New York" and found.mentions == 4
 
 
-def test_a_capitalised_spelling_replaces_a_lower_case_name(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "maya")
-    assert _entity(memory.graph, "Maya").name == "Maya"
-    assert _entity(memory.graph, "MAYA").name == "Maya"
+def test_a_capitalised_spelling_replaces_a_lower_case_name(graph: SqlGraph) -> None:
+    _entity(graph, "maya")
+    assert _entity(graph, "Maya").name == "Maya"
+    assert _entity(graph, "MAYA").name == "Maya"
 
 
-def test_type_is_upgraded_from_thing_but_not_downgraded(memory: SqliteMemory) -> None:
-    assert _entity(memory.graph, "Flynn").type == "thing"
-    assert _entity(memory.graph, "Flynn", "Project").type == "project"
-    assert _entity(memory.graph, "Flynn", "thing", confidence=0.9).type == "project"
+def test_type_is_upgraded_from_thing_but_not_downgraded(graph: SqlGraph) -> None:
+    assert _entity(graph, "Flynn").type == "thing"
+    assert _entity(graph, "Flynn", "Project").type == "project"
+    assert _entity(graph, "Flynn", "thing", confidence=0.9).type == "project"
     # An equally (or less) confident different type does not override a specific one ...
-    assert _entity(memory.graph, "Flynn", "org", confidence=0.9).type == "project"
+    assert _entity(graph, "Flynn", "org", confidence=0.9).type == "project"
     # ... a more confident one does.
-    assert _entity(memory.graph, "Flynn", "tool", confidence=1.0).type == "tool"
+    assert _entity(graph, "Flynn", "tool", confidence=1.0).type == "tool"
 
 
-def test_description_is_replaced_only_when_given(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Flynn", description="An  assistant\n")
-    assert _entity(memory.graph, "Flynn").description == "An assistant"
-    assert _entity(memory.graph, "Flynn", description="A daemon").description == "A daemon"
+def test_description_is_replaced_only_when_given(graph: SqlGraph) -> None:
+    _entity(graph, "Flynn", description="An  assistant\n")
+    assert _entity(graph, "Flynn").description == "An assistant"
+    assert _entity(graph, "Flynn", description="A daemon").description == "A daemon"
 
 
-def test_upsert_rejects_empty_names_and_bad_confidence(memory: SqliteMemory) -> None:
+def test_upsert_rejects_empty_names_and_bad_confidence(graph: SqlGraph) -> None:
     with pytest.raises(ValueError, match="not a name"):
-        _entity(memory.graph, " !? ")
+        _entity(graph, " !? ")
     with pytest.raises(ValueError, match="outside"):
-        _entity(memory.graph, "Maya", confidence=1.5)
+        _entity(graph, "Maya", confidence=1.5)
 
 
-def test_find_is_per_exact_namespace(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Maya", namespace="users/alice/graph")
-    assert memory.graph.find("users/alice/graph", "maya") is not None
-    assert memory.graph.find("users/bob/graph", "maya") is None
+def test_find_is_per_exact_namespace(graph: SqlGraph) -> None:
+    _entity(graph, "Maya", namespace="users/alice/graph")
+    assert graph.find("users/alice/graph", "maya") is not None
+    assert graph.find("users/bob/graph", "maya") is None
 
 
 # --- relations -----------------------------------------------------------------------------------
 
 
-def test_relate_upserts_on_source_target_and_type(memory: SqliteMemory) -> None:
-    flynn = _entity(memory.graph, "Flynn", "project")
-    go = _entity(memory.graph, "Go", "language")
-    first = memory.graph.relate(NS, flynn.id, go.id, "uses", confidence=0.6, now=T0)
-    again = memory.graph.relate(NS, flynn.id, go.id, "Uses", confidence=0.8, now=T0)
-    lower = memory.graph.relate(NS, flynn.id, go.id, "uses", confidence=0.1, now=T0)
-    other = memory.graph.relate(NS, flynn.id, go.id, "written in", confidence=0.7, now=T0)
+def test_relate_upserts_on_source_target_and_type(graph: SqlGraph) -> None:
+    flynn = _entity(graph, "Flynn", "project")
+    go = _entity(graph, "Go", "language")
+    first = graph.relate(NS, flynn.id, go.id, "uses", confidence=0.6, now=T0)
+    again = graph.relate(NS, flynn.id, go.id, "Uses", confidence=0.8, now=T0)
+    lower = graph.relate(NS, flynn.id, go.id, "uses", confidence=0.1, now=T0)
+    other = graph.relate(NS, flynn.id, go.id, "written in", confidence=0.7, now=T0)
     assert first.id == again.id == lower.id != other.id
     assert lower.confidence == 0.8
     assert other.type == "written_in"
@@ -120,89 +120,89 @@ def test_relate_upserts_on_source_target_and_type(memory: SqliteMemory) -> None:
 
 
 def test_relate_refuses_self_links_other_namespaces_and_missing_ends(
-    memory: SqliteMemory,
+    graph: SqlGraph,
 ) -> None:
-    maya = _entity(memory.graph, "Maya")
-    bob = _entity(memory.graph, "Bob", namespace="users/bob/graph")
+    maya = _entity(graph, "Maya")
+    bob = _entity(graph, "Bob", namespace="users/bob/graph")
     with pytest.raises(ValueError, match="itself"):
-        memory.graph.relate(NS, maya.id, maya.id, "knows", confidence=0.5, now=T0)
+        graph.relate(NS, maya.id, maya.id, "knows", confidence=0.5, now=T0)
     with pytest.raises(ValueError, match="relation type"):
-        memory.graph.relate(NS, maya.id, bob.id, " - ", confidence=0.5, now=T0)
+        graph.relate(NS, maya.id, bob.id, " - ", confidence=0.5, now=T0)
     with pytest.raises(StoreError, match="not both in"):
-        memory.graph.relate(NS, maya.id, bob.id, "knows", confidence=0.5, now=T0)
+        graph.relate(NS, maya.id, bob.id, "knows", confidence=0.5, now=T0)
     with pytest.raises(StoreError, match="not both in"):
-        memory.graph.relate(NS, maya.id, 999, "knows", confidence=0.5, now=T0)
-    assert memory.graph.relations_of(maya.id, limit=5) == []
+        graph.relate(NS, maya.id, 999, "knows", confidence=0.5, now=T0)
+    assert graph.relations_of(maya.id, limit=5) == []
 
 
-def test_relations_of_covers_both_directions_most_confident_first(memory: SqliteMemory) -> None:
-    user, maya, acme = (_entity(memory.graph, name) for name in ("User", "Maya", "Acme"))
-    memory.graph.relate(NS, user.id, maya.id, "sister", confidence=0.6, now=T0)
-    memory.graph.relate(NS, maya.id, acme.id, "works_at", confidence=0.9, now=T0)
-    relations = memory.graph.relations_of(maya.id, limit=5)
+def test_relations_of_covers_both_directions_most_confident_first(graph: SqlGraph) -> None:
+    user, maya, acme = (_entity(graph, name) for name in ("User", "Maya", "Acme"))
+    graph.relate(NS, user.id, maya.id, "sister", confidence=0.6, now=T0)
+    graph.relate(NS, maya.id, acme.id, "works_at", confidence=0.9, now=T0)
+    relations = graph.relations_of(maya.id, limit=5)
     assert [(r.source_name, r.type, r.target_name) for r in relations] == [
         ("Maya", "works_at", "Acme"),
         ("User", "sister", "Maya"),
     ]
-    assert len(memory.graph.relations_of(maya.id, limit=1)) == 1
-    assert memory.graph.relations_of(maya.id, limit=0) == []
+    assert len(graph.relations_of(maya.id, limit=1)) == 1
+    assert graph.relations_of(maya.id, limit=0) == []
 
 
-def _chain(graph: SqliteGraph, names: str) -> list[Entity]:
+def _chain(graph: SqlGraph, names: str) -> list[Entity]:
     entities = [_entity(graph, name) for name in names.split()]
     for left, right in pairwise(entities):
         graph.relate(NS, left.id, right.id, "next", confidence=0.5, now=T0)
     return entities
 
 
-def test_path_follows_relations_in_either_direction(memory: SqliteMemory) -> None:
-    a, b, c = _chain(memory.graph, "A B C")
-    d = _entity(memory.graph, "D")
-    memory.graph.relate(NS, d.id, c.id, "points_at", confidence=0.5, now=T0)
-    path = memory.graph.path(NS, a.id, d.id)
+def test_path_follows_relations_in_either_direction(graph: SqlGraph) -> None:
+    a, b, c = _chain(graph, "A B C")
+    d = _entity(graph, "D")
+    graph.relate(NS, d.id, c.id, "points_at", confidence=0.5, now=T0)
+    path = graph.path(NS, a.id, d.id)
     assert [(r.source_name, r.type, r.target_name) for r in path] == [
         ("A", "next", "B"),
         ("B", "next", "C"),
         ("D", "points_at", "C"),
     ]
-    assert [r.target_name for r in memory.graph.path(NS, d.id, b.id)] == ["C", "C"]
+    assert [r.target_name for r in graph.path(NS, d.id, b.id)] == ["C", "C"]
 
 
-def test_path_is_the_shortest(memory: SqliteMemory) -> None:
-    a, _, _, d = _chain(memory.graph, "A B C D")
-    shortcut = memory.graph.relate(NS, a.id, d.id, "knows", confidence=0.1, now=T0)
-    assert memory.graph.path(NS, a.id, d.id) == [shortcut]
+def test_path_is_the_shortest(graph: SqlGraph) -> None:
+    a, _, _, d = _chain(graph, "A B C D")
+    shortcut = graph.relate(NS, a.id, d.id, "knows", confidence=0.1, now=T0)
+    assert graph.path(NS, a.id, d.id) == [shortcut]
 
 
-def test_path_is_empty_when_unreachable_or_the_same_entity(memory: SqliteMemory) -> None:
-    a, _ = _chain(memory.graph, "A B")
-    island, _ = _chain(memory.graph, "X Y")
-    assert memory.graph.path(NS, a.id, island.id) == []
-    assert memory.graph.path(NS, a.id, a.id) == []
-    assert memory.graph.path(NS, a.id, 12345) == []
+def test_path_is_empty_when_unreachable_or_the_same_entity(graph: SqlGraph) -> None:
+    a, _ = _chain(graph, "A B")
+    island, _ = _chain(graph, "X Y")
+    assert graph.path(NS, a.id, island.id) == []
+    assert graph.path(NS, a.id, a.id) == []
+    assert graph.path(NS, a.id, 12345) == []
 
 
-def test_path_is_bounded_by_depth(memory: SqliteMemory) -> None:
-    chain = _chain(memory.graph, "A B C D E F")
-    assert memory.graph.path(NS, chain[0].id, chain[5].id) == []
-    assert len(memory.graph.path(NS, chain[0].id, chain[5].id, max_depth=5)) == 5
-    assert len(memory.graph.path(NS, chain[0].id, chain[4].id)) == 4
-    assert memory.graph.path(NS, chain[0].id, chain[1].id, max_depth=0) == []
+def test_path_is_bounded_by_depth(graph: SqlGraph) -> None:
+    chain = _chain(graph, "A B C D E F")
+    assert graph.path(NS, chain[0].id, chain[5].id) == []
+    assert len(graph.path(NS, chain[0].id, chain[5].id, max_depth=5)) == 5
+    assert len(graph.path(NS, chain[0].id, chain[4].id)) == 4
+    assert graph.path(NS, chain[0].id, chain[1].id, max_depth=0) == []
 
 
-def test_path_stays_in_its_namespace(memory: SqliteMemory) -> None:
-    a, b = _chain(memory.graph, "A B")
-    assert memory.graph.path("users/bob/graph", a.id, b.id) == []
+def test_path_stays_in_its_namespace(graph: SqlGraph) -> None:
+    a, b = _chain(graph, "A B")
+    assert graph.path("users/bob/graph", a.id, b.id) == []
 
 
 # --- finding names in text -----------------------------------------------------------------------
 
 
-def test_entities_in_matches_any_case_and_multi_word_names(memory: SqliteMemory) -> None:
+def test_entities_in_matches_any_case_and_multi_word_names(graph: SqlGraph) -> None:
     for name in ("Maya", "New York", "Bank of America", "node.js", "maya@example.com", "C++"):
-        _entity(memory.graph, name)
+        _entity(graph, name)
     text = "MAYA moved to new york, works at BANK OF AMERICA with Node.js (maya@example.com), C++"
-    found = memory.graph.entities_in("user", text, limit=10)
+    found = graph.entities_in("user", text, limit=10)
     assert {e.name for e in found} == {
         "Maya",
         "New York",
@@ -213,28 +213,28 @@ def test_entities_in_matches_any_case_and_multi_word_names(memory: SqliteMemory)
     }
 
 
-def test_entities_in_matches_whole_words_only(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Maya")
-    _entity(memory.graph, "New York")
-    assert memory.graph.entities_in("user", "the Mayans of Newark", limit=5) == []
-    assert memory.graph.entities_in("user", "a new yorker", limit=5) == []
-    assert [e.name for e in memory.graph.entities_in("user", "Maya's car", limit=5)] == ["Maya"]
+def test_entities_in_matches_whole_words_only(graph: SqlGraph) -> None:
+    _entity(graph, "Maya")
+    _entity(graph, "New York")
+    assert graph.entities_in("user", "the Mayans of Newark", limit=5) == []
+    assert graph.entities_in("user", "a new yorker", limit=5) == []
+    assert [e.name for e in graph.entities_in("user", "Maya's car", limit=5)] == ["Maya"]
 
 
-def test_entities_in_orders_by_confidence_then_mentions_and_limits(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Ana", confidence=0.5)
-    _entity(memory.graph, "Bob", confidence=0.9)
+def test_entities_in_orders_by_confidence_then_mentions_and_limits(graph: SqlGraph) -> None:
+    _entity(graph, "Ana", confidence=0.5)
+    _entity(graph, "Bob", confidence=0.9)
     for _ in range(3):
-        _entity(memory.graph, "Cy", confidence=0.5)
-    found = memory.graph.entities_in("user", "ana bob cy", limit=5)
+        _entity(graph, "Cy", confidence=0.5)
+    found = graph.entities_in("user", "ana bob cy", limit=5)
     assert [e.name for e in found] == ["Bob", "Cy", "Ana"]
-    assert [e.name for e in memory.graph.entities_in("user", "ana bob cy", limit=1)] == ["Bob"]
-    assert memory.graph.entities_in("user", "", limit=5) == []
-    assert memory.graph.entities_in("user", "ana", limit=0) == []
+    assert [e.name for e in graph.entities_in("user", "ana bob cy", limit=1)] == ["Bob"]
+    assert graph.entities_in("user", "", limit=5) == []
+    assert graph.entities_in("user", "ana", limit=0) == []
 
 
-def test_entities_in_the_same_text_again_sees_every_change(memory: SqliteMemory) -> None:
-    graph = memory.graph
+def test_entities_in_the_same_text_again_sees_every_change(stores: Stores) -> None:
+    graph = stores.graph
     _entity(graph, "Maya")
     text = "maya and tomas went hiking"
     assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Maya"]
@@ -242,18 +242,18 @@ def test_entities_in_the_same_text_again_sees_every_change(memory: SqliteMemory)
     assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Tomas", "Maya"]
     _entity(graph, "Maya")  # a sighting: the count it answers with follows
     assert [e.mentions for e in graph.entities_in("user", text, limit=5)] == [1, 2]
-    memory.db.execute("DELETE FROM entities WHERE name = 'Tomas'")  # as forgetting does
+    stores.sql.execute("DELETE FROM entities WHERE name = 'Tomas'")  # as forgetting does
     assert [e.name for e in graph.entities_in("user", text, limit=5)] == ["Maya"]
     assert graph.entities_in("user/other", text, limit=5) == []
 
 
-def test_namespaces_are_isolated(memory: SqliteMemory) -> None:
-    _entity(memory.graph, "Maya", namespace="users/alice/graph")
-    _entity(memory.graph, "Maya", namespace="users/bob/graph")
-    _entity(memory.graph, "Maya", namespace="users/alicea/graph")
-    found = memory.graph.entities_in("users/alice", "Maya", limit=10)
+def test_namespaces_are_isolated(graph: SqlGraph) -> None:
+    _entity(graph, "Maya", namespace="users/alice/graph")
+    _entity(graph, "Maya", namespace="users/bob/graph")
+    _entity(graph, "Maya", namespace="users/alicea/graph")
+    found = graph.entities_in("users/alice", "Maya", limit=10)
     assert [e.namespace for e in found] == ["users/alice/graph"]
-    assert memory.graph.entities_in("users/carol", "Maya", limit=10) == []
+    assert graph.entities_in("users/carol", "Maya", limit=10) == []
 
 
 def test_candidate_keys_skip_runs_ending_in_common_words() -> None:
@@ -275,46 +275,46 @@ def test_spoken_needs_capitals_for_short_names_from_writers_who_use_them() -> No
 # --- mentions and forgetting ---------------------------------------------------------------------
 
 
-def test_messages_mentioning_is_newest_first_without_repeats(memory: SqliteMemory) -> None:
-    maya, bob, cy = (_entity(memory.graph, name) for name in ("Maya", "Bob", "Cy"))
-    ids = [_message(memory, f"message {n}") for n in range(5)]
+def test_messages_mentioning_is_newest_first_without_repeats(stores: Stores) -> None:
+    maya, bob, cy = (_entity(stores.graph, name) for name in ("Maya", "Bob", "Cy"))
+    ids = [_message(stores, f"message {n}") for n in range(5)]
     for message_id in ids[:4]:
-        memory.graph.mention(maya.id, message_id)
-    memory.graph.mention(maya.id, ids[0])  # idempotent
-    memory.graph.mention(bob.id, ids[1])
-    memory.graph.mention(bob.id, ids[4])
-    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=10) == ids[::-1]
-    assert memory.graph.messages_mentioning([maya.id, bob.id], limit=2) == [ids[4], ids[3]]
-    assert memory.graph.messages_mentioning([cy.id], limit=5) == []
-    assert memory.graph.messages_mentioning([], limit=5) == []
+        stores.graph.mention(maya.id, message_id)
+    stores.graph.mention(maya.id, ids[0])  # idempotent
+    stores.graph.mention(bob.id, ids[1])
+    stores.graph.mention(bob.id, ids[4])
+    assert stores.graph.messages_mentioning([maya.id, bob.id], limit=10) == ids[::-1]
+    assert stores.graph.messages_mentioning([maya.id, bob.id], limit=2) == [ids[4], ids[3]]
+    assert stores.graph.messages_mentioning([cy.id], limit=5) == []
+    assert stores.graph.messages_mentioning([], limit=5) == []
     with pytest.raises(StoreError):
-        memory.graph.mention(maya.id, 999_999)
+        stores.graph.mention(maya.id, 999_999)
 
 
-def test_deleting_messages_removes_their_mentions(memory: SqliteMemory) -> None:
-    maya = _entity(memory.graph, "Maya")
-    kept = _message(memory, "Maya called", session="user:other")
-    gone = _message(memory, "Maya again")
-    memory.graph.mention(maya.id, kept)
-    memory.graph.mention(maya.id, gone)
-    memory.history.forget_session("user:chat")
-    assert memory.graph.messages_mentioning([maya.id], limit=5) == [kept]
-    assert memory.graph.find(NS, "Maya") is not None
+def test_deleting_messages_removes_their_mentions(stores: Stores) -> None:
+    maya = _entity(stores.graph, "Maya")
+    kept = _message(stores, "Maya called", session="user:other")
+    gone = _message(stores, "Maya again")
+    stores.graph.mention(maya.id, kept)
+    stores.graph.mention(maya.id, gone)
+    stores.history.forget_session("user:chat")
+    assert stores.graph.messages_mentioning([maya.id], limit=5) == [kept]
+    assert stores.graph.find(NS, "Maya") is not None
 
 
 def test_forget_removes_entities_relations_and_mentions_under_the_prefix(
-    memory: SqliteMemory,
+    stores: Stores,
 ) -> None:
     for namespace in ("users/alice/graph", "users/alicea/graph"):
-        maya = _entity(memory.graph, "Maya", namespace=namespace)
-        acme = _entity(memory.graph, "Acme", namespace=namespace)
-        memory.graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
-        memory.graph.mention(maya.id, _message(memory, "Maya", session=namespace))
-    assert memory.graph.forget("users/alice") == 2
+        maya = _entity(stores.graph, "Maya", namespace=namespace)
+        acme = _entity(stores.graph, "Acme", namespace=namespace)
+        stores.graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
+        stores.graph.mention(maya.id, _message(stores, "Maya", session=namespace))
+    assert stores.graph.forget("users/alice") == 2
     for table, left in (("entities", 2), ("relations", 1), ("entity_mentions", 1)):
-        row = memory.db.fetchone(f"SELECT count(*) FROM {table}")
-        assert row is not None and row[0] == left, table
-    assert memory.graph.entities_in("users/alice", "Maya", limit=5) == []
+        row = stores.sql.fetchone(f"SELECT count(*) AS n FROM {table}")
+        assert row is not None and row["n"] == left, table
+    assert stores.graph.entities_in("users/alice", "Maya", limit=5) == []
 
 
 # What the extraction model answers for "My sister Maya works at Acme Corp.": the rules find the
@@ -346,11 +346,11 @@ def test_forget_namespace_includes_the_graph(memory: SqliteMemory) -> None:
     assert memory.db.integrity_check() == []
 
 
-def test_transaction_rolls_back_every_write(memory: SqliteMemory) -> None:
-    with pytest.raises(RuntimeError), memory.graph.transaction():
-        _entity(memory.graph, "Maya")
+def test_transaction_rolls_back_every_write(graph: SqlGraph) -> None:
+    with pytest.raises(RuntimeError), graph.transaction():
+        _entity(graph, "Maya")
         raise RuntimeError
-    assert memory.graph.find(NS, "Maya") is None
+    assert graph.find(NS, "Maya") is None
 
 
 # --- ingestion -----------------------------------------------------------------------------------
@@ -452,3 +452,19 @@ def test_ingest_proposal_uses_the_default_confidence_where_none_is_given(
         ("SQLite", 0.9),
     ]
     assert memory.graph.messages_mentioning([flynn.id], limit=5) == [message]
+
+
+def test_forget_removes_entities_and_relations_under_the_prefix_only(stores: Stores) -> None:
+    graph = stores.graph
+    for namespace in ("users/alice/graph", "users/alicea/graph", "users/alice"):
+        maya = _entity(graph, "Maya", namespace=namespace)
+        acme = _entity(graph, "Acme", namespace=namespace)
+        graph.relate(namespace, maya.id, acme.id, "works_at", confidence=0.5, now=T0)
+    assert graph.forget("users/alice") == 4
+    for table, left in (("entities", 2), ("relations", 1)):
+        row = stores.sql.fetchone(f"SELECT count(*) AS n FROM {table}")
+        assert row is not None and row["n"] == left, table
+    assert graph.entities_in("users/alice", "Maya", limit=5) == []
+    assert [e.namespace for e in graph.entities_in("users", "Maya", limit=5)] == [
+        "users/alicea/graph"
+    ]

@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from memory.conftest import Stores
+
 from flynn.memory.database import Database
+from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.stores import SqliteMemory
 from flynn.messages import InboundMessage, IntakeKey
 from flynn.schedule.migrations import SCHEMA
@@ -35,9 +38,8 @@ def message(
 
 
 def test_a_message_is_new_once_pending_while_running_and_answered_after(
-    memory: SqliteMemory,
+    inbound: SqlInboundLog,
 ) -> None:
-    inbound = memory.inbound
     first = message("hello", "1")
     assert inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0).state == "new"
     assert inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0).state == "pending"
@@ -52,8 +54,7 @@ def test_a_message_is_new_once_pending_while_running_and_answered_after(
     assert (again.state, again.reply) == ("delivered", "hi!")  # the person has it: send nothing
 
 
-def test_a_failed_turn_runs_again_when_the_same_id_comes_back(memory: SqliteMemory) -> None:
-    inbound = memory.inbound
+def test_a_failed_turn_runs_again_when_the_same_id_comes_back(inbound: SqlInboundLog) -> None:
     first = message("hello", "1")
     inbound.accept(first, "telegram:42", "user", keep_text=True, now=T0)
     inbound.answered(key("1"), reply="model down", error_code="llm_unavailable", now=T0)
@@ -62,22 +63,21 @@ def test_a_failed_turn_runs_again_when_the_same_id_comes_back(memory: SqliteMemo
     assert [item.message.text for item in inbound.unfinished()] == ["hello"]
 
 
-def test_what_a_restart_must_finish_survives_it_in_order(db_path: Path) -> None:
-    with SqliteMemory.open(db_path, SCHEMA) as memory:
-        inbound = memory.inbound
-        for number in range(1, 5):
-            inbound.accept(
-                message(f"m{number}", str(number)),
-                "telegram:42",
-                "user",
-                keep_text=number != 4,
-                now=T0,
-            )
-        inbound.answered(key("1"), reply="r1", error_code=None, now=T0)
-        inbound.delivered(key("1"), now=T0)
-        inbound.answered(key("2"), reply="r2", error_code=None, now=T0)
-    with SqliteMemory.open(db_path, SCHEMA) as memory:
-        unfinished = memory.inbound.unfinished()
+def test_what_a_restart_must_finish_survives_it_in_order(stores: Stores) -> None:
+    inbound = stores.inbound
+    for number in range(1, 5):
+        inbound.accept(
+            message(f"m{number}", str(number)),
+            "telegram:42",
+            "user",
+            keep_text=number != 4,
+            now=T0,
+        )
+    inbound.answered(key("1"), reply="r1", error_code=None, now=T0)
+    inbound.delivered(key("1"), now=T0)
+    inbound.answered(key("2"), reply="r2", error_code=None, now=T0)
+    with stores.reopened() as again:  # another process, or this one after a restart
+        unfinished = again.inbound.unfinished()
     assert [(u.message.message_id, u.reply, u.has_text) for u in unfinished] == [
         ("2", "r2", False),  # answered, not sent: its text is gone, its reply kept
         ("3", None, True),
@@ -93,17 +93,16 @@ def test_what_a_restart_must_finish_survives_it_in_order(db_path: Path) -> None:
     assert replayed.is_group and replayed.forwarded and unfinished[1].session == "telegram:42"
 
 
-def test_text_is_dropped_once_answered(memory: SqliteMemory) -> None:
-    memory.inbound.accept(
+def test_text_is_dropped_once_answered(stores: Stores) -> None:
+    stores.inbound.accept(
         message("secret plans", "1"), "telegram:42", "user", keep_text=True, now=T0
     )
-    memory.inbound.answered(key("1"), reply="ok", error_code=None, now=T0)
-    row = memory.db.fetchone("SELECT text FROM intake WHERE message_id = '1'")
-    assert row is not None and row[0] is None
+    stores.inbound.answered(key("1"), reply="ok", error_code=None, now=T0)
+    row = stores.sql.fetchone("SELECT text FROM intake WHERE message_id = '1'")
+    assert row is not None and row["text"] is None
 
 
-def test_prune_forgets_only_finished_old_messages(memory: SqliteMemory) -> None:
-    inbound = memory.inbound
+def test_prune_forgets_only_finished_old_messages(inbound: SqlInboundLog) -> None:
     inbound.accept(message("old", "old"), "s", "user", keep_text=True, now=T0)
     inbound.answered(key("old"), reply="ok", error_code=None, now=T0)
     inbound.delivered(key("old"), now=T0)
@@ -114,11 +113,10 @@ def test_prune_forgets_only_finished_old_messages(memory: SqliteMemory) -> None:
     assert [u.message.message_id for u in inbound.unfinished()] == ["stuck", "new", "old"]
 
 
-def test_prune_forgets_old_replies_nobody_acknowledged(memory: SqliteMemory) -> None:
+def test_prune_forgets_old_replies_nobody_acknowledged(inbound: SqlInboundLog) -> None:
     """A protocol 2 client that never acknowledges (or a client id never seen again) left its
     replies stored forever: never pruned, all of them sent again at every restart and every
     hello. Past the keep horizon they go like delivered ones (the conversation keeps them)."""
-    inbound = memory.inbound
     for frame in ("unacked", "refused", "stuck"):
         inbound.accept(
             message(frame, frame, "gateway", "bot"), "gateway:bot", "user", keep_text=True, now=T0
@@ -140,11 +138,10 @@ def test_forgetting_a_person_forgets_their_intake(memory: SqliteMemory) -> None:
 IDS = ["x:1", "1", "x", ":", "a/b", "a b", "ünï", "日本:語", "x:1:", " "]
 
 
-def test_ids_holding_colons_slashes_spaces_or_unicode_never_collide(memory: SqliteMemory) -> None:
+def test_ids_holding_colons_slashes_spaces_or_unicode_never_collide(inbound: SqlInboundLog) -> None:
     """The gateway used to key a message as ``<client_id>:<frame_id>``: ``alice-laptop`` + ``x:1``
     and ``alice-laptop:x`` + ``1`` were one message, so one was never stored and the other's
     reply went to the wrong client."""
-    inbound = memory.inbound
     chats = ["alice-laptop", "alice-laptop:x", "alice", "alice:", "a/b", "ü"]
     for chat in chats:
         for frame in IDS:
@@ -168,8 +165,7 @@ def test_ids_holding_colons_slashes_spaces_or_unicode_never_collide(memory: Sqli
         ]
 
 
-def test_undelivered_replies_are_one_chats_in_order_until_delivered(memory: SqliteMemory) -> None:
-    inbound = memory.inbound
+def test_undelivered_replies_are_one_chats_in_order_until_delivered(inbound: SqlInboundLog) -> None:
     for number, chat in enumerate(["web-a", "web-b", "web-a", "web-a"]):
         inbound.accept(
             message(f"m{number}", f"c{number}", "gateway", chat),
@@ -205,3 +201,10 @@ def test_an_older_gateway_row_keeps_its_frame_id_across_the_migration(db_path: P
         telegram = memory.inbound.undelivered("telegram", "42")
     assert [(u.message.message_id, u.reply) for u in gateway] == [("c:7", "kept")]
     assert [(u.message.message_id, u.reply) for u in telegram] == [("5", "tg")]
+
+
+def test_forgetting_a_prefix_forgets_its_intake_only(inbound: SqlInboundLog) -> None:
+    for number, namespace in enumerate(("users/alice", "users/alice/x", "users/alicea", None)):
+        inbound.accept(message(f"m{number}", str(number)), "s", namespace, keep_text=True, now=T0)
+    assert inbound.forget("users/alice") == 2
+    assert [u.message.text for u in inbound.unfinished()] == ["m2", "m3"]

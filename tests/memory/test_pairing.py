@@ -4,29 +4,19 @@ code and lets the account in as the person, and an expired or unknown code lets 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pytest
+from memory.conftest import Stores
 
-from flynn.memory.database import Database
-from flynn.memory.pairing import ALPHABET, CODE_LENGTH, SqlitePairing
+from flynn.memory.pairing import ALPHABET, CODE_LENGTH
 from flynn.messages import ChannelAccount
-from flynn.schedule.migrations import SCHEMA
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 STRANGER = ChannelAccount("telegram", "4242")
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "flynn.db", SCHEMA) as opened:
-        yield opened
-
-
-def test_asking_again_gives_the_same_code_until_it_expires(db: Database) -> None:
-    pairing = SqlitePairing(db, ttl=timedelta(hours=1))
+def test_asking_again_gives_the_same_code_until_it_expires(stores: Stores) -> None:
+    pairing = stores.pairing(ttl=timedelta(hours=1))
     first = pairing.ask(STRANGER, "Carol", now=NOW)
     assert first is not None and first.is_new
     code = first.request.code
@@ -41,8 +31,8 @@ def test_asking_again_gives_the_same_code_until_it_expires(db: Database) -> None
     assert pairing.person_of(STRANGER) is None
 
 
-def test_few_codes_wait_at_once(db: Database) -> None:
-    pairing = SqlitePairing(db, ttl=timedelta(hours=1), max_pending=3)
+def test_few_codes_wait_at_once(stores: Stores) -> None:
+    pairing = stores.pairing(ttl=timedelta(hours=1), max_pending=3)
     for number in range(3):
         offer = pairing.ask(ChannelAccount("telegram", str(number)), None, now=NOW)
         assert offer is not None
@@ -55,8 +45,8 @@ def test_few_codes_wait_at_once(db: Database) -> None:
     assert [r.account for r in pairing.pending(now=NOW + timedelta(hours=1))] == [STRANGER]
 
 
-def test_approving_spends_the_code_and_lets_the_account_in(db: Database) -> None:
-    pairing = SqlitePairing(db)
+def test_approving_spends_the_code_and_lets_the_account_in(stores: Stores) -> None:
+    pairing = stores.pairing()
     offer = pairing.ask(STRANGER, "Carol", now=NOW)
     assert offer is not None
     code = offer.request.code
@@ -72,8 +62,8 @@ def test_approving_spends_the_code_and_lets_the_account_in(db: Database) -> None
     assert pairing.person_of(STRANGER) is None
 
 
-def test_a_denied_code_is_gone(db: Database) -> None:
-    pairing = SqlitePairing(db)
+def test_a_denied_code_is_gone(stores: Stores) -> None:
+    pairing = stores.pairing()
     offer = pairing.ask(STRANGER, None, now=NOW)
     assert offer is not None
     assert pairing.deny(offer.request.code)

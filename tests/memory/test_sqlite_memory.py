@@ -89,21 +89,6 @@ def test_forget_namespace_is_one_transaction(memory: SqliteMemory) -> None:
     assert _snapshot(memory) == before
 
 
-def test_forget_chain_deletes_the_whole_chain_only(memory: SqliteMemory) -> None:
-    def city(value: str) -> NewFact:
-        return NewFact(namespace="user/profile", kind="profile", field="city", value=value)
-
-    first = memory.facts.add(city("Lisbon"), now=T0)
-    second = memory.facts.supersede(first.id, city("Porto"), now=T0 + timedelta(1))
-    third = memory.facts.supersede(second.id, city("Faro"), now=T0 + timedelta(2))
-    other = memory.facts.add(city("Braga"), now=T0)
-    assert memory.facts.forget_chain(second.id) == 3
-    assert [memory.facts.get(i) for i in (first.id, second.id, third.id)] == [None] * 3
-    assert memory.facts.get(other.id) == other
-    assert memory.facts.search("user", "Lisbon Porto Faro", limit=5) == []
-    assert memory.facts.forget_chain(12345) == 0
-
-
 def test_reopen_keeps_everything(db_path: Path) -> None:
     with SqliteMemory.open(db_path, SCHEMA) as memory:
         _fill(memory, "user")
