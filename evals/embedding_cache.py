@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flynn.memory.vectors import in_context
+from flynn.recall.embeddings import EMBEDDING_MODELS
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Embedder, Matrix
+    from flynn.settings import EmbeddingModel
 
 CACHE_ENV = "FLYNN_BENCH_CACHE"
 """Names the cache directory for ``flynn bench recall --embeddings``."""
@@ -113,12 +115,13 @@ def set_texts(name: str) -> list[list[str]]:
     return list(texts.values())
 
 
-def fill(names: Sequence[str], directory: Path) -> None:
-    """Embeds every text of the sets ``names`` not yet in the cache, a conversation after
-    another (so a set's first people are ready first), each in length-sorted batches."""
+def fill(names: Sequence[str], directory: Path, model: EmbeddingModel = "auto") -> None:
+    """Embeds every text of the sets ``names`` not yet in the cache with ``model``, a
+    conversation after another (so a set's first people are ready first), each in
+    length-sorted batches. Each model has a file of its own (``CachedEmbedder``)."""
     from flynn.recall.embeddings import load_embedder
 
-    cache = CachedEmbedder(load_embedder("minilm"), directory)
+    cache = CachedEmbedder(load_embedder(model), directory)
     for name in names:
         began = time.perf_counter()
         for conversation in set_texts(name):
@@ -138,12 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.embedding_cache")
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--embeddings-model", choices=EMBEDDING_MODELS, default="auto")
     args = parser.parse_args(argv)
     directory = args.dir or default_directory()
     if directory is None:
         print(f"no cache directory: pass --dir or set {CACHE_ENV}", file=sys.stderr)
         return 2
-    fill(args.sets, directory)
+    fill(args.sets, directory, args.embeddings_model)
     return 0
 
 

@@ -38,7 +38,7 @@ from pydantic_settings import (
 
 from flynn.errors import ConfigError, ConfigProblem
 
-EmbeddingModel = Literal["auto", "minilm", "wordllama"]
+EmbeddingModel = Literal["auto", "minilm-int8", "minilm", "wordllama"]
 """``memory.embeddings_model`` (``flynn.recall.embeddings`` says what each is)."""
 
 ENV_PREFIX = "FLYNN_"

