@@ -1,6 +1,6 @@
 """``flynn memory file show|edit``: a person reads and edits their own files (USER.md, ...)
 through Flynn rather than on disk, so the same command works where the files are kept in the
-database the workers share (``tests/memory/test_person_files.py`` runs it on both places)."""
+database the workers share (``tests/memory/test_person_files_store.py`` runs it on both places)."""
 
 from __future__ import annotations
 
