@@ -35,6 +35,9 @@ class ScriptedProvider:
         self.default = default
         self._name = name
         self._records = records
+        self._counted: deque[tuple[tuple[ChatMessage, ...], int]] = deque(maxlen=4)
+        """The last requests' messages and their characters (``_conversation_chars``): a few,
+        as a benchmark's chat and background learning share one provider."""
         self.requests: list[ChatRequest] = []
         """Every request, unless made with ``records=False`` (a benchmark's thousands of turns:
         each request holds the whole conversation, so keeping them all grows with its square)."""
@@ -53,7 +56,7 @@ class ScriptedProvider:
         if isinstance(reply, ProviderError):
             raise reply
         answer = reply(request) if callable(reply) else reply
-        chars = len(request.system) + _written_chars(request.messages)
+        chars = len(request.system) + self._conversation_chars(request.messages)
         prompt = chars // 4 + 4 * len(request.messages)
         if isinstance(answer, ChatResponse):
             if answer.usage != Usage():
@@ -61,6 +64,18 @@ class ScriptedProvider:
             written = "\n".join([answer.text, *(c.arguments for c in answer.tool_calls)])
             return replace(answer, usage=Usage(prompt, estimate_tokens(written)))
         return ChatResponse(answer, Usage(prompt, estimate_tokens(answer)), "script", self._name)
+
+    def _conversation_chars(self, messages: tuple[ChatMessage, ...]) -> int:
+        """``_written_chars(messages)``, counting only what follows one of the last requests'
+        messages when it goes on from them (the next turn of a conversation: compared at C
+        speed, and equal messages count the same); any other request is counted whole."""
+        done, counted = 0, 0
+        for known, chars in self._counted:
+            if done < len(known) <= len(messages) and messages[: len(known)] == known:
+                done, counted = len(known), chars
+        counted += _written_chars(messages[done:])
+        self._counted.append((messages, counted))
+        return counted
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """The reply's text in words (none when it only calls tools), then the response."""
@@ -76,10 +91,11 @@ class ScriptedProvider:
 
 
 def _written_chars(messages: Sequence[ChatMessage]) -> int:
-    """How many characters ``messages`` put in a request: their text, calls and results. The
-    whole conversation is counted on every request, a cost that every turn of ``flynn bench
-    turn`` pays, growing with the session, and no part of flynn's: so in one pass, the rare
-    message with tool rounds counted apart."""
+    """How many characters ``messages`` put in a request: their text, calls and results. Each
+    request holds the whole conversation: counting it anew on every turn of ``flynn bench turn``
+    grew with the session (0.3 ms a turn at 10,000 messages) and is no part of flynn's, so
+    ``ScriptedProvider`` counts only what a request adds; in one pass, the rare message with
+    tool rounds counted apart."""
     return sum(
         len(m.content) + (_tool_chars(m) if m.tool_calls or m.tool_results else 0) for m in messages
     )

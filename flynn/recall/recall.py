@@ -158,10 +158,16 @@ class Recall:
         """The embeddings ranking uses, if any (the memory page's map embeds facts with them)."""
         return self._vectors
 
+    @property
+    def reads_vectors(self) -> bool:
+        """Whether ranking now embeds the question and searches vectors (embeddings on and the
+        model loaded); otherwise it ranks by words alone."""
+        return self._vectors is not None and self._vectors.ready
+
     async def query_vectors(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``embed_query`` in a worker thread, for ``rank``/``recall`` to use instead of
         computing the embeddings on the event loop."""
-        if self._vectors is None or not self._vectors.ready or not query.strip():
+        if not self.reads_vectors or not query.strip():
             return None
         return await asyncio.to_thread(self.embed_query, query, now=now)
 

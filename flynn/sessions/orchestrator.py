@@ -194,37 +194,42 @@ class Orchestrator:
         if forwarded:
             text = mark_forwarded(text)
         async with self._lock:
-            await self._await_pending()
-            try:
-                files = self._take_files(attachments, text)
-                if files is not None and not files.has_content:
-                    # Nothing taken and nothing said: no turn, only why.
-                    return TurnResult("\n\n".join(files.notes))
-                if files is not None:
-                    text = files.described
-                result = await self._turn(text, on_delta, replayed, files)
-                if files is not None and files.notes:
-                    result = replace(
-                        result, text=result.text + "\n\n(" + " ".join(files.notes) + ")"
+            with self._services.turns.running():
+                await self._await_pending()
+                try:
+                    files = self._take_files(attachments, text)
+                    if files is not None and not files.has_content:
+                        # Nothing taken and nothing said: no turn, only why.
+                        return TurnResult("\n\n".join(files.notes))
+                    if files is not None:
+                        text = files.described
+                    result = await self._turn(text, on_delta, replayed, files)
+                    if files is not None and files.notes:
+                        result = replace(
+                            result, text=result.text + "\n\n(" + " ".join(files.notes) + ")"
+                        )
+                    if secrets:
+                        log.info("turn.secrets_removed", count=secrets)
+                        note = (
+                            "\n\n(I don't keep passwords, keys or card numbers: I removed "
+                            + ("it" if secrets == 1 else "them")
+                            + " from this message before storing it or passing it on.)"
+                        )
+                        result = replace(result, text=result.text + note)
+                    return result
+                except FlynnError as exc:
+                    log.error("turn.failed", error=type(exc).__name__, exc_info=True)
+                    return TurnResult(
+                        "Something went wrong on my side; please try again.", "internal"
                     )
-                if secrets:
-                    log.info("turn.secrets_removed", count=secrets)
-                    note = (
-                        "\n\n(I don't keep passwords, keys or card numbers: I removed "
-                        + ("it" if secrets == 1 else "them")
-                        + " from this message before storing it or passing it on.)"
+                except Exception:
+                    log.exception("turn.crashed")
+                    return TurnResult(
+                        "Something went wrong on my side; please try again.", "internal"
                     )
-                    result = replace(result, text=result.text + note)
-                return result
-            except FlynnError as exc:
-                log.error("turn.failed", error=type(exc).__name__, exc_info=True)
-                return TurnResult("Something went wrong on my side; please try again.", "internal")
-            except Exception:
-                log.exception("turn.crashed")
-                return TurnResult("Something went wrong on my side; please try again.", "internal")
-            finally:
-                self._conversation.answering = None
-                self._turn_steps = []
+                finally:
+                    self._conversation.answering = None
+                    self._turn_steps = []
 
     async def command(self, name: str, arg: str = "") -> TurnResult:
         async with self._lock:

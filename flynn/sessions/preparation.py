@@ -60,7 +60,12 @@ class TurnPreparation:
         in the prompt."""
         services = self._services
         budget = services.config.recall_max_tokens
-        if services.recall_worker is not None:
+        # In a recall thread whenever the loop has someone else to serve: another turn may be
+        # streaming its reply, and an embedding and vector search take tens of milliseconds.
+        # A turn alone, recalling by words, recalls on the loop: no stream to hold up, and no
+        # thread to wake and wait for (under load, that hand-over cost more than the recall).
+        on_loop = services.turns.alone and not services.recall.reads_vectors
+        if services.recall_worker is not None and not on_loop:
             recalled = await services.recall_worker.recall(
                 self._scope.root,
                 text,

@@ -4,8 +4,9 @@ clock."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from flynn.attachments import FileStore
@@ -88,6 +89,30 @@ class PersonContext:
     """Keeps the pictures and files the person sends (``files.*``); ``None`` keeps none."""
 
 
+class TurnsInFlight:
+    """How many turns of this process's sessions are under way (each from taking its session's
+    lock to its result), counted on the event loop. A turn that is ``alone`` has no other reply
+    streaming beside it: its recall by words may run on the loop (``TurnPreparation.recall``),
+    which spares it the hand-over to a recall thread and back."""
+
+    def __init__(self) -> None:
+        self._count = 0
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Counts one turn in flight for the duration of the block."""
+        self._count += 1
+        try:
+            yield
+        finally:
+            self._count -= 1
+
+    @property
+    def alone(self) -> bool:
+        """Whether at most one turn (the caller's) is under way."""
+        return self._count <= 1
+
+
 @dataclass(frozen=True, slots=True)
 class SessionServices:
     """Everything the orchestrators of one process share."""
@@ -104,3 +129,5 @@ class SessionServices:
     recall_worker: RecallWorker | None = None
     """Runs each turn's recall (``recall``'s, over connections of its own) in worker threads;
     ``None`` runs it on the event loop, but for the query's embedding."""
+    turns: TurnsInFlight = field(default_factory=TurnsInFlight)
+    """The turns under way across the sessions (``TurnsInFlight``)."""

@@ -11,6 +11,7 @@ from fakes.clock import FakeClock
 
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
+from flynn.memory.vectors import Embedder
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import load_settings
@@ -31,6 +32,8 @@ class Harness:
         self.chat = ScriptedProvider(default="ok", name="chat")
         self.compaction = ScriptedProvider(default="- summary of earlier turns", name="compaction")
         self.extraction = ScriptedProvider(default="{}", name="extraction")
+        self.embedder: Embedder | None = None
+        """The embedding model to load (``App.open(embedder=...)``), instead of the configured."""
         self.app: App | None = None
 
     def open(self, **overrides: Any) -> App:
@@ -48,8 +51,13 @@ class Harness:
                 "extraction": self.extraction,
                 "distill": self.compaction,
             },
+            embedder=None if self.embedder is None else self._load_embedder,
         )
         return self.app
+
+    def _load_embedder(self, model: object) -> Embedder:
+        assert self.embedder is not None
+        return self.embedder
 
     async def close(self) -> None:
         if self.app is not None:
