@@ -54,6 +54,15 @@ class DirectoryPersonFiles:
         except OSError as exc:
             raise UnreadableFile(f"{name} cannot be read ({exc.strerror or exc})") from None
 
+    def read_each(self, namespace: str, names: Iterable[str]) -> dict[str, str | UnreadableFile]:
+        found: dict[str, str | UnreadableFile] = {}
+        for name in names:
+            try:
+                found[name] = self.read(namespace, name)
+            except UnreadableFile as exc:
+                found[name] = exc
+        return found
+
     def write(self, namespace: str, name: str, text: str) -> None:
         write_text(self.folder(namespace) / check_name(name), text)
 
