@@ -62,6 +62,15 @@ def _write(path: Path, text: str, *, mtime_ns: int = LONG_AGO_NS) -> None:
     os.utime(path, ns=(mtime_ns, mtime_ns))
 
 
+def _read_alices(data_dir: Path) -> tuple[DirectoryPersonFiles, Path]:
+    """Alice's USER.md, written long ago and read once (so kept), and where it is."""
+    files = DirectoryPersonFiles(data_dir, clock_ns=_later())
+    path = files.folder(ALICE) / USER_FILE
+    _write(path, "- Name: Alice\n")
+    assert files.read(ALICE, USER_FILE) == "- Name: Alice\n"
+    return files, path
+
+
 def test_an_unchanged_file_is_not_read_again(tmp_path: Path, reads: list[Path]) -> None:
     files = DirectoryPersonFiles(tmp_path, clock_ns=_later())
     for name in PERSON_FILE_NAMES:
@@ -90,10 +99,7 @@ def test_a_file_changed_just_now_is_read_again_until_it_settles(
 
 
 def test_an_edit_in_place_of_the_same_size_in_the_same_second_is_seen(tmp_path: Path) -> None:
-    files = DirectoryPersonFiles(tmp_path, clock_ns=_later())
-    path = files.folder(ALICE) / USER_FILE
-    _write(path, "- Name: Alice\n")
-    assert files.read(ALICE, USER_FILE) == "- Name: Alice\n"
+    files, path = _read_alices(tmp_path)
     inode = path.stat().st_ino
     with path.open("r+", encoding="utf-8") as handle:  # as an editor saving in place
         handle.write("- Name: Alyx ")
@@ -103,10 +109,7 @@ def test_an_edit_in_place_of_the_same_size_in_the_same_second_is_seen(tmp_path: 
 
 
 def test_a_file_renamed_over_with_the_same_times_and_size_is_seen(tmp_path: Path) -> None:
-    files = DirectoryPersonFiles(tmp_path, clock_ns=_later())
-    path = files.folder(ALICE) / USER_FILE
-    _write(path, "- Name: Alice\n")
-    assert files.read(ALICE, USER_FILE) == "- Name: Alice\n"
+    files, path = _read_alices(tmp_path)
     replacement = path.with_name("USER.md.new")
     _write(replacement, "- Name: Alyx \n")
     replacement.replace(path)
@@ -117,10 +120,7 @@ def test_a_file_renamed_over_with_the_same_times_and_size_is_seen(tmp_path: Path
 
 
 def test_a_deleted_or_unreadable_file_reads_as_before(tmp_path: Path) -> None:
-    files = DirectoryPersonFiles(tmp_path, clock_ns=_later())
-    path = files.folder(ALICE) / USER_FILE
-    _write(path, "- Name: Alice\n")
-    assert files.read(ALICE, USER_FILE) == "- Name: Alice\n"
+    files, path = _read_alices(tmp_path)
     path.unlink()
     assert files.read(ALICE, USER_FILE) == ""
     path.mkdir()
@@ -135,10 +135,7 @@ def test_a_deleted_or_unreadable_file_reads_as_before(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
 def test_a_file_made_unreadable_is_reported_at_the_next_read(tmp_path: Path) -> None:
-    files = DirectoryPersonFiles(tmp_path, clock_ns=_later())
-    path = files.folder(ALICE) / USER_FILE
-    _write(path, "- Name: Alice\n")
-    assert files.read(ALICE, USER_FILE) == "- Name: Alice\n"
+    files, path = _read_alices(tmp_path)
     path.chmod(0)  # changes the ctime only
     try:
         with pytest.raises(UnreadableFile, match="Permission denied"):
