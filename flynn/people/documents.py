@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
+from flynn.errors import UnreadableFile
 from flynn.memory.store import Documents
 from flynn.people.store import (
     FORGOTTEN_MARK,
@@ -46,6 +47,17 @@ class DocumentsPersonFiles:
     def read(self, namespace: str, name: str) -> str:
         document = self._documents.read(file_namespace(namespace, name))
         return "" if document is None else document.content
+
+    def read_each(self, namespace: str, names: Iterable[str]) -> dict[str, str | UnreadableFile]:
+        wanted = [check_name(name) for name in names]
+        prefix = files_prefix(namespace) + "/"
+        # One query for the person's files: they are few and small, and a turn reads most.
+        kept = {
+            document.namespace.removeprefix(prefix): document.content
+            for document in self._documents.list(files_prefix(namespace))
+            if document.namespace.startswith(prefix)
+        }
+        return {name: kept.get(name, "") for name in wanted}
 
     def write(self, namespace: str, name: str, text: str) -> None:
         self._documents.replace(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,21 +38,67 @@ def person_directory(data_dir: Path, namespace: str) -> Path:
     return data_dir.joinpath(*parts)
 
 
+RECENT_NS = 2_000_000_000
+"""A file changed this recently (by its times) is read again at the next look even if its
+times and size stay the same: an edit in place within the file system's clock tick, of the
+same size, would leave them all as they were."""
+
+
 class DirectoryPersonFiles:
     """``PersonFiles`` in ``data_dir/<namespace>/``, where a person or an admin may edit them by
-    hand."""
+    hand. A file is read again only when one ``stat`` says it changed: another inode (a whole
+    write renames a new file over it), other times (an edit in place, a ``chmod``) or size."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, clock_ns: Callable[[], int] = time.time_ns) -> None:
+        """``clock_ns`` is the wall clock file times are compared with (``RECENT_NS``)."""
         self._data_dir = data_dir
+        self._clock_ns = clock_ns
+        # Each file's text as last read, by path, with the version (inode, times, size) it had.
+        self._texts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        # Each person's folder as a path string: building it with pathlib every turn costs
+        # more than the stat it is for.
+        self._folders: dict[str, str] = {}
 
     def folder(self, namespace: str) -> Path:
         return person_directory(self._data_dir, namespace)
 
     def read(self, namespace: str, name: str) -> str:
         try:
-            return read_text(self.folder(namespace) / check_name(name))
+            return self._read(namespace, check_name(name))
         except OSError as exc:
             raise UnreadableFile(f"{name} cannot be read ({exc.strerror or exc})") from None
+
+    def read_each(self, namespace: str, names: Iterable[str]) -> dict[str, str | UnreadableFile]:
+        found: dict[str, str | UnreadableFile] = {}
+        for name in names:
+            try:
+                found[name] = self.read(namespace, name)
+            except UnreadableFile as exc:
+                found[name] = exc
+        return found
+
+    def _read(self, namespace: str, name: str) -> str:
+        """The file's text, read again only when its version changed (or is too recent to
+        trust); '' when there is none; ``OSError`` when it cannot be read."""
+        folder = self._folders.get(namespace)
+        if folder is None:
+            folder = self._folders[namespace] = str(self.folder(namespace))
+        path = os.path.join(folder, name)  # noqa: PTH118 (a turn's cost, see _folders)
+        try:
+            status = os.stat(path)  # noqa: PTH116
+        except FileNotFoundError:
+            self._texts.pop(path, None)
+            return ""
+        version = (status.st_ino, status.st_mtime_ns, status.st_ctime_ns, status.st_size)
+        cached = self._texts.get(path)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        text = read_text(Path(path))
+        if self._clock_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > RECENT_NS:
+            self._texts[path] = (version, text)
+        else:
+            self._texts.pop(path, None)
+        return text
 
     def write(self, namespace: str, name: str, text: str) -> None:
         write_text(self.folder(namespace) / check_name(name), text)

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Protocol
 
 from flynn.credentials import redact, redact_json
+from flynn.errors import UnreadableFile
 
 TASKS_FILE = "TASKS.json"
 SCRATCH_FILE = "SCRATCH.md"
@@ -104,6 +105,13 @@ class PersonFiles(Protocol):
         """The file's text, '' when there is none. Raises ``UnreadableFile`` (why, in words
         for the person) when it exists and cannot be read, ``StoreError`` when the database
         cannot be reached."""
+        ...
+
+    def read_each(self, namespace: str, names: Iterable[str]) -> dict[str, str | UnreadableFile]:
+        """Each of ``names`` as ``read`` finds it, its text or the ``UnreadableFile`` ``read``
+        would raise, at the cost of one look (a turn's prompt reads them all): in a folder a
+        stat per file that did not change, in a database one query. Raises ``StoreError`` when
+        the database cannot be reached."""
         ...
 
     def write(self, namespace: str, name: str, text: str) -> None:

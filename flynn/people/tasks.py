@@ -34,7 +34,12 @@ class Task:
 def load_tasks(files: PersonFiles, namespace: str) -> list[Task]:
     """The person's tasks; ``UnreadableFile`` (saying why, in words for the person) if their
     file is not a task list this module can read."""
-    raw = files.read(namespace, TASKS_FILE).strip()
+    return parse_tasks(files.read(namespace, TASKS_FILE))
+
+
+def parse_tasks(text: str) -> list[Task]:
+    """The tasks of a TASKS.json that reads ``text``; ``UnreadableFile`` as ``load_tasks``."""
+    raw = text.strip()
     if not raw:
         return []
     try:

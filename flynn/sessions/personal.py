@@ -26,7 +26,7 @@ from flynn.people.store import (
     USER_FILE,
     PersonFiles,
 )
-from flynn.people.tasks import load_tasks, render_tasks
+from flynn.people.tasks import parse_tasks, render_tasks
 from flynn.persona import clean_file_text
 from flynn.schedule.jobs import Schedule
 
@@ -154,41 +154,39 @@ class PersonalFiles:
     ) -> dict[str, str]:
         """The text of each personal file among ``files`` (those the persona tier loads)."""
         wanted = set(files)
+        found = self.files.read_each(
+            namespace, [name for name in (*_NOTES, TASKS_FILE, SCRATCH_FILE) if name in wanted]
+        )
         texts: dict[str, str] = {}
         for name in _NOTES:
             if name in wanted:
-                texts[name] = self._note(namespace, name)
+                texts[name] = self._note(namespace, name, found[name])
         if REMINDERS_FILE in wanted:
             scheduled = self._reminders(namespace, now)
             texts[REMINDERS_FILE] = "\n\n".join(
                 text for text in (texts[REMINDERS_FILE], scheduled) if text
             )
         if TASKS_FILE in wanted:
-            try:
-                tasks = load_tasks(self.files, namespace)
-            except UnreadableFile as exc:
-                texts[TASKS_FILE] = f"(the task list cannot be read: {exc})"
-            else:
-                texts[TASKS_FILE] = render_tasks(tasks) if tasks else ""
+            texts[TASKS_FILE] = _tasks(found[TASKS_FILE])
         if SCRATCH_FILE in wanted:
-            try:
-                texts[SCRATCH_FILE] = self.files.read(namespace, SCRATCH_FILE)
-            except UnreadableFile as exc:
-                # Read every turn: a file the person broke must not cost them their turns.
-                texts[SCRATCH_FILE] = f"(the scratchpad cannot be read: {exc})"
+            scratch = found[SCRATCH_FILE]
+            # Read every turn: a file the person broke must not cost them their turns.
+            texts[SCRATCH_FILE] = (
+                f"(the scratchpad cannot be read: {scratch})"
+                if isinstance(scratch, UnreadableFile)
+                else scratch
+            )
         return texts
 
-    def _note(self, namespace: str, name: str) -> str:
-        """The file's text without its guidance comments, '' when it is missing or cannot be
-        read (logged once per change of what is wrong, not once per turn). Cleaned again only
-        when the text changed."""
+    def _note(self, namespace: str, name: str, raw: str | UnreadableFile) -> str:
+        """The file's text (``raw``, as read) without its guidance comments, '' when it is
+        missing or cannot be read (logged once per change of what is wrong, not once per turn).
+        Cleaned again only when the text changed."""
         key = (namespace, name)
-        try:
-            raw = self.files.read(namespace, name)
-        except UnreadableFile as exc:
-            if self._unreadable.get(key) != str(exc):
-                log.warning("person.file_unreadable", namespace=namespace, error=str(exc))
-                self._unreadable[key] = str(exc)
+        if isinstance(raw, UnreadableFile):
+            if self._unreadable.get(key) != str(raw):
+                log.warning("person.file_unreadable", namespace=namespace, error=str(raw))
+                self._unreadable[key] = str(raw)
             self._read.pop(key, None)
             return ""
         self._unreadable.pop(key, None)
@@ -230,6 +228,17 @@ class PersonalFiles:
             # Not counted: with thousands of reminders, a count would cost every turn a scan.
             lines.append("- … and more (reminder_list shows them all)")
         return "\n".join(lines)
+
+
+def _tasks(raw: str | UnreadableFile) -> str:
+    """The task list as the prompt shows it: the open tasks, or why the list cannot be read."""
+    if isinstance(raw, UnreadableFile):
+        return f"(the task list cannot be read: {raw})"
+    try:
+        tasks = parse_tasks(raw)
+    except UnreadableFile as exc:
+        return f"(the task list cannot be read: {exc})"
+    return render_tasks(tasks) if tasks else ""
 
 
 def zone_name(zone: tzinfo) -> str:

@@ -178,6 +178,29 @@ def test_another_worker_reads_and_writes_the_same_files(
     assert files.forgotten_mark(ALICE) != mark
 
 
+def test_read_each_reads_as_read_and_sees_another_workers_edit_next(
+    person_files_place: PersonFilesPlace,
+) -> None:
+    files = person_files_place.files
+    other = person_files_place.other_worker()
+    wanted = (USER_FILE, SCRATCH_FILE, TASKS_FILE)
+    files.write(ALICE, USER_FILE, "- Name: Alice\n")
+    files.write(BOB, SCRATCH_FILE, "Bob's\n")
+    assert files.read_each(ALICE, wanted) == {
+        USER_FILE: "- Name: Alice\n",
+        SCRATCH_FILE: "",
+        TASKS_FILE: "",
+    }
+    other.write(ALICE, USER_FILE, "- Name: Alyx \n")  # the same size
+    other.write(ALICE, SCRATCH_FILE, "call Bob\n")
+    found = files.read_each(ALICE, wanted)
+    assert found[USER_FILE] == "- Name: Alyx \n" and found[SCRATCH_FILE] == "call Bob\n"
+    other.remove(ALICE, [USER_FILE])
+    assert files.read_each(ALICE, wanted)[USER_FILE] == ""
+    with pytest.raises(ValueError, match="not a person's file name"):
+        files.read_each(ALICE, ["../bob/USER.md"])
+
+
 def test_where_names_the_file_and_the_person(person_files: PersonFiles) -> None:
     where = person_files.where(ALICE, USER_FILE)
     assert where.endswith("users/alice/USER.md") or where.endswith("users/alice/files/USER.md")
