@@ -52,11 +52,14 @@ $(INITDB):
 run: $(VENV)/.installed
 	$(BIN)/flynn run
 
+# The tests in two worker processes (pytest-xdist): much of the suite waits on subprocesses,
+# servers and Chromium, so two workers on two cores nearly halve it. Each worker starts its own
+# PostgreSQL on a free port; every test's files are in its own tmp_path.
 test: $(VENV)/.installed-dev | $(CHROMIUM) $(INITDB)
 	$(BIN)/ruff format --check flynn tests evals tools
 	$(BIN)/ruff check flynn tests evals tools
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check flynn tests evals tools
