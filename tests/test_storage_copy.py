@@ -119,37 +119,24 @@ def build_install(data_dir: Path, *, words: str = "boiler") -> Install:
         _access(db)
         schedule = SqliteSchedule(db, PushLimits(per_person=1, total=10))
         target = Target("gateway", "ana")
-        for text in ("water the plants", "call the plumber"):
+        soon, later = T0 + timedelta(minutes=5), T0 + timedelta(days=30)
+        # Two due at once over a cap of one: a push and a digest entry; a distillation's run.
+        for kind, text, at, repeat, to in (
+            ("reminder", "water the plants", soon, "*/5 * * * *", target),
+            ("reminder", "call the plumber", soon, "*/5 * * * *", target),
+            ("reminder", "stand-up", later, "0 9 * * 1-5", target),
+            ("distill", "short", soon, None, None),
+        ):
             schedule.add(
                 namespace="user",
-                kind="reminder",
+                kind=kind,
                 text=text,
-                at=T0 + timedelta(minutes=5),
-                repeat="*/5 * * * *",
+                at=at,
+                repeat=repeat,
                 timezone="Europe/Lisbon",
-                target=target,
+                target=to,
                 now=T0,
             )
-        schedule.add(
-            namespace="user",
-            kind="reminder",
-            text="stand-up",
-            at=T0 + timedelta(days=30),
-            repeat="0 9 * * 1-5",
-            timezone="Europe/Lisbon",
-            target=target,
-            now=T0,
-        )
-        schedule.add(
-            namespace="user",
-            kind="distill",
-            text="short",
-            at=T0 + timedelta(minutes=5),
-            repeat=None,
-            timezone="UTC",
-            target=None,
-            now=T0,
-        )
         schedule.fire_due(now=T0 + timedelta(minutes=6), late_after_seconds=300, limit=100)
         SqlitePushes(db, None).delivered(1, now=T0 + timedelta(minutes=7))
     files = DirectoryPersonFiles(data_dir)
