@@ -112,11 +112,7 @@ ORDER BY ordinal_position
 _ORIGIN = "SELECT install FROM copied_from WHERE id = 1"
 _CLAIM = "INSERT INTO copied_from (id, install) VALUES (1, %s) ON CONFLICT (id) DO NOTHING"
 _EXISTING_MESSAGES = "SELECT id FROM messages WHERE id = ANY(%s)"
-_INSERT_TERMS = """
-INSERT INTO message_terms (term, message_id, root, occurs)
-SELECT * FROM unnest(%s::text[], %s::int8[], %s::text[], %s::int4[])
-ON CONFLICT DO NOTHING
-"""
+_COPY_TERMS = "COPY message_terms (term, message_id, root, occurs) FROM STDIN"
 _SOURCE_VOCABULARY = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.flynn_copy_terms "
     "USING fts5vocab(main, messages_fts, 'instance')"
@@ -314,29 +310,18 @@ def _copy_messages(
         indexed = words.index([str(row["content"]) for row in rows])
         roots = [namespace_root(str(row["namespace"])) for row in rows]
         arrays = [*_arrays(columns, rows), roots, [text.length for text in indexed]]
-        terms: list[str] = []
-        owners: list[int] = []
-        owner_roots: list[str] = []
-        occurs: list[int] = []
-        for row, root, text in zip(rows, roots, indexed, strict=True):
-            for term, count in text.terms.items():
-                terms.append(term)
-                owners.append(int(row["id"]))
-                owner_roots.append(root)
-                occurs.append(count)
         with target.transaction():
             stored = {int(row["id"]) for row in target.fetchall(statement, arrays)}
-            kept = [i for i, owner in enumerate(owners) if owner in stored]
-            if kept:
-                target.execute(
-                    _INSERT_TERMS,
-                    (
-                        [terms[i] for i in kept],
-                        [owners[i] for i in kept],
-                        [owner_roots[i] for i in kept],
-                        [occurs[i] for i in kept],
-                    ),
-                )
+            # The postings of the messages this statement stored: none can be there yet.
+            target.copy_in(
+                _COPY_TERMS,
+                (
+                    (term, int(row["id"]), root, count)
+                    for row, root, text in zip(rows, roots, indexed, strict=True)
+                    if int(row["id"]) in stored
+                    for term, count in text.terms.items()
+                ),
+            )
         written += len(stored)
         if progress is not None:
             progress("messages", len(stored))
