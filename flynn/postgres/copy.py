@@ -16,7 +16,7 @@ not a copy of this install is refused before anything is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -334,15 +334,11 @@ def _advance_sequences(source: Database, target: PostgresDatabase) -> None:
         str(row["name"]): int(row["seq"])
         for row in source.fetchall("SELECT name, seq FROM sqlite_sequence")
     }
-    for table in _names(TABLES):
-        for column in _target_columns(target, table):
+    for table in TABLES:
+        for column in _target_columns(target, table.name):
             if not column.identity:
                 continue
-            row = target.fetchone(f'SELECT max("{column.name}") AS n FROM {table}')
-            high = max(_count(row), counters.get(table, 0) if column.name == "id" else 0)
+            row = target.fetchone(f'SELECT max("{column.name}") AS n FROM {table.name}')
+            high = max(_count(row), counters.get(table.name, 0) if column.name == "id" else 0)
             if high > 0:
-                target.execute(_ADVANCE, {"table": table, "column": column.name, "high": high})
-
-
-def _names(tables: Iterable[_Table]) -> list[str]:
-    return [table.name for table in tables]
+                target.execute(_ADVANCE, {"table": table.name, "column": column.name, "high": high})
