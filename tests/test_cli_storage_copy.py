@@ -50,7 +50,10 @@ def test_a_copy_prints_each_kind_on_both_sides_and_a_rerun_copies_nothing(
     lines = first.stdout.splitlines()
     assert lines[0].startswith(f"copied {install.data_dir / 'flynn.db'} into postgresql://")
     assert ":***@" in lines[0]
-    assert any(line.split()[:3] == ["messages", "6", "6"] for line in lines)
+    assert ["messages", "6", "6", "6"] in [line.split() for line in lines]
+    assert ["message_terms", "45", "45", "45"] in [line.split() for line in lines]
+    # The log lines the password is looked for in are there.
+    assert "storage.copy.started" in first.stderr and "storage.copy.table" in first.stderr
     assert "every count matches;" in lines[-1] and "copied now" in lines[-1]
 
     again = _copy(install.data_dir, postgres_url, "--json")

@@ -20,11 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import structlog
+
 from flynn.errors import CopyRefused
 from flynn.memory.database import Database, decode_time
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
 from flynn.postgres.database import PostgresDatabase
+
+log = structlog.get_logger(__name__)
 
 BATCH_ROWS = 2_000
 """Rows a batch (one transaction) copies: what an interrupted run loses at most per table."""
@@ -160,11 +164,21 @@ def copy_install(
     is written. Raises ``StoreError`` when either database fails; what was committed before
     stays, and a rerun completes it."""
     claim(target, install)
+    log.info("storage.copy.started", source=str(source.path), target=target.shown_url)
     copied: dict[str, int] = {}
     for table in TABLES:
-        copied[table.name] = _copy_table(source, target, table, progress, batch_rows)
+        if table.name == "messages":
+            copied["messages"], copied[POSTINGS] = _copy_messages(
+                source, target, progress, batch_rows
+            )
+        else:
+            copied[table.name] = _copy_table(source, target, table, progress, batch_rows)
+        log.info("storage.copy.table", table=table.name, copied=copied[table.name])
     _advance_sequences(source, target)
-    extra = {kind.kind: kind.copy() for kind in also}
+    extra = {}
+    for kind in also:
+        extra[kind.kind] = kind.copy()
+        log.info("storage.copy.table", table=kind.kind, copied=extra[kind.kind])
     counts = count_kinds(source, target, copied)
     for kind in also:
         found, held = kind.counts()
@@ -214,9 +228,8 @@ def count_kinds(
         counts.append(KindCount(table.name, found, held, written.get(table.name, 0)))
     source.execute(_SOURCE_VOCABULARY)
     postings = _count(source.fetchone(_SOURCE_POSTINGS))
-    counts.append(
-        KindCount(POSTINGS, postings, _count(target.fetchone(_TARGET_POSTINGS)), 0),
-    )
+    held = _count(target.fetchone(_TARGET_POSTINGS))
+    counts.append(KindCount(POSTINGS, postings, held, written.get(POSTINGS, 0)))
     return counts
 
 
@@ -269,10 +282,7 @@ def _copy_table(
     progress: Progress | None,
     batch_rows: int,
 ) -> int:
-    present = _source_columns(source, table.name)
-    columns = [c for c in _target_columns(target, table.name) if c.name in present]
-    if table.name == "messages":
-        return _copy_messages(source, target, columns, progress, batch_rows)
+    columns = _columns(source, target, table.name)
     select = ", ".join(f'"{column.name}"' for column in columns)
     statement = _insert(table.name, columns)
     written = 0
@@ -287,20 +297,25 @@ def _copy_table(
     return written
 
 
+def _columns(source: Database, target: PostgresDatabase, table: str) -> list[_Column]:
+    """The target's columns the source has too (PostgreSQL's own, such as ``root``, are
+    derived; SQLite's generated ``ns`` is left out)."""
+    present = _source_columns(source, table)
+    return [column for column in _target_columns(target, table) if column.name in present]
+
+
 def _copy_messages(
-    source: Database,
-    target: PostgresDatabase,
-    columns: list[_Column],
-    progress: Progress | None,
-    batch_rows: int,
-) -> int:
+    source: Database, target: PostgresDatabase, progress: Progress | None, batch_rows: int
+) -> tuple[int, int]:
     """Messages with their search postings, each batch with its postings in one transaction;
-    those already copied are left alone (not cut into words again)."""
+    those already copied are left alone (not cut into words again). Returns the messages and
+    the term instances (postings weighed by their counts) written."""
+    columns = _columns(source, target, "messages")
     words = FtsWords()
     derived = [_Column("root", "text", False), _Column("terms", "int4", False)]
     statement = _insert("messages", [*columns, *derived], returning="id")
     select = ", ".join(f'"{column.name}"' for column in columns)
-    written = 0
+    written = instances = 0
     for batch in source.batches(f"SELECT {select} FROM messages ORDER BY id", size=batch_rows):
         ids = [int(row["id"]) for row in batch]
         there = {int(row["id"]) for row in target.fetchall(_EXISTING_MESSAGES, (ids,))}
@@ -323,9 +338,12 @@ def _copy_messages(
                 ),
             )
         written += len(stored)
+        instances += sum(
+            text.length for row, text in zip(rows, indexed, strict=True) if int(row["id"]) in stored
+        )
         if progress is not None:
             progress("messages", len(stored))
-    return written
+    return written, instances
 
 
 def _advance_sequences(source: Database, target: PostgresDatabase) -> None:
