@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from flynn.cli_settings import EXIT_FAILED, EXIT_OK, UsageError, command_logging, command_settings
@@ -39,9 +41,25 @@ def _cmd_copy(args: argparse.Namespace) -> int:
     if not url.startswith(_SCHEMES):
         # Not the URL itself: it may hold a password.
         raise UsageError("--to", "must be a postgresql:// URL")
-    report = copy_to_postgres(settings, url)
+    on_terminal = sys.stderr.isatty()
+    try:
+        report = copy_to_postgres(settings, url, progress=_progress() if on_terminal else None)
+    finally:
+        if on_terminal:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     print(_json(report) if args.json else _table(report))
     return EXIT_OK if report.matches else EXIT_FAILED
+
+
+def _progress() -> Callable[[str, int], None]:
+    """On a terminal, a line that follows the copy (a large install takes minutes)."""
+    totals: dict[str, int] = {}
+
+    def show(kind: str, rows: int) -> None:
+        totals[kind] = totals.get(kind, 0) + rows
+        print(f"\r\033[Kcopying {kind}: {totals[kind]}", end="", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _table(report: CopyReport) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -20,15 +21,19 @@ EXIT_STORAGE = 4
 EXIT_LOCKED = 5
 
 
-def _copy(data_dir: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLYNN_")}
     # Debug logging: every line the command may log is checked for the password too.
     env.update({"FLYNN_DATA_DIR": str(data_dir), "FLYNN_LOGGING__LEVEL": "debug"})
+    return env
+
+
+def _copy(data_dir: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "flynn", "storage", "copy", "--to", url, *args],
         capture_output=True,
         text=True,
-        env=env,
+        env=_env(data_dir),
         timeout=120,
         check=False,
     )
@@ -95,3 +100,32 @@ def test_refusals_take_one_line_without_the_password(
     assert foreign.stdout == ""
     (line,) = foreign.stderr.strip().splitlines()
     assert "holds a copy of another flynn install" in line
+
+
+def test_on_a_terminal_a_line_follows_the_copy(
+    tmp_path: Path, postgres_url: str, postgres_server: PostgresServer
+) -> None:
+    install = build_install(tmp_path / "data")
+    main, terminal = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "flynn", "storage", "copy", "--to", postgres_url],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env={**_env(install.data_dir), "FLYNN_LOGGING__LEVEL": "warning"},
+    ) as process:
+        os.close(terminal)
+        shown = b""
+        while chunk := _read(main):
+            shown += chunk
+        assert process.wait(timeout=120) == 0
+    os.close(main)
+    text = shown.decode()
+    assert "copying messages: 6" in text
+    assert postgres_server.password not in text
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the terminal's other end closed: the command is done
+        return b""
