@@ -143,6 +143,7 @@ def build_install(data_dir: Path, *, words: str = "boiler") -> Install:
     files.write_templates("user")
     files.write("user", "USER.md", "# About me\n- Name: Ana\n")
     files.write("users/bob", "SCRATCH.md", "bob's notes")
+    files.write("users/bob", "REMINDERS.md", "")
     folder = person_directory(data_dir, "user")
     FileStore(FileLimits()).keep(
         folder, Attachment("boiler.jpg", "image/jpeg", PHOTO, kind="photo"), store=True

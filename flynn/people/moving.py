@@ -30,7 +30,8 @@ def person_namespaces(data_dir: Path) -> list[str]:
 
 class PersonFilesCopy:
     """Each person's files from ``source`` to ``target`` (a folder's to documents): a file is
-    written when the target's text differs (credentials redacted, as every write does)."""
+    written when the target lacks it or holds other text (credentials redacted, as every write
+    does)."""
 
     kind = "person files"
 
@@ -42,9 +43,10 @@ class PersonFilesCopy:
     def copy(self) -> int:
         written = 0
         for namespace in self._namespaces:
+            held = {file.name for file in self._target.list_files(namespace)}
             for file in self._source.list_files(namespace):
                 text = redacted(file.name, self._source.read(namespace, file.name))
-                if self._target.read(namespace, file.name) != text:
+                if file.name not in held or self._target.read(namespace, file.name) != text:
                     self._target.write(namespace, file.name, text)
                     written += 1
         return written
