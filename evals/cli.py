@@ -1,8 +1,8 @@
-"""``flynn bench turn|recall|schedule|gateway|embed``: each runs on a temporary store with a
-scripted model and prints one JSON object. ``flynn.cli`` hands the arguments after ``bench`` to
-``main``, from a checkout. Wrong arguments (a negative count, no clients, a cut-off of 0) are
-refused while parsing, in one line, exit 2; configuration errors are raised for ``flynn.cli`` to
-report."""
+"""``flynn bench turn|recall|schedule|storage-copy|gateway|embed``: each runs on a temporary
+store with a scripted model and prints one JSON object. ``flynn.cli`` hands the arguments after
+``bench`` to ``main``, from a checkout. Wrong arguments (a negative count, no clients, a cut-off
+of 0) are refused while parsing, in one line, exit 2; configuration errors are raised for
+``flynn.cli`` to report."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from evals.gateway import bench_gateway
 from evals.rankers import RANKERS
 from evals.recall import bench_recall, compare_table, load_dataset
 from evals.schedule import bench_schedule
+from evals.storage_copy import bench_storage_copy
 from evals.turn import bench_turn
 from flynn.cli_settings import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, command_settings
 from flynn.errors import FlynnError
@@ -234,6 +235,24 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     )
     schedule.add_argument("--seed", type=int, default=7)
     schedule.set_defaults(handler=_cmd_bench_schedule)
+    storage_copy = bench_command(
+        "storage-copy",
+        "flynn storage copy of a padded install into an empty PostgreSQL database, and its rerun",
+    )
+    storage_copy.add_argument(
+        "--url", required=True, help="an empty PostgreSQL database: postgresql://user:pw@host/db"
+    )
+    storage_copy.add_argument(
+        "--messages", type=_count(0), default=100_000, help="messages stored first (default 100000)"
+    )
+    storage_copy.add_argument(
+        "--facts", type=_count(0), default=10_000, help="facts stored first (default 10000)"
+    )
+    storage_copy.add_argument(
+        "--reminders", type=_count(0), default=1000, help="reminders stored first (default 1000)"
+    )
+    storage_copy.add_argument("--seed", type=int, default=7)
+    storage_copy.set_defaults(handler=_cmd_bench_storage_copy)
     distill = bench_command(
         "distill", "tokens each distillation tier reads and writes on one person's history"
     )
@@ -394,6 +413,21 @@ def _cmd_bench_schedule(args: argparse.Namespace) -> int:
     result = asyncio.run(bench_schedule(jobs=args.jobs, burst=args.burst, seed=args.seed))
     print(json.dumps(result))
     return EXIT_OK
+
+
+def _cmd_bench_storage_copy(args: argparse.Namespace) -> int:
+    configure_logging("error", "json")
+    result = asyncio.run(
+        bench_storage_copy(
+            url=args.url,
+            messages=args.messages,
+            facts=args.facts,
+            reminders=args.reminders,
+            seed=args.seed,
+        )
+    )
+    print(json.dumps(result))
+    return EXIT_OK if result["matches"] and result["rerun_matches"] else EXIT_FAILED
 
 
 def _cmd_bench_turn(args: argparse.Namespace) -> int:

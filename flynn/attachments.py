@@ -1,6 +1,8 @@
-"""The person's files: pictures and documents they send, kept in ``data_dir/<ns>/files/`` under
-caps (owner-only, names sanitised, credentials redacted from text), and what a turn makes of
-them: images for a model that sees, a text file's words, a description for the stored turn."""
+"""The person's files: pictures and documents they send, kept under caps (names sanitised,
+credentials redacted from text) on a ``FileShelf``: in ``data_dir/<ns>/files/``, owner-only
+(``FolderShelf``), or in the database every worker shares (``flynn.postgres.uploads``); and what
+a turn makes of them: images for a model that sees, a text file's words, a description for the
+stored turn."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
+from typing import Protocol
 
 from flynn.credentials import redact
 from flynn.messages import Attachment, AttachmentKind
@@ -116,11 +119,60 @@ def is_text(media_type: str, name: str) -> bool:
     return media_type.startswith("text/") or media_type in _TEXT_TYPES or suffix in _TEXT_SUFFIXES
 
 
-class FileStore:
-    """Keeps a person's files in their folder within ``FileLimits``, and reads them back."""
+class FileShelf(Protocol):
+    """Where a person's kept files are, by the person's folder (``person_directory(data_dir,
+    namespace)``, which names them on every shelf) and a sanitised name."""
 
-    def __init__(self, limits: FileLimits) -> None:
+    def names(self, folder: Path) -> list[tuple[str, int]]:
+        """The person's kept files, by name, with their sizes in bytes."""
+        ...
+
+    def read(self, folder: Path, name: str) -> bytes | None:
+        """The file's bytes, ``None`` when no such file is kept."""
+        ...
+
+    def add(self, folder: Path, name: str, data: bytes) -> str:
+        """Keeps ``data`` as ``name``, or as ``stem-2``, ``stem-3``... when the name is taken
+        (never over a kept file), whole or not at all; returns the name used."""
+        ...
+
+    def remove(self, folder: Path, name: str) -> None:
+        """Deletes the file if it is kept."""
+        ...
+
+
+class FolderShelf:
+    """``FileShelf`` in ``folder/files/``: files 0600 (as ``mkstemp`` makes them), the folder
+    0700."""
+
+    def names(self, folder: Path) -> list[tuple[str, int]]:
+        directory = folder / FILES_FOLDER
+        if not directory.is_dir():
+            return []
+        return sorted(
+            (entry.name, entry.stat().st_size)
+            for entry in directory.iterdir()
+            if entry.is_file() and not entry.name.startswith(".")
+        )
+
+    def read(self, folder: Path, name: str) -> bytes | None:
+        path = folder / FILES_FOLDER / name
+        return path.read_bytes() if path.is_file() else None
+
+    def add(self, folder: Path, name: str, data: bytes) -> str:
+        return _write_new(folder / FILES_FOLDER, name, data)
+
+    def remove(self, folder: Path, name: str) -> None:
+        (folder / FILES_FOLDER / name).unlink(missing_ok=True)
+
+
+class FileStore:
+    """Keeps a person's files on a ``FileShelf`` (their folder by default) within
+    ``FileLimits``, and reads them back."""
+
+    def __init__(self, limits: FileLimits, shelf: FileShelf | None = None) -> None:
         self.limits = limits
+        self.shelf: FileShelf = FolderShelf() if shelf is None else shelf
 
     def keep(self, folder: Path, attachment: Attachment, *, store: bool) -> KeptFile | RefusedFile:
         """The attachment taken (written under ``folder/files/`` when ``store``, mode 0600, a
@@ -161,21 +213,21 @@ class FileStore:
                     f"{_megabytes(limits.max_total_bytes)}, the most I keep. Forgetting some "
                     "makes room.",
                 )
-            return replace(looked, name=_write_new(folder / FILES_FOLDER, name, data))
+            return replace(looked, name=self.shelf.add(folder, name, data))
         return looked
 
     def _kept_already(self, folder: Path, attachment: Attachment) -> KeptFile | RefusedFile:
         name = attachment.name
         data = attachment.data
         if not data:
-            path = folder / FILES_FOLDER / name
-            if sanitise_name(name) != name or not path.is_file():
+            found = self.shelf.read(folder, name) if sanitise_name(name) == name else None
+            if found is None:
                 return RefusedFile(
                     name,
                     f"I no longer have {name}: it was forgotten before I got to your message, "
                     "so I answered without it.",
                 )
-            data = path.read_bytes()
+            data = found
         return _looked_at(name, attachment, data)
 
     def keep_now(self, folder: Path, attachment: Attachment) -> Attachment:
@@ -195,28 +247,19 @@ class FileStore:
         taken (a redelivery), so the same file is not kept twice."""
         for attachment in attachments:
             if attachment.kept and sanitise_name(attachment.name) == attachment.name:
-                (folder / FILES_FOLDER / attachment.name).unlink(missing_ok=True)
+                self.shelf.remove(folder, attachment.name)
 
     def list(self, folder: Path) -> list[tuple[str, int]]:
         """The person's kept files, by name, with their sizes in bytes."""
-        directory = folder / FILES_FOLDER
-        if not directory.is_dir():
-            return []
-        return sorted(
-            (entry.name, entry.stat().st_size)
-            for entry in directory.iterdir()
-            if entry.is_file() and not entry.name.startswith(".")
-        )
+        return self.shelf.names(folder)
 
     def read_text(self, folder: Path, name: str, *, offset: int = 0) -> str:
         """Up to ``text_max_chars`` of a kept text file from ``offset`` (a character index).
         ``LookupError`` when no such file is kept, ``ValueError`` when it is not text."""
-        if sanitise_name(name) != name:
+        data = self.shelf.read(folder, name) if sanitise_name(name) == name else None
+        if data is None:
             raise LookupError(name)
-        path = folder / FILES_FOLDER / name
-        if not path.is_file():
-            raise LookupError(name)
-        decoded = _decoded(path.read_bytes())
+        decoded = _decoded(data)
         if decoded is None:
             raise ValueError(name)
         return decoded[offset : offset + self.limits.text_max_chars]

@@ -37,6 +37,7 @@ from flynn.cli_settings import (
     file_logging,
     local_user,
 )
+from flynn.cli_storage import add_storage_commands
 from flynn.cli_transcripts import add_sessions_export_command
 from flynn.cli_users import add_users_commands
 from flynn.commands import parse_command
@@ -145,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     add_distill_command(commands)
     add_docs_commands(commands)
     add_users_commands(commands)
+    add_storage_commands(commands)
 
     reminders = command("reminders", "a person's scheduled reminders and when each fires next")
     reminders.add_argument(

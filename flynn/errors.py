@@ -5,6 +5,7 @@ FlynnError
 ├── StoreError               the memory store failed (database unreadable, migration refused)
 │   └── StorageUnusable      the database cannot be used at all: empty, corrupt, read-only
 ├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
+├── CopyRefused              ``flynn storage copy``: the target holds another install's rows
 ├── UnreadableFile           a person's file (``TASKS.json``) does not hold what it should
 ├── ProviderError            a language-model call failed; retry and fallback branch on the type
 │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
@@ -74,6 +75,11 @@ class DataDirLocked(FlynnError):
         )
         self.lock_file = lock_file
         self.pid = pid
+
+
+class CopyRefused(FlynnError):
+    """``flynn storage copy``: the target database holds rows that are not a copy of this
+    install."""
 
 
 class UnreadableFile(FlynnError):

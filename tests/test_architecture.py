@@ -129,6 +129,13 @@ RULES: dict[str, Rule] = {
     ),
     # where people's files are kept (a folder each, or the database the workers share)
     "people_place": rule("app", "memory people settings"),
+    # moving house: reads SQLite, writes PostgreSQL, so beside the composition root
+    # (test_only_the_composition_root_may_choose_the_postgresql_backend)
+    "storage_copy": rule(
+        "app",
+        "app attachments datadir errors memory people people_place postgres schedule.migrations "
+        "settings",
+    ),
     # the embedding model's life in a running flynn: named, loaded in a thread, the catch-up
     "embedding_model": rule("app", "errors learning memory recall settings"),
     # the daemon's parts answering each other through the channels (readiness, redelivery)
@@ -142,11 +149,13 @@ RULES: dict[str, Rule] = {
     "__main__": rule("cli", "cli"),
     "cli": rule(
         "cli",
-        "app cli_costs cli_distill cli_docs cli_memory cli_settings cli_transcripts cli_users "
+        "app cli_costs cli_distill cli_docs cli_memory cli_settings cli_storage cli_transcripts "
+        "cli_users "
         "commands daemon datadir doctor errors flynn identity logs memory messages people persona "
         "recall scaffold schedule sessions settings systemd",
     ),
     "cli_settings": rule("cli", "datadir errors logs settings"),
+    "cli_storage": rule("cli", "cli_settings storage_copy"),
     "cli_memory": rule(
         "cli",
         "app cli_settings datadir dates errors identity learning memory messages people "
@@ -419,25 +428,29 @@ def test_no_module_is_over_800_lines() -> None:
 
 
 POSTGRES_BACKENDS = {"flynn.schedule": "flynn.schedule.postgres"}
+CHOOSERS = ("app", "storage_copy")
+"""The composition root, and moving house (``flynn storage copy``), which reads one backend and
+writes the other: the only parts that build the PostgreSQL stores."""
 """Parts above the stores with tables of their own: the one module of each that is their
 PostgreSQL backend, the only one of the part that may import ``flynn.postgres``."""
 
 
 def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
-    """Nothing above the stores knows which backend it has: of every part, only ``app`` may
-    import ``flynn.postgres`` (and ``memory``, beside it, never does: no circle), or a part's own
-    PostgreSQL backend module (``flynn.schedule.postgres``), which again only ``app`` imports."""
+    """Nothing above the stores knows which backend it has: of every part, only ``app`` (and
+    ``storage_copy``, which copies one backend into the other) may import ``flynn.postgres``
+    (and ``memory``, beside it, never does: no circle), or a part's own PostgreSQL backend
+    module (``flynn.schedule.postgres``), which again only ``app`` imports."""
     choosers = {
         part
         for part, row in RULES.items()
         if any(_part(_dotted(entry)) == "postgres" for entry in row.may_import)
     }
-    assert choosers <= {"app", *(_part(part) for part in POSTGRES_BACKENDS)}
+    assert choosers <= {*CHOOSERS, *(_part(part) for part in POSTGRES_BACKENDS)}
     backends = set(POSTGRES_BACKENDS.values())
     reaching = set()
     for module, path in _modules(PACKAGE):
         for target in _imports(PACKAGE, module, path):
             chooses = _part(target) == "postgres" or target in backends
-            if chooses and _part(module) not in ("app", "postgres") and module not in backends:
+            if chooses and _part(module) not in (*CHOOSERS, "postgres") and module not in backends:
                 reaching.add(f"{module} imports {target}")
     assert reaching == set()

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import configparser
 import re
+import shlex
+import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 from flynn.cli import EXIT_CONFIG, EXIT_LOCKED, EXIT_STORAGE
@@ -78,6 +81,43 @@ def test_the_user_unit_runs_the_same_way() -> None:
     service = _unit("flynn-user.service")["Service"]
     assert service["Type"] == "notify"
     assert service["RestartPreventExitStatus"] == f"{EXIT_CONFIG} {EXIT_STORAGE} {EXIT_LOCKED}"
+
+
+def test_the_worker_template_gives_worker_n_its_own_ports_and_data_dir(tmp_path: Path) -> None:
+    text = (ROOT / "systemd" / "flynn@.service").read_text(encoding="utf-8")
+    service = _unit("flynn@.service")["Service"]
+    assert service["Type"] == "notify"
+    assert service["RestartPreventExitStatus"] == f"{EXIT_CONFIG} {EXIT_STORAGE} {EXIT_LOCKED}"
+    assert service["Environment"] == "FLYNN_DATA_DIR=/var/lib/flynn/%i"
+    assert service["StateDirectory"] == "flynn/%i"
+    assert service["ReadWritePaths"] == "/var/lib/flynn/%i"
+    assert (service["ProtectSystem"], service["User"]) == ("strict", "flynn")
+    # Not optional: a worker without the shared database's URL would keep memory of its own.
+    assert "\nEnvironmentFile=/etc/flynn/storage.env\n" in text
+    assert "systemctl daemon-reload && sudo systemctl enable --now flynn@{1..3}" in text
+    # The command as systemd hands it to the shell for worker 3, flynn swapped for `env`.
+    command = service["ExecStart"].replace("%i", "3").replace("$$", "$")
+    argv = shlex.split(command)
+    assert argv[:2] == ["/bin/sh", "-c"]
+    script = argv[2].replace("/opt/flynn/bin/flynn run --config /etc/flynn/config.yaml", "env")
+    assert script != argv[2]
+    shown = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, check=True)
+    assert "FLYNN_CHANNELS__GATEWAY__PORT=8703" in shown.stdout.splitlines()
+    assert "FLYNN_CHANNELS__TELEGRAM__WEBHOOK_LISTEN=127.0.0.1:8803" in shown.stdout.splitlines()
+    wrong = shlex.split(service["ExecStart"].replace("%i", "web").replace("$$", "$"))[2]
+    assert (
+        subprocess.run(["/bin/sh", "-c", wrong], capture_output=True, check=False).returncode == 2
+    )
+    analyze = shutil.which("systemd-analyze")
+    if analyze is not None:
+        (tmp_path / "flynn@.service").write_text(text, encoding="utf-8")
+        verified = subprocess.run(
+            [analyze, "verify", "--man=no", str(tmp_path / "flynn@1.service")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (verified.returncode, verified.stderr.strip()) == (0, ""), verified.stderr
 
 
 def test_the_documentation_a_unit_names_is_a_file_its_install_makes() -> None:

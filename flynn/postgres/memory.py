@@ -5,6 +5,7 @@ transaction, the parts above memory (the schedule) included through the ``parts`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
@@ -18,6 +19,7 @@ from flynn.postgres.history import PostgresHistory
 from flynn.postgres.inbound import PostgresInboundLog
 from flynn.postgres.team import PostgresTeam
 from flynn.postgres.telegram_updates import PostgresTelegramUpdates
+from flynn.postgres.uploads import PostgresUploads, forget_uploads
 
 _FORGET_EMBEDDINGS = (
     "DELETE FROM embeddings WHERE (namespace = %s OR (namespace >= %s AND namespace < %s))"
@@ -88,6 +90,9 @@ class PostgresMemory:
             _HistoryForgetting(db, self.history),
             _Counted("entities", self.graph.forget),
         ]
+        # The files a person sent, not counted (as on SQLite, where their folder's files are
+        # counted by ``PersonFiles.forget``).
+        self._forgetting.append(_Counted(None, lambda prefix: forget_uploads(db, prefix)))
         self._forgetting += [part(db) for part in parts]
         self._forgetting.append(_Counted(None, self.inbound.forget))
 
@@ -96,6 +101,11 @@ class PostgresMemory:
         """Connects to and migrates the database at ``url`` (``PostgresDatabase.open``); raises
         ``StorageUnusable`` or ``StoreError`` (without the password) if it cannot."""
         return cls(PostgresDatabase.open(url), parts)
+
+    def uploads(self, data_dir: Path) -> PostgresUploads:
+        """The pictures and files people send (``FileStore``'s shelf), for a worker whose
+        people's folders are under ``data_dir``."""
+        return PostgresUploads(self.db, data_dir)
 
     def close(self) -> None:
         self.db.close()

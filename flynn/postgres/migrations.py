@@ -470,6 +470,26 @@ CREATE TRIGGER team_chunks_embeddings_delete AFTER DELETE ON team_chunks
     FOR EACH ROW EXECUTE FUNCTION flynn_chunk_deleted();
 """
 
+# The pictures and files people send (``flynn.postgres.uploads``): each kept whole, by the
+# person's memory root and its name, so every worker reads what one kept; ``FileStore``'s caps
+# count ``octet_length(data)``. And which SQLite install a ``flynn storage copy`` filled this
+# database from (``flynn.postgres.copy``): a copy into a database holding another install's
+# rows is refused.
+_UPLOADS_AND_ORIGIN = """
+CREATE TABLE uploaded_files (
+    namespace  text COLLATE "C" NOT NULL,
+    name       text COLLATE "C" NOT NULL,
+    data       bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (namespace, name)
+);
+CREATE TABLE copied_from (
+    id         integer PRIMARY KEY CHECK (id = 1),
+    install    text NOT NULL,
+    started_at timestamptz NOT NULL DEFAULT now()
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -480,5 +500,6 @@ MIGRATIONS: tuple[str, ...] = (
     _INTAKE,
     _ACCESS,
     _TEAM,
+    _UPLOADS_AND_ORIGIN,
 )
 LATEST_VERSION = len(MIGRATIONS)
