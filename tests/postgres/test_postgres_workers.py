@@ -13,11 +13,11 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
 from channels.telegram_harness import Harness, Inbox
+from e2e_daemon import next_frame
 from fakes.clock import FakeClock
 from fakes.fake_telegram import FakeTelegram
 from fakes.gated_provider import GatedProvider
@@ -197,14 +197,6 @@ async def _status(ws: ClientConnection) -> None:
     await ws.send(json.dumps({"type": "ack", "id": frame_id}))
 
 
-async def _next(ws: ClientConnection, kind: str) -> dict[str, Any]:
-    async with asyncio.timeout(20):
-        while True:
-            frame: dict[str, Any] = json.loads(await ws.recv())
-            if frame["type"] == kind:
-                return frame
-
-
 async def test_one_sessions_turns_on_two_workers_run_one_after_the_other_in_order(
     workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]], postgres_url: str
 ) -> None:
@@ -229,7 +221,7 @@ async def test_one_sessions_turns_on_two_workers_run_one_after_the_other_in_orde
     provider.gate.set()
     # Each tab has its reply, from the worker holding it.
     for n, tab in enumerate(tabs):
-        assert (await _next(tab, "reply"))["text"] == f"re: tab {n}"
+        assert (await next_frame(tab, "reply"))["text"] == f"re: tab {n}"
         await tab.close()
     turns = [entry for entry in provider.log if entry[1] in (first, second)]
     assert turns == [("start", first), ("end", first), ("start", second), ("end", second)]
@@ -260,7 +252,7 @@ async def test_a_worker_killed_mid_turn_has_its_message_answered_once_by_the_oth
     assert row == {"state": "answered", "owner": "worker-b"}
     # The person comes back through the load balancer, to b: the stored reply, once.
     ws = await _hello(b.port)
-    reply = await _next(ws, "reply")
+    reply = await next_frame(ws, "reply")
     assert (reply["id"], reply["text"]) == ("m1", "re: plan my week")
     await ws.send(json.dumps({"type": "ack", "id": "m1"}))
     await _status(ws)  # the acknowledgement, sent before, was taken
@@ -294,7 +286,7 @@ async def test_a_reminder_fired_on_one_worker_reaches_a_client_of_the_other_once
     )
     # a fires it and has nobody to give it to; b, holding the client, sends it.
     assert await a.service.scheduler.tick() == 0
-    push = await _next(ws, "push")
+    push = await next_frame(ws, "push")
     assert push["text"].endswith("stretch")
     await ws.send(json.dumps({"type": "ack", "id": push["id"]}))
     await _status(ws)
