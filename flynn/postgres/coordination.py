@@ -174,7 +174,11 @@ class PostgresCoordination:
     async def turn(self, session: str, key: IntakeKey) -> AsyncIterator[bool]:
         connection = await self._lock_connection()
         try:
-            ours = await self._take_session(connection, session, key)
+            try:
+                ours = await self._take_session(connection, session, key)
+            finally:
+                # One turn of a session at a time here (the router's queue): nobody else waits.
+                self._turns_done.pop(session, None)
             yield ours
         except BaseException:
             # Cancelled or failed with the lock held (or asked for): the connection goes, and
@@ -247,6 +251,8 @@ class PostgresCoordination:
         self._db.execute(_OWN, (self.worker_id, key.channel, key.chat_id, key.message_id))
 
     def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+        # Known alive first: what it claims is not an orphan the moment it is claimed.
+        self._renew()
         params = {
             "me": self.worker_id,
             "now": now,

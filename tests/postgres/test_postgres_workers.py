@@ -12,6 +12,7 @@ import json
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -21,12 +22,14 @@ from e2e_daemon import next_frame
 from fakes.clock import FakeClock
 from fakes.fake_telegram import FakeTelegram
 from fakes.gated_provider import GatedProvider
+from together import at_once
 from websockets.asyncio.client import ClientConnection, connect
 
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, Service, ServiceOptions, build_service
 from flynn.channels.gateway import GatewayChannel
 from flynn.coordination import WorkerEvents
+from flynn.messages import InboundMessage
 from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.inbound import PostgresInboundLog
@@ -246,8 +249,9 @@ async def test_a_worker_killed_mid_turn_has_its_message_answered_once_by_the_oth
     provider.gate.set()
     # b takes nothing while a's lease on life lasts; once it ran out, b's sweep takes it up.
     clock.advance(seconds=FAST.alive_seconds + 1)
-    assert await provider.ended.get() == "plan my week"
-    await b.service.router.quiet.wait()  # the turn ended: its reply stored, nobody to send to
+    async with asyncio.timeout(20):
+        assert await provider.ended.get() == "plan my week"
+        await b.service.router.quiet.wait()  # the turn ended: its reply stored, nobody here
     row = b.db.fetchone("SELECT state, owner FROM intake WHERE message_id = 'm1'")
     assert row == {"state": "answered", "owner": "worker-b"}
     # The person comes back through the load balancer, to b: the stored reply, once.
@@ -362,3 +366,69 @@ async def test_one_worker_polls_telegram_and_another_takes_over_when_it_dies_or_
 def _leader(db: PostgresDatabase) -> int:
     row = db.fetchone("SELECT holder FROM leader_leases WHERE name = 'telegram.poller'")
     return -1 if row is None else int(str(row["holder"]).rsplit("-", 1)[1])
+
+
+async def test_a_stopping_worker_hands_its_unanswered_message_over_at_once(
+    workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]],
+) -> None:
+    provider = TurnLog()
+    a, b = workers(provider, FakeClock())
+    await a.start()
+    await b.start()
+    ws = await _hello(a.port)
+    await ws.send(json.dumps({"type": "message", "id": "m1", "text": "plan my week"}))
+    await provider.entered.wait()
+    # SIGTERM with a drain deadline the turn does not meet: a tells the person, cuts it off and
+    # lets go of it. No clock moves: b takes it up at a's word, not at the end of its lease.
+    await a.stop()
+    with contextlib.suppress(Exception):
+        await ws.close()
+    provider.gate.set()
+    async with asyncio.timeout(20):
+        assert await provider.ended.get() == "plan my week"
+        await b.service.router.quiet.wait()
+    row = b.db.fetchone("SELECT state, owner FROM intake WHERE message_id = 'm1'")
+    assert row == {"state": "answered", "owner": "worker-b"}
+    ws = await _hello(b.port)
+    reply = await next_frame(ws, "reply")
+    assert (reply["id"], reply["text"]) == ("m1", "re: plan my week")
+    await ws.close()
+
+
+def test_two_sweeps_at_once_take_each_orphaned_message_once(postgres_url: str) -> None:
+    clock = FakeClock()
+    dbs = [PostgresDatabase.open(postgres_url) for _ in range(3)]
+    try:
+        dead, *sweepers = (
+            PostgresCoordination(db, worker_id=f"w{n}", clock=clock, times=FAST)
+            for n, db in enumerate(dbs)
+        )
+        inbound = PostgresInboundLog(dbs[0])
+        for n in range(40):
+            message = InboundMessage(
+                channel="gateway",
+                chat_id=f"c{n % 4}",
+                sender_id="p",
+                text=f"message {n}",
+                message_id=f"m{n}",
+                received_at=clock(),
+            )
+            assert (
+                inbound.accept(
+                    message, f"gateway:c{n % 4}", "user", keep_text=True, now=clock()
+                ).state
+                == "new"
+            )
+            dead.accepted(message.intake_key)
+        # The dead worker's lease ran out; the other two sweep at the same moment.
+        clock.advance(seconds=FAST.alive_seconds + 1)
+        taken = at_once(*(partial(sweeper.take_over, clock()) for sweeper in sweepers))
+        claimed = [keys for keys in taken if isinstance(keys, frozenset)]
+        assert len(claimed) == 2 and not claimed[0] & claimed[1]
+        assert len(claimed[0] | claimed[1]) == 40
+        # Taken: the owner is alive now, so nobody takes them again.
+        assert sweepers[0].take_over(clock()) == frozenset()
+        assert sweepers[1].take_over(clock()) == frozenset()
+    finally:
+        for db in dbs:
+            db.close()
