@@ -21,6 +21,7 @@ from flynn.channels.gateway.auth import PersonTokens
 from flynn.channels.gateway.channel import OnAcknowledged, OnClientReady
 from flynn.channels.gateway.history import PushLog, Transcript
 from flynn.channels.gateway.memory import MemoryBrowser
+from flynn.coordination import Coordination, Leadership, LocalCoordination
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
@@ -163,6 +164,7 @@ class App:
         self.runs = SqliteRuns(memory.db)
         """The queued runs of work Flynn does itself (distillations); the daemon runs them."""
         self.schedule_signal = schedule_signal
+        self.coordination: Coordination = LocalCoordination()  # or the workers on PostgreSQL
         self.pairing = SqlitePairing(memory.db)
         self.person_tokens = SqlitePersonTokens(memory.db)
         self.identity = Identity(
@@ -310,6 +312,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
             pushes=app.pushes,
         ),
         telegram_updates=app.memory.telegram_updates,
+        leadership=app.coordination,
     )
     router = Router(
         app.sessions,
@@ -319,6 +322,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
         clock=clock,
         inbox_size=options.inbox_size,
         idle_seconds=options.idle_seconds,
+        coordination=app.coordination,
     )
     section = settings.distill
     distills = DistillRuns(
@@ -335,8 +339,9 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
         clock=clock,
         runs=app.runs,
         handlers={"distill": distills.run},
+        workers=app.coordination,
     )
-    app.schedule_signal.listen(scheduler.wake)
+    app.schedule_signal.listen(scheduler.changed)
     switchboard.connect(channels, router, scheduler)
     plan_distillations(app)
     return Service(
@@ -511,6 +516,7 @@ def build_channels(
     pairing: Pairing | None = None,
     gateway: GatewayHooks | None = None,
     telegram_updates: SqlTelegramUpdates | None = None,
+    leadership: Leadership | None = None,
 ) -> dict[str, Channel]:
     """The enabled channels, gateway first (``gateway`` its hooks, none without); with
     ``pairing``, strangers writing to a bot in a private chat get a pairing code; Telegram's
@@ -552,7 +558,9 @@ def build_channels(
                 pairing=pairing,
                 clock=clock,
             )
-            channels["telegram"] = telegram_channel(settings, access, clock, telegram_updates)
+            channels["telegram"] = telegram_channel(
+                settings, access, clock, telegram_updates, leadership
+            )
     if section.discord.enabled:
         if section.discord.token is None:
             problems.append(
