@@ -166,7 +166,11 @@ class Daemon:
             replayed.set()
             scheduler = group.create_task(service.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
-            checkpointer = group.create_task(service.checkpointer.run(), name="wal-checkpointer")
+            checkpointer = (
+                None  # PostgreSQL keeps its own log
+                if service.checkpointer is None
+                else group.create_task(service.checkpointer.run(), name="wal-checkpointer")
+            )
             freeze_startup_heap()
             self._notifier.notify("READY=1")
             service.switchboard.ready.set()
@@ -186,8 +190,10 @@ class Daemon:
             await app.coordination.release()
             self._prune_intake(app)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (scheduler, *tasks, watchdog, checkpointer, behind, mcp, workers):
+            for task in (scheduler, *tasks, watchdog, behind, mcp, workers):
                 task.cancel()
+            if checkpointer is not None:
+                checkpointer.cancel()
         log.info("daemon.channels_stopped")
 
     def _prune_intake(self, app: App) -> None:
