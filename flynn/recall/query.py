@@ -268,14 +268,15 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         variants.update(form for form in forms if form not in seen and form not in skip)
     window = time_window(text, now=now)
     topic = _without(text, spans, frozenset(names)) if names and len(names) < len(terms) else ""
+    asks_when = _WHEN.search(text) is not None
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
         names=tuple(names),
         window=window,
-        asks_when=bool(_WHEN.search(text)),
+        asks_when=asks_when,
         about=_about(text),
-        asks_across=bool(_ACROSS.search(text)) and not _WHEN.search(text),
+        asks_across=not asks_when and _ACROSS.search(text) is not None,
         variants=tuple(sorted(variants)),
         expects=_expects(text),
         depth=recall_depth(text, names=names, window=window),
