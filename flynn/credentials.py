@@ -135,7 +135,11 @@ _SHAPE_STEMS = (
     "pk_",
     "rk-",
     "rk_",
-    "gh",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
     "github_pat",
     "glpat-",
     "xox",
@@ -146,7 +150,6 @@ _SHAPE_STEMS = (
     "aiza",
     "sg.",
     "eyj",
-    ":",
 )
 _WORD_STEMS = (
     "pass",
@@ -295,16 +298,28 @@ def _redact_line(text: str) -> tuple[str, int]:
         for group in ("p", "u", "a", "b", "f"):
             text = _SHELL.sub(value_replacer(group, _keep_quiet), text)
     if any(stem in lowered for stem in _WORD_STEMS):
-        text = _PHRASE.sub(value_replacer("value", _keep_nothing), text)
-        text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
-        text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
-        text = _CONTRACTED.sub(value_replacer("value", _keep_announced), text)
-        text = _USE_AS.sub(value_replacer("value", _keep_announced), text)
-        text = _NETRC.sub(value_replacer("value", _keep_nothing), text)
-        text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)
-        text, assigned = _redact_assigned(text)
-        count += assigned
-        text = _CODE_BARE.sub(value_replacer("value", _keep_nothing), text)
+        # A stem is often part of another word ("code", "spinning", "keyboard"): the patterns
+        # that need a credential's own word are tried only where one stands (``_named``).
+        ascii_text = text.isascii()
+        if not ascii_text or "phrase" in lowered or "words" in lowered:
+            text = _PHRASE.sub(value_replacer("value", _keep_nothing), text)
+        named = _named(text, ascii_text)
+        if named:
+            text = _CHANGED.sub(value_replacer("value", _keep_announced), text)
+            text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
+            text = _CONTRACTED.sub(value_replacer("value", _keep_announced), text)
+            text = _USE_AS.sub(value_replacer("value", _keep_announced), text)
+        if not ascii_text or "machine" in lowered:
+            text = _NETRC.sub(value_replacer("value", _keep_nothing), text)
+            named = named or _named(text, ascii_text)
+        if named:
+            text = _NAMED_AFTER.sub(value_replacer("value", _keep_announced), text)
+        if ":" in text or "=" in text:
+            text, assigned = _redact_assigned(text)
+            count += assigned
+            named = named or (assigned > 0 and _named(text, ascii_text))
+        if named:
+            text = _CODE_BARE.sub(value_replacer("value", _keep_nothing), text)
     if any(stem in lowered for stem in _SHAPE_STEMS):
         text = _SHAPES.sub(shaped, text)
     if _DIGIT.search(text):
@@ -324,6 +339,20 @@ def _redact_line(text: str) -> tuple[str, int]:
 
 
 _Sub = Callable[[re.Match[str]], str]
+
+# A credential's word standing alone, as every announcing pattern above but ``_NETRC`` needs
+# one: searched case-sensitively in the lower-cased line, which for an ASCII line is the same
+# as a case-insensitive search of the line and many times cheaper (a case-sensitive search
+# skips each alternative at the first letter that differs; the word lists are lower case).
+_CREDENTIAL_WORD = re.compile(rf"(?<![\w-]){_WHAT}(?![\w-])")
+
+
+def _named(text: str, ascii_text: bool) -> bool:
+    """Whether ``text`` may hold a credential's word standing alone (``_CREDENTIAL_WORD``);
+    a line that is not ASCII always may (case-insensitive matching pairs letters such as 'ſ'
+    and 's' that ``str.lower`` keeps apart). ``REDACTED_SECRET`` holds one ("secret"), so a
+    line redacted by an earlier pattern is always tried by the later ones."""
+    return not ascii_text or _CREDENTIAL_WORD.search(text.lower()) is not None
 
 
 def _redact_assigned(text: str) -> tuple[str, int]:

@@ -58,7 +58,7 @@ RULES: dict[str, Rule] = {
     "messages": rule("foundation", "dates"),
     "commands": rule("foundation", "messages"),
     "tokens": rule("foundation"),
-    "orders": rule("foundation"),
+    "orders": rule("foundation", "language"),
     "plurals": rule("foundation"),
     "language": rule("foundation"),
     "dates": rule("foundation", "language"),

@@ -166,3 +166,22 @@ def test_recall_windows_are_built_on_the_same_days(
     window = time_window(question, now=NOW.astimezone(BERLIN))
     assert window is not None
     assert (window.start, window.end - window.start) == (start, timedelta(days=days))
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        ("What did I do YESTERDAY?", date(2026, 11, 27)),
+        ("THREE DAYS AGO", date(2026, 11, 24)),
+        ("ON TUESDAY we met", date(2026, 11, 24)),
+        ("in MARCH", date(2026, 3, 1)),
+        # 'ſ' is an 's' to a case-insensitive search, but not to str.lower().
+        ("what happened laſt week", date(2026, 11, 16)),
+    ],
+)
+def test_a_time_is_found_in_any_case(question: str, start: date) -> None:
+    """Each pattern is searched only where the lower-cased text holds a word it needs: any
+    spelling of the time still reaches it."""
+    window = time_window(question, now=datetime(2026, 11, 28, 12, 0, tzinfo=UTC))
+    assert window is not None
+    assert window.start.date() == start

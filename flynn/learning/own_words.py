@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from flynn.language import without_code, without_quoted_lines
+from flynn.language import folded, holds_any, without_code, without_quoted_lines
 from flynn.orders import is_injection
 
 __all__ = ["FORWARDED_MARK", "is_injection", "mark_forwarded", "own_words"]
@@ -51,12 +51,14 @@ def own_words(text: str) -> str:
     if text.startswith(FORWARDED_MARK):
         return ""
     text = without_code(text)
-    request = _MATERIAL_REQUEST.search(text)
+    # Both end in a colon or a line break, or name a forward: a line without is not searched.
+    request = _MATERIAL_REQUEST.search(text) if ":" in text or "\n" in text else None
     if request is not None:
         text = text[: request.start()]
-    header = _FORWARD_HEADER.search(text)
-    if header is not None:
-        text = text[: header.start()]
+    if ":" in text or holds_any(folded(text), ("forwarded",)):
+        header = _FORWARD_HEADER.search(text)
+        if header is not None:
+            text = text[: header.start()]
     text = without_quoted_lines(text)
     text = _QUOTATION.sub(" ", text)
     return text.strip()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from flynn.language import MONTHS, NUMBER_WORDS, WEEKDAYS
+from flynn.language import MONTHS, NUMBER_WORDS, WEEKDAYS, folded, holds_any
 from flynn.memory.fts import STOPWORDS
 from flynn.recall.comparison import parts
 from flynn.recall.related_words import Related, RelatedWords
@@ -170,6 +170,15 @@ _POINTS_BACK = re.compile(
     re.IGNORECASE,
 )
 
+# What a match of each holds, in lower case (at least one word).
+_WHEN_WORDS = ("when", "what", "which", "how")
+_ACROSS_WORDS = ("how", "total", "altogether", "far", "all", "different", "have", "has")
+_POINTS_BACK_WORDS = (
+    "remember", "recall", "remind", "forgot", "forget", "mention", "told", "said", "decided",
+    "agreed", "discussed", "talked", "planned", "settled", "chose", "last", "other", "earlier",
+    "previously", "again", "usual",
+)  # fmt: skip
+
 
 def mentions(kind: AnswerKind, text: str) -> bool:
     """Whether ``text`` holds the kind of thing a question wants, as far as its surface tells:
@@ -268,17 +277,22 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
         variants.update(form for form in forms if form not in seen and form not in skip)
     window = time_window(text, now=now)
     topic = _without(text, spans, frozenset(names)) if names and len(names) < len(terms) else ""
+    # Each pattern is searched only where a word it needs is (``holds_any``).
+    lowered = folded(text)
+    asks_when = holds_any(lowered, _WHEN_WORDS) and _WHEN.search(text) is not None
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
         names=tuple(names),
         window=window,
-        asks_when=bool(_WHEN.search(text)),
-        about=_about(text),
-        asks_across=bool(_ACROSS.search(text)) and not _WHEN.search(text),
+        asks_when=asks_when,
+        about=_about(text, lowered),
+        asks_across=not asks_when
+        and holds_any(lowered, _ACROSS_WORDS)
+        and _ACROSS.search(text) is not None,
         variants=tuple(sorted(variants)),
-        expects=_expects(text),
-        depth=recall_depth(text, names=names, window=window),
+        expects=_expects(text, lowered),
+        depth=recall_depth(text, names=names, window=window, lowered=lowered),
         topic_text=topic,
         parts=parts(text) or (),
         related=tuple(
@@ -291,10 +305,11 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
     )
 
 
-def _about(text: str) -> Literal["person", "assistant"] | None:
-    if _ASKS_ASSISTANT.search(text):
+def _about(text: str, lowered: str | None) -> Literal["person", "assistant"] | None:
+    you = holds_any(lowered, ("you",))  # _ASKS_ASSISTANT and _YOU need "you" or "your"
+    if you and _ASKS_ASSISTANT.search(text):
         return "assistant"
-    if _YOU.search(text) and not _REQUEST.search(text):
+    if you and _YOU.search(text) and not _REQUEST.search(text):
         return None  # about something the assistant did, in words the list does not know
     return "person" if _FIRST_PERSON.search(text) else None
 
@@ -322,7 +337,13 @@ def _without(text: str, spans: Sequence[tuple[int, int, str]], names: frozenset[
     return re.sub(r"\s+([?!.,;:])", r"\1", " ".join("".join(kept).split()))
 
 
-def recall_depth(text: str, *, names: Sequence[str], window: TimeWindow | None) -> Depth:
+def recall_depth(
+    text: str,
+    *,
+    names: Sequence[str],
+    window: TimeWindow | None,
+    lowered: str | None,
+) -> Depth:
     """``full`` when the message asks something or points at memory, else ``light``.
 
     Full depth for: a question (a question mark, or a sentence opening with a question word or
@@ -332,20 +353,21 @@ def recall_depth(text: str, *, names: Sequence[str], window: TimeWindow | None) 
     decided", "last time", "you said", "again"). The ranker also looks deep when the graph knows
     an entity the message names. Everything else is a plain statement ("the deploy went fine"),
     for which recall stays light: background for the reply, not an answer the person waits for.
+    ``lowered`` is ``flynn.language.folded(text)``.
     """
     if "?" in text or names or window is not None:
         return "full"
-    if _ASKS.search(text) or _POINTS_BACK.search(text):
+    if _ASKS.search(text) or (holds_any(lowered, _POINTS_BACK_WORDS) and _POINTS_BACK.search(text)):
         return "full"
     return "light"
 
 
-def _expects(text: str) -> AnswerKind | None:
-    if _ASKS_NUMBER.search(text):
+def _expects(text: str, lowered: str | None) -> AnswerKind | None:
+    if holds_any(lowered, ("how", "what")) and _ASKS_NUMBER.search(text):
         return "number"
-    if _ASKS_PLACE.search(text):
+    if holds_any(lowered, ("where", "which", "what")) and _ASKS_PLACE.search(text):
         return "place"
-    if _ASKS_PERSON.search(text):
+    if holds_any(lowered, ("who", "what")) and _ASKS_PERSON.search(text):
         return "person"
     return None
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flynn.dates import DAY_UNIT, parse_moment
-from flynn.language import AMOUNT, MONTHS, WEEKDAYS
+from flynn.language import AMOUNT, MONTHS, WEEKDAYS, folded, holds_any
 
 _AGO = re.compile(rf"\b(?:{AMOUNT})\s+(?:{DAY_UNIT})\s+ago\b", re.IGNORECASE)
 _RELATIVE = re.compile(
@@ -25,6 +25,8 @@ _MONTH = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"\b(?:in|of|during|since)\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE)
+# What a match of ``_RELATIVE`` holds ("weekend" holds "week").
+_UNITS = ("night", "week", "month", "year", "summer", "winter", "spring", "autumn", "fall")
 _SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
 
 
@@ -48,23 +50,31 @@ class TimeWindow:
 def time_window(text: str, *, now: datetime) -> TimeWindow | None:
     """The time ``text`` refers to, relative to ``now``; ``None`` when it names none."""
     day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    if (match := _AGO.search(text)) and (moment := _day_of(match.group(), now)):
+    # Each pattern is searched only where a word it needs is (``holds_any``).
+    lowered = folded(text)
+    if (
+        holds_any(lowered, ("ago",))
+        and (match := _AGO.search(text))
+        and (moment := _day_of(match.group(), now))
+    ):
         # A window around the day, wider the further back: "three months ago" is loose.
         half = timedelta(days=max(1, (day - moment).days // 4))
         return TimeWindow(moment - half, moment + half + timedelta(days=1))
-    if match := _DAY_WORD.search(text):
+    if holds_any(lowered, ("yesterday", "today", "tonight", "recently", "lately")) and (
+        match := _DAY_WORD.search(text)
+    ):
         word = match["word"].lower()
         if word in ("recently", "lately"):
             return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
         return _one_day(_day_of(word, now))
-    if match := _RELATIVE.search(text):
+    if holds_any(lowered, _UNITS) and (match := _RELATIVE.search(text)):
         which, unit = match["which"].lower(), match["unit"].lower()
         if unit == "night":  # "the past night", "previous night": last night
             return _one_day(_day_of("this night" if which == "this" else "last night", now))
         return _relative(which, unit, now, day)
-    if match := _WEEKDAY.search(text):
+    if holds_any(lowered, WEEKDAYS) and (match := _WEEKDAY.search(text)):
         return _one_day(_day_of(match.group(), now))
-    for match in _MONTH.finditer(text):
+    for match in _MONTH.finditer(text) if holds_any(lowered, MONTHS) else ():
         month_word = match["month"].lower()
         if month_word == "may" and not (match["year"] or match["day1"] or match["day2"]):
             before = text[max(0, match.start() - 12) : match.start()].lower()
@@ -74,7 +84,7 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
             return _one_day(moment)
         # A month, or a day it does not have ("February 30th"): the month.
         return _month_window(match, MONTHS.index(month_word) + 1, now)
-    if match := _YEAR.search(text):
+    if ("19" in text or "20" in text) and (match := _YEAR.search(text)):
         year = int(match["year"])
         return TimeWindow(
             now.replace(year, 1, 1, 0, 0, 0, 0), now.replace(year + 1, 1, 1, 0, 0, 0, 0)

@@ -33,3 +33,33 @@ def test_a_card_number_is_removed_with_or_without_spaces() -> None:
 def test_lines_with_short_words_and_few_digits_are_left_alone() -> None:
     line = "Call Ana at 10:30 on 2026-05-01 about the 3 boxes"
     assert redact(line) == (line, 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ("MY DOOR CODE IS 4711", "MY DOOR CODE IS "),
+        ("CHANGE MY PIN TO 4821", "CHANGE MY PIN TO "),
+        ("USE Hunter2x AS THE PASSWORD", "USE {} AS THE PASSWORD"),
+        ("My Password's Hunter2x", "My Password's "),
+        ("MY SEED PHRASE IS apple banana cherry dog", "MY SEED PHRASE IS "),
+        (
+            "MACHINE example.com LOGIN bob PASSWORD Hunter2x",
+            "MACHINE example.com LOGIN bob PASSWORD ",
+        ),
+        ("PIN 4711", "PIN "),
+        # 'ſ' is an 's' to a case-insensitive search, but not to str.lower().
+        ("about the code: the ſecret is abc123def", "about the code: the ſecret is "),
+    ],
+)
+def test_a_credentials_word_is_found_in_any_case(line: str, kept: str) -> None:
+    """The announcing patterns are tried only where a credential's word stands, looked for in
+    the lower-cased line: a line in capitals, or with a letter that only case-insensitive
+    matching pairs with an ASCII one, is redacted all the same."""
+    expected = kept.format(REDACTED_SECRET) if "{}" in kept else kept + REDACTED_SECRET
+    assert redact(line) == (expected, 1)
+
+
+def test_a_credentials_stem_inside_other_words_leaves_the_line_alone() -> None:
+    line = "the barcode scanner in the spinning room prints keyboard codes: see the manual"
+    assert redact(line) == (line, 0)
