@@ -177,6 +177,7 @@ def test_recall_windows_are_built_on_the_same_days(
         ("in MARCH", date(2026, 3, 1)),
         # 'ſ' is an 's' to a case-insensitive search, but not to str.lower().
         ("what happened laſt week", date(2026, 11, 16)),
+        ("what did we do laſt ſummer", date(2026, 6, 1)),
     ],
 )
 def test_a_time_is_found_in_any_case(question: str, start: date) -> None:
@@ -185,3 +186,9 @@ def test_a_time_is_found_in_any_case(question: str, start: date) -> None:
     window = time_window(question, now=datetime(2026, 11, 28, 12, 0, tzinfo=UTC))
     assert window is not None
     assert window.start.date() == start
+
+
+def test_a_unit_that_folds_to_no_unit_is_no_window() -> None:
+    """'İ' matches 'i' in a case-insensitive search but folds to two characters: no window,
+    and no error (analysing a question never raises)."""
+    assert time_window("what happened last nİght", now=datetime(2026, 11, 28, tzinfo=UTC)) is None

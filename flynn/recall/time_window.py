@@ -68,7 +68,10 @@ def time_window(text: str, *, now: datetime) -> TimeWindow | None:
             return TimeWindow(day - timedelta(days=30), now + timedelta(seconds=1))
         return _one_day(_day_of(word, now))
     if holds_any(lowered, _UNITS) and (match := _RELATIVE.search(text)):
-        which, unit = match["which"].lower(), match["unit"].lower()
+        # casefold, not lower: a case-insensitive search matches 'ſ' as 's' ("laſt ſummer").
+        which, unit = match["which"].casefold(), match["unit"].casefold()
+        if unit not in _UNITS:  # a dotted 'İ' folds to two characters ("nİght")
+            return None
         if unit == "night":  # "the past night", "previous night": last night
             return _one_day(_day_of("this night" if which == "this" else "last night", now))
         return _relative(which, unit, now, day)
