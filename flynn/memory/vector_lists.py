@@ -1,0 +1,171 @@
+"""An inverted-file partition of one namespace's int8 vectors (``VectorLists``): k-means centroids
+over the rows, and the rows sorted by their nearest centroid, so that a search reads the lists
+nearest the question (a tenth of the rows) instead of every row.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+    Codes = npt.NDArray[np.int8]
+    Ids = npt.NDArray[np.int64]
+
+EXACT_ROWS = 20_000
+"""Below this many rows a namespace is searched row by row: reading them all is then as quick
+as choosing lists (``docs/recall-performance.md``, measured at 5,000 to 100,000 rows)."""
+PROBE_SHARE = 0.1
+"""The share of the lists a search reads: at 100,000 turns of ``assistant`` it finds .98 of
+the exact 300 nearest (``flynn bench recall``'s ``vector_recall``)."""
+MIN_PROBES = 8
+TRAIN_ROWS_PER_LIST = 32
+"""Rows sampled per list to train the centroids (k-means over all rows costs seconds, over a
+sample a fraction of one, and places the centroids as well)."""
+TRAIN_ROUNDS = 6
+IMBALANCE = 3.0
+"""Lists are trained again when rows added since make them this uneven (faiss's imbalance
+factor: 1 when every list holds as many rows; a search's cost grows with it)."""
+_CHUNK = 8192
+"""Rows widened to float32 at a time when assigning them to lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorLists:
+    """Rows sorted by list: list ``i`` is rows ``offsets[i]:offsets[i + 1]``. Never changed
+    once built (``with_rows`` builds another), so a search reads it without a lock."""
+
+    centroids: Matrix
+    offsets: Ids
+    codes: Codes
+    scales: Matrix
+    ids: Ids
+    trained: int
+    """How many rows there were when the centroids were trained."""
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(
+            self.centroids.nbytes
+            + self.offsets.nbytes
+            + self.codes.nbytes
+            + self.scales.nbytes
+            + self.ids.nbytes
+        )
+
+    @property
+    def probes(self) -> int:
+        """How many lists a search reads."""
+        lists = self.centroids.shape[0]
+        return int(min(lists, max(MIN_PROBES, math.ceil(lists * PROBE_SHARE))))
+
+    def search(self, query: Matrix, *, exact: bool = False) -> tuple[Ids, Matrix]:
+        """The ids and similarities of the rows in the lists nearest ``query`` (of every row,
+        with ``exact``), unordered."""
+        import numpy as np
+
+        if exact:
+            codes, scales, ids = self.codes, self.scales, self.ids
+        else:
+            chosen = np.argpartition(-(self.centroids @ query), self.probes - 1)[: self.probes]
+            # Each list is a run of rows: copied a run at a time (gathering row by row is ten
+            # times slower).
+            runs = [slice(self.offsets[i], self.offsets[i + 1]) for i in np.sort(chosen)]
+            codes = np.concatenate([self.codes[run] for run in runs])
+            scales = np.concatenate([self.scales[run] for run in runs])
+            ids = np.concatenate([self.ids[run] for run in runs])
+        similarity: Matrix = (codes.astype(np.float32) @ query) * scales
+        return ids, similarity
+
+    def is_balanced(self) -> bool:
+        import numpy as np
+
+        sizes = np.diff(self.offsets).astype(np.float64)
+        total = float(sizes.sum())
+        if total == 0:
+            return True
+        return float(len(sizes) * np.square(sizes).sum() / total**2) <= IMBALANCE
+
+    def with_rows(self, codes: Codes, scales: Matrix, ids: Ids) -> VectorLists:
+        """These lists with more rows: each joins the list of its nearest centroid; trained
+        again when the rows have doubled since training or the lists grew uneven."""
+        import numpy as np
+
+        total = len(self) + codes.shape[0]
+        all_codes = np.concatenate([self.codes, codes])
+        all_scales = np.concatenate([self.scales, scales])
+        all_ids = np.concatenate([self.ids, ids])
+        if total > 2 * self.trained:
+            return partition(all_codes, all_scales, all_ids)
+        labels = np.concatenate(
+            [
+                np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets)),
+                _assign(codes, self.centroids),
+            ]
+        )
+        grown = _sorted(self.centroids, labels, all_codes, all_scales, all_ids, self.trained)
+        if grown.is_balanced():
+            return grown
+        return partition(all_codes, all_scales, all_ids)
+
+
+def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> VectorLists:
+    """Lists over the rows: half the square root of their number, their centroids trained by
+    spherical k-means (the rows are unit vectors; similarity is their dot product) on a
+    sample."""
+    import numpy as np
+
+    count = codes.shape[0]
+    lists = max(1, min(count, round(math.sqrt(count) / 2)))
+    rng = np.random.default_rng(seed)
+    sample = rng.choice(count, size=min(count, lists * TRAIN_ROWS_PER_LIST), replace=False)
+    train = codes[np.sort(sample)].astype(np.float32) * scales[np.sort(sample), None]
+    centroids = train[rng.choice(train.shape[0], size=lists, replace=False)].copy()
+    for _ in range(TRAIN_ROUNDS):
+        labels = np.argmax(train @ centroids.T, axis=1)
+        order = np.argsort(labels, kind="stable")
+        chosen, starts = np.unique(labels[order], return_index=True)
+        sums = np.add.reduceat(train[order], starts, axis=0)
+        norms = np.linalg.norm(sums, axis=1)
+        filled = norms > 0
+        # A list no sample row chose keeps its centroid (the rows assigned later may fill it).
+        centroids[chosen[filled]] = sums[filled] / norms[filled, None]
+    return _sorted(centroids, _assign(codes, centroids), codes, scales, ids, count)
+
+
+def _assign(codes: Codes, centroids: Matrix) -> Ids:
+    """Each row's nearest centroid. A row's scale is positive, so it cannot change which."""
+    import numpy as np
+
+    labels = np.empty(codes.shape[0], np.int64)
+    for start in range(0, codes.shape[0], _CHUNK):
+        part = codes[start : start + _CHUNK].astype(np.float32)
+        labels[start : start + _CHUNK] = np.argmax(part @ centroids.T, axis=1)
+    return labels
+
+
+def _sorted(
+    centroids: Matrix, labels: Ids, codes: Codes, scales: Matrix, ids: Ids, trained: int
+) -> VectorLists:
+    import numpy as np
+
+    order = np.argsort(labels, kind="stable")
+    counts = np.bincount(labels, minlength=centroids.shape[0])
+    offsets = np.zeros(centroids.shape[0] + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return VectorLists(
+        centroids.astype(np.float32),
+        offsets,
+        codes[order],
+        scales[order],
+        ids[order].astype(np.int64),
+        trained,
+    )
