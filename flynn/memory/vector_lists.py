@@ -1,6 +1,6 @@
 """An inverted-file partition of one namespace's int8 vectors (``VectorLists``): k-means centroids
 over the rows, and the rows sorted by their nearest centroid, so that a search reads the lists
-nearest the question (a tenth of the rows) instead of every row.
+nearest the question (a fifth of the rows) instead of every row.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ if TYPE_CHECKING:
 EXACT_ROWS = 20_000
 """Below this many rows a namespace is searched row by row: reading them all is then as quick
 as choosing lists (``docs/recall-performance.md``, measured at 5,000 to 100,000 rows)."""
-PROBE_SHARE = 0.1
-"""The share of the lists a search reads: at 100,000 turns of ``assistant`` it finds .98 of
-the exact 300 nearest (``flynn bench recall``'s ``vector_recall``)."""
+PROBE_SHARE = 0.2
+"""The share of the lists a search reads. On real vectors (``python -m evals.vector_search
+--real assistant``: 37,000 turns and questions of ``assistant`` in one namespace) it finds .95
+of the exact 300 nearest and .98 of the exact 10; a tenth of the lists found .90 and .94, a
+third .97 and .99 (``docs/recall-performance.md``)."""
 MIN_PROBES = 8
 TRAIN_ROWS_PER_LIST = 32
 """Rows sampled per list to train the centroids (k-means over all rows costs seconds, over a
@@ -118,13 +120,13 @@ class VectorLists:
 
 
 def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> VectorLists:
-    """Lists over the rows: half the square root of their number, their centroids trained by
+    """Lists over the rows: twice the square root of their number, their centroids trained by
     spherical k-means (the rows are unit vectors; similarity is their dot product) on a
     sample."""
     import numpy as np
 
     count = codes.shape[0]
-    lists = max(1, min(count, round(math.sqrt(count) / 2)))
+    lists = max(1, min(count, round(2 * math.sqrt(count))))
     rng = np.random.default_rng(seed)
     sample = rng.choice(count, size=min(count, lists * TRAIN_ROWS_PER_LIST), replace=False)
     train = codes[np.sort(sample)].astype(np.float32) * scales[np.sort(sample), None]
