@@ -116,6 +116,7 @@ def bench_real(*, dataset: str, cache: Path, limit: int) -> dict[str, object]:
 
     from evals.recall import load_dataset
     from flynn.memory.vector_index import VectorIndex
+    from flynn.memory.vector_lists import PROBE_SHARE
     from flynn.recall.embeddings import load_embedder
 
     one_blas_thread()
@@ -151,7 +152,7 @@ def bench_real(*, dataset: str, cache: Path, limit: int) -> dict[str, object]:
         "dataset": dataset,
         "rows": len(snapshot),
         "lists": 0 if lists is None else int(lists.centroids.shape[0]),
-        "probes": 0 if lists is None else lists.probes,
+        "probe_share": PROBE_SHARE,
         "questions": len(questions),
         "limit": limit,
         "build_s": round(built, 2),

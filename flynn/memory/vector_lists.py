@@ -21,10 +21,10 @@ EXACT_ROWS = 20_000
 """Below this many rows a namespace is searched row by row: reading them all is then as quick
 as choosing lists (``docs/recall-performance.md``, measured at 5,000 to 100,000 rows)."""
 PROBE_SHARE = 0.2
-"""The share of the lists a search reads. On real vectors (``python -m evals.vector_search
---real assistant``: 37,000 turns and questions of ``assistant`` in one namespace) it finds .95
-of the exact 300 nearest and .98 of the exact 10; a tenth of the lists found .90 and .94, a
-third .97 and .99 (``docs/recall-performance.md``)."""
+"""The share of the rows a search reads, in the lists nearest the question. On real vectors
+(``python -m evals.vector_search --real assistant``: the turns, questions and filler of
+``assistant`` in one namespace) it finds .95 of the exact 300 nearest and .98 of the exact 10
+(``docs/recall-performance.md``)."""
 MIN_PROBES = 8
 TRAIN_ROWS_PER_LIST = 32
 """Rows sampled per list to train the centroids (k-means over all rows costs seconds, over a
@@ -63,28 +63,41 @@ class VectorLists:
             + self.ids.nbytes
         )
 
-    @property
-    def probes(self) -> int:
-        """How many lists a search reads."""
-        lists = self.centroids.shape[0]
-        return int(min(lists, max(MIN_PROBES, math.ceil(lists * PROBE_SHARE))))
-
     def search(self, query: Matrix, *, exact: bool = False) -> tuple[Ids, Matrix]:
-        """The ids and similarities of the rows in the lists nearest ``query`` (of every row,
-        with ``exact``), unordered."""
+        """The ids and similarities of the rows in the lists nearest ``query``, nearest first
+        until they hold ``PROBE_SHARE`` of the rows (every row, with ``exact``), unordered."""
         import numpy as np
 
         if exact:
-            codes, scales, ids = self.codes, self.scales, self.ids
+            runs = [slice(0, len(self))]
         else:
-            chosen = np.argpartition(-(self.centroids @ query), self.probes - 1)[: self.probes]
-            # Each list is a run of rows: copied a run at a time (gathering row by row is ten
-            # times slower).
-            runs = [slice(self.offsets[i], self.offsets[i + 1]) for i in np.sort(chosen)]
-            codes = np.concatenate([self.codes[run] for run in runs])
-            scales = np.concatenate([self.scales[run] for run in runs])
-            ids = np.concatenate([self.ids[run] for run in runs])
-        similarity: Matrix = (codes.astype(np.float32) @ query) * scales
+            order = np.argsort(-(self.centroids @ query))
+            sizes = np.cumsum(np.diff(self.offsets)[order])
+            # However uneven the lists, a search reads about the same number of rows.
+            wanted = min(len(order), int(np.searchsorted(sizes, PROBE_SHARE * len(self))) + 1)
+            chosen = np.sort(order[: max(wanted, min(MIN_PROBES, len(order)))])
+            runs = [slice(self.offsets[i], self.offsets[i + 1]) for i in chosen.tolist()]
+        total = sum(run.stop - run.start for run in runs)
+        similarity = np.empty(total, np.float32)
+        scales = np.empty(total, np.float32)
+        ids = np.empty(total, np.int64)
+        buffer = np.empty((min(_CHUNK, total), query.shape[0]), np.float32)
+        first = filled = 0  # the buffer holds rows first to first + filled
+        for run in _pieces(runs, buffer.shape[0]):
+            rows = run.stop - run.start
+            if filled + rows > buffer.shape[0]:
+                np.matmul(buffer[:filled], query, out=similarity[first : first + filled])
+                first, filled = first + filled, 0
+            # Widened into one buffer, a list after another: a fresh float32 copy of all the
+            # rows read would cost more than the product.
+            buffer[filled : filled + rows] = self.codes[run]
+            at = slice(first + filled, first + filled + rows)
+            scales[at] = self.scales[run]
+            ids[at] = self.ids[run]
+            filled += rows
+        if filled:
+            np.matmul(buffer[:filled], query, out=similarity[first : first + filled])
+        similarity *= scales
         return ids, similarity
 
     def is_balanced(self) -> bool:
@@ -141,6 +154,15 @@ def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> Vecto
         # A list no sample row chose keeps its centroid (the rows assigned later may fill it).
         centroids[chosen[filled]] = sums[filled] / norms[filled, None]
     return _sorted(centroids, _assign(codes, centroids), codes, scales, ids, count)
+
+
+def _pieces(runs: list[slice], most: int) -> list[slice]:
+    """``runs`` of rows, each cut into pieces of at most ``most`` rows."""
+    return [
+        slice(start, min(start + most, run.stop))
+        for run in runs
+        for start in range(run.start, run.stop, most)
+    ]
 
 
 def _assign(codes: Codes, centroids: Matrix) -> Ids:
