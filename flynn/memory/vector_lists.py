@@ -37,7 +37,8 @@ _CHUNK = 8192
 """Rows widened to float32 at a time when assigning them to lists."""
 _SEARCH_ROWS = 1024
 """Rows a search widens to float32 at a time (1.5 MiB with 384 dimensions): as fast as 8,192
-rows (12 MiB), and what glibc keeps of a freed buffer in each recall thread's heap is small."""
+rows, whose 12 MiB buffer glibc kept in each recall thread's heap once freed (``flynn bench
+turn`` at 100,000 messages: 375 MiB resident, 352 with this)."""
 
 
 @dataclass(frozen=True, slots=True)
