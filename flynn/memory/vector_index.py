@@ -299,7 +299,8 @@ class VectorIndex:
                 self._entries[key] = entry
                 self._evict(keep=key)
             snapshot = _snapshot_of(entry)
-        return_free_memory()
+        if len(snapshot) >= BLOCK_ROWS:  # a small load leaves little behind: no heap walk
+            return_free_memory()
         return snapshot
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, Matrix]]) -> None:
