@@ -182,6 +182,9 @@ async def bench_turn(
                 profiler.dump_stats(profile)
             if app.mcp is not None:
                 recovery = await _kill_and_recover(app.mcp.servers[0])
+            from evals.embed import resident_mib  # it imports this module
+
+            rss_mib = resident_mib()  # after the timed turns, before anything is closed
             loaded = app.embeddings
             embeddings_used = loaded.model if loaded is not None and loaded.ready else None
         finally:
@@ -205,6 +208,7 @@ async def bench_turn(
         "mean_ms": round(statistics.fmean(samples), 3),
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
+        "rss_mib": rss_mib,
         "mcp_servers": mcp_servers,
         "mcp_tools": mcp_tools if mcp_servers else 0,
         **recovery,

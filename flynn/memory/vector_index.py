@@ -5,10 +5,13 @@ loop's thread (which adds what it stores) and the recall workers' (which load an
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from flynn.memory.vector_lists import EXACT_ROWS, VectorLists, partition
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
 
     Matrix = npt.NDArray[np.float32]
     Codes = npt.NDArray[np.int8]
+    Ids = npt.NDArray[np.int64]
 
 BLOCK_ROWS = 4096
 """Rows a block holds: a search converts one block at a time to float32 (6 MiB with 384
@@ -44,21 +48,26 @@ def quantize(vectors: Matrix) -> tuple[Codes, Matrix]:
 class _Block:
     codes: Codes
     scales: Matrix
+    ids: Ids
     used: int = 0
 
 
 @dataclass(slots=True)
 class _Entry:
-    """One namespace's rows: blocks filled in order, and the id of each row. Rows are only
-    ever appended, so a search that read ``count`` under the lock reads the rest without it."""
+    """One namespace's rows: those partitioned into lists (``lists``, once there are
+    ``EXACT_ROWS``), then the rows added since, in blocks filled in order. Rows are only ever
+    appended, so a search that read ``used`` under the lock reads the rest without it."""
 
-    ids: list[int] = field(default_factory=list)
     blocks: list[_Block] = field(default_factory=list)
     known: set[int] = field(default_factory=set)
+    lists: VectorLists | None = None
 
     @property
     def nbytes(self) -> int:
-        return sum(block.codes.nbytes + block.scales.nbytes for block in self.blocks)
+        listed = 0 if self.lists is None else self.lists.nbytes
+        return listed + sum(
+            block.codes.nbytes + block.scales.nbytes + block.ids.nbytes for block in self.blocks
+        )
 
     def append(self, ids: Sequence[int], vectors: Matrix) -> None:
         import numpy as np
@@ -69,23 +78,33 @@ class _Entry:
         if len(fresh) < len(ids):
             ids, vectors = [ids[i] for i in fresh], vectors[fresh]
         codes, scales = quantize(np.asarray(vectors, dtype=np.float32))
+        self.append_codes(np.asarray(ids, np.int64), codes, scales)
+        self.known.update(ids)
+
+    def append_codes(self, ids: Ids, codes: Codes, scales: Matrix) -> None:
+        """Appends rows already quantized (their ids already ``known``)."""
+        import numpy as np
+
         done = 0
         while done < len(ids):
             if not self.blocks or self.blocks[-1].used == self.blocks[-1].codes.shape[0]:
-                width = codes.shape[1]
                 rows = BLOCK_ROWS
                 self.blocks.append(
-                    _Block(np.zeros((rows, width), np.int8), np.zeros(rows, np.float32))
+                    _Block(
+                        np.zeros((rows, codes.shape[1]), np.int8),
+                        np.zeros(rows, np.float32),
+                        np.zeros(rows, np.int64),
+                    )
                 )
             block = self.blocks[-1]
             take = min(block.codes.shape[0] - block.used, len(ids) - done)
-            block.codes[block.used : block.used + take] = codes[done : done + take]
-            block.scales[block.used : block.used + take] = scales[done : done + take]
+            end = block.used + take
+            block.codes[block.used : end] = codes[done : done + take]
+            block.scales[block.used : end] = scales[done : done + take]
+            block.ids[block.used : end] = ids[done : done + take]
             # Rows first, then the count that makes them visible to a search.
-            block.used += take
+            block.used = end
             done += take
-        self.ids.extend(ids)
-        self.known.update(ids)
 
 
 @dataclass(eq=False, slots=True)
@@ -99,37 +118,77 @@ class Loading:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """What a search reads: the namespace's rows as they were when it was taken."""
+    """What a search reads: the namespace's rows as they were when it was taken, those in
+    ``lists`` and those added since, in ``blocks`` (each its codes, scales and ids)."""
 
-    ids: list[int]
-    blocks: tuple[tuple[Codes, Matrix], ...]
+    blocks: tuple[tuple[Codes, Matrix, Ids], ...]
+    lists: VectorLists | None = None
+    source: object = None
+    """The entry it was taken of (``VectorIndex.organised`` keeps lists only for it)."""
 
     def __len__(self) -> int:
-        return sum(codes.shape[0] for codes, _ in self.blocks)
+        return self.unlisted + (0 if self.lists is None else len(self.lists))
 
-    def nearest(self, query: Matrix, limit: int) -> list[tuple[int, float]]:
+    @property
+    def unlisted(self) -> int:
+        """Rows not in ``lists``, each read by every search."""
+        return sum(codes.shape[0] for codes, _, _ in self.blocks)
+
+    @property
+    def needs_lists(self) -> bool:
+        """Whether it is large enough to partition (``EXACT_ROWS``), or its lists should take
+        in the rows added since they were built (an eighth more, at least a block)."""
+        if self.lists is None:
+            return len(self) >= EXACT_ROWS
+        return self.unlisted > max(BLOCK_ROWS, len(self.lists) // 8)
+
+    def partitioned(self) -> VectorLists:
+        """Lists over every row: the rows added to the lists there are, or new ones."""
+        import numpy as np
+
+        codes = np.concatenate([codes for codes, _, _ in self.blocks])
+        scales = np.concatenate([scales for _, scales, _ in self.blocks])
+        ids = np.concatenate([ids for _, _, ids in self.blocks])
+        if self.lists is None:
+            return partition(codes, scales, ids)
+        return self.lists.with_rows(codes, scales, ids)
+
+    def nearest(self, query: Matrix, limit: int, *, exact: bool = False) -> list[tuple[int, float]]:
         """Up to ``limit`` ``(id, similarity)`` pairs, most similar first: the dot product of
-        ``query`` with each row as stored (the cosine, for unit rows and query)."""
+        ``query`` with each row as stored (the cosine, for unit rows and query), among the rows
+        of the lists nearest it and those added since (among every row, with ``exact``)."""
         import numpy as np
 
         total = len(self)
         if limit <= 0 or total == 0:
             return []
         query = np.asarray(query, dtype=np.float32)
-        similarity = np.empty(total, np.float32)
-        buffer = np.empty((min(BLOCK_ROWS, total), query.shape[0]), np.float32)
+        unlisted = self.unlisted
+        similarity = np.empty(unlisted, np.float32)
+        buffer = np.empty((min(BLOCK_ROWS, unlisted), query.shape[0]), np.float32)
         start = 0
-        for codes, scales in self.blocks:
+        for codes, scales, _ in self.blocks:
             rows = codes.shape[0]
             part = buffer[:rows]
             part[...] = codes  # int8 to float32, then one BLAS product per block
             np.matmul(part, query, out=similarity[start : start + rows])
             similarity[start : start + rows] *= scales
             start += rows
-        count = min(limit, total)
+        ids = (
+            np.concatenate([ids for _, _, ids in self.blocks])
+            if self.blocks
+            else np.zeros(0, np.int64)
+        )
+        if self.lists is not None:
+            listed_ids, listed = self.lists.search(query, exact=exact)
+            ids = np.concatenate([listed_ids, ids])
+            similarity = np.concatenate([listed, similarity])
+        count = min(limit, len(ids))
+        if count == 0:
+            return []
         top = np.argpartition(-similarity, count - 1)[:count]
         top = top[np.argsort(-similarity[top], kind="stable")]
-        return [(self.ids[index], float(similarity[index])) for index in top]
+        return list(zip(ids[top].tolist(), similarity[top].tolist(), strict=True))
 
 
 class VectorIndex:
@@ -175,10 +234,37 @@ class VectorIndex:
             self._entries[key] = entry  # most recently used last
             return _snapshot_of(entry)
 
+    def organised(self, key: Key, snapshot: Snapshot) -> Snapshot:
+        """``snapshot`` (of ``key``), its rows partitioned into lists first when it
+        ``needs_lists``: built in the calling thread, without the lock, then kept for later
+        searches unless the entry was dropped or organised by another thread meanwhile. Rows
+        added meanwhile stay outside the lists, for the next time."""
+        if not snapshot.needs_lists:
+            return snapshot
+        lists = snapshot.partitioned()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry is not snapshot.source or entry.lists is not snapshot.lists:
+                return Snapshot((), lists)  # answers this search only
+            listed = snapshot.unlisted
+            blocks, entry.blocks, entry.lists = entry.blocks, [], lists
+            before = 0  # rows in the blocks before this one
+            for block in blocks:
+                begin = max(0, listed - before)
+                if begin < block.used:
+                    entry.append_codes(
+                        block.ids[begin : block.used],
+                        block.codes[begin : block.used],
+                        block.scales[begin : block.used],
+                    )
+                before += block.used
+            self._evict(keep=key)
+            return _snapshot_of(entry)
+
     def ids(self, key: Key) -> set[int] | None:
         with self._lock:
             entry = self._entries.get(key)
-            return None if entry is None else set(entry.ids)
+            return None if entry is None else set(entry.known)
 
     def begin_load(self, key: Key) -> Loading:
         """Starts a read of ``key`` from the database: rows ``add``ed from now on are kept for
@@ -212,7 +298,10 @@ class VectorIndex:
                 self._entries.pop(key, None)
                 self._entries[key] = entry
                 self._evict(keep=key)
-            return _snapshot_of(entry)
+            snapshot = _snapshot_of(entry)
+        if len(snapshot) >= BLOCK_ROWS:  # a small load leaves little behind: no heap walk
+            return_free_memory()
+        return snapshot
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, Matrix]]) -> None:
         """Adds stored ``(ref_id, namespace, vector)`` rows of ``kind`` to the entries (and
@@ -253,10 +342,24 @@ class VectorIndex:
                 total -= self._entries.pop(key).nbytes
 
 
+def return_free_memory() -> None:
+    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``). Loading or
+    partitioning a namespace frees tens of megabytes of float32 batches, which glibc keeps
+    resident otherwise, scattered between the rows kept (88 MB at 100,000 rows, measured:
+    ``docs/recall-performance.md``). Elsewhere than glibc it does nothing."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
 def _under(namespace: str, prefix: str) -> bool:
     return namespace == prefix or namespace.startswith(prefix + "/")
 
 
 def _snapshot_of(entry: _Entry) -> Snapshot:
-    blocks = tuple((b.codes[: b.used], b.scales[: b.used]) for b in entry.blocks if b.used)
-    return Snapshot(entry.ids, blocks)
+    blocks = tuple(
+        (b.codes[: b.used], b.scales[: b.used], b.ids[: b.used]) for b in entry.blocks if b.used
+    )
+    return Snapshot(blocks, entry.lists, entry)

@@ -1,6 +1,7 @@
 """Local embeddings (``memory.embeddings``, on by default): one vector per stored message in the
-``embeddings`` table (float16, 768 bytes with MiniLM), and brute-force cosine search over a
-namespace with numpy.
+``embeddings`` table (float16, 768 bytes with MiniLM), and cosine search over a
+namespace with numpy: row by row in a small one, in the lists nearest the question in a large
+one (``flynn.memory.vector_lists``).
 
 numpy is imported only when vectors are used: with embeddings off it is never loaded. A
 namespace's vectors are kept in memory once searched (``flynn.memory.vector_index``: int8, shared
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.sql import TransactionalSql
-from flynn.memory.vector_index import VectorIndex
+from flynn.memory.vector_index import VectorIndex, return_free_memory
 
 if TYPE_CHECKING:
     import numpy as np
@@ -377,6 +378,9 @@ class SqlVectors:
         if snapshot is None:
             loading = self._index.begin_load(key)
             snapshot = self._index.finish_load(loading, self._read(*key))
+        if snapshot.needs_lists:
+            snapshot = self._index.organised(key, snapshot)
+            return_free_memory()  # the rows' copies before they were sorted into lists
         if not len(snapshot):
             return []
         query = self._embedder.embed([text])[0] if vector is None else vector

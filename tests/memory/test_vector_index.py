@@ -14,7 +14,8 @@ from fakes.embedder import HashingEmbedder
 from flynn.errors import StoreError
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.vector_index import BLOCK_ROWS, VectorIndex, quantize
+from flynn.memory.vector_index import BLOCK_ROWS, Snapshot, VectorIndex, quantize
+from flynn.memory.vector_lists import EXACT_ROWS
 from flynn.memory.vectors import SqliteVectors
 
 np = pytest.importorskip("numpy")
@@ -153,4 +154,65 @@ def test_a_load_whose_read_failed_keeps_nothing_for_later_rows() -> None:
         index.finish_load(loading, failing_read())  # type: ignore[arg-type]
     index.add("message", [(2, "users/ana", rows[1])])
     assert loading.added == []
+    assert index.snapshot(key) is None
+
+
+def _loaded(index: VectorIndex, key: tuple[str, str], rows: object) -> Snapshot:
+    loading = index.begin_load(key)
+    return index.finish_load(loading, [(list(range(1, len(rows) + 1)), rows)])  # type: ignore[arg-type]
+
+
+def test_a_large_namespace_is_searched_in_the_lists_nearest_the_question() -> None:
+    rows = _unit_rows(EXACT_ROWS + 500, width=64)
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    small = index.organised(key, _loaded(index, key, rows[: EXACT_ROWS - 1]))
+    assert small.lists is None  # below the threshold every row is read
+    snapshot = index.organised(key, _loaded(index, key, rows))
+    lists = snapshot.lists
+    assert lists is not None and snapshot.unlisted == 0 and len(snapshot) == len(rows)
+    assert sorted(lists.ids.tolist()) == list(range(1, len(rows) + 1))
+    assert index.snapshot(key) == snapshot  # kept for the next search
+    found = []
+    for query in rows[::1001]:
+        exact = {ref for ref, _ in snapshot.nearest(query, 50, exact=True)}
+        near = snapshot.nearest(query, 50)
+        assert [s for _, s in near] == sorted((s for _, s in near), reverse=True)
+        found.append(len(exact & {ref for ref, _ in near}) / 50)
+    assert np.mean(found) >= 0.9
+    # A row finds itself first: its own list is the nearest.
+    assert snapshot.nearest(rows[123], 1)[0][0] == 124
+
+
+def test_rows_added_after_the_lists_are_found_and_later_join_them() -> None:
+    rows = _unit_rows(EXACT_ROWS + BLOCK_ROWS + 10, width=64)
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    listed = EXACT_ROWS
+    first = index.organised(key, _loaded(index, key, rows[:listed]))
+    assert first.lists is not None
+    added = [(listed + i + 1, "users/ana/s", rows[listed + i]) for i in range(len(rows) - listed)]
+    index.add("message", added[:10])
+    fresh = index.snapshot(key)
+    assert fresh is not None and fresh.unlisted == 10
+    assert index.organised(key, fresh) is fresh  # too few to build the lists again
+    assert fresh.nearest(rows[listed + 3], 1)[0][0] == listed + 4
+    index.add("message", added[10:])
+    grown = index.snapshot(key)
+    assert grown is not None and grown.unlisted == BLOCK_ROWS + 10
+    rebuilt = index.organised(key, grown)
+    assert rebuilt.lists is not None and rebuilt.unlisted == 0
+    assert sorted(rebuilt.lists.ids.tolist()) == list(range(1, len(rows) + 1))
+    assert index.ids(key) == set(range(1, len(rows) + 1))
+    assert rebuilt.nearest(rows[-1], 1)[0][0] == len(rows)
+
+
+def test_lists_built_from_a_dropped_entry_answer_only_their_own_search() -> None:
+    rows = _unit_rows(EXACT_ROWS, width=16)
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    snapshot = _loaded(index, key, rows)
+    index.clear()  # a forget meanwhile
+    organised = index.organised(key, snapshot)
+    assert organised.lists is not None and len(organised) == len(rows)
     assert index.snapshot(key) is None
