@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol
 
+from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import scope_params
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.database import PostgresDatabase
@@ -72,13 +73,18 @@ class PostgresMemory:
 
     def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
         self.db = db
+        # FTS5's tokenizer, one for the stores searching by its words.
+        words = FtsWords()
         self.documents = PostgresDocuments(db)
-        self.facts = PostgresFacts(db)
+        self.facts = PostgresFacts(db, words=words)
         self.costs = PostgresCosts(db)
-        self.history = PostgresHistory(db)
+        self.history = PostgresHistory(db, words=words)
         self.inbound = PostgresInboundLog(db)
         self.graph = PostgresGraph(db)
-        self.team = PostgresTeam(db)
+        self.team = PostgresTeam(db, words=words)
+        # Rows stored before their search had postings (a database of an earlier version).
+        self.facts.index.index_missing()
+        self.team.index.index_missing()
         self.telegram_updates = PostgresTelegramUpdates(db)
         # Each store's forgetting, in SQLite's order. Costs carry no namespace; team documents
         # are no person's, and tokens and pairing are keyed by person name (as on SQLite).
