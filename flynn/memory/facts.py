@@ -20,7 +20,7 @@ from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.sql import NamedRow, TransactionalSql, storable
 from flynn.memory.store import Fact, FactKind, NewFact, Postings
 
 FACT_COLUMNS = (
@@ -339,8 +339,9 @@ class SqlFacts:
             (
                 fact.namespace,
                 fact.kind,
-                fact.field,
-                redact(fact.value)[0],  # refused upstream (``is_secret``); never stored here
+                None if fact.field is None else storable(fact.field),
+                # A credential is refused upstream (``is_secret``); never stored here.
+                storable(redact(fact.value)[0]),
                 fact.confidence,
                 fact.source,
                 supersedes,

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from flynn.credentials import redact
 from flynn.memory.database import Database, Params, decode_time, encode_time
 from flynn.memory.fts import quoted
-from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.sql import NamedRow, TransactionalSql, storable
 from flynn.orders import is_injection
 
 TEAM_NAMESPACE = "team"
@@ -258,7 +258,7 @@ class SqlTeam:
         credential in the title or a chunk is redacted."""
         sql = self._sql
         stamp = sql.time(now)
-        title = redact(title)[0]
+        title = storable(redact(title)[0])
         with self._db.transaction():
             if sql.serialise is not None:
                 self._db.execute(sql.serialise)
@@ -276,7 +276,8 @@ class SqlTeam:
                 self._db.execute(sql.orphaned_entities, (document_id, document_id))
                 self._db.execute(sql.unlink, (document_id,))
             stored = [
-                NewChunk(redact(chunk.heading)[0], redact(chunk.content)[0]) for chunk in chunks
+                NewChunk(storable(redact(chunk.heading)[0]), storable(redact(chunk.content)[0]))
+                for chunk in chunks
             ]
             self._db.executemany(
                 sql.add_chunk,
