@@ -5,7 +5,8 @@ composes its own, for ``--storage-url``.
 Until ``storage.url`` opens the app itself on PostgreSQL, the app is opened on SQLite in a
 temporary directory (settings, the embedding model, the offline providers) and the PostgreSQL
 stores are built beside it (``on_postgresql``); the run gets a schema of its own, dropped
-afterwards, so the database is left as it was.
+afterwards (``own_schema``), so the database is left as it was. Once it does, the app is opened
+with ``storage.url`` set to ``own_schema``'s string and used as it is (``BenchApp.of``).
 """
 
 from __future__ import annotations
@@ -88,14 +89,19 @@ def on_postgresql(app: App, url: str) -> Iterator[BenchApp]:
     (dropped on exit): the writer (history, rule extraction into facts, the graph, vectors)
     and recall (facts, history, the graph, vectors, team documents), as ``flynn.app`` composes
     them on SQLite. Raises ``StoreError`` when the database cannot be reached."""
+    with own_schema(url) as scoped, PostgresMemory.open(scoped, relations=FactRelations) as memory:
+        yield _composed(app, memory)
+
+
+@contextmanager
+def own_schema(url: str) -> Iterator[str]:
+    """A connection string for the database at ``url`` whose connections see only a new,
+    empty schema of the run's own (``search_path``), dropped with everything in it on exit."""
     schema = f"flynn_bench_{secrets.token_hex(4)}"
     with PostgresDatabase.open(url) as admin:
         admin.execute(f"CREATE SCHEMA {schema}")
         try:
-            with PostgresMemory.open(
-                make_conninfo(url, options=f"-c search_path={schema}")
-            ) as memory:
-                yield _composed(app, memory)
+            yield make_conninfo(url, options=f"-c search_path={schema}")
         finally:
             admin.execute(f"DROP SCHEMA {schema} CASCADE")
 
