@@ -5,11 +5,13 @@ another person goes with it; on SQLite and on PostgreSQL, with the same counts."
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from flynn.errors import StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.fact_relations import FactRelations
 from flynn.learning.graph_extraction import GraphProposal, ProposedRelation, RuleGraphExtractor
@@ -321,3 +323,37 @@ def test_forgetting_a_field_takes_its_relations(memory: Memory) -> None:
     # Lisbon is named after the value, so it goes, with Maya's relation to it.
     assert memory.graph.find("users/ana", "Lisbon") is None
     assert memory.graph.find("users/ana", "Maya") is not None
+
+
+class _GoneGraph:
+    """``DerivedRelations`` whose database went away mid-forget."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        raise StoreError("the graph cannot be written")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def failing_memory(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Memory]:
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA, lambda graph: _GoneGraph()) as sqlite:
+            yield sqlite
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresMemory.open(url, relations=lambda graph: _GoneGraph()) as postgresql:
+        yield postgresql
+
+
+def test_a_forget_that_fails_midway_forgets_nothing(failing_memory: Memory) -> None:
+    memory = failing_memory
+    fill(memory)
+    before = everything(memory, "users/ana", "ana@example.com Lisbon Porto")
+    with pytest.raises(StoreError):
+        memory.forget_field("users/ana", "location")
+    [porto] = memory.facts.active("users/ana/profile", field="location")
+    with pytest.raises(StoreError):
+        memory.forget_chain("users/ana", porto.id)
+    assert len(memory.facts.history("users/ana/profile", "location")) == 2
+    assert everything(memory, "users/ana", "ana@example.com Lisbon Porto") == before
