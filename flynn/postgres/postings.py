@@ -27,13 +27,13 @@ _IDF_FLOOR = 1e-6
 class PostingsTable:
     """Where one index's postings live: ``terms`` (``term``, the owner's id ``owner``, ``root``
     and ``occurs`` columns, keyed by term and owner), the indexed table ``rows`` (``id``, and
-    ``root`` when ``rooted``), and ``texts``: its indexed columns, in order."""
+    ``root`` where a namespace root's rows are counted), and ``texts``: its indexed columns,
+    in order."""
 
     terms: str
     owner: str
     rows: str
     texts: tuple[str, ...]
-    rooted: bool = True
 
     def statement(self, template: str) -> str:
         return template.format(

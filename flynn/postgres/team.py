@@ -26,8 +26,9 @@ _LENGTHS = "SELECT id, terms FROM team_chunks WHERE id = ANY(%s)"
 _BACKFILL_PAGE = 500
 _WEIGHTS = (0.5, 1.0)
 """``team_chunks_fts``'s ``bm25(0.5, 1.0)``: heading, content."""
+# Team documents are nobody's: every chunk's root is ''.
 CHUNK_POSTINGS = PostingsTable(
-    "team_chunk_terms", "chunk_id", "team_chunks", ("heading", "content"), rooted=False
+    "team_chunk_terms", "chunk_id", "team_chunks", ("heading", "content")
 )
 
 POSTGRES_TEAM = team_dialect(
