@@ -33,6 +33,7 @@ from evals.recall import (
     lexical_recall,
     load_dataset,
 )
+from evals.recall_stores import BenchApp
 from evals.scripted_provider import ScriptedProvider
 from evals.turn import percentile
 from flynn.app import App
@@ -122,7 +123,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 
 
-def _ranker_with(app: App, tuning: Tuning) -> None:
+def _ranker_with(app: BenchApp, tuning: Tuning) -> None:
     hybrid: HybridRanker = app.services.recall._hybrid  # an eval's reach
     hybrid.tuning = tuning
     hybrid.light = lighter(tuning)
@@ -146,7 +147,8 @@ def run(
         )
         provider = ScriptedProvider(default="ok")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
-        app = App.open(settings, {}, providers=providers)
+        opened = App.open(settings, {}, providers=providers)
+        app = BenchApp.of(opened)
         try:
             cache = default_directory()
             if embeddings and cache is not None:
@@ -205,7 +207,7 @@ def run(
         finally:
             import asyncio
 
-            asyncio.run(app.aclose())
+            asyncio.run(opened.aclose())
     return rows
 
 

@@ -218,6 +218,13 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
     )
     recall.add_argument("--seed", type=int, default=7)
     recall.add_argument(
+        "--storage-url",
+        metavar="URL",
+        help="keep every store (facts, history, graph, vectors, team documents) on this "
+        "PostgreSQL database (postgresql://...), in a schema of the run's own, dropped "
+        "afterwards (default: SQLite in a temporary directory)",
+    )
+    recall.add_argument(
         "--synthesis-model",
         choices=("stand-in", "configured"),
         default="stand-in",
@@ -378,6 +385,7 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 docs=args.docs,
                 compare=args.compare,
                 embeddings_cache=cache if embeddings else None,
+                storage_url=args.storage_url,
             )
         )
     except FlynnError as exc:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.recall import _ingest, load_dataset
+from evals.recall_stores import BenchApp
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.providers.base import TASKS, Provider, Task
@@ -62,7 +63,7 @@ async def bench_embed(dataset: str, *, model: EmbeddingModel = "auto") -> dict[s
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         app = App.open(settings, {}, providers=providers)
         try:
-            _ingest(app, data)  # the model is not loaded: nothing is embedded yet
+            _ingest(BenchApp.of(app), data)  # the model is not loaded: nothing is embedded yet
             assert app.embeddings is not None
             before = resident_mib()
             started, cpu = time.perf_counter(), time.process_time()

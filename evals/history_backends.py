@@ -1,7 +1,8 @@
 """Recall over conversation history on SQLite and on PostgreSQL, side by side: a dataset's turns
 stored in both (as ``flynn bench recall`` stores them, without facts, graph or vectors, which have
 no PostgreSQL store yet), every question ranked by the same ``Recall``, and the figures and
-latencies of each; the bar is equal figures.
+latencies of each; the bar is equal figures. (``flynn bench recall --storage-url`` now runs the
+whole of recall, every store, on PostgreSQL; this compares history search alone.)
 
     python -m evals.history_backends --url postgresql://user:pw@host/db [--dataset handwritten]
 

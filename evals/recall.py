@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,6 +39,7 @@ from evals import datasets
 from evals.datasets.labelled import SourceError
 from evals.embedding_cache import CachedEmbedder
 from evals.rankers import ComparedRecall, OtherRankerName, RankerName
+from evals.recall_stores import BenchApp, StorageName, on_postgresql
 from evals.scripted_provider import ScriptedProvider
 from evals.synthesis import Turn as SynthesisTurn
 from evals.synthesis import bench_synthesis
@@ -194,7 +196,7 @@ def _session_key(conversation: str, session: str) -> str:
     return f"bench:{conversation}/{session}"
 
 
-def _ingest(app: App, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, datetime]]:
+def _ingest(app: BenchApp, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, datetime]]:
     writer = app.services.learning.writer
     assert writer is not None  # App always builds one
     where: dict[int, _Where] = {}
@@ -219,7 +221,7 @@ def _ingest(app: App, dataset: Dataset) -> tuple[dict[int, _Where], dict[str, da
     return where, last
 
 
-async def _pad(app: App, dataset: Dataset, *, total: int, seed: int) -> int:
+async def _pad(app: BenchApp, dataset: Dataset, *, total: int, seed: int) -> int:
     """Adds synthetic filler turns until ``total`` turns are stored: half in the dataset's own
     namespaces (spread over their time span), half in other people's. Written after the dataset,
     so the filler has the newer row ids (the harder case for bounded full-text search); imported
@@ -354,6 +356,7 @@ async def bench_recall(
     docs: int = 0,
     compare: bool = False,
     embeddings_cache: Path | None = None,
+    storage_url: str | None = None,
 ) -> dict[str, object]:
     """Runs the benchmark in a temporary data directory; returns the result object. The
     budget, the relevance floor and synthesis's time budget are the settings' defaults unless
@@ -367,7 +370,8 @@ async def bench_recall(
     hybrid without embeddings, as people get it with embeddings off) and by ``bm25_vector``;
     ``result["compare"]`` holds the three side by side (``compare_table`` prints them). With
     ``embeddings_cache``, vectors come from that on-disk cache when it holds them
-    (``evals.embedding_cache``)."""
+    (``evals.embedding_cache``). With ``storage_url``, every store is on that PostgreSQL
+    database (in a schema of the run's own, dropped afterwards: ``evals.recall_stores``)."""
     ks = sorted(set(ks) | ({5} if compare else set()))
     tuned = {
         key: value
@@ -393,51 +397,32 @@ async def bench_recall(
         )
         provider = ScriptedProvider(default="ok")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
-        app = App.open(settings, {}, providers=providers)
+        opened = App.open(settings, {}, providers=providers)
         try:
-            app.load_embeddings()
-            uncached = (
-                cache_embeddings(app, embeddings_cache) if embeddings_cache is not None else None
+            opened.load_embeddings()
+            stores = (
+                on_postgresql(opened, storage_url)
+                if storage_url is not None
+                else nullcontext(BenchApp.of(opened))
             )
-            started = time.perf_counter()
-            where, last = _ingest(app, dataset)
-            padded = await _pad(app, dataset, total=scale, seed=seed)
-            ingest_seconds = time.perf_counter() - started
-            if uncached is not None:
-                uncached()  # questions are embedded by the model: their latency is real
-            team_docs = store_docs(app, docs, seed=seed) if docs else None
-            recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
-            team = TeamRecall(app.memory.team) if docs else None
-            result, turns = _evaluate(
-                app, recall, dataset, where, last, ks=ks, warmup=warmup, team=team
-            )
-            if team_docs is not None:
-                result["team_docs"] = team_docs
-            if compare:
-                result["compare"] = {
-                    "fused": compared_figures(result),
-                    **{
-                        name: compared_figures(
-                            _evaluate(app, other, dataset, where, last, ks=ks, warmup=0, team=team)[
-                                0
-                            ]
-                        )
-                        for name, other in (
-                            ("lexical", lexical_recall(app)),
-                            ("bm25_vector", _other_ranker(app, "bm25_vector")),
-                        )
-                    },
-                }
-            vectors = app.services.recall.vectors
-            model = None if vectors is None else vectors.model
-            result["synthesis"] = await bench_synthesis(
-                turns,
-                timeout_seconds=settings.memory.synthesis_timeout_seconds,
-                llm=synthesis_llm,
-                env=env,
-            )
+            with stores as app:
+                ran = await _run(
+                    app,
+                    dataset,
+                    ks=ks,
+                    ranker=ranker,
+                    scale=scale,
+                    seed=seed,
+                    warmup=warmup,
+                    docs=docs,
+                    compare=compare,
+                    embeddings_cache=embeddings_cache,
+                    synthesis_llm=synthesis_llm,
+                    env=env,
+                )
         finally:
-            await app.aclose()
+            await opened.aclose()
+    result = ran.result
     result.update(
         {
             "bench": "recall",
@@ -445,21 +430,87 @@ async def bench_recall(
                 "ranker": ranker,
                 "recall_depth": depth,
                 "embeddings": embeddings,
-                "embeddings_model": model,
+                "embeddings_model": ran.model,
                 "recall_max_tokens": settings.memory.recall_max_tokens,
                 "retrieval_threshold": settings.memory.retrieval_threshold,
-                "stored_turns": len(where) + padded,
-                "dataset_turns": len(where),
-                "filler_turns": padded,
+                "stored_turns": ran.dataset_turns + ran.padded,
+                "dataset_turns": ran.dataset_turns,
+                "filler_turns": ran.padded,
+                "storage": ran.storage,
             },
-            "ingest_s": round(ingest_seconds, 2),
+            "ingest_s": round(ran.ingest_seconds, 2),
             "evidence_unknown": dataset.unknown_evidence,
         }
     )
     return result
 
 
-def _other_ranker(app: App, ranker: OtherRankerName) -> Recall:
+@dataclass(frozen=True, slots=True)
+class _Ran:
+    """One run's figures, and what the result's ``config`` says of it."""
+
+    result: dict[str, object]
+    ingest_seconds: float
+    dataset_turns: int
+    padded: int
+    model: str | None
+    storage: StorageName
+
+
+async def _run(
+    app: BenchApp,
+    dataset: Dataset,
+    *,
+    ks: Sequence[int],
+    ranker: RankerName,
+    scale: int,
+    seed: int,
+    warmup: int,
+    docs: int,
+    compare: bool,
+    embeddings_cache: Path | None,
+    synthesis_llm: LlmSettings | None,
+    env: Mapping[str, str] | None,
+) -> _Ran:
+    """Stores the dataset in ``app``'s stores and ranks its questions."""
+    uncached = cache_embeddings(app, embeddings_cache) if embeddings_cache is not None else None
+    started = time.perf_counter()
+    where, last = _ingest(app, dataset)
+    padded = await _pad(app, dataset, total=scale, seed=seed)
+    ingest_seconds = time.perf_counter() - started
+    if uncached is not None:
+        uncached()  # questions are embedded by the model: their latency is real
+    team_docs = store_docs(app, docs, seed=seed) if docs else None
+    recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
+    team = TeamRecall(app.memory.team) if docs else None
+    result, turns = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup, team=team)
+    if team_docs is not None:
+        result["team_docs"] = team_docs
+    if compare:
+        result["compare"] = {
+            "fused": compared_figures(result),
+            **{
+                name: compared_figures(
+                    _evaluate(app, other, dataset, where, last, ks=ks, warmup=0, team=team)[0]
+                )
+                for name, other in (
+                    ("lexical", lexical_recall(app)),
+                    ("bm25_vector", _other_ranker(app, "bm25_vector")),
+                )
+            },
+        }
+    vectors = app.services.recall.vectors
+    model = None if vectors is None else vectors.model
+    result["synthesis"] = await bench_synthesis(
+        turns,
+        timeout_seconds=app.settings.memory.synthesis_timeout_seconds,
+        llm=synthesis_llm,
+        env=env,
+    )
+    return _Ran(result, ingest_seconds, len(where), padded, model, app.storage)
+
+
+def _other_ranker(app: BenchApp, ranker: OtherRankerName) -> Recall:
     """The app's recall with another ranker: an eval option only (people always get the
     hybrid). The other rankers use no graph; ``bm25_vector`` uses the app's embeddings."""
     memory = app.settings.memory
@@ -473,7 +524,7 @@ def _other_ranker(app: App, ranker: OtherRankerName) -> Recall:
     )
 
 
-def lexical_recall(app: App) -> Recall:
+def lexical_recall(app: BenchApp) -> Recall:
     """The app's recall without embeddings, on the same store: what people get with
     ``memory.embeddings`` off (the ranker reads no vector, whatever the store holds)."""
     memory = app.settings.memory
@@ -486,7 +537,7 @@ def lexical_recall(app: App) -> Recall:
     )
 
 
-def cache_embeddings(app: App, directory: Path) -> Callable[[], None]:
+def cache_embeddings(app: BenchApp, directory: Path) -> Callable[[], None]:
     """Puts the on-disk cache (``evals.embedding_cache``) in front of the app's embedder;
     returns what takes it away again."""
     vectors = app.services.recall.vectors
@@ -547,7 +598,7 @@ def compare_table(compared: Mapping[str, Any]) -> str:
 
 
 def _evaluate(
-    app: App,
+    app: BenchApp,
     recall: Recall,
     dataset: Dataset,
     where: dict[int, _Where],

@@ -10,11 +10,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from flynn.app import App, utc_now
+from evals.recall_stores import BenchApp
+from flynn.app import utc_now
 from flynn.learning.documents import DocumentIngestor, chunk_text
 from flynn.learning.graph_extraction import RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
-from flynn.recall.embeddings import load_embedder
 
 PARAGRAPHS_PER_PAGE = 30
 """About ten chunks a page (three paragraphs of ~300 characters to a chunk)."""
@@ -26,20 +26,15 @@ _VERBS = ("reviews", "approves", "documents", "monitors", "schedules", "owns", "
 _PEOPLE = ("Maria Lopez", "Tom Baker", "Aiko Tanaka", "Joao Silva", "Priya Nair", "Lena Berg")
 
 
-def store_docs(app: App, chunks: int, *, seed: int = 7) -> dict[str, object]:
-    """Writes pages totalling about ``chunks`` chunks and ingests them; the figures."""
+def store_docs(app: BenchApp, chunks: int, *, seed: int = 7) -> dict[str, object]:
+    """Writes pages totalling about ``chunks`` chunks and ingests them (with the app's vectors
+    when embeddings are on); the figures."""
     rng = random.Random(seed)
     memory = app.memory
-    settings = app.settings.memory
-    vectors = (
-        app.storage.vectors(load_embedder(settings.embeddings_model))
-        if settings.embeddings
-        else None
-    )
     ingestor = DocumentIngestor(
         memory.team,
         GraphIngestor(memory.graph, RuleGraphExtractor()),
-        vectors=vectors,
+        vectors=app.vectors,
         clock=utc_now,
     )
     pages = 0

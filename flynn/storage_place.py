@@ -15,7 +15,6 @@ from typing import Protocol
 
 from flynn.attachments import FileShelf, FolderShelf
 from flynn.coordination import Coordination, LocalCoordination
-from flynn.errors import StoreError
 from flynn.gateway_token import KeptDigest
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.browse import MemoryBrowsing, SqliteMemoryBrowser
@@ -172,7 +171,7 @@ class Storage(Protocol):
     """Where a generated gateway token is kept as a digest; ``None``: in the data dir."""
     redacting: Redacting
     """``flynn memory forget --field/--fact/--since``, ``/forget FIELD`` and the memory page's
-    forget (on PostgreSQL not yet: each raises ``StoreError`` saying so)."""
+    forget: the memory itself, on either backend."""
     shared: bool
     """Several workers may share it: person files are kept in it, no data-dir lock."""
     where: str
@@ -239,7 +238,7 @@ def open_storage(settings: Settings) -> Storage:
     if url is None:
         memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
         return _SqliteStorage(memory, limits)
-    return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule]), limits)
+    return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule], FactRelations), limits)
 
 
 def push_limits(settings: Settings) -> PushLimits:
@@ -267,26 +266,6 @@ def opened_storage(settings: Settings) -> Iterator[Storage]:
         yield storage
     finally:
         storage.close()
-
-
-class _NotRedacting:
-    """``Redacting`` where the backend has none yet (PostgreSQL, ``docs/postgresql.md``):
-    each raises ``StoreError`` saying so, and nothing is forgotten."""
-
-    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
-        raise StoreError(_NO_REDACTION)
-
-    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
-        raise StoreError(_NO_REDACTION)
-
-    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
-        raise StoreError(_NO_REDACTION)
-
-
-_NO_REDACTION = (
-    "forgetting a field, a fact or a time range is not available on PostgreSQL yet; "
-    "`flynn memory forget --all` forgets a person whole"
-)
 
 
 class _Opened:
@@ -378,9 +357,7 @@ class _PostgresStorage(_Opened):
         access = (PostgresPairing(db), PostgresPersonTokens(db), PostgresGatewayToken(db))
         schedule = PostgresSchedule(db, limits)
         pushes, runs = PostgresPushes(db, limits), PostgresRuns(db)
-        super().__init__(
-            memory, schedule, pushes, runs, access, _NotRedacting(), where=db.shown_url
-        )
+        super().__init__(memory, schedule, pushes, runs, access, memory, where=db.shown_url)
 
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
         return PostgresCosts(self._pg, clock=clock, prices=prices)

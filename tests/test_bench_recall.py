@@ -13,6 +13,7 @@ import structlog
 from evals.datasets import NAMES
 from evals.recall import DatasetError, load_dataset, parse_dataset
 from flynn.cli import main
+from flynn.postgres.database import PostgresDatabase
 from flynn.recall import minilm
 
 DATASET = {
@@ -120,6 +121,7 @@ def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[s
         "stored_turns": 6,
         "dataset_turns": 6,
         "filler_turns": 0,
+        "storage": "sqlite",
     }
 
 
@@ -162,6 +164,42 @@ def test_compare_ranks_one_store_with_the_fused_lexical_and_baseline_rankers(
     assert main([*argv, "minilm", "--embeddings-cache", str(cache)]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["compare"] == compared
     assert files[0].stat().st_size == size
+
+
+RANKED = (
+    "turn",
+    "session",
+    "by_category",
+    "turn_at_turns",
+    "injected_turn_recall",
+    "turns_in_top_k_mean",
+    "tokens_injected_mean",
+    "tokens_injected_max",
+    "questions",
+)
+"""What a run's ranking decides: everything but its latencies and where it was stored."""
+
+
+def test_on_postgresql_every_figure_is_sqlites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    """Every store on PostgreSQL (facts learnt from the turns, the graph, vectors, team
+    documents, filler turns; vectors of the shipped int8 encoder): the same figures, and the
+    run's schema gone afterwards."""
+    common = ("--embeddings", "--docs", "40", "--scale", "200", "--embeddings-cache", str(tmp_path))
+    on_sqlite = _run(tmp_path, capsys, *common)
+    on_postgresql = _run(tmp_path, capsys, *common, "--storage-url", postgres_url)
+    assert on_postgresql["config"] == {**on_sqlite["config"], "storage": "postgresql"}  # type: ignore[dict-item]
+    assert {key: on_postgresql[key] for key in RANKED} == {key: on_sqlite[key] for key in RANKED}
+    latency = on_postgresql["latency_ms"]
+    assert isinstance(latency, dict) and set(latency) >= {"p50", "p99"}
+    docs = on_postgresql["team_docs"]
+    assert isinstance(docs, dict) and docs["chunks"] == on_sqlite["team_docs"]["chunks"]  # type: ignore[index]
+    with PostgresDatabase.open(postgres_url) as db:
+        left = db.fetchall(
+            "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", ("flynn\\_bench\\_%",)
+        )
+    assert left == []
 
 
 def test_compare_refuses_embeddings_off(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,7 @@ from flynn.credentials import redact
 from flynn.errors import StoreError
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import NamedRow, Sql
+from flynn.memory.sql import NamedRow, Sql, storable
 from flynn.memory.store import Document
 
 _COLUMNS = "namespace, content, updated_at, expires_at"
@@ -78,7 +78,8 @@ class SqlDocuments:
         self, namespace: str, content: str, *, now: datetime, expires_at: datetime | None = None
     ) -> Document:
         expires = None if expires_at is None else self._sql.time(expires_at)
-        content = redact(content)[0]  # working memory and session notes never keep a credential
+        # Working memory and session notes never keep a credential.
+        content = storable(redact(content)[0])
         row = self._db.fetchone(
             self._sql.replace, (namespace, content, self._sql.time(now), expires)
         )
@@ -86,7 +87,7 @@ class SqlDocuments:
 
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         """Adds ``content`` on a new line after what is there (or creates the document)."""
-        content = redact(content)[0]
+        content = storable(redact(content)[0])
         row = self._db.fetchone(self._sql.append, (namespace, content, self._sql.time(now)))
         return self._returned(row)
 

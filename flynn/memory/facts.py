@@ -20,7 +20,7 @@ from flynn.memory.bm25 import TermMatches, read_best
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.fts import FtsQueryPlanner
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.sql import NamedRow, TransactionalSql, storable
 from flynn.memory.store import Fact, FactKind, NewFact, Postings
 
 FACT_COLUMNS = (
@@ -136,6 +136,15 @@ class FactIndex(Protocol):
 
     def forget_counts(self) -> None:
         """Drops what was learnt about common words; called after rows are deleted."""
+        ...
+
+    @property
+    def writes(self) -> bool:
+        """Whether ``added`` writes (then a fact is stored and indexed in one transaction)."""
+        ...
+
+    def added(self, fact: Fact) -> None:
+        """Indexes a fact just stored (an index SQLite keeps by trigger has nothing to do)."""
         ...
 
 
@@ -316,14 +325,23 @@ class SqlFacts:
 
     def _insert(self, fact: NewFact, *, supersedes: int | None, now: datetime) -> Fact:
         self._generation.wrote()
+        if not self._index.writes:
+            return self._stored(fact, supersedes, now)
+        with self._db.transaction():
+            stored = self._stored(fact, supersedes, now)
+            self._index.added(stored)
+        return stored
+
+    def _stored(self, fact: NewFact, supersedes: int | None, now: datetime) -> Fact:
         at = self._sql.time(now)
         row = self._db.fetchone(
             self._sql.insert,
             (
                 fact.namespace,
                 fact.kind,
-                fact.field,
-                redact(fact.value)[0],  # refused upstream (``is_secret``); never stored here
+                None if fact.field is None else storable(fact.field),
+                # A credential is refused upstream (``is_secret``); never stored here.
+                storable(redact(fact.value)[0]),
                 fact.confidence,
                 fact.source,
                 supersedes,
@@ -339,12 +357,17 @@ class SqlFacts:
         return self._sql.fact(row)
 
 
-class FtsFactIndex:
-    """``FactIndex`` on SQLite's ``facts_fts`` (FTS5, Porter stemming), words chosen by
-    ``FtsQueryPlanner``."""
+class PlannedFactIndex:
+    """``FactIndex`` whose words are chosen by an ``FtsQueryPlanner``: on SQLite's
+    ``facts_fts`` (``FtsFactIndex``), or on any ``TermIndex`` holding FTS5's terms."""
 
-    def __init__(self, db: Database) -> None:
-        self._planner = FtsQueryPlanner(db, "facts_fts")
+    def __init__(self, planner: FtsQueryPlanner, *, writes: bool = False) -> None:
+        self._planner = planner
+        self._writes = writes
+
+    @property
+    def writes(self) -> bool:
+        return self._writes
 
     def postings(
         self, query: str, *, namespace_prefix: str, generation: Hashable
@@ -356,6 +379,16 @@ class FtsFactIndex:
 
     def forget_counts(self) -> None:
         self._planner.forget_counts()
+
+    def added(self, fact: Fact) -> None:
+        """Nothing to do here: ``facts_fts`` is kept by triggers."""
+
+
+class FtsFactIndex(PlannedFactIndex):
+    """``FactIndex`` on SQLite's ``facts_fts`` (FTS5, Porter stemming)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(FtsQueryPlanner(db, "facts_fts"))
 
 
 def fact_from_row(row: sqlite3.Row) -> Fact:

@@ -1,20 +1,23 @@
-"""Forgetting for real in SQLite, beyond a whole namespace: a field, one fact's chain, or a span of
-time, with what was derived from it (index rows, embeddings, graph rows, session summaries,
-working memory, and the value's mentions in messages and documents, which are redacted).
+"""Forgetting for real, beyond a whole namespace: a field, one fact's chain, or a span of time,
+with what was derived from it (index rows, embeddings, graph rows, session summaries, working
+memory, and the value's mentions in messages and documents, which are redacted). The logic once
+(``SqlForgetting``), on SQLite (``SQLITE_FORGETTING``) and on PostgreSQL (its dialect in
+``flynn.postgres.memory``), with the same counts.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from flynn.memory.database import Database, encode_time
 from flynn.memory.fact_keys import RETRACTION_PREFIX, observation_key
 from flynn.memory.graph_names import candidate_keys, name_key
 from flynn.memory.namespaces import namespace_scope, scope_params
+from flynn.memory.sql import NamedRow, TransactionalSql
 from flynn.memory.store import DerivedRelations
 
 REDACTED = "(forgotten)"
@@ -39,7 +42,7 @@ WITH RECURSIVE
     )
 SELECT id FROM older UNION SELECT id FROM newer
 """
-_ONE_CHAIN = _CHAINS.format(seeds="SELECT :id")
+_ONE_CHAIN = _CHAINS.format(seeds="SELECT {chain_id}")
 _CHAIN_ROWS = f"SELECT namespace, field, value FROM facts WHERE id IN ({_ONE_CHAIN})"
 _FORGET_ONE_CHAIN = f"DELETE FROM facts WHERE id IN ({_ONE_CHAIN})"
 _IN_RANGE = f"{_SCOPE} AND created_at >= ? AND created_at < ?"
@@ -51,7 +54,9 @@ _RANGE_SEEDS = (
     f"WHERE {namespace_scope('m.namespace')} AND m.created_at >= ? AND m.created_at < ?"
 )
 _FORGET_RANGE_FACTS = f"DELETE FROM facts WHERE id IN ({_CHAINS.format(seeds=_RANGE_SEEDS)})"
-_RANGE_SESSIONS = f"SELECT DISTINCT session FROM messages WHERE {_IN_RANGE} AND summarized = 1"
+_RANGE_SESSIONS = (
+    f"SELECT DISTINCT session FROM messages WHERE {_IN_RANGE} AND summarized = {{true}}"
+)
 _FORGET_RANGE_MESSAGES = f"DELETE FROM messages WHERE {_IN_RANGE}"
 _RANGE_TOUCHED = f"SELECT DISTINCT session FROM messages WHERE {_IN_RANGE}"
 _DROP_SUMMARY = "UPDATE sessions SET summary = NULL WHERE key = ?"
@@ -87,11 +92,11 @@ _FORGET_MESSAGE_EMBEDDING = "DELETE FROM embeddings WHERE kind = 'message' AND r
 # the session would scan all of it, for every message forgotten. (``_NONE`` stands for no row.)
 _NONE = 2**63 - 1
 _NEXT_IN_SESSION = f"""
-SELECT nullif(min(
+SELECT nullif({{least}}(
     coalesce((SELECT min(id) FROM messages
-              WHERE session = m.session AND summarized = 0 AND id > m.id), {_NONE}),
+              WHERE session = m.session AND summarized = {{false}} AND id > m.id), {_NONE}),
     coalesce((SELECT min(id) FROM messages
-              WHERE session = m.session AND summarized = 1 AND id > m.id), {_NONE})
+              WHERE session = m.session AND summarized = {{true}} AND id > m.id), {_NONE})
 ), {_NONE})
 """
 _FORGET_NEXT_EMBEDDING = (
@@ -128,7 +133,88 @@ def redactable(value: str) -> str | None:
     return text if len(text) >= MIN_REDACTED_CHARS else None
 
 
-class SqliteForgetting:
+_STATEMENTS = {
+    "chain_rows": _CHAIN_ROWS,
+    "documents": _DOCUMENTS,
+    "drop_summary": _DROP_SUMMARY,
+    "field_values": _FIELD_VALUES,
+    "forget_document": _FORGET_DOCUMENT,
+    "forget_documents": _FORGET_DOCUMENTS,
+    "forget_embeddings": _FORGET_EMBEDDINGS,
+    "forget_empty_session": _FORGET_EMPTY_SESSION,
+    "forget_entity": _FORGET_ENTITY,
+    "forget_field": _FORGET_FIELD,
+    "forget_mention": _FORGET_MENTION,
+    "forget_message_embedding": _FORGET_MESSAGE_EMBEDDING,
+    "forget_next_embedding": _FORGET_NEXT_EMBEDDING,
+    "forget_one_chain": _FORGET_ONE_CHAIN,
+    "forget_range_entities": _FORGET_RANGE_ENTITIES,
+    "forget_range_facts": _FORGET_RANGE_FACTS,
+    "forget_range_messages": _FORGET_RANGE_MESSAGES,
+    "forget_range_next_embeddings": _FORGET_RANGE_NEXT_EMBEDDINGS,
+    "forget_range_relations": _FORGET_RANGE_RELATIONS,
+    "forget_unreferenced": _FORGET_UNREFERENCED,
+    "mentioned": _MENTIONED,
+    "messages": _MESSAGES,
+    "range_sessions": _RANGE_SESSIONS,
+    "range_touched": _RANGE_TOUCHED,
+    "set_document": _SET_DOCUMENT,
+    "set_message": _SET_MESSAGE,
+    "set_summary": _SET_SUMMARY,
+    "set_tool_steps": _SET_TOOL_STEPS,
+    "summaries": _SUMMARIES,
+    "tool_steps": _TOOL_STEPS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ForgettingDialect:
+    """The statements above as one backend runs them (``forgetting_dialect``), how it writes
+    times, and how it rewrites a message's text (its full-text index with it)."""
+
+    statements: dict[str, str]
+    time: Callable[[datetime], object]
+    rewrite: Callable[[TransactionalSql, int, str], object]
+
+
+def forgetting_dialect(
+    parameters: Callable[[str], str],
+    *,
+    true: str,
+    false: str,
+    least: str,
+    chain_id: str,
+    time: Callable[[datetime], object],
+    rewrite: Callable[[TransactionalSql, int, str], object],
+) -> ForgettingDialect:
+    """The statements, written once in SQLite's form, with the backend's booleans, its
+    two-argument minimum (``least``), the chain's id parameter (``chain_id``), turned into its
+    parameters by ``parameters``."""
+    words = {"true": true, "false": false, "least": least, "chain_id": chain_id}
+    return ForgettingDialect(
+        {name: parameters(value.format(**words)) for name, value in _STATEMENTS.items()},
+        time,
+        rewrite,
+    )
+
+
+def _sqlite_rewrite(db: TransactionalSql, message_id: int, content: str) -> object:
+    # ``messages_fts`` follows by trigger.
+    return db.execute(_SET_MESSAGE, (content, message_id))
+
+
+SQLITE_FORGETTING = forgetting_dialect(
+    lambda statement: statement,
+    true="1",
+    false="0",
+    least="min",
+    chain_id=":id",
+    time=encode_time,
+    rewrite=_sqlite_rewrite,
+)
+
+
+class SqlForgetting:
     """Each method is one transaction: everything it names goes, or nothing does. Counts per
     kind of row are returned; ``ValueError`` for an empty prefix, ``StoreError`` on failure.
 
@@ -136,27 +222,31 @@ class SqliteForgetting:
     must write to this database, so that it shares the transaction.
     """
 
-    def __init__(self, db: Database, relations: DerivedRelations) -> None:
+    def __init__(
+        self, db: TransactionalSql, relations: DerivedRelations, dialect: ForgettingDialect
+    ) -> None:
         self._db = db
         self._relations = relations
+        self._dialect = dialect
+        self._sql = dialect.statements
 
     def forget_field(self, prefix: str, field: str) -> dict[str, int]:
         """Every row ever stored for ``field`` under ``prefix``, and its values wherever a message,
         summary or document under ``prefix`` mentions them."""
         scope = scope_params(prefix)
         with self._db.transaction():
-            rows = self._db.fetchall(_FIELD_VALUES, (*scope, field))
-            facts = self._db.execute(_FORGET_FIELD, (*scope, field))
+            rows = self._db.fetchall(self._sql["field_values"], (*scope, field))
+            facts = self._db.execute(self._sql["forget_field"], (*scope, field))
             return {"facts": facts, **self._redact(prefix, rows)}
 
     def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
         """The fact's whole supersession chain and its values' mentions under ``prefix``;
         ``None`` (nothing done) when the fact does not exist or its chain leaves ``prefix``."""
         with self._db.transaction():
-            rows = self._db.fetchall(_CHAIN_ROWS, {"id": fact_id})
+            rows = self._db.fetchall(self._sql["chain_rows"], {"id": fact_id})
             if not rows or not all(_within(row["namespace"], prefix) for row in rows):
                 return None
-            facts = self._db.execute(_FORGET_ONE_CHAIN, {"id": fact_id})
+            facts = self._db.execute(self._sql["forget_one_chain"], {"id": fact_id})
             return {"facts": facts, **self._redact(prefix, rows)}
 
     def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
@@ -166,24 +256,32 @@ class SqliteForgetting:
         be edited surgically: when a message goes, the summaries of sessions it was summarised
         into, the working memory document and the cached session contexts go too
         (``documents`` counts them)."""
-        span = (*scope_params(prefix), encode_time(since), encode_time(until))
+        span = (*scope_params(prefix), self._dialect.time(since), self._dialect.time(until))
         with self._db.transaction():
-            summarised = [row[0] for row in self._db.fetchall(_RANGE_SESSIONS, span)]
-            touched = [row[0] for row in self._db.fetchall(_RANGE_TOUCHED, span)]
-            facts = self._db.execute(_FORGET_RANGE_FACTS, (*span, *span))
-            self._db.execute(_FORGET_RANGE_NEXT_EMBEDDINGS, span)
-            messages = self._db.execute(_FORGET_RANGE_MESSAGES, span)
+            summarised = [
+                row["session"] for row in self._db.fetchall(self._sql["range_sessions"], span)
+            ]
+            touched = [
+                row["session"] for row in self._db.fetchall(self._sql["range_touched"], span)
+            ]
+            facts = self._db.execute(self._sql["forget_range_facts"], (*span, *span))
+            self._db.execute(self._sql["forget_range_next_embeddings"], span)
+            messages = self._db.execute(self._sql["forget_range_messages"], span)
             for session in summarised:
-                self._db.execute(_DROP_SUMMARY, (session,))
-            sessions = sum(self._db.execute(_FORGET_EMPTY_SESSION, (s, s)) for s in touched)
+                self._db.execute(self._sql["drop_summary"], (session,))
+            sessions = sum(
+                self._db.execute(self._sql["forget_empty_session"], (s, s)) for s in touched
+            )
             documents = 0
             if messages:
-                documents = self._db.execute(_FORGET_DOCUMENT, (f"{prefix.rstrip('/')}/working",))
-                documents += self._db.execute(
-                    _FORGET_DOCUMENTS, scope_params(f"{prefix.rstrip('/')}/context")
+                documents = self._db.execute(
+                    self._sql["forget_document"], (f"{prefix.rstrip('/')}/working",)
                 )
-            relations = self._db.execute(_FORGET_RANGE_RELATIONS, span)
-            entities = self._db.execute(_FORGET_RANGE_ENTITIES, span)
+                documents += self._db.execute(
+                    self._sql["forget_documents"], scope_params(f"{prefix.rstrip('/')}/context")
+                )
+            relations = self._db.execute(self._sql["forget_range_relations"], span)
+            entities = self._db.execute(self._sql["forget_range_entities"], span)
         return {
             "messages": messages,
             "facts": facts,
@@ -197,9 +295,9 @@ class SqliteForgetting:
     def forget_embeddings(self, prefix: str) -> int:
         """Vectors stored under ``prefix`` (those of deleted messages and facts go with them, by
         trigger, wherever they are stored)."""
-        return self._db.execute(_FORGET_EMBEDDINGS, scope_params(prefix))
+        return self._db.execute(self._sql["forget_embeddings"], scope_params(prefix))
 
-    def _redact(self, prefix: str, facts: Sequence[sqlite3.Row]) -> dict[str, int]:
+    def _redact(self, prefix: str, facts: Sequence[NamedRow]) -> dict[str, int]:
         """Replaces each of the forgotten ``facts``' values, as a whole word in any case, with
         ``REDACTED`` in messages, session summaries and documents under ``prefix``; a redacted
         message loses its vector and the graph mentions of names no longer in it. The graph
@@ -230,30 +328,41 @@ class SqliteForgetting:
         )
         scope = scope_params(prefix)
         unmentioned: set[int] = set()
-        for message_id, content in self._changed(_MESSAGES, scope, pattern):
-            self._db.execute(_SET_MESSAGE, (content, message_id))
-            counts["embeddings"] += self._db.execute(_FORGET_MESSAGE_EMBEDDING, (message_id,))
-            counts["embeddings"] += self._db.execute(_FORGET_NEXT_EMBEDDING, (message_id,))
+        for message_id, content in self._changed(
+            self._sql["messages"], ("id", "content"), scope, pattern
+        ):
+            assert isinstance(message_id, int)
+            self._dialect.rewrite(self._db, message_id, content)
+            counts["embeddings"] += self._db.execute(
+                self._sql["forget_message_embedding"], (message_id,)
+            )
+            counts["embeddings"] += self._db.execute(
+                self._sql["forget_next_embedding"], (message_id,)
+            )
             counts["redacted_messages"] += 1
             unmentioned |= self._forget_stale_mentions(message_id, content)
-        for row in self._db.fetchall(_TOOL_STEPS, scope):
+        for row in self._db.fetchall(self._sql["tool_steps"], scope):
             # Redacted in the decoded strings: in the JSON text a value with a quote, a
             # backslash or a line break is escaped, and would not match.
-            steps = _redacted_json(str(row[1]), pattern)
+            steps = _redacted_json(str(row["steps"]), pattern)
             if steps is not None:
-                self._db.execute(_SET_TOOL_STEPS, (steps, row[0]))
+                self._db.execute(self._sql["set_tool_steps"], (steps, row["message_id"]))
                 counts["redacted_tool_steps"] += 1
-        for key, summary in self._changed(_SUMMARIES, scope, pattern):
-            self._db.execute(_SET_SUMMARY, (summary, key))
+        for key, summary in self._changed(
+            self._sql["summaries"], ("key", "summary"), scope, pattern
+        ):
+            self._db.execute(self._sql["set_summary"], (summary, key))
             counts["redacted_summaries"] += 1
-        for namespace, content in self._changed(_DOCUMENTS, scope, pattern):
-            self._db.execute(_SET_DOCUMENT, (content, namespace))
+        for namespace, content in self._changed(
+            self._sql["documents"], ("namespace", "content"), scope, pattern
+        ):
+            self._db.execute(self._sql["set_document"], (content, namespace))
             counts["redacted_documents"] += 1
         for text in texts:
             if key := name_key(text):
-                counts["entities"] += self._db.execute(_FORGET_ENTITY, (*scope, key))
+                counts["entities"] += self._db.execute(self._sql["forget_entity"], (*scope, key))
         for entity_id in sorted(unmentioned):
-            counts["entities"] += self._db.execute(_FORGET_UNREFERENCED, (entity_id,))
+            counts["entities"] += self._db.execute(self._sql["forget_unreferenced"], (entity_id,))
         return counts
 
     def _forget_stale_mentions(self, message_id: object, content: str) -> set[int]:
@@ -261,22 +370,36 @@ class SqliteForgetting:
         (forgotten)" names no Pixel); returns those entities."""
         keys = candidate_keys(content)
         stale = set()
-        for row in self._db.fetchall(_MENTIONED, (message_id,)):
+        for row in self._db.fetchall(self._sql["mentioned"], (message_id,)):
             if row["name_key"] not in keys:
-                self._db.execute(_FORGET_MENTION, (row["entity_id"], message_id))
+                self._db.execute(self._sql["forget_mention"], (row["entity_id"], message_id))
                 stale.add(int(row["entity_id"]))
         return stale
 
     def _changed(
-        self, sql: str, scope: tuple[str, str, str], pattern: re.Pattern[str]
+        self,
+        sql: str,
+        columns: tuple[str, str],
+        scope: tuple[str, str, str],
+        pattern: re.Pattern[str],
     ) -> list[tuple[object, str]]:
+        """The rows ``sql`` reads (a key and a text, named by ``columns``) whose text
+        ``pattern`` changes, with the redacted text."""
         changed = []
+        key_column, text_column = columns
         for row in self._db.fetchall(sql, scope):
-            text = row[1]
+            key, text = row[key_column], row[text_column]
             redacted = pattern.sub(REDACTED, text)
             if redacted != text:
-                changed.append((row[0], redacted))
+                changed.append((key, redacted))
         return changed
+
+
+class SqliteForgetting(SqlForgetting):
+    """Forgetting in SQLite."""
+
+    def __init__(self, db: Database, relations: DerivedRelations) -> None:
+        super().__init__(db, relations, SQLITE_FORGETTING)
 
 
 def _redacted_json(text: str, pattern: re.Pattern[str]) -> str | None:

@@ -19,7 +19,7 @@ from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.history_search import SqliteMessageSearch
 from flynn.memory.message_rows import COLUMNS, ROW_CACHE_SIZE, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import NamedRow, Sql
+from flynn.memory.sql import NamedRow, Sql, storable
 from flynn.memory.store import (
     MessageMatch,
     MessageRole,
@@ -109,14 +109,15 @@ DELETE FROM sessions WHERE {namespace_scope("namespace")}
 
 
 def stored_text(text: str) -> str:
-    """What a history keeps of a message's or summary's text: credentials redacted."""
-    return redact(text)[0]
+    """What a history keeps of a message's or summary's text: credentials redacted, NUL
+    replaced (``storable``)."""
+    return storable(redact(text)[0])
 
 
 def stored_steps(steps: str) -> str:
     """What a history keeps of a turn's tool steps (JSON): a credential in a call's arguments
-    or a result (a refused call's too) redacted."""
-    return redact_json(steps)[0]
+    or a result (a refused call's too) redacted, NUL replaced."""
+    return storable(redact_json(steps)[0])
 
 
 class SqliteHistory:

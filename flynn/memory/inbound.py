@@ -28,7 +28,7 @@ from typing import Any, Literal
 from flynn.credentials import redact
 from flynn.memory.database import Database, decode_time, encode_time
 from flynn.memory.namespaces import namespace_scope, scope_params
-from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.sql import NamedRow, TransactionalSql, storable
 from flynn.messages import Attachment, InboundMessage, IntakeKey
 
 IntakeState = Literal["new", "pending", "answered", "delivered"]
@@ -179,7 +179,7 @@ class SqlInboundLog:
     ) -> Intake:
         """Records ``message`` as accepted (with its text unless ``keep_text`` is false), or
         says what became of the same id before. A failed one is accepted again (a retry)."""
-        text = redact(message.text)[0] if keep_text else None
+        text = storable(redact(message.text)[0]) if keep_text else None
         files = _encode_files(message.attachments) if keep_text else None
         sql = self._sql
         with self._db.transaction():
@@ -193,7 +193,7 @@ class SqlInboundLog:
                     message.chat_id,
                     message.thread,
                     message.sender_id,
-                    message.sender_name,
+                    None if message.sender_name is None else storable(message.sender_name),
                     int(message.is_group),
                     int(message.forwarded),
                     text,
@@ -229,7 +229,7 @@ class SqlInboundLog:
         """Records the reply (before it is sent); the message's text is dropped. A reply that
         is an error marks the message ``failed``, so a resend of the same id runs again."""
         state = "failed" if error_code else "answered"
-        params = (state, reply, error_code, self._sql.time(now), *_key(key))
+        params = (state, storable(reply), error_code, self._sql.time(now), *_key(key))
         self._db.execute(self._sql.answered, params)
 
     def delivered(self, key: IntakeKey, *, now: datetime) -> bool:

@@ -10,6 +10,16 @@ from typing import Any, Protocol
 
 Params = Sequence[object] | Mapping[str, object]
 
+NUL_STAND_IN = "\ufffd"
+"""What a NUL character (U+0000) in stored text becomes (``storable``)."""
+
+
+def storable(text: str) -> str:
+    """``text`` as every store keeps it, on either backend: PostgreSQL's ``text`` cannot hold
+    NUL, so a NUL becomes U+FFFD (the replacement character) on both, and a message, fact or
+    document carrying one is kept rather than refused."""
+    return text.replace("\x00", NUL_STAND_IN)
+
 
 class NamedRow(Protocol):
     """A result row read by column name (``sqlite3.Row``, psycopg's ``dict_row``)."""

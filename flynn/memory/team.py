@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from flynn.credentials import redact
 from flynn.memory.database import Database, Params, decode_time, encode_time
 from flynn.memory.fts import quoted
-from flynn.memory.sql import NamedRow, TransactionalSql
+from flynn.memory.sql import NamedRow, TransactionalSql, storable
 from flynn.orders import is_injection
 
 TEAM_NAMESPACE = "team"
@@ -100,11 +100,7 @@ _COUNT = "SELECT count(*) AS chunks FROM team_chunks"
 
 @dataclass(frozen=True, slots=True)
 class TeamDialect:
-    """One backend's statements for ``SqlTeam`` (``team_dialect``), its times, and its
-    full-text search of chunks (heading and content, words stemmed, any case): ``rows`` (the
-    chunks holding the word given, up to a limit), ``held_among`` (the same, among ids
-    ``{marks}``), ``best_matches`` (any of the words given, best first, up to a limit);
-    ``word`` and ``any_word`` make their word parameter."""
+    """One backend's statements for ``SqlTeam`` (``team_dialect``) and its times."""
 
     serialise: str | None
     """Runs first in ``put``'s transaction: what makes two processes adding one path queue."""
@@ -125,11 +121,6 @@ class TeamDialect:
     remove: str
     generation: str
     count: str
-    rows: str
-    held_among: str
-    best_matches: str
-    word: Callable[[str], str]
-    any_word: Callable[[Sequence[str]], str]
     time: Callable[[datetime], object]
     stored_time: Callable[[Any], datetime]
 
@@ -139,16 +130,11 @@ def team_dialect(
     *,
     placeholder: str,
     serialise: str | None,
-    rows: str,
-    held_among: str,
-    best_matches: str,
-    word: Callable[[str], str],
-    any_word: Callable[[Sequence[str]], str],
     time: Callable[[datetime], object],
     stored_time: Callable[[Any], datetime],
 ) -> TeamDialect:
     """The statements above, written once with ``?`` (``parameters`` turns them into the
-    backend's), and the backend's own search."""
+    backend's)."""
     return TeamDialect(
         serialise=serialise,
         placeholder=placeholder,
@@ -168,38 +154,75 @@ def team_dialect(
         remove=parameters(_REMOVE),
         generation=parameters(_GENERATION),
         count=parameters(_COUNT),
-        rows=rows,
-        held_among=held_among,
-        best_matches=best_matches,
-        word=word,
-        any_word=any_word,
         time=time,
         stored_time=stored_time,
     )
-
-
-def _fts5_any(terms: Sequence[str]) -> str:
-    return " OR ".join(quoted(term) for term in terms)
 
 
 SQLITE_TEAM = team_dialect(
     lambda statement: statement,
     placeholder="?",
     serialise=None,
-    rows="SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? LIMIT ?",
-    held_among=(
-        "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
-        "AND rowid IN ({marks})"
-    ),
-    best_matches=(
-        "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? "
-        "ORDER BY rank LIMIT ?"
-    ),
-    word=quoted,
-    any_word=_fts5_any,
     time=encode_time,
     stored_time=decode_time,
 )
+
+
+class ChunkIndex(Protocol):
+    """A backend's full-text index of team chunks (heading and content, words matched as FTS5
+    matches them: stemmed, any case)."""
+
+    def added(self, document_id: int, chunks: Sequence[NewChunk]) -> None:
+        """Indexes the document's chunks just stored (as stored, in position order), in the
+        transaction that stored them (an index SQLite keeps by trigger has nothing to do)."""
+        ...
+
+    def rows(self, term: str, limit: int) -> tuple[int, ...]:
+        """The chunks holding ``term``, lowest id first, at most ``limit``."""
+        ...
+
+    def held_among(self, term: str, ids: Sequence[int]) -> set[int]:
+        """Which of the chunks ``ids`` hold ``term``."""
+        ...
+
+    def best_matches(self, terms: Sequence[str], limit: int) -> list[int]:
+        """The chunks holding any of ``terms``, best first by FTS5's bm25 with the heading
+        weighing half the content, at most ``limit``."""
+        ...
+
+
+_FTS_ROWS = "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? LIMIT ?"
+_FTS_HELD_AMONG = (
+    "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? AND rowid IN ({marks})"
+)
+_FTS_BEST_MATCHES = (
+    "SELECT rowid AS id FROM team_chunks_fts WHERE team_chunks_fts MATCH ? ORDER BY rank LIMIT ?"
+)
+
+
+class Fts5ChunkIndex:
+    """``ChunkIndex`` on SQLite's ``team_chunks_fts`` (FTS5, ranked by its ``bm25(0.5, 1.0)``)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def added(self, document_id: int, chunks: Sequence[NewChunk]) -> None:
+        """Nothing to do here: ``team_chunks_fts`` is kept by triggers."""
+
+    def rows(self, term: str, limit: int) -> tuple[int, ...]:
+        return tuple(int(row["id"]) for row in self._db.fetchall(_FTS_ROWS, (quoted(term), limit)))
+
+    def held_among(self, term: str, ids: Sequence[int]) -> set[int]:
+        found: set[int] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            sql = _FTS_HELD_AMONG.format(marks=",".join("?" * len(part)))
+            found.update(int(row["id"]) for row in self._db.fetchall(sql, (quoted(term), *part)))
+        return found
+
+    def best_matches(self, terms: Sequence[str], limit: int) -> list[int]:
+        expression = " OR ".join(quoted(term) for term in terms)
+        return [int(row["id"]) for row in self._db.fetchall(_FTS_BEST_MATCHES, (expression, limit))]
 
 
 class TeamSql(TransactionalSql, Protocol):
@@ -213,9 +236,10 @@ class TeamSql(TransactionalSql, Protocol):
 class SqlTeam:
     """The ``team_documents`` and ``team_chunks`` tables, and full-text search over chunks."""
 
-    def __init__(self, db: TeamSql, dialect: TeamDialect) -> None:
+    def __init__(self, db: TeamSql, dialect: TeamDialect, index: ChunkIndex) -> None:
         self._db = db
         self._sql = dialect
+        self._index = index
         self._kept: tuple[tuple[int, int], dict[str, tuple[int, ...] | None]] = ((-1, -1), {})
         self._counted: tuple[tuple[int, int], dict[str, int]] = ((-1, -1), {})
 
@@ -234,7 +258,7 @@ class SqlTeam:
         credential in the title or a chunk is redacted."""
         sql = self._sql
         stamp = sql.time(now)
-        title = redact(title)[0]
+        title = storable(redact(title)[0])
         with self._db.transaction():
             if sql.serialise is not None:
                 self._db.execute(sql.serialise)
@@ -251,13 +275,18 @@ class SqlTeam:
                 # The names only the old version mentioned go; the new one names its own.
                 self._db.execute(sql.orphaned_entities, (document_id, document_id))
                 self._db.execute(sql.unlink, (document_id,))
+            stored = [
+                NewChunk(storable(redact(chunk.heading)[0]), storable(redact(chunk.content)[0]))
+                for chunk in chunks
+            ]
             self._db.executemany(
                 sql.add_chunk,
                 [
-                    (document_id, position, redact(chunk.heading)[0], redact(chunk.content)[0])
-                    for position, chunk in enumerate(chunks)
+                    (document_id, position, chunk.heading, chunk.content)
+                    for position, chunk in enumerate(stored)
                 ],
             )
+            self._index.added(document_id, stored)
         document = self.document(document_id)
         assert document is not None
         return document, replaced
@@ -317,21 +346,13 @@ class SqlTeam:
 
     def held_among(self, term: str, ids: Iterable[int]) -> set[int]:
         """Which of the chunks ``ids`` hold ``term`` (a word too common to list whole)."""
-        wanted = list(ids)
-        found: set[int] = set()
-        for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
-            sql = self._sql.held_among.format(marks=",".join([self._sql.placeholder] * len(part)))
-            rows = self._db.fetchall(sql, (self._sql.word(term), *part))
-            found.update(int(row["id"]) for row in rows)
-        return found
+        return self._index.held_among(term, list(ids))
 
     def best_matches(self, terms: Sequence[str], *, limit: int) -> list[int]:
         """The chunks full-text ranking puts first for any of ``terms``."""
         if not terms:
             return []
-        rows = self._db.fetchall(self._sql.best_matches, (self._sql.any_word(terms), limit))
-        return [int(row["id"]) for row in rows]
+        return self._index.best_matches(terms, limit)
 
     def link_entities(self, document_id: int, entity_ids: Iterable[int]) -> None:
         """Records which team graph entities ``document_id`` put there."""
@@ -367,8 +388,7 @@ class SqlTeam:
         found: dict[str, tuple[int, ...] | None] = {}
         for term in terms:
             if term not in rows:
-                listed = self._db.fetchall(self._sql.rows, (self._sql.word(term), COMMON + 1))
-                ids = tuple(int(row["id"]) for row in listed)
+                ids = self._index.rows(term, COMMON + 1)
                 rows[term] = None if len(ids) > COMMON else ids
             found[term] = rows[term]
         return found
@@ -394,7 +414,7 @@ class SqliteTeam(SqlTeam):
     """Team documents in SQLite, searched through ``team_chunks_fts`` (FTS5, bm25)."""
 
     def __init__(self, db: Database) -> None:
-        super().__init__(db, SQLITE_TEAM)
+        super().__init__(db, SQLITE_TEAM, Fts5ChunkIndex(db))
 
 
 def safe_passage(text: str) -> str:

@@ -1,36 +1,40 @@
 """Facts in PostgreSQL: ``Facts`` on the ``facts`` table, superseded and never overwritten, as
-``flynn.memory.facts`` keeps them in SQLite; searched through the ``words`` column (a GIN
-index) and ranked by the same bm25; ``generation`` read from a counter every worker's writes
-move (``facts_generation``)."""
+``flynn.memory.facts`` keeps them in SQLite; searched through FTS5's own terms of each fact
+(``fact_terms``, ``flynn.postgres.postings``) and ranked by the same bm25, so a search finds
+what it finds on SQLite; ``generation`` read from a counter every worker's writes move
+(``facts_generation``)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from flynn.memory.facts import SqlFacts, facts_dialect
-from flynn.memory.fts import CANDIDATE_BUDGET, search_terms
-from flynn.memory.namespaces import namespace_root, namespace_token, scope_params
+from flynn.memory.facts import PlannedFactIndex, SqlFacts, facts_dialect
+from flynn.memory.fts import FtsQueryPlanner
+from flynn.memory.fts_words import FtsWords, IndexedText
+from flynn.memory.namespaces import namespace_root
 from flynn.memory.sql import NamedRow
-from flynn.memory.store import Fact, Postings
+from flynn.memory.store import Fact
 from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement, utc
+from flynn.postgres.postings import PostgresTermIndex, PostingsTable, TermRows, merged
 
-# Each searched word's newest matches, one more than a search ranks (so "too many" shows),
-# among every namespace or only under one root. The words are cut and stemmed as ``words`` was.
-_POSTINGS = """
-SELECT t.term, m.id FROM unnest(%(terms)s::text[]) AS t(term)
-CROSS JOIN LATERAL (
-    SELECT id FROM facts
-    WHERE words @@ plainto_tsquery('english', t.term)
-        AND (%(root)s::text IS NULL
-             OR namespace = %(root)s OR (namespace >= %(below)s AND namespace < %(after)s))
-    ORDER BY id DESC LIMIT %(cap)s
-) AS m
+# A fact stored: its terms, and its root (NULL until indexed: rows from before postings).
+_ADDED = """
+WITH indexed AS (
+    INSERT INTO fact_terms (term, fact_id, root, occurs)
+    SELECT t.term, %(id)s, %(root)s, t.occurs
+    FROM unnest(%(terms)s::text[], %(occurs)s::integer[]) AS t (term, occurs)
+    ON CONFLICT DO NOTHING
+)
+UPDATE facts SET root = %(root)s WHERE id = %(id)s
 """
-# The newest id stands for the row count, as on SQLite: deleted rows only make words look rarer.
-_DOCUMENTS = "SELECT coalesce(max(id), 0) AS documents FROM facts"
+_UNINDEXED = "SELECT id, namespace, field, value FROM facts WHERE root IS NULL ORDER BY id LIMIT %s"
+_SET_ROOTS = """
+UPDATE facts SET root = r.root FROM unnest(%s::bigint[], %s::text[]) AS r (id, root)
+WHERE facts.id = r.id
+"""
+_BACKFILL_PAGE = 1000
+FACT_POSTINGS = PostingsTable("fact_terms", "fact_id", "facts", ("field", "value"))
 _GENERATION = "SELECT n FROM facts_generation"
-_MAX_KEPT = 4096
 
 
 def _fact(row: NamedRow) -> Fact:
@@ -86,103 +90,50 @@ class CountedFacts:
         """Nothing to do: the trigger counts every write."""
 
 
-@dataclass(slots=True)
-class _Kept:
-    generation: Hashable
-    postings: dict[tuple[str, str | None], Postings | None] = field(default_factory=dict)
-    documents: int = -1
+class PostingsFactIndex(PlannedFactIndex):
+    """``FactIndex`` on ``fact_terms``: FTS5's terms of each fact's field and value, planned
+    by the same ``FtsQueryPlanner`` as SQLite's ``facts_fts``, so both backends rank the same
+    candidates; a fact is indexed in the transaction that stores it."""
 
-
-class TsvectorFactIndex:
-    """``FactIndex`` on the ``words`` column: the words of a text chosen as SQLite's
-    ``FtsQueryPlanner`` chooses them (rarest first while their matches fit the budget; when
-    even the rarest matches more, its newest matches only, counted under the prefix's namespace
-    root when there is one), so both backends rank the same candidates."""
-
-    def __init__(self, db: PostgresDatabase, *, budget: int = CANDIDATE_BUDGET) -> None:
+    def __init__(self, db: PostgresDatabase, words: FtsWords) -> None:
         self._db = db
-        self._budget = budget
-        self._kept = _Kept(None)
+        self._words = words
+        self._terms = PostgresTermIndex(db, words, FACT_POSTINGS)
+        super().__init__(FtsQueryPlanner.on(self._terms), writes=True)
 
-    def postings(
-        self, query: str, *, namespace_prefix: str, generation: Hashable
-    ) -> Postings | None:
-        if self._kept.generation != generation or len(self._kept.postings) > _MAX_KEPT:
-            self._kept = _Kept(generation)
-        kept = self._kept
-        key = (query, namespace_prefix)
-        if key not in kept.postings:
-            kept.postings[key] = self._postings(query, namespace_prefix, kept)
-        return kept.postings[key]
-
-    def forget_counts(self) -> None:
-        self._kept = _Kept(None)
-
-    def _postings(self, query: str, namespace_prefix: str, kept: _Kept) -> Postings | None:
-        terms = search_terms(query)
-        if not terms:
-            return None
-        chosen = self._choose(terms, self._lists(terms, None))
-        if chosen is None:
-            return None
-        if len(chosen[0][1]) > self._budget and namespace_token(namespace_prefix) is not None:
-            # Even the rarest word is too common among everyone's facts: count among this
-            # root's, so other people's newest facts do not fill the window.
-            scoped = self._choose(terms, self._lists(terms, namespace_root(namespace_prefix)))
-            if scoped is None:
-                return None
-            chosen = scoped
-        if kept.documents < 0:
-            row = self._db.fetchone(_DOCUMENTS)
-            kept.documents = 0 if row is None else int(row["documents"])
-        return Postings(
-            documents=kept.documents,
-            terms={term: tuple(sorted(ids[: self._budget])) for term, ids in chosen},
-        )
-
-    def _choose(
-        self, terms: list[str], lists: dict[str, list[int]]
-    ) -> list[tuple[str, list[int]]] | None:
-        """The words to search, rarest first, while their matches fit the budget (the rarest
-        always); ``None`` when none occurs."""
-        counted = sorted(
-            (len(lists[term]), position, term)
-            for position, term in enumerate(terms)
-            if lists.get(term)
-        )
-        chosen: list[tuple[str, list[int]]] = []
-        total = 0
-        for count, _, term in counted:
-            if chosen and total + count > self._budget:
-                break
-            chosen.append((term, lists[term]))
-            total += count
-        return chosen or None
-
-    def _lists(self, terms: list[str], root: str | None) -> dict[str, list[int]]:
-        """Each word's newest matching ids, newest first, up to one more than the budget;
-        with ``root``, among that namespace root's facts only."""
-        below = after = None
-        if root is not None:
-            root, below, after = scope_params(root)
-        rows = self._db.fetchall(
-            _POSTINGS,
+    def added(self, fact: Fact) -> None:
+        indexed = self._indexed(fact.field, fact.value)
+        self._db.execute(
+            _ADDED,
             {
-                "terms": terms,
-                "root": root,
-                "below": below,
-                "after": after,
-                "cap": self._budget + 1,
+                "id": fact.id,
+                "root": namespace_root(fact.namespace),
+                "terms": list(indexed.terms),
+                "occurs": list(indexed.terms.values()),
             },
         )
-        lists: dict[str, list[int]] = {}
-        for row in rows:
-            lists.setdefault(row["term"], []).append(int(row["id"]))
-        return lists
+
+    def index_missing(self) -> int:
+        """Indexes the facts stored before ``fact_terms`` existed; returns how many. Safe to
+        run by several workers at once (what one wrote, another's insert keeps)."""
+        done = 0
+        while rows := self._db.fetchall(_UNINDEXED, (_BACKFILL_PAGE,)):
+            ids = [int(row["id"]) for row in rows]
+            roots = [namespace_root(row["namespace"]) for row in rows]
+            texts = [self._indexed(row["field"], row["value"]).terms for row in rows]
+            with self._db.transaction():
+                self._terms.insert(TermRows.of(zip(ids, roots, texts, strict=True)))
+                self._db.execute(_SET_ROOTS, (ids, roots))
+            done += len(ids)
+        return done
+
+    def _indexed(self, field: str | None, value: str) -> IndexedText:
+        return merged(self._words.index([field or "", value]))
 
 
 class PostgresFacts(SqlFacts):
     """``Facts`` on PostgreSQL's ``facts`` table."""
 
-    def __init__(self, db: PostgresDatabase) -> None:
-        super().__init__(db, POSTGRES_FACTS, TsvectorFactIndex(db), CountedFacts(db))
+    def __init__(self, db: PostgresDatabase, *, words: FtsWords | None = None) -> None:
+        self.index = PostingsFactIndex(db, FtsWords() if words is None else words)
+        super().__init__(db, POSTGRES_FACTS, self.index, CountedFacts(db))

@@ -30,6 +30,7 @@ from flynn.memory.store import (
 )
 from flynn.postgres.database import PostgresDatabase, aware, utc
 from flynn.postgres.history_search import COLUMNS, PostgresMessageSearch, decode_message
+from flynn.postgres.postings import TermRows
 
 _SCOPE = "(namespace = %s OR (namespace >= %s AND namespace < %s))"
 _TOUCH_SESSION = """
@@ -72,11 +73,6 @@ OVERRIDING SYSTEM VALUE
 SELECT id, %s, %s, %s, role, content, tokens, created_at, false, terms
 FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::integer[], %s::timestamptz[],
             %s::integer[]) AS m (id, role, content, tokens, created_at, terms)
-"""
-_INSERT_TERMS = """
-INSERT INTO message_terms (term, message_id, root, occurs)
-SELECT term, message_id, %s, occurs
-FROM unnest(%s::text[], %s::bigint[], %s::integer[]) AS t (term, message_id, occurs)
 """
 _SAVE_TOOL_STEPS = (
     "INSERT INTO message_tools (message_id, steps) VALUES (%s, %s) "
@@ -236,16 +232,9 @@ class PostgresHistory(PostgresMessageSearch):
         return True
 
     def _insert_terms(self, root: str, ids: Sequence[int], texts: Sequence[IndexedText]) -> None:
-        terms: list[str] = []
-        owners: list[int] = []
-        occurs: list[int] = []
-        for message_id, text in zip(ids, texts, strict=True):
-            for term, count in text.terms.items():
-                terms.append(term)
-                owners.append(message_id)
-                occurs.append(count)
-        if terms:
-            self._db.execute(_INSERT_TERMS, (root, terms, owners, occurs))
+        self._index.insert(
+            TermRows.of((owner, root, text.terms) for owner, text in zip(ids, texts, strict=True))
+        )
 
     def recent(self, session: str) -> list[StoredMessage]:
         return [decode_message(row) for row in self._db.fetchall(_RECENT, (session,))]

@@ -5,13 +5,18 @@ transaction, the parts above memory (the schedule) included through the ``parts`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
+from flynn.memory.forgetting import ForgettingDialect, SqlForgetting, forgetting_dialect
+from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import scope_params
+from flynn.memory.sql import TransactionalSql
+from flynn.memory.store import DerivedRelations, NoDerivedRelations
 from flynn.postgres.costs import PostgresCosts
-from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.database import PostgresDatabase, aware, psycopg_statement
 from flynn.postgres.documents import PostgresDocuments
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.graph import PostgresGraph
@@ -35,6 +40,8 @@ class Forgetting(Protocol):
         ...
 
 
+RelationsOf = Callable[[PostgresGraph], DerivedRelations]
+"""Builds what forgetting retires besides facts (``flynn.learning.fact_relations``)."""
 Part = Callable[[PostgresDatabase], Forgetting]
 """A part above memory with tables in the database (``flynn.schedule.postgres.PostgresSchedule``),
 built on it to forget a person's rows with the rest; the composition root names them."""
@@ -72,15 +79,25 @@ class PostgresMemory:
     the inbound log, team documents and Telegram's webhook updates sharing one
     ``PostgresDatabase``; closing it closes them all."""
 
-    def __init__(self, db: PostgresDatabase, parts: Iterable[Part] = ()) -> None:
+    def __init__(
+        self,
+        db: PostgresDatabase,
+        parts: Iterable[Part] = (),
+        relations: RelationsOf | None = None,
+    ) -> None:
         self.db = db
+        # FTS5's tokenizer, one for the stores searching by its words.
+        words = FtsWords()
         self.documents = PostgresDocuments(db)
-        self.facts = PostgresFacts(db)
+        self.facts = PostgresFacts(db, words=words)
         self.costs = PostgresCosts(db)
-        self.history = PostgresHistory(db)
+        self.history = PostgresHistory(db, words=words)
         self.inbound = PostgresInboundLog(db)
         self.graph = PostgresGraph(db)
-        self.team = PostgresTeam(db)
+        self.team = PostgresTeam(db, words=words)
+        # Rows stored before their search had postings (a database of an earlier version).
+        self.facts.index.index_missing()
+        self.team.index.index_missing()
         self.telegram_updates = PostgresTelegramUpdates(db)
         # Each store's forgetting, in SQLite's order. Costs carry no namespace; team documents
         # are no person's, and tokens and pairing are keyed by person name (as on SQLite).
@@ -95,12 +112,23 @@ class PostgresMemory:
         self._forgetting.append(_Counted(None, lambda prefix: forget_uploads(db, prefix)))
         self._forgetting += [part(db) for part in parts]
         self._forgetting.append(_Counted(None, self.inbound.forget))
+        # What else a fact stated (the graph relations learning derives from it): forgetting
+        # the fact retires them too, as on SQLite.
+        derived = relations(self.graph) if relations is not None else NoDerivedRelations()
+        history = self.history
+
+        def rewrite(_: TransactionalSql, message_id: int, content: str) -> bool:
+            return history.rewrite(message_id, content)
+
+        self._redacting = SqlForgetting(db, derived, postgres_forgetting(rewrite))
 
     @classmethod
-    def open(cls, url: str, parts: Iterable[Part] = ()) -> PostgresMemory:
+    def open(
+        cls, url: str, parts: Iterable[Part] = (), relations: RelationsOf | None = None
+    ) -> PostgresMemory:
         """Connects to and migrates the database at ``url`` (``PostgresDatabase.open``); raises
         ``StorageUnusable`` or ``StoreError`` (without the password) if it cannot."""
-        return cls(PostgresDatabase.open(url), parts)
+        return cls(PostgresDatabase.open(url), parts, relations)
 
     def uploads(self, data_dir: Path) -> PostgresUploads:
         """The pictures and files people send (``FileStore``'s shelf), for a worker whose
@@ -130,3 +158,42 @@ class PostgresMemory:
             for forgetting in self._forgetting:
                 counts.update(forgetting.forget_namespace(prefix))
         return counts
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
+        """``SqliteMemory.forget_field``: every row of ``field`` under ``prefix``, its values
+        redacted where messages, summaries and documents there mention them, in one
+        transaction, counted alike."""
+        return self._forgot(self._redacting.forget_field(prefix, field))
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
+        """``SqliteMemory.forget_chain``: the fact's whole chain, redacted like
+        ``forget_field``; ``None`` if the fact is not under ``prefix``."""
+        forgot = self._redacting.forget_chain(prefix, fact_id)
+        return None if forgot is None else self._forgot(forgot)
+
+    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
+        """``SqliteMemory.forget_range``: everything under ``prefix`` written in
+        ``[since, until)``, and the summaries and working memory that may repeat it."""
+        return self._forgot(self._redacting.forget_range(prefix, since=since, until=until))
+
+    def _forgot(self, counts: dict[str, int]) -> dict[str, int]:
+        # Rows went: what the planners learnt of common words may no longer hold.
+        self.history.forget_counts()
+        self.facts.index.forget_counts()
+        return counts
+
+
+def postgres_forgetting(
+    rewrite: Callable[[TransactionalSql, int, str], object],
+) -> ForgettingDialect:
+    """``flynn.memory.forgetting``'s statements on PostgreSQL; a message is rewritten by
+    ``rewrite`` (its terms with it: ``PostgresHistory.rewrite``)."""
+    return forgetting_dialect(
+        psycopg_statement,
+        true="true",
+        false="false",
+        least="least",
+        chain_id=":id::bigint",
+        time=aware,
+        rewrite=rewrite,
+    )

@@ -514,6 +514,41 @@ CREATE TABLE gateway_token (
     digest     text COLLATE "C" NOT NULL,
     created_at timestamptz NOT NULL
 );
+);
+"""
+
+# Fact and team-chunk search on FTS5's own terms, as messages are searched
+# (``flynn.postgres.postings``): the postings of each fact (field and value) and of each chunk
+# (heading and content), written with the row by the store, since the words are cut by SQLite's
+# tokenizer in Python. ``facts.root`` (``namespace_root``) and ``team_chunks.terms`` (its length in
+# terms) are NULL until a row is indexed: rows stored before this version are indexed when the
+# memory is opened (``PostgresMemory``). The ``tsvector`` columns (Snowball's words) go.
+_POSTINGS = """
+CREATE TABLE fact_terms (
+    term    text COLLATE "C" NOT NULL,
+    fact_id bigint NOT NULL REFERENCES facts (id) ON DELETE CASCADE,
+    root    text COLLATE "C" NOT NULL,
+    occurs  integer NOT NULL,
+    PRIMARY KEY (term, fact_id)
+);
+CREATE INDEX fact_terms_root ON fact_terms (root, term, fact_id);
+CREATE INDEX fact_terms_fact ON fact_terms (fact_id);
+ALTER TABLE facts ADD COLUMN root text COLLATE "C";
+CREATE INDEX facts_root ON facts (root, id);
+CREATE INDEX facts_unindexed ON facts (id) WHERE root IS NULL;
+ALTER TABLE facts DROP COLUMN words;
+
+CREATE TABLE team_chunk_terms (
+    term     text COLLATE "C" NOT NULL,
+    chunk_id bigint NOT NULL REFERENCES team_chunks (id) ON DELETE CASCADE,
+    root     text COLLATE "C" NOT NULL DEFAULT '',
+    occurs   integer NOT NULL,
+    PRIMARY KEY (term, chunk_id)
+);
+CREATE INDEX team_chunk_terms_chunk ON team_chunk_terms (chunk_id);
+ALTER TABLE team_chunks ADD COLUMN terms integer;
+CREATE INDEX team_chunks_unindexed ON team_chunks (id) WHERE terms IS NULL;
+ALTER TABLE team_chunks DROP COLUMN words;
 """
 
 MIGRATIONS: tuple[str, ...] = (
@@ -529,5 +564,6 @@ MIGRATIONS: tuple[str, ...] = (
     _UPLOADS_AND_ORIGIN,
     _WORKERS,
     _GATEWAY_TOKEN,
+    _POSTINGS,
 )
 LATEST_VERSION = len(MIGRATIONS)

@@ -9,14 +9,14 @@ already held in memory for search, so the database only stores and streams them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from flynn.memory.embedding_progress import PersonProgress, people_of
 from flynn.memory.namespaces import scope_params
 from flynn.memory.vector_index import VectorIndex
-from flynn.memory.vectors import Embedder, SqlVectors, VectorsDialect, decode_vectors
+from flynn.memory.vectors import Embedder, SqlVectors, Still, VectorsDialect, decode_vectors
 from flynn.postgres.database import PostgresDatabase
 
 if TYPE_CHECKING:
@@ -68,6 +68,12 @@ WHERE NOT m.offline
 GROUP BY m.namespace
 """
 _LOAD_BATCH = 4096
+_OWNERS = {"message": "messages", "fact": "facts", "chunk": "team_chunks"}
+"""The table whose row each kind of vector embeds (deleting the row deletes the vector)."""
+# Held until the commit: the rows cannot be deleted or rewritten (a forget, a redaction, by
+# any worker) while their vectors are stored. Taken before the version row (``_LOCK_WRITES``),
+# in the order a forget takes them (the rows it deletes, then that row, through the trigger).
+_HOLD = "SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR SHARE"
 
 POSTGRES_VECTORS = VectorsDialect(
     _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS
@@ -90,6 +96,36 @@ class PostgresVectors(SqlVectors):
         super().__init__(db, POSTGRES_VECTORS, embedder, index=index)
         self._pg = db
         self._seen = -1
+
+    def store(
+        self,
+        kind: str,
+        rows: Sequence[tuple[int, str, str]],
+        vectors: Matrix,
+        *,
+        still: Still | None = None,
+    ) -> int:
+        """``SqlVectors.store``, safe under READ COMMITTED: the rows the vectors embed are
+        locked first (``FOR SHARE``), then ``still`` is asked and only the rows that still
+        exist get a vector. A row deleted or rewritten by another worker before the lock gets
+        none; one deleted after waits for this commit, and its trigger takes the vector with
+        it. (SQLite needs none of this: its write lock is the whole database's.)"""
+        table = _OWNERS.get(kind)
+        if table is None or not rows:
+            return super().store(kind, rows, vectors, still=still)
+        with self._pg.transaction():
+            held = {
+                int(row["id"])
+                for row in self._pg.fetchall(
+                    _HOLD.format(table=table), ([ref_id for ref_id, _, _ in rows],)
+                )
+            }
+
+            def existing() -> Sequence[int]:
+                chosen = range(len(rows)) if still is None else still()
+                return [index for index in chosen if rows[index][0] in held]
+
+            return super().store(kind, rows, vectors, still=existing)
 
     def _version(self) -> int:
         row = self._pg.fetchone(_WRITES)

@@ -1,12 +1,17 @@
 """Forgetting for real: after forgetting a field, a fact chain, a time range or a person, nothing of
 it can be recalled (``Recall``) or found (``History.search``, ``Facts.search``), and nothing of
-another person goes with it."""
+another person goes with it; on SQLite and on PostgreSQL, with the same counts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import pytest
+
+from flynn.errors import StoreError
 from flynn.identity import MemoryScope
 from flynn.learning.fact_relations import FactRelations
 from flynn.learning.graph_extraction import GraphProposal, ProposedRelation, RuleGraphExtractor
@@ -18,10 +23,36 @@ from flynn.memory.forgetting import REDACTED
 from flynn.memory.store import FactSource, NewFact, StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.working import read_working_memory, write_working_memory
+from flynn.postgres.database import psycopg_statement
+from flynn.postgres.memory import PostgresMemory
 from flynn.recall.recall import Recall
+from flynn.schedule.migrations import SCHEMA
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
+Memory = SqliteMemory | PostgresMemory
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def memory(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Memory]:
+    """As the daemon composes it: forgetting a fact retires the graph relations it stated."""
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA, FactRelations) as sqlite:
+            yield sqlite
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresMemory.open(url, relations=FactRelations) as postgresql:
+        yield postgresql
+
+
+def _sql(memory: Memory, statement: str) -> str:
+    """A test's own statement, written with ``?``, for the memory's backend."""
+    return statement if isinstance(memory, SqliteMemory) else psycopg_statement(statement)
+
+
+_EMBEDDING = (
+    "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)"
+)
 
 
 def _profile(field: str | None, value: str) -> ProposedFact:
@@ -29,7 +60,7 @@ def _profile(field: str | None, value: str) -> ProposedFact:
 
 
 def say(
-    memory: SqliteMemory,
+    memory: Memory,
     root: str,
     text: str,
     at: datetime,
@@ -49,30 +80,24 @@ def say(
         reconciler.apply(
             f"{root}/profile", fact, source=source, now=at, session=session, message_id=message.id
         )
-    memory.db.execute(
-        "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)",
-        ("message", message.id, root, "test", b"\x00" * 8),
-    )
+    memory.db.execute(_sql(memory, _EMBEDDING), ("message", message.id, root, "test", b"\x00" * 8))
     for word in text.replace(".", " ").split():
         if word.istitle() and len(word) > 3:
             entity = memory.graph.upsert_entity(root, word, "thing", confidence=0.9, now=at)
             memory.graph.mention(entity.id, message.id)
     reply = memory.history.append(session, root, "assistant", "Noted.", tokens=2, now=at)
     # Embedded with the message before it, as ``MemoryWriter`` does.
-    memory.db.execute(
-        "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)",
-        ("message", reply.id, root, "test", b"\x00" * 8),
-    )
+    memory.db.execute(_sql(memory, _EMBEDDING), ("message", reply.id, root, "test", b"\x00" * 8))
     return message
 
 
-def recalled(memory: SqliteMemory, root: str, query: str) -> str:
+def recalled(memory: Memory, root: str, query: str) -> str:
     recall = Recall(memory.facts, memory.history, threshold=0.0, graph=memory.graph)
     memory_text = recall.recall(root, query, now=T0 + DAY, budget_tokens=2000)
     return "\n".join(memory_text.lines)
 
 
-def everything(memory: SqliteMemory, root: str, words: str) -> str:
+def everything(memory: Memory, root: str, words: str) -> str:
     """All a later turn could reach for ``words``: recall, message and fact search, documents."""
     found = [recalled(memory, root, words)]
     found += [hit.excerpt for hit in memory.history.search(root, words, limit=20)]
@@ -81,7 +106,7 @@ def everything(memory: SqliteMemory, root: str, words: str) -> str:
     return "\n".join(found)
 
 
-def fill(memory: SqliteMemory) -> None:
+def fill(memory: Memory) -> None:
     for root in ("users/ana", "users/bob"):
         lisbon, porto = _profile("location", "Lisbon"), _profile("location", "Porto")
         tea = _profile(None, "prefers green tea in the morning")
@@ -100,19 +125,20 @@ def fill(memory: SqliteMemory) -> None:
         )
 
 
-def embeddings(memory: SqliteMemory, root: str) -> int:
-    row = memory.db.fetchone("SELECT count(*) FROM embeddings WHERE namespace = ?", (root,))
+def embeddings(memory: Memory, root: str) -> int:
+    statement = "SELECT count(*) AS n FROM embeddings WHERE namespace = ?"
+    row = memory.db.fetchone(_sql(memory, statement), (root,))
     assert row is not None
-    return int(row[0])
+    return int(row["n"])
 
 
-def test_the_setup_is_recallable(memory: SqliteMemory) -> None:
+def test_the_setup_is_recallable(memory: Memory) -> None:
     fill(memory)
     for words in ("ana@example.com", "Porto", "Lisbon", "Ferreira", "green tea"):
         assert words.split("@")[0].lower() in everything(memory, "users/ana", words).lower()
 
 
-def test_forget_a_field(memory: SqliteMemory) -> None:
+def test_forget_a_field(memory: Memory) -> None:
     fill(memory)
     memory.facts.add(
         NewFact(
@@ -135,7 +161,7 @@ def test_forget_a_field(memory: SqliteMemory) -> None:
     assert "example.com" in everything(memory, "users/bob", "ana@example.com email")
 
 
-def test_forget_a_fact_chain(memory: SqliteMemory) -> None:
+def test_forget_a_fact_chain(memory: Memory) -> None:
     fill(memory)
     [porto] = memory.facts.active("users/ana/profile", field="location")
     assert porto.value == "Porto" and porto.supersedes is not None
@@ -151,7 +177,7 @@ def test_forget_a_fact_chain(memory: SqliteMemory) -> None:
     assert "Porto" in everything(memory, "users/bob", "Porto")
 
 
-def test_forget_a_time_range(memory: SqliteMemory) -> None:
+def test_forget_a_time_range(memory: Memory) -> None:
     fill(memory)
     summarised = memory.history.recent("gateway:ana")[:2]
     memory.history.save_summary(
@@ -189,7 +215,7 @@ def test_forget_a_time_range(memory: SqliteMemory) -> None:
     assert "Ferreira" in everything(memory, "users/bob", "Ferreira")
 
 
-def test_a_range_covering_summarised_messages_drops_the_summary(memory: SqliteMemory) -> None:
+def test_a_range_covering_summarised_messages_drops_the_summary(memory: Memory) -> None:
     fill(memory)
     first = memory.history.recent("gateway:ana")[1]
     memory.history.save_summary("gateway:ana", "lives in Lisbon", through_id=first.id, now=T0)
@@ -199,7 +225,7 @@ def test_a_range_covering_summarised_messages_drops_the_summary(memory: SqliteMe
     assert "lisbon" not in everything(memory, "users/ana", "Lisbon").lower()
 
 
-def test_forget_a_person(memory: SqliteMemory) -> None:
+def test_forget_a_person(memory: Memory) -> None:
     fill(memory)
     counts = memory.forget_namespace("users/ana")
     assert counts["messages"] == 6 and counts["entities"] > 0
@@ -209,11 +235,12 @@ def test_forget_a_person(memory: SqliteMemory) -> None:
     assert memory.graph.find("users/ana", "Porto") is None
     assert memory.graph.find("users/bob", "Porto") is not None
     assert embeddings(memory, "users/bob") == 6
-    assert memory.db.integrity_check() == []
+    if isinstance(memory, SqliteMemory):
+        assert memory.db.integrity_check() == []
 
 
 def _live(
-    memory: SqliteMemory,
+    memory: Memory,
     text: str,
     facts: Sequence[ProposedFact] = (),
     relations: Sequence[ProposedRelation] = (),
@@ -236,16 +263,16 @@ def _live(
         ingestor.ingest_proposal(scope.root, proposal, message.id, now=at, confidence=0.7)
 
 
-def _graph_rows(memory: SqliteMemory) -> tuple[int, int, int]:
+def _graph_rows(memory: Memory) -> tuple[int, int, int]:
     row = memory.db.fetchone(
-        "SELECT (SELECT count(*) FROM entities WHERE name_key != 'user'),"
-        " (SELECT count(*) FROM relations), (SELECT count(*) FROM entity_mentions)"
+        "SELECT (SELECT count(*) FROM entities WHERE name_key != 'user') AS e,"
+        " (SELECT count(*) FROM relations) AS r, (SELECT count(*) FROM entity_mentions) AS m"
     )
     assert row is not None
-    return row[0], row[1], row[2]
+    return int(row["e"]), int(row["r"]), int(row["m"])
 
 
-def test_forgetting_a_fact_takes_the_graph_rows_learnt_from_it(memory: SqliteMemory) -> None:
+def test_forgetting_a_fact_takes_the_graph_rows_learnt_from_it(memory: Memory) -> None:
     _live(
         memory,
         "my dog is called Pixel",
@@ -260,7 +287,7 @@ def test_forgetting_a_fact_takes_the_graph_rows_learnt_from_it(memory: SqliteMem
     assert _graph_rows(memory) == (0, 0, 0)
 
 
-def test_an_entity_still_mentioned_elsewhere_stays(memory: SqliteMemory) -> None:
+def test_an_entity_still_mentioned_elsewhere_stays(memory: Memory) -> None:
     _live(memory, "Went to the park with Pixel and Maya.")
     memory.facts.add(
         NewFact(namespace="users/ana/profile", kind="profile", field="pet", value="called Pixel"),
@@ -282,7 +309,7 @@ def test_an_entity_still_mentioned_elsewhere_stays(memory: SqliteMemory) -> None
     assert memory.graph.find("users/ana", "Maya") is not None
 
 
-def test_forgetting_a_field_takes_its_relations(memory: SqliteMemory) -> None:
+def test_forgetting_a_field_takes_its_relations(memory: Memory) -> None:
     _live(
         memory,
         "I live in Lisbon.",
@@ -296,3 +323,37 @@ def test_forgetting_a_field_takes_its_relations(memory: SqliteMemory) -> None:
     # Lisbon is named after the value, so it goes, with Maya's relation to it.
     assert memory.graph.find("users/ana", "Lisbon") is None
     assert memory.graph.find("users/ana", "Maya") is not None
+
+
+class _GoneGraph:
+    """``DerivedRelations`` whose database went away mid-forget."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def retire(self, namespace: str, field: str | None, value: str, *, still: str = "") -> int:
+        raise StoreError("the graph cannot be written")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def failing_memory(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Memory]:
+    if request.param == "sqlite":
+        with SqliteMemory.open(db_path, SCHEMA, lambda graph: _GoneGraph()) as sqlite:
+            yield sqlite
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresMemory.open(url, relations=lambda graph: _GoneGraph()) as postgresql:
+        yield postgresql
+
+
+def test_a_forget_that_fails_midway_forgets_nothing(failing_memory: Memory) -> None:
+    memory = failing_memory
+    fill(memory)
+    before = everything(memory, "users/ana", "ana@example.com Lisbon Porto")
+    with pytest.raises(StoreError):
+        memory.forget_field("users/ana", "location")
+    [porto] = memory.facts.active("users/ana/profile", field="location")
+    with pytest.raises(StoreError):
+        memory.forget_chain("users/ana", porto.id)
+    assert len(memory.facts.history("users/ana/profile", "location")) == 2
+    assert everything(memory, "users/ana", "ana@example.com Lisbon Porto") == before
