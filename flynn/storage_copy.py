@@ -16,11 +16,13 @@ from flynn.app import database_path
 from flynn.attachments import FolderShelf
 from flynn.datadir import PRIVATE_FILE_MODE, DataDirLock
 from flynn.errors import StoreError
+from flynn.gateway_token import kept_gateway_token, token_digest
 from flynn.memory.database import Database
 from flynn.people.files import DirectoryPersonFiles
 from flynn.people.moving import PersonFilesCopy, UploadsCopy, person_namespaces
 from flynn.people_place import person_files
 from flynn.postgres.copy import CopiedKind, KindCount, Progress, copy_install
+from flynn.postgres.gateway_token import PostgresGatewayToken
 from flynn.postgres.memory import PostgresMemory
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
@@ -73,9 +75,35 @@ def copy_to_postgres(
             also: list[CopiedKind] = [
                 PersonFilesCopy(DirectoryPersonFiles(data_dir), documents, namespaces),
                 UploadsCopy(FolderShelf(), target.uploads(data_dir), data_dir, namespaces),
+                GatewayTokenCopy(data_dir, PostgresGatewayToken(target.db), clock),
             ]
             kinds = copy_install(source, target.db, install, also=also, progress=progress)
             return CopyReport(path, target.db.shown_url, kinds)
+
+
+class GatewayTokenCopy:
+    """The gateway token generated into the data dir, kept in the database as its digest (as a
+    worker on PostgreSQL keeps one), so the web chat's address people saved keeps working; a
+    database holding another token's digest is left alone, and the count says so."""
+
+    kind = "gateway token"
+
+    def __init__(
+        self, data_dir: Path, target: PostgresGatewayToken, clock: Callable[[], datetime]
+    ) -> None:
+        self._token = kept_gateway_token(data_dir)
+        self._target = target
+        self._clock = clock
+
+    def copy(self) -> int:
+        if self._token is None:
+            return 0
+        return int(self._target.add_if_absent(token_digest(self._token), now=self._clock()))
+
+    def counts(self) -> tuple[int, int]:
+        if self._token is None:
+            return 0, 0
+        return 1, int(self._target.digest() == token_digest(self._token))
 
 
 def install_name(data_dir: Path) -> str:

@@ -147,8 +147,8 @@ RULES: dict[str, Rule] = {
     # (test_only_the_composition_root_may_choose_the_postgresql_backend)
     "storage_copy": rule(
         "app",
-        "app attachments datadir errors memory people people_place postgres schedule.migrations "
-        "settings",
+        "app attachments datadir errors gateway_token memory people people_place postgres "
+        "schedule.migrations settings",
     ),
     # the embedding model's life in a running flynn: named, loaded in a thread, the catch-up
     "embedding_model": rule("app", "errors learning memory recall settings"),

@@ -13,6 +13,7 @@ from fakes.embedder import HashingEmbedder
 
 from flynn.attachments import FileLimits, FileStore, FolderShelf
 from flynn.errors import CopyRefused
+from flynn.gateway_token import token_digest
 from flynn.memory.database import Database
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
@@ -328,3 +329,37 @@ def test_the_folder_shelf_keeps_files_private(install: Install) -> None:
     names = FolderShelf().names(folder)
     assert [name for name, _ in names] == ["boiler.jpg", "notes.txt"]
     assert all((folder / "files" / name).stat().st_mode & 0o777 == 0o600 for name, _ in names)
+
+
+def test_a_nul_an_older_install_stored_arrives_as_every_store_now_keeps_it(
+    install: Install, postgres_url: str
+) -> None:
+    """SQLite took a NUL in text before stores replaced it; PostgreSQL's text refuses one. The
+    copy keeps the row, with the NUL as U+FFFD (``storable``), rather than failing the batch."""
+    with Database.open(install.data_dir / "flynn.db", SCHEMA) as source:
+        source.execute(
+            "UPDATE documents SET content = ? WHERE namespace = ?",
+            ("planning the\x00Lisbon trip", "user/working"),
+        )
+    report = copy_to_postgres(install.settings, postgres_url)
+    assert report.matches
+    with PostgresMemory.open(postgres_url) as pg:
+        kept = pg.documents.read("user/working")
+    assert kept is not None and kept.content == "planning the\ufffdLisbon trip"
+
+
+def test_the_generated_gateway_token_is_kept_as_its_digest(
+    install: Install, postgres_url: str
+) -> None:
+    """The web chat's token people saved keeps working after the move: its digest, never the
+    token, in the database; counted, and not written again by a rerun."""
+    token = "kept-token-of-this-install-0123456789"
+    (install.data_dir / "gateway-token").write_text(token + "\n", encoding="utf-8")
+    first = _by_kind(copy_to_postgres(install.settings, postgres_url).kinds)["gateway token"]
+    assert (first.source, first.target, first.copied) == (1, 1, 1)
+    again = _by_kind(copy_to_postgres(install.settings, postgres_url).kinds)["gateway token"]
+    assert (again.source, again.target, again.copied) == (1, 1, 0)
+    with PostgresMemory.open(postgres_url) as pg:
+        kept = pg.db.fetchall("SELECT digest FROM gateway_token")
+    assert [row["digest"] for row in kept] == [token_digest(token)]
+    assert token not in str(kept)

@@ -26,6 +26,7 @@ from flynn.errors import CopyRefused
 from flynn.memory.database import Database, decode_time
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
+from flynn.memory.sql import storable
 from flynn.postgres.database import PostgresDatabase
 
 log = structlog.get_logger(__name__)
@@ -145,7 +146,9 @@ _CONVERTERS: dict[str, _Converter] = {
     "int4": _optional(int),
     "int8": _optional(int),
     "bytea": _optional(bytes),
-    "text": _optional(str),
+    # PostgreSQL's text holds no NUL: kept as every store now keeps it (``storable``), since an
+    # older SQLite install may hold one.
+    "text": _optional(lambda value: storable(str(value))),
 }
 
 

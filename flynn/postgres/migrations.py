@@ -514,7 +514,6 @@ CREATE TABLE gateway_token (
     digest     text COLLATE "C" NOT NULL,
     created_at timestamptz NOT NULL
 );
-);
 """
 
 # Fact and team-chunk search on FTS5's own terms, as messages are searched
