@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -64,21 +65,124 @@ def _field_name(raw: str) -> str:
     return "_".join(raw.casefold().replace("-", " ").split())[:64]
 
 
+# The deepest object json_objects decodes: deeper ones would only exhaust the decoder's recursion
+# (as they did before this bound), and callers walk what it returns.
+_MAX_DEPTH = 256
+_OUTSIDE_STRING = re.compile(r'[{}\[\]"]')
+_INSIDE_STRING = re.compile(r'["\\]')
+
+
+def _braces_from(text: str, start: int) -> list[list[int]]:
+    """``[position, end, depth]`` of every ``{`` a JSON lexer started at ``start`` (a ``{``) sees
+    outside strings, until that first one closes: ``end`` is one past its matching ``}``, or -1
+    when it has none (unclosed, or closed by a ``]``); ``depth`` counts nested brackets.
+
+    An object starting at any of these positions is lexed from there exactly as from ``start``,
+    so one scan answers for all of them."""
+    braces: list[list[int]] = []
+    opened: list[tuple[str, list[int]]] = []  # (bracket, [depth]) or (bracket, the brace's entry)
+    at = start
+    while (found := _OUTSIDE_STRING.search(text, at)) is not None:
+        at = found.start()
+        char = text[at]
+        if char == '"':
+            at += 1
+            while (quote := _INSIDE_STRING.search(text, at)) is not None:
+                if text[quote.start()] == "\\":
+                    at = quote.start() + 2
+                    continue
+                at = quote.start() + 1
+                break
+            else:
+                break  # a string never closed: nothing open closes
+            continue
+        if char == "{":
+            entry = [at, -1, 1]
+            braces.append(entry)
+            opened.append(("{", entry))
+        elif char == "[":
+            opened.append(("[", [at, -1, 1]))
+        else:
+            bracket, entry = opened.pop()
+            if (bracket == "{") != (char == "}"):
+                break  # closed by the wrong kind: it and all around it are broken
+            entry[1] = at + 1
+            if opened:
+                outer = opened[-1][1]
+                outer[2] = max(outer[2], entry[2] + 1)
+            else:
+                break
+        at += 1
+    return braces
+
+
+def _objects_in_order(value: object, pairs_of: dict[int, list[tuple[str, object]]]) -> list[object]:
+    """Every object in a decoded value in the order of their ``{`` in the text (duplicate keys'
+    overwritten values included), iteratively: depth is bounded, but not by much."""
+    order: list[object] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            order.append(item)
+            pending.extend(reversed([member for _, member in pairs_of[id(item)]]))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return order
+
+
 def json_objects(text: str) -> list[dict[str, object]]:
     """Every JSON object that parses, scanning from each ``{``; nested ones included. Never
-    raises: an object nested too deeply to decode is as unusable as a broken one."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, object]] = []
-    for start, char in enumerate(text):
-        if char != "{":
+    raises: an object nested too deeply to decode is as unusable as a broken one.
+
+    Linear in practice: one lexer scan answers for every ``{`` it meets outside strings, an
+    object's nested objects come from its own decoding, and a failed decoding settles the objects
+    it was inside of when it failed."""
+    pairs_of: dict[int, list[tuple[str, object]]] = {}
+
+    def keep_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        decoded = dict(pairs)
+        pairs_of[id(decoded)] = pairs
+        return decoded
+
+    decoder = json.JSONDecoder(object_pairs_hook=keep_pairs)
+    settled: dict[int, object] = {}  # a {'s position -> what decoding from it gives, or None
+    for brace in re.finditer(r"\{", text):
+        if brace.start() in settled:
             continue
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
+        braces = _braces_from(text, brace.start())
+        index = 0
+        while index < len(braces):
+            start, end, depth = braces[index]
+            index += 1
+            if start in settled:
+                continue
+            settled[start] = None
+            if end < 0 or depth > _MAX_DEPTH:
+                continue
+            try:
+                # Decoded from its own span (where a whole object must end): a decoding error
+                # counts the lines before it, which from the start of a long text is itself slow.
+                value, decoded_end = decoder.raw_decode(text[start:end])
+            except json.JSONDecodeError as error:
+                # Every object still open where decoding failed fails there too.
+                failed_at = start + error.pos
+                for inner in braces[index:]:
+                    if inner[0] >= failed_at:
+                        break
+                    if inner[1] > failed_at:
+                        settled[inner[0]] = None
+                continue
+            except (ValueError, RecursionError):
+                continue
+            nested = _objects_in_order(value, pairs_of)
+            inside = [inner[0] for inner in braces[index:] if inner[0] < end]
+            if start + decoded_end != end or len(nested) != len(inside) + 1:
+                settled[start] = value  # the lexer and the decoder disagree: decode each alone
+                continue
+            for position, item in zip([start, *inside], nested, strict=True):
+                settled[position] = item
+    return [value for _, value in sorted(settled.items()) if isinstance(value, dict)]
 
 
 _json_objects = json_objects  # the name graph extraction imports

@@ -15,25 +15,26 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import anyio
 import httpx2
 import mcp_types
 import structlog
-from anyio.streams.memory import MemoryObjectReceiveStream
-from mcp.client._transport import ReadStream, TransportStreams
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 
 from flynn.backoff import Backoff
 from flynn.credentials import redact
 from flynn.providers.base import ToolSpec
 from flynn.settings import McpServerSettings
 from flynn.tools.base import Tool, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    # The SDK is imported where a server is connected (about 1.5 s of imports, which every
+    # flynn command, --help included, paid when this module imported it at the top).
+    from anyio.streams.memory import MemoryObjectReceiveStream
+    from mcp.client._transport import ReadStream, TransportStreams
+    from mcp.client.session import ClientSession
+    from mcp.shared.message import SessionMessage
 
 log = structlog.get_logger(__name__)
 
@@ -160,6 +161,8 @@ class McpServer:
         if session is None or dropped is None or dropped.is_set():
             why = f" ({self._error})" if self._error else ""
             raise ToolError(f"the MCP server {self.name!r} is down{why}; it is being restarted")
+        from mcp.shared.exceptions import MCPError
+
         timeout = self.settings.timeout_seconds
         try:
             result = await session.call_tool(tool, arguments, read_timeout_seconds=timeout)
@@ -207,6 +210,8 @@ class McpServer:
             await asyncio.sleep(delay)  # the backoff itself: nothing to wait on but time
 
     async def _connect_and_serve(self) -> None:
+        from mcp.client.session import ClientSession
+
         dropped = asyncio.Event()
         async with (
             self._transport() as (read, write),
@@ -235,6 +240,8 @@ class McpServer:
                     await session.send_ping()
 
     def _transport(self) -> contextlib.AbstractAsyncContextManager[TransportStreams]:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
         settings = self.settings
         if settings.command is not None:
             return stdio_client(
@@ -325,6 +332,8 @@ def mcp_servers(settings: dict[str, McpServerSettings], *, owner: str | None) ->
 
 @contextlib.asynccontextmanager
 async def _http(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+    from mcp.client.streamable_http import streamable_http_client
+
     # The SDK's own defaults: a response stream may stay open for minutes.
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (
@@ -340,6 +349,8 @@ async def _watched(
 ) -> AsyncIterator[MemoryObjectReceiveStream[SessionMessage | Exception]]:
     """The transport's messages relayed to the session, ``dropped`` set when they end: how a
     dead server is noticed without waiting for the next call or ping."""
+    from mcp.shared.message import SessionMessage
+
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
     async def relay() -> None:
@@ -389,6 +400,8 @@ def _content_text(result: mcp_types.CallToolResult) -> str:
 
 def _describe(exc: BaseException) -> str:
     """One line on why a connection ended, from the innermost error of a group."""
+    from mcp.shared.exceptions import MCPError
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):

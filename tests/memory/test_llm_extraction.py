@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+
 import pytest
 
 from flynn.learning.graph_extraction import (
@@ -23,6 +26,41 @@ def test_objects_nested_too_deeply_to_decode_are_skipped() -> None:
     assert parse_extraction(TOO_DEEP, threshold=0.7) == []
     assert parse_graph_extraction(TOO_DEEP) == GraphProposal()
     assert parse_decision(TOO_DEEP, []) is None
+
+
+def test_pathological_answers_are_parsed_in_one_pass() -> None:
+    # Each of these took the former scan (a decoding from every "{" to wherever it failed)
+    # quadratic time; they are sized so that only a linear scan gets through them.
+    fact = '{"field": "employer", "value": "Acme"}'
+    deep = '{"a":' * 20_000 + "1" + "}" * 20_000
+    found = json_objects(deep + fact)
+    assert len(found) == 256 + 1  # the innermost objects a decoder can take, then the fact
+    assert found[-2] == {"a": 1} and found[-1] == {"field": "employer", "value": "Acme"}
+    assert json_objects('{"a": ' * 100_000 + fact) == [{"field": "employer", "value": "Acme"}]
+    assert json_objects("{" * 100_000 + fact) == [{"field": "employer", "value": "Acme"}]
+    prose = 'She said "hi" {not json} [x] ' * 35_000  # a megabyte
+    assert json_objects(prose + fact + prose) == [{"field": "employer", "value": "Acme"}]
+
+
+def test_objects_are_found_from_every_brace_as_a_decoder_would() -> None:
+    # Nested ones, ones inside strings, overwritten duplicate keys, and one a string's quote
+    # turns into a key: the same objects, in the same order, as decoding from each "{".
+    answers = [
+        '{"a": {"b": {"c": 1}}, "d": [{"e": 2}]}',
+        '{"a": {"x": 1}, "a": {"y": 2}}',
+        '{"text": "use {} or {\\"k\\": 1} here"}',
+        '["{", ": 1}"]',
+        '{"a": {"b": 1}, oops} {"c": 2}',
+        'prose "with a quote {"field": "x"} and {"field": "y"}',
+    ]
+    decoder = json.JSONDecoder()
+    for answer in answers:
+        expected = []
+        for start in (i for i, char in enumerate(answer) if char == "{"):
+            with contextlib.suppress(ValueError):
+                expected.append(decoder.raw_decode(answer, start)[0])
+        assert json_objects(answer) == expected, answer
+        assert expected, answer
 
 
 def test_a_usable_fact_next_to_a_too_deep_object_is_kept() -> None:
