@@ -15,7 +15,6 @@ from typing import Any
 from evals.recall import _ingest, load_dataset
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
-from flynn.memory.embedding_progress import embedding_progress
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.recall import minilm, minilm_int8
 from flynn.recall.embeddings import chosen_model
@@ -73,7 +72,7 @@ async def bench_embed(dataset: str, *, model: EmbeddingModel = "auto") -> dict[s
             load_cpu = time.process_time() - cpu
             loaded = resident_mib()
             writer = app.services.learning.writer
-            people = embedding_progress(app.memory.db, app.embeddings.model)
+            people = app.storage.embedding_progress(app.embeddings.model)
             started, cpu = time.perf_counter(), time.process_time()
             turns = 0
             for person in people:
@@ -81,7 +80,7 @@ async def bench_embed(dataset: str, *, model: EmbeddingModel = "auto") -> dict[s
             seconds = time.perf_counter() - started
             cpu_seconds = time.process_time() - cpu
             after = resident_mib()
-            left = sum(p.missing for p in embedding_progress(app.memory.db, app.embeddings.model))
+            left = sum(p.missing for p in app.storage.embedding_progress(app.embeddings.model))
             name = app.embeddings.model
         finally:
             await app.aclose()

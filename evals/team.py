@@ -14,7 +14,6 @@ from flynn.app import App, utc_now
 from flynn.learning.documents import DocumentIngestor, chunk_text
 from flynn.learning.graph_extraction import RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
-from flynn.memory.vectors import SqliteVectors
 from flynn.recall.embeddings import load_embedder
 
 PARAGRAPHS_PER_PAGE = 30
@@ -33,7 +32,7 @@ def store_docs(app: App, chunks: int, *, seed: int = 7) -> dict[str, object]:
     memory = app.memory
     settings = app.settings.memory
     vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.embeddings_model))
+        app.storage.vectors(load_embedder(settings.embeddings_model))
         if settings.embeddings
         else None
     )

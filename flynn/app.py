@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import structlog
 
@@ -17,7 +16,7 @@ from flynn.access import ChannelAccess, Pairing
 from flynn.attachments import FileLimits, FileStore, sees_images
 from flynn.channels.base import Channel
 from flynn.channels.gateway import GatewayChannel
-from flynn.channels.gateway.auth import PersonTokens
+from flynn.channels.gateway.auth import ChannelToken, PersonTokens
 from flynn.channels.gateway.channel import OnAcknowledged, OnClientReady
 from flynn.channels.gateway.history import PushLog, Transcript
 from flynn.channels.gateway.memory import MemoryBrowser
@@ -42,23 +41,12 @@ from flynn.learning.model_learning import FactLearner, GraphLearning
 from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
-from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.checkpointer import WalCheckpointer
-from flynn.memory.costs import SqliteCosts
-from flynn.memory.database import Database
-from flynn.memory.facts import SqliteFacts
-from flynn.memory.graph import SqliteGraph
 from flynn.memory.health import StorageHealth
-from flynn.memory.history import SqliteHistory
-from flynn.memory.pairing import SqlitePairing
-from flynn.memory.person_tokens import SqlitePersonTokens
-from flynn.memory.stores import SqliteMemory
-from flynn.memory.team import SqliteTeam
 from flynn.memory.telegram_updates import SqlTelegramUpdates
-from flynn.memory.vectors import SqliteVectors
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files
-from flynn.people_place import owner_directory, person_files
+from flynn.people_place import owner_directory
 from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
@@ -70,14 +58,10 @@ from flynn.recall.embeddings import LoadingEmbedder, load_embedder
 from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
-from flynn.recall.worker import RecallWorker
 from flynn.router import Router
 from flynn.schedule.jobs import Push, PushLimits, Target
-from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.routes import chat_target, notify_target
-from flynn.schedule.runs import SqliteRuns
 from flynn.schedule.scheduler import Scheduler
-from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.sessions.compaction import CompactionConfig, Compactor
 from flynn.sessions.personal import PersonalFiles
 from flynn.sessions.registry import SessionRegistry
@@ -90,6 +74,14 @@ from flynn.sessions.services import (
     TurnConfig,
 )
 from flynn.settings import Settings
+from flynn.storage_place import (
+    DATABASE_FILE,
+    ReadStores,
+    Storage,
+    database_path,
+    open_storage,
+    storage_files,
+)
 from flynn.switchboard import GATEWAY_CHANNEL, PushDelivery, Switchboard
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
@@ -99,16 +91,13 @@ from flynn.tools.reminders import ReminderLimits, Route
 log = structlog.get_logger(__name__)
 
 
-DATABASE_FILE = "flynn.db"
+__all__ = ["DATABASE_FILE", "App", "build_service", "database_path"]
+
 PERSONA_RECHECK_SECONDS = 1.0
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def database_path(settings: Settings) -> Path:
-    return settings.data_dir / DATABASE_FILE
 
 
 class ScheduleSignal:
@@ -139,12 +128,10 @@ class App:
     def __init__(
         self,
         settings: Settings,
-        memory: SqliteMemory,
+        storage: Storage,
         providers: Mapping[Task, Provider],
         services: SessionServices,
         *,
-        schedule: SqliteSchedule,
-        pushes: SqlitePushes,
         schedule_signal: ScheduleSignal,
         mcp: McpServers | None = None,
         embeddings: LoadingEmbedder | None = None,
@@ -155,23 +142,25 @@ class App:
         when its package is missing); see ``load_embeddings``."""
         self.mcp = mcp
         """The MCP servers (``tools.mcp_servers``); the daemon runs them."""
-        self.memory = memory
+        self.storage = storage
+        """The backend (``flynn.storage_place``): SQLite in ``data_dir``, or ``storage.url``."""
+        self.memory = storage.memory
         self.providers = providers
         self.services = services
-        self.schedule = schedule
-        self.pushes = pushes
-        self.runs = SqliteRuns(memory.db)
+        self.schedule = storage.schedule
+        self.pushes = storage.pushes
+        self.runs = storage.runs
         """The queued runs of work Flynn does itself (distillations); the daemon runs them."""
         self.schedule_signal = schedule_signal
-        self.pairing = SqlitePairing(memory.db)
-        self.person_tokens = SqlitePersonTokens(memory.db)
+        self.pairing = storage.pairing
+        self.person_tokens = storage.person_tokens
         self.identity = Identity(
             user_namespace=settings.memory.user_namespace,
             users=settings.users,
             approvals=self.pairing,
         )
         self.sessions = SessionRegistry(self.identity, services)
-        self.distiller = _distiller(settings, memory, providers, services)
+        self.distiller = _distiller(settings, storage, providers, services)
 
     @classmethod
     def open(
@@ -187,22 +176,23 @@ class App:
         (benchmarks and tests pass a scripted provider); ``embedder`` loads the embedding model
         (``load_embedder`` unless given: tests pass one that waits). Raises ``ConfigError`` /
         ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
-        written)."""
+        written, or its server cannot be reached)."""
         prepare_data_dir(settings.data_dir)
-        move_shared_person_files(
-            persona_directory(settings.data_dir, settings.persona.name),
-            owner_directory(settings),
-        )
-        memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
+        storage = open_storage(settings, push_limits(settings))
         try:
+            if not storage.shared:
+                move_shared_person_files(
+                    persona_directory(settings.data_dir, settings.persona.name),
+                    owner_directory(settings),
+                )
             # A corrupt or unwritable file would otherwise fail every turn of a running daemon.
-            memory.db.verify()
+            storage.memory.db.verify()
             if providers is None:
                 # Each call's cost is stored with it, at the prices of its day.
                 prices = PriceTable.configured(settings.llm.prices)
-                costs = SqliteCosts(memory.db, clock=clock, prices=prices)
+                costs = storage.costs(clock=clock, prices=prices)
                 providers = build_task_providers(settings.llm, env, costs)
-            schedule = SqliteSchedule(memory.db, push_limits(settings))
+            schedule = storage.schedule
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
@@ -212,19 +202,15 @@ class App:
                 else None
             )
             embeddings = embedding_model.embeddings_for(settings, embedder or load_embedder)
-            services = _services(
-                settings, memory, providers, clock, schedule, signal, mcp, embeddings
-            )
+            services = _services(settings, storage, providers, clock, signal, mcp, embeddings)
         except BaseException:
-            memory.close()
+            storage.close()
             raise
         return cls(
             settings,
-            memory,
+            storage,
             providers,
             services,
-            schedule=schedule,
-            pushes=SqlitePushes(memory.db, push_limits(settings)),
             schedule_signal=signal,
             mcp=mcp,
             embeddings=embeddings,
@@ -237,7 +223,7 @@ class App:
     async def catch_up_embeddings(self) -> None:
         """``embedding_model.catch_up``: the model loaded, then what has no vector embedded."""
         writer = self.services.learning.writer
-        await embedding_model.catch_up(self.embeddings, self.memory.db, writer)
+        await embedding_model.catch_up(self.embeddings, self.storage.embedding_progress, writer)
 
     def embeddings_state(self) -> str:
         """``off``, ``loading`` or ``ready`` (``embedding_model.state``)."""
@@ -250,7 +236,7 @@ class App:
             # Waits for a recall still running in its thread (it only reads).
             await asyncio.to_thread(self.services.recall_worker.close)
         await close_providers(self.providers.values())
-        self.memory.close()
+        self.storage.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,11 +253,12 @@ class Service:
     """Enabled channels, those that listen on a port of their own first."""
     router: Router
     scheduler: Scheduler
-    checkpointer: WalCheckpointer
+    checkpointer: WalCheckpointer | None
+    """SQLite's write-ahead log moved into the file off the loop; none on PostgreSQL."""
     switchboard: Switchboard
     welcome: Callable[[bool], str | None]
     """The line to print once the channels listen (the web chat's address), if any; given
-    True (a terminal), with a token generated into the data dir in it."""
+    True (a terminal), with a token generated now (or kept in the data dir) in it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,11 +280,13 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
     settings, clock = app.settings, app.services.clock
     storage = StorageHealth(app.memory.db)
     switchboard = Switchboard(app.pushes, storage, clock=clock)
-    token = gateway_token(settings)
+    token = gateway_token(settings, app.storage.gateway_token, now=clock)
+    if token is not None and token.created:
+        log.info("gateway.token_generated", kept="database" if token.kept else "data_dir")
     channels = build_channels(
         settings,
         app.identity,
-        gateway_token=token.token if token is not None else "",
+        gateway_token=token.channel_token() if token is not None else "",
         readiness=switchboard.readiness,
         clock=clock,
         pairing=app.pairing,
@@ -343,7 +332,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
         channels=channels,
         router=router,
         scheduler=scheduler,
-        checkpointer=WalCheckpointer(database_path(settings)),
+        checkpointer=app.storage.checkpointer(),
         switchboard=switchboard,
         welcome=lambda show_token: web_chat_line(settings, channels, token, show_token=show_token),
     )
@@ -389,23 +378,23 @@ def web_chat_line(
     *,
     show_token: bool,
 ) -> str | None:
-    """Where the web chat is. With a token generated into the data dir and ``show_token`` (the
-    line goes to a terminal), the address carries it; otherwise it only says where the token
-    is, so it never lands in a log such as the journal."""
+    """Where the web chat is. With a token generated (this start, or before into the data dir)
+    and ``show_token`` (the line goes to a terminal), the address carries it; otherwise it only
+    says where the token is, so it never lands in a log such as the journal."""
     channel = channels.get(GATEWAY_CHANNEL)
     if not isinstance(channel, GatewayChannel) or token is None:
         return None
     gateway = settings.channels.gateway
     host = "127.0.0.1" if gateway.host in ("0.0.0.0", "::") else gateway.host
     url = f"http://{host}:{channel.bound_port or gateway.port}/"
-    if show_token and token.generated:
+    if show_token and token.generated and token.token is not None:
         return f"Web chat: {url}#token={token.token}"
     return f"Web chat: {url}#token=... (use {token.source})"
 
 
 def _distiller(
     settings: Settings,
-    memory: SqliteMemory,
+    storage: Storage,
     providers: Mapping[Task, Provider],
     services: SessionServices,
 ) -> Distiller:
@@ -417,8 +406,9 @@ def _distiller(
         if provider is not None and provider.name != OFFLINE:
             models[tier] = provider
     files = services.person.files
+    memory = storage.memory
     return Distiller(
-        files=person_files(settings, memory.documents, services.clock),
+        files=storage_files(storage, settings, services.clock),
         facts=memory.facts,
         history=memory.history,
         documents=memory.documents,
@@ -464,10 +454,10 @@ def memory_view(app: App) -> MemoryView:
         await app.sessions.forgotten(root)
 
     return MemoryView(
-        app.memory,
-        SqliteMemoryBrowser(app.memory.db),
+        app.storage.page_stores(),
+        app.storage.browser(),
         app.identity,
-        files=person_files(app.settings, app.memory.documents, app.services.clock),
+        files=storage_files(app.storage, app.settings, app.services.clock),
         clock=app.services.clock,
         schedule=app.schedule,
         embeddings=(
@@ -505,7 +495,7 @@ def build_channels(
     settings: Settings,
     identity: Identity,
     *,
-    gateway_token: str,
+    gateway_token: str | ChannelToken,
     readiness: Callable[[], Mapping[str, object]],
     clock: Callable[[], datetime] = utc_now,
     pairing: Pairing | None = None,
@@ -608,17 +598,17 @@ def host_timezone() -> str:
 
 def _services(
     settings: Settings,
-    memory: SqliteMemory,
+    storage: Storage,
     providers: Mapping[Task, Provider],
     clock: Callable[[], datetime],
-    schedule: SqliteSchedule,
     schedule_signal: ScheduleSignal,
     mcp: McpServers | None = None,
     embeddings: LoadingEmbedder | None = None,
 ) -> SessionServices:
     llm = settings.llm
     zone = settings.persona.timezone
-    vectors = SqliteVectors(memory.db, embeddings) if embeddings is not None else None
+    memory, schedule = storage.memory, storage.schedule
+    vectors = storage.vectors(embeddings) if embeddings is not None else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -675,22 +665,17 @@ def _services(
         team=TeamRecall(memory.team, vectors=vectors),
     )
 
-    def reading_recall(db: Database) -> Recall:
-        """The same recall over a worker thread's read connection: its own stores, and the
-        vectors the loop's ``SqliteVectors`` keeps in memory (one copy for both)."""
-        read_vectors = (
-            SqliteVectors(db, embeddings, index=vectors.index)
-            if embeddings is not None and vectors is not None
-            else None
-        )
+    def reading_recall(stores: ReadStores) -> Recall:
+        """The same recall over a worker thread's stores (``Storage.recall_worker``), with the
+        vectors the loop's keep in memory (one copy for all)."""
         return Recall(
-            SqliteFacts(db),
-            SqliteHistory(db),
+            stores.facts,
+            stores.history,
             threshold=settings.memory.retrieval_threshold,
             depth=settings.memory.recall_depth,
-            graph=SqliteGraph(db),
-            vectors=read_vectors,
-            team=TeamRecall(SqliteTeam(db), vectors=read_vectors),
+            graph=stores.graph,
+            vectors=stores.vectors,
+            team=TeamRecall(stores.team, vectors=stores.vectors),
         )
 
     file_store = FileStore(file_limits(settings))
@@ -719,7 +704,7 @@ def _services(
             documents=memory.documents,
             facts=memory.facts,
             history=memory.history,
-            forgetter=memory,
+            forgetter=storage.redacting,
             costs=memory.costs,
         ),
         model=SessionModel(chat=providers["chat"], compactor=compactor),
@@ -746,7 +731,7 @@ def _services(
             files=PersonalFiles(
                 settings.data_dir,
                 memory.facts,
-                files=person_files(settings, memory.documents, clock),
+                files=storage_files(storage, settings, clock),
                 schedule=schedule,
                 default_timezone=settings.persona.timezone or host_timezone(),
                 default_source="config" if settings.persona.timezone else "host",
@@ -772,7 +757,11 @@ def _services(
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),
-        recall_worker=RecallWorker(memory.db, reading_recall),
+        recall_worker=storage.recall_worker(
+            reading_recall,
+            embeddings if vectors is not None else None,
+            vectors.index if vectors is not None else None,
+        ),
     )
 
 

@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from flynn import __version__
-from flynn.app import App, database_path
+from flynn.app import App
 from flynn.cli_costs import add_costs_command
 from flynn.cli_distill import add_distill_command
 from flynn.cli_docs import add_docs_commands
+from flynn.cli_gateway import add_gateway_commands
 from flynn.cli_memory import add_memory_commands, memory_scope, open_memory, unknown_user, zone_of
 from flynn.cli_settings import (
     EXIT_CONFIG,
@@ -53,17 +54,15 @@ from flynn.doctor import run_checks
 from flynn.errors import ConfigError, DataDirLocked, FlynnError, StorageUnusable
 from flynn.identity import Identity
 from flynn.logs import configure_logging
-from flynn.memory.database import Database
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.people.files import person_directory, write_person_templates
 from flynn.persona import persona_directory, write_persona_templates
 from flynn.recall.session_search import render_results, results_json, search_sessions
 from flynn.scaffold import prepare_init_directory, write_config
 from flynn.schedule.listing import job_json, job_line
-from flynn.schedule.migrations import SCHEMA
-from flynn.schedule.sqlite import SqliteSchedule
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.settings import Settings
+from flynn.storage_place import opened_storage, storage_url
 from flynn.systemd import SystemdNotifier
 
 __all__ = ["EXIT_CONFIG", "EXIT_LOCKED", "EXIT_STORAGE", "main"]
@@ -92,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"flynn: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except StorageUnusable as exc:
-        print(f"flynn: {exc}", file=sys.stderr)
+        # One line, as promised: libpq's reasons span two ("Is the server running ...").
+        print(f"flynn: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_STORAGE
     except DataDirLocked as exc:
         print(f"flynn: {exc}", file=sys.stderr)
@@ -147,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     add_docs_commands(commands)
     add_users_commands(commands)
     add_storage_commands(commands)
+    add_gateway_commands(commands)
 
     reminders = command("reminders", "a person's scheduled reminders and when each fires next")
     reminders.add_argument(
@@ -183,6 +184,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings)
     prepare_data_dir(settings.data_dir)
+    if storage_url(settings) is not None:
+        # Workers share PostgreSQL by design (several on one machine and data_dir, or one
+        # each): the database serialises them, so there is no data dir to keep to one.
+        return asyncio.run(_run(settings, os.environ))
     # Held for the whole process (released by the kernel however it ends), before anything
     # touches the database: a second daemon would answer every message twice.
     with DataDirLock(settings.data_dir):
@@ -346,8 +351,8 @@ def _cmd_reminders(args: argparse.Namespace) -> int:
         raise unknown_user(settings, args.user)
     # Without a person to default to, every namespace's jobs: this is the machine's owner asking.
     namespace = None if scope is None else scope.root
-    with Database.open(database_path(settings), SCHEMA) as db:
-        jobs = SqliteSchedule(db).jobs(namespace)
+    with opened_storage(settings) as storage:
+        jobs = storage.schedule.jobs(namespace)
     if args.json:
         print(json.dumps([job_json(job) for job in jobs], indent=2, ensure_ascii=False))
     elif not jobs:

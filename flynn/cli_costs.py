@@ -9,12 +9,11 @@ import re
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 
-from flynn.app import database_path, utc_now
+from flynn.app import utc_now
 from flynn.cli_memory import zone_of
 from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
-from flynn.memory.costs import Spend, SpendLine, SqliteCosts, usd
-from flynn.memory.database import Database
-from flynn.schedule.migrations import SCHEMA
+from flynn.memory.costs import Spend, SpendLine, usd
+from flynn.storage_place import opened_storage
 
 _SPAN = re.compile(r"(\d{1,6})\s*([hdw])")
 _SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
@@ -42,8 +41,8 @@ def _cmd_costs(args: argparse.Namespace) -> int:
     command_logging(settings, quiet=True)
     zone = zone_of(settings)
     since = None if args.since is None else parse_since(args.since, zone, now=utc_now())
-    with Database.open(database_path(settings), SCHEMA) as db:
-        costs = SqliteCosts(db)
+    with opened_storage(settings) as storage:
+        costs = storage.memory.costs
         lines = costs.by_task_and_model(since)
         total = costs.spend(since)
     if args.json:

@@ -21,12 +21,11 @@ from flynn.datadir import prepare_data_dir
 from flynn.learning.documents import DocumentError, DocumentIngestor, document_files
 from flynn.learning.graph_extraction import RuleGraphExtractor
 from flynn.learning.graph_ingest import GraphIngestor
-from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import TeamDocument
-from flynn.memory.vectors import SqliteVectors
 from flynn.plurals import counted
 from flynn.recall.embeddings import load_embedder
 from flynn.settings import Settings
+from flynn.storage_place import Storage, opened_storage
 
 
 def add_docs_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,8 +68,8 @@ def _cmd_docs_add(args: argparse.Namespace) -> int:
         raise UsageError("--title", "names one document: give a file, not a folder")
     prepare_data_dir(settings.data_dir)
     failed = 0
-    with open_memory(settings) as memory:
-        ingestor = _ingestor(settings, memory)
+    with opened_storage(settings) as storage:
+        ingestor = _ingestor(settings, storage)
         for file in files:
             try:
                 added = ingestor.add(file, title=args.title)
@@ -91,9 +90,10 @@ def _cmd_docs_add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _ingestor(settings: Settings, memory: SqliteMemory) -> DocumentIngestor:
+def _ingestor(settings: Settings, storage: Storage) -> DocumentIngestor:
+    memory = storage.memory
     vectors = (
-        SqliteVectors(memory.db, load_embedder(settings.memory.embeddings_model))
+        storage.vectors(load_embedder(settings.memory.embeddings_model))
         if settings.memory.embeddings
         else None
     )

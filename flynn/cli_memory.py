@@ -11,12 +11,13 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from time import perf_counter, sleep
 
-from flynn.app import database_path, utc_now
+from flynn.app import utc_now
 from flynn.cli_settings import (
     EXIT_FAILED,
     EXIT_OK,
@@ -29,19 +30,15 @@ from flynn.datadir import lock_holder
 from flynn.dates import parse_timezone
 from flynn.errors import ConfigError, ConfigProblem, UnreadableFile
 from flynn.identity import Identity, MemoryScope
-from flynn.learning.fact_relations import FactRelations
-from flynn.memory.embedding_progress import PersonProgress, embedding_progress
+from flynn.memory.embedding_progress import PersonProgress
 from flynn.memory.overview import fact_history, memory_snapshot
-from flynn.memory.stores import SqliteMemory
-from flynn.memory.vectors import SqliteVectors
 from flynn.messages import ChannelAccount, SessionKey
 from flynn.people.store import MEMORY_FILES, PERSON_FILE_NAMES, PersonFiles
-from flynn.people_place import person_files
 from flynn.persona import clean_file_text
 from flynn.plurals import counted
 from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
-from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
+from flynn.storage_place import Memory, Storage, opened_storage, storage_files
 
 
 def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -169,8 +166,11 @@ def unknown_user(settings: Settings, user: str) -> UsageError:
     return UsageError("--user", f"no user {user!r} (users: {known})")
 
 
-def open_memory(settings: Settings) -> SqliteMemory:
-    return SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
+@contextmanager
+def open_memory(settings: Settings) -> Iterator[Memory]:
+    """The configured backend's memory (``flynn.storage_place``), closed when the block ends."""
+    with opened_storage(settings) as storage:
+        yield storage.memory
 
 
 def _cmd_memory_show(args: argparse.Namespace) -> int:
@@ -199,15 +199,15 @@ def _cmd_memory_export(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
-    with open_memory(settings) as memory:
-        print(memory_snapshot(memory, scope, now=utc_now()).as_markdown(), end="")
-        print(_person_files_markdown(memory_files(settings, memory), scope.root))
+    with opened_storage(settings) as storage:
+        print(memory_snapshot(storage.memory, scope, now=utc_now()).as_markdown(), end="")
+        print(_person_files_markdown(memory_files(settings, storage), scope.root))
     return EXIT_OK
 
 
-def memory_files(settings: Settings, memory: SqliteMemory) -> PersonFiles:
+def memory_files(settings: Settings, storage: Storage) -> PersonFiles:
     """Where people's files are kept, as the daemon keeps them."""
-    return person_files(settings, memory.documents, utc_now)
+    return storage_files(storage, settings, utc_now)
 
 
 def _person_files_markdown(files: PersonFiles, namespace: str) -> str:
@@ -241,21 +241,22 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     # The distilled MEMORY_*.md repeat what was said and learnt: whatever is forgotten, they go
     # too, and the next distillation writes them from what remains.
-    with open_memory(settings) as memory:
-        files = memory_files(settings, memory)
+    with opened_storage(settings) as storage:
+        memory, redacting = storage.memory, storage.redacting
+        files = memory_files(settings, storage)
         if args.all:
             counts = memory.forget_namespace(scope.root)
             counts["files"] = files.forget(scope.root)
             print(f"forgot everything under {scope.root}: {_counts(counts)}")
         elif field is not None:
-            counts = memory.forget_field(scope.root, field)
+            counts = redacting.forget_field(scope.root, field)
             if not any(counts.values()):
                 print(f"flynn: no fact field {field!r} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
             counts["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot {field!r} under {scope.root}: {_counts(counts)}")
         elif span is not None:
-            counts = memory.forget_range(scope.root, since=span[0], until=span[1])
+            counts = redacting.forget_range(scope.root, since=span[0], until=span[1])
             counts["distilled notes"] = files.forget_distilled(scope.root)
             print(
                 f"forgot what was written under {scope.root} from {span[0].isoformat()} until "
@@ -267,14 +268,14 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
                     "and cannot be edited surgically, so they were deleted as well"
                 )
         else:
-            chain = memory.forget_chain(scope.root, args.fact)
+            chain = redacting.forget_chain(scope.root, args.fact)
             if chain is None:
                 print(f"flynn: no fact {args.fact} under {scope.root}", file=sys.stderr)
                 return EXIT_FAILED
             chain["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
         if settings.memory.embeddings and not args.all:
-            _embed_anew(settings, memory, scope.root)
+            _embed_anew(settings, storage, scope.root)
     return EXIT_OK
 
 
@@ -323,12 +324,12 @@ def _forget_span(args: argparse.Namespace, settings: Settings) -> tuple[datetime
     return since, until
 
 
-def _embed_anew(settings: Settings, memory: SqliteMemory, prefix: str) -> None:
+def _embed_anew(settings: Settings, storage: Storage, prefix: str) -> None:
     """After a forget, the messages that lost their vector (redacted ones, and those just after
     a forgotten message, embedded with it as context) are embedded from what is left. The model
     is loaded only when some message under ``prefix`` has no vector."""
     model = LoadingEmbedder(settings.memory.embeddings_model, load_embedder)
-    vectors = SqliteVectors(memory.db, model)
+    vectors = storage.vectors(model)
     if not vectors.unembedded(prefix):
         return
     if not model.load():
@@ -359,9 +360,9 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
     if daemon is not None:
         return _daemon_progress(settings, prefix, daemon, args)
     embedder = load_embedder(settings.memory.embeddings_model)
-    with open_memory(settings) as memory:
-        vectors = SqliteVectors(memory.db, embedder)
-        people = _people(memory, embedder.model, prefix)
+    with opened_storage(settings) as storage:
+        vectors = storage.vectors(embedder)
+        people = _people(storage, embedder.model, prefix)
         _print_progress(embedder.model, people)
         total = sum(person.missing for person in people)
         done = 0
@@ -398,9 +399,9 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _people(memory: SqliteMemory, model: str, prefix: str | None) -> list[PersonProgress]:
+def _people(storage: Storage, model: str, prefix: str | None) -> list[PersonProgress]:
     """The people under ``prefix`` (or all), the most recently active first."""
-    people = embedding_progress(memory.db, model)
+    people = storage.embedding_progress(model)
     if prefix is None:
         return people
     return [p for p in people if p.root == prefix or p.root.startswith(prefix + "/")]
@@ -426,8 +427,8 @@ def _daemon_progress(
     the daemon stops: then exit 1)."""
     model = model_name(settings.memory.embeddings_model)
     holder = f"pid {daemon}" if daemon else "a running daemon"
-    with open_memory(settings) as memory:
-        people = _people(memory, model, prefix)
+    with opened_storage(settings) as storage:
+        people = _people(storage, model, prefix)
         _print_progress(model, people)
         missing = sum(person.missing for person in people)
         if not missing:
@@ -448,7 +449,7 @@ def _daemon_progress(
                     flush=True,
                 )
                 return EXIT_FAILED
-            people = _people(memory, model, prefix)
+            people = _people(storage, model, prefix)
             now, left = perf_counter(), sum(person.missing for person in people)
             rate = (missing - left) / (now - read_at)
             eta = f", about {left / rate:.0f} s to go" if rate > 0 else ""
@@ -498,8 +499,8 @@ def _cmd_memory_file(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
-    with open_memory(settings) as memory:
-        files = memory_files(settings, memory)
+    with opened_storage(settings) as storage:
+        files = memory_files(settings, storage)
         if args.action == "show":
             return show_person_file(files, scope.root, args.name)
         if args.set_from is not None:

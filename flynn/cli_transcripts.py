@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TextIO
 
 from flynn.app import host_timezone, utc_now
-from flynn.cli_memory import memory_files, memory_scope, open_memory
+from flynn.cli_memory import memory_files, memory_scope
 from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.sessions.personal import PersonalFiles
+from flynn.storage_place import opened_storage
 from flynn.transcripts import TranscriptPart, transcript_parts
 
 FILE_MODE = 0o600
@@ -69,11 +70,12 @@ def _cmd_sessions_export(args: argparse.Namespace) -> int:
     until = _day("--until", args.until)
     if since is not None and until is not None and until < since:
         raise UsageError("--until", f"{until} is before --since {since}")
-    with open_memory(settings) as memory:
+    with opened_storage(settings) as storage:
+        memory = storage.memory
         files = PersonalFiles(
             settings.data_dir,
             memory.facts,
-            files=memory_files(settings, memory),
+            files=memory_files(settings, storage),
             schedule=None,
             default_timezone=settings.persona.timezone or host_timezone(),
         )

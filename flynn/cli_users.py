@@ -12,16 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from flynn.app import database_path, utc_now
+from flynn.app import utc_now
 from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
 from flynn.datadir import prepare_data_dir
 from flynn.identity import Identity
-from flynn.memory.database import Database
-from flynn.memory.pairing import PairingRequest, SqlitePairing, normal_code
-from flynn.memory.person_tokens import SqlitePersonTokens
+from flynn.memory.pairing import PairingRequest, normal_code
 from flynn.messages import ChannelAccount
-from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
+from flynn.storage_place import Storage, opened_storage
 
 _CHANNELS = ("telegram", "discord")
 
@@ -74,10 +72,10 @@ def add_users_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 @contextmanager
-def _database(settings: Settings) -> Iterator[Database]:
+def _database(settings: Settings) -> Iterator[Storage]:
     prepare_data_dir(settings.data_dir)
-    with Database.open(database_path(settings), SCHEMA) as db:
-        yield db
+    with opened_storage(settings) as storage:
+        yield storage
 
 
 def _identity(settings: Settings) -> Identity:
@@ -91,8 +89,8 @@ def _cmd_token(args: argparse.Namespace) -> int:
     if not _identity(settings).is_person(name):
         known = ", ".join(sorted(settings.users)) or "nobody: the users: map is empty"
         raise UsageError("NAME", f"{name!r} is not a person of users: (known: {known})")
-    with _database(settings) as db:
-        tokens = SqlitePersonTokens(db)
+    with _database(settings) as storage:
+        tokens = storage.person_tokens
         if args.revoke:
             count = tokens.revoke(name)
             print(
@@ -115,8 +113,8 @@ def _cmd_pending(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     now = utc_now()
-    with _database(settings) as db:
-        waiting = SqlitePairing(db).pending(now=now)
+    with _database(settings) as storage:
+        waiting = storage.pairing.pending(now=now)
     if args.json:
         rows = [_request_json(request) for request in waiting]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -139,8 +137,8 @@ def _cmd_approve(args: argparse.Namespace) -> int:
     name: str = args.name
     if not _identity(settings).can_approve_as(name):
         raise UsageError("--as", _not_approvable(settings, name))
-    with _database(settings) as db:
-        request = SqlitePairing(db).approve(args.code, name, now=utc_now())
+    with _database(settings) as storage:
+        request = storage.pairing.approve(args.code, name, now=utc_now())
     if request is None:
         raise UsageError(
             "CODE",
@@ -155,8 +153,8 @@ def _cmd_approve(args: argparse.Namespace) -> int:
 def _cmd_deny(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
-    with _database(settings) as db:
-        dropped = SqlitePairing(db).deny(args.code)
+    with _database(settings) as storage:
+        dropped = storage.pairing.deny(args.code)
     if not dropped:
         raise UsageError("CODE", f"no pairing code {normal_code(args.code)!r} is waiting")
     print(f"Dropped pairing code {normal_code(args.code)}.")
@@ -167,8 +165,8 @@ def _cmd_unpair(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     account = ChannelAccount(args.channel, args.account)
-    with _database(settings) as db:
-        removed = SqlitePairing(db).unapprove(account)
+    with _database(settings) as storage:
+        removed = storage.pairing.unapprove(account)
     if not removed:
         raise UsageError(
             "ACCOUNT",
@@ -199,9 +197,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     now = utc_now()
-    with _database(settings) as db:
-        tokens = SqlitePersonTokens(db).tokens()
-        pairing = SqlitePairing(db)
+    with _database(settings) as storage:
+        tokens = storage.person_tokens.tokens()
+        pairing = storage.pairing
         approved = pairing.approved()
         waiting = pairing.pending(now=now)
 

@@ -150,7 +150,11 @@ class Daemon:
             await router.replay()
             scheduler = group.create_task(service.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
-            checkpointer = group.create_task(service.checkpointer.run(), name="wal-checkpointer")
+            checkpointer = (
+                None  # PostgreSQL keeps its own log
+                if service.checkpointer is None
+                else group.create_task(service.checkpointer.run(), name="wal-checkpointer")
+            )
             freeze_startup_heap()
             self._notifier.notify("READY=1")
             service.switchboard.ready.set()
@@ -169,8 +173,10 @@ class Daemon:
             cancelled = await router.drain(self._options.drain_seconds)
             self._prune_intake(app)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (scheduler, *tasks, watchdog, checkpointer, behind, mcp):
+            for task in (scheduler, *tasks, watchdog, behind, mcp):
                 task.cancel()
+            if checkpointer is not None:
+                checkpointer.cancel()
         log.info("daemon.channels_stopped")
 
     def _prune_intake(self, app: App) -> None:

@@ -23,21 +23,17 @@ from flynn.app import allowed_accounts, database_path, push_limits, utc_now
 from flynn.datadir import PRIVATE_DIR_MODE, lock_holder, not_a_directory
 from flynn.distill.people import people as distill_people
 from flynn.errors import ConfigError, FlynnError, StoreError, UnreadableFile
-from flynn.gateway_token import TOKEN_FILE, kept_gateway_token
-from flynn.memory.database import Database
+from flynn.gateway_token import ROTATE_COMMAND, TOKEN_FILE, kept_gateway_token
 from flynn.memory.stores import SqliteMemory
-from flynn.memory.team import SqliteTeam
-from flynn.memory.vectors import SqliteVectors
 from flynn.people.store import MEMORY_FILES, PersonFiles
-from flynn.people_place import person_files
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
 from flynn.recall.embeddings import install_hint, load_embedder, missing_package
 from flynn.schedule.listing import local_next
 from flynn.schedule.migrations import SCHEMA
-from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.settings import Settings
+from flynn.storage_place import opened_storage, storage_files, storage_url
 from flynn.tools.mcp import mcp_servers
 
 if TYPE_CHECKING:
@@ -140,6 +136,8 @@ def _data_dir(settings: Settings) -> Check:
 
 
 def _database(settings: Settings) -> Check:
+    if storage_url(settings) is not None:
+        return _server(settings)
     path = database_path(settings)
     existed = path.exists()
     try:
@@ -156,8 +154,21 @@ def _database(settings: Settings) -> Check:
     return Check("database", True, f"{path} {state}, schema version {version}/{SCHEMA.latest}")
 
 
+def _server(settings: Settings) -> Check:
+    """``storage.url``'s PostgreSQL: reachable, migrated, and takes a write (as ``/readyz``)."""
+    try:
+        with opened_storage(settings) as storage:
+            storage.memory.db.verify()
+            storage.memory.db.probe_write()
+    except StoreError as exc:
+        return Check("database", False, str(exc))
+    return Check("database", True, f"PostgreSQL {storage.where} reachable, migrated and writable")
+
+
 def _daemon(settings: Settings) -> Check:
     """Informational: whether a ``flynn run`` holds the data dir (another would refuse to start)."""
+    if storage_url(settings) is not None:
+        return Check("daemon", True, "workers share storage.url's database: no data-dir lock")
     pid = lock_holder(settings.data_dir)
     if pid is None:
         return Check("daemon", True, "not running on this data dir")
@@ -169,9 +180,9 @@ def _schedule(settings: Settings, *, now: datetime) -> Check:
     """What the schedule holds; informational, so at worst a warning (the daemon fires overdue
     jobs and sends queued pushes when it runs)."""
     try:
-        with Database.open(database_path(settings), SCHEMA) as db:
-            summary = SqliteSchedule(db).summary(now)
-            undelivered = SqlitePushes(db).undelivered()
+        with opened_storage(settings) as storage:
+            summary = storage.schedule.summary(now)
+            undelivered = storage.pushes.undelivered()
     except StoreError as exc:
         return Check("schedule", False, f"cannot be read: {exc}", warning=True)
     parts = [f"{summary.active} active job(s)"]
@@ -191,8 +202,8 @@ def _pushes(settings: Settings, *, now: datetime) -> Check:
     soon)."""
     limits = push_limits(settings)
     try:
-        with Database.open(database_path(settings), SCHEMA) as db:
-            backlog = SqlitePushes(db, limits).backlog()
+        with opened_storage(settings) as storage:
+            backlog = storage.pushes.backlog()
     except StoreError as exc:
         return Check("pushes", False, f"cannot be read: {exc}", warning=True)
     if not backlog.pending and not backlog.digests:
@@ -234,12 +245,11 @@ def _distilled(settings: Settings) -> Check:
     if not people:
         return Check("distillation", True, "memory is per session: nobody's notes to distill")
     parts = []
-    path = database_path(settings)
-    if not path.exists():
+    if storage_url(settings) is None and not database_path(settings).exists():
         return Check("distillation", True, "nothing distilled yet (no database)")
     try:
-        with SqliteMemory.open(path, SCHEMA) as memory:
-            files = person_files(settings, memory.documents, utc_now)
+        with opened_storage(settings) as storage:
+            files = storage_files(storage, settings, utc_now)
             for namespace in people:
                 parts.append(f"{namespace}: " + ", ".join(_distilled_tiers(files, namespace)))
     except StoreError as exc:
@@ -269,8 +279,8 @@ def _distilled_tiers(files: PersonFiles, namespace: str) -> list[str]:
 def _team(settings: Settings) -> Check:
     """The team's documents (informational)."""
     try:
-        with Database.open(database_path(settings), SCHEMA) as db:
-            team = SqliteTeam(db)
+        with opened_storage(settings) as storage:
+            team = storage.memory.team
             documents = len(team.documents())
             chunks = team.count()
     except StoreError as exc:
@@ -297,12 +307,11 @@ def _embeddings(settings: Settings) -> Check:
     except ConfigError as exc:
         detail = "; ".join(p.message for p in exc.problems)
         return Check("embeddings", False, f"the model cannot be loaded ({detail})", warning=True)
-    path = database_path(settings)
-    if not path.exists():
+    if storage_url(settings) is None and not database_path(settings).exists():
         return Check("embeddings", True, f"{embedder.model} loads")
     try:
-        with SqliteMemory.open(path, SCHEMA) as memory:
-            vectors = SqliteVectors(memory.db, embedder)
+        with opened_storage(settings) as storage:
+            vectors = storage.vectors(embedder)
             missing = vectors.unembedded()
             stale = sum(vectors.other_models().values())
     except StoreError as exc:
@@ -383,6 +392,15 @@ def _gateway_token(settings: Settings) -> Check:
     name = "gateway token"
     if settings.channels.gateway.token is not None:
         return Check(name, True, "set in channels.gateway.token")
+    if storage_url(settings) is not None:
+        try:
+            with opened_storage(settings) as storage:
+                kept = storage.gateway_token is not None and storage.gateway_token.digest()
+        except StoreError as exc:
+            return Check(name, False, f"cannot be read: {exc}")
+        if not kept:
+            return Check(name, True, "none yet: the first flynn run generates one (kept hashed)")
+        return Check(name, True, f"kept hashed in the database (`{ROTATE_COMMAND}` for a new one)")
     path = settings.data_dir / TOKEN_FILE
     try:
         token = kept_gateway_token(settings.data_dir)

@@ -14,8 +14,7 @@ import structlog
 
 from flynn.errors import StoreError
 from flynn.learning.turns import MemoryWriter
-from flynn.memory.database import Database
-from flynn.memory.embedding_progress import embedding_progress
+from flynn.memory.embedding_progress import PersonProgress
 from flynn.memory.vectors import Embedder
 from flynn.recall.embeddings import (
     LoadingEmbedder,
@@ -79,9 +78,14 @@ def load(embeddings: LoadingEmbedder | None) -> bool:
     return False
 
 
-async def catch_up(embeddings: LoadingEmbedder | None, db: Database, writer: MemoryWriter) -> None:
+async def catch_up(
+    embeddings: LoadingEmbedder | None,
+    progress: Callable[[str], list[PersonProgress]],
+    writer: MemoryWriter,
+) -> None:
     """Loads the embedding model (in a worker thread: the event loop keeps serving), then
-    embeds every message that has no vector, one person at a time, the most recently
+    embeds every message that has no vector (``progress(model)``: who has how many), one
+    person at a time, the most recently
     active first, so the people using flynn now are found by meaning soonest. Batches go
     through the writer's queue, one thread, after the new turns (a pass is resumed from
     the database: what has a vector is done). On cancellation the load, if still running,
@@ -91,7 +95,7 @@ async def catch_up(embeddings: LoadingEmbedder | None, db: Database, writer: Mem
     started = time.perf_counter()
     total = 0
     try:
-        people = embedding_progress(db, embeddings.model)
+        people = progress(embeddings.model)
     except StoreError:
         log.exception("memory.embedding_failed")  # the next start tries again
         return

@@ -20,7 +20,7 @@ import structlog
 
 from flynn.errors import UnreadableFile
 from flynn.identity import Identity, MemoryScope
-from flynn.memory.browse import SqliteMemoryBrowser
+from flynn.memory.browse import MemoryBrowsing
 from flynn.memory.graph_names import USER_ENTITY
 from flynn.memory.graph_store import Entity, Graph, Relation
 from flynn.memory.overview import FactHistory, fact_history
@@ -105,7 +105,7 @@ class MemoryView:
     def __init__(
         self,
         stores: MemoryStores,
-        browser: SqliteMemoryBrowser,
+        browser: MemoryBrowsing,
         identity: Identity,
         *,
         files: PersonFiles,

@@ -462,6 +462,34 @@ class ChannelsSettings(_Section):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
 
 
+STORAGE_SCHEMES = ("postgresql", "postgres")
+"""The URL schemes ``storage.url`` takes (libpq's two spellings)."""
+
+
+class StorageSettings(_Section):
+    url: SecretStr | None = None
+    """``postgresql://user:password@host/db`` (or ``?host=/socket/dir``): keep everything in
+    that PostgreSQL database, which several workers may share; unset, SQLite in ``data_dir``.
+    A secret: it usually carries the password."""
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _database_url(cls, value: object) -> object:
+        # The value is never repeated in the message: it may hold a password.
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if not isinstance(text, str):
+            return value
+        if not text.strip():
+            raise ValueError("must not be empty (leave it out to keep SQLite in data_dir)")
+        scheme, separator, _ = text.strip().partition("://")
+        if not separator or scheme.lower() not in STORAGE_SCHEMES:
+            raise ValueError(
+                "must be a PostgreSQL URL, postgresql://user:password@host/database (or "
+                "postgres://); leave it out to keep SQLite in data_dir"
+            )
+        return text.strip()
+
+
 class LoggingSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["auto", "console", "json"] = "auto"
@@ -490,6 +518,7 @@ class Settings(BaseSettings):
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     users: dict[str, UserAccounts] = Field(default_factory=dict)
     channels: ChannelsSettings = Field(default_factory=ChannelsSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
 
     @field_validator("data_dir", mode="before")

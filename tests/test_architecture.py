@@ -125,7 +125,14 @@ RULES: dict[str, Rule] = {
         "app",
         "access attachments channels datadir dates distill embedding_model errors gateway_token "
         "identity learning memory memory_view people people_place persona providers recall router "
-        "schedule sessions settings switchboard tools",
+        "schedule sessions settings storage_place switchboard tools",
+    ),
+    # which backend keeps everything (SQLite in data_dir, or storage.url's PostgreSQL): the
+    # composition root's choice, the one place beside it that may import flynn.postgres
+    "storage_place": rule(
+        "app",
+        "errors gateway_token learning memory people people_place postgres recall schedule "
+        "settings",
     ),
     # where people's files are kept (a folder each, or the database the workers share)
     "people_place": rule("app", "memory people settings"),
@@ -149,34 +156,36 @@ RULES: dict[str, Rule] = {
     "__main__": rule("cli", "cli"),
     "cli": rule(
         "cli",
-        "app cli_costs cli_distill cli_docs cli_memory cli_settings cli_storage cli_transcripts "
-        "cli_users "
-        "commands daemon datadir doctor errors flynn identity logs memory messages people persona "
-        "recall scaffold schedule sessions settings systemd",
+        "app cli_costs cli_distill cli_docs cli_gateway cli_memory cli_settings cli_storage "
+        "cli_transcripts cli_users commands daemon datadir doctor errors flynn identity logs "
+        "memory messages people persona recall scaffold schedule sessions settings storage_place "
+        "systemd",
     ),
     "cli_settings": rule("cli", "datadir errors logs settings"),
     "cli_storage": rule("cli", "cli_settings storage_copy"),
     "cli_memory": rule(
         "cli",
         "app cli_settings datadir dates errors identity learning memory messages people "
-        "people_place persona plurals recall schedule.migrations settings",
+        "people_place persona plurals recall schedule.migrations settings storage_place",
     ),
-    "cli_costs": rule("cli", "app cli_memory cli_settings memory schedule.migrations"),
+    "cli_costs": rule("cli", "app cli_memory cli_settings memory storage_place"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
     "cli_docs": rule(
-        "cli", "app cli_memory cli_settings datadir learning memory plurals recall settings"
+        "cli",
+        "app cli_memory cli_settings datadir learning memory plurals recall settings storage_place",
     ),
     "cli_transcripts": rule(
-        "cli", "app cli_memory cli_settings errors identity sessions transcripts"
+        "cli", "app cli_memory cli_settings errors identity sessions storage_place transcripts"
     ),
     "cli_users": rule(
-        "cli", "app cli_settings datadir identity memory messages schedule.migrations settings"
+        "cli", "app cli_settings datadir identity memory messages settings storage_place"
     ),
     "doctor": rule(
         "cli",
-        "app channels datadir distill errors gateway_token memory people people_place persona "
-        "providers recall schedule settings tools",
+        "app channels datadir distill errors gateway_token memory people persona providers recall "
+        "schedule settings storage_place tools",
     ),
+    "cli_gateway": rule("cli", "app cli_settings datadir gateway_token settings storage_place"),
     "scaffold": rule("cli"),
 }
 
@@ -427,8 +436,10 @@ def test_no_module_is_over_800_lines() -> None:
     assert long == {}
 
 
+COMPOSITION_ROOT = ("app", "storage_place")
+"""Where concrete classes are built: ``app``, and ``storage_place``, which chooses the backend."""
 POSTGRES_BACKENDS = {"flynn.schedule": "flynn.schedule.postgres"}
-CHOOSERS = ("app", "storage_copy")
+CHOOSERS = (*COMPOSITION_ROOT, "storage_copy")
 """The composition root, and moving house (``flynn storage copy``), which reads one backend and
 writes the other: the only parts that build the PostgreSQL stores."""
 """Parts above the stores with tables of their own: the one module of each that is their
@@ -436,10 +447,11 @@ PostgreSQL backend, the only one of the part that may import ``flynn.postgres``.
 
 
 def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
-    """Nothing above the stores knows which backend it has: of every part, only ``app`` (and
-    ``storage_copy``, which copies one backend into the other) may import ``flynn.postgres``
-    (and ``memory``, beside it, never does: no circle), or a part's own PostgreSQL backend
-    module (``flynn.schedule.postgres``), which again only ``app`` imports."""
+    """Nothing above the stores knows which backend it has: of every part, only the composition
+    root (``app`` and ``storage_place``, where it chooses) and ``storage_copy`` (which copies one
+    backend into the other) may import ``flynn.postgres`` (and ``memory``, beside it, never does:
+    no circle), or a part's own PostgreSQL backend module (``flynn.schedule.postgres``), which
+    again only the composition root imports."""
     choosers = {
         part
         for part, row in RULES.items()
@@ -451,6 +463,10 @@ def test_only_the_composition_root_may_choose_the_postgresql_backend() -> None:
     for module, path in _modules(PACKAGE):
         for target in _imports(PACKAGE, module, path):
             chooses = _part(target) == "postgres" or target in backends
-            if chooses and _part(module) not in (*CHOOSERS, "postgres") and module not in backends:
+            if (
+                chooses
+                and _part(module) not in (*CHOOSERS, "postgres")
+                and (module not in backends)
+            ):
                 reaching.add(f"{module} imports {target}")
     assert reaching == set()

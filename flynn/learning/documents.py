@@ -25,7 +25,7 @@ from flynn.learning.graph_extraction import (
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.graph_names import USER_ENTITY, name_key
 from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqlTeam, TeamDocument, safe_passage
-from flynn.memory.vectors import SqliteVectors
+from flynn.memory.vectors import SqlVectors
 
 CHUNK_CHARS = 1000
 """About how long a chunk is (a paragraph or two): a paragraph longer than this is cut at
@@ -266,7 +266,7 @@ class DocumentIngestor:
         team: SqlTeam,
         graph: GraphIngestor,
         *,
-        vectors: SqliteVectors | None,
+        vectors: SqlVectors | None,
         clock: Callable[[], datetime],
         extractor: RuleGraphExtractor | None = None,
     ) -> None:

@@ -1,6 +1,7 @@
 """Recall off the event loop (``RecallWorker``): a turn's query embedding, vector and word search
-and ranking run in a few worker threads, each with its own read-only connection, so that one
-person's recall never holds up another person's stream.
+and ranking run in a few worker threads, each with its own read-only connection (SQLite) or on
+a database every thread may share (PostgreSQL's pool), so that one person's recall never holds
+up another person's stream.
 """
 
 from __future__ import annotations
@@ -37,8 +38,29 @@ class RecallWorker:
     (before the writer) to end the threads and their connections."""
 
     def __init__(self, writer: Database, open_recall: OpenRecall, *, threads: int = THREADS):
-        self._writer = writer
-        self._open_recall = open_recall
+        self._start(
+            writer.publish_rewrites,
+            functools.partial(self._open_reader, writer, open_recall),
+            threads,
+        )
+
+    @classmethod
+    def sharing(cls, open_recall: Callable[[], Recall], *, threads: int = THREADS) -> RecallWorker:
+        """Runs recall in ``threads`` threads over a database every thread may use at once
+        (``PostgresDatabase``: each statement takes a connection of its pool): each thread's
+        ``Recall`` comes from ``open_recall`` (its own stores and caches, over that one
+        database), with no connection of its own to open or close, and nothing to publish
+        before a job (a store sees what any worker changed through the database's own
+        counters, ``Facts.generation`` and the vectors' version)."""
+        worker = cls.__new__(cls)
+        worker._start(_nothing, open_recall, threads)
+        return worker
+
+    def _start(
+        self, publish: Callable[[], None], open_thread: Callable[[], Recall], threads: int
+    ) -> None:
+        self._publish = publish
+        self._open_thread = open_thread
         self._local = threading.local()
         self._opened: list[Database] = []
         self._opened_lock = threading.Lock()
@@ -52,7 +74,7 @@ class RecallWorker:
         (it only reads), its result unused."""
         if self._closed:
             raise RuntimeError("the recall worker is closed")
-        self._writer.publish_rewrites()
+        self._publish()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._run, work)
 
@@ -97,16 +119,21 @@ class RecallWorker:
     def _run(self, work: Callable[[Recall], T]) -> T:
         recall: Recall | None = getattr(self._local, "recall", None)
         if recall is None:
-            db = Database.open_reader(self._writer)
-            try:
-                recall = self._open_recall(db)
-            except BaseException:
-                db.close()  # the next job opens another: one kept per failure would pile up
-                raise
-            with self._opened_lock:
-                self._opened.append(db)
+            recall = self._open_thread()
             self._local.recall = recall
         return work(recall)
+
+    def _open_reader(self, writer: Database, open_recall: OpenRecall) -> Recall:
+        """This thread's read connection to ``writer``'s file and its ``Recall``."""
+        db = Database.open_reader(writer)
+        try:
+            recall = open_recall(db)
+        except BaseException:
+            db.close()  # the next job opens another: one kept per failure would pile up
+            raise
+        with self._opened_lock:
+            self._opened.append(db)
+        return recall
 
 
 def _recall(
@@ -131,3 +158,7 @@ def _recall(
         query_vectors=vectors,
         team=team,
     )
+
+
+def _nothing() -> None:
+    return None

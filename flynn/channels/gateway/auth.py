@@ -12,6 +12,9 @@ from typing import Literal
 from flynn.channels.gateway.protocol import CLIENT_ID
 from flynn.identity import GatewayClient
 
+ChannelToken = Callable[[str], bool]
+"""Whether a presented token is the channel token, checked in constant time (against a digest
+kept in the database every worker shares, ``flynn.gateway_token``); called at each hello."""
 PersonTokens = Callable[[str], str | None]
 """The person whose live token this is (a person of ``users:``), else None: the daemon's view of
 ``flynn.memory.person_tokens``. Called on the event loop at each hello; it must be quick."""
@@ -34,19 +37,24 @@ class HelloRefused:
 
 
 class HelloTokens:
-    """Checks hello tokens: the channel token in constant time, then people's tokens."""
+    """Checks hello tokens: the channel token in constant time (the token itself, or a
+    ``ChannelToken`` check), then people's tokens."""
 
-    def __init__(self, channel_token: str, people: PersonTokens | None = None) -> None:
+    def __init__(
+        self, channel_token: str | ChannelToken, people: PersonTokens | None = None
+    ) -> None:
         if not channel_token:
             raise ValueError("the gateway needs a non-empty token")
-        self._channel_token = channel_token.encode()
+        self._is_channel_token = (
+            _equal_to(channel_token) if isinstance(channel_token, str) else channel_token
+        )
         self.people = people
 
     def check(self, token: object) -> Proof | None:
         """What ``token`` proves; None when it is no token this gateway takes."""
         if not isinstance(token, str) or not token:
             return None
-        if hmac.compare_digest(token.encode(), self._channel_token):
+        if self._is_channel_token(token):
             return Proof(None)
         if self.people is not None:
             person = self.people(token)
@@ -67,3 +75,8 @@ class HelloTokens:
                 "bad_request", "A client_id is 1 to 128 characters of A-Z a-z 0-9 _ . : -"
             )
         return GatewayClient(client_id, proof.person)
+
+
+def _equal_to(expected: str) -> ChannelToken:
+    wanted = expected.encode()
+    return lambda token: hmac.compare_digest(token.encode(), wanted)

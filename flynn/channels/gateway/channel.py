@@ -20,7 +20,7 @@ from websockets.protocol import State
 
 from flynn.channels.base import ChannelCapabilities, ChannelStatus, OnMessage, with_timing
 from flynn.channels.gateway.admission import Waiting, WaitingRoom, client_address, peer, refuse
-from flynn.channels.gateway.auth import HelloRefused, HelloTokens, PersonTokens
+from flynn.channels.gateway.auth import ChannelToken, HelloRefused, HelloTokens, PersonTokens
 from flynn.channels.gateway.history import PushLog, Transcript, answer_history
 from flynn.channels.gateway.http import GatewayHttp
 from flynn.channels.gateway.markdown import SafeMarkdown
@@ -118,7 +118,8 @@ class GatewayChannel:
     frame makes it ``delivered``; a protocol 2 one makes it ``deferred`` until the client
     acknowledges it (``ack``), which ``on_acknowledged`` hears. A ``history`` frame is
     answered from ``transcript`` (empty without one), a ``memory`` frame through ``memory``; a
-    person's own token is checked at hello through ``person_tokens``.
+    person's own token is checked at hello through ``person_tokens``; ``token`` is the channel
+    token, or how to check one (``ChannelToken``: against a digest every worker reads).
 
     Before ``hello`` a connection is cheap and short-lived: its frames are capped at 4 KB (a
     larger frame is refused from its header, 1009, never buffered), it has ``hello_timeout``
@@ -139,7 +140,7 @@ class GatewayChannel:
         self,
         settings: GatewaySettings,
         *,
-        token: str,
+        token: str | ChannelToken,
         readiness: Callable[[], Mapping[str, object]],
         clock: Callable[[], datetime] = _utc_now,
         rate_per_second: float = 5.0,

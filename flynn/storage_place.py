@@ -1,0 +1,383 @@
+"""Where Flynn keeps everything, decided here once for the daemon and the commands: SQLite in
+``data_dir`` (without ``storage.url``, the default), or the PostgreSQL database ``storage.url``
+names, which several workers share (``docs/postgresql.md``). ``open_storage`` hands back the
+memory and what else the composition root builds from (schedule, tokens, health, recall's
+threads), the same on both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from flynn.errors import StoreError
+from flynn.gateway_token import KeptDigest
+from flynn.learning.fact_relations import FactRelations
+from flynn.memory.browse import MemoryBrowsing, SqliteMemoryBrowser
+from flynn.memory.checkpointer import WalCheckpointer
+from flynn.memory.costs import Prices, SqlCosts, SqliteCosts
+from flynn.memory.database import Database
+from flynn.memory.documents import SqlDocuments
+from flynn.memory.embedding_progress import PersonProgress, embedding_progress
+from flynn.memory.facts import SqlFacts, SqliteFacts
+from flynn.memory.graph import SqlGraph, SqliteGraph
+from flynn.memory.graph_store import Graph
+from flynn.memory.health import Probed
+from flynn.memory.history import SqliteHistory
+from flynn.memory.inbound import SqlInboundLog
+from flynn.memory.pairing import SqlitePairing, SqlPairing
+from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
+from flynn.memory.sql import TransactionalSql
+from flynn.memory.store import Facts, History
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import SqliteTeam, SqlTeam
+from flynn.memory.telegram_updates import SqlTelegramUpdates
+from flynn.memory.vector_index import VectorIndex
+from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
+from flynn.people.store import PersonFiles
+from flynn.people_place import person_files
+from flynn.postgres import vectors as postgres_vectors
+from flynn.postgres.browse import PostgresMemoryBrowser
+from flynn.postgres.costs import PostgresCosts
+from flynn.postgres.facts import PostgresFacts
+from flynn.postgres.gateway_token import PostgresGatewayToken
+from flynn.postgres.graph import PostgresGraph
+from flynn.postgres.history import PostgresHistory
+from flynn.postgres.memory import PostgresMemory
+from flynn.postgres.pairing import PostgresPairing
+from flynn.postgres.person_tokens import PostgresPersonTokens
+from flynn.postgres.team import PostgresTeam
+from flynn.recall.recall import Recall
+from flynn.recall.worker import RecallWorker
+from flynn.schedule.jobs import PushLimits
+from flynn.schedule.migrations import SCHEMA
+from flynn.schedule.postgres import PostgresPushes, PostgresRuns, PostgresSchedule
+from flynn.schedule.runs import SqliteRuns, SqlRuns
+from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
+from flynn.schedule.store import SqlPushes
+from flynn.settings import Settings
+
+DATABASE_FILE = "flynn.db"
+
+
+class StorageDatabase(TransactionalSql, Probed, Protocol):
+    """The database under the stores (SQLite's ``Database``, ``PostgresDatabase``)."""
+
+    def verify(self) -> None:
+        """Raises ``StorageUnusable`` when the database cannot serve (corrupt, unwritable,
+        unreachable)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Memory(Protocol):
+    """The database and every store on it (``SqliteMemory``, ``PostgresMemory``), and
+    forgetting a person in every store at once."""
+
+    @property
+    def db(self) -> StorageDatabase: ...
+
+    @property
+    def documents(self) -> SqlDocuments: ...
+
+    @property
+    def facts(self) -> SqlFacts: ...
+
+    @property
+    def history(self) -> SqliteHistory | PostgresHistory: ...
+
+    @property
+    def costs(self) -> SqlCosts: ...
+
+    @property
+    def inbound(self) -> SqlInboundLog: ...
+
+    @property
+    def graph(self) -> SqlGraph: ...
+
+    @property
+    def team(self) -> SqlTeam: ...
+
+    @property
+    def telegram_updates(self) -> SqlTelegramUpdates: ...
+
+    def forget_namespace(self, prefix: str) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
+
+
+class Redacting(Protocol):
+    """Forgetting less than a person, with what messages and summaries said of it redacted
+    (``SqliteMemory``; ``flynn.memory.forgetting``)."""
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]: ...
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None: ...
+
+    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PageStores:
+    """What the memory page reads (``memory``'s stores) and forgets one fact through (the
+    backend's ``redacting``)."""
+
+    memory: Memory
+    redacting: Redacting
+
+    @property
+    def documents(self) -> SqlDocuments:
+        return self.memory.documents
+
+    @property
+    def facts(self) -> SqlFacts:
+        return self.memory.facts
+
+    @property
+    def graph(self) -> SqlGraph:
+        return self.memory.graph
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
+        return self.redacting.forget_chain(prefix, fact_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadStores:
+    """The stores one recall thread reads through (``Storage.recall_worker``)."""
+
+    facts: Facts
+    history: History
+    graph: Graph
+    team: SqlTeam
+    vectors: SqlVectors | None
+
+
+class Storage(Protocol):
+    """An opened backend: the memory, and what else lives in its database."""
+
+    memory: Memory
+    schedule: SqliteSchedule | PostgresSchedule
+    pushes: SqlPushes
+    runs: SqlRuns
+    pairing: SqlPairing
+    person_tokens: SqlPersonTokens
+    gateway_token: KeptDigest | None
+    """Where a generated gateway token is kept as a digest; ``None``: in the data dir."""
+    redacting: Redacting
+    """``flynn memory forget --field/--fact/--since``, ``/forget FIELD`` and the memory page's
+    forget (on PostgreSQL not yet: each raises ``StoreError`` saying so)."""
+    shared: bool
+    """Several workers may share it: person files are kept in it, no data-dir lock."""
+    where: str
+    """The database as it may be shown (a path, or a URL without its password)."""
+
+    def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts: ...
+
+    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors: ...
+
+    def embedding_progress(self, model: str) -> list[PersonProgress]: ...
+
+    def browser(self) -> MemoryBrowsing: ...
+
+    def page_stores(self) -> PageStores:
+        """What the memory page reads, and forgets one fact through."""
+        ...
+
+    def checkpointer(self) -> WalCheckpointer | None:
+        """What moves SQLite's write-ahead log into the file; ``None`` on PostgreSQL."""
+        ...
+
+    def recall_worker(
+        self,
+        build: Callable[[ReadStores], Recall],
+        embedder: Embedder | None,
+        index: VectorIndex | None,
+    ) -> RecallWorker:
+        """Recall in worker threads, each over ``build(stores)`` (``index``: the loop's
+        vectors' memory, shared)."""
+        ...
+
+    def close(self) -> None:
+        """Closes the database (the stores on it with it)."""
+        ...
+
+
+def database_path(settings: Settings) -> Path:
+    """SQLite's file (without ``storage.url``)."""
+    return settings.data_dir / DATABASE_FILE
+
+
+def storage_url(settings: Settings) -> str | None:
+    """``storage.url`` (a secret: never shown as it is), ``None`` for SQLite in ``data_dir``."""
+    url = settings.storage.url
+    return None if url is None else url.get_secret_value()
+
+
+def open_storage(settings: Settings, limits: PushLimits | None = None) -> Storage:
+    """Opens (and migrates) the configured backend. Raises ``StorageUnusable`` (an unusable
+    SQLite file, a server that cannot be reached or refuses the login: said without the
+    password), ``StoreError`` otherwise."""
+    url = storage_url(settings)
+    if url is None:
+        return _SqliteStorage(SqliteMemory.open(database_path(settings), SCHEMA, FactRelations))
+    return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule]), limits)
+
+
+def storage_files(
+    storage: Storage, settings: Settings, clock: Callable[[], datetime]
+) -> PersonFiles:
+    """People's files where ``storage`` keeps them (``people_place.person_files``)."""
+    return person_files(settings, storage.memory.documents, clock, shared_database=storage.shared)
+
+
+@contextmanager
+def opened_storage(settings: Settings) -> Iterator[Storage]:
+    """``open_storage`` for a command: closed when the block ends."""
+    storage = open_storage(settings)
+    try:
+        yield storage
+    finally:
+        storage.close()
+
+
+class _NotRedacting:
+    """``Redacting`` where the backend has none yet (PostgreSQL, ``docs/postgresql.md``):
+    each raises ``StoreError`` saying so, and nothing is forgotten."""
+
+    def forget_field(self, prefix: str, field: str) -> dict[str, int]:
+        raise StoreError(_NO_REDACTION)
+
+    def forget_chain(self, prefix: str, fact_id: int) -> dict[str, int] | None:
+        raise StoreError(_NO_REDACTION)
+
+    def forget_range(self, prefix: str, *, since: datetime, until: datetime) -> dict[str, int]:
+        raise StoreError(_NO_REDACTION)
+
+
+_NO_REDACTION = (
+    "forgetting a field, a fact or a time range is not available on PostgreSQL yet; "
+    "`flynn memory forget --all` forgets a person whole"
+)
+
+
+class _Opened:
+    memory: Memory
+    redacting: Redacting
+
+    def close(self) -> None:
+        self.memory.close()
+
+    def page_stores(self) -> PageStores:
+        return PageStores(self.memory, self.redacting)
+
+
+class _SqliteStorage(_Opened):
+    def __init__(self, memory: SqliteMemory, limits: PushLimits | None = None) -> None:
+        db = memory.db
+        self.memory = memory
+        self._db = db
+        self.schedule: SqliteSchedule | PostgresSchedule = SqliteSchedule(db, limits)
+        self.pushes: SqlPushes = SqlitePushes(db, limits)
+        self.runs: SqlRuns = SqliteRuns(db)
+        self.pairing: SqlPairing = SqlitePairing(db)
+        self.person_tokens: SqlPersonTokens = SqlitePersonTokens(db)
+        self.gateway_token: KeptDigest | None = None
+        self.redacting: Redacting = memory
+        self.shared = False
+        self.where = str(db.path)
+
+    def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
+        return SqliteCosts(self._db, clock=clock, prices=prices)
+
+    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
+        return SqliteVectors(self._db, embedder, index=index)
+
+    def embedding_progress(self, model: str) -> list[PersonProgress]:
+        return embedding_progress(self._db, model)
+
+    def browser(self) -> MemoryBrowsing:
+        return SqliteMemoryBrowser(self._db)
+
+    def checkpointer(self) -> WalCheckpointer | None:
+        return WalCheckpointer(self._db.path)
+
+    def recall_worker(
+        self,
+        build: Callable[[ReadStores], Recall],
+        embedder: Embedder | None,
+        index: VectorIndex | None,
+    ) -> RecallWorker:
+        """A read connection per thread, as SQLite serves readers beside its one writer."""
+
+        def reading(db: Database) -> Recall:
+            vectors = None if embedder is None else SqliteVectors(db, embedder, index=index)
+            return build(
+                ReadStores(
+                    SqliteFacts(db), SqliteHistory(db), SqliteGraph(db), SqliteTeam(db), vectors
+                )
+            )
+
+        return RecallWorker(self._db, reading)
+
+
+class _PostgresStorage(_Opened):
+    def __init__(self, memory: PostgresMemory, limits: PushLimits | None = None) -> None:
+        db = memory.db
+        self.memory = memory
+        self._db = db
+        self.schedule: SqliteSchedule | PostgresSchedule = PostgresSchedule(db, limits)
+        self.pushes: SqlPushes = PostgresPushes(db, limits)
+        self.runs: SqlRuns = PostgresRuns(db)
+        self.pairing: SqlPairing = PostgresPairing(db)
+        self.person_tokens: SqlPersonTokens = PostgresPersonTokens(db)
+        self.gateway_token: KeptDigest | None = PostgresGatewayToken(db)
+        self.redacting: Redacting = _NotRedacting()
+        self.shared = True
+        self.where = db.shown_url
+
+    def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
+        return PostgresCosts(self._db, clock=clock, prices=prices)
+
+    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
+        return postgres_vectors.PostgresVectors(self._db, embedder, index=index)
+
+    def embedding_progress(self, model: str) -> list[PersonProgress]:
+        return postgres_vectors.embedding_progress(self._db, model)
+
+    def browser(self) -> MemoryBrowsing:
+        return PostgresMemoryBrowser(self._db)
+
+    def checkpointer(self) -> WalCheckpointer | None:
+        return None
+
+    def recall_worker(
+        self,
+        build: Callable[[ReadStores], Recall],
+        embedder: Embedder | None,
+        index: VectorIndex | None,
+    ) -> RecallWorker:
+        """Every thread on the one pooled database (thread-safe: a statement takes a pooled
+        connection), each with stores of its own, so their caches are never shared."""
+        db = self._db
+
+        def reading() -> Recall:
+            vectors = (
+                None
+                if embedder is None
+                else postgres_vectors.PostgresVectors(db, embedder, index=index)
+            )
+            return build(
+                ReadStores(
+                    PostgresFacts(db),
+                    PostgresHistory(db),
+                    PostgresGraph(db),
+                    PostgresTeam(db),
+                    vectors,
+                )
+            )
+
+        return RecallWorker.sharing(reading)
