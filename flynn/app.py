@@ -20,6 +20,7 @@ from flynn.channels.gateway.auth import ChannelToken, PersonTokens
 from flynn.channels.gateway.channel import OnAcknowledged, OnClientReady
 from flynn.channels.gateway.history import PushLog, Transcript
 from flynn.channels.gateway.memory import MemoryBrowser
+from flynn.coordination import Coordination, Leadership, LocalCoordination
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
@@ -152,6 +153,7 @@ class App:
         self.runs = storage.runs
         """The queued runs of work Flynn does itself (distillations); the daemon runs them."""
         self.schedule_signal = schedule_signal
+        self.coordination: Coordination = LocalCoordination()  # or the workers on PostgreSQL
         self.pairing = storage.pairing
         self.person_tokens = storage.person_tokens
         self.identity = Identity(
@@ -299,6 +301,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
             pushes=app.pushes,
         ),
         telegram_updates=app.memory.telegram_updates,
+        leadership=app.coordination,
     )
     router = Router(
         app.sessions,
@@ -308,6 +311,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
         clock=clock,
         inbox_size=options.inbox_size,
         idle_seconds=options.idle_seconds,
+        coordination=app.coordination,
     )
     section = settings.distill
     distills = DistillRuns(
@@ -324,8 +328,9 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
         clock=clock,
         runs=app.runs,
         handlers={"distill": distills.run},
+        workers=app.coordination,
     )
-    app.schedule_signal.listen(scheduler.wake)
+    app.schedule_signal.listen(scheduler.changed)
     switchboard.connect(channels, router, scheduler)
     plan_distillations(app)
     return Service(
@@ -501,6 +506,7 @@ def build_channels(
     pairing: Pairing | None = None,
     gateway: GatewayHooks | None = None,
     telegram_updates: SqlTelegramUpdates | None = None,
+    leadership: Leadership | None = None,
 ) -> dict[str, Channel]:
     """The enabled channels, gateway first (``gateway`` its hooks, none without); with
     ``pairing``, strangers writing to a bot in a private chat get a pairing code; Telegram's
@@ -542,7 +548,9 @@ def build_channels(
                 pairing=pairing,
                 clock=clock,
             )
-            channels["telegram"] = telegram_channel(settings, access, clock, telegram_updates)
+            channels["telegram"] = telegram_channel(
+                settings, access, clock, telegram_updates, leadership
+            )
     if section.discord.enabled:
         if section.discord.token is None:
             problems.append(

@@ -6,9 +6,10 @@ nothing itself. Start: the channels that listen on a port of their own first (th
 left, then the scheduler (jobs missed while the daemon was down fire now, marked late), then
 READY=1 to systemd. Stop (SIGTERM/SIGINT only set an event): STOPPING=1, refuse new messages,
 let in-flight turns finish within ``drain_seconds`` (their replies still go out), cancel and log
-stragglers, stop the scheduler (runs under way are given back for the next start) and the
-channels, then close the app: compactions in flight are awaited, provider clients closed, the
-database last. A push that was not delivered stays queued in the database.
+stragglers, tell the other workers on the database this one is gone (what it leaves, and its
+leadership, are taken over at once), stop the scheduler (runs under way are given back for the
+next start) and the channels, then close the app: compactions in flight are awaited, provider
+clients closed, the database last. A push that was not delivered stays queued in the database.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import structlog
 from flynn.app import App, Service, ServiceOptions, build_service, utc_now
 from flynn.backoff import Backoff
 from flynn.channels.base import Channel, OnMessage
+from flynn.coordination import WorkerEvents
 from flynn.embedding_model import EmbedderLoader
 from flynn.errors import ConfigError, StoreError
 from flynn.providers.base import Provider, Task
@@ -121,7 +123,20 @@ class Daemon:
 
     async def _serve(self, app: App, service: Service, stop: asyncio.Event) -> None:
         router = service.router
+        replayed = asyncio.Event()
+
+        async def sweep() -> int:
+            # What dead workers left, once this one's own start-up replay is done.
+            return await router.replay() if replayed.is_set() else 0
+
         async with asyncio.TaskGroup() as group:
+            # First: this worker is known alive before any channel accepts a message here.
+            workers = group.create_task(
+                app.coordination.run(
+                    WorkerEvents(sweep, service.switchboard.push_waiting, service.scheduler.wake)
+                ),
+                name="workers",
+            )
             # MCP servers first, so their tools are listed by the first turn; each supervised on
             # its own: one that never starts costs only itself.
             mcp = group.create_task(self._run_mcp(app), name="mcp-servers")
@@ -148,6 +163,7 @@ class Daemon:
             # What the last run accepted but did not answer (a crash, a drain deadline) is
             # answered now; replies it stored but did not send are sent.
             await router.replay()
+            replayed.set()
             scheduler = group.create_task(service.scheduler.run(), name="scheduler")
             watchdog = group.create_task(self._notifier.run_watchdog(), name="watchdog")
             checkpointer = (
@@ -171,9 +187,10 @@ class Daemon:
             self._notifier.notify("STOPPING=1")
             router.close_intake()
             cancelled = await router.drain(self._options.drain_seconds)
+            await app.coordination.release()
             self._prune_intake(app)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (scheduler, *tasks, watchdog, behind, mcp):
+            for task in (scheduler, *tasks, watchdog, behind, mcp, workers):
                 task.cancel()
             if checkpointer is not None:
                 checkpointer.cancel()

@@ -23,6 +23,10 @@ back from there, and goes on without (saying so) one forgotten meanwhile.
 
 Each session has a bounded inbox and one worker task; the worker exits when the session has been
 idle for ``idle_seconds`` (its orchestrator is dropped and resumed from the database next time).
+
+With several workers on one database (``flynn.coordination``), a turn runs holding its session's
+turn there (another worker's turn of the session, or an earlier message of it, goes first), and
+``replay`` takes up only what a dead worker left: at start, and at each sweep after.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ import structlog
 from flynn.backoff import Backoff
 from flynn.channels.base import Channel
 from flynn.commands import parse_command
-from flynn.errors import SessionBusy
+from flynn.coordination import Coordination, LocalCoordination
+from flynn.errors import SessionBusy, StoreError
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
@@ -127,8 +132,12 @@ class Router:
         inbox_size: int = 8,
         idle_seconds: float = 900.0,
         resend: Backoff = RESEND_BACKOFF,
+        coordination: Coordination | None = None,
     ) -> None:
+        """``coordination``: the other workers on the database (``LocalCoordination``, none,
+        unless given)."""
         self._sessions = sessions
+        self._coordination = coordination or LocalCoordination()
         self._channels = channels
         self._identity = identity
         self._inbound = inbound
@@ -229,6 +238,7 @@ class Router:
             log.info("router.duplicate_answered", channel=message.channel)
             self._resend(key, message, intake.reply, intake.error_code)
             return
+        self._coordination.accepted(message.intake_key)
         self._enqueue(key, message)
 
     def _enqueue(self, key: SessionKey, message: InboundMessage, *, replayed: bool = False) -> None:
@@ -243,10 +253,17 @@ class Router:
             worker.task = asyncio.create_task(self._work(worker), name=f"session:{key}")
 
     async def replay(self) -> int:
-        """Finishes what the last run left (call once, at start, once the channels can send):
+        """Finishes what the last run left (call at start, once the channels can send):
         turns accepted but not run are queued again, in the order they came, and replies stored
-        but not sent are sent. Returns how many messages it took up."""
+        but not sent are sent. With other workers on the database, only what a dead one left
+        (``Coordination.take_over``), so it is called again at each sweep. Returns how many
+        messages it took up. Raises ``StoreError``."""
+        taken = self._coordination.take_over(self._clock())
+        if taken is not None and not taken:
+            return 0
         unfinished = self._inbound.unfinished()
+        if taken is not None:
+            unfinished = [item for item in unfinished if item.message.intake_key in taken]
         for item in unfinished:
             message = item.message
             if not message.forwarded:
@@ -388,7 +405,7 @@ class Router:
                     continue
                 worker.busy, worker.current = True, message
                 try:
-                    await self._turn(worker.key, message, replayed)
+                    await self._turn_in_order(worker.key, message, replayed)
                 finally:
                     worker.busy, worker.current = False, None
                     worker.inbox.task_done()
@@ -400,6 +417,23 @@ class Router:
             self._settle()
             with contextlib.suppress(Exception):
                 await self._sessions.evict(worker.key)
+
+    async def _turn_in_order(
+        self, key: SessionKey, message: InboundMessage, replayed: bool
+    ) -> None:
+        """The turn, holding the session's turn across workers; none when another worker took
+        the message over meanwhile (or answered it)."""
+        entered = False
+        try:
+            async with self._coordination.turn(str(key), message.intake_key) as ours:
+                entered = True
+                if ours:
+                    await self._turn(key, message, replayed)
+        except StoreError:
+            if entered:
+                raise
+            # Left accepted: answered after this worker restarts, or by another once it is gone.
+            log.exception("router.turn_not_taken", session=str(key))
 
     async def _turn(self, key: SessionKey, message: InboundMessage, replayed: bool) -> None:
         channel = self._channels.get(message.channel)

@@ -11,7 +11,7 @@ from datetime import datetime
 import structlog
 
 from flynn.channels.base import Channel
-from flynn.channels.gateway import Acknowledged
+from flynn.channels.gateway import Acknowledged, GatewayChannel
 from flynn.memory.health import StorageHealth
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, PushTiming, SessionKey
 from flynn.router import Router
@@ -72,6 +72,15 @@ class Switchboard:
             # A round under way held some of them (leased while it offered them to the old
             # connection): one more round right after it, not the next retry in 30 s.
             self._scheduler.wake()
+
+    async def push_waiting(self, channel: str, client: str) -> None:
+        """Another worker has a push for ``client`` that it could send to nobody: if the client
+        is connected here, it goes now (``Coordination``'s ``WorkerEvents.push_waiting``)."""
+        gateway = self._channels.get(channel)
+        if not isinstance(gateway, GatewayChannel) or not gateway.connections(client):
+            return
+        if self._scheduler is not None:
+            await self._scheduler.deliver_pending(channel, client)
 
     async def acknowledged(self, ack: Acknowledged) -> None:
         """A gateway client acknowledged a reply or a push: now it is delivered."""

@@ -16,9 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection
+
 GATEWAY_TOKEN = "e2e-gateway-token"
 
 _INHERITED_NOT = ("FLYNN_", "ANTHROPIC_", "OPENAI_", "NOTIFY_SOCKET")
+
+
+async def next_frame(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    """The next gateway frame of type ``kind`` on ``ws`` (others are skipped); fails after 20 s."""
+    async with asyncio.timeout(20):
+        while True:
+            frame: dict[str, Any] = json.loads(await ws.recv())
+            if frame["type"] == kind:
+                return frame
 
 
 def free_port() -> int:

@@ -5,16 +5,14 @@ A real ``flynn run`` process, a real websockets client, the database checked aft
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import sqlite3
 import struct
 from pathlib import Path
-from typing import Any
 
 import yaml
-from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port, next_frame
 from websockets.asyncio.client import ClientConnection, connect
 
 REMINDERS = 5
@@ -41,14 +39,6 @@ async def _hello(port: int, client_id: str = "phone") -> ClientConnection:
     ready = json.loads(await ws.recv())
     assert (ready["type"], ready["protocol"]) == ("ready", 2)
     return ws
-
-
-async def _next(ws: ClientConnection, kind: str) -> dict[str, Any]:
-    async with asyncio.timeout(20):
-        while True:
-            frame: dict[str, Any] = json.loads(await ws.recv())
-            if frame["type"] == kind:
-                return frame
 
 
 def _reset(ws: ClientConnection) -> None:
@@ -80,7 +70,7 @@ async def test_pushes_into_a_socket_that_stopped_reading_come_again_after_the_re
                     }
                 )
             )
-            reply = await _next(ws, "reply")
+            reply = await next_frame(ws, "reply")
             await ws.send(json.dumps({"type": "ack", "id": reply["id"]}))
         # The phone sleeps: nothing it is sent is read (or acknowledged) from now on.
         ws.transport.pause_reading()
@@ -94,7 +84,7 @@ async def test_pushes_into_a_socket_that_stopped_reading_come_again_after_the_re
         _reset(ws)
 
         ws = await _hello(port)  # the page comes back: everything, in order, same ids
-        pushes = [await _next(ws, "push") for _ in range(REMINDERS)]
+        pushes = [await next_frame(ws, "push") for _ in range(REMINDERS)]
         assert [p["text"] for p in pushes] == [f"stretch {n}" for n in range(REMINDERS)]
         for push in pushes:
             await ws.send(json.dumps({"type": "ack", "id": push["id"]}))
@@ -104,7 +94,7 @@ async def test_pushes_into_a_socket_that_stopped_reading_come_again_after_the_re
 
         ws = await _hello(port)  # acknowledged: never again
         await ws.send(json.dumps({"type": "command", "id": "c1", "name": "status"}))
-        assert (await _next(ws, "reply"))["id"] == "c1"
+        assert (await next_frame(ws, "reply"))["id"] == "c1"
         await ws.close()
         assert await daemon.stop() == 0
     finally:
@@ -130,7 +120,7 @@ async def test_a_reply_made_while_the_client_was_gone_survives_a_restart(tmp_pat
 
         await daemon.start()
         ws = await _hello(port)
-        reply = await _next(ws, "reply")
+        reply = await next_frame(ws, "reply")
         assert reply["id"] == "q:1/ü"
         await ws.send(json.dumps({"type": "ack", "id": reply["id"]}))
         await daemon.wait_for("router.reply_acknowledged")
@@ -154,7 +144,7 @@ async def test_two_clients_whose_ids_join_alike_each_get_their_own_reply(tmp_pat
         second = await _hello(port, "alice-laptop:x")
         await first.send(json.dumps({"type": "message", "id": "x:1", "text": "/status"}))
         await second.send(json.dumps({"type": "message", "id": "1", "text": "/help"}))
-        one, two = await _next(first, "reply"), await _next(second, "reply")
+        one, two = await next_frame(first, "reply"), await next_frame(second, "reply")
         assert (one["id"], two["id"]) == ("x:1", "1")
         assert one["text"] != two["text"]  # each its own command's answer
         await first.close()

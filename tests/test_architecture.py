@@ -70,13 +70,15 @@ RULES: dict[str, Rule] = {
     "datadir": rule("foundation", "errors"),
     "logs": rule("foundation", "credentials"),
     "gateway_token": rule("foundation", "errors settings"),
+    # how the workers on one database take turns (a local default; PostgreSQL's in postgres)
+    "coordination": rule("foundation", "messages"),
     # stores and models, beside each other: no store reaches a model, no model a store
     "memory": rule("stores", "credentials datadir errors identity messages orders tokens"),
     "providers": rule("stores", "backoff credentials dates errors language settings tokens"),
     "persona": rule("stores", "language"),
     # the same stores on PostgreSQL (docs/postgresql.md): only the composition root may choose
     # them (test_only_the_composition_root_may_choose_the_postgresql_backend)
-    "postgres": rule("stores", "errors memory"),
+    "postgres": rule("stores", "coordination errors memory messages"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # a person's own files (their folder, their task list), beside the stores
@@ -116,14 +118,19 @@ RULES: dict[str, Rule] = {
         "sessions", "errors identity memory memory_map messages people persona schedule"
     ),
     # channels: messages in, replies out; never a store, a model or a session
-    "channels": rule("channels", "access backoff commands errors identity messages settings"),
+    "channels": rule(
+        "channels", "access backoff commands coordination errors identity messages settings"
+    ),
     # router: sessions and the Channel Protocol, never a concrete channel
     "router": rule(
-        "router", "backoff channels.base commands errors identity learning memory messages sessions"
+        "router",
+        "backoff channels.base commands coordination errors identity learning memory messages "
+        "sessions",
     ),
     "app": rule(
         "app",
-        "access attachments channels datadir dates distill embedding_model errors gateway_token "
+        "access attachments channels coordination datadir dates distill embedding_model errors "
+        "gateway_token "
         "identity learning memory memory_view people people_place persona providers recall router "
         "schedule sessions settings storage_place switchboard tools",
     ),
@@ -149,7 +156,9 @@ RULES: dict[str, Rule] = {
     "switchboard": rule("app", "channels.base channels.gateway memory messages router schedule"),
     # daemon: what app built, run and stopped; a channel is known only by its Protocol
     "daemon": rule(
-        "daemon", "app backoff channels.base embedding_model errors providers.base settings systemd"
+        "daemon",
+        "app backoff channels.base coordination embedding_model errors providers.base settings "
+        "systemd",
     ),
     "systemd": rule("daemon"),
     # cli

@@ -46,6 +46,7 @@ from flynn.channels.telegram_delivery import (
 )
 from flynn.channels.typing_indicator import TypingIndicators
 from flynn.commands import CHAT_COMMANDS, parse_command
+from flynn.coordination import Leadership, LocalCoordination
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy, StoreError
 from flynn.messages import (
     Attachment,
@@ -67,6 +68,9 @@ INTAKE_FAILED: Final = "Sorry, something went wrong on my side with that message
 NOT_STORED: Final = "I can't save messages now; I'll answer yours once I can, no need to resend."
 
 Clock = Callable[[], datetime]
+
+POLLER_LEASE: Final = "telegram.poller"
+"""The lease of the one worker that polls (``Leadership``): two getUpdates at once conflict."""
 
 _REMEMBERED: Final = 2048
 """How many recent update ids (and refused chats) we keep."""
@@ -123,7 +127,10 @@ class TelegramChannel:
         sleep: Sleep = asyncio.sleep,
         max_file_bytes: int = MAX_BOT_DOWNLOAD_BYTES,
         updates: TelegramUpdates | None = None,
+        leadership: Leadership | None = None,
     ) -> None:
+        """``leadership``: without a webhook, polls only while leading ``POLLER_LEASE`` among the
+        workers on one database (always, alone)."""
         if settings.token is None or not settings.token.get_secret_value():
             raise ConfigError(
                 [ConfigProblem("channels.telegram.token", "required when Telegram is enabled")]
@@ -133,6 +140,7 @@ class TelegramChannel:
         self._token = settings.token
         self._settings = settings
         self._updates = updates
+        self._leadership = leadership or LocalCoordination()
         webhook_mode = settings.webhook_url is not None
         self._listening: asyncio.Event | None = asyncio.Event() if webhook_mode else None
         self._base_url, self._base_file_url = _api_urls(settings.base_url)
@@ -216,7 +224,9 @@ class TelegramChannel:
         try:
             if self._settings.webhook_url is None:
                 await self._start(bot)
-                await self._poll(bot, on_message)
+                await self._leadership.lead(
+                    POLLER_LEASE, lambda: self._poll_and_confirm(bot, on_message)
+                )
             else:
                 await self._serve_webhook(bot, on_message, self._settings.webhook_url)
         finally:
@@ -347,19 +357,34 @@ class TelegramChannel:
         self._connected = False
         await self._typing.aclose()
         try:
-            if self._offset is not None and self._offset != self._acked:
-                # Tell Telegram what we handled, so a restart does not see it again.
-                async with asyncio.timeout(self._request_timeout):
-                    await bot.get_updates(offset=self._offset, timeout=0, limit=1)
-                self._acked = self._offset
-        except (TelegramError, TimeoutError) as exc:
-            log.warning("telegram.ack_failed", error=type(exc).__name__)
+            await self._confirm(bot)
         finally:
             await bot.shutdown()
             self._bot = None
             log.info("telegram.stopped")
 
+    async def _confirm(self, bot: Bot) -> None:
+        """Tells Telegram what was handled, so a restart (or the next poller) does not see it
+        again."""
+        try:
+            if self._offset is not None and self._offset != self._acked:
+                async with asyncio.timeout(self._request_timeout):
+                    await bot.get_updates(offset=self._offset, timeout=0, limit=1)
+                self._acked = self._offset
+        except (TelegramError, TimeoutError) as exc:
+            log.warning("telegram.ack_failed", error=type(exc).__name__)
+
     # -- polling ---------------------------------------------------------------------------------
+
+    async def _poll_and_confirm(self, bot: Bot, on_message: OnMessage) -> None:
+        """Polls while leading; stopped (the lease lost or given back), confirms what it
+        handled before another worker polls."""
+        try:
+            await self._poll(bot, on_message)
+        finally:
+            await self._confirm(bot)
+            # Another worker's poll starts from what Telegram confirmed.
+            self._offset = self._acked = None
 
     async def _poll(self, bot: Bot, on_message: OnMessage) -> None:
         failures = 0
@@ -691,16 +716,22 @@ class TelegramChannel:
 
 
 def telegram_channel(
-    settings: Settings, access: Access, clock: Clock, updates: TelegramUpdates | None
+    settings: Settings,
+    access: Access,
+    clock: Clock,
+    updates: TelegramUpdates | None,
+    leadership: Leadership | None = None,
 ) -> TelegramChannel:
     """The channel as the daemon runs it: ``channels.telegram``, files up to
-    ``files.max_file_bytes``, webhook updates claimed in ``updates``."""
+    ``files.max_file_bytes``, webhook updates claimed in ``updates``, polling while leading
+    among the workers (``leadership``)."""
     return TelegramChannel(
         settings.channels.telegram,
         access=access,
         clock=clock,
         max_file_bytes=settings.files.max_file_bytes,
         updates=updates,
+        leadership=leadership,
     )
 
 

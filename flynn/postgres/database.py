@@ -29,6 +29,7 @@ from flynn.postgres.urls import passwords_in, shown_url, strike
 Params = Sequence[object] | Mapping[str, object]
 Row = DictRow
 Connection = psycopg.Connection[DictRow]
+AsyncConnection = psycopg.AsyncConnection[DictRow]
 
 _NAMED = re.compile(r"(?<![:\w]):(\w+)")
 # ``IS`` before a parameter is SQLite's null-safe equality, never ``IS NULL`` or ``IS NOT``.
@@ -254,6 +255,21 @@ class PostgresDatabase:
             raise StorageUnusable(
                 f"database {shown} cannot be written: {self._struck(exc)}"
             ) from None
+
+    async def connect_async(self) -> AsyncConnection:
+        """An asynchronous connection of its own, outside the pool, set up as the pool's are:
+        for what holds one for long (``LISTEN``, a lock held across a turn). The caller closes
+        it. Raises ``StoreError`` (without the password)."""
+        pool = self._pool
+        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
+        try:
+            connection = await psycopg.AsyncConnection.connect(
+                conninfo, connect_timeout=max(1, round(pool.timeout)), **_settings()
+            )
+            await connection.execute("SET TIME ZONE 'UTC'")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect ({self._shown}): {self._struck(exc)}") from None
+        return connection
 
     def close(self) -> None:
         """Closes every connection; safe to call twice."""

@@ -500,6 +500,22 @@ CREATE TABLE gateway_token (
 );
 """
 
+# Several workers (``flynn.postgres.coordination``): each worker's lease on life, renewed while
+# it runs; the worker that accepted a message (``owner``), whose intake another takes over once
+# that lease ran out; leases on work one worker does at a time (Telegram's polling).
+_WORKERS = """
+ALTER TABLE intake ADD COLUMN owner text COLLATE "C";
+CREATE TABLE workers (
+    worker      text COLLATE "C" PRIMARY KEY,
+    alive_until timestamptz NOT NULL
+);
+CREATE TABLE leader_leases (
+    name   text COLLATE "C" PRIMARY KEY,
+    holder text COLLATE "C" NOT NULL,
+    until  timestamptz NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -512,5 +528,6 @@ MIGRATIONS: tuple[str, ...] = (
     _TEAM,
     _UPLOADS_AND_ORIGIN,
     _GATEWAY_TOKEN,
+    _WORKERS,
 )
 LATEST_VERSION = len(MIGRATIONS)

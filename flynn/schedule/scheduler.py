@@ -3,7 +3,9 @@ does itself (a job kind's registered handler), until cancelled.
 
 It sleeps until the next job is due, or until ``wake()`` (a job was added or cancelled), and
 never longer than a cap, so clock jumps and jobs added by another process are noticed. The
-database is the only state that matters: a restart picks up where it stopped.
+database is the only state that matters: a restart picks up where it stopped. A push nobody here
+could take is announced (``workers``) once it is given back, so the worker holding its
+recipient's connection takes it (``deliver_pending``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Protocol
 
 import structlog
 
@@ -37,6 +40,16 @@ job's next time). Cancelled when the scheduler stops: the run is offered again a
 """
 
 Clock = Callable[[], datetime]
+
+
+class Workers(Protocol):
+    """The other workers on the database (``flynn.coordination``'s ``Coordination``)."""
+
+    def push_waiting(self, channel: str, client: str) -> None:
+        """Nobody here could take a push for ``client`` (a chat or a recipient) on ``channel``."""
+        ...
+
+    def jobs_changed(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +93,11 @@ class Scheduler:
         runs: Runs | None = None,
         handlers: Mapping[JobKind, RunHandler] | None = None,
         config: SchedulerConfig | None = None,
+        workers: Workers | None = None,
     ) -> None:
+        """``workers`` is told of each push nobody here could take (sent to nobody), after the
+        round gave it back, and of jobs changed here (``changed``)."""
+        self._workers = workers
         self._schedule = schedule
         self._pushes = pushes
         self._deliver = deliver
@@ -98,6 +115,13 @@ class Scheduler:
         """Looks at the schedule again now (a job was added or cancelled, a push queued)."""
         self._asleep.clear()
         self._wake.set()
+
+    def changed(self) -> None:
+        """A job was added or cancelled here: this scheduler and every other worker's look
+        again."""
+        self.wake()
+        if self._workers is not None:
+            self._workers.jobs_changed()
 
     @property
     def asleep(self) -> asyncio.Event:
@@ -239,6 +263,7 @@ class Scheduler:
         """Claims and sends batches until none is left. Pushes whose recipient is away keep
         their lease until the round ends, so the round does not claim them again."""
         away: list[int] = []
+        nobody: list[Target] = []
         delivered = 0
         try:
             while True:
@@ -251,15 +276,18 @@ class Scheduler:
                 )
                 if not claimed:
                     break
-                delivered += await self._send_all(claimed, away)
+                delivered += await self._send_all(claimed, away, nobody)
                 if len(claimed) < self._config.batch:
                     break
         finally:
             for push_id in away:
                 self._record(partial(self._pushes.release, push_id))
+            if self._workers is not None:
+                for target in dict.fromkeys(nobody):
+                    self._workers.push_waiting(target.channel, target.recipient or target.chat_id)
         return delivered
 
-    async def _send_all(self, claimed: list[Push], away: list[int]) -> int:
+    async def _send_all(self, claimed: list[Push], away: list[int], nobody: list[Target]) -> int:
         by_chat: dict[Target, list[Push]] = {}
         for push in claimed:
             by_chat.setdefault(push.target, []).append(push)
@@ -268,28 +296,28 @@ class Scheduler:
 
         async def send_chat(chat: list[Push]) -> None:
             async with limit:
-                counts.append(await self._send_chat(chat, away))
+                counts.append(await self._send_chat(chat, away, nobody))
 
         async with asyncio.TaskGroup() as group:
             for chat in by_chat.values():
                 group.create_task(send_chat(chat))
         return sum(counts)
 
-    async def _send_chat(self, chat: list[Push], away: list[int]) -> int:
+    async def _send_chat(self, chat: list[Push], away: list[int], nobody: list[Target]) -> int:
         """One chat's pushes in order; once one could not be sent, the rest wait with it.
         Returns how many were delivered."""
         delivered = 0
         for index, push in enumerate(chat):
-            if not await self._send(push, away):
+            if not await self._send(push, away, nobody):
                 away.extend(later.id for later in chat[index + 1 :])
                 break
             delivered += push.id not in away
         return delivered
 
-    async def _send(self, push: Push, away: list[int]) -> bool:
+    async def _send(self, push: Push, away: list[int], nobody: list[Target]) -> bool:
         """Sends one push and records the outcome (an undelivered one joins ``away``, released
-        when the round ends); whether the chat's next push may follow. Never raises but
-        ``CancelledError``."""
+        when the round ends, and its target ``nobody`` when it was sent to nobody); whether the
+        chat's next push may follow. Never raises but ``CancelledError``."""
         try:
             async with asyncio.timeout(self._config.send_timeout_seconds):
                 delivery = await self._deliver(push)
@@ -313,6 +341,8 @@ class Scheduler:
             return True
         log.info("schedule.push_deferred", push_id=push.id, channel=push.target.channel)
         away.append(push.id)
+        if not delivery.ids:
+            nobody.append(push.target)
         # Sent and awaiting its acknowledgement (``ids``): the chat's next pushes may follow it
         # now; with nobody to take it, they wait with it.
         return bool(delivery.ids)

@@ -16,6 +16,7 @@ from flynn.access import Access, ChannelAccess
 from flynn.channels.base import ChannelStatus
 from flynn.channels.telegram import TelegramChannel
 from flynn.channels.telegram_webhook import TelegramUpdates
+from flynn.coordination import Leadership
 from flynn.errors import SessionBusy
 from flynn.messages import InboundMessage
 from flynn.settings import TelegramSettings
@@ -83,6 +84,7 @@ class Harness:
         access: Access | None = None,
         token: str = TOKEN,
         updates: TelegramUpdates | None = None,
+        leadership: Leadership | None = None,
         **settings: Any,
     ) -> TelegramChannel:
         """A channel on the fake Bot API; ``access`` (else ``allowed`` alone) lets people in;
@@ -98,6 +100,7 @@ class Harness:
             typing_interval=0.02,
             sleep=self.sleeps,
             updates=updates,
+            leadership=leadership,
         )
         self.sleeps.channel = channel
         return channel

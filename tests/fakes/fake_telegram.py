@@ -16,7 +16,7 @@ import html
 import json
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -83,6 +83,11 @@ class FakeTelegram:
         self.commands: list[dict[str, str]] = []
         self.offsets: list[int] = []
         """The ``offset`` of every getUpdates call, in order (0 when none was given)."""
+        self.polling = 0
+        """getUpdates calls in flight now (one whose client went away ends then)."""
+        self.most_polling = 0
+        """The most getUpdates calls ever in flight at once: Telegram answers 409 to all but
+        one."""
         self.webhook_url = ""
         """The webhook set (``setWebhook``; empty: none), as Telegram keeps it per bot."""
         self.webhook_error: str | None = None
@@ -346,6 +351,10 @@ class FakeTelegram:
         """Return once a getUpdates call confirmed everything below ``offset``."""
         await self._wait(lambda: any(o >= offset for o in self.offsets), f"offset {offset}")
 
+    async def wait_for_polling(self, count: int) -> None:
+        """Return once exactly ``count`` getUpdates calls are in flight."""
+        await self._wait(lambda: self.polling == count, f"{count} getUpdates in flight")
+
     async def wait_for_polls_at(self, offset: int, count: int) -> None:
         """Return once ``count`` getUpdates calls asked from exactly ``offset``: the bot held it."""
         await self._wait(
@@ -449,6 +458,15 @@ class FakeTelegram:
         return _error(404, "Not Found: method not found")
 
     async def _get_updates(self, call: ApiCall) -> tuple[int, dict[str, Any]] | None:
+        self.polling += 1
+        self.most_polling = max(self.most_polling, self.polling)
+        try:
+            return await self._poll_once(call)
+        finally:
+            self.polling -= 1
+            self._notify()
+
+    async def _poll_once(self, call: ApiCall) -> tuple[int, dict[str, Any]] | None:
         offset = int(call.params.get("offset", "0"))
         self.offsets.append(offset)
         self._pending = [u for u in self._pending if u["update_id"] >= offset]
@@ -521,7 +539,10 @@ class FakeTelegram:
                 if request is None:
                     break
                 path, params = request
-                answer = await self._api(path, params)
+                if path.split("?")[0].endswith("/getUpdates"):
+                    answer = await self._unless_gone(reader, self._api(path, params))
+                else:
+                    answer = await self._api(path, params)
                 if answer is None:
                     break
                 status, payload = answer
@@ -545,6 +566,21 @@ class FakeTelegram:
             writer.close()
             with suppress(ConnectionError):
                 await writer.wait_closed()
+
+    @staticmethod
+    async def _unless_gone(
+        reader: asyncio.StreamReader,
+        work: Awaitable[tuple[int, dict[str, Any] | str | bytes] | None],
+    ) -> tuple[int, dict[str, Any] | str | bytes] | None:
+        """``work``'s answer, or None (the connection closes) once the client went away: a long
+        poll the bot gave up ends there, as on Telegram's side."""
+        answer = asyncio.ensure_future(work)
+        gone = asyncio.ensure_future(reader.read(1))
+        await asyncio.wait({answer, gone}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (answer, gone):
+            task.cancel()
+        await asyncio.gather(answer, gone, return_exceptions=True)
+        return answer.result() if not answer.cancelled() and answer.exception() is None else None
 
     def _notify(self) -> None:
         """Wake every waiter to re-check its predicate (an Event, so sync helpers can call it)."""
