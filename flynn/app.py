@@ -20,7 +20,7 @@ from flynn.channels.gateway.auth import ChannelToken, PersonTokens
 from flynn.channels.gateway.channel import OnAcknowledged, OnClientReady
 from flynn.channels.gateway.history import PushLog, Transcript
 from flynn.channels.gateway.memory import MemoryBrowser
-from flynn.coordination import Coordination, Leadership, LocalCoordination
+from flynn.coordination import Coordination, Leadership
 from flynn.datadir import prepare_data_dir
 from flynn.dates import parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
@@ -153,7 +153,8 @@ class App:
         self.runs = storage.runs
         """The queued runs of work Flynn does itself (distillations); the daemon runs them."""
         self.schedule_signal = schedule_signal
-        self.coordination: Coordination = LocalCoordination()  # or the workers on PostgreSQL
+        self.coordination: Coordination = storage.coordination()
+        """Alone on SQLite; with the other workers on PostgreSQL."""
         self.pairing = storage.pairing
         self.person_tokens = storage.person_tokens
         self.identity = Identity(

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from flynn.coordination import Coordination, LocalCoordination
 from flynn.errors import StoreError
 from flynn.gateway_token import KeptDigest
 from flynn.learning.fact_relations import FactRelations
@@ -41,6 +42,7 @@ from flynn.people.store import PersonFiles
 from flynn.people_place import person_files
 from flynn.postgres import vectors as postgres_vectors
 from flynn.postgres.browse import PostgresMemoryBrowser
+from flynn.postgres.coordination import PostgresCoordination
 from flynn.postgres.costs import PostgresCosts
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.gateway_token import PostgresGatewayToken
@@ -191,6 +193,12 @@ class Storage(Protocol):
         """What moves SQLite's write-ahead log into the file; ``None`` on PostgreSQL."""
         ...
 
+    def coordination(self) -> Coordination:
+        """How this process takes turns with the other workers on the database: alone on
+        SQLite (``LocalCoordination``), ``PostgresCoordination`` on PostgreSQL. Raises
+        ``StoreError``."""
+        ...
+
     def recall_worker(
         self,
         build: Callable[[ReadStores], Recall],
@@ -305,6 +313,9 @@ class _SqliteStorage(_Opened):
     def checkpointer(self) -> WalCheckpointer | None:
         return WalCheckpointer(self._db.path)
 
+    def coordination(self) -> Coordination:
+        return LocalCoordination()  # one daemon per data dir: its lock says so
+
     def recall_worker(
         self,
         build: Callable[[ReadStores], Recall],
@@ -353,6 +364,9 @@ class _PostgresStorage(_Opened):
 
     def checkpointer(self) -> WalCheckpointer | None:
         return None
+
+    def coordination(self) -> Coordination:
+        return PostgresCoordination(self._db)
 
     def recall_worker(
         self,

@@ -138,8 +138,8 @@ RULES: dict[str, Rule] = {
     # composition root's choice, the one place beside it that may import flynn.postgres
     "storage_place": rule(
         "app",
-        "errors gateway_token learning memory people people_place postgres recall schedule "
-        "settings",
+        "coordination errors gateway_token learning memory people people_place postgres recall "
+        "schedule settings",
     ),
     # where people's files are kept (a folder each, or the database the workers share)
     "people_place": rule("app", "memory people settings"),
