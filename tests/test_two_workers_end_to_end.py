@@ -222,7 +222,8 @@ async def test_kill_9_of_a_worker_mid_turn_under_20_clients_loses_and_doubles_no
     # The conversations: each message once, each answer once, in order.
     said = rows(
         postgres_url,
-        "SELECT session, role, content FROM messages WHERE session LIKE 'gateway:c%' ORDER BY id",
+        "SELECT session, role, content FROM messages WHERE session LIKE %s ORDER BY id",
+        "gateway:c%",
     )
     for client in clients:
         turns = [1, 3] if client in on_a else [1, 2, 3]
