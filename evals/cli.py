@@ -324,6 +324,13 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         help="with --workers N: one worker then N, alternating, this many times (default 1: "
         "N only); prints every run and the speedup",
     )
+    gateway.add_argument(
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="with --storage-url or --throwaway-postgres: run each worker under cProfile and "
+        "write its statistics to DIR/worker-<n>.prof (python -m pstats FILE)",
+    )
     gateway.set_defaults(handler=_cmd_bench_gateway)
     embed = bench_command(
         "embed",
@@ -398,6 +405,7 @@ def _cmd_bench_gateway(args: argparse.Namespace) -> int:
                     clients=args.clients,
                     seconds=args.seconds,
                     embeddings=embeddings,
+                    profile=args.profile,
                 )
             )
     print(json.dumps(result))

@@ -152,7 +152,11 @@ def _config(directory: Path, port: int, embeddings: str | None) -> Path:
     return path
 
 
-async def _start(directory: Path, url: str, embeddings: str | None) -> _Worker:
+async def _start(
+    directory: Path, url: str, embeddings: str | None, profile: Path | None = None
+) -> _Worker:
+    """``profile``: run it under cProfile, its statistics written there when it stops (the
+    event loop's thread only: recall's worker threads are not in it)."""
     port = _free_port()
     config = _config(directory, port, embeddings)
     env = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}
@@ -161,6 +165,7 @@ async def _start(directory: Path, url: str, embeddings: str | None) -> _Worker:
     with log.open("wb") as output:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
+            *(["-m", "cProfile", "-o", str(profile)] if profile is not None else []),
             "-m",
             "flynn",
             "run",
@@ -214,15 +219,23 @@ async def bench_gateway_workers(
     clients: int,
     seconds: float,
     embeddings: str | None = None,
+    profile: Path | None = None,
 ) -> dict[str, object]:
-    """Every key of ``bench_gateway``'s result (those measured in-process only, the
-    gateway-only transport and an idle session's memory, are ``None``), and the workers' own:
-    CPU seconds and milliseconds per turn of the workers, of PostgreSQL and of the load
-    generator, how busy the machine was, and errors the clients were answered with."""
+    """Every key of ``bench_gateway``'s result (those measured in-process only, the gateway-only
+    transport and an idle session's memory, are ``None``), and the workers' own: CPU seconds
+    and milliseconds per turn of the workers, of PostgreSQL and of the load generator, how busy
+    the machine was, and errors the clients were answered with. ``profile``: a directory where
+    each worker's cProfile statistics are written (``worker-<n>.prof``, for ``python -m
+    pstats``)."""
     echo = await echo_load(clients, seconds)
     with _own_schema(url) as schema_url, tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         started = [
-            await _start(Path(tmp) / f"worker-{index}", schema_url, embeddings)
+            await _start(
+                Path(tmp) / f"worker-{index}",
+                schema_url,
+                embeddings,
+                None if profile is None else profile / f"worker-{index}.prof",
+            )
             for index in range(workers)
         ]
         try:

@@ -25,6 +25,10 @@ _TEMPLATES = (
 )
 
 
+_GRACE_SECONDS = 30.0
+"""How long past the run a client waits for its last reply."""
+
+
 def _texts(index: int, zipf: Zipf, count: int = 64) -> list[str]:
     """Varied messages, as people send: the same few shapes over a long tail of words, so
     searches match a handful of past turns rather than every turn of every client."""
@@ -65,12 +69,19 @@ async def _client(
             text = texts[sent % len(texts)]
             started = time.perf_counter()
             await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
-            while True:
-                answer = json.loads(await ws.recv())
-                if protocol == "echo" or answer.get("type") in ("reply", "error"):
-                    if answer.get("type") == "error":
-                        errors.append(str(answer.get("code")))
-                    break
+            try:
+                # A reply that never comes (a server that dropped the turn) ends this client
+                # soon after the run, counted, rather than the run.
+                async with asyncio.timeout(max(deadline - started, 0) + _GRACE_SECONDS):
+                    while True:
+                        answer = json.loads(await ws.recv())
+                        if protocol == "echo" or answer.get("type") in ("reply", "error"):
+                            if answer.get("type") == "error":
+                                errors.append(str(answer.get("code")))
+                            break
+            except TimeoutError:
+                errors.append("unanswered")
+                break
             latencies.append((time.perf_counter() - started) * 1000)
             sent += 1
     return sent
