@@ -93,8 +93,8 @@ def postmaster_of(url: str) -> int | None:
     else ``None``."""
     with psycopg.connect(url) as connection:
         row = connection.execute("SELECT pg_backend_pid()").fetchone()
-    backend = int(row[0]) if row is not None else 0
-    parent = _parent(backend)
+        # Read while the backend lives: it exits as the connection closes.
+        parent = _parent(int(row[0])) if row is not None else None
     if parent is None or not Path(f"/proc/{parent}/cmdline").exists():
         return None
     return parent
