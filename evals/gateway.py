@@ -179,6 +179,23 @@ async def bench_gateway(
             router.close_intake()
             await router.drain(5)
             await app.aclose()
+    return {
+        **against_echo(clients, seconds, flynn, echo),
+        "gateway_only_msgs_per_s": transport["msgs_per_s"],
+        "gateway_only_ratio": round(transport["msgs_per_s"] / echo["msgs_per_s"], 3)
+        if echo["msgs_per_s"]
+        else 0.0,
+        "rss_per_session_kb": rss_per_session,
+        "idle_sessions_measured": idle_sessions,
+        "embeddings_model": embeddings,
+        "unembedded_after_load": behind,
+    }
+
+
+def against_echo(
+    clients: int, seconds: float, flynn: dict[str, Any], echo: dict[str, Any]
+) -> dict[str, object]:
+    """The result's first keys: Flynn's load beside the echo server's."""
     ratio = flynn["msgs_per_s"] / echo["msgs_per_s"] if echo["msgs_per_s"] else 0.0
     return {
         "bench": "gateway",
@@ -190,14 +207,6 @@ async def bench_gateway(
         "echo_msgs_per_s": echo["msgs_per_s"],
         "echo_p50_ms": echo["p50_ms"],
         "ratio": round(ratio, 3),
-        "gateway_only_msgs_per_s": transport["msgs_per_s"],
-        "gateway_only_ratio": round(transport["msgs_per_s"] / echo["msgs_per_s"], 3)
-        if echo["msgs_per_s"]
-        else 0.0,
-        "rss_per_session_kb": rss_per_session,
-        "idle_sessions_measured": idle_sessions,
-        "embeddings_model": embeddings,
-        "unembedded_after_load": behind,
     }
 
 

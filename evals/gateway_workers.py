@@ -25,7 +25,7 @@ from urllib.parse import quote
 import psycopg
 import yaml
 
-from evals.gateway import CHECKOUT, TOKEN, echo_load, load
+from evals.gateway import CHECKOUT, TOKEN, against_echo, echo_load, load
 from flynn.postgres.urls import shown_url
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -257,17 +257,8 @@ async def bench_gateway_workers(
         finally:
             await asyncio.gather(*(_stop(worker) for worker in started))
     turns = int(flynn["messages"]) or 1
-    ratio = flynn["msgs_per_s"] / echo["msgs_per_s"] if echo["msgs_per_s"] else 0.0
     return {
-        "bench": "gateway",
-        "clients": clients,
-        "seconds": seconds,
-        "flynn_msgs_per_s": flynn["msgs_per_s"],
-        "p50_ms": flynn["p50_ms"],
-        "p99_ms": flynn["p99_ms"],
-        "echo_msgs_per_s": echo["msgs_per_s"],
-        "echo_p50_ms": echo["p50_ms"],
-        "ratio": round(ratio, 3),
+        **against_echo(clients, seconds, flynn, echo),
         "gateway_only_msgs_per_s": None,
         "gateway_only_ratio": None,
         "rss_per_session_kb": None,

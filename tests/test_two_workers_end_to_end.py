@@ -43,19 +43,22 @@ async def pool(tmp_path: Path) -> AsyncIterator[list[Worker]]:
         await worker.daemon.kill()
 
 
-def _two(tmp_path: Path, url: str, config: Path, pool: list[Worker]) -> tuple[Worker, Worker]:
+async def _two(
+    tmp_path: Path, url: str, pool: list[Worker], telegram: dict[str, object] | None = None
+) -> tuple[Worker, Worker]:
+    """Two workers with Flynn's offline model, started and ready."""
+    config = worker_config(tmp_path / "w", llm=OFFLINE, telegram=telegram)
     first = make_worker("A", config, tmp_path, url)
     second = make_worker("B", config, tmp_path / "b", url)
     pool += [first, second]
+    await start_all([first, second], connected=("telegram.started",) if telegram else ())
     return first, second
 
 
 async def test_a_fact_told_to_one_worker_is_recalled_through_the_other(
     tmp_path: Path, postgres_url: str, pool: list[Worker]
 ) -> None:
-    config = worker_config(tmp_path / "w", llm=OFFLINE)
-    a, b = _two(tmp_path, postgres_url, config, pool)
-    await start_all([a, b])
+    a, b = await _two(tmp_path, postgres_url, pool)
     laptop, phone = Client("laptop"), Client("phone")
     await laptop.connect(a)
     await phone.connect(b)
@@ -77,9 +80,7 @@ async def test_a_fact_told_to_one_worker_is_recalled_through_the_other(
 async def test_a_reminder_set_on_one_worker_is_delivered_once_to_a_client_on_the_other(
     tmp_path: Path, postgres_url: str, pool: list[Worker]
 ) -> None:
-    config = worker_config(tmp_path / "w", llm=OFFLINE)
-    a, b = _two(tmp_path, postgres_url, config, pool)
-    await start_all([a, b])
+    a, b = await _two(tmp_path, postgres_url, pool)
     desk = Client("desk")  # the browser tab that stays open, behind the balancer on B
     await desk.connect(b)
     tab = Client("desk")  # a second tab of the same client, which landed on A
@@ -256,9 +257,7 @@ async def test_telegram_webhook_updates_spread_across_both_workers_are_each_answ
             "allowed_users": [OWNER_ID],
             "webhook_url": WEBHOOK_URL,
         }
-        config = worker_config(tmp_path / "w", llm=OFFLINE, telegram=section)
-        a, b = _two(tmp_path, postgres_url, config, pool)
-        await start_all([a, b], connected=("telegram.started",))
+        a, b = await _two(tmp_path, postgres_url, pool, section)
         secret = webhook_secret(TelegramSettings(token=TOKEN))  # type: ignore[arg-type]
         posted: list[str] = []
         async with (
