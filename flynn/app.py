@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import structlog
 
@@ -60,7 +60,7 @@ from flynn.recall.recall import Recall
 from flynn.recall.synthesis import EpisodicSynthesis
 from flynn.recall.team import TeamRecall
 from flynn.router import Router
-from flynn.schedule.jobs import Push, PushLimits, Target
+from flynn.schedule.jobs import Push, Target
 from flynn.schedule.routes import chat_target, notify_target
 from flynn.schedule.scheduler import Scheduler
 from flynn.sessions.compaction import CompactionConfig, Compactor
@@ -81,6 +81,7 @@ from flynn.storage_place import (
     Storage,
     database_path,
     open_storage,
+    push_limits,
     storage_files,
 )
 from flynn.switchboard import GATEWAY_CHANNEL, PushDelivery, Switchboard
@@ -92,7 +93,7 @@ from flynn.tools.reminders import ReminderLimits, Route
 log = structlog.get_logger(__name__)
 
 
-__all__ = ["DATABASE_FILE", "App", "build_service", "database_path"]
+__all__ = ["DATABASE_FILE", "App", "build_service", "database_path", "push_limits"]
 
 PERSONA_RECHECK_SECONDS = 1.0
 
@@ -181,7 +182,7 @@ class App:
         ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
         written, or its server cannot be reached)."""
         prepare_data_dir(settings.data_dir)
-        storage = open_storage(settings, push_limits(settings))
+        storage = open_storage(settings)
         try:
             if not storage.shared:
                 move_shared_person_files(
@@ -434,16 +435,6 @@ def file_limits(settings: Settings) -> FileLimits:
         max_files=files.max_files,
         max_total_bytes=files.max_total_bytes,
         text_max_chars=files.text_max_chars,
-    )
-
-
-def push_limits(settings: Settings) -> PushLimits:
-    """The caps and expiry of waiting pushes (``schedule:``)."""
-    section = settings.schedule
-    return PushLimits(
-        per_person=section.max_pending_per_person,
-        total=section.max_pending_total,
-        expire_after=timedelta(days=section.expire_after_days),
     )
 
 

@@ -341,7 +341,7 @@ def _channels(settings: Settings) -> list[Check]:
     channels = settings.channels
     gateway = channels.gateway
     if gateway.enabled:
-        checks.append(_port(gateway.host, gateway.port, lock_holder(settings.data_dir)))
+        checks.append(_port(gateway.host, gateway.port, _worker(settings)))
         checks.append(_gateway_token(settings))
     for name in ("telegram", "discord"):
         section = getattr(channels, name)
@@ -382,8 +382,14 @@ def _telegram_mode(settings: Settings) -> list[Check]:
         f"forwards to {section.webhook_listen}"
     )
     host, port = section.webhook_address
-    listener = _port(host, port, lock_holder(settings.data_dir), name="telegram webhook listener")
+    listener = _port(host, port, _worker(settings), name="telegram webhook listener")
     return [Check("telegram mode", True, detail), listener]
+
+
+def _worker(settings: Settings) -> int | None:
+    """This install's running daemon, for ``_port``: the data-dir lock's holder; with
+    ``storage.url`` there is no lock to ask, so any process may be one of its workers (0)."""
+    return lock_holder(settings.data_dir) if storage_url(settings) is None else 0
 
 
 def _gateway_token(settings: Settings) -> Check:

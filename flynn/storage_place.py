@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -225,14 +225,25 @@ def storage_url(settings: Settings) -> str | None:
     return None if url is None else url.get_secret_value()
 
 
-def open_storage(settings: Settings, limits: PushLimits | None = None) -> Storage:
+def open_storage(settings: Settings) -> Storage:
     """Opens (and migrates) the configured backend. Raises ``StorageUnusable`` (an unusable
     SQLite file, a server that cannot be reached or refuses the login: said without the
     password), ``StoreError`` otherwise."""
-    url = storage_url(settings)
+    url, limits = storage_url(settings), push_limits(settings)
     if url is None:
-        return _SqliteStorage(SqliteMemory.open(database_path(settings), SCHEMA, FactRelations))
+        memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
+        return _SqliteStorage(memory, limits)
     return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule]), limits)
+
+
+def push_limits(settings: Settings) -> PushLimits:
+    """The caps and expiry of waiting pushes (``schedule:``)."""
+    section = settings.schedule
+    return PushLimits(
+        per_person=section.max_pending_per_person,
+        total=section.max_pending_total,
+        expire_after=timedelta(days=section.expire_after_days),
+    )
 
 
 def storage_files(
@@ -273,8 +284,27 @@ _NO_REDACTION = (
 
 
 class _Opened:
-    memory: Memory
-    redacting: Redacting
+    """What both backends hold, as the ``Storage`` Protocol names it."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        schedule: SqliteSchedule | PostgresSchedule,
+        pushes: SqlPushes,
+        runs: SqlRuns,
+        access: tuple[SqlPairing, SqlPersonTokens, KeptDigest | None],
+        redacting: Redacting,
+        *,
+        where: str,
+    ) -> None:
+        self.memory = memory
+        self.schedule = schedule
+        self.pushes = pushes
+        self.runs = runs
+        self.pairing, self.person_tokens, self.gateway_token = access
+        self.redacting = redacting
+        self.shared = self.gateway_token is not None
+        self.where = where
 
     def close(self) -> None:
         self.memory.close()
@@ -284,19 +314,14 @@ class _Opened:
 
 
 class _SqliteStorage(_Opened):
+    """One SQLite file; the generated gateway token stays in the data dir (no digest here)."""
+
     def __init__(self, memory: SqliteMemory, limits: PushLimits | None = None) -> None:
-        db = memory.db
-        self.memory = memory
-        self._db = db
-        self.schedule: SqliteSchedule | PostgresSchedule = SqliteSchedule(db, limits)
-        self.pushes: SqlPushes = SqlitePushes(db, limits)
-        self.runs: SqlRuns = SqliteRuns(db)
-        self.pairing: SqlPairing = SqlitePairing(db)
-        self.person_tokens: SqlPersonTokens = SqlitePersonTokens(db)
-        self.gateway_token: KeptDigest | None = None
-        self.redacting: Redacting = memory
-        self.shared = False
-        self.where = str(db.path)
+        db = self._db = memory.db
+        access = (SqlitePairing(db), SqlitePersonTokens(db), None)
+        schedule = SqliteSchedule(db, limits)
+        pushes, runs = SqlitePushes(db, limits), SqliteRuns(db)
+        super().__init__(memory, schedule, pushes, runs, access, memory, where=str(db.path))
 
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
         return SqliteCosts(self._db, clock=clock, prices=prices)
@@ -336,31 +361,28 @@ class _SqliteStorage(_Opened):
 
 
 class _PostgresStorage(_Opened):
+    """The database several workers share; the gateway token's digest is kept in it."""
+
     def __init__(self, memory: PostgresMemory, limits: PushLimits | None = None) -> None:
-        db = memory.db
-        self.memory = memory
-        self._db = db
-        self.schedule: SqliteSchedule | PostgresSchedule = PostgresSchedule(db, limits)
-        self.pushes: SqlPushes = PostgresPushes(db, limits)
-        self.runs: SqlRuns = PostgresRuns(db)
-        self.pairing: SqlPairing = PostgresPairing(db)
-        self.person_tokens: SqlPersonTokens = PostgresPersonTokens(db)
-        self.gateway_token: KeptDigest | None = PostgresGatewayToken(db)
-        self.redacting: Redacting = _NotRedacting()
-        self.shared = True
-        self.where = db.shown_url
+        db = self._pg = memory.db
+        access = (PostgresPairing(db), PostgresPersonTokens(db), PostgresGatewayToken(db))
+        schedule = PostgresSchedule(db, limits)
+        pushes, runs = PostgresPushes(db, limits), PostgresRuns(db)
+        super().__init__(
+            memory, schedule, pushes, runs, access, _NotRedacting(), where=db.shown_url
+        )
 
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
-        return PostgresCosts(self._db, clock=clock, prices=prices)
+        return PostgresCosts(self._pg, clock=clock, prices=prices)
 
     def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
-        return postgres_vectors.PostgresVectors(self._db, embedder, index=index)
+        return postgres_vectors.PostgresVectors(self._pg, embedder, index=index)
 
     def embedding_progress(self, model: str) -> list[PersonProgress]:
-        return postgres_vectors.embedding_progress(self._db, model)
+        return postgres_vectors.embedding_progress(self._pg, model)
 
     def browser(self) -> MemoryBrowsing:
-        return PostgresMemoryBrowser(self._db)
+        return PostgresMemoryBrowser(self._pg)
 
     def checkpointer(self) -> WalCheckpointer | None:
         return None
@@ -376,7 +398,7 @@ class _PostgresStorage(_Opened):
     ) -> RecallWorker:
         """Every thread on the one pooled database (thread-safe: a statement takes a pooled
         connection), each with stores of its own, so their caches are never shared."""
-        db = self._db
+        db = self._pg
 
         def reading() -> Recall:
             vectors = (

@@ -149,3 +149,24 @@ async def test_the_gateway_token_is_generated_once_and_kept_as_its_digest(
         rows = connection.execute("SELECT digest FROM gateway_token").fetchall()
     assert rows == [(token_digest(token),)]
     assert not (tmp_path / "one" / "data" / "gateway-token").exists()
+
+
+async def test_flynn_gateway_token_rotates_the_data_dirs_token_on_sqlite(tmp_path: Path) -> None:
+    env = {"FLYNN_DATA_DIR": str(tmp_path / "data")}
+    none_yet = await run_flynn("gateway", "token", home=tmp_path, env=env)
+    assert none_yet.code == 1 and "no gateway token yet" in none_yet.stderr
+    rotated = await run_flynn("gateway", "token", "--rotate", home=tmp_path, env=env)
+    assert rotated.code == 0, rotated.stderr
+    token = rotated.stdout.strip()
+    assert (tmp_path / "data" / "gateway-token").read_text().strip() == token
+    assert "restart flynn run" in rotated.stderr
+    shown = await run_flynn("gateway", "token", home=tmp_path, env=env)
+    assert (shown.code, shown.stdout.strip()) == (0, token)
+
+
+async def test_a_configured_gateway_token_is_not_rotated(tmp_path: Path) -> None:
+    env = {"FLYNN_DATA_DIR": str(tmp_path / "data"), "FLYNN_CHANNELS__GATEWAY__TOKEN": "x" * 32}
+    done = await run_flynn("gateway", "token", "--rotate", home=tmp_path, env=env)
+    assert done.code == 2
+    (line,) = done.stderr.splitlines()
+    assert "channels.gateway.token: is set" in line and "x" * 32 not in line
