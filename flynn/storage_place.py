@@ -388,7 +388,7 @@ class _PostgresStorage(_Opened):
         return None
 
     def coordination(self) -> Coordination:
-        return PostgresCoordination(self._db)
+        return PostgresCoordination(self._pg)
 
     def recall_worker(
         self,
