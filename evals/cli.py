@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from evals.distill import bench_distill
 from evals.embed import bench_embed
 from evals.embedding_cache import CACHE_ENV, default_directory
 from evals.gateway import bench_gateway
+from evals.gateway_workers import bench_gateway_workers, bench_workers_rounds, throwaway_postgres
 from evals.rankers import RANKERS
 from evals.recall import bench_recall, compare_table, load_dataset
 from evals.schedule import bench_schedule
@@ -302,6 +304,40 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         action="store_true",
         help="embed nothing, whatever memory.embeddings says",
     )
+    gateway.add_argument(
+        "--workers",
+        type=_count(1),
+        default=1,
+        help="flynn run worker processes on PostgreSQL, the clients spread across them "
+        "(default 1: in this process, on SQLite); needs --storage-url or --throwaway-postgres",
+    )
+    database = gateway.add_mutually_exclusive_group()
+    database.add_argument(
+        "--storage-url",
+        metavar="URL",
+        help="the PostgreSQL database the workers share: postgresql://user:pw@host/db (the "
+        "bench works in a schema of its own, dropped after)",
+    )
+    database.add_argument(
+        "--throwaway-postgres",
+        action="store_true",
+        help="start a PostgreSQL of its own for the run, as the tests do (Debian's "
+        "postgresql package), and delete it after",
+    )
+    gateway.add_argument(
+        "--rounds",
+        type=_count(1),
+        default=1,
+        help="with --workers N: one worker then N, alternating, this many times (default 1: "
+        "N only); prints every run and the speedup",
+    )
+    gateway.add_argument(
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="with --storage-url or --throwaway-postgres: run each worker under cProfile and "
+        "write its statistics to DIR/worker-<n>.prof (python -m pstats FILE)",
+    )
     gateway.set_defaults(handler=_cmd_bench_gateway)
     embed = bench_command(
         "embed",
@@ -336,14 +372,49 @@ def _cmd_bench_gateway(args: argparse.Namespace) -> int:
     embeddings: str | None = args.embeddings
     if embeddings is None and memory.embeddings and not args.no_embeddings:
         embeddings = memory.embeddings_model
-    result = asyncio.run(
-        bench_gateway(
-            clients=args.clients,
-            seconds=args.seconds,
-            idle_sessions=args.idle_sessions,
-            embeddings=embeddings,
+    on_postgres = args.storage_url is not None or args.throwaway_postgres
+    if not on_postgres:
+        if args.workers > 1 or args.rounds > 1:
+            what = f"--workers {args.workers}" if args.workers > 1 else f"--rounds {args.rounds}"
+            print(
+                f"flynn bench gateway: error: {what} needs --storage-url "
+                "postgresql://... or --throwaway-postgres (SQLite is one process's)",
+                file=sys.stderr,
+            )
+            return EXIT_CONFIG
+        result = asyncio.run(
+            bench_gateway(
+                clients=args.clients,
+                seconds=args.seconds,
+                idle_sessions=args.idle_sessions,
+                embeddings=embeddings,
+            )
         )
-    )
+        print(json.dumps(result))
+        return EXIT_OK
+    with contextlib.ExitStack() as stack:
+        url = args.storage_url or stack.enter_context(throwaway_postgres())
+        if args.rounds > 1:
+            result = asyncio.run(
+                bench_workers_rounds(
+                    workers=args.workers,
+                    url=url,
+                    clients=args.clients,
+                    seconds=args.seconds,
+                    rounds=args.rounds,
+                )
+            )
+        else:
+            result = asyncio.run(
+                bench_gateway_workers(
+                    workers=args.workers,
+                    url=url,
+                    clients=args.clients,
+                    seconds=args.seconds,
+                    embeddings=embeddings,
+                    profile=args.profile,
+                )
+            )
     print(json.dumps(result))
     return EXIT_OK
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -25,8 +26,8 @@ from flynn.router import Router
 from flynn.settings import Settings, load_settings
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-_TOKEN = "bench-gateway-token"
-_AS_BEHIND_A_PROXY = {"port": 0, "token": _TOKEN, "trusted_proxies": ["127.0.0.1"]}
+TOKEN = "bench-gateway-token"
+_AS_BEHIND_A_PROXY = {"port": 0, "token": TOKEN, "trusted_proxies": ["127.0.0.1"]}
 """Flynn's gateway settings here: the load generator, one process on one address, stands for a
 reverse proxy in front of many clients, each named by its own ``X-Forwarded-For`` address. The
 admission caps then apply per client, as they would to people behind a proxy, not to the total."""
@@ -39,18 +40,22 @@ def _rss_kb() -> int:
     return 0
 
 
-async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dict[str, float]:
+async def load(
+    url: str | list[str], *, clients: int, seconds: float, protocol: str
+) -> dict[str, Any]:
+    """The load generator's result, run as its own process against ``url`` (several: the
+    clients spread across them)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "evals.load",
-        url,
+        *([url] if isinstance(url, str) else url),
         "--clients",
         str(clients),
         "--seconds",
         str(seconds),
         "--token",
-        _TOKEN,
+        TOKEN,
         "--protocol",
         protocol,
         *(["--as-proxy"] if protocol == "flynn" else []),
@@ -60,18 +65,18 @@ async def _load(url: str, *, clients: int, seconds: float, protocol: str) -> dic
     out, _ = await process.communicate()
     if process.returncode != 0:
         raise RuntimeError(f"load generator failed ({protocol})")
-    result: dict[str, float] = json.loads(out.decode().strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     return result
 
 
-async def _echo(clients: int, seconds: float) -> dict[str, float]:
+async def echo_load(clients: int, seconds: float) -> dict[str, Any]:
     async def handler(connection: ServerConnection) -> None:
         async for message in connection:
             await connection.send(message)
 
     async with serve(handler, "127.0.0.1", 0, compression=None) as server:
         port = next(iter(server.sockets)).getsockname()[1]
-        return await _load(
+        return await load(
             f"ws://127.0.0.1:{port}/", clients=clients, seconds=seconds, protocol="echo"
         )
 
@@ -98,14 +103,14 @@ def _unlimited_gateway(settings: Settings) -> GatewayChannel:
     flood limit, which exists for hostile clients, not for a load generator."""
     return GatewayChannel(
         settings.channels.gateway,
-        token=_TOKEN,
+        token=TOKEN,
         readiness=lambda: {"ready": True},
         rate_per_second=1e9,
         burst=1_000_000,
     )
 
 
-async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
+async def _gateway_only(clients: int, seconds: float) -> dict[str, Any]:
     """The gateway with a handler that answers at once: protocol, auth, framing and routing of
     replies, without sessions or memory. Separates the transport's cost from a turn's."""
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
@@ -121,7 +126,7 @@ async def _gateway_only(clients: int, seconds: float) -> dict[str, float]:
         try:
             await gateway.started.wait()
             url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
-            return await _load(url, clients=clients, seconds=seconds, protocol="flynn")
+            return await load(url, clients=clients, seconds=seconds, protocol="flynn")
         finally:
             serving.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -133,7 +138,7 @@ async def bench_gateway(
 ) -> dict[str, object]:
     """``embeddings`` names a ``memory.embeddings_model`` to embed every turn with (off the
     event loop, as the daemon does); ``None`` leaves embeddings off."""
-    echo = await _echo(clients, seconds)
+    echo = await echo_load(clients, seconds)
     transport = await _gateway_only(clients, seconds)
     with tempfile.TemporaryDirectory(prefix="flynn-bench-") as tmp:
         settings = load_settings(
@@ -162,7 +167,7 @@ async def bench_gateway(
         try:
             await gateway.started.wait()
             url = f"ws://127.0.0.1:{gateway.bound_port}/ws"
-            flynn = await _load(url, clients=clients, seconds=seconds, protocol="flynn")
+            flynn = await load(url, clients=clients, seconds=seconds, protocol="flynn")
             # Turns the background queue had not embedded when the load ended (past its bound,
             # they wait for a catch-up pass).
             behind = app.services.learning.writer.unembedded() if embeddings is not None else None
@@ -174,6 +179,23 @@ async def bench_gateway(
             router.close_intake()
             await router.drain(5)
             await app.aclose()
+    return {
+        **against_echo(clients, seconds, flynn, echo),
+        "gateway_only_msgs_per_s": transport["msgs_per_s"],
+        "gateway_only_ratio": round(transport["msgs_per_s"] / echo["msgs_per_s"], 3)
+        if echo["msgs_per_s"]
+        else 0.0,
+        "rss_per_session_kb": rss_per_session,
+        "idle_sessions_measured": idle_sessions,
+        "embeddings_model": embeddings,
+        "unembedded_after_load": behind,
+    }
+
+
+def against_echo(
+    clients: int, seconds: float, flynn: dict[str, Any], echo: dict[str, Any]
+) -> dict[str, object]:
+    """The result's first keys: Flynn's load beside the echo server's."""
     ratio = flynn["msgs_per_s"] / echo["msgs_per_s"] if echo["msgs_per_s"] else 0.0
     return {
         "bench": "gateway",
@@ -185,14 +207,6 @@ async def bench_gateway(
         "echo_msgs_per_s": echo["msgs_per_s"],
         "echo_p50_ms": echo["p50_ms"],
         "ratio": round(ratio, 3),
-        "gateway_only_msgs_per_s": transport["msgs_per_s"],
-        "gateway_only_ratio": round(transport["msgs_per_s"] / echo["msgs_per_s"], 3)
-        if echo["msgs_per_s"]
-        else 0.0,
-        "rss_per_session_kb": rss_per_session,
-        "idle_sessions_measured": idle_sessions,
-        "embeddings_model": embeddings,
-        "unembedded_after_load": behind,
     }
 
 

@@ -1,6 +1,7 @@
 """The load generator for ``flynn bench gateway``, run as its own process (``python -m
 evals.load``) so it does not share the server's core: N websocket clients, each sending one
-message and awaiting its reply, over and over, for a fixed time. Prints one JSON line."""
+message and awaiting its reply, over and over, for a fixed time; given several servers (the
+workers of one database), client i talks to server i mod N. Prints one JSON line."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Sequence
 
 from websockets.asyncio.client import connect
 
@@ -21,6 +23,10 @@ _TEMPLATES = (
     "Summarise the plan for {0} and {1} in two lines.",
     "I prefer {0} in the afternoon, not {1}.",
 )
+
+
+_GRACE_SECONDS = 30.0
+"""How long past the run a client waits for its last reply."""
 
 
 def _texts(index: int, zipf: Zipf, count: int = 64) -> list[str]:
@@ -46,6 +52,7 @@ async def _client(
     token: str,
     protocol: str,
     latencies: list[float],
+    errors: list[str],
     *,
     texts: list[str],
     as_proxy: bool,
@@ -62,21 +69,38 @@ async def _client(
             text = texts[sent % len(texts)]
             started = time.perf_counter()
             await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
-            while True:
-                answer = json.loads(await ws.recv())
-                if protocol == "echo" or answer.get("type") in ("reply", "error"):
-                    break
+            try:
+                # A reply that never comes (a server that dropped the turn) ends this client
+                # soon after the run, counted, rather than the run.
+                async with asyncio.timeout(max(deadline - started, 0) + _GRACE_SECONDS):
+                    while True:
+                        answer = json.loads(await ws.recv())
+                        if protocol == "echo" or answer.get("type") in ("reply", "error"):
+                            if answer.get("type") == "error":
+                                errors.append(str(answer.get("code")))
+                            break
+            except TimeoutError:
+                errors.append("unanswered")
+                break
             latencies.append((time.perf_counter() - started) * 1000)
             sent += 1
     return sent
 
 
 async def run_load(
-    url: str, *, clients: int, seconds: float, token: str, protocol: str, as_proxy: bool = False
+    urls: Sequence[str],
+    *,
+    clients: int,
+    seconds: float,
+    token: str,
+    protocol: str,
+    as_proxy: bool = False,
 ) -> dict[str, object]:
     """``as_proxy``: each client's connection says, as a reverse proxy's would, that it comes
     from an address of its own (for a server that trusts this process as its proxy)."""
     latencies: list[float] = []
+    errors: list[str] = []
+    cpu = time.process_time()
     # Written before the clock starts: built inside each client (20 ms apiece, the event loop
     # held), they kept 200 clients from reading their handshake answers for seconds, and the
     # server's handshake timeout (5 s) closed the first ones.
@@ -86,7 +110,17 @@ async def run_load(
     started = time.perf_counter()
     counts = await asyncio.gather(
         *(
-            _client(url, i, deadline, token, protocol, latencies, texts=texts[i], as_proxy=as_proxy)
+            _client(
+                urls[i % len(urls)],
+                i,
+                deadline,
+                token,
+                protocol,
+                latencies,
+                errors,
+                texts=texts[i],
+                as_proxy=as_proxy,
+            )
             for i in range(clients)
         )
     )
@@ -104,12 +138,15 @@ async def run_load(
         "msgs_per_s": round(sum(counts) / elapsed, 1),
         "p50_ms": round(percentile(0.5), 3),
         "p99_ms": round(percentile(0.99), 3),
+        "errors": len(errors),
+        "error_codes": sorted(set(errors)),
+        "cpu_seconds": round(time.process_time() - cpu, 3),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m evals.load")
-    parser.add_argument("url")
+    parser.add_argument("url", nargs="+", help="one server, or several: clients spread across them")
     parser.add_argument("--clients", type=int, required=True)
     parser.add_argument("--seconds", type=float, required=True)
     parser.add_argument("--token", default="")

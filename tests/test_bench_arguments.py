@@ -23,6 +23,21 @@ WRONG = [
     (("gateway", "--seconds", "inf"), "argument --seconds: must be a number of seconds above 0"),
     (("gateway", "--seconds", "nan"), "argument --seconds: must be a number of seconds above 0"),
     (("gateway", "--idle-sessions", "0"), "argument --idle-sessions: must be at least 1, not 0"),
+    (("gateway", "--workers", "0"), "argument --workers: must be at least 1, not 0"),
+    (("gateway", "--rounds", "0"), "argument --rounds: must be at least 1, not 0"),
+    (
+        ("gateway", "--storage-url", "postgresql://x@h/db", "--throwaway-postgres"),
+        "argument --throwaway-postgres: not allowed with argument --storage-url",
+    ),
+    (
+        ("gateway", "--workers", "2"),
+        "--workers 2 needs --storage-url postgresql://... or --throwaway-postgres (SQLite is "
+        "one process's)",
+    ),
+    (
+        ("gateway", "--rounds", "3"),
+        "--rounds 3 needs --storage-url postgresql://... or --throwaway-postgres",
+    ),
     (("schedule", "--jobs", "-1"), "argument --jobs: must be at least 0, not -1"),
     (("schedule", "--burst", "-10"), "argument --burst: must be at least 0, not -10"),
     (
