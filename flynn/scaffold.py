@@ -298,6 +298,12 @@ channels:
     # In servers, answer only messages that mention the bot.
     require_mention_in_guilds: true
 
+# Where memory is kept. No url: one SQLite file in data_dir (one process). A team's PostgreSQL
+# (several workers on one database, docs/team.md): best set in the environment, since it holds
+# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn
+storage:
+  url: null
+
 logging:
   # debug | info | warning | error. Message bodies are logged only at debug.
   level: info
