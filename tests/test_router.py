@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,8 @@ from fakes.gated_provider import GatedProvider
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.backoff import Backoff
-from flynn.errors import SessionBusy
+from flynn.coordination import LocalCoordination
+from flynn.errors import SessionBusy, StoreError
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
@@ -434,3 +436,70 @@ async def test_a_failing_conversation_does_not_hold_up_another_thread_of_the_sam
     await router.on_message(other)
     reply = await channel.reply()
     assert reply.reply_to == "t2"
+
+
+class RefusingCoordination(LocalCoordination):
+    """One process alone whose first ``refusals`` session turns cannot be taken (the database
+    out of reach, as ``PostgresCoordination.turn`` raises it)."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.tries = 0
+
+    @contextlib.asynccontextmanager
+    async def turn(self, session: str, key: IntakeKey) -> AsyncIterator[bool]:
+        self.tries += 1
+        if self.tries <= self.refusals:
+            raise StoreError("cannot connect (postgresql://flynn@db/flynn): connection refused")
+        yield True
+
+
+NO_WAIT = Backoff(first=0, most=0)
+
+
+async def test_a_turn_the_database_refused_is_tried_again_and_answered_once(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    coordination = RefusingCoordination(2)
+    app, router, channel = await make(
+        tmp_path,
+        ScriptedProvider(default="the answer"),
+        coordination=coordination,
+        turn_retry=NO_WAIT,
+        notice_after=5,
+    )
+    closing.append((app, router))
+    await router.on_message(channel.inbound("question", message_id="q1"))
+    reply = await channel.reply()
+    assert (reply.reply_to, reply.text, reply.error_code) == ("q1", "the answer", None)
+    await router.quiet.wait()
+    assert coordination.tries == 3
+    assert channel.finals.empty()  # nothing said before the answer, nothing after
+    assert app.memory.inbound.unfinished() == []
+
+
+async def test_a_turn_refused_for_long_is_told_to_the_person_then_answered_once(
+    tmp_path: Path, closing: list[tuple[App, Router]]
+) -> None:
+    coordination = RefusingCoordination(4)
+    app, router, channel = await make(
+        tmp_path,
+        ScriptedProvider(default="the answer"),
+        coordination=coordination,
+        turn_retry=NO_WAIT,
+        notice_after=2,
+    )
+    closing.append((app, router))
+    await router.on_message(channel.inbound("question", message_id="q1"))
+    notice = await channel.reply()
+    assert (notice.reply_to, notice.error_code) == ("q1", "internal")
+    assert "can't reach my database" in notice.text
+    # Told once; the tries went on, and the turn ran once taken.
+    reply = await channel.reply()
+    assert (reply.reply_to, reply.text, reply.error_code) == ("q1", "the answer", None)
+    await router.quiet.wait()
+    assert coordination.tries == 5
+    assert channel.finals.empty()
+    assert app.memory.inbound.unfinished() == []
+    stored = [m.content for m in app.memory.history.recent("gateway:c1")]
+    assert stored == ["question", "the answer"]
