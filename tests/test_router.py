@@ -454,52 +454,39 @@ class RefusingCoordination(LocalCoordination):
         yield True
 
 
-NO_WAIT = Backoff(first=0, most=0)
-
-
+@pytest.mark.parametrize(
+    ("refusals", "notice_after", "told"),
+    [(2, 5, False), (4, 2, True)],
+    ids=["tried-again-and-answered", "told-then-answered"],
+)
 async def test_a_turn_the_database_refused_is_tried_again_and_answered_once(
-    tmp_path: Path, closing: list[tuple[App, Router]]
+    tmp_path: Path,
+    closing: list[tuple[App, Router]],
+    refusals: int,
+    notice_after: int,
+    told: bool,
 ) -> None:
-    coordination = RefusingCoordination(2)
+    coordination = RefusingCoordination(refusals)
     app, router, channel = await make(
         tmp_path,
         ScriptedProvider(default="the answer"),
         coordination=coordination,
-        turn_retry=NO_WAIT,
-        notice_after=5,
+        turn_retry=Backoff(first=0, most=0),
+        notice_after=notice_after,
     )
     closing.append((app, router))
     await router.on_message(channel.inbound("question", message_id="q1"))
+    if told:
+        # Refused past ``notice_after`` tries: the person is told once, and the tries go on.
+        notice = await channel.reply()
+        assert (notice.reply_to, notice.error_code) == ("q1", "internal")
+        assert "can't reach my database" in notice.text
     reply = await channel.reply()
     assert (reply.reply_to, reply.text, reply.error_code) == ("q1", "the answer", None)
     await router.quiet.wait()
-    assert coordination.tries == 3
-    assert channel.finals.empty()  # nothing said before the answer, nothing after
-    assert app.memory.inbound.unfinished() == []
-
-
-async def test_a_turn_refused_for_long_is_told_to_the_person_then_answered_once(
-    tmp_path: Path, closing: list[tuple[App, Router]]
-) -> None:
-    coordination = RefusingCoordination(4)
-    app, router, channel = await make(
-        tmp_path,
-        ScriptedProvider(default="the answer"),
-        coordination=coordination,
-        turn_retry=NO_WAIT,
-        notice_after=2,
-    )
-    closing.append((app, router))
-    await router.on_message(channel.inbound("question", message_id="q1"))
-    notice = await channel.reply()
-    assert (notice.reply_to, notice.error_code) == ("q1", "internal")
-    assert "can't reach my database" in notice.text
-    # Told once; the tries went on, and the turn ran once taken.
-    reply = await channel.reply()
-    assert (reply.reply_to, reply.text, reply.error_code) == ("q1", "the answer", None)
-    await router.quiet.wait()
-    assert coordination.tries == 5
-    assert channel.finals.empty()
+    assert coordination.tries == refusals + 1
+    assert channel.finals.empty()  # nothing said after the answer
+    # Answered once, stored once, nothing left for a replay.
     assert app.memory.inbound.unfinished() == []
     stored = [m.content for m in app.memory.history.recent("gateway:c1")]
     assert stored == ["question", "the answer"]
