@@ -26,7 +26,9 @@ idle for ``idle_seconds`` (its orchestrator is dropped and resumed from the data
 
 With several workers on one database (``flynn.coordination``), a turn runs holding its session's
 turn there (another worker's turn of the session, or an earlier message of it, goes first), and
-``replay`` takes up only what a dead worker left: at start, and at each sweep after.
+``replay`` takes up only what a dead worker left: at start, and at each sweep after. A session's
+turn the database cannot give (out of reach) is tried again with backoff, the message kept; the
+person is told when it takes long, and answered once it is taken.
 """
 
 from __future__ import annotations
@@ -68,6 +70,14 @@ RESEND_BACKOFF: Final = Backoff(first=1.0, most=30.0, jitter=(0.5, 1.0))
 """Waits between tries of sending a reply whose send failed: a second, doubled per further
 failure up to 30 s, each drawn between half and all of that (so many chats failing at once do
 not retry in step). A chat service back from an outage gets its replies within 30 s."""
+
+
+TURN_RETRY: Final = Backoff(first=0.5, most=15.0, jitter=(0.5, 1.0))
+"""Waits between tries of taking a session's turn the database refused (out of reach, out of
+connections): half a second, doubled per further failure up to 15 s."""
+TURN_NOTICE_AFTER: Final = 5
+"""Failures in a row before the person is told the answer is late: 4 to 8 s of waits with
+``TURN_RETRY``, plus the tries themselves (each up to the database's connect timeout)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +142,13 @@ class Router:
         inbox_size: int = 8,
         idle_seconds: float = 900.0,
         resend: Backoff = RESEND_BACKOFF,
+        turn_retry: Backoff = TURN_RETRY,
+        notice_after: int = TURN_NOTICE_AFTER,
         coordination: Coordination | None = None,
     ) -> None:
         """``coordination``: the other workers on the database (``LocalCoordination``, none,
-        unless given)."""
+        unless given). ``turn_retry`` and ``notice_after``: how a turn whose session cannot be
+        taken is tried again, and after how many failures the person is told."""
         self._sessions = sessions
         self._coordination = coordination or LocalCoordination()
         self._channels = channels
@@ -145,6 +158,8 @@ class Router:
         self._inbox_size = inbox_size
         self._idle_seconds = idle_seconds
         self._resend_policy = resend
+        self._turn_retry = turn_retry
+        self._notice_after = notice_after
         self._workers: dict[SessionKey, _Worker] = {}
         self._resends: set[asyncio.Task[None]] = set()
         self._failing: dict[SessionKey, deque[_Reply]] = {}
@@ -370,9 +385,6 @@ class Router:
         return unfinished
 
     async def _notify_unanswered(self, key: SessionKey, message: InboundMessage) -> None:
-        channel = self._channels.get(message.channel)
-        if channel is None:
-            return
         live = self._sessions.live(key)
         if live is not None and live.off_the_record:
             text = (
@@ -380,6 +392,14 @@ class Router:
             )
         else:
             text = "Flynn is restarting; I'll answer this when I'm back."
+        await self._notice(key, message, text)
+
+    async def _notice(self, key: SessionKey, message: InboundMessage, text: str) -> None:
+        """Tells the person something about ``message`` that is not its answer (an error reply
+        to it, which leaves it stored and unanswered); best effort, 2 s at most."""
+        channel = self._channels.get(message.channel)
+        if channel is None:
+            return
         notice = OutboundMessage(
             key,
             text,
@@ -390,7 +410,7 @@ class Router:
         try:
             async with asyncio.timeout(2):
                 await channel.send(notice)
-        except Exception:  # noqa: BLE001 - best effort during shutdown
+        except Exception:  # noqa: BLE001 - best effort: the answer comes later
             log.warning("router.notice_failed", channel=message.channel)
 
     async def _work(self, worker: _Worker) -> None:
@@ -422,18 +442,35 @@ class Router:
         self, key: SessionKey, message: InboundMessage, replayed: bool
     ) -> None:
         """The turn, holding the session's turn across workers; none when another worker took
-        the message over meanwhile (or answered it)."""
-        entered = False
-        try:
-            async with self._coordination.turn(str(key), message.intake_key) as ours:
-                entered = True
-                if ours:
-                    await self._turn(key, message, replayed)
-        except StoreError:
-            if entered:
-                raise
-            # Left accepted: answered after this worker restarts, or by another once it is gone.
-            log.exception("router.turn_not_taken", session=str(key))
+        the message over meanwhile (or answered it). While the session's turn cannot be taken
+        (``StoreError``: the database out of reach), tries again with backoff (``TURN_RETRY``
+        unless given), the message left accepted; after ``notice_after`` failures in a row the
+        person is told, once, that the answer is late, and the tries go on until the turn is
+        taken or the router drains (a restart answers it then)."""
+        failures = 0
+        while True:
+            entered = False
+            try:
+                async with self._coordination.turn(str(key), message.intake_key) as ours:
+                    entered = True
+                    if ours:
+                        await self._turn(key, message, replayed)
+                return
+            except StoreError as exc:
+                if entered:
+                    raise
+                failures += 1
+                log.warning(
+                    "router.turn_not_taken", session=str(key), failures=failures, error=str(exc)
+                )
+            if failures == self._notice_after:
+                await self._notice(
+                    key,
+                    message,
+                    "I can't reach my database right now, so I can't answer yet; I'll answer "
+                    "this as soon as I can.",
+                )
+            await asyncio.sleep(self._turn_retry.delay(failures))
 
     async def _turn(self, key: SessionKey, message: InboundMessage, replayed: bool) -> None:
         channel = self._channels.get(message.channel)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,8 @@ from fakes.gated_provider import GatedProvider
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App
 from flynn.backoff import Backoff
-from flynn.errors import SessionBusy
+from flynn.coordination import LocalCoordination
+from flynn.errors import SessionBusy, StoreError
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, SessionKey
 from flynn.providers.base import TASKS, Provider, Task
 from flynn.providers.offline import memory_in
@@ -434,3 +436,57 @@ async def test_a_failing_conversation_does_not_hold_up_another_thread_of_the_sam
     await router.on_message(other)
     reply = await channel.reply()
     assert reply.reply_to == "t2"
+
+
+class RefusingCoordination(LocalCoordination):
+    """One process alone whose first ``refusals`` session turns cannot be taken (the database
+    out of reach, as ``PostgresCoordination.turn`` raises it)."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.tries = 0
+
+    @contextlib.asynccontextmanager
+    async def turn(self, session: str, key: IntakeKey) -> AsyncIterator[bool]:
+        self.tries += 1
+        if self.tries <= self.refusals:
+            raise StoreError("cannot connect (postgresql://flynn@db/flynn): connection refused")
+        yield True
+
+
+@pytest.mark.parametrize(
+    ("refusals", "notice_after", "told"),
+    [(2, 5, False), (4, 2, True)],
+    ids=["tried-again-and-answered", "told-then-answered"],
+)
+async def test_a_turn_the_database_refused_is_tried_again_and_answered_once(
+    tmp_path: Path,
+    closing: list[tuple[App, Router]],
+    refusals: int,
+    notice_after: int,
+    told: bool,
+) -> None:
+    coordination = RefusingCoordination(refusals)
+    app, router, channel = await make(
+        tmp_path,
+        ScriptedProvider(default="the answer"),
+        coordination=coordination,
+        turn_retry=Backoff(first=0, most=0),
+        notice_after=notice_after,
+    )
+    closing.append((app, router))
+    await router.on_message(channel.inbound("question", message_id="q1"))
+    if told:
+        # Refused past ``notice_after`` tries: the person is told once, and the tries go on.
+        notice = await channel.reply()
+        assert (notice.reply_to, notice.error_code) == ("q1", "internal")
+        assert "can't reach my database" in notice.text
+    reply = await channel.reply()
+    assert (reply.reply_to, reply.text, reply.error_code) == ("q1", "the answer", None)
+    await router.quiet.wait()
+    assert coordination.tries == refusals + 1
+    assert channel.finals.empty()  # nothing said after the answer
+    # Answered once, stored once, nothing left for a replay.
+    assert app.memory.inbound.unfinished() == []
+    stored = [m.content for m in app.memory.history.recent("gateway:c1")]
+    assert stored == ["question", "the answer"]

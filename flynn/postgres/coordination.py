@@ -1,10 +1,14 @@
 """Several workers on one PostgreSQL database (``flynn.coordination``'s ``Coordination``).
 
-- A session's turn runs under ``pg_advisory_lock`` on the session's key, held by a connection of
-  its own for the turn's life: a worker whose connection dies (killed, cut off) frees it at
-  once, and waiters are granted it in the order they asked. Taken, the lock is kept only if no
-  message of the session accepted before this one by a live worker is still waiting (that one
-  goes first: the lock is given back until it is answered).
+- A session's turn runs under an advisory lock on the session's key, held by a connection for
+  the turn's life: a worker whose connection dies (killed, cut off) frees it at once. The lock
+  connections are a fixed few per worker (``lock_connections``, 16 unless given); a turn waits
+  for a free one in the order it came. A turn whose session is taken gives its connection back
+  and waits for the holder's "turn done" (or looks again after ``recheck_seconds``), so a
+  waiter never holds a connection and the few never all wait on each other. Taken, the lock is
+  kept only if no message of the session accepted before this one by a live worker is still
+  waiting (that one goes first: the lock is given back until it is answered): turns of a
+  session run in the order they were accepted.
 - Each worker keeps a lease on life (``workers.alive_until``), renewed every few seconds; each
   accepted message names its worker (``intake.owner``). What a worker whose lease ran out left
   (turns not run, replies not delivered) is claimed by compare-and-set, one row to one worker,
@@ -28,7 +32,7 @@ import contextlib
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -44,8 +48,10 @@ from flynn.postgres.database import AsyncConnection, PostgresDatabase
 log = structlog.get_logger(__name__)
 
 _SESSION_LOCK_CLASS = 0x466C7973  # "Flys": a session whose turn runs
-_KEEP_CONNECTIONS = 8
-"""Lock connections kept open between turns (more are opened while more turns run at once)."""
+LOCK_CONNECTIONS = 16
+"""A worker's connections for session locks unless told otherwise: as many turns run at once
+on one worker (more wait for one, in order). Each is a server backend of
+``max_connections`` (100 by default), beside the database's pool and the listener."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +121,7 @@ SELECT mine.owner = %(me)s AND mine.state = 'accepted' AS ours,
 FROM intake AS mine
 WHERE mine.channel = %(channel)s AND mine.chat_id = %(chat)s AND mine.message_id = %(message)s
 """
-_LOCK = "SELECT pg_advisory_lock(%s, hashtext(current_schema() || ' ' || %s))"
+_TRY_LOCK = "SELECT pg_try_advisory_lock(%s, hashtext(current_schema() || ' ' || %s)) AS granted"
 _UNLOCK = (
     "SELECT pg_advisory_unlock(%s, hashtext(current_schema() || ' ' || %s)), pg_notify(%s, %s)"
 )
@@ -138,6 +144,64 @@ class _Lost(Exception):
     """The leader lease could not be kept."""
 
 
+class _LockConnections:
+    """At most ``size`` connections for session locks, kept open between turns. ``take`` waits,
+    first come first served, while all are taken; one given back broken is closed, and a new
+    one opened in its place when next needed."""
+
+    def __init__(self, connect: Callable[[], Awaitable[AsyncConnection]], size: int) -> None:
+        if size < 1:
+            raise ValueError(f"lock_connections must be at least 1, not {size}")
+        self._connect = connect
+        self._free = asyncio.Semaphore(size)
+        self._idle: list[AsyncConnection] = []
+        self._closed = False
+        self.opened = 0
+        """Open now, taken or idle."""
+
+    async def take(self) -> tuple[AsyncConnection, bool]:
+        """A connection of the few, in no transaction, and whether it was kept from before (the
+        server may have dropped it since); waits for one while all are taken. Give it back with
+        ``give_back`` whatever happens. Raises ``StoreError`` when a new one cannot be opened
+        (nothing is taken then)."""
+        await self._free.acquire()
+        try:
+            while self._idle:
+                connection = self._idle.pop()
+                if not connection.closed and connection.info.transaction_status == 0:  # IDLE
+                    return connection, True
+                await self._close(connection)
+            connection = await self._connect()
+        except BaseException:
+            self._free.release()
+            raise
+        self.opened += 1
+        return connection, False
+
+    async def give_back(self, connection: AsyncConnection, *, broken: bool = False) -> None:
+        """Returns a connection from ``take``; ``broken`` (or closed) ones are closed, and
+        what they held (a lock) with them."""
+        try:
+            if broken or connection.closed or self._closed:
+                await self._close(connection)
+            else:
+                self._idle.append(connection)
+        finally:
+            self._free.release()
+
+    async def _close(self, connection: AsyncConnection) -> None:
+        self.opened -= 1
+        with contextlib.suppress(psycopg.Error):
+            await connection.close()
+
+    async def close(self) -> None:
+        """Closes the idle ones (those taken are closed as they come back)."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await self._close(connection)
+
+
 class PostgresCoordination:
     """``Coordination`` for one of several workers on ``db``'s database (its schema: workers of
     another schema are another deployment)."""
@@ -149,8 +213,11 @@ class PostgresCoordination:
         worker_id: str | None = None,
         clock: Callable[[], datetime] = _utc_now,
         times: WorkerTimes = WorkerTimes(),
+        lock_connections: int = LOCK_CONNECTIONS,
     ) -> None:
-        """Raises ``StoreError`` when the database cannot be read."""
+        """``lock_connections``: how many connections hold session locks, so how many turns run
+        at once here (``LOCK_CONNECTIONS`` unless given). Raises ``StoreError`` when the
+        database cannot be read."""
         self._db = db
         self.worker_id = worker_id or default_worker_id()
         self._clock = clock
@@ -159,7 +226,7 @@ class PostgresCoordination:
         assert row is not None
         self._channel = f"flynn {row['schema']}"
         """The ``NOTIFY`` channel of this deployment."""
-        self._idle: list[AsyncConnection] = []
+        self._locks = _LockConnections(db.connect_async, lock_connections)
         self._turns_done: dict[str, asyncio.Event] = {}
         self._leases_free: dict[str, asyncio.Event] = {}
         self._sweep_now = asyncio.Event()
@@ -167,63 +234,89 @@ class PostgresCoordination:
         """Set by ``release``: this worker is leaving."""
         self.listening = asyncio.Event()
         """Set while this worker hears the others (its ``LISTEN`` connection is up)."""
+        self.turn_waited = asyncio.Event()
+        """Set once a turn here found its session taken (by a turn elsewhere, or an earlier
+        message) and waited; what tests of contention wait for."""
 
     # -- turns -----------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def turn(self, session: str, key: IntakeKey) -> AsyncIterator[bool]:
-        connection = await self._lock_connection()
         try:
-            try:
-                ours = await self._take_session(connection, session, key)
-            finally:
-                # One turn of a session at a time here (the router's queue): nobody else waits.
-                self._turns_done.pop(session, None)
+            connection, ours = await self._take_session(session, key)
+        finally:
+            # One turn of a session at a time here (the router's queue): nobody else waits.
+            self._turns_done.pop(session, None)
+        try:
             yield ours
         except BaseException:
-            # Cancelled or failed with the lock held (or asked for): the connection goes, and
-            # the lock with it.
-            await connection.close()
+            # Cancelled or failed with the lock held: the connection goes, and the lock with it.
+            await self._locks.give_back(connection, broken=True)
             raise
         try:
             await connection.execute(
                 _UNLOCK, (_SESSION_LOCK_CLASS, session, self._channel, f"turn {session}")
             )
         except psycopg.Error:
-            await connection.close()
+            await self._locks.give_back(connection, broken=True)
             log.warning("workers.unlock_failed", session=session)
             return
-        if len(self._idle) < _KEEP_CONNECTIONS:
-            self._idle.append(connection)
-        else:
-            await connection.close()
+        await self._locks.give_back(connection)
 
-    async def _take_session(
-        self, connection: AsyncConnection, session: str, key: IntakeKey
-    ) -> bool:
-        """Holds the session's lock once no earlier message of it waits for a live worker;
-        whether the turn for ``key`` is still this worker's to run."""
+    async def _take_session(self, session: str, key: IntakeKey) -> tuple[AsyncConnection, bool]:
+        """A lock connection holding the session's lock once no earlier message of it waits for a
+        live worker, and whether the turn for ``key`` is still this worker's to run (when not,
+        the lock is held all the same, and given back with the connection at the turn's end).
+        Between tries it holds no connection. Raises ``StoreError`` when no connection can be
+        opened or a statement fails."""
         while True:
             done = self._turns_done.setdefault(session, asyncio.Event())
             done.clear()
+            connection, kept = await self._locks.take()
             try:
-                await connection.execute(_LOCK, (_SESSION_LOCK_CLASS, session))
-                cursor = await connection.execute(_TURN_CHECK, self._turn_params(session, key))
-                row = await cursor.fetchone()
-                if row is None or not row["ours"]:
-                    log.info("workers.turn_not_ours", session=session)
-                    return False
-                if not row["behind"]:
-                    return True
-                # An earlier message goes first, wherever it was accepted.
-                await connection.execute(
-                    _UNLOCK, (_SESSION_LOCK_CLASS, session, self._channel, f"turn {session}")
-                )
-            except psycopg.Error as exc:
-                raise StoreError(f"cannot take the session's turn: {exc}") from None
+                taken = await self._try_session(connection, session, key)
+            except StoreError:
+                await self._locks.give_back(connection, broken=True)
+                if kept:
+                    # Kept since an earlier turn and dropped by the server meanwhile (a restart,
+                    # a failover, an idle timeout): another, or a new one.
+                    continue
+                raise
+            except BaseException:
+                await self._locks.give_back(connection, broken=True)
+                raise
+            if taken is not None:
+                return connection, taken
+            await self._locks.give_back(connection)
+            self.turn_waited.set()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._times.recheck_seconds):
                     await done.wait()
+
+    async def _try_session(
+        self, connection: AsyncConnection, session: str, key: IntakeKey
+    ) -> bool | None:
+        """One try: whether the turn is ours with the lock held on ``connection``, or None when
+        the session is taken or an earlier message goes first (the lock not held)."""
+        try:
+            cursor = await connection.execute(_TRY_LOCK, (_SESSION_LOCK_CLASS, session))
+            granted = await cursor.fetchone()
+            if granted is None or not granted["granted"]:
+                return None
+            cursor = await connection.execute(_TURN_CHECK, self._turn_params(session, key))
+            row = await cursor.fetchone()
+            if row is None or not row["ours"]:
+                log.info("workers.turn_not_ours", session=session)
+                return False
+            if not row["behind"]:
+                return True
+            # An earlier message goes first, wherever it was accepted.
+            await connection.execute(
+                _UNLOCK, (_SESSION_LOCK_CLASS, session, self._channel, f"turn {session}")
+            )
+            return None
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot take the session's turn: {exc}") from None
 
     def _turn_params(self, session: str, key: IntakeKey) -> dict[str, object]:
         now = self._clock()
@@ -237,13 +330,10 @@ class PostgresCoordination:
             "message": key.message_id,
         }
 
-    async def _lock_connection(self) -> AsyncConnection:
-        while self._idle:
-            connection = self._idle.pop()
-            if not connection.closed and connection.info.transaction_status == 0:  # IDLE
-                return connection
-            await connection.close()
-        return await self._db.connect_async()
+    @property
+    def lock_connections(self) -> int:
+        """Lock connections open now (never more than the ``lock_connections`` given)."""
+        return self._locks.opened
 
     # -- intake ----------------------------------------------------------------------------------
 
@@ -432,6 +522,4 @@ class PostgresCoordination:
             self._notify(f"gone {self.worker_id}")
         except StoreError:
             log.warning("workers.release_failed")
-        for connection in self._idle:
-            await connection.close()
-        self._idle.clear()
+        await self._locks.close()

@@ -30,7 +30,7 @@ from flynn.app import App, Service, ServiceOptions, build_service
 from flynn.channels.gateway import GatewayChannel
 from flynn.coordination import WorkerEvents
 from flynn.messages import InboundMessage
-from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
+from flynn.postgres.coordination import LOCK_CONNECTIONS, PostgresCoordination, WorkerTimes
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.inbound import PostgresInboundLog
 from flynn.providers.base import TASKS, ChatRequest, ChatResponse, Provider, Task
@@ -131,7 +131,12 @@ class Worker:
 
 
 def _worker(
-    tmp_path: Path, postgres_url: str, name: str, provider: Provider, clock: FakeClock
+    tmp_path: Path,
+    postgres_url: str,
+    name: str,
+    provider: Provider,
+    clock: FakeClock,
+    lock_connections: int = LOCK_CONNECTIONS,
 ) -> Worker:
     db = PostgresDatabase.open(f"{postgres_url}&application_name={name}")
     settings = load_settings(
@@ -146,20 +151,26 @@ def _worker(
     # The stores the workers share (what ``storage.url`` chooses): intake, schedule, pushes.
     app.memory.inbound = PostgresInboundLog(db)
     app.schedule, app.pushes, app.runs = PostgresSchedule(db), PostgresPushes(db), PostgresRuns(db)
-    app.coordination = PostgresCoordination(db, worker_id=name, clock=clock, times=FAST)
+    app.coordination = PostgresCoordination(
+        db, worker_id=name, clock=clock, times=FAST, lock_connections=lock_connections
+    )
     service = build_service(app, ServiceOptions())
     return Worker(name, db, app, service, app.coordination)
 
 
+Workers = Callable[..., tuple[Worker, Worker]]
+"""``workers(provider, clock, lock_connections=...)``: two workers, built, not started."""
+
+
 @pytest.fixture
-async def workers(
-    tmp_path: Path, postgres_url: str
-) -> AsyncIterator[Callable[[Provider, FakeClock], tuple[Worker, Worker]]]:
+async def workers(tmp_path: Path, postgres_url: str) -> AsyncIterator[Workers]:
     made: list[Worker] = []
 
-    def two(provider: Provider, clock: FakeClock) -> tuple[Worker, Worker]:
-        a = _worker(tmp_path, postgres_url, "worker-a", provider, clock)
-        b = _worker(tmp_path, postgres_url, "worker-b", provider, clock)
+    def two(
+        provider: Provider, clock: FakeClock, lock_connections: int = LOCK_CONNECTIONS
+    ) -> tuple[Worker, Worker]:
+        a = _worker(tmp_path, postgres_url, "worker-a", provider, clock, lock_connections)
+        b = _worker(tmp_path, postgres_url, "worker-b", provider, clock, lock_connections)
         made.extend((a, b))
         return a, b
 
@@ -171,14 +182,15 @@ async def workers(
         worker.db.close()
 
 
-def _wait_for_a_turn_waiting(postgres_url: str) -> None:
-    """Returns once a turn waits for its session's lock (no event says that another process
-    waits on a lock: the server looks, every 10 ms, for 20 s at most)."""
-    with psycopg.connect(postgres_url, options="-c statement_timeout=20000") as admin:
-        admin.execute(
-            "DO $$ BEGIN WHILE NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' "
-            "AND NOT granted) LOOP PERFORM pg_sleep(0.01); END LOOP; END $$"
-        )
+async def _a_turn_waits(*workers: Worker) -> None:
+    """Returns once a turn on one of ``workers`` found its session taken and waits."""
+    waits = [asyncio.create_task(w.coordination.turn_waited.wait()) for w in workers]
+    try:
+        async with asyncio.timeout(20):
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 async def _hello(port: int, client_id: str = "phone") -> ClientConnection:
@@ -201,7 +213,7 @@ async def _status(ws: ClientConnection) -> None:
 
 
 async def test_one_sessions_turns_on_two_workers_run_one_after_the_other_in_order(
-    workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]], postgres_url: str
+    workers: Workers,
 ) -> None:
     provider = TurnLog()
     a, b = workers(provider, FakeClock())
@@ -217,7 +229,7 @@ async def test_one_sessions_turns_on_two_workers_run_one_after_the_other_in_orde
     )
     await provider.entered.wait()
     # The other turn waits for the session (without coordination it would be in the model).
-    await asyncio.to_thread(_wait_for_a_turn_waiting, postgres_url)
+    await _a_turn_waits(a, b)
     assert provider.in_flight == 1
     rows = a.db.fetchall("SELECT text FROM intake ORDER BY id")
     first, second = (str(row["text"]) for row in rows)
@@ -232,8 +244,81 @@ async def test_one_sessions_turns_on_two_workers_run_one_after_the_other_in_orde
     assert {row["owner"] for row in rows} == {"worker-a", "worker-b"}
 
 
+async def test_many_sessions_on_one_worker_share_a_few_lock_connections_and_all_are_answered(
+    workers: Workers, postgres_url: str
+) -> None:
+    provider = TurnLog()
+    a, _ = workers(provider, FakeClock(), lock_connections=2)
+    await a.start()
+    # Ten people at once, two messages each, on a worker with two lock connections.
+    people = [await _hello(a.port, f"person-{n}") for n in range(10)]
+    for n, ws in enumerate(people):
+        for m in (1, 2):
+            frame = {"type": "message", "id": f"m{m}", "text": f"person {n} says {m}"}
+            await ws.send(json.dumps(frame))
+    while provider.in_flight < 2:
+        provider.entered.clear()
+        await provider.entered.wait()
+    # Two turns run; the other eighteen wait for a connection, none opened for them.
+    assert a.coordination.lock_connections == 2
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'worker-a'"
+        ).fetchone()
+    assert row is not None and row[0] <= 4 + 1 + 2  # the database's pool, the listener, locks
+    provider.gate.set()
+    for n, ws in enumerate(people):
+        replies = [await next_frame(ws, "reply") for _ in (1, 2)]
+        assert [(r["id"], r["text"]) for r in replies] == [
+            ("m1", f"re: person {n} says 1"),
+            ("m2", f"re: person {n} says 2"),
+        ]
+        await ws.close()
+    assert provider.peak == 2
+    assert a.coordination.lock_connections <= 2
+    assert provider.log.count(("end", "person 0 says 1")) == 1
+
+
+async def test_a_kept_lock_connection_the_server_dropped_is_replaced(postgres_url: str) -> None:
+    clock = FakeClock()
+    db = PostgresDatabase.open(f"{postgres_url}&application_name=locks")
+    try:
+        coordination = PostgresCoordination(
+            db, worker_id="locks", clock=clock, times=FAST, lock_connections=1
+        )
+        inbound = PostgresInboundLog(db)
+        keys = []
+        for n in (1, 2):
+            message = InboundMessage(
+                channel="gateway",
+                chat_id="c1",
+                sender_id="p",
+                text=f"message {n}",
+                message_id=f"m{n}",
+                received_at=clock(),
+            )
+            inbound.accept(message, "gateway:c1", "user", keep_text=True, now=clock())
+            coordination.accepted(message.intake_key)
+            keys.append(message.intake_key)
+        async with coordination.turn("gateway:c1", keys[0]) as ours:
+            assert ours
+        # The server drops every connection of this worker (a restart, a failover).
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'locks'"
+            )
+        async with coordination.turn("gateway:c1", keys[1]) as ours:
+            assert ours
+        assert coordination.lock_connections == 1
+        await coordination.release()
+        assert coordination.lock_connections == 0
+    finally:
+        db.close()
+
+
 async def test_a_worker_killed_mid_turn_has_its_message_answered_once_by_the_other(
-    workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]], postgres_url: str
+    workers: Workers, postgres_url: str
 ) -> None:
     provider = TurnLog()
     clock = FakeClock()
@@ -271,7 +356,7 @@ async def test_a_worker_killed_mid_turn_has_its_message_answered_once_by_the_oth
 
 
 async def test_a_reminder_fired_on_one_worker_reaches_a_client_of_the_other_once(
-    workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]],
+    workers: Workers,
 ) -> None:
     clock = FakeClock()
     a, b = workers(ScriptedProvider(default="ok"), clock)
@@ -369,7 +454,7 @@ def _leader(db: PostgresDatabase) -> int:
 
 
 async def test_a_stopping_worker_hands_its_unanswered_message_over_at_once(
-    workers: Callable[[Provider, FakeClock], tuple[Worker, Worker]],
+    workers: Workers,
 ) -> None:
     provider = TurnLog()
     a, b = workers(provider, FakeClock())
