@@ -21,6 +21,7 @@ import psycopg
 import pytest
 import yaml
 from e2e_daemon import GATEWAY_TOKEN, run_flynn
+from postgres_server import PostgresServer
 from test_storage_copy import T0, build_install
 from websockets.asyncio.client import ClientConnection, connect
 from worker_pool import Worker, make_worker, rows, start_all, worker_config
@@ -427,3 +428,120 @@ async def test_one_message_resent_to_both_workers_at_once_is_answered_once(
     )
     assert replies == [(5,)], replies
     assert rows(postgres_url, "SELECT count(*), count(DISTINCT message_id) FROM intake") == [(5, 5)]
+
+
+# -- 4. the install's secrets ------------------------------------------------------------------
+
+BOT_TOKEN = "4242:team-attack-bot-token-value"
+"""Not shaped like a real bot token, so no redaction by shape hides a leak from this test."""
+
+
+async def test_no_install_secret_reaches_the_database_the_logs_readyz_or_doctor(
+    tmp_path: Path, postgres_server: PostgresServer, postgres_url: str, pool: list[Worker]
+) -> None:
+    from fakes.fake_telegram import OWNER_ID, FakeTelegram
+
+    from flynn.channels.telegram_webhook import SECRET_HEADER, webhook_secret
+    from flynn.settings import TelegramSettings
+
+    gateway_token = "gw-" + "Qx7" * 8
+    async with FakeTelegram(token=BOT_TOKEN) as telegram:
+        section = {
+            "enabled": True,
+            "token": BOT_TOKEN,
+            "base_url": telegram.base_url,
+            "allowed_users": [OWNER_ID],
+            "webhook_url": "https://bot.example.com/telegram",
+        }
+        debug = {"FLYNN_LOGGING__LEVEL": "debug"}
+        config, one, two = await _team(
+            tmp_path, postgres_url, pool, telegram=section, gateway_token=gateway_token, env=debug
+        )
+        secret = webhook_secret(TelegramSettings(token=BOT_TOKEN))  # type: ignore[arg-type]
+        near_miss = secret[:-1] + ("0" if secret[-1] != "0" else "1")
+        alice_token = await _person_token(config, tmp_path, postgres_url, "alice")
+
+        import httpx
+
+        async with httpx.AsyncClient(timeout=30) as http:
+            hook = f"http://127.0.0.1:{one.webhook_port}/telegram"
+            update = telegram.update_body(telegram.queue_private("remind me in 1 hour to call"))
+            refused = await http.post(hook, json=update, headers={SECRET_HEADER: near_miss})
+            assert refused.status_code == 403
+            taken = await http.post(hook, json=update, headers={SECRET_HEADER: secret})
+            assert taken.status_code == 200
+            await telegram.wait_for_sent(1)
+            probes = [
+                (await http.get(f"http://127.0.0.1:{w.gateway_port}/readyz")).text
+                for w in (one, two)
+            ]
+        alice = Tab()
+        await alice.open(two, alice_token, "tab")
+        await alice.say("a1", "hello from the tab")
+        await alice.close()
+        owner = Tab()
+        await owner.open(one, gateway_token, "desk")
+        await owner.say("o1", "hello from the desk")
+        await owner.close()
+        doctor = await run_flynn(
+            "doctor",
+            "--no-network",
+            "--config",
+            str(config),
+            home=tmp_path,
+            env={"FLYNN_STORAGE__URL": postgres_url},
+        )
+        assert await asyncio.gather(one.daemon.stop(), two.daemon.stop()) == [0, 0]
+
+    secrets = {
+        "database password": postgres_server.password,
+        "gateway token": gateway_token,
+        "bot token": BOT_TOKEN,
+        "bot token's secret half": BOT_TOKEN.split(":", 1)[1],
+        "webhook secret": secret,
+        "a near miss of the webhook secret": near_miss,
+        "alice's token": alice_token,
+    }
+    logs = "\n".join(
+        [json.dumps(event) for w in (one, two) for event in w.daemon.events]
+        + [line for w in (one, two) for line in w.daemon.other_lines]
+    )
+    assert "telegram.webhook_forbidden" in logs  # the lines looked through are there
+    leaks = {
+        name: where
+        for name, value in secrets.items()
+        for where, text in (
+            ("logs", logs),
+            ("readyz", "\n".join(probes)),
+            ("doctor", doctor.stdout + doctor.stderr),
+        )
+        if value in text
+    }
+    kept = {name: _holding(postgres_url, value) for name, value in secrets.items()}
+    assert leaks == {}, leaks
+    assert {name: where for name, where in kept.items() if where} == {}, kept
+
+
+# -- 5. frames PostgreSQL takes differently ----------------------------------------------------
+
+
+@pytest.mark.parametrize("frame_id", ["m\u0000", "m\ud800"], ids=["nul", "surrogate"])
+async def test_a_frame_id_postgresql_cannot_store_gets_a_clear_refusal_and_loses_nothing(
+    tmp_path: Path, postgres_url: str, pool: list[Worker], frame_id: str
+) -> None:
+    _, one, two = await _team(tmp_path, postgres_url, pool)
+    tab = Tab()
+    await tab.open(one, GATEWAY_TOKEN, "desk")
+    answer = await tab.say(frame_id, "a note with a NUL\u0000 inside")
+    assert answer["type"] == "error" and answer["code"] == "bad_request", answer
+    # The connection and the session go on, on both workers.
+    assert (await tab.say("m2", "the boiler pressure is low"))["type"] == "reply"
+    await tab.close()
+    await tab.open(two, GATEWAY_TOKEN, "desk")
+    again = await tab.say("m3", "what about the boiler?")
+    assert again["type"] == "reply", again
+    await tab.close()
+    assert rows(postgres_url, "SELECT message_id, state FROM intake ORDER BY id") == [
+        ("m2", "delivered"),
+        ("m3", "delivered"),
+    ]
