@@ -545,3 +545,81 @@ async def test_a_frame_id_postgresql_cannot_store_gets_a_clear_refusal_and_loses
         ("m2", "delivered"),
         ("m3", "delivered"),
     ]
+
+
+# -- 6. moving house, killed ------------------------------------------------------------------
+
+
+async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
+    tmp_path: Path, postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    import random
+    import sys
+
+    from e2e_daemon import clean_env
+
+    from evals.turn import Zipf, _fill, vocabulary
+    from flynn.app import App
+    from flynn.settings import load_settings
+
+    data_dir = tmp_path / "data"
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "data_dir": str(data_dir),
+                "memory": {"user_namespace": "user", "embeddings": False},
+                "llm": {"provider": "offline"},
+            }
+        )
+    )
+    settings = load_settings({"data_dir": str(data_dir), "llm": {"provider": "offline"}})
+    rng = random.Random(3)
+    app = App.open(settings, {})
+    try:
+        _fill(app, rng, Zipf(vocabulary(rng)), messages=8_000, facts=50)
+    finally:
+        await app.aclose()
+    argv = ("-m", "flynn", "storage", "copy", "--config", str(config), "--to", postgres_url)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *argv,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=clean_env(tmp_path, {"FLYNN_LOGGING__LEVEL": "debug"}),
+    )
+    assert process.stderr is not None
+    stderr = process.stderr
+    sessions_copied = asyncio.Event()
+
+    async def read_log() -> None:
+        # Read to the end, so a full pipe never holds the copy up.
+        while line := await stderr.readline():
+            if b"storage.copy.table" in line and b"sessions" in line:
+                sessions_copied.set()
+
+    reader = asyncio.create_task(read_log())
+    try:
+        async with asyncio.timeout(120):
+            # Messages come after sessions: once sessions are logged, they are being copied.
+            await sessions_copied.wait()
+            while rows(postgres_url, "SELECT count(*) FROM messages") == [(0,)]:  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+    finally:
+        process.kill()  # SIGKILL: no rollback of its own, the server drops its transaction
+        await process.wait()
+        await reader
+    [(partial,)] = rows(postgres_url, "SELECT count(*) FROM messages")
+    assert 0 < partial < 8_000, partial
+
+    again = await run_flynn(*argv[2:], "--json", home=tmp_path)
+    assert again.code == 0, again
+    report = json.loads(again.stdout)
+    kinds = {kind["kind"]: kind for kind in report["kinds"]}
+    assert report["matches"] is True
+    assert kinds["messages"]["copied"] == 8_000 - partial
+    assert kinds["message_terms"]["sqlite"] == kinds["message_terms"]["postgresql"]
+    assert rows(postgres_url, "SELECT count(*), count(DISTINCT id) FROM messages") == [
+        (8_000, 8_000)
+    ]
+    assert postgres_server.password not in again.stdout + again.stderr
