@@ -623,3 +623,99 @@ async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
         (8_000, 8_000)
     ]
     assert postgres_server.password not in again.stdout + again.stderr
+
+
+# -- 7. forgetting while both workers hold the person's sessions -------------------------------
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param(
+            "page",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="defect: a forget on the memory page tells only its own worker's live "
+                "sessions (app.memory_view -> app.sessions.forgotten, in process); the other "
+                "worker's session of the same person keeps its loaded turns (Conversation."
+                "loaded) and sends the forgotten name to the model at its next turn",
+            ),
+        ),
+        pytest.param(
+            "command",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="defect: `flynn memory forget --all` (another process) tells no running "
+                "worker; each live session of the person keeps its session context and loaded "
+                "turns and sends what was forgotten to the model at its next turn (by the code, "
+                "SQLite's one daemon likewise: nothing tells it; not run here)",
+            ),
+        ),
+    ],
+)
+async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches_no_prompt(
+    tmp_path: Path, postgres_url: str, pool: list[Worker], how: str
+) -> None:
+    from fakes import FakeOpenAI, Reply
+    from fakes.http_server import RecordedRequest
+
+    async with FakeOpenAI() as model:
+
+        def answer(request: RecordedRequest) -> Reply:
+            messages = request.json.get("messages", [])
+            system = str(messages[0]["content"]) if messages else ""
+            if "extract" in system.lower() and "json" in system.lower():
+                return Reply('{"profile": [], "actions": [], "observations": []}')
+            return Reply(f"re: {model.last_user_text(request)}")
+
+        model.responder = answer
+        llm = {
+            "provider": "openai",
+            "base_url": model.base_url,
+            "model": "fake-model",
+            "api_key": "sk-test",
+            "max_retries": 0,
+            "stream": True,
+        }
+        path = worker_config(tmp_path / "w", llm=llm)
+        config = yaml.safe_load(path.read_text())
+        config["users"] = PEOPLE
+        path.write_text(yaml.safe_dump(config))
+        one = make_worker("1", path, tmp_path, postgres_url)
+        two = make_worker("2", path, tmp_path / "b", postgres_url)
+        pool += [one, two]
+        await start_all([one, two])
+        alice_token = await _person_token(path, tmp_path, postgres_url, "alice")
+        laptop, phone = Tab(), Tab()
+        await laptop.open(two, alice_token, "laptop")
+        await phone.open(one, alice_token, "phone")
+        told = laptop.say("a1", "My name is Alicia Zanzibar.")
+        await asyncio.gather(told, two.daemon.wait_for("memory.fact"))
+        await phone.say("q1", "What is my name?")
+
+        if how == "page":  # on worker 1's memory page: the name fact, with what said it
+            [(fact,)] = rows(postgres_url, "SELECT id FROM facts WHERE field = 'name'")
+            forgot = await phone.ask({"type": "memory", "id": "f", "op": "forget", "fact": fact})
+            assert forgot["type"] == "memory", forgot
+        else:
+            done = await run_flynn(
+                *("memory", "forget", "--user", "alice", "--all", "--yes"),
+                *("--config", str(path)),
+                home=tmp_path,
+                env={"FLYNN_STORAGE__URL": postgres_url},
+            )
+            assert done.code == 0, done
+        assert rows(
+            postgres_url, "SELECT count(*) FROM messages WHERE content LIKE '%%Alicia Zanzibar%%'"
+        ) == [(0,)]
+        seen = len(model.requests)
+        await phone.say("q3", "and hello here")
+        await laptop.say("a3", "hello again")
+        await laptop.close()
+        await phone.close()
+
+    asked = {model.last_user_text(r): json.dumps(r.json) for r in model.requests[seen:]}
+    # The worker that served the forget (for the page) ...
+    assert "Zanzibar" not in asked["and hello here"], ("worker 1", asked["and hello here"])
+    # ... and the other one.
+    assert "Zanzibar" not in asked["hello again"], ("worker 2", asked["hello again"])
