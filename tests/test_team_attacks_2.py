@@ -628,31 +628,7 @@ async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
 # -- 7. forgetting while both workers hold the person's sessions -------------------------------
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        pytest.param(
-            "page",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: a forget on the memory page tells only its own worker's live "
-                "sessions (app.memory_view -> app.sessions.forgotten, in process); the other "
-                "worker's session of the same person keeps its loaded turns (Conversation."
-                "loaded) and sends the forgotten name to the model at its next turn",
-            ),
-        ),
-        pytest.param(
-            "command",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: `flynn memory forget --all` (another process) tells no running "
-                "worker; each live session of the person keeps its session context and loaded "
-                "turns and sends what was forgotten to the model at its next turn (by the code, "
-                "SQLite's one daemon likewise: nothing tells it; not run here)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("how", ["page", "command"])
 async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches_no_prompt(
     tmp_path: Path, postgres_url: str, pool: list[Worker], how: str
 ) -> None:
