@@ -628,7 +628,23 @@ async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
 # -- 7. forgetting while both workers hold the person's sessions -------------------------------
 
 
-@pytest.mark.parametrize("how", ["page", "command"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "page",
+        "command",
+        pytest.param(
+            "chat",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="defect: `/forget name` in a chat rebuilds only its own session "
+                "(sessions/commands.py _forget -> session.rebuild_context); the person's other "
+                "live sessions, on this worker or another, keep their loaded turns and send the "
+                "forgotten name to the model at their next turn",
+            ),
+        ),
+    ],
+)
 async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches_no_prompt(
     tmp_path: Path, postgres_url: str, pool: list[Worker], how: str
 ) -> None:
@@ -669,7 +685,9 @@ async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches
         await asyncio.gather(told, two.daemon.wait_for("memory.fact"))
         await phone.say("q1", "What is my name?")
 
-        if how == "page":  # on worker 1's memory page: the name fact, with what said it
+        if how == "chat":  # in the chat on worker 1
+            assert "Forgotten" in (await phone.say("q2", "/forget name"))["text"]
+        elif how == "page":  # on worker 1's memory page: the name fact, with what said it
             [(fact,)] = rows(postgres_url, "SELECT id FROM facts WHERE field = 'name'")
             forgot = await phone.ask({"type": "memory", "id": "f", "op": "forget", "fact": fact})
             assert forgot["type"] == "memory", forgot
