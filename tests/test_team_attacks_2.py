@@ -132,7 +132,8 @@ def test_a_copy_carries_no_credential_an_older_install_kept(
     _older_rows(install.data_dir)
     report = copy_to_postgres(install.settings, postgres_url)
     assert report.copied > 0
-    assert _holding(postgres_url, CREDENTIAL) == []
+    held = _holding(postgres_url, CREDENTIAL)
+    assert held == [], ", ".join(held)
 
 
 def _person_file(url: str, namespace: str, name: str) -> str:
