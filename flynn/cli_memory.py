@@ -300,6 +300,9 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
                 return EXIT_FAILED
             chain["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+        # Workers running on a shared database drop what their live sessions of this person
+        # loaded, which may quote what was forgotten (nothing listens on SQLite).
+        storage.coordination(utc_now).forgotten(scope.root)
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, storage, scope.root)
     return EXIT_OK
