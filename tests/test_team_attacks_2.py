@@ -639,16 +639,7 @@ async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
     [
         "page",
         "command",
-        pytest.param(
-            "chat",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: `/forget name` in a chat rebuilds only its own session "
-                "(sessions/commands.py _forget -> session.rebuild_context); the person's other "
-                "live sessions, on this worker or another, keep their loaded turns and send the "
-                "forgotten name to the model at their next turn",
-            ),
-        ),
+        "chat",
     ],
 )
 async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches_no_prompt(
