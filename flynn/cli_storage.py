@@ -23,7 +23,8 @@ def add_storage_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     actions = storage.add_subparsers(title="storage commands", metavar="ACTION")
     described = (
         "copy this install (flynn.db and the people's folders in data_dir) into PostgreSQL, "
-        "then count every kind on both sides; safe to run again. Stop the daemon first."
+        "then count every kind on both sides; safe to run again until workers start on it. "
+        "Stop the daemon first."
     )
     copy = actions.add_parser("copy", help=described, description=described)
     copy.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")

@@ -31,6 +31,10 @@ from flynn.postgres.database import PostgresDatabase
 
 log = structlog.get_logger(__name__)
 
+COPY_WRITER = "copy"
+"""The copy's ``flynn.writer`` (``PostgresDatabase.open(writer=...)``): what it writes does not
+mark the database live (``went_live``), so a rerun of an interrupted copy goes on."""
+
 BATCH_ROWS = 2_000
 """Rows a batch (one transaction) copies: what an interrupted run loses at most per table."""
 
@@ -115,6 +119,7 @@ WHERE table_schema = current_schema() AND table_name = %s AND is_generated = 'NE
 ORDER BY ordinal_position
 """
 _ORIGIN = "SELECT install FROM copied_from WHERE id = 1"
+_WENT_LIVE = "SELECT first, at FROM went_live WHERE id = 1"
 _CLAIM = "INSERT INTO copied_from (id, install) VALUES (1, %s) ON CONFLICT (id) DO NOTHING"
 _EXISTING_MESSAGES = "SELECT id FROM messages WHERE id = ANY(%s)"
 _COPY_TERMS = "COPY message_terms (term, message_id, root, occurs) FROM STDIN"
@@ -191,22 +196,33 @@ def copy_install(
 
 def claim(target: PostgresDatabase, install: str) -> None:
     """Marks ``target`` as filled from ``install``; ``CopyRefused`` when it was filled from
-    another, or holds rows and does not say where from."""
+    another, holds rows and does not say where from, or went live: a worker or a command wrote
+    to it (``went_live``, marked by the first row anything but a copy writes; a worker's start
+    writes one). After that, both sides number new rows from the same ids and a person may have
+    edited what the copy would write again: only a copy into a database nothing else has
+    written is safe to repeat."""
     row = target.fetchone(_ORIGIN)
-    if row is not None:
-        if row["install"] != install:
-            raise CopyRefused(
-                f"{target.shown_url} holds a copy of another flynn install, not of this one: "
-                "copy into an empty database"
-            )
-        return
-    occupied = [table.name for table in TABLES if _has_rows(target, table.name)]
-    if occupied:
+    if row is not None and row["install"] != install:
         raise CopyRefused(
-            f"{target.shown_url} already holds data that is not a copy of this install "
-            f"({', '.join(occupied)}): copy into an empty database"
+            f"{target.shown_url} holds a copy of another flynn install, not of this one: "
+            "copy into an empty database"
         )
-    target.execute(_CLAIM, (install,))
+    if row is None:
+        occupied = [table.name for table in TABLES if _has_rows(target, table.name)]
+        if occupied:
+            raise CopyRefused(
+                f"{target.shown_url} already holds data that is not a copy of this install "
+                f"({', '.join(occupied)}): copy into an empty database"
+            )
+    live = target.fetchone(_WENT_LIVE)
+    if live is not None:
+        raise CopyRefused(
+            f"{target.shown_url} has been in use since {live['at']:%Y-%m-%d %H:%M} UTC "
+            f"(workers or commands wrote to it, first to {live['first']}), so copying again "
+            "could overwrite or mix up their rows: keep it as it is, or copy into an empty database"
+        )
+    if row is None:
+        target.execute(_CLAIM, (install,))
 
 
 def count_kinds(
