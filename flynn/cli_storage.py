@@ -77,6 +77,17 @@ def _table(report: CopyReport) -> str:
         mark = "" if kind.matches else "  differs"
         lines.append(f"{kind.kind:<24}{kind.source:>10}{kind.target:>12}{kind.copied:>12}{mark}")
     differing = [kind.kind for kind in report.kinds if not kind.matches]
+    if report.redacted:
+        lines.append(
+            f"{report.redacted} rows and files held a credential an older flynn kept: removed "
+            "on the way (each still one row)"
+        )
+    left_out = sum(kind.left_out for kind in report.kinds)
+    if left_out:
+        lines.append(
+            f"{left_out} vectors of those messages left out: `flynn memory embed` (or a "
+            "running worker) embeds them anew"
+        )
     if differing:
         lines.append(f"{len(differing)} kind(s) differ: {', '.join(differing)}")
     elif report.copied:
@@ -93,12 +104,15 @@ def _json(report: CopyReport) -> str:
             "target": report.target,
             "matches": report.matches,
             "copied": report.copied,
+            "redacted": report.redacted,
             "kinds": [
                 {
                     "kind": kind.kind,
                     "sqlite": kind.source,
                     "postgresql": kind.target,
                     "copied": kind.copied,
+                    "redacted": kind.redacted,
+                    "left_out": kind.left_out,
                 }
                 for kind in report.kinds
             ],

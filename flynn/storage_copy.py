@@ -45,6 +45,11 @@ class CopyReport:
     def copied(self) -> int:
         return sum(kind.copied for kind in self.kinds)
 
+    @property
+    def redacted(self) -> int:
+        """Rows and files whose credentials were removed on the way (``KindCount.redacted``)."""
+        return sum(kind.redacted for kind in self.kinds)
+
 
 INSTALL_FILE = "install-id"
 """In ``data_dir``: the name this install gives itself, written by its first copy; a database
@@ -94,6 +99,7 @@ class GatewayTokenCopy:
     database holding another token's digest is left alone, and the count says so."""
 
     kind = "gateway token"
+    redacted = 0
 
     def __init__(
         self, data_dir: Path, target: PostgresGatewayToken, clock: Callable[[], datetime]

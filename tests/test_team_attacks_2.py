@@ -118,13 +118,6 @@ def _older_rows(data_dir: Path) -> None:
     (data_dir / "user" / "files" / "wifi.txt").write_text(f"password: {CREDENTIAL}\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: `flynn storage copy` copies rows as they are (flynn/postgres/copy.py "
-    "converts types only), so credentials an older install kept (messages.content, "
-    "documents.content, facts.value, a sent text file) are written into PostgreSQL; no store "
-    "path would write them there",
-)
 def test_a_copy_carries_no_credential_an_older_install_kept(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -134,6 +127,38 @@ def test_a_copy_carries_no_credential_an_older_install_kept(
     assert report.copied > 0
     held = _holding(postgres_url, CREDENTIAL)
     assert held == [], ", ".join(held)
+    # Each redacted row is still one row, and the report says how many were redacted.
+    kinds = {kind.kind: kind for kind in report.kinds}
+    assert report.matches, report.kinds
+    assert {name: kind.redacted for name, kind in kinds.items() if kind.redacted} == {
+        "documents": 1,
+        "messages": 1,
+        "facts": 1,
+        "uploaded files": 1,
+    }
+    assert report.redacted == 4
+    # The redacted message's postings are the redacted text's; its vector (and the next
+    # message's in its session, which embeds it too) is left out, to be embedded anew.
+    assert kinds["message_terms"].matches
+    assert kinds["embeddings"].left_out == 2
+    assert rows(postgres_url, "SELECT ref_id FROM embeddings WHERE ref_id IN (1, 2)") == []
+    assert rows(
+        postgres_url, "SELECT count(*) FROM message_terms WHERE term = 'zebra' AND message_id = 1"
+    ) == [(0,)]
+    # A rerun says the same, and writes nothing.
+    again = copy_to_postgres(install.settings, postgres_url)
+    assert again.matches and again.copied == 0 and again.redacted == 4
+    # What `flynn memory embed` and a worker's catch-up run embeds them anew, from the
+    # redacted text.
+    from fakes.embedder import HashingEmbedder
+
+    from flynn.postgres.vectors import PostgresVectors
+
+    with PostgresMemory.open(postgres_url) as pg:
+        vectors = PostgresVectors(pg.db, HashingEmbedder())
+        assert vectors.unembedded() == 2
+        assert sum(vectors.backfill()) == 2
+        assert vectors.unembedded() == 0
 
 
 def _person_file(url: str, namespace: str, name: str) -> str:
