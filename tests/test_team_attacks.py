@@ -1,0 +1,351 @@
+"""Attacks on the several-workers / PostgreSQL paths: one person's token used on another
+worker, a rotated gateway token, the database password in logs, /readyz and doctor, and the
+server stopped mid-run. Real processes on a real PostgreSQL (``tests/worker_pool.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from e2e_daemon import run_flynn
+from postgres_server import PostgresServer
+from websockets.asyncio.client import connect
+from worker_pool import Client, Worker, make_worker, start_all, worker_config
+
+pytestmark = pytest.mark.processes
+
+OFFLINE = {"provider": "offline"}
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[list[Worker]]:
+    workers: list[Worker] = []
+    yield workers
+    for worker in workers:
+        process = worker.daemon.process
+        if process is not None and process.returncode is None:
+            os.kill(process.pid, signal.SIGCONT)
+        await worker.daemon.kill()
+
+
+def _config(tmp_path: Path, **extra: Any) -> Path:
+    path = worker_config(tmp_path / "w", llm=OFFLINE)
+    config = yaml.safe_load(path.read_text())
+    for key, value in extra.items():
+        if value is None:
+            config["channels"]["gateway"].pop("token", None)
+        else:
+            config[key] = value
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+async def _hello(worker: Worker, token: str, client_id: str) -> tuple[Any, dict[str, Any]]:
+    ws = await connect(worker.ws_url, close_timeout=0, open_timeout=20)
+    await ws.send(
+        json.dumps({"type": "hello", "token": token, "client_id": client_id, "protocol": 2})
+    )
+    try:
+        answer: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 20))
+    except Exception as exc:  # closed without a frame
+        answer = {"type": "closed", "why": repr(exc)}
+    return ws, answer
+
+
+async def _ask(ws: Any, frame: dict[str, Any]) -> dict[str, Any]:
+    await ws.send(json.dumps(frame))
+    async with asyncio.timeout(30):
+        while True:
+            got: dict[str, Any] = json.loads(await ws.recv())
+            if got.get("type") in ("delta", "typing", "status"):
+                continue
+            if got.get("id") == frame["id"] and got["type"] in (
+                "reply",
+                "history",
+                "memory",
+                "error",
+            ):
+                if got["type"] == "reply":
+                    await ws.send(json.dumps({"type": "ack", "id": got["id"]}))
+                return got
+
+
+def _token(out: str) -> str:
+    candidates = re.findall(r"[A-Za-z0-9_\-]{20,}", out)
+    assert candidates, out
+    return candidates[-1]
+
+
+# -- 1. identity across workers ---------------------------------------------------------------
+
+
+async def test_a_persons_token_on_the_other_worker_never_reads_another_persons_things(
+    tmp_path: Path, postgres_url: str, pool: list[Worker]
+) -> None:
+    users = {"alice": {"gateway": ["alice-laptop"]}, "bob": {"gateway": ["bob-laptop"]}}
+    config = _config(tmp_path, users=users)
+    one = make_worker("1", config, tmp_path, postgres_url)
+    two = make_worker("2", config, tmp_path / "b", postgres_url)
+    pool += [one, two]
+    await start_all([one, two])
+    env = {"FLYNN_STORAGE__URL": postgres_url}
+    alice_out = await run_flynn(
+        "users", "token", "alice", "--config", str(config), home=tmp_path, env=env
+    )
+    bob_out = await run_flynn(
+        "users", "token", "bob", "--config", str(config), home=tmp_path, env=env
+    )
+    assert alice_out.code == 0 and bob_out.code == 0, (alice_out, bob_out)
+    alice, bob = _token(alice_out.stdout), _token(bob_out.stdout)
+
+    # Bob, on worker 1, with the same client id alice will pick.
+    ws_b, ready = await _hello(one, bob, "shared")
+    assert ready["type"] == "ready", ready
+    assert (
+        "Noted"
+        in (await _ask(ws_b, {"type": "message", "id": "b1", "text": "I live in Zanzibar."}))[
+            "text"
+        ]
+    )
+    reply = await _ask(
+        ws_b, {"type": "message", "id": "b2", "text": "remind me in 10 minutes to feed the ocelot"}
+    )
+    assert "Reminder" in reply["text"], reply
+    await ws_b.close()
+
+    # Alice, on worker 2.
+    ws_a, ready = await _hello(two, alice, "shared")
+    assert ready["type"] == "ready", ready
+    seen: list[dict[str, Any]] = [ready]
+    seen.append(await _ask(ws_a, {"type": "history", "id": "h1", "limit": 100}))
+    seen.append(await _ask(ws_a, {"type": "memory", "id": "m1", "op": "overview"}))
+    seen.append(await _ask(ws_a, {"type": "memory", "id": "m2", "op": "map"}))
+    seen.append(await _ask(ws_a, {"type": "memory", "id": "m3", "op": "graph"}))
+    for name in ("USER.md", "REMINDERS.md", "MEMORY_LONG.md", "TASKS.json"):
+        seen.append(
+            await _ask(ws_a, {"type": "memory", "id": f"f{name}", "op": "file", "name": name})
+        )
+    for fact in range(1, 6):
+        seen.append(
+            await _ask(ws_a, {"type": "memory", "id": f"fh{fact}", "op": "history", "fact": fact})
+        )
+    seen.append(await _ask(ws_a, {"type": "message", "id": "a1", "text": "where do I live?"}))
+    seen.append(await _ask(ws_a, {"type": "message", "id": "a2", "text": "/reminders"}))
+    await ws_a.close()
+    dump = json.dumps(seen)
+    assert "Zanzibar" not in dump, dump
+    assert "ocelot" not in dump, dump
+    # The control: bob, on worker 2, does see his own.
+    ws_b, ready = await _hello(two, bob, "shared")
+    assert ready["type"] == "ready", ready
+    own = [await _ask(ws_b, {"type": "history", "id": "h", "limit": 100})]
+    own.append(await _ask(ws_b, {"type": "message", "id": "b3", "text": "/reminders"}))
+    await ws_b.close()
+    assert "Zanzibar" in json.dumps(own[0]) and "ocelot" in json.dumps(own[1]), own
+
+
+async def test_a_rotated_gateway_token_is_refused_by_the_other_worker(
+    tmp_path: Path, postgres_url: str, pool: list[Worker]
+) -> None:
+    config = _config(tmp_path, __no_token__=None)
+    one = make_worker("1", config, tmp_path, postgres_url)
+    two = make_worker("2", config, tmp_path / "b", postgres_url)
+    pool += [one, two]
+    await start_all([one, two])
+    env = {"FLYNN_STORAGE__URL": postgres_url}
+    first = await run_flynn(
+        "gateway", "token", "--rotate", "--config", str(config), home=tmp_path, env=env
+    )
+    assert first.code == 0, first
+    old = _token(first.stdout)
+    ws, ready = await _hello(two, old, "c")
+    assert ready["type"] == "ready", ready
+    await ws.close()
+    second = await run_flynn(
+        "gateway", "token", "--rotate", "--config", str(config), home=tmp_path / "b", env=env
+    )
+    assert second.code == 0, second
+    new = _token(second.stdout)
+    assert new != old
+    for worker in (one, two):
+        ws, refused = await _hello(worker, old, "c")
+        assert refused["type"] != "ready", (worker.name, refused)
+        await ws.close()
+        ws, ready = await _hello(worker, new, "c")
+        assert ready["type"] == "ready", (worker.name, ready)
+        await ws.close()
+
+
+# -- 2. the database password ----------------------------------------------------------------
+
+
+@pytest.fixture
+def own_server() -> Any:
+    """A cluster of this test's own, to stop and start again (the shared one stays up)."""
+    from postgres_server import running_server, server_binaries
+
+    if server_binaries() is None:
+        pytest.skip("no PostgreSQL")
+    with running_server() as server:
+        yield server
+
+
+def _pg_ctl(server: PostgresServer, *arguments: str) -> None:
+    from postgres_server import _owner, _run, server_binaries
+
+    binaries = server_binaries()
+    assert binaries is not None
+    _run(_owner(), binaries / "pg_ctl", *arguments)
+
+
+def _stop(server: PostgresServer) -> None:
+    _pg_ctl(server, "stop", "-D", str(server.directory / "data"), "-m", "fast")
+
+
+def _restart(server: PostgresServer) -> None:
+    from postgres_server import _FAST
+
+    options = f"-c listen_addresses=127.0.0.1 -p {server.port} -k {server.directory} {_FAST}"
+    data, log = str(server.directory / "data"), str(server.directory / "server.log")
+    _pg_ctl(server, "start", "-D", data, "-l", log, "-w", "-t", "120", "-o", options)
+
+
+def _readyz(worker: Worker) -> tuple[int, str]:
+    url = f"http://127.0.0.1:{worker.gateway_port}/readyz"
+    try:
+        with urllib.request.urlopen(url, timeout=200) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    except OSError as exc:  # no answer at all (RemoteDisconnected, a timeout, refused)
+        return -1, repr(exc)
+
+
+def _leaks(server: PostgresServer, text: str) -> bool:
+    from urllib.parse import quote
+
+    return server.password in text or quote(server.password, safe="") in text
+
+
+def _all_lines(worker: Worker) -> str:
+    return "\n".join(
+        [json.dumps(event) for event in worker.daemon.events] + worker.daemon.other_lines
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="observed once (277 s run): after the server came back, worker 1 answered "
+    "'where do I live?' with 'Nothing I remember relates to that.' although 'I live in Lisbon.' "
+    "was told to it before the outage; no password leaked up to that point",
+)
+async def test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage(
+    tmp_path: Path, own_server: PostgresServer, pool: list[Worker]
+) -> float:
+    server = own_server
+    url = server.url()
+    config = _config(tmp_path)
+    debug = {"FLYNN_LOGGING__LEVEL": "debug"}
+    one = make_worker("1", config, tmp_path, url, debug)
+    two = make_worker("2", config, tmp_path / "b", url, debug)
+    pool += [one, two]
+    await start_all([one, two])
+    laptop, phone = Client("laptop"), Client("phone")
+    await laptop.connect(one)
+    await phone.connect(two)
+    assert "Noted" in await laptop.say("m1", "I live in Lisbon.")
+
+    for worker in (one, two):
+        status, body = await asyncio.to_thread(_readyz, worker)
+        assert status == 200 and not _leaks(server, body), body
+    env = {"FLYNN_STORAGE__URL": url}
+    doctor = await run_flynn(
+        "doctor", "--no-network", "--config", str(config), home=tmp_path, env=env
+    )
+    assert not _leaks(server, doctor.stdout + doctor.stderr), doctor
+    wrong = url.replace(server.password, server.password[::-1])
+    doctor = await run_flynn(
+        "doctor",
+        "--no-network",
+        "--config",
+        str(config),
+        home=tmp_path,
+        env={"FLYNN_STORAGE__URL": wrong},
+    )
+    assert not _leaks(server, doctor.stdout + doctor.stderr), doctor
+    assert server.password[::-1] not in doctor.stdout + doctor.stderr, doctor
+
+    # The server goes away mid-run.
+    _stop(server)
+    took_most = 0.0
+    for worker in (one, two):
+        async with asyncio.timeout(120):  # /readyz caches its probe for 10 s
+            while True:
+                started = time.monotonic()
+                answer = await asyncio.to_thread(_readyz, worker)
+                took = time.monotonic() - started
+                took_most = max(took_most, took)
+                if answer[0] == -1:  # no answer at all: counted as the slowest
+                    took_most = max(took_most, 999.0)
+                if answer[0] != 200:
+                    break
+                await asyncio.sleep(0.5)
+        assert not _leaks(server, answer[1]), answer
+        assert answer[0] == -1 or "storage" in answer[1], answer
+    doctor = await run_flynn(
+        "doctor", "--no-network", "--config", str(config), home=tmp_path, env=env
+    )
+    assert doctor.code != 0 and not _leaks(server, doctor.stdout + doctor.stderr), doctor
+    # A message sent during the outage: either refused (an error frame) or answered later.
+    await phone.send("m2", "where do I live?")
+    await asyncio.sleep(3)
+    _restart(server)
+
+    async with asyncio.timeout(120):
+        for worker in (one, two):
+            while (await asyncio.to_thread(_readyz, worker))[0] != 200:  # noqa: ASYNC110
+                await asyncio.sleep(0.5)
+    assert phone.ws is not None
+    async with asyncio.timeout(60):
+        while True:
+            frame = json.loads(await phone.ws.recv())
+            if frame.get("id") == "m2" and frame["type"] in ("reply", "error"):
+                break
+    if frame["type"] == "reply":
+        assert "Lisbon" in frame["text"], frame
+    assert "Lisbon" in await laptop.say("m3", "where do I live?")
+    await laptop.close()
+    await phone.close()
+    for worker in (one, two):
+        lines = _all_lines(worker)
+        assert not _leaks(server, lines), [
+            line for line in lines.splitlines() if _leaks(server, line)
+        ][:5]
+    return took_most
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: with the server down, the event loop blocks in synchronous pool waits "
+    "(PostgresCoordination._keep_alive -> _renew / daemon sweep -> router.replay -> take_over "
+    "-> _renew -> PostgresDatabase.execute -> pool.connection, up to the pool's 10 s per "
+    "statement), so /readyz (and every websocket) goes unanswered for over 60 s",
+)
+async def test_readyz_answers_within_five_seconds_while_the_server_is_down(
+    tmp_path: Path, own_server: PostgresServer, pool: list[Worker]
+) -> None:
+    took_most = await test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage(
+        tmp_path, own_server, pool
+    )
+    assert took_most < 5, took_most
