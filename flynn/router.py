@@ -273,7 +273,7 @@ class Router:
         but not sent are sent. With other workers on the database, only what a dead one left
         (``Coordination.take_over``), so it is called again at each sweep. Returns how many
         messages it took up. Raises ``StoreError``."""
-        taken = self._coordination.take_over(self._clock())
+        taken = await self._coordination.take_over(self._clock())
         if taken is not None and not taken:
             return 0
         unfinished = self._inbound.unfinished()

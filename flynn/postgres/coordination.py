@@ -21,6 +21,9 @@
 - A leader lease (``leader_leases``: holder, until), taken by compare-and-set and renewed while
   held; a holder that cannot renew stops its work before the lease ends, so two workers never
   do the work at once while their clocks agree.
+- What runs on its own time (the lease on life and the sweep's claim, the leader lease, the
+  goodbye) runs its statements in a thread, never on the event loop: with the server gone, a
+  statement may wait (``PostgresDatabase``'s ``REACH_SECONDS``), and the loop serves meanwhile.
 
 Only the composition root builds it.
 """
@@ -340,7 +343,11 @@ class PostgresCoordination:
     def accepted(self, key: IntakeKey) -> None:
         self._db.execute(_OWN, (self.worker_id, key.channel, key.chat_id, key.message_id))
 
-    def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+    async def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+        return await asyncio.to_thread(self.claim_orphans, now)
+
+    def claim_orphans(self, now: datetime) -> frozenset[IntakeKey]:
+        """``take_over``'s work, blocking (in a thread). Raises ``StoreError``."""
         # Known alive first: what it claims is not an orphan the moment it is claimed.
         self._renew()
         params = {
@@ -387,7 +394,7 @@ class PostgresCoordination:
         while True:
             free = self._leases_free.setdefault(name, asyncio.Event())
             free.clear()
-            until = self._try_lead(name)
+            until = await asyncio.to_thread(self._try_lead, name)
             if until is not None:
                 return until
             with contextlib.suppress(TimeoutError):
@@ -419,7 +426,7 @@ class PostgresCoordination:
                 if done:
                     task.result()  # raises what ``work`` raised
                     return
-                renewed = self._try_lead(name)
+                renewed = await asyncio.to_thread(self._try_lead, name)
                 if renewed is not None:
                     until = renewed
                 elif self._clock() >= until - timedelta(seconds=times.leader_margin_seconds):
@@ -431,6 +438,9 @@ class PostgresCoordination:
                     await task
 
     async def _resign(self, name: str) -> None:
+        await asyncio.to_thread(self._give_up_lease, name)
+
+    def _give_up_lease(self, name: str) -> None:
         try:
             if self._db.execute(_RESIGN, (name, self.worker_id)):
                 self._notify(f"lease {name}")
@@ -441,7 +451,7 @@ class PostgresCoordination:
 
     async def run(self, events: WorkerEvents) -> None:
         # Known alive before anything is accepted here (this runs before the channels start).
-        self._renew()
+        await asyncio.to_thread(self._renew)
         async with asyncio.TaskGroup() as group:
             group.create_task(self._keep_alive(events), name="workers:alive")
             group.create_task(self._listen(events, group), name="workers:listen")
@@ -463,7 +473,7 @@ class PostgresCoordination:
             self._sweep_now.clear()
             if self.released:
                 return
-            self._renew()
+            await asyncio.to_thread(self._renew)
             try:
                 await events.sweep()
             except StoreError:
@@ -517,9 +527,12 @@ class PostgresCoordination:
             return
         self.released = True
         self._sweep_now.set()
+        await asyncio.to_thread(self._say_gone)
+        await self._locks.close()
+
+    def _say_gone(self) -> None:
         try:
             self._db.execute(_GONE, (self.worker_id,))
             self._notify(f"gone {self.worker_id}")
         except StoreError:
             log.warning("workers.release_failed")
-        await self._locks.close()
