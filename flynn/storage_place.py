@@ -388,7 +388,7 @@ class _PostgresStorage(_Opened):
     def health(self) -> StorageHealth:
         # Probed often (a stopped server shows within seconds) and given time, since the
         # loop does not wait: a pool busy with recall for a moment is no outage.
-        return StorageHealth(self._pg, in_thread=True, max_age_seconds=2.0, busy_timeout_ms=1000)
+        return StorageHealth(self._pg, in_thread=True, max_age_seconds=2.0, busy_timeout_ms=2000)
 
     def checkpointer(self) -> WalCheckpointer | None:
         return None
