@@ -13,6 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -201,30 +202,10 @@ def own_server() -> Any:
         yield server
 
 
-def _pg_ctl(server: PostgresServer, *arguments: str) -> None:
-    from postgres_server import _owner, _run, server_binaries
-
-    binaries = server_binaries()
-    assert binaries is not None
-    _run(_owner(), binaries / "pg_ctl", *arguments)
-
-
-def _stop(server: PostgresServer) -> None:
-    _pg_ctl(server, "stop", "-D", str(server.directory / "data"), "-m", "fast")
-
-
-def _restart(server: PostgresServer) -> None:
-    from postgres_server import _FAST
-
-    options = f"-c listen_addresses=127.0.0.1 -p {server.port} -k {server.directory} {_FAST}"
-    data, log = str(server.directory / "data"), str(server.directory / "server.log")
-    _pg_ctl(server, "start", "-D", data, "-l", log, "-w", "-t", "120", "-o", options)
-
-
 def _readyz(worker: Worker) -> tuple[int, str]:
     url = f"http://127.0.0.1:{worker.gateway_port}/readyz"
     try:
-        with urllib.request.urlopen(url, timeout=200) as response:
+        with urllib.request.urlopen(url, timeout=30) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode()
@@ -244,16 +225,25 @@ def _all_lines(worker: Worker) -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="observed once (277 s run): after the server came back, worker 1 answered "
-    "'where do I live?' with 'Nothing I remember relates to that.' although 'I live in Lisbon.' "
-    "was told to it before the outage; no password leaked up to that point",
-)
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """What the workers did while the server was stopped."""
+
+    slowest_answer: float
+    """The longest any ``/readyz`` took to answer (999 for no answer at all)."""
+    to_not_ready: tuple[float, ...]
+    """For each worker, how long after the stop its ``/readyz`` first said 503."""
+
+
 async def test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage(
     tmp_path: Path, own_server: PostgresServer, pool: list[Worker]
-) -> float:
-    server = own_server
+) -> None:
+    await _through_an_outage(tmp_path, own_server, pool)
+
+
+async def _through_an_outage(tmp_path: Path, server: PostgresServer, pool: list[Worker]) -> Outage:
+    """Two workers; the server stopped mid-run and started again: the password never shown,
+    /readyz 503 meanwhile and 200 after, a message sent meanwhile refused, recall after."""
     url = server.url()
     config = _config(tmp_path)
     debug = {"FLYNN_LOGGING__LEVEL": "debug"}
@@ -287,10 +277,11 @@ async def test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage
     assert server.password[::-1] not in doctor.stdout + doctor.stderr, doctor
 
     # The server goes away mid-run.
-    _stop(server)
-    took_most = 0.0
+    server.stop()
+    stopped = time.monotonic()
+    took_most, to_not_ready = 0.0, []
     for worker in (one, two):
-        async with asyncio.timeout(120):  # /readyz caches its probe for 10 s
+        async with asyncio.timeout(120):
             while True:
                 started = time.monotonic()
                 answer = await asyncio.to_thread(_readyz, worker)
@@ -301,30 +292,33 @@ async def test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage
                 if answer[0] != 200:
                     break
                 await asyncio.sleep(0.5)
+        to_not_ready.append(time.monotonic() - stopped)
         assert not _leaks(server, answer[1]), answer
-        assert answer[0] == -1 or "storage" in answer[1], answer
+        assert answer[0] == 503 and "storage" in answer[1], answer
     doctor = await run_flynn(
         "doctor", "--no-network", "--config", str(config), home=tmp_path, env=env
     )
     assert doctor.code != 0 and not _leaks(server, doctor.stdout + doctor.stderr), doctor
-    # A message sent during the outage: either refused (an error frame) or answered later.
+    # A message sent during the outage cannot be stored: it is refused, saying why.
     await phone.send("m2", "where do I live?")
-    await asyncio.sleep(3)
-    _restart(server)
+    refused = await phone.until("error", "m2")
+    assert "database" in refused["message"] and not _leaks(server, json.dumps(refused))
+    server.start()
 
     async with asyncio.timeout(120):
         for worker in (one, two):
             while (await asyncio.to_thread(_readyz, worker))[0] != 200:  # noqa: ASYNC110
                 await asyncio.sleep(0.5)
-    assert phone.ws is not None
-    async with asyncio.timeout(60):
-        while True:
-            frame = json.loads(await phone.ws.recv())
-            if frame.get("id") == "m2" and frame["type"] in ("reply", "error"):
-                break
-    if frame["type"] == "reply":
-        assert "Lisbon" in frame["text"], frame
-    assert "Lisbon" in await laptop.say("m3", "where do I live?")
+    # What was told before the outage is recalled after it, on each worker, in other sessions
+    # than the laptop's. (Asked in the laptop's own session, the offline model, which reads
+    # only recalled memory, says "Nothing I remember relates to that.": a session's own
+    # turns are in its prompt, so recall leaves them out. That was the answer once observed
+    # here, when m2 had been refused and so no phone reply quoting Lisbon existed to recall.)
+    assert "Lisbon" in await phone.say("m3", "where do I live?")
+    desk = Client("desk")
+    await desk.connect(one)
+    assert "Lisbon" in await desk.say("d1", "where do I live?")
+    await desk.close()
     await laptop.close()
     await phone.close()
     for worker in (one, two):
@@ -332,20 +326,16 @@ async def test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage
         assert not _leaks(server, lines), [
             line for line in lines.splitlines() if _leaks(server, line)
         ][:5]
-    return took_most
+    return Outage(took_most, tuple(to_not_ready))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: with the server down, the event loop blocks in synchronous pool waits "
-    "(PostgresCoordination._keep_alive -> _renew / daemon sweep -> router.replay -> take_over "
-    "-> _renew -> PostgresDatabase.execute -> pool.connection, up to the pool's 10 s per "
-    "statement), so /readyz (and every websocket) goes unanswered for over 60 s",
-)
 async def test_readyz_answers_within_five_seconds_while_the_server_is_down(
     tmp_path: Path, own_server: PostgresServer, pool: list[Worker]
 ) -> None:
-    took_most = await test_the_password_stays_out_of_logs_readyz_and_doctor_across_an_outage(
-        tmp_path, own_server, pool
-    )
-    assert took_most < 5, took_most
+    """Each worker's event loop keeps serving while the server is down: every ``/readyz``
+    answers at once, and says 503 within 5 s of the stop (the probe runs in a thread, and a
+    server found down fails statements at once)."""
+    outage = await _through_an_outage(tmp_path, own_server, pool)
+    assert outage.slowest_answer < 5, outage
+    # The first worker is asked from the stop; the second only after the first said 503.
+    assert outage.to_not_ready[0] < 5, outage

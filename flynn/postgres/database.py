@@ -344,12 +344,12 @@ class PostgresDatabase:
         try:
             connection = pool.getconn(timeout=min(wait, REACH_SECONDS))
         except PoolTimeout:
-            if wait <= REACH_SECONDS:
-                raise
             why = self._why_unreachable()
             if why is not None:
                 self._found_down(why)
                 raise _Unreachable(why) from None
+            if wait <= REACH_SECONDS:
+                raise
             # It answers: the pool's connections are in use, or being made again.
             connection = pool.getconn(timeout=wait - REACH_SECONDS)
         try:
@@ -412,14 +412,10 @@ class PostgresDatabase:
             raise StoreError(f"{action} ({self._shown}): {message}") from exc
 
     def _why_no_connection(self) -> str:
-        """Why the pool gave no connection within its timeout: one connection attempt of our
-        own tells a server that is down, out of reach or refusing the login (the driver's
-        reason) from a pool whose connections are all in use or that has not reconnected yet
-        to a server that is back."""
+        """Why the pool gave no connection within its timeout, the server answering (one
+        attempt of our own connected, ``_pooled``): its connections are all in use, or it has
+        not reconnected yet to a server that is back."""
         pool = self._pool
-        why = self._why_unreachable()
-        if why is not None:
-            return f"cannot connect: {why}"
         # The pool's counts cannot tell the two apart: a connection it is still making (it
         # retries a lost server with a growing delay) counts as one given out.
         return (
