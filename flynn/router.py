@@ -47,7 +47,7 @@ from flynn.backoff import Backoff
 from flynn.channels.base import Channel
 from flynn.commands import parse_command
 from flynn.coordination import Coordination, LocalCoordination
-from flynn.errors import SessionBusy, StoreError
+from flynn.errors import SessionBusy, StoreError, StoreUnreachable
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
@@ -448,10 +448,12 @@ class Router:
         person is told, once, that the answer is late, and the tries go on until the turn is
         taken or the router drains (a restart answers it then).
 
-        A turn the database left during its run (its answer not stored) is tried again the
-        same way, as a replayed one: the session's memory is read again from the database (what
-        was kept here may be half-updated), its message is not stored twice, and once its
-        answer is stored it is not run again (the session's turn says it is answered)."""
+        A turn the database server left during its run (``StoreUnreachable``: its answer not
+        stored) is tried again the same way, as a replayed one: the session's memory is read
+        again from the database (what was kept here may be half-updated), its message is not
+        stored twice, and once its answer is stored it is not run again (the session's turn
+        says it is answered). Any other ``StoreError`` in a turn ends the session's worker, as
+        before (its messages are answered at the next start)."""
         failures = 0
         while True:
             entered = False
@@ -462,6 +464,8 @@ class Router:
                         await self._turn(key, message, replayed)
                 return
             except StoreError as exc:
+                if entered and not isinstance(exc, StoreUnreachable):
+                    raise
                 failures += 1
                 if entered:
                     log.warning(

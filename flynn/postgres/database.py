@@ -4,9 +4,10 @@ health checks (``verify`` at start; ``probe_write``, which ``flynn.memory.health
 ``/readyz``).
 
 A server found down (a statement waited ``REACH_SECONDS`` for a connection and one attempt of
-its own could not connect) fails every statement at once, rather than each waiting the pool's
-timeout on the event loop, until a thread that tries to connect every ``RECHECK_SECONDS`` finds
-it back; then the pool's dead connections are replaced and statements run again.
+its own could not connect) fails every statement at once (``StoreUnreachable``), rather than
+each waiting the pool's timeout on the event loop, until a thread that tries to connect every
+``RECHECK_SECONDS`` finds it back; then the pool's dead connections are replaced and statements
+run again.
 
 Every psycopg error is mapped to ``StoreError`` here, so nothing above sees the driver's
 exceptions, and no message raised here carries the URL's password (``flynn.postgres.urls``).
@@ -28,7 +29,7 @@ import structlog
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from flynn.errors import StorageUnusable, StoreError
+from flynn.errors import StorageUnusable, StoreError, StoreUnreachable
 from flynn.postgres.migrations import LATEST_VERSION, MIGRATIONS
 from flynn.postgres.urls import passwords_in, shown_url, strike
 
@@ -404,7 +405,7 @@ class PostgresDatabase:
         try:
             yield
         except _Unreachable as exc:
-            raise StoreError(f"{action} ({self._shown}): cannot connect: {exc}") from None
+            raise StoreUnreachable(f"{action} ({self._shown}): cannot connect: {exc}") from None
         except PoolTimeout as exc:  # a ``psycopg.Error`` too, which says nothing of why
             raise StoreError(f"{action} ({self._shown}): {self._why_no_connection()}") from exc
         except psycopg.Error as exc:
