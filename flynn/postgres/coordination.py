@@ -35,6 +35,7 @@ import contextlib
 import os
 import secrets
 import socket
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -235,6 +236,9 @@ class PostgresCoordination:
         self._sweep_now = asyncio.Event()
         self.released = False
         """Set by ``release``: this worker is leaving."""
+        self._alive_lock = threading.Lock()
+        """Held by a renewal of the lease on life and by the goodbye, each in a thread: a
+        renewal under way when the worker says goodbye must not bring it back to life."""
         self.listening = asyncio.Event()
         """Set while this worker hears the others (its ``LISTEN`` connection is up)."""
         self.turn_waited = asyncio.Event()
@@ -350,6 +354,10 @@ class PostgresCoordination:
         """``take_over``'s work, blocking (in a thread). Raises ``StoreError``."""
         # Known alive first: what it claims is not an orphan the moment it is claimed.
         self._renew()
+        if self.released:
+            # Leaving (``release`` may have said goodbye already): claimed now, it would be
+            # an orphan again until the others' next sweep.
+            return frozenset()
         params = {
             "me": self.worker_id,
             "now": now,
@@ -457,13 +465,17 @@ class PostgresCoordination:
             group.create_task(self._listen(events, group), name="workers:listen")
 
     def _renew(self) -> None:
-        now = self._clock()
-        until = now + timedelta(seconds=self._times.alive_seconds)
-        try:
-            self._db.execute(_HEARTBEAT, {"me": self.worker_id, "until": until})
-            self._db.execute(_FORGET_DEAD, {"long_ago": now - timedelta(days=1)})
-        except StoreError:
-            log.warning("workers.alive_not_renewed")
+        """Renews the lease on life (blocking: in a thread); nothing once ``released``."""
+        with self._alive_lock:
+            if self.released:
+                return
+            now = self._clock()
+            until = now + timedelta(seconds=self._times.alive_seconds)
+            try:
+                self._db.execute(_HEARTBEAT, {"me": self.worker_id, "until": until})
+                self._db.execute(_FORGET_DEAD, {"long_ago": now - timedelta(days=1)})
+            except StoreError:
+                log.warning("workers.alive_not_renewed")
 
     async def _keep_alive(self, events: WorkerEvents) -> None:
         while True:
@@ -527,12 +539,15 @@ class PostgresCoordination:
             return
         self.released = True
         self._sweep_now.set()
-        await asyncio.to_thread(self._say_gone)
-        await self._locks.close()
+        try:
+            await asyncio.to_thread(self._say_gone)
+        finally:
+            await self._locks.close()
 
     def _say_gone(self) -> None:
-        try:
-            self._db.execute(_GONE, (self.worker_id,))
-            self._notify(f"gone {self.worker_id}")
-        except StoreError:
-            log.warning("workers.release_failed")
+        with self._alive_lock:
+            try:
+                self._db.execute(_GONE, (self.worker_id,))
+                self._notify(f"gone {self.worker_id}")
+            except StoreError:
+                log.warning("workers.release_failed")

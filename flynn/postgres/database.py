@@ -300,9 +300,16 @@ class PostgresDatabase:
             connection = await psycopg.AsyncConnection.connect(
                 conninfo, connect_timeout=max(1, round(pool.timeout)), **_settings()
             )
-            await connection.execute("SET TIME ZONE 'UTC'")
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect ({self._shown}): {self._struck(exc)}") from None
+        try:
+            await connection.execute("SET TIME ZONE 'UTC'")
+        except BaseException as exc:
+            # Cancelled or failed here, it is nobody's: closed, not left to the collector.
+            await connection.close()
+            if isinstance(exc, psycopg.Error):
+                raise StoreError(f"cannot connect ({self._shown}): {self._struck(exc)}") from None
+            raise
         return connection
 
     def close(self) -> None:
