@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,17 +24,6 @@ from worker_pool import Client, Worker, make_worker, start_all, worker_config
 pytestmark = pytest.mark.processes
 
 OFFLINE = {"provider": "offline"}
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[list[Worker]]:
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        process = worker.daemon.process
-        if process is not None and process.returncode is None:
-            os.kill(process.pid, signal.SIGCONT)
-        await worker.daemon.kill()
 
 
 def _config(tmp_path: Path, **extra: Any) -> Path:
@@ -189,17 +175,6 @@ async def test_a_rotated_gateway_token_is_refused_by_the_other_worker(
 
 
 # -- 2. the database password ----------------------------------------------------------------
-
-
-@pytest.fixture
-def own_server() -> Any:
-    """A cluster of this test's own, to stop and start again (the shared one stays up)."""
-    from postgres_server import running_server, server_binaries
-
-    if server_binaries() is None:
-        pytest.skip("no PostgreSQL")
-    with running_server() as server:
-        yield server
 
 
 def _readyz(worker: Worker) -> tuple[int, str]:

@@ -8,44 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from fakes import FakeOpenAI, Reply
 from fakes.http_server import RecordedRequest
-from postgres_server import PostgresServer, running_server, server_binaries
-from worker_pool import Client, Worker, make_worker, rows, start_all, worker_config
+from postgres_server import PostgresServer
+from worker_pool import (
+    Client,
+    Worker,
+    background_reply,
+    make_worker,
+    model_config,
+    rows,
+    start_all,
+    worker_config,
+)
 
 pytestmark = pytest.mark.processes
 
 ANSWER_SECONDS = 5.0
 """How soon ``/readyz`` must say 503 after the server stopped, and any probe answer at all."""
-
-
-@pytest.fixture
-def own_server() -> Iterator[PostgresServer]:
-    """A cluster of this test's own, to stop and start again (the shared one stays up)."""
-    if server_binaries() is None:
-        pytest.skip("no PostgreSQL")
-    with running_server() as server:
-        yield server
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[list[Worker]]:
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        process = worker.daemon.process
-        if process is not None and process.returncode is None:
-            os.kill(process.pid, signal.SIGCONT)
-        await worker.daemon.kill()
 
 
 def _get(worker: Worker, path: str) -> tuple[int, str]:
@@ -72,26 +58,6 @@ async def _until_status(worker: Worker, status: int, *, within: float) -> float:
             if answer[0] == status:
                 return time.monotonic() - started
             await asyncio.sleep(0.2)
-
-
-def _model_config(model: FakeOpenAI) -> dict[str, object]:
-    return {
-        "provider": "openai",
-        "base_url": model.base_url,
-        "model": "fake-model",
-        "api_key": "sk-test",
-        "max_retries": 0,
-        "stream": True,
-    }
-
-
-def _background(request: RecordedRequest) -> Reply:
-    """Learning and compaction calls (not turns): the shapes their parsers accept."""
-    messages = request.json.get("messages", [])
-    system = str(messages[0]["content"]) if messages and messages[0]["role"] == "system" else ""
-    if "extract" in system.lower() and "json" in system.lower():
-        return Reply('{"profile": [], "actions": [], "observations": []}')
-    return Reply("noted")
 
 
 async def _frames_until_replies(client: Client, *ids: str) -> list[dict[str, Any]]:
@@ -126,10 +92,10 @@ async def test_a_message_accepted_before_the_outage_is_answered_once_after_it(
                 return Reply("first answer", hold=held)
             if text in ("second question", "after"):
                 return Reply(f"re: {text}")
-            return _background(request)
+            return background_reply(request)
 
         model.responder = respond
-        config = worker_config(tmp_path / "w", llm=_model_config(model))
+        config = worker_config(tmp_path / "w", llm=model_config(model))
         worker = make_worker("1", config, tmp_path, server.url())
         pool.append(worker)
         await start_all([worker])

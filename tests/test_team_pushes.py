@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import socket
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +21,6 @@ from worker_pool import Client, Worker, make_worker, rows, start_all, worker_con
 pytestmark = pytest.mark.processes
 
 OFFLINE = {"provider": "offline"}
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[list[Worker]]:
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        process = worker.daemon.process
-        if process is not None and process.returncode is None:
-            os.kill(process.pid, signal.SIGCONT)
-        await worker.daemon.kill()
 
 
 async def _two(tmp_path: Path, url: str, pool: list[Worker]) -> tuple[Worker, Worker]:
