@@ -26,7 +26,7 @@ from flynn.memory.embedding_progress import PersonProgress, embedding_progress
 from flynn.memory.facts import SqlFacts, SqliteFacts
 from flynn.memory.graph import SqlGraph, SqliteGraph
 from flynn.memory.graph_store import Graph
-from flynn.memory.health import Probed
+from flynn.memory.health import Probed, StorageHealth
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.pairing import SqlitePairing, SqlPairing
@@ -198,6 +198,11 @@ class Storage(Protocol):
         """What moves SQLite's write-ahead log into the file; ``None`` on PostgreSQL."""
         ...
 
+    def health(self) -> StorageHealth:
+        """What ``/readyz`` says of the database: probed on the event loop (SQLite: a file, well
+        under a millisecond), or in a thread (PostgreSQL: a server that may be gone)."""
+        ...
+
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
         """How this process shares the work with other workers on the database: nobody else on
         SQLite (one process); on PostgreSQL session locks, intake leases, LISTEN/NOTIFY and the
@@ -326,6 +331,9 @@ class _SqliteStorage(_Opened):
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
         return LocalCoordination()
 
+    def health(self) -> StorageHealth:
+        return StorageHealth(self._db)
+
     def checkpointer(self) -> WalCheckpointer | None:
         return WalCheckpointer(self._db.path)
 
@@ -376,6 +384,11 @@ class _PostgresStorage(_Opened):
 
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
         return PostgresCoordination(self._pg, clock=clock)
+
+    def health(self) -> StorageHealth:
+        # Probed often (a stopped server shows within seconds) and given time, since the
+        # loop does not wait: a pool busy with recall for a moment is no outage.
+        return StorageHealth(self._pg, in_thread=True, max_age_seconds=2.0, busy_timeout_ms=2000)
 
     def checkpointer(self) -> WalCheckpointer | None:
         return None
