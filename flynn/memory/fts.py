@@ -7,6 +7,7 @@ Shared by fact and message search, so both treat user text the same way.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import time
 from collections.abc import Callable, Hashable
@@ -39,6 +40,20 @@ _WORD = re.compile(r"\w+")
 
 def search_terms(text: str) -> list[str]:
     """Distinct lower-case words of ``text`` worth searching for, in order of appearance."""
+    # One turn asks for the same few texts' words several times (recall's searches of
+    # messages, facts and team documents, and its packing): a short one is read once.
+    return list(_remembered_terms(text) if len(text) <= _REMEMBERED_CHARS else _terms(text))
+
+
+_REMEMBERED_CHARS = 2_000
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_terms(text: str) -> tuple[str, ...]:
+    return _terms(text)
+
+
+def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     seen: set[str] = set()
     for match in _WORD.finditer(text.lower()):
@@ -49,8 +64,8 @@ def search_terms(text: str) -> list[str]:
             seen.add(word)
             terms.append(word)
             if len(terms) == MAX_TERMS:
-                return terms
-    return terms
+                return tuple(terms)
+    return tuple(terms)
 
 
 def _or_of(terms: list[str]) -> str:
