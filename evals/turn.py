@@ -24,6 +24,7 @@ from pathlib import Path
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, database_path
 from flynn.daemon import freeze_startup_heap
+from flynn.learning.embedding_queue import QUIET_SECONDS
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.vectors import SqliteVectors
@@ -187,6 +188,11 @@ async def bench_turn(
             rss_mib = resident_mib()  # after the timed turns, before anything is closed
             loaded = app.embeddings
             embeddings_used = loaded.model if loaded is not None and loaded.ready else None
+            if embeddings_used is not None:
+                # As a daemon between messages: the embedding queue, quiet that long, hands
+                # the freed heap back (``flynn.learning.embedding_queue``).
+                await asyncio.sleep(QUIET_SECONDS + 1)
+            rss_mib_at_rest = resident_mib()
         finally:
             if supervising is not None:
                 supervising.cancel()
@@ -209,6 +215,7 @@ async def bench_turn(
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
         "rss_mib": rss_mib,
+        "rss_mib_at_rest": rss_mib_at_rest,
         "mcp_servers": mcp_servers,
         "mcp_tools": mcp_tools if mcp_servers else 0,
         **recovery,

@@ -382,10 +382,11 @@ class VectorIndex:
 
 
 def return_free_memory() -> None:
-    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``). Loading or
-    partitioning a namespace frees tens of megabytes of float32 batches, which glibc keeps
-    resident otherwise, scattered between the rows kept (88 MB at 100,000 rows, measured:
-    ``docs/recall-performance.md``). Elsewhere than glibc it does nothing."""
+    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``, in every
+    thread's arena). Loading or partitioning a namespace frees tens of megabytes of float32
+    batches, which glibc keeps resident otherwise, scattered between the rows kept (88 MB at
+    100,000 rows, measured: ``docs/recall-performance.md``); so do loading the embedding model
+    and running it on long texts. Elsewhere than glibc it does nothing; it never raises."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
