@@ -24,7 +24,6 @@ from pathlib import Path
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, database_path
 from flynn.daemon import freeze_startup_heap
-from flynn.learning.embedding_queue import QUIET_SECONDS
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.vectors import SqliteVectors
@@ -189,9 +188,9 @@ async def bench_turn(
             loaded = app.embeddings
             embeddings_used = loaded.model if loaded is not None and loaded.ready else None
             if embeddings_used is not None:
-                # As a daemon between messages: the embedding queue, quiet that long, hands
-                # the freed heap back (``flynn.learning.embedding_queue``).
-                await asyncio.sleep(QUIET_SECONDS + 1)
+                # As a daemon between messages: the embedding queue, quiet QUIET_SECONDS since
+                # its last work (the turns' and their learning's), hands the freed heap back.
+                await asyncio.wait_for(app.services.learning.writer.rested(), timeout=120)
             rss_mib_at_rest = resident_mib()
         finally:
             if supervising is not None:

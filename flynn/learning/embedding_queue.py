@@ -123,6 +123,7 @@ class EmbeddingQueue:
         self._at_rest = at_rest
         self._quiet = quiet_seconds
         self._resting: asyncio.TimerHandle | None = None
+        self._rested = asyncio.Event()
 
     @property
     def waiting(self) -> int:
@@ -194,7 +195,13 @@ class EmbeddingQueue:
         self._start()
         return queued
 
+    async def rested(self) -> None:
+        """Returns once the queue, quiet since its last work, has run ``at_rest`` (at once
+        when it has and nothing came since). For a measurement of the process at rest."""
+        await self._rested.wait()
+
     def _start(self) -> None:
+        self._rested.clear()
         if self._resting is not None:
             self._resting.cancel()
             self._resting = None
@@ -222,12 +229,18 @@ class EmbeddingQueue:
             self._resting = loop.call_later(self._quiet, self._rest)
 
     def _rest(self) -> None:
-        """Quiet for ``quiet_seconds``: ``at_rest`` in the thread, queued behind nothing (a
-        batch asked for meanwhile would have cancelled this). Its future is not awaited:
-        ``at_rest`` does not raise, and nothing waits for it."""
+        """Quiet for ``quiet_seconds``: ``at_rest`` in the thread (a batch asked for meanwhile
+        would have cancelled this; one asked for now waits behind it)."""
         self._resting = None
         if not self._closed:
-            self._thread().submit(self._at_rest)
+            done = asyncio.get_running_loop().run_in_executor(self._thread(), self._at_rest)
+            done.add_done_callback(self._after_rest)
+
+    def _after_rest(self, done: asyncio.Future[None]) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            log.error("memory.heap_trim_failed", exc_info=done.exception())
+        elif self._resting is None and self._worker is not None and self._worker.done():
+            self._rested.set()  # unless work came meanwhile, which rests again after
 
     async def _new_batch(self) -> None:
         size = min(self._batch, len(self._waiting))

@@ -130,6 +130,7 @@ async def test_once_empty_and_quiet_it_hands_the_heap_back_in_its_thread(
     await queue.embed(_stored(memory, 1, session="s2")[0])
     await asyncio.wait_for(rested.wait(), timeout=5)
     assert seen[1:] == [("flynn-embed_0", 4)]  # and again after the next work
+    await asyncio.wait_for(queue.rested(), timeout=5)
     await queue.aclose()
 
 
