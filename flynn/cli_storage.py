@@ -8,12 +8,9 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flynn.cli_settings import EXIT_FAILED, EXIT_OK, UsageError, command_logging, command_settings
-
-if TYPE_CHECKING:
-    from flynn.storage_copy import CopyReport
+from flynn.storage_copy import CopyReport, copy_to_postgres
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -38,8 +35,6 @@ def add_storage_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _cmd_copy(args: argparse.Namespace) -> int:
-    from flynn.storage_copy import copy_to_postgres  # psycopg: only for this command
-
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     url: str = args.to
