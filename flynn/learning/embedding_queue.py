@@ -20,6 +20,12 @@ Two kinds of work share the task, a batch at a time:
   failed on. A pass asked for while another of the same namespace runs is a pass of its own
   (the running one may have read past what the new one is for); a pass retries a failed batch
   twice, then gives up until the next one.
+
+Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
+the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
+long turn and the recall threads' search buffers stay resident once freed otherwise, and a
+daemon at rest held 25 MiB more for them (``docs/embeddings.md``). Not while busy: what is
+handed back is faulted in again by the next batch.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import structlog
 
 from flynn.memory.store import History, StoredMessage
+from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import VectorStore
 
 if TYPE_CHECKING:
@@ -49,6 +56,8 @@ _FAIR_SHARE = 4
 _PASS_ATTEMPTS = 3
 """Failed batches after which a catch-up pass gives up (the next start tries again)."""
 _RETRY_SECONDS = 1.0
+QUIET_SECONDS = 5.0
+"""How long the queue stays empty before the process's freed heap is handed back."""
 Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
@@ -96,7 +105,11 @@ class EmbeddingQueue:
         *,
         batch: int = 16,
         limit: int = 256,
+        at_rest: Callable[[], None] = return_free_memory,
+        quiet_seconds: float = QUIET_SECONDS,
     ) -> None:
+        """``at_rest`` runs in the queue's thread once it has been empty for
+        ``quiet_seconds`` after some work; it must not raise."""
         self._vectors = vectors
         self._history = history
         self._row = row
@@ -107,6 +120,10 @@ class EmbeddingQueue:
         self._worker: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._closed = False
+        self._at_rest = at_rest
+        self._quiet = quiet_seconds
+        self._resting: asyncio.TimerHandle | None = None
+        self._rested = asyncio.Event()
 
     @property
     def waiting(self) -> int:
@@ -150,6 +167,9 @@ class EmbeddingQueue:
         """Stops: what is still queued is left to the next catch-up (``flynn memory embed``,
         or the daemon's next start). A batch already in the thread finishes there, unused."""
         self._closed = True
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.cancel()
@@ -175,7 +195,16 @@ class EmbeddingQueue:
         self._start()
         return queued
 
+    async def rested(self) -> None:
+        """Returns once the queue, quiet since its last work, has run ``at_rest`` (at once
+        when it has and nothing came since). For a measurement of the process at rest."""
+        await self._rested.wait()
+
     def _start(self) -> None:
+        self._rested.clear()
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._run(), name="embeddings")
 
@@ -195,6 +224,23 @@ class EmbeddingQueue:
             else:
                 in_a_row = 0
                 await self._pass_batch(self._passes[0])
+        if not self._closed:
+            loop = asyncio.get_running_loop()
+            self._resting = loop.call_later(self._quiet, self._rest)
+
+    def _rest(self) -> None:
+        """Quiet for ``quiet_seconds``: ``at_rest`` in the thread (a batch asked for meanwhile
+        would have cancelled this; one asked for now waits behind it)."""
+        self._resting = None
+        if not self._closed:
+            done = asyncio.get_running_loop().run_in_executor(self._thread(), self._at_rest)
+            done.add_done_callback(self._after_rest)
+
+    def _after_rest(self, done: asyncio.Future[None]) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            log.error("memory.heap_trim_failed", exc_info=done.exception())
+        elif self._resting is None and self._worker is not None and self._worker.done():
+            self._rested.set()  # unless work came meanwhile, which rests again after
 
     async def _new_batch(self) -> None:
         size = min(self._batch, len(self._waiting))

@@ -106,6 +106,34 @@ async def test_stored_messages_are_embedded_in_batches_by_one_thread(
     await queue.aclose()
 
 
+async def test_once_empty_and_quiet_it_hands_the_heap_back_in_its_thread(
+    memory: SqliteMemory,
+) -> None:
+    embedder = SteppedEmbedder()
+    loop = asyncio.get_running_loop()
+    rested = asyncio.Event()
+    seen: list[tuple[str, int]] = []  # (thread, embedding calls made by then)
+
+    def at_rest() -> None:
+        seen.append((threading.current_thread().name, len(embedder.calls)))
+        loop.call_soon_threadsafe(rested.set)
+
+    vectors = SqliteVectors(memory.db, embedder)
+    queue = EmbeddingQueue(vectors, memory.history, _row, batch=1, at_rest=at_rest, quiet_seconds=0)
+    waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 3)]
+    await embedder.entered()
+    embedder.free()
+    await asyncio.gather(*waiting)
+    await asyncio.wait_for(rested.wait(), timeout=5)
+    assert seen == [("flynn-embed_0", 3)]  # once the three batches were done, not between
+    rested.clear()
+    await queue.embed(_stored(memory, 1, session="s2")[0])
+    await asyncio.wait_for(rested.wait(), timeout=5)
+    assert seen[1:] == [("flynn-embed_0", 4)]  # and again after the next work
+    await asyncio.wait_for(queue.rested(), timeout=5)
+    await queue.aclose()
+
+
 async def test_the_question_never_waits_behind_stored_messages(memory: SqliteMemory) -> None:
     embedder = SteppedEmbedder()
     queue = _queue(memory, embedder, batch=1)

@@ -216,3 +216,27 @@ def test_lists_built_from_a_dropped_entry_answer_only_their_own_search() -> None
     organised = index.organised(key, snapshot)
     assert organised.lists is not None and len(organised) == len(rows)
     assert index.snapshot(key) is None
+
+
+def test_a_row_stored_again_is_held_once_and_an_older_one_joins() -> None:
+    rows = _unit_rows(EXACT_ROWS + 3, width=16)
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    ids = [ref for ref in range(1, EXACT_ROWS + 2) if ref != 7]  # 7 has no vector yet
+    loading = index.begin_load(key)
+    listed = index.organised(key, index.finish_load(loading, [(ids, rows[ids])]))
+    assert listed.lists is not None
+    newest = EXACT_ROWS + 2
+    index.add("message", [(newest, "users/ana", rows[newest])])  # a new turn, unlisted
+    # Stored again (one in the lists, the unlisted one), then the old turn 7, embedded only
+    # now by the catch-up: its id is below the newest held.
+    again = [(5, rows[0]), (newest, rows[0]), (newest, rows[1])]
+    index.add("message", [(ref, "users/ana", vector) for ref, vector in again])
+    index.add("message", [(7, "users/ana", rows[7])])
+    snapshot = index.snapshot(key)
+    assert snapshot is not None and len(snapshot) == EXACT_ROWS + 2
+    assert index.ids(key) == set(range(1, newest + 1))
+    assert snapshot.nearest(rows[7], 1)[0][0] == 7
+    for ref in (5, newest):  # each once, with the vector it was first stored with
+        found = [found for found, _ in snapshot.nearest(rows[ref], 3, exact=True)]
+        assert found[0] == ref and found.count(ref) == 1
