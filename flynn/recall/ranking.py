@@ -146,8 +146,13 @@ class HybridRanker:
             key=lambda c: (c.score, c.message.created_at),
         )
         items = exchanges(
-            self._history, root, [(c.message, c.score) for c in best], tuning, exclude=exclude
-        )[:limit]
+            self._history,
+            root,
+            [(c.message, c.score) for c in best],
+            tuning,
+            exclude=exclude,
+            limit=limit,
+        )
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
