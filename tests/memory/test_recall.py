@@ -410,8 +410,9 @@ def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: OtherRanker
     assert baseline_relevance(1.0, 1.0, 1.0) == pytest.approx(1.0)
 
 
-def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
-    for day in range(30):
+def _studio_days(memory: SqliteMemory, days: int) -> None:
+    """A conversation a day about the pottery wheel, three turns each."""
+    for day in range(days):
         _say(
             memory,
             ANA,
@@ -423,6 +424,10 @@ def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
             at=NOW - timedelta(days=40 - day),
             session=f"gateway:{day}",
         )
+
+
+def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
+    _studio_days(memory, 30)
     items = _recall(memory, depth="full").rank("users/ana", "pottery wheel", now=NOW)
     shapes = [bool(item.parts) for item in items if item.kind == "message"]
     assert len(shapes) > Tuning().exchanges
@@ -432,18 +437,7 @@ def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
 def test_exchanges_stop_at_the_limit_with_the_items_they_would_have_begun_with(
     memory: SqliteMemory,
 ) -> None:
-    for day in range(12):
-        _say(
-            memory,
-            ANA,
-            [
-                ("user", f"Day {day} at the studio."),
-                ("assistant", f"Did the pottery wheel spin nicely on day {day}?"),
-                ("user", "It did, the wheel was fine."),
-            ],
-            at=NOW - timedelta(days=40 - day),
-            session=f"gateway:{day}",
-        )
+    _studio_days(memory, 12)
     turns = [m for day in range(12) for m in memory.history.recent(f"gateway:{day}")]
     best = [(message, 1.0 / (1 + rank)) for rank, message in enumerate(reversed(turns))]
     whole = exchanges(memory.history, "users/ana", best, Tuning())
