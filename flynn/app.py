@@ -449,6 +449,7 @@ def memory_view(app: App) -> MemoryView:
         if writer.embeds and counts.get("embeddings"):
             writer.embed_missing_later(root)
         await app.sessions.forgotten(root)
+        app.coordination.forgotten(root)  # and the other workers' sessions of this person
 
     return MemoryView(
         app.storage.page_stores(),

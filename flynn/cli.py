@@ -18,9 +18,9 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flynn import __version__
-from flynn.app import App
 from flynn.cli_costs import add_costs_command
 from flynn.cli_distill import add_distill_command
 from flynn.cli_docs import add_docs_commands
@@ -41,29 +41,11 @@ from flynn.cli_settings import (
 from flynn.cli_storage import add_storage_commands
 from flynn.cli_transcripts import add_sessions_export_command
 from flynn.cli_users import add_users_commands
-from flynn.commands import parse_command
-from flynn.daemon import (
-    EXIT_PORT_IN_USE,
-    Daemon,
-    DaemonOptions,
-    PortInUse,
-    install_signal_handlers,
-)
-from flynn.datadir import DataDirLock, prepare_data_dir
-from flynn.doctor import run_checks
 from flynn.errors import ConfigError, DataDirLocked, FlynnError, StorageUnusable
-from flynn.identity import Identity
-from flynn.logs import configure_logging
-from flynn.messages import ChannelAccount, SessionKey
-from flynn.people.files import person_directory, write_person_templates
-from flynn.persona import persona_directory, write_persona_templates
-from flynn.recall.session_search import render_results, results_json, search_sessions
-from flynn.scaffold import prepare_init_directory, write_config
-from flynn.schedule.listing import job_json, job_line
-from flynn.sessions.orchestrator import Orchestrator
-from flynn.settings import Settings
-from flynn.storage_place import opened_storage, storage_url
-from flynn.systemd import SystemdNotifier
+
+if TYPE_CHECKING:  # the commands import them when they run (flynn.cli_settings says why)
+    from flynn.sessions.orchestrator import Orchestrator
+    from flynn.settings import Settings
 
 __all__ = ["EXIT_CONFIG", "EXIT_LOCKED", "EXIT_STORAGE", "main"]
 
@@ -181,6 +163,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from flynn.datadir import DataDirLock, prepare_data_dir
+    from flynn.storage_place import storage_url
+
     settings = command_settings(args)
     command_logging(settings)
     prepare_data_dir(settings.data_dir)
@@ -195,6 +180,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, env: Mapping[str, str]) -> int:
+    from flynn.daemon import (
+        EXIT_PORT_IN_USE,
+        Daemon,
+        DaemonOptions,
+        PortInUse,
+        install_signal_handlers,
+    )
+    from flynn.systemd import SystemdNotifier
+
     stop = asyncio.Event()
     install_signal_handlers(stop)
     daemon = Daemon(
@@ -226,6 +220,9 @@ async def _run(settings: Settings, env: Mapping[str, str]) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    from flynn.doctor import run_checks
+    from flynn.logs import configure_logging
+
     settings = command_settings(args)
     configure_logging("error", "console")
     checks = asyncio.run(run_checks(settings, os.environ, network=not args.no_network))
@@ -258,6 +255,10 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 async def _chat(
     settings: Settings, env: Mapping[str, str], *, interactive: bool, log_file: Path | None
 ) -> int:
+    from flynn.app import App
+    from flynn.commands import parse_command
+    from flynn.messages import ChannelAccount, SessionKey
+
     user = local_user()
     key = SessionKey("cli", user)
     app = App.open(settings, env)
@@ -296,6 +297,8 @@ _LEAVE = frozenset({"/quit", "/exit"})
 
 
 async def _interactive_turn(orchestrator: Orchestrator, text: str) -> None:
+    from flynn.commands import parse_command
+
     streamed = False
 
     async def on_delta(delta: str) -> None:
@@ -318,6 +321,10 @@ def _one_line(text: str) -> str:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    from flynn.people.files import person_directory, write_person_templates
+    from flynn.persona import persona_directory, write_persona_templates
+    from flynn.scaffold import prepare_init_directory, write_config
+
     directory: Path = args.dir.expanduser()
     problem = prepare_init_directory(directory)
     if problem is not None:
@@ -343,6 +350,10 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_reminders(args: argparse.Namespace) -> int:
+    from flynn.identity import Identity
+    from flynn.schedule.listing import job_json, job_line
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
@@ -367,6 +378,9 @@ def _cmd_reminders(args: argparse.Namespace) -> int:
 
 
 def _cmd_sessions_search(args: argparse.Namespace) -> int:
+    from flynn.messages import SessionKey
+    from flynn.recall.session_search import render_results, results_json, search_sessions
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)

@@ -8,12 +8,13 @@ import json
 import re
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.app import utc_now
 from flynn.cli_memory import zone_of
-from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
-from flynn.memory.costs import Spend, SpendLine, usd
-from flynn.storage_place import opened_storage
+from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings, utc_now
+
+if TYPE_CHECKING:  # the command imports them when they run (flynn.cli_settings says why)
+    from flynn.memory.costs import Spend, SpendLine
 
 _SPAN = re.compile(r"(\d{1,6})\s*([hdw])")
 _SPAN_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
@@ -37,6 +38,8 @@ def add_costs_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def _cmd_costs(args: argparse.Namespace) -> int:
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     zone = zone_of(settings)
@@ -118,6 +121,8 @@ def render_costs(lines: list[SpendLine], total: Spend, since: datetime | None) -
 
 
 def _figures(spend: Spend) -> tuple[str, str, str, str]:
+    from flynn.memory.costs import usd
+
     if not spend.is_priced:
         cost = _UNPRICED
     elif spend.unpriced_calls:

@@ -8,12 +8,18 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.app import App
 from flynn.cli_memory import unknown_user
 from flynn.cli_settings import EXIT_FAILED, EXIT_OK, UsageError, command_logging, command_settings
-from flynn.distill.distiller import TIERS, Distilled, DistillFailed, Tier
-from flynn.settings import Settings
+
+if TYPE_CHECKING:  # the command imports them when it runs (flynn.cli_settings says why)
+    from flynn.distill.distiller import Distilled, Tier
+    from flynn.settings import Settings
+
+TIERS = ("short", "mid", "long")
+"""``flynn.distill.distiller.TIERS``, spelt out so that building the parser does not load the
+distiller (``tests/test_cli_startup.py`` holds them equal)."""
 
 
 def add_distill_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,6 +56,8 @@ def person_namespace(settings: Settings, user: str | None) -> str:
 
 
 def _cmd_distill(args: argparse.Namespace) -> int:
+    from flynn.distill.distiller import DistillFailed
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     namespace = person_namespace(settings, args.user)
@@ -69,6 +77,8 @@ def _cmd_distill(args: argparse.Namespace) -> int:
 
 
 async def _distill(settings: Settings, tier: Tier, namespace: str) -> Distilled:
+    from flynn.app import App
+
     app = App.open(settings, os.environ)
     try:
         await asyncio.to_thread(app.load_embeddings)

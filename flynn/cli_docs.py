@@ -7,8 +7,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.app import utc_now
 from flynn.cli_memory import open_memory
 from flynn.cli_settings import (
     EXIT_FAILED,
@@ -16,16 +16,15 @@ from flynn.cli_settings import (
     UsageError,
     command_logging,
     command_settings,
+    utc_now,
 )
-from flynn.datadir import prepare_data_dir
-from flynn.learning.documents import DocumentError, DocumentIngestor, document_files
-from flynn.learning.graph_extraction import RuleGraphExtractor
-from flynn.learning.graph_ingest import GraphIngestor
-from flynn.memory.team import TeamDocument
 from flynn.plurals import counted
-from flynn.recall.embeddings import load_embedder
-from flynn.settings import Settings
-from flynn.storage_place import Storage, opened_storage
+
+if TYPE_CHECKING:  # the commands import them when they run (flynn.cli_settings says why)
+    from flynn.learning.documents import DocumentIngestor
+    from flynn.memory.team import TeamDocument
+    from flynn.settings import Settings
+    from flynn.storage_place import Storage
 
 
 def add_docs_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,6 +56,10 @@ def add_docs_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def _cmd_docs_add(args: argparse.Namespace) -> int:
+    from flynn.datadir import prepare_data_dir
+    from flynn.learning.documents import DocumentError, document_files
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     path: Path = args.path.expanduser()
@@ -91,6 +94,11 @@ def _cmd_docs_add(args: argparse.Namespace) -> int:
 
 
 def _ingestor(settings: Settings, storage: Storage) -> DocumentIngestor:
+    from flynn.learning.documents import DocumentIngestor
+    from flynn.learning.graph_extraction import RuleGraphExtractor
+    from flynn.learning.graph_ingest import GraphIngestor
+    from flynn.recall.embeddings import load_embedder
+
     memory = storage.memory
     vectors = (
         storage.vectors(load_embedder(settings.memory.embeddings_model))
@@ -106,6 +114,8 @@ def _ingestor(settings: Settings, storage: Storage) -> DocumentIngestor:
 
 
 def _cmd_docs_list(args: argparse.Namespace) -> int:
+    from flynn.datadir import prepare_data_dir
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     prepare_data_dir(settings.data_dir)
@@ -139,6 +149,8 @@ def _json(document: TeamDocument) -> dict[str, object]:
 
 
 def _cmd_docs_remove(args: argparse.Namespace) -> int:
+    from flynn.datadir import prepare_data_dir
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     prepare_data_dir(settings.data_dir)

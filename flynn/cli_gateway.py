@@ -7,13 +7,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.app import utc_now
-from flynn.cli_settings import EXIT_FAILED, EXIT_OK, command_logging, command_settings
-from flynn.datadir import prepare_data_dir
-from flynn.gateway_token import ROTATE_COMMAND, TOKEN_FILE, kept_gateway_token, rotate_gateway_token
-from flynn.settings import Settings
-from flynn.storage_place import opened_storage
+from flynn.cli_settings import EXIT_FAILED, EXIT_OK, command_logging, command_settings, utc_now
+
+if TYPE_CHECKING:  # the command imports them when it runs (flynn.cli_settings says why)
+    from flynn.settings import Settings
 
 
 def add_gateway_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +34,15 @@ def add_gateway_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
+    from flynn.datadir import prepare_data_dir
+    from flynn.gateway_token import (
+        ROTATE_COMMAND,
+        TOKEN_FILE,
+        kept_gateway_token,
+        rotate_gateway_token,
+    )
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     prepare_data_dir(settings.data_dir)

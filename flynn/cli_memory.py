@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from time import perf_counter, sleep
+from typing import TYPE_CHECKING
 
-from flynn.app import utc_now
 from flynn.cli_settings import (
     EXIT_FAILED,
     EXIT_OK,
@@ -25,20 +25,29 @@ from flynn.cli_settings import (
     command_logging,
     command_settings,
     local_user,
+    utc_now,
 )
-from flynn.datadir import lock_holder
-from flynn.dates import parse_timezone
 from flynn.errors import ConfigError, ConfigProblem, UnreadableFile
-from flynn.identity import Identity, MemoryScope
-from flynn.memory.embedding_progress import PersonProgress
-from flynn.memory.overview import fact_history, memory_snapshot
-from flynn.messages import ChannelAccount, SessionKey
-from flynn.people.store import MEMORY_FILES, PERSON_FILE_NAMES, PersonFiles
-from flynn.persona import clean_file_text
 from flynn.plurals import counted
-from flynn.recall.embeddings import LoadingEmbedder, load_embedder, model_name
-from flynn.settings import Settings
-from flynn.storage_place import Memory, Storage, opened_storage, storage_files
+
+if TYPE_CHECKING:  # the commands import them when they run (flynn.cli_settings says why)
+    from flynn.identity import MemoryScope
+    from flynn.memory.embedding_progress import PersonProgress
+    from flynn.people.store import PersonFiles
+    from flynn.settings import Settings
+    from flynn.storage_place import Memory, Storage
+
+PERSON_FILE_NAMES = (
+    "USER.md",
+    "MEMORY_SHORT.md",
+    "MEMORY_MID.md",
+    "MEMORY_LONG.md",
+    "REMINDERS.md",
+    "TASKS.json",
+    "SCRATCH.md",
+)
+"""``flynn.people.store.PERSON_FILE_NAMES``, spelt out so that building the parser does not load
+the credential patterns the store redacts with (``tests/test_cli_startup.py`` holds them equal)."""
 
 
 def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -144,6 +153,9 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def memory_scope(args: argparse.Namespace, settings: Settings) -> MemoryScope:
+    from flynn.identity import Identity
+    from flynn.messages import ChannelAccount, SessionKey
+
     identity = Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
     if args.session:
         try:
@@ -169,11 +181,15 @@ def unknown_user(settings: Settings, user: str) -> UsageError:
 @contextmanager
 def open_memory(settings: Settings) -> Iterator[Memory]:
     """The configured backend's memory (``flynn.storage_place``), closed when the block ends."""
+    from flynn.storage_place import opened_storage
+
     with opened_storage(settings) as storage:
         yield storage.memory
 
 
 def _cmd_memory_show(args: argparse.Namespace) -> int:
+    from flynn.memory.overview import fact_history, memory_snapshot
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
@@ -196,6 +212,9 @@ def _cmd_memory_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_memory_export(args: argparse.Namespace) -> int:
+    from flynn.memory.overview import memory_snapshot
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
@@ -207,12 +226,17 @@ def _cmd_memory_export(args: argparse.Namespace) -> int:
 
 def memory_files(settings: Settings, storage: Storage) -> PersonFiles:
     """Where people's files are kept, as the daemon keeps them."""
+    from flynn.storage_place import storage_files
+
     return storage_files(storage, settings, utc_now)
 
 
 def _person_files_markdown(files: PersonFiles, namespace: str) -> str:
     """The person's own files that say something (USER.md, the distilled notes, REMINDERS.md,
     SCRATCH.md), each under its name, as the prompt reads them."""
+    from flynn.people.store import MEMORY_FILES
+    from flynn.persona import clean_file_text
+
     parts = []
     for name in ("USER.md", *MEMORY_FILES.values(), "REMINDERS.md", "SCRATCH.md"):
         try:
@@ -225,6 +249,8 @@ def _person_files_markdown(files: PersonFiles, namespace: str) -> str:
 
 
 def _cmd_memory_forget(args: argparse.Namespace) -> int:
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)
@@ -274,6 +300,9 @@ def _cmd_memory_forget(args: argparse.Namespace) -> int:
                 return EXIT_FAILED
             chain["distilled notes"] = files.forget_distilled(scope.root)
             print(f"forgot fact {args.fact} and its chain: {_counts(chain)}")
+        # Workers running on a shared database drop what their live sessions of this person
+        # loaded, which may quote what was forgotten (nothing listens on SQLite).
+        storage.coordination(utc_now).forgotten(scope.root)
         if settings.memory.embeddings and not args.all:
             _embed_anew(settings, storage, scope.root)
     return EXIT_OK
@@ -328,6 +357,8 @@ def _embed_anew(settings: Settings, storage: Storage, prefix: str) -> None:
     """After a forget, the messages that lost their vector (redacted ones, and those just after
     a forgotten message, embedded with it as context) are embedded from what is left. The model
     is loaded only when some message under ``prefix`` has no vector."""
+    from flynn.recall.embeddings import LoadingEmbedder, load_embedder
+
     model = LoadingEmbedder(settings.memory.embeddings_model, load_embedder)
     vectors = storage.vectors(model)
     if not vectors.unembedded(prefix):
@@ -341,6 +372,11 @@ def _embed_anew(settings: Settings, storage: Storage, prefix: str) -> None:
 
 
 def _cmd_memory_embed(args: argparse.Namespace) -> int:
+    from flynn.datadir import lock_holder
+    from flynn.identity import Identity
+    from flynn.recall.embeddings import load_embedder
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     if not settings.memory.embeddings:
@@ -425,6 +461,9 @@ def _daemon_progress(
     """The daemon holds the data dir and embeds in the background: its progress, read only
     (with ``--follow``, again every ``--interval`` seconds with the rate, until done, or until
     the daemon stops: then exit 1)."""
+    from flynn.recall.embeddings import model_name
+    from flynn.storage_place import opened_storage
+
     model = model_name(settings.memory.embeddings_model)
     holder = f"pid {daemon}" if daemon else "a running daemon"
     with opened_storage(settings) as storage:
@@ -475,6 +514,8 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 def zone_of(settings: Settings) -> tzinfo | None:
     """The person's calendar: ``persona.timezone``, else this machine's zone."""
+    from flynn.dates import parse_timezone
+
     name = settings.persona.timezone
     return parse_timezone(name) if name else datetime.now().astimezone().tzinfo
 
@@ -496,6 +537,8 @@ def _parse_when(option: str, text: str, zone: tzinfo | None, *, end_of_day: bool
 
 
 def _cmd_memory_file(args: argparse.Namespace) -> int:
+    from flynn.storage_place import opened_storage
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)

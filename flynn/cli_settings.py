@@ -1,5 +1,9 @@
 """What every ``flynn`` command shares: its exit codes, the usage error, the settings read once
-from the config file and the environment, and its logging."""
+from the config file and the environment, its logging and its clock.
+
+The ``cli*`` modules import at their top only what building the parser needs, and each command
+imports the rest when it runs: ``flynn --help``, ``--version`` and a wrong argument never load
+the settings' models or the composition root (``tests/test_cli_startup.py``)."""
 
 from __future__ import annotations
 
@@ -7,12 +11,14 @@ import argparse
 import getpass
 import os
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_private, not_a_directory
 from flynn.errors import ConfigError, ConfigProblem, FlynnError
-from flynn.logs import configure_logging
-from flynn.settings import Settings, load_settings, parse_yaml
+
+if TYPE_CHECKING:
+    from flynn.settings import Settings
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,6 +42,9 @@ class UsageError(FlynnError):
 def command_settings(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
     """The settings of ``--config`` (else ``$FLYNN_CONFIG``, else the defaults) under the
     ``FLYNN_*`` variables; raises ``ConfigError``, also for a data dir that is a file."""
+    from flynn.datadir import not_a_directory
+    from flynn.settings import load_settings, parse_yaml
+
     env = os.environ if env is None else env
     path: Path | None = getattr(args, "config", None)
     source = "--config"
@@ -62,6 +71,8 @@ def command_settings(args: argparse.Namespace, env: Mapping[str, str] | None = N
 
 
 def command_logging(settings: Settings, *, quiet: bool = False) -> None:
+    from flynn.logs import configure_logging
+
     level = settings.logging.level
     if quiet and level in ("debug", "info"):
         # An interactive session would drown in turn logs; debug still shows everything.
@@ -77,6 +88,9 @@ def file_logging(settings: Settings, path: Path) -> bool:
 
     Returns ``False``, having changed nothing, when the file cannot be opened (the data dir
     cannot be created, say); the caller then logs to stderr, and opening the data dir says why."""
+    from flynn.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_private
+    from flynn.logs import configure_logging
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
         make_private(path)  # an existing one, before it may be moved aside; a new one is 0600
@@ -96,3 +110,9 @@ def local_user() -> str:
         return getpass.getuser()
     except (OSError, KeyError):
         return "local"
+
+
+def utc_now() -> datetime:
+    """The commands' clock (the daemon's is ``flynn.app.utc_now``, which a light command such
+    as ``flynn users list`` should not load the composition root for)."""
+    return datetime.now(UTC)

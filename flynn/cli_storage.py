@@ -8,9 +8,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flynn.cli_settings import EXIT_FAILED, EXIT_OK, UsageError, command_logging, command_settings
-from flynn.storage_copy import CopyReport, copy_to_postgres
+
+if TYPE_CHECKING:  # the command imports it when it runs (flynn.cli_settings says why)
+    from flynn.storage_copy import CopyReport
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -35,6 +38,8 @@ def add_storage_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _cmd_copy(args: argparse.Namespace) -> int:
+    from flynn.storage_copy import copy_to_postgres
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     url: str = args.to

@@ -10,16 +10,15 @@ import sys
 from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from flynn.app import host_timezone, utc_now
 from flynn.cli_memory import memory_files, memory_scope
-from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
+from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings, utc_now
 from flynn.errors import FlynnError
-from flynn.identity import MemoryScope
-from flynn.sessions.personal import PersonalFiles
-from flynn.storage_place import opened_storage
-from flynn.transcripts import TranscriptPart, transcript_parts
+
+if TYPE_CHECKING:  # the command imports them when it runs (flynn.cli_settings says why)
+    from flynn.identity import MemoryScope
+    from flynn.transcripts import TranscriptPart
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
@@ -63,6 +62,11 @@ def add_sessions_export_command(
 
 
 def _cmd_sessions_export(args: argparse.Namespace) -> int:
+    from flynn.app import host_timezone
+    from flynn.sessions.personal import PersonalFiles
+    from flynn.storage_place import opened_storage
+    from flynn.transcripts import transcript_parts
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     scope = memory_scope(args, settings)

@@ -11,15 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flynn.app import utc_now
-from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings
-from flynn.datadir import prepare_data_dir
-from flynn.identity import Identity
-from flynn.memory.pairing import PairingRequest, normal_code
-from flynn.messages import ChannelAccount
-from flynn.settings import Settings
-from flynn.storage_place import Storage, opened_storage
+from flynn.cli_settings import EXIT_OK, UsageError, command_logging, command_settings, utc_now
+
+if TYPE_CHECKING:  # the commands import them when they run (flynn.cli_settings says why)
+    from flynn.identity import Identity
+    from flynn.memory.pairing import PairingRequest
+    from flynn.settings import Settings
+    from flynn.storage_place import Storage
 
 _CHANNELS = ("telegram", "discord")
 
@@ -73,12 +73,17 @@ def add_users_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 @contextmanager
 def _database(settings: Settings) -> Iterator[Storage]:
+    from flynn.datadir import prepare_data_dir
+    from flynn.storage_place import opened_storage
+
     prepare_data_dir(settings.data_dir)
     with opened_storage(settings) as storage:
         yield storage
 
 
 def _identity(settings: Settings) -> Identity:
+    from flynn.identity import Identity
+
     return Identity(user_namespace=settings.memory.user_namespace, users=settings.users)
 
 
@@ -132,6 +137,8 @@ def _cmd_pending(args: argparse.Namespace) -> int:
 
 
 def _cmd_approve(args: argparse.Namespace) -> int:
+    from flynn.memory.pairing import normal_code
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     name: str = args.name
@@ -151,6 +158,8 @@ def _cmd_approve(args: argparse.Namespace) -> int:
 
 
 def _cmd_deny(args: argparse.Namespace) -> int:
+    from flynn.memory.pairing import normal_code
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     with _database(settings) as storage:
@@ -162,6 +171,8 @@ def _cmd_deny(args: argparse.Namespace) -> int:
 
 
 def _cmd_unpair(args: argparse.Namespace) -> int:
+    from flynn.messages import ChannelAccount
+
     settings = command_settings(args)
     command_logging(settings, quiet=True)
     account = ChannelAccount(args.channel, args.account)

@@ -21,16 +21,23 @@ from flynn.messages import IntakeKey
 Work = Callable[[], Coroutine[Any, Any, None]]
 
 
+async def _nothing_loaded(root: str) -> None:
+    pass
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerEvents:
     """What ``Coordination.run`` calls when another worker (or time) asks for it: ``sweep``
     takes up what a dead worker left (``Router.replay``), ``push_waiting`` offers a queued push
     to a client connected here (``Switchboard.push_waiting``), ``jobs_changed`` wakes the
-    scheduler (a job was added or cancelled elsewhere)."""
+    scheduler (a job was added or cancelled elsewhere), ``forgotten`` makes the live sessions
+    of a memory root drop what they loaded (``SessionRegistry.forgotten``: something of it was
+    forgotten elsewhere)."""
 
     sweep: Callable[[], Awaitable[int]]
     push_waiting: Callable[[str, str], Awaitable[None]]
     jobs_changed: Callable[[], None]
+    forgotten: Callable[[str], Awaitable[None]] = _nothing_loaded
 
 
 class Leadership(Protocol):
@@ -75,6 +82,12 @@ class Coordination(Leadership, Protocol):
         """A job was added or cancelled here: every worker's scheduler looks again."""
         ...
 
+    def forgotten(self, root: str) -> None:
+        """Something under the memory ``root`` was forgotten here: every other worker's live
+        sessions of it drop their session context and loaded turns, which may quote it
+        (``WorkerEvents.forgotten``). Never raises: a worker not told keeps what it loaded."""
+        ...
+
     async def run(self, events: WorkerEvents) -> None:
         """Keeps this worker known to be alive, listens to the others and sweeps up what dead
         ones left, until cancelled."""
@@ -103,6 +116,9 @@ class LocalCoordination:
         pass
 
     def jobs_changed(self) -> None:
+        pass
+
+    def forgotten(self, root: str) -> None:
         pass
 
     async def lead(self, name: str, work: Work) -> None:

@@ -133,7 +133,12 @@ class Daemon:
             # First: this worker is known alive before any channel accepts a message here.
             workers = group.create_task(
                 app.coordination.run(
-                    WorkerEvents(sweep, service.switchboard.push_waiting, service.scheduler.wake)
+                    WorkerEvents(
+                        sweep,
+                        service.switchboard.push_waiting,
+                        service.scheduler.wake,
+                        app.sessions.forgotten,
+                    )
                 ),
                 name="workers",
             )

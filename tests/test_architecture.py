@@ -174,27 +174,27 @@ RULES: dict[str, Rule] = {
     "cli_storage": rule("cli", "cli_settings storage_copy"),
     "cli_memory": rule(
         "cli",
-        "app cli_settings datadir dates errors identity learning memory messages people "
+        "cli_settings datadir dates errors identity learning memory messages people "
         "people_place persona plurals recall schedule.migrations settings storage_place",
     ),
-    "cli_costs": rule("cli", "app cli_memory cli_settings memory storage_place"),
+    "cli_costs": rule("cli", "cli_memory cli_settings memory storage_place"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),
     "cli_docs": rule(
         "cli",
-        "app cli_memory cli_settings datadir learning memory plurals recall settings storage_place",
+        "cli_memory cli_settings datadir learning memory plurals recall settings storage_place",
     ),
     "cli_transcripts": rule(
         "cli", "app cli_memory cli_settings errors identity sessions storage_place transcripts"
     ),
     "cli_users": rule(
-        "cli", "app cli_settings datadir identity memory messages settings storage_place"
+        "cli", "cli_settings datadir identity memory messages settings storage_place"
     ),
     "doctor": rule(
         "cli",
         "app channels datadir distill errors gateway_token memory people persona providers recall "
         "schedule settings storage_place tools",
     ),
-    "cli_gateway": rule("cli", "app cli_settings datadir gateway_token settings storage_place"),
+    "cli_gateway": rule("cli", "cli_settings datadir gateway_token settings storage_place"),
     "scaffold": rule("cli"),
 }
 

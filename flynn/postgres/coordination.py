@@ -361,6 +361,9 @@ class PostgresCoordination:
     def jobs_changed(self) -> None:
         self._notify("jobs")
 
+    def forgotten(self, root: str) -> None:
+        self._notify(f"forgotten {root}")
+
     def _notify(self, payload: str) -> None:
         try:
             self._db.execute(_NOTIFY, (self._channel, payload))
@@ -504,6 +507,8 @@ class PostgresCoordination:
         elif kind == "push":
             channel, _, client = rest.partition(" ")
             group.create_task(self._offer(events, channel, client), name=f"push:{client}")
+        elif kind == "forgotten":
+            group.create_task(self._drop(events, rest), name="forgotten")
 
     @staticmethod
     async def _offer(events: WorkerEvents, channel: str, client: str) -> None:
@@ -511,6 +516,13 @@ class PostgresCoordination:
             await events.push_waiting(channel, client)
         except Exception:  # a task boundary: one push's offer
             log.exception("workers.push_offer_failed", channel=channel)
+
+    @staticmethod
+    async def _drop(events: WorkerEvents, root: str) -> None:
+        try:
+            await events.forgotten(root)
+        except Exception:  # a task boundary: one root's sessions
+            log.exception("workers.forgotten_failed")
 
     async def release(self) -> None:
         if self.released:

@@ -14,6 +14,7 @@ from psycopg.conninfo import conninfo_to_dict
 HIDDEN = "***"
 UNPARSABLE = "(a database URL that cannot be parsed)"
 SLASHED = "(a database URL whose password holds a '/': write it as %2F)"
+AT_SIGNED = "(a database URL whose password holds an '@': write it as %40)"
 
 # The password of a URL: after ``scheme://user:`` up to the ``@`` that ends the user part.
 _URL_PASSWORD = re.compile(r"(?P<head>^[a-z][a-z0-9+.-]*://[^:/?#@]*:)(?P<secret>[^@/?#]*)(?=@)")
@@ -21,8 +22,15 @@ _URL_PASSWORD = re.compile(r"(?P<head>^[a-z][a-z0-9+.-]*://[^:/?#@]*:)(?P<secret
 # the "/", so it sees no password at all, and its errors may quote the pieces as a port or a
 # database name. No "?" before the "@", so an "@" in a query (``?user=ana@corp``) is no password.
 _SLASHED_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^:/?#@]*:(?P<secret>[^@?]*/[^@?]*)@")
-# ``password=...`` in a URL's query or in a libpq key/value string, quoted or not.
-_KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s&]*)")
+# A password with an "@" left unencoded ("Tr0ub@dor3"): libpq ends the password at the first
+# "@" and takes the rest for the host, which its errors quote ("failed to resolve host
+# 'dor3@db'"). Everything between ``user:`` and the last "@" before the path is the password.
+_AT_SIGNED_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^:/?#@]*:(?P<secret>[^/?#]*@[^/?#]*)@")
+# ``password=...`` in a URL's query or in a libpq key/value string, quoted or not; also the
+# client key's ``sslpassword``.
+_KEY_PASSWORD = re.compile(
+    r"(?P<head>\b(?:ssl)?password\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s&]*)"
+)
 
 
 def passwords_in(url: str) -> tuple[str, ...]:
@@ -39,6 +47,10 @@ def passwords_in(url: str) -> tuple[str, ...]:
     if slashed is not None:
         written = slashed["secret"]
         found.update({written, unquote(written), *written.split("/")})
+    at_signed = _AT_SIGNED_PASSWORD.match(url)
+    if at_signed is not None:
+        written = at_signed["secret"]
+        found.update({written, unquote(written), *written.split("@")})
     try:
         password = conninfo_to_dict(url).get("password")
     except psycopg.Error:
@@ -55,6 +67,8 @@ def shown_url(url: str) -> str:
         return UNPARSABLE
     if _SLASHED_PASSWORD.match(url):
         return SLASHED
+    if _AT_SIGNED_PASSWORD.match(url):
+        return AT_SIGNED
     shown = _URL_PASSWORD.sub(lambda match: match["head"] + HIDDEN, url)
     shown = _KEY_PASSWORD.sub(lambda match: match["head"] + HIDDEN, shown)
     return strike(shown, passwords_in(url))

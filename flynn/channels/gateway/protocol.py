@@ -177,6 +177,13 @@ def parse_frame(
         if frame_id is None:
             return Rejected("bad_request", "An ack needs the id of what it acknowledges.")
         return Ack(frame_id)
+    if frame_id is not None and ("\x00" in frame_id or not _is_unicode(frame_id)):
+        # A message's id is its intake key, stored as text: PostgreSQL's text holds no NUL and
+        # no store holds a lone surrogate, so such an id could never be taken, however often
+        # the client tried again.
+        return Rejected(
+            "bad_request", "An id may not hold a NUL character or an unpaired surrogate.", frame_id
+        )
     if protocol >= 2 and frame_id is not None and PUSH_ID.match(frame_id):
         return Rejected(
             "bad_request", "Ids that start with p and a digit are the server's push ids.", frame_id
