@@ -123,7 +123,12 @@ class _Entry:
         done = 0
         while done < len(ids):
             if not self.blocks or self.blocks[-1].used == self.blocks[-1].codes.shape[0]:
-                rows = BLOCK_ROWS
+                # Sized to the rows appended, then doubling up to a block for rows added one at
+                # a time: the room bound counts what is allocated, and a block of 4,096 rows for
+                # each person's few hundred (1.6 MB with MiniLM) let only 60 people stay in
+                # 96 MiB, so with more the least recent were loaded again at their next turn.
+                last = self.blocks[-1].codes.shape[0] if self.blocks else 0
+                rows = min(BLOCK_ROWS, max(len(ids) - done, 2 * last))
                 self.blocks.append(
                     _Block(
                         np.zeros((rows, codes.shape[1]), np.int8),

@@ -72,12 +72,28 @@ def test_a_search_reads_the_rows_as_they_were_and_adds_land_in_loads() -> None:
 
 def test_the_room_is_bounded_and_the_last_loaded_stays() -> None:
     rows = _unit_rows(10, width=8)
-    index = VectorIndex(max_bytes=BLOCK_ROWS * 12)  # one block of 8 int8 and a scale: 12 B a row
+    index = VectorIndex(max_bytes=15 * 20)  # 8 int8, a float32 scale and an int64 id a row
     for name in ("a", "b", "c"):
         loading = index.begin_load((name, "message"))
         index.finish_load(loading, [(list(range(10)), rows)])
     assert index.snapshot(("c", "message")) is not None
     assert index.snapshot(("a", "message")) is None and index.snapshot(("b", "message")) is None
+
+
+def test_many_small_namespaces_take_the_room_their_rows_take() -> None:
+    # A block of 4,096 rows for each (1.6 MB with MiniLM) let 60 people of a few hundred
+    # turns stay in 96 MiB; the others were loaded again, from the database, every turn.
+    rows = _unit_rows(300, width=384)
+    index = VectorIndex(max_bytes=120 * 300 * (384 + 4 + 8))
+    for person in range(120):
+        loading = index.begin_load((f"users/p{person}", "message"))
+        index.finish_load(loading, [(list(range(300)), rows)])
+    assert all(index.snapshot((f"users/p{p}", "message")) is not None for p in range(120))
+    # Rows added one at a time later take a doubling block, not one each.
+    for ref in range(300, 310):
+        index.add("message", [(ref, "users/p0", rows[ref - 300])])
+    snapshot = index.snapshot(("users/p0", "message"))
+    assert snapshot is not None and len(snapshot) == 310 and len(snapshot.blocks) == 2
 
 
 def test_a_reader_sees_what_the_writer_published(memory: SqliteMemory) -> None:
