@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -57,6 +57,17 @@ class QueryVectors:
 
     question: Matrix
     topic: Matrix | None = None
+
+
+QueryVectorsLater = Future["QueryVectors | None"]
+"""A question's embeddings still being computed in another thread (``RecallWorker``), so that
+ranking's word search runs meanwhile; ranking waits for them when it needs them."""
+
+
+def awaited(vectors: QueryVectors | QueryVectorsLater | None) -> QueryVectors | None:
+    """``vectors``, waiting for them when they are still being computed; raises what computing
+    them raised."""
+    return vectors.result() if isinstance(vectors, Future) else vectors
 
 
 Still = Callable[[], Sequence[int]]

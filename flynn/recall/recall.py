@@ -19,7 +19,7 @@ from flynn.language import WEEKDAYS
 from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
 from flynn.memory.store import Facts, History
-from flynn.memory.vectors import QueryVectors, VectorSearch
+from flynn.memory.vectors import QueryVectors, QueryVectorsLater, VectorSearch, awaited
 from flynn.recall.items import RecallItem, Trust
 from flynn.recall.passages import passage
 from flynn.recall.query import analyse
@@ -189,7 +189,7 @@ class Recall:
         now: datetime,
         limit: int = RANK_LIMIT,
         exclude_session: str | None = None,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
     ) -> list[RecallItem]:
         """The items most relevant to ``query`` under ``root``, best first, at most ``limit``;
         for the hybrid ranker, then what the graph says about the names ``query`` mentions
@@ -200,7 +200,7 @@ class Recall:
         worth injecting); ``exclude_session``'s turns still in its context are left out (the
         asking conversation's prompt holds them) and so is its summary; its compacted turns
         are recalled like any past turn. ``query_vectors`` are ``query``'s embeddings when
-        already computed (``query_vectors()``).
+        already computed (``query_vectors()``), or being computed in another thread.
         """
         if limit <= 0 or not query.strip():
             return []
@@ -317,11 +317,13 @@ class Recall:
         budget_tokens: int,
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
         team: bool = False,
     ) -> RecalledMemory:
         """``pack(rank(...))``: what the orchestrator injects for one message; with ``team``
-        (a known person, not session memory), passages of the team's documents too."""
+        (a known person, not session memory), passages of the team's documents too.
+        ``query_vectors`` may still be being computed (``RecallWorker``): the word search runs
+        meanwhile."""
         if budget_tokens <= 0:
             return RecalledMemory()
         items = self.rank(
@@ -329,7 +331,7 @@ class Recall:
         )
         items = self.relevant(items)
         if team and self._team is not None:
-            items = [*items, *self._team.items(query, query_vectors=query_vectors)]
+            items = [*items, *self._team.items(query, query_vectors=awaited(query_vectors))]
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines, query=query)
 
 
