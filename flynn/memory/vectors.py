@@ -59,15 +59,25 @@ class QueryVectors:
     topic: Matrix | None = None
 
 
-QueryVectorsLater = Future["QueryVectors | None"]
-"""A question's embeddings still being computed in another thread (``RecallWorker``), so that
-ranking's word search runs meanwhile; ranking waits for them when it needs them."""
+@dataclass(frozen=True, slots=True)
+class QueryVectorsLater:
+    """A question's embeddings still being computed in other threads (``RecallWorker``): the
+    question's and its topic's each in its own, while ranking's word search runs; ranking waits
+    for them when it needs them. Each future holds one row."""
+
+    question: Future[Matrix]
+    topic: Future[Matrix] | None = None
+
+    def result(self) -> QueryVectors:
+        """Waits for both; raises what computing either raised."""
+        topic = self.topic.result()[0] if self.topic is not None else None
+        return QueryVectors(self.question.result()[0], topic)
 
 
 def awaited(vectors: QueryVectors | QueryVectorsLater | None) -> QueryVectors | None:
     """``vectors``, waiting for them when they are still being computed; raises what computing
     them raised."""
-    return vectors.result() if isinstance(vectors, Future) else vectors
+    return vectors.result() if isinstance(vectors, QueryVectorsLater) else vectors
 
 
 Still = Callable[[], Sequence[int]]

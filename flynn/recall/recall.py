@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -180,6 +181,22 @@ class Recall:
         topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
         vectors = self._vectors.embed([query, topic] if topic else [query])
         return QueryVectors(vectors[0], vectors[1] if topic else None)
+
+    def embed_query_later(
+        self, query: str, *, now: datetime, executor: Executor
+    ) -> QueryVectorsLater | None:
+        """``embed_query`` in ``executor``'s threads, the question and its topic each in its
+        own (at once when two are free: the topic no longer waits for the question); ``None``
+        when ranking uses no embeddings. The vectors are ``embed_query``'s: the model embeds
+        each text alone."""
+        vectors = self._vectors
+        if vectors is None or not vectors.ready or not query.strip():
+            return None
+        question = executor.submit(vectors.embed, [query])  # first: the analysis takes a while
+        topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
+        return QueryVectorsLater(
+            question, executor.submit(vectors.embed, [topic]) if topic else None
+        )
 
     def rank(
         self,

@@ -67,7 +67,8 @@ class RecallWorker:
         self._opened: list[Database] = []
         self._opened_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-recall")
-        # One embedding thread per recall thread: a recall never waits for another's question.
+        # Two embeddings a recall (a question and its topic), at once when the other recall
+        # thread is idle: one embedding thread per recall thread.
         self._embedding = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-query")
         self._closed = False
 
@@ -155,9 +156,7 @@ def _recall(
     team: bool,
 ) -> RecalledMemory:
     vectors = (
-        embedding.submit(recall.embed_query, query, now=now)
-        if budget_tokens > 0 and recall.reads_vectors
-        else None
+        recall.embed_query_later(query, now=now, executor=embedding) if budget_tokens > 0 else None
     )
     return recall.recall(
         root,

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from fakes.embedder import HashingEmbedder, HeldEmbedder
@@ -29,6 +30,9 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.recall.recall import Recall
 from flynn.recall.team import TeamRecall
 from flynn.recall.worker import RecallWorker
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 pytest.importorskip("numpy")
 
@@ -124,11 +128,29 @@ class _WatchedHistory(SqliteHistory):
         return super().messages_under(namespace_prefix, ids, exclude_session=exclude_session)
 
 
+class _BesideEmbedder(HeldEmbedder):
+    """``HeldEmbedder`` that also sets ``beside`` once a text other than the held one was
+    embedded (after ``beside`` was cleared), and records those texts."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.beside = threading.Event()
+        self.embedded_beside: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        vectors = super().embed(texts)
+        if self.text not in texts:
+            self.embedded_beside.extend(texts)
+            self.beside.set()
+        return vectors
+
+
 async def test_the_question_is_embedded_while_the_words_are_searched(
     memory: SqliteMemory,
 ) -> None:
+    """And its topic (the question without the name it mentions) beside it, at once."""
     question = "where does Lena work"
-    embedder = HeldEmbedder(question)
+    embedder = _BesideEmbedder(question)
     embedder.release.set()  # filling embeds the stored turns, never the question
     vectors = SqliteVectors(memory.db, embedder)
     _fill(memory, vectors)
@@ -158,6 +180,8 @@ async def test_the_question_is_embedded_while_the_words_are_searched(
         embedder.release.clear()
         embedder.holding.clear()
         embedder.held_in.clear()
+        embedder.beside.clear()
+        embedder.embedded_beside.clear()
         recalling = asyncio.create_task(
             worker.recall("users/ana", question, now=NOW, budget_tokens=600)
         )
@@ -165,6 +189,8 @@ async def test_the_question_is_embedded_while_the_words_are_searched(
         # words meanwhile (one after the other, this would wait for the release forever).
         assert await asyncio.to_thread(embedder.holding.wait, 10)
         assert await asyncio.to_thread(searched.wait, 10), "the word search waited"
+        assert await asyncio.to_thread(embedder.beside.wait, 10), "the topic waited"
+        assert embedder.embedded_beside == ["where does work"]
         assert not recalling.done()
         embedder.release.set()
         got = await recalling
