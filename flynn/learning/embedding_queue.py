@@ -5,7 +5,8 @@ thread of the default pool, and a burst of turns queues dozens of them ahead of 
 embedding a reply waits for (the question's, ``Recall.query_vectors``): on the gateway
 benchmark with MiniLM, the median reply took 2.4 s. Here one task embeds stored messages in
 batches (cheaper per message) in a thread of its own, so at most one core goes to them and the
-question's embedding never waits in their queue.
+question's embedding never waits in their queue. That thread runs at a lower priority
+(``BACKGROUND_NICENESS``): when a turn's recall wants the core, the turn gets it.
 
 Two kinds of work share the task, a batch at a time:
 
@@ -31,6 +32,8 @@ handed back is faulted in again by the next batch.
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -58,6 +61,11 @@ _PASS_ATTEMPTS = 3
 _RETRY_SECONDS = 1.0
 QUIET_SECONDS = 5.0
 """How long the queue stays empty before the process's freed heap is handed back."""
+BACKGROUND_NICENESS = 10
+"""Added to the embedding thread's niceness (Linux schedules each thread on its own): beside a
+busy thread of niceness 0 on one core it gets about a tenth of it (the kernel's weights 110
+against 1,024), so a turn's recall and the question's embedding are not slowed by the stored
+turns' embeddings, which still get every core nothing else wants."""
 Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
@@ -210,7 +218,9 @@ class EmbeddingQueue:
 
     def _thread(self) -> ThreadPoolExecutor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flynn-embed")
+            self._executor = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="flynn-embed", initializer=_in_background
+            )
         return self._executor
 
     async def _run(self) -> None:
@@ -318,3 +328,17 @@ class EmbeddingQueue:
 def _resolve(future: asyncio.Future[T], value: T) -> None:
     if not future.done():  # a waiter's own cancellation is not the queue's business
         future.set_result(value)
+
+
+def _in_background() -> None:
+    """Lowers the calling thread's priority by ``BACKGROUND_NICENESS`` where the system
+    schedules threads apart (Linux: ``setpriority`` on its thread id); elsewhere, or when it is
+    refused, the thread runs as it is."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    thread = threading.get_native_id()
+    try:
+        current = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, current + BACKGROUND_NICENESS))
+    except OSError:
+        log.warning("memory.embeddings_priority_unchanged", exc_info=True)

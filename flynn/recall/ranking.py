@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from flynn.memory.bm25 import K1, read_best
 from flynn.memory.graph_store import Entity, Graph
 from flynn.memory.store import Facts, History, StoredMessage, still_in_prompt
-from flynn.memory.vectors import VectorSearch
+from flynn.memory.vectors import VectorSearch, awaited
 from flynn.recall.comparison import merge
 from flynn.recall.items import (
     RecallItem,
@@ -37,7 +37,7 @@ from flynn.recall.search_terms import QueryWords, searched_words
 from flynn.recall.weights import Tuning, lighter, with_vectors
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix, QueryVectors
+    from flynn.memory.vectors import Matrix, QueryVectors, QueryVectorsLater
 
 
 @dataclass(slots=True)
@@ -92,7 +92,7 @@ class HybridRanker:
         now: datetime,
         limit: int,
         exclude: str | None = None,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
     ) -> list[RecallItem]:
         entities = self._entities(root, query)
         search = object()  # the question's searches share what they count and read
@@ -128,7 +128,7 @@ class HybridRanker:
         limit: int,
         exclude: str | None,
         search: Hashable,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
         tuning: Tuning | None = None,
     ) -> list[RecallItem]:
         # A plain statement gets a light recall, unless it names something the graph knows.
@@ -174,7 +174,7 @@ class HybridRanker:
         now: datetime,
         exclude: str | None,
         tuning: Tuning,
-        query_vectors: QueryVectors | None,
+        query_vectors: QueryVectors | QueryVectorsLater | None,
         *,
         vectors: bool,
     ) -> dict[int, _Candidate]:
@@ -280,15 +280,17 @@ class HybridRanker:
         candidates: dict[int, _Candidate],
         exclude: str | None,
         tuning: Tuning,
-        vectors: QueryVectors | None,
+        pending: QueryVectors | QueryVectorsLater | None,
     ) -> dict[int, float]:
         """The turns nearest the question by meaning join the candidates; when it names
         someone, also those nearest its topic alone (as for words: in a conversation with
         Caroline, her name is in half the turns and pulls the question's vector towards all of
         them). Returns the cosine similarity to the question of the turns nearest it, for the
-        score (a turn farther off has 0)."""
+        score (a turn farther off has 0). Called after the word search: embeddings still being
+        computed (``pending``) are waited for here."""
         if self._vectors is None or tuning.semantic_candidates <= 0:
             return {}
+        vectors = awaited(pending)
         similarity = self._add_nearest(
             root,
             query.text,
