@@ -125,8 +125,9 @@ def test_a_person_whose_vectors_made_room_for_another_is_found_by_meaning_again(
         for root, texts in said.items()
         for text in texts
     ]
-    # Room for one person's rows at a time (a block of 4,096 MiniLM rows is 1.6 MB).
-    index = VectorIndex(max_bytes=2 << 20)
+    # Room for one person's rows at a time: two MiniLM rows, each 384 int8 codes, a float
+    # scale and an int64 id, take 792 bytes (blocks are sized to the rows they hold).
+    index = VectorIndex(max_bytes=1200)
     vectors = SqliteVectors(memory.db, encoder, index=index)
     vectors.add("message", rows)
     boss = "who is my boss?"
