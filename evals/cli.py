@@ -234,6 +234,20 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         "Flynn's overhead only), or the synthesis task model the config resolves to (a real "
         "call per question, with its keys from the environment)",
     )
+    recall.add_argument(
+        "--slowest",
+        type=_count(0),
+        default=0,
+        metavar="N",
+        help="list the N slowest questions with their wall, CPU and garbage-collection times",
+    )
+    recall.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="write cProfile statistics to FILE (python -m pstats FILE): of the --slowest "
+        "questions asked again after the timed pass, else of every timed question",
+    )
     recall.set_defaults(handler=_cmd_bench_recall)
     schedule = bench_command(
         "schedule", "adding reminders, fire_due among many, lag of a burst due at once"
@@ -457,6 +471,8 @@ def _cmd_bench_recall(args: argparse.Namespace) -> int:
                 compare=args.compare,
                 embeddings_cache=cache if embeddings else None,
                 storage_url=args.storage_url,
+                slowest=args.slowest,
+                profile=args.profile,
             )
         )
     except FlynnError as exc:

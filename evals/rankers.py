@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from flynn.memory.store import Facts, History, StoredMessage, still_in_prompt
-from flynn.memory.vectors import QueryVectors, VectorSearch
+from flynn.memory.vectors import QueryVectors, QueryVectorsLater, VectorSearch, awaited
 from flynn.recall.items import RecallItem, fact_item, message_item
 from flynn.recall.recall import RANK_LIMIT, DepthName, Recall
 from flynn.recall.team import TeamRecall
@@ -87,14 +87,16 @@ class ComparedRecall(Recall):
         now: datetime,
         limit: int = RANK_LIMIT,
         exclude_session: str | None = None,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
     ) -> list[RecallItem]:
         if limit <= 0 or not query.strip():
             return []
         if self.ranker == "baseline":
             return self._rank_baseline(root, query, now=now, limit=limit, exclude=exclude_session)
         if self.ranker == "bm25_vector" and self._compared_vectors is not None:
-            return self._rank_bm25_vector(root, query, limit, exclude_session, query_vectors)
+            return self._rank_bm25_vector(
+                root, query, limit, exclude_session, awaited(query_vectors)
+            )
         matches = self._compared_history.match(
             root, query, limit=limit, exclude_session=exclude_session, wide=True
         )

@@ -22,6 +22,8 @@ is known in a live chat.
 
 from __future__ import annotations
 
+import cProfile
+import gc
 import json
 import random
 import statistics
@@ -46,6 +48,7 @@ from evals.synthesis import bench_synthesis
 from evals.team import store_docs
 from evals.turn import Zipf, percentile, vocabulary
 from flynn.app import App
+from flynn.daemon import freeze_startup_heap
 from flynn.errors import FlynnError
 from flynn.identity import MemoryScope
 from flynn.memory.store import MessageRole, NewMessage
@@ -357,6 +360,8 @@ async def bench_recall(
     compare: bool = False,
     embeddings_cache: Path | None = None,
     storage_url: str | None = None,
+    slowest: int = 0,
+    profile: Path | None = None,
 ) -> dict[str, object]:
     """Runs the benchmark in a temporary data directory; returns the result object. The
     budget, the relevance floor and synthesis's time budget are the settings' defaults unless
@@ -371,7 +376,8 @@ async def bench_recall(
     ``result["compare"]`` holds the three side by side (``compare_table`` prints them). With
     ``embeddings_cache``, vectors come from that on-disk cache when it holds them
     (``evals.embedding_cache``). With ``storage_url``, every store is on that PostgreSQL
-    database (in a schema of the run's own, dropped afterwards: ``evals.recall_stores``)."""
+    database (in a schema of the run's own, dropped afterwards: ``evals.recall_stores``).
+    ``slowest`` and ``profile`` are ``_evaluate``'s, for the hybrid ranker's pass."""
     ks = sorted(set(ks) | ({5} if compare else set()))
     tuned = {
         key: value
@@ -419,6 +425,8 @@ async def bench_recall(
                     embeddings_cache=embeddings_cache,
                     synthesis_llm=synthesis_llm,
                     env=env,
+                    slowest=slowest,
+                    profile=profile,
                 )
         finally:
             await opened.aclose()
@@ -471,6 +479,8 @@ async def _run(
     embeddings_cache: Path | None,
     synthesis_llm: LlmSettings | None,
     env: Mapping[str, str] | None,
+    slowest: int = 0,
+    profile: Path | None = None,
 ) -> _Ran:
     """Stores the dataset in ``app``'s stores and ranks its questions."""
     uncached = cache_embeddings(app, embeddings_cache) if embeddings_cache is not None else None
@@ -483,7 +493,26 @@ async def _run(
     team_docs = store_docs(app, docs, seed=seed) if docs else None
     recall = app.services.recall if ranker == "hybrid" else _other_ranker(app, ranker)
     team = TeamRecall(app.memory.team) if docs else None
-    result, turns = _evaluate(app, recall, dataset, where, last, ks=ks, warmup=warmup, team=team)
+    # As the daemon does before it reports ready (and ``bench turn`` before its timed turns):
+    # what is alive now (the filled store's leftovers and the dataset among it) is kept out of
+    # the collector's sight. Else a full collection walks it inside some question: 200-575 ms
+    # each, several times in a run at 100,000 turns, where the daemon has none.
+    freeze_startup_heap()
+    try:
+        result, turns = _evaluate(
+            app,
+            recall,
+            dataset,
+            where,
+            last,
+            ks=ks,
+            warmup=warmup,
+            team=team,
+            slowest=slowest,
+            profile=profile,
+        )
+    finally:
+        gc.unfreeze()
     if team_docs is not None:
         result["team_docs"] = team_docs
     if compare:
@@ -597,6 +626,45 @@ def compare_table(compared: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True, slots=True)
+class _Timed:
+    """What one question's recall cost: wall and CPU time (``time.process_time``: every
+    thread of the process), and the garbage collector's share of the wall time."""
+
+    wall_ms: float
+    cpu_ms: float
+    gc_ms: float
+
+
+def _timed_figures(timed: _Timed) -> dict[str, float]:
+    return {
+        "wall_ms": round(timed.wall_ms, 3),
+        "cpu_ms": round(timed.cpu_ms, 3),
+        "gc_ms": round(timed.gc_ms, 3),
+    }
+
+
+class _GcClock:
+    """Adds up the time the garbage collector runs while entered (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._began = 0.0
+
+    def __enter__(self) -> _GcClock:
+        gc.callbacks.append(self._on_gc)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._began
+
+
 def _evaluate(
     app: BenchApp,
     recall: Recall,
@@ -607,8 +675,14 @@ def _evaluate(
     ks: Sequence[int],
     warmup: int,
     team: TeamRecall | None = None,
+    slowest: int = 0,
+    profile: Path | None = None,
 ) -> tuple[dict[str, object], list[SynthesisTurn]]:
-    """The recall figures, and each question's packed memory for synthesis to condense."""
+    """The recall figures, and each question's packed memory for synthesis to condense. With
+    ``slowest``, ``figures["slowest"]`` lists that many of the slowest questions with their
+    wall, CPU and garbage-collection times. With ``profile``, cProfile statistics are written
+    there: of those slowest questions asked again after the timed pass (with ``slowest``),
+    else of every timed question."""
     budget = app.settings.memory.recall_max_tokens
     sessions_of: dict[str, dict[str, str]] = defaultdict(dict)
     for conversation in dataset.conversations:
@@ -622,25 +696,31 @@ def _evaluate(
             return question.time
         return last.get(question.conversation, datetime.now(UTC)) + timedelta(days=1)
 
-    def run(question: Question) -> tuple[list[RecallItem], float, int, RecalledMemory]:
+    def run(question: Question) -> tuple[list[RecallItem], _Timed, int, RecalledMemory]:
         root = _scope(question.conversation).root
         now = asked_at(question)
-        began = time.perf_counter()
-        items = recall.rank(
-            root,
-            question.question,
-            now=now,
-            limit=limit,
-            exclude_session=_session_key(question.conversation, "question"),
-            # As the orchestrator does (there in a worker thread): one call of the model.
-            query_vectors=recall.embed_query(question.question, now=now),
-        )
-        offered = recall.relevant(items)  # the relevance floor decides what is injected
-        if team is not None:  # a known person's turn searches the team's documents too
-            offered = [*offered, *team.items(question.question)]
-        packed = recall.pack(offered, budget_tokens=budget, query=question.question)
-        elapsed = (time.perf_counter() - began) * 1000
-        return items, elapsed, estimate_tokens(render_recalled(packed)), packed
+        with _GcClock() as collector:
+            cpu = time.process_time()
+            began = time.perf_counter()
+            items = recall.rank(
+                root,
+                question.question,
+                now=now,
+                limit=limit,
+                exclude_session=_session_key(question.conversation, "question"),
+                # As the orchestrator does (there in a worker thread): one call of the model.
+                query_vectors=recall.embed_query(question.question, now=now),
+            )
+            offered = recall.relevant(items)  # the relevance floor decides what is injected
+            if team is not None:  # a known person's turn searches the team's documents too
+                offered = [*offered, *team.items(question.question)]
+            packed = recall.pack(offered, budget_tokens=budget, query=question.question)
+            timed = _Timed(
+                (time.perf_counter() - began) * 1000,
+                (time.process_time() - cpu) * 1000,
+                collector.seconds * 1000,
+            )
+        return items, timed, estimate_tokens(render_recalled(packed)), packed
 
     for question in dataset.questions[:warmup]:
         run(question)
@@ -657,13 +737,18 @@ def _evaluate(
         }
     )
     turns_within: dict[int, list[float]] = defaultdict(list)
-    latencies: list[float] = []
+    timings: list[_Timed] = []
     tokens: list[int] = []
     synthesis: list[SynthesisTurn] = []
+    profiler = cProfile.Profile() if profile is not None and not slowest else None
     for question in dataset.questions:
-        items, elapsed, spent, recalled = run(question)
+        if profiler is not None:
+            profiler.enable()
+        items, timed, spent, recalled = run(question)
+        if profiler is not None:
+            profiler.disable()
         packed = recalled.items
-        latencies.append(elapsed)
+        timings.append(timed)
         tokens.append(spent)
         synthesis.append(SynthesisTurn(recalled, question.question, asked_at(question)))
         for k in ks:
@@ -686,6 +771,8 @@ def _evaluate(
             categories[question.category]["turn"][k].append(turn_score)
             categories[question.category]["session"][k].append(session_score)
         injected.append(_turn_recall(packed, evidence, where, len(packed)))
+    latencies = [timed.wall_ms for timed in timings]
+    cpu = [timed.cpu_ms for timed in timings]
     figures: dict[str, object] = {
         "turn": {str(k): _mean(turn_at[k]) for k in ks},
         "session": {str(k): _mean(session_at[k]) for k in ks},
@@ -707,10 +794,35 @@ def _evaluate(
             "p50": round(percentile(latencies, 0.50), 3),
             "p99": round(percentile(latencies, 0.99), 3),
             "max": round(max(latencies), 3) if latencies else 0.0,
+            "cpu_p50": round(percentile(cpu, 0.50), 3),
+            "cpu_p99": round(percentile(cpu, 0.99), 3),
+            "cpu_max": round(max(cpu), 3) if cpu else 0.0,
+            "gc_total": round(sum(timed.gc_ms for timed in timings), 3),
         },
         "tokens_injected_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
         "tokens_injected_max": max(tokens, default=0),
         "questions": len(dataset.questions),
         "questions_with_evidence": len(injected),
     }
+    if slowest:
+        order = sorted(range(len(timings)), key=lambda i: -timings[i].wall_ms)[:slowest]
+        if profile is not None:  # the slowest alone, asked again under the profiler
+            profiler = cProfile.Profile()
+            again = []
+            for i in order:
+                profiler.enable()
+                again.append(run(dataset.questions[i])[1])
+                profiler.disable()
+        figures["slowest"] = [
+            {
+                "question": dataset.questions[i].question,
+                "conversation": dataset.questions[i].conversation,
+                "category": dataset.questions[i].category,
+                **_timed_figures(timings[i]),
+                **({"again": _timed_figures(again[n])} if profile is not None else {}),
+            }
+            for n, i in enumerate(order)
+        ]
+    if profiler is not None and profile is not None:
+        profiler.dump_stats(profile)
     return figures, synthesis

@@ -187,6 +187,11 @@ async def bench_turn(
             rss_mib = resident_mib()  # after the timed turns, before anything is closed
             loaded = app.embeddings
             embeddings_used = loaded.model if loaded is not None and loaded.ready else None
+            if embeddings_used is not None:
+                # As a daemon between messages: the embedding queue, quiet QUIET_SECONDS since
+                # its last work (the turns' and their learning's), hands the freed heap back.
+                await asyncio.wait_for(app.services.learning.writer.rested(), timeout=120)
+            rss_mib_at_rest = resident_mib()
         finally:
             if supervising is not None:
                 supervising.cancel()
@@ -209,6 +214,7 @@ async def bench_turn(
         "max_ms": round(max(samples), 3),
         "setup_s": round(setup_seconds, 2),
         "rss_mib": rss_mib,
+        "rss_mib_at_rest": rss_mib_at_rest,
         "mcp_servers": mcp_servers,
         "mcp_tools": mcp_tools if mcp_servers else 0,
         **recovery,

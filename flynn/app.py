@@ -43,7 +43,6 @@ from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.checkpointer import WalCheckpointer
-from flynn.memory.health import StorageHealth
 from flynn.memory.telegram_updates import SqlTelegramUpdates
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files
@@ -284,7 +283,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
     """The daemon's parts, wired through their constructors. Raises ``ConfigError`` (a channel
     without its token, a gateway token someone broke)."""
     settings, clock = app.settings, app.services.clock
-    storage = StorageHealth(app.memory.db)
+    storage = app.storage.health()
     switchboard = Switchboard(app.pushes, storage, clock=clock)
     token = gateway_token(settings, app.storage.gateway_token, now=clock)
     if token is not None and token.created:

@@ -67,10 +67,11 @@ class Coordination(Leadership, Protocol):
         this worker's to answer while it lives. Raises ``StoreError``."""
         ...
 
-    def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+    async def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
         """Claims the unfinished intake whose worker is gone (compare-and-set: each row to one
         worker) and returns its keys; ``None`` when everything unfinished is this worker's
-        (one process alone). Raises ``StoreError``."""
+        (one process alone). Never waits on the database on the event loop. Raises
+        ``StoreError``."""
         ...
 
     def push_waiting(self, channel: str, client: str) -> None:
@@ -109,7 +110,7 @@ class LocalCoordination:
     def accepted(self, key: IntakeKey) -> None:
         pass
 
-    def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+    async def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
         return None
 
     def push_waiting(self, channel: str, client: str) -> None:

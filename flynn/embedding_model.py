@@ -15,6 +15,7 @@ import structlog
 from flynn.errors import StoreError
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.embedding_progress import PersonProgress
+from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import Embedder
 from flynn.recall.embeddings import (
     LoadingEmbedder,
@@ -61,7 +62,9 @@ def load(embeddings: LoadingEmbedder | None) -> bool:
     if embeddings.load():
         if first:
             one_blas_thread()  # numpy is loaded now: its BLAS can be capped
-            release_freed_memory()
+            # Loading reads and rewrites the 23 MB file, then lets both copies go: the daemon
+            # at rest stayed about 20 MB larger for them.
+            return_free_memory()
             log.info(
                 "memory.embeddings_loaded",
                 model=embeddings.model,
@@ -112,24 +115,6 @@ async def catch_up(
             seconds=round(seconds, 1),
             per_second=round(total / seconds, 1) if seconds > 0 else None,
         )
-
-
-def release_freed_memory() -> None:
-    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
-    nothing). Loading the int8 model reads and rewrites its 23 MB file, then lets both copies
-    go; glibc keeps such freed memory for later, and the daemon at rest stayed about 20 MB
-    larger for it."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS)
-        return
-    trim(0)
 
 
 def state(embeddings: LoadingEmbedder | None) -> str:

@@ -3,7 +3,8 @@
 FlynnError
 ├── ConfigError              invalid configuration; carries every problem with its key path
 ├── StoreError               the memory store failed (database unreadable, migration refused)
-│   └── StorageUnusable      the database cannot be used at all: empty, corrupt, read-only
+│   ├── StorageUnusable      the database cannot be used at all: empty, corrupt, read-only
+│   └── StoreUnreachable     the database server does not answer now; later it may
 ├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
 ├── CopyRefused              ``flynn storage copy``: the target holds another install's rows
 ├── UnreadableFile           a person's file (``TASKS.json``) does not hold what it should
@@ -62,6 +63,11 @@ class StoreError(FlynnError):
 class StorageUnusable(StoreError):
     """The database cannot be used at all (an empty or corrupt file, one that cannot be written):
     nothing will work until a person acts, so a daemon refuses to start rather than restart."""
+
+
+class StoreUnreachable(StoreError):
+    """The database server does not answer now (stopped, restarting, out of reach): nothing was
+    done, and the same work may succeed once it answers again."""
 
 
 class DataDirLocked(FlynnError):

@@ -47,7 +47,7 @@ from flynn.backoff import Backoff
 from flynn.channels.base import Channel
 from flynn.commands import parse_command
 from flynn.coordination import Coordination, LocalCoordination
-from flynn.errors import SessionBusy, StoreError
+from flynn.errors import SessionBusy, StoreError, StoreUnreachable
 from flynn.identity import Identity, MemoryScope
 from flynn.learning.secrets import redact_secrets
 from flynn.memory.store import InboundLog
@@ -273,7 +273,7 @@ class Router:
         but not sent are sent. With other workers on the database, only what a dead one left
         (``Coordination.take_over``), so it is called again at each sweep. Returns how many
         messages it took up. Raises ``StoreError``."""
-        taken = self._coordination.take_over(self._clock())
+        taken = await self._coordination.take_over(self._clock())
         if taken is not None and not taken:
             return 0
         unfinished = self._inbound.unfinished()
@@ -446,7 +446,14 @@ class Router:
         (``StoreError``: the database out of reach), tries again with backoff (``TURN_RETRY``
         unless given), the message left accepted; after ``notice_after`` failures in a row the
         person is told, once, that the answer is late, and the tries go on until the turn is
-        taken or the router drains (a restart answers it then)."""
+        taken or the router drains (a restart answers it then).
+
+        A turn the database server left during its run (``StoreUnreachable``: its answer not
+        stored) is tried again the same way, as a replayed one: the session's memory is read
+        again from the database (what was kept here may be half-updated), its message is not
+        stored twice, and once its answer is stored it is not run again (the session's turn
+        says it is answered). Any other ``StoreError`` in a turn ends the session's worker, as
+        before (its messages are answered at the next start)."""
         failures = 0
         while True:
             entered = False
@@ -457,12 +464,22 @@ class Router:
                         await self._turn(key, message, replayed)
                 return
             except StoreError as exc:
-                if entered:
+                if entered and not isinstance(exc, StoreUnreachable):
                     raise
                 failures += 1
-                log.warning(
-                    "router.turn_not_taken", session=str(key), failures=failures, error=str(exc)
-                )
+                if entered:
+                    log.warning(
+                        "router.turn_cut_off", session=str(key), failures=failures, error=str(exc)
+                    )
+                    await self._forget_session(key)
+                    replayed = True
+                else:
+                    log.warning(
+                        "router.turn_not_taken",
+                        session=str(key),
+                        failures=failures,
+                        error=str(exc),
+                    )
             if failures == self._notice_after:
                 await self._notice(
                     key,
@@ -471,6 +488,13 @@ class Router:
                     "this as soon as I can.",
                 )
             await asyncio.sleep(self._turn_retry.delay(failures))
+
+    async def _forget_session(self, key: SessionKey) -> None:
+        """Drops the session's orchestrator (read again from the database by the next turn)."""
+        try:
+            await self._sessions.evict(key)
+        except Exception:  # the database is away: what it would have saved is saved by a later turn
+            log.exception("router.evict_failed", session=str(key))
 
     async def _turn(self, key: SessionKey, message: InboundMessage, replayed: bool) -> None:
         channel = self._channels.get(message.channel)

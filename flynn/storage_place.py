@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from flynn.attachments import FileShelf, FolderShelf
 from flynn.coordination import Coordination, LocalCoordination
@@ -26,7 +26,7 @@ from flynn.memory.embedding_progress import PersonProgress, embedding_progress
 from flynn.memory.facts import SqlFacts, SqliteFacts
 from flynn.memory.graph import SqlGraph, SqliteGraph
 from flynn.memory.graph_store import Graph
-from flynn.memory.health import Probed
+from flynn.memory.health import Probed, StorageHealth
 from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.pairing import SqlitePairing, SqlPairing
@@ -40,27 +40,21 @@ from flynn.memory.vector_index import VectorIndex
 from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
 from flynn.people.store import PersonFiles
 from flynn.people_place import person_files
-from flynn.postgres import vectors as postgres_vectors
-from flynn.postgres.browse import PostgresMemoryBrowser
-from flynn.postgres.coordination import PostgresCoordination
-from flynn.postgres.costs import PostgresCosts
-from flynn.postgres.facts import PostgresFacts
-from flynn.postgres.gateway_token import PostgresGatewayToken
-from flynn.postgres.graph import PostgresGraph
-from flynn.postgres.history import PostgresHistory
-from flynn.postgres.memory import PostgresMemory
-from flynn.postgres.pairing import PostgresPairing
-from flynn.postgres.person_tokens import PostgresPersonTokens
-from flynn.postgres.team import PostgresTeam
 from flynn.recall.recall import Recall
 from flynn.recall.worker import RecallWorker
 from flynn.schedule.jobs import PushLimits
 from flynn.schedule.migrations import SCHEMA
-from flynn.schedule.postgres import PostgresPushes, PostgresRuns, PostgresSchedule
 from flynn.schedule.runs import SqliteRuns, SqlRuns
 from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
 from flynn.schedule.store import SqlPushes
 from flynn.settings import Settings
+
+if TYPE_CHECKING:
+    # Imported where used: psycopg and its pool are 14 MiB resident, which a daemon on SQLite
+    # (the default) never needs.
+    from flynn.postgres.history import PostgresHistory
+    from flynn.postgres.memory import PostgresMemory
+    from flynn.schedule.postgres import PostgresSchedule
 
 DATABASE_FILE = "flynn.db"
 
@@ -198,6 +192,11 @@ class Storage(Protocol):
         """What moves SQLite's write-ahead log into the file; ``None`` on PostgreSQL."""
         ...
 
+    def health(self) -> StorageHealth:
+        """What ``/readyz`` says of the database: probed on the event loop (SQLite: a file, well
+        under a millisecond), or in a thread (PostgreSQL: a server that may be gone)."""
+        ...
+
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
         """How this process shares the work with other workers on the database: nobody else on
         SQLite (one process); on PostgreSQL session locks, intake leases, LISTEN/NOTIFY and the
@@ -238,6 +237,9 @@ def open_storage(settings: Settings) -> Storage:
     if url is None:
         memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
         return _SqliteStorage(memory, limits)
+    from flynn.postgres.memory import PostgresMemory
+    from flynn.schedule.postgres import PostgresSchedule
+
     return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule], FactRelations), limits)
 
 
@@ -326,6 +328,9 @@ class _SqliteStorage(_Opened):
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
         return LocalCoordination()
 
+    def health(self) -> StorageHealth:
+        return StorageHealth(self._db)
+
     def checkpointer(self) -> WalCheckpointer | None:
         return WalCheckpointer(self._db.path)
 
@@ -352,6 +357,11 @@ class _PostgresStorage(_Opened):
     """The database several workers share; the gateway token's digest is kept in it."""
 
     def __init__(self, memory: PostgresMemory, limits: PushLimits | None = None) -> None:
+        from flynn.postgres.gateway_token import PostgresGatewayToken
+        from flynn.postgres.pairing import PostgresPairing
+        from flynn.postgres.person_tokens import PostgresPersonTokens
+        from flynn.schedule.postgres import PostgresPushes, PostgresRuns, PostgresSchedule
+
         db = self._pg = memory.db
         self._uploads = memory.uploads
         access = (PostgresPairing(db), PostgresPersonTokens(db), PostgresGatewayToken(db))
@@ -360,22 +370,37 @@ class _PostgresStorage(_Opened):
         super().__init__(memory, schedule, pushes, runs, access, memory, where=db.shown_url)
 
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
+        from flynn.postgres.costs import PostgresCosts
+
         return PostgresCosts(self._pg, clock=clock, prices=prices)
 
     def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
-        return postgres_vectors.PostgresVectors(self._pg, embedder, index=index)
+        from flynn.postgres.vectors import PostgresVectors
+
+        return PostgresVectors(self._pg, embedder, index=index)
 
     def embedding_progress(self, model: str) -> list[PersonProgress]:
-        return postgres_vectors.embedding_progress(self._pg, model)
+        from flynn.postgres import vectors
+
+        return vectors.embedding_progress(self._pg, model)
 
     def browser(self) -> MemoryBrowsing:
+        from flynn.postgres.browse import PostgresMemoryBrowser
+
         return PostgresMemoryBrowser(self._pg)
 
     def file_shelf(self, data_dir: Path) -> FileShelf:
         return self._uploads(data_dir)
 
     def coordination(self, clock: Callable[[], datetime]) -> Coordination:
+        from flynn.postgres.coordination import PostgresCoordination
+
         return PostgresCoordination(self._pg, clock=clock)
+
+    def health(self) -> StorageHealth:
+        # Probed often (a stopped server shows within seconds) and given time, since the
+        # loop does not wait: a pool busy with recall for a moment is no outage.
+        return StorageHealth(self._pg, in_thread=True, max_age_seconds=2.0, busy_timeout_ms=2000)
 
     def checkpointer(self) -> WalCheckpointer | None:
         return None
@@ -388,14 +413,16 @@ class _PostgresStorage(_Opened):
     ) -> RecallWorker:
         """Every thread on the one pooled database (thread-safe: a statement takes a pooled
         connection), each with stores of its own, so their caches are never shared."""
+        from flynn.postgres.facts import PostgresFacts
+        from flynn.postgres.graph import PostgresGraph
+        from flynn.postgres.history import PostgresHistory
+        from flynn.postgres.team import PostgresTeam
+        from flynn.postgres.vectors import PostgresVectors
+
         db = self._pg
 
         def reading() -> Recall:
-            vectors = (
-                None
-                if embedder is None
-                else postgres_vectors.PostgresVectors(db, embedder, index=index)
-            )
+            vectors = None if embedder is None else PostgresVectors(db, embedder, index=index)
             return build(
                 ReadStores(
                     PostgresFacts(db),

@@ -12,6 +12,7 @@ import pytest
 import structlog
 from fakes import FakeAnthropic, FakeOpenAI
 from postgres_server import MISSING, PostgresServer, running_server, server_binaries
+from worker_pool import Worker
 
 # As ``flynn.cli.main`` does for the daemon: python-telegram-bot's timedelta API, no warnings.
 os.environ.setdefault("PTB_TIMEDELTA", "1")
@@ -69,3 +70,26 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     """A URL (with a password) whose connections see a new, empty schema of their own."""
     with postgres_server.fresh_schema() as url:
         yield url
+
+
+@pytest.fixture
+def own_server() -> Iterator[PostgresServer]:
+    """A cluster of the test's own, to stop and start again (``PostgresServer.stop`` and
+    ``start``) while the run's shared one stays up."""
+    if server_binaries() is None:
+        pytest.skip(MISSING)
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[list[Worker]]:
+    """Where a test puts its ``flynn run`` workers (``tests/worker_pool.py``); whatever still
+    runs at the end is killed, a paused one let go first so that it can die."""
+    workers: list[Worker] = []
+    yield workers
+    for worker in workers:
+        process = worker.daemon.process
+        if process is not None and process.returncode is None:
+            os.kill(process.pid, signal.SIGCONT)
+        await worker.daemon.kill()

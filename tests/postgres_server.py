@@ -67,6 +67,22 @@ class PostgresServer:
         options = "" if schema is None else f"?options={quote(f'-c search_path={schema}')}"
         return f"{base}/{database}{options}"
 
+    def stop(self) -> None:
+        """Stops the server as an operator would (``pg_ctl stop -m fast``): every connection
+        is told to end and cut, and nothing answers on the port until ``start``. For a
+        cluster of the test's own (``running_server``), not the shared one."""
+        binaries = server_binaries()
+        assert binaries is not None
+        _run(
+            _owner(), binaries / "pg_ctl", "stop", "-D", str(self.directory / "data"), "-m", "fast"
+        )
+
+    def start(self) -> None:
+        """Starts a stopped server again, on the same port, and waits until it answers."""
+        binaries = server_binaries()
+        assert binaries is not None
+        _pg_ctl_start(_owner(), binaries, self.directory, self.port)
+
     @contextmanager
     def fresh_schema(self) -> Iterator[str]:
         """A URL whose connections see only a new, empty schema (``search_path``), dropped with
@@ -132,22 +148,8 @@ def _start(owner: pwd.struct_passwd | None, binaries: Path, directory: Path) -> 
     # the machine): then it says so in its log, and another port is tried.
     for _attempt in range(3):
         port = _free_port()
-        options = f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} {_FAST}"
         try:
-            _run(
-                owner,
-                binaries / "pg_ctl",
-                "start",
-                "-D",
-                str(directory / "data"),
-                "-l",
-                str(directory / "server.log"),
-                "-w",
-                "-t",
-                "120",
-                "-o",
-                options,
-            )
+            _pg_ctl_start(owner, binaries, directory, port)
         except RuntimeError:
             log = (directory / "server.log").read_text(errors="replace")
             if re.search(r"could not bind|Address already in use", log):
@@ -155,6 +157,16 @@ def _start(owner: pwd.struct_passwd | None, binaries: Path, directory: Path) -> 
             raise RuntimeError(f"PostgreSQL did not start:\n{log[-2000:]}") from None
         return port
     raise RuntimeError("PostgreSQL found no free port in three tries")
+
+
+def _pg_ctl_start(
+    owner: pwd.struct_passwd | None, binaries: Path, directory: Path, port: int
+) -> None:
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} {_FAST}"
+    data, log = str(directory / "data"), str(directory / "server.log")
+    _run(
+        owner, binaries / "pg_ctl", "start", "-D", data, "-l", log, "-w", "-t", "120", "-o", options
+    )
 
 
 def _free_port() -> int:

@@ -4,6 +4,7 @@ recall sets of ``evals/datasets``, built from their sources."""
 from __future__ import annotations
 
 import json
+import pstats
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,6 +124,26 @@ def test_prints_the_result_shape(tmp_path: Path, capsys: pytest.CaptureFixture[s
         "filler_turns": 0,
         "storage": "sqlite",
     }
+
+
+def test_slowest_questions_are_listed_and_profiled_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "slowest.prof"
+    result = _run(tmp_path, capsys, "--no-embeddings", "--slowest", "2", "--profile", str(profile))
+    latency = result["latency_ms"]
+    assert isinstance(latency, dict)
+    assert 0 < latency["cpu_p50"] <= latency["cpu_max"] and latency["gc_total"] >= 0
+    slowest = result["slowest"]
+    assert isinstance(slowest, list) and len(slowest) == 2
+    assert slowest[0]["wall_ms"] == latency["max"] >= slowest[1]["wall_ms"]
+    asked = {question["question"] for question in DATASET["questions"]}  # type: ignore[index]
+    assert {entry["question"] for entry in slowest} <= asked
+    assert all(entry["again"]["cpu_ms"] > 0 for entry in slowest)
+    # Only the two asked again were profiled: ranking ran twice, not for every question.
+    calls = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
+    ranked = [count for (path, _, name), (count, *_) in calls.items() if name == "rank"]
+    assert ranked and all(count == 2 for count in ranked)
 
 
 def test_other_rankers_cut_offs_and_padding(

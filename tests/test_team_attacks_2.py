@@ -695,13 +695,13 @@ async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches
     tmp_path: Path, postgres_url: str, pool: list[Worker], how: str
 ) -> None:
     from fakes import FakeOpenAI
-    from test_two_workers_end_to_end import _background, _model_config
+    from worker_pool import background_reply, model_config
 
     async with FakeOpenAI() as model:
         # Turns are answered "noted", learning's calls in the shapes their parsers take: what
         # is looked at is what the model is sent.
-        model.responder = _background
-        llm = _model_config(model)
+        model.responder = background_reply
+        llm = model_config(model)
         path = worker_config(tmp_path / "w", llm=llm)
         config = yaml.safe_load(path.read_text())
         config["users"] = PEOPLE

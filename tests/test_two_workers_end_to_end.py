@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -19,7 +18,16 @@ import pytest
 from fakes import FakeOpenAI, Reply
 from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
 from fakes.http_server import RecordedRequest
-from worker_pool import Client, Worker, make_worker, rows, start_all, worker_config
+from worker_pool import (
+    Client,
+    Worker,
+    background_reply,
+    make_worker,
+    model_config,
+    rows,
+    start_all,
+    worker_config,
+)
 
 from flynn.channels.telegram_webhook import SECRET_HEADER, webhook_secret
 from flynn.settings import TelegramSettings
@@ -29,18 +37,6 @@ pytestmark = pytest.mark.processes
 OFFLINE = {"provider": "offline"}
 """Flynn's own model without a network: it answers from memory and sets reminders itself."""
 WEBHOOK_URL = "https://bot.example.com/telegram"
-
-
-@pytest.fixture
-async def pool(tmp_path: Path) -> AsyncIterator[list[Worker]]:
-    """Where each test puts its workers; whatever still runs at the end is killed."""
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        process = worker.daemon.process
-        if process is not None and process.returncode is None:
-            os.kill(process.pid, signal.SIGCONT)  # a paused one dies as soon as it is killed
-        await worker.daemon.kill()
 
 
 async def _two(
@@ -125,26 +121,6 @@ def _is_turn(request: RecordedRequest, model: FakeOpenAI) -> bool:
     return model.last_user_text(request).startswith("turn ")
 
 
-def _background(request: RecordedRequest) -> Reply:
-    """Learning and compaction calls (not turns): the shapes their parsers accept."""
-    messages = request.json.get("messages", [])
-    system = str(messages[0]["content"]) if messages and messages[0]["role"] == "system" else ""
-    if "extract" in system.lower() and "json" in system.lower():
-        return Reply('{"profile": [], "actions": [], "observations": []}')
-    return Reply("noted")
-
-
-def _model_config(model: FakeOpenAI) -> dict[str, object]:
-    return {
-        "provider": "openai",
-        "base_url": model.base_url,
-        "model": "fake-model",
-        "api_key": "sk-test",
-        "max_retries": 0,
-        "stream": True,
-    }
-
-
 async def test_kill_9_of_a_worker_mid_turn_under_20_clients_loses_and_doubles_nothing(
     tmp_path: Path, postgres_url: str, pool: list[Worker]
 ) -> None:
@@ -156,7 +132,7 @@ async def test_kill_9_of_a_worker_mid_turn_under_20_clients_loses_and_doubles_no
 
         def hold(request: RecordedRequest) -> Reply:
             if not _is_turn(request, slow):
-                return _background(request)
+                return background_reply(request)
             arrived.append(slow.last_user_text(request))
             if len(arrived) == CLIENTS // 2:
                 entered.set()
@@ -164,15 +140,15 @@ async def test_kill_9_of_a_worker_mid_turn_under_20_clients_loses_and_doubles_no
 
         def answer(request: RecordedRequest) -> Reply:
             if not _is_turn(request, quick):
-                return _background(request)
+                return background_reply(request)
             return Reply(f"re: {quick.last_user_text(request)}")
 
         slow.responder, quick.responder = hold, answer
         a = make_worker(
-            "A", worker_config(tmp_path / "a", llm=_model_config(slow)), tmp_path, postgres_url
+            "A", worker_config(tmp_path / "a", llm=model_config(slow)), tmp_path, postgres_url
         )
         b = make_worker(
-            "B", worker_config(tmp_path / "b", llm=_model_config(quick)), tmp_path, postgres_url
+            "B", worker_config(tmp_path / "b", llm=model_config(quick)), tmp_path, postgres_url
         )
         pool += [a, b]
         await start_all([a, b])

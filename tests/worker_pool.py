@@ -20,6 +20,8 @@ from typing import Any
 import psycopg
 import yaml
 from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
+from fakes import FakeOpenAI, Reply
+from fakes.http_server import RecordedRequest
 from websockets.asyncio.client import ClientConnection, connect
 
 
@@ -168,6 +170,28 @@ class Client:
         if self.ws is not None:
             await self.ws.close()
             self.ws = None
+
+
+def model_config(model: FakeOpenAI) -> dict[str, object]:
+    """A worker's ``llm`` settings for the fake model server ``model`` (the real openai SDK,
+    streaming, no retries)."""
+    return {
+        "provider": "openai",
+        "base_url": model.base_url,
+        "model": "fake-model",
+        "api_key": "sk-test",
+        "max_retries": 0,
+        "stream": True,
+    }
+
+
+def background_reply(request: RecordedRequest) -> Reply:
+    """Learning and compaction calls (not turns): the shapes their parsers accept."""
+    messages = request.json.get("messages", [])
+    system = str(messages[0]["content"]) if messages and messages[0]["role"] == "system" else ""
+    if "extract" in system.lower() and "json" in system.lower():
+        return Reply('{"profile": [], "actions": [], "observations": []}')
+    return Reply("noted")
 
 
 def rows(url: str, query: str, *params: object) -> list[tuple[Any, ...]]:

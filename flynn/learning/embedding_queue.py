@@ -5,7 +5,8 @@ thread of the default pool, and a burst of turns queues dozens of them ahead of 
 embedding a reply waits for (the question's, ``Recall.query_vectors``): on the gateway
 benchmark with MiniLM, the median reply took 2.4 s. Here one task embeds stored messages in
 batches (cheaper per message) in a thread of its own, so at most one core goes to them and the
-question's embedding never waits in their queue.
+question's embedding never waits in their queue. That thread runs at a lower priority
+(``BACKGROUND_NICENESS``): when a turn's recall wants the core, the turn gets it.
 
 Two kinds of work share the task, a batch at a time:
 
@@ -20,11 +21,19 @@ Two kinds of work share the task, a batch at a time:
   failed on. A pass asked for while another of the same namespace runs is a pass of its own
   (the running one may have read past what the new one is for); a pass retries a failed batch
   twice, then gives up until the next one.
+
+Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
+the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
+long turn and the recall threads' search buffers stay resident once freed otherwise, and a
+daemon at rest held 25 MiB more for them (``docs/embeddings.md``). Not while busy: what is
+handed back is faulted in again by the next batch.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -35,6 +44,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import structlog
 
 from flynn.memory.store import History, StoredMessage
+from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import VectorStore
 
 if TYPE_CHECKING:
@@ -49,6 +59,13 @@ _FAIR_SHARE = 4
 _PASS_ATTEMPTS = 3
 """Failed batches after which a catch-up pass gives up (the next start tries again)."""
 _RETRY_SECONDS = 1.0
+QUIET_SECONDS = 5.0
+"""How long the queue stays empty before the process's freed heap is handed back."""
+BACKGROUND_NICENESS = 10
+"""Added to the embedding thread's niceness (Linux schedules each thread on its own): beside a
+busy thread of niceness 0 on one core it gets about a tenth of it (the kernel's weights 110
+against 1,024), so a turn's recall and the question's embedding are not slowed by the stored
+turns' embeddings, which still get every core nothing else wants."""
 Row = tuple[int, str, str]
 """``(message id, namespace, text as embedded)``."""
 
@@ -96,7 +113,11 @@ class EmbeddingQueue:
         *,
         batch: int = 16,
         limit: int = 256,
+        at_rest: Callable[[], None] = return_free_memory,
+        quiet_seconds: float = QUIET_SECONDS,
     ) -> None:
+        """``at_rest`` runs in the queue's thread once it has been empty for
+        ``quiet_seconds`` after some work; it must not raise."""
         self._vectors = vectors
         self._history = history
         self._row = row
@@ -107,6 +128,10 @@ class EmbeddingQueue:
         self._worker: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._closed = False
+        self._at_rest = at_rest
+        self._quiet = quiet_seconds
+        self._resting: asyncio.TimerHandle | None = None
+        self._rested = asyncio.Event()
 
     @property
     def waiting(self) -> int:
@@ -150,6 +175,9 @@ class EmbeddingQueue:
         """Stops: what is still queued is left to the next catch-up (``flynn memory embed``,
         or the daemon's next start). A batch already in the thread finishes there, unused."""
         self._closed = True
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.cancel()
@@ -175,13 +203,24 @@ class EmbeddingQueue:
         self._start()
         return queued
 
+    async def rested(self) -> None:
+        """Returns once the queue, quiet since its last work, has run ``at_rest`` (at once
+        when it has and nothing came since). For a measurement of the process at rest."""
+        await self._rested.wait()
+
     def _start(self) -> None:
+        self._rested.clear()
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._run(), name="embeddings")
 
     def _thread(self) -> ThreadPoolExecutor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flynn-embed")
+            self._executor = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="flynn-embed", initializer=_in_background
+            )
         return self._executor
 
     async def _run(self) -> None:
@@ -195,6 +234,23 @@ class EmbeddingQueue:
             else:
                 in_a_row = 0
                 await self._pass_batch(self._passes[0])
+        if not self._closed:
+            loop = asyncio.get_running_loop()
+            self._resting = loop.call_later(self._quiet, self._rest)
+
+    def _rest(self) -> None:
+        """Quiet for ``quiet_seconds``: ``at_rest`` in the thread (a batch asked for meanwhile
+        would have cancelled this; one asked for now waits behind it)."""
+        self._resting = None
+        if not self._closed:
+            done = asyncio.get_running_loop().run_in_executor(self._thread(), self._at_rest)
+            done.add_done_callback(self._after_rest)
+
+    def _after_rest(self, done: asyncio.Future[None]) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            log.error("memory.heap_trim_failed", exc_info=done.exception())
+        elif self._resting is None and self._worker is not None and self._worker.done():
+            self._rested.set()  # unless work came meanwhile, which rests again after
 
     async def _new_batch(self) -> None:
         size = min(self._batch, len(self._waiting))
@@ -272,3 +328,17 @@ class EmbeddingQueue:
 def _resolve(future: asyncio.Future[T], value: T) -> None:
     if not future.done():  # a waiter's own cancellation is not the queue's business
         future.set_result(value)
+
+
+def _in_background() -> None:
+    """Lowers the calling thread's priority by ``BACKGROUND_NICENESS`` where the system
+    schedules threads apart (Linux: ``setpriority`` on its thread id); elsewhere, or when it is
+    refused, the thread runs as it is."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    thread = threading.get_native_id()
+    try:
+        current = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, current + BACKGROUND_NICENESS))
+    except OSError:
+        log.warning("memory.embeddings_priority_unchanged", exc_info=True)

@@ -130,6 +130,12 @@ class MemoryWriter:
         """How many stored messages have no vector yet (0 with embeddings off)."""
         return 0 if self._vectors is None else self._vectors.unembedded()
 
+    async def rested(self) -> None:
+        """Returns once the embedding queue, quiet since its last work, has handed the freed
+        heap back (``EmbeddingQueue.rested``); at once with embeddings off."""
+        if self._queue is not None:
+            await self._queue.rested()
+
     async def aclose(self) -> None:
         """Stops embedding in the background; what is left waits for the next catch-up."""
         if self._queue is not None:

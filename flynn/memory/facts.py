@@ -161,6 +161,11 @@ class FactsGeneration(Protocol):
         search finds)."""
         ...
 
+    def moved_alone(self, before: tuple[int, int], after: tuple[int, int]) -> bool:
+        """Whether nothing but this store's own writes can have moved ``current`` from
+        ``before`` to ``after`` (no other connection committed in between)."""
+        ...
+
 
 class SqlFacts:
     """``Facts`` on a ``facts`` table, searched through a ``FactIndex``."""
@@ -178,6 +183,10 @@ class SqlFacts:
         self._generation = generation
         self._cached: dict[int, Fact] = {}
         self._cached_generation: Hashable = None
+        # What search keeps its counts, lists and decoded facts under (``_search_generation``),
+        # and the ``generation`` they are known to be valid at.
+        self._search_key: Hashable = None
+        self._search_valid_at: tuple[int, int] | None = None
 
     def note_changed(self) -> None:
         """For writers that change facts with their own SQL (``forgetting``): readers that
@@ -228,9 +237,21 @@ class SqlFacts:
 
     def confirm(self, fact_id: int, *, now: datetime) -> bool:
         """Sets an active fact's ``updated_at`` to ``now`` (it was learnt again); False if the
-        fact is not active."""
+        fact is not active.
+
+        What search keeps stays valid: a confirmation changes no fact's words or status, only
+        when the fact was last learnt, so only that fact is decoded again. (A person repeats
+        what they told before every few turns; each used to empty the caches, and the next
+        searches read the index again: half of recall's fact search.)"""
+        before = self._generation.current()
         self._generation.wrote()
-        return self._db.execute(self._sql.confirm, (self._sql.time(now), fact_id)) == 1
+        confirmed = self._db.execute(self._sql.confirm, (self._sql.time(now), fact_id)) == 1
+        if before == self._search_valid_at:
+            after = self._generation.current()
+            if self._generation.moved_alone(before, after):
+                self._search_valid_at = after
+                self._cached.pop(fact_id, None)
+        return confirmed
 
     def get(self, fact_id: int) -> Fact | None:
         row = self._db.fetchone(self._sql.get, (fact_id,))
@@ -274,7 +295,7 @@ class SqlFacts:
         """
         if limit <= 0:
             return []
-        generation = self.generation()
+        generation = self._search_generation()
         postings = self._index.postings(
             query, namespace_prefix=namespace_prefix, generation=generation
         )
@@ -292,6 +313,15 @@ class SqlFacts:
             ]
 
         return [fact for _, fact in read_best(matches, read, _fact_id, _fact_text, limit=limit)]
+
+    def _search_generation(self) -> Hashable:
+        """What search's caches are kept under: it moves with ``generation``, but for this
+        store's own confirmations (``confirm``)."""
+        current = self._generation.current()
+        if current != self._search_valid_at:
+            self._search_valid_at = current
+            self._search_key = current
+        return self._search_key
 
     def _read(self, ids: Sequence[int], generation: Hashable) -> list[Fact]:
         """The facts with these ids, kept decoded while ``generation`` stays the same."""
@@ -443,6 +473,10 @@ class RewrittenFacts:
     def wrote(self) -> None:
         # Inserts count too (``note_write``): they change what a search finds.
         self._db.note_write("facts")
+
+    def moved_alone(self, before: tuple[int, int], after: tuple[int, int]) -> bool:
+        # The rewrites are this connection's own; ``data_version`` moves at another's commit.
+        return before[1] == after[1]
 
 
 class SqliteFacts(SqlFacts):

@@ -6,6 +6,8 @@ Shared by fact and message search, so both treat user text the same way.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import time
 from collections.abc import Callable, Hashable
@@ -38,6 +40,20 @@ _WORD = re.compile(r"\w+")
 
 def search_terms(text: str) -> list[str]:
     """Distinct lower-case words of ``text`` worth searching for, in order of appearance."""
+    # One turn asks for the same few texts' words several times (recall's searches of
+    # messages, facts and team documents, and its packing): a short one is read once.
+    return list(_remembered_terms(text) if len(text) <= _REMEMBERED_CHARS else _terms(text))
+
+
+_REMEMBERED_CHARS = 2_000
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_terms(text: str) -> tuple[str, ...]:
+    return _terms(text)
+
+
+def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     seen: set[str] = set()
     for match in _WORD.finditer(text.lower()):
@@ -48,8 +64,8 @@ def search_terms(text: str) -> list[str]:
             seen.add(word)
             terms.append(word)
             if len(terms) == MAX_TERMS:
-                return terms
-    return terms
+                return tuple(terms)
+    return tuple(terms)
 
 
 def _or_of(terms: list[str]) -> str:
@@ -183,6 +199,71 @@ class Fts5Index:
     def documents(self) -> int:
         row = self._db.fetchone(self._documents_sql)
         return 0 if row is None else int(row[0])
+
+
+_MAX_GROWN_ROWS = 500_000
+"""Row ids ``GrowingLists`` keeps at most (4 MB or so), before it starts afresh."""
+
+
+class GrowingLists:
+    """A ``TermIndex`` that keeps each word's posting list between searches, for a table
+    whose rows are only appended while ``stamp`` stays the same (``Database.rewrites``: it
+    moves at an update or delete on this connection and at any other connection's commit).
+
+    A list asked for again is the one read before and the rows stored since, read past the
+    newest it holds: the words of this turn's message were mostly searched in the last
+    turns, so a search reads what those turns stored rather than every list whole again.
+    Row ids only grow while nothing is deleted, so what was read stays exactly what a new
+    read would give."""
+
+    def __init__(self, index: TermIndex, stamp: Callable[[], Hashable]) -> None:
+        self._index = index
+        self._stamp = stamp
+        self._stamped: Hashable = None
+        # (root, word) -> (the lowest row id the list was read from, its rows ascending)
+        self._lists: dict[tuple[str, str], tuple[int, tuple[int, ...]]] = {}
+        self._kept_rows = 0
+
+    def count(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        return self._index.count(terms, root, limit)
+
+    def window(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        return self._index.window(terms, root, limit)
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        return self._index.count_each(terms, root, limit)
+
+    def documents(self) -> int:
+        return self._index.documents()
+
+    def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
+        return self.rows_each((term,), root, min_rowid)[term]
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        stamp = self._stamp()
+        if stamp != self._stamped or self._kept_rows > _MAX_GROWN_ROWS:
+            self._lists.clear()
+            self._kept_rows = 0
+            self._stamped = stamp
+        found = {}
+        for term in terms:
+            key = (root, term)
+            kept = self._lists.get(key)
+            if kept is None or kept[0] > min_rowid:
+                rows = self._index.rows(term, root, min_rowid)
+                self._kept_rows += len(rows)
+            else:
+                start, rows = kept
+                added = self._index.rows(term, root, rows[-1] + 1 if rows else start)
+                self._kept_rows += len(added)
+                rows += added
+                if start < min_rowid:  # a window that moved on: the rows before it go
+                    rows = rows[bisect.bisect_left(rows, min_rowid) :]
+            self._lists[key] = (min_rowid, rows)
+            found[term] = rows
+        return found
 
 
 class FtsQueryPlanner:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from flynn.memory.database import Database, encode_time
-from flynn.memory.fts import FtsQueryPlanner, MatchPlan
+from flynn.memory.fts import Fts5Index, FtsQueryPlanner, GrowingLists, MatchPlan
 from flynn.memory.message_rows import COLUMNS, M_COLUMNS, CachedMessages, decode_message
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.sql import Sql
@@ -96,9 +96,11 @@ class SqliteMessageSearch:
 
     def __init__(self, db: Database, rows: CachedMessages) -> None:
         self._db = db
+        # Messages are appended turn after turn; an edit or a deletion moves ``rewrites``.
+        db.watch_rewrites("messages")
+        index = GrowingLists(Fts5Index(db, "messages_fts"), lambda: db.rewrites("messages"))
         self._planners = MessagePlanners(
-            FtsQueryPlanner(db, "messages_fts"),
-            FtsQueryPlanner(db, "messages_fts", budget=WIDE_BUDGET),
+            FtsQueryPlanner.on(index), FtsQueryPlanner.on(index, budget=WIDE_BUDGET)
         )
         self._rows = rows
 

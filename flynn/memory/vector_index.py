@@ -56,39 +56,79 @@ class _Block:
 class _Entry:
     """One namespace's rows: those partitioned into lists (``lists``, once there are
     ``EXACT_ROWS``), then the rows added since, in blocks filled in order. Rows are only ever
-    appended, so a search that read ``used`` under the lock reads the rest without it."""
+    appended, so a search that read ``used`` under the lock reads the rest without it.
+
+    Which ids it holds is read from the rows' own id arrays (``holds``), not kept in a set of
+    Python ints beside them: that set took 7 MiB at 100,000 rows, a fifth of the int8 rows."""
 
     blocks: list[_Block] = field(default_factory=list)
-    known: set[int] = field(default_factory=set)
     lists: VectorLists | None = None
+    listed: Ids | None = None
+    """The ids in ``lists``, sorted (8 bytes a row), for ``holds``."""
+    newest: int = -1
+    """The largest id held: a row stored after the load has a larger one, and needs no look."""
 
     @property
     def nbytes(self) -> int:
         listed = 0 if self.lists is None else self.lists.nbytes
+        if self.listed is not None:
+            listed += self.listed.nbytes
         return listed + sum(
             block.codes.nbytes + block.scales.nbytes + block.ids.nbytes for block in self.blocks
         )
 
-    def append(self, ids: Sequence[int], vectors: Matrix) -> None:
+    def holds(self, ref_id: int) -> bool:
+        """Whether a row of ``ref_id`` is here: a binary search of the listed ids, then a
+        read of the unlisted ones (at most an eighth of the rows, or ``EXACT_ROWS``)."""
         import numpy as np
 
-        fresh = [i for i, ref in enumerate(ids) if ref not in self.known]
+        if ref_id > self.newest:
+            return False
+        if self.listed is not None:
+            at = int(np.searchsorted(self.listed, ref_id))
+            if at < len(self.listed) and int(self.listed[at]) == ref_id:
+                return True
+        return any(bool((block.ids[: block.used] == ref_id).any()) for block in self.blocks)
+
+    def all_ids(self) -> Ids:
+        import numpy as np
+
+        parts = [block.ids[: block.used] for block in self.blocks]
+        if self.listed is not None:
+            parts.insert(0, self.listed)
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def append(self, ids: Sequence[int], vectors: Matrix) -> None:
+        """Appends the rows not held already (stored while a load read them, or again)."""
+        fresh = [i for i, ref in enumerate(ids) if not self.holds(ref)]
         if not fresh:
             return
         if len(fresh) < len(ids):
             ids, vectors = [ids[i] for i in fresh], vectors[fresh]
-        codes, scales = quantize(np.asarray(vectors, dtype=np.float32))
-        self.append_codes(np.asarray(ids, np.int64), codes, scales)
-        self.known.update(ids)
+        self.extend(ids, vectors)
 
-    def append_codes(self, ids: Ids, codes: Codes, scales: Matrix) -> None:
-        """Appends rows already quantized (their ids already ``known``)."""
+    def extend(self, ids: Sequence[int], vectors: Matrix) -> None:
+        """Appends rows none of which is held (a load's read: one row per id)."""
         import numpy as np
 
+        codes, scales = quantize(np.asarray(vectors, dtype=np.float32))
+        self.append_codes(np.asarray(ids, np.int64), codes, scales)
+
+    def append_codes(self, ids: Ids, codes: Codes, scales: Matrix) -> None:
+        """Appends rows already quantized, none of them held."""
+        import numpy as np
+
+        if len(ids):
+            self.newest = max(self.newest, int(ids.max()))
         done = 0
         while done < len(ids):
             if not self.blocks or self.blocks[-1].used == self.blocks[-1].codes.shape[0]:
-                rows = BLOCK_ROWS
+                # Sized to the rows appended, then doubling up to a block for rows added one at
+                # a time: the room bound counts what is allocated, and a block of 4,096 rows for
+                # each person's few hundred (1.6 MB with MiniLM) let only 60 people stay in
+                # 96 MiB, so with more the least recent were loaded again at their next turn.
+                last = self.blocks[-1].codes.shape[0] if self.blocks else 0
+                rows = min(BLOCK_ROWS, max(len(ids) - done, 2 * last))
                 self.blocks.append(
                     _Block(
                         np.zeros((rows, codes.shape[1]), np.int8),
@@ -239,15 +279,19 @@ class VectorIndex:
         ``needs_lists``: built in the calling thread, without the lock, then kept for later
         searches unless the entry was dropped or organised by another thread meanwhile. Rows
         added meanwhile stay outside the lists, for the next time."""
+        import numpy as np
+
         if not snapshot.needs_lists:
             return snapshot
         lists = snapshot.partitioned()
+        listed_ids = np.sort(lists.ids)
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or entry is not snapshot.source or entry.lists is not snapshot.lists:
                 return Snapshot((), lists)  # answers this search only
             listed = snapshot.unlisted
             blocks, entry.blocks, entry.lists = entry.blocks, [], lists
+            entry.listed = listed_ids
             before = 0  # rows in the blocks before this one
             for block in blocks:
                 begin = max(0, listed - before)
@@ -264,7 +308,7 @@ class VectorIndex:
     def ids(self, key: Key) -> set[int] | None:
         with self._lock:
             entry = self._entries.get(key)
-            return None if entry is None else set(entry.known)
+            return None if entry is None else set(entry.all_ids().tolist())
 
     def begin_load(self, key: Key) -> Loading:
         """Starts a read of ``key`` from the database: rows ``add``ed from now on are kept for
@@ -285,7 +329,7 @@ class VectorIndex:
         entry = _Entry()
         try:
             for ids, vectors in parts:
-                entry.append(ids, vectors)
+                entry.extend(ids, vectors)  # the database holds one row per id
         except BaseException:
             with self._lock:
                 self._end(loading)  # else it would gather the namespace's new rows for good
@@ -343,10 +387,11 @@ class VectorIndex:
 
 
 def return_free_memory() -> None:
-    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``). Loading or
-    partitioning a namespace frees tens of megabytes of float32 batches, which glibc keeps
-    resident otherwise, scattered between the rows kept (88 MB at 100,000 rows, measured:
-    ``docs/recall-performance.md``). Elsewhere than glibc it does nothing."""
+    """Hands the C heap's free pages back to the system (glibc's ``malloc_trim``, in every
+    thread's arena). Loading or partitioning a namespace frees tens of megabytes of float32
+    batches, which glibc keeps resident otherwise, scattered between the rows kept (88 MB at
+    100,000 rows, measured: ``docs/recall-performance.md``); so do loading the embedding model
+    and running it on long texts. Elsewhere than glibc it does nothing; it never raises."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):

@@ -21,6 +21,9 @@
 - A leader lease (``leader_leases``: holder, until), taken by compare-and-set and renewed while
   held; a holder that cannot renew stops its work before the lease ends, so two workers never
   do the work at once while their clocks agree.
+- What runs on its own time (the lease on life and the sweep's claim, the leader lease, the
+  goodbye) runs its statements in a thread, never on the event loop: with the server gone, a
+  statement may wait (``PostgresDatabase``'s ``REACH_SECONDS``), and the loop serves meanwhile.
 
 Only the composition root builds it.
 """
@@ -32,6 +35,7 @@ import contextlib
 import os
 import secrets
 import socket
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -232,6 +236,9 @@ class PostgresCoordination:
         self._sweep_now = asyncio.Event()
         self.released = False
         """Set by ``release``: this worker is leaving."""
+        self._alive_lock = threading.Lock()
+        """Held by a renewal of the lease on life and by the goodbye, each in a thread: a
+        renewal under way when the worker says goodbye must not bring it back to life."""
         self.listening = asyncio.Event()
         """Set while this worker hears the others (its ``LISTEN`` connection is up)."""
         self.turn_waited = asyncio.Event()
@@ -340,9 +347,17 @@ class PostgresCoordination:
     def accepted(self, key: IntakeKey) -> None:
         self._db.execute(_OWN, (self.worker_id, key.channel, key.chat_id, key.message_id))
 
-    def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+    async def take_over(self, now: datetime) -> frozenset[IntakeKey] | None:
+        return await asyncio.to_thread(self.claim_orphans, now)
+
+    def claim_orphans(self, now: datetime) -> frozenset[IntakeKey]:
+        """``take_over``'s work, blocking (in a thread). Raises ``StoreError``."""
         # Known alive first: what it claims is not an orphan the moment it is claimed.
         self._renew()
+        if self.released:
+            # Leaving (``release`` may have said goodbye already): claimed now, it would be
+            # an orphan again until the others' next sweep.
+            return frozenset()
         params = {
             "me": self.worker_id,
             "now": now,
@@ -390,7 +405,7 @@ class PostgresCoordination:
         while True:
             free = self._leases_free.setdefault(name, asyncio.Event())
             free.clear()
-            until = self._try_lead(name)
+            until = await asyncio.to_thread(self._try_lead, name)
             if until is not None:
                 return until
             with contextlib.suppress(TimeoutError):
@@ -422,7 +437,7 @@ class PostgresCoordination:
                 if done:
                     task.result()  # raises what ``work`` raised
                     return
-                renewed = self._try_lead(name)
+                renewed = await asyncio.to_thread(self._try_lead, name)
                 if renewed is not None:
                     until = renewed
                 elif self._clock() >= until - timedelta(seconds=times.leader_margin_seconds):
@@ -434,6 +449,9 @@ class PostgresCoordination:
                     await task
 
     async def _resign(self, name: str) -> None:
+        await asyncio.to_thread(self._give_up_lease, name)
+
+    def _give_up_lease(self, name: str) -> None:
         try:
             if self._db.execute(_RESIGN, (name, self.worker_id)):
                 self._notify(f"lease {name}")
@@ -444,19 +462,23 @@ class PostgresCoordination:
 
     async def run(self, events: WorkerEvents) -> None:
         # Known alive before anything is accepted here (this runs before the channels start).
-        self._renew()
+        await asyncio.to_thread(self._renew)
         async with asyncio.TaskGroup() as group:
             group.create_task(self._keep_alive(events), name="workers:alive")
             group.create_task(self._listen(events, group), name="workers:listen")
 
     def _renew(self) -> None:
-        now = self._clock()
-        until = now + timedelta(seconds=self._times.alive_seconds)
-        try:
-            self._db.execute(_HEARTBEAT, {"me": self.worker_id, "until": until})
-            self._db.execute(_FORGET_DEAD, {"long_ago": now - timedelta(days=1)})
-        except StoreError:
-            log.warning("workers.alive_not_renewed")
+        """Renews the lease on life (blocking: in a thread); nothing once ``released``."""
+        with self._alive_lock:
+            if self.released:
+                return
+            now = self._clock()
+            until = now + timedelta(seconds=self._times.alive_seconds)
+            try:
+                self._db.execute(_HEARTBEAT, {"me": self.worker_id, "until": until})
+                self._db.execute(_FORGET_DEAD, {"long_ago": now - timedelta(days=1)})
+            except StoreError:
+                log.warning("workers.alive_not_renewed")
 
     async def _keep_alive(self, events: WorkerEvents) -> None:
         while True:
@@ -466,7 +488,7 @@ class PostgresCoordination:
             self._sweep_now.clear()
             if self.released:
                 return
-            self._renew()
+            await asyncio.to_thread(self._renew)
             try:
                 await events.sweep()
             except StoreError:
@@ -530,8 +552,14 @@ class PostgresCoordination:
         self.released = True
         self._sweep_now.set()
         try:
-            self._db.execute(_GONE, (self.worker_id,))
-            self._notify(f"gone {self.worker_id}")
-        except StoreError:
-            log.warning("workers.release_failed")
-        await self._locks.close()
+            await asyncio.to_thread(self._say_gone)
+        finally:
+            await self._locks.close()
+
+    def _say_gone(self) -> None:
+        with self._alive_lock:
+            try:
+                self._db.execute(_GONE, (self.worker_id,))
+                self._notify(f"gone {self.worker_id}")
+            except StoreError:
+                log.warning("workers.release_failed")

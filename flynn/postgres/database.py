@@ -3,6 +3,12 @@
 health checks (``verify`` at start; ``probe_write``, which ``flynn.memory.health`` runs for
 ``/readyz``).
 
+A server found down (a statement waited ``REACH_SECONDS`` for a connection and one attempt of
+its own could not connect) fails every statement at once (``StoreUnreachable``), rather than
+each waiting the pool's timeout on the event loop, until a thread that tries to connect every
+``RECHECK_SECONDS`` finds it back; then the pool's dead connections are replaced and statements
+run again.
+
 Every psycopg error is mapped to ``StoreError`` here, so nothing above sees the driver's
 exceptions, and no message raised here carries the URL's password (``flynn.postgres.urls``).
 """
@@ -19,13 +25,16 @@ from types import TracebackType
 from typing import Any
 
 import psycopg
+import structlog
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from flynn.errors import StorageUnusable, StoreError
+from flynn.errors import StorageUnusable, StoreError, StoreUnreachable
 from flynn.postgres.migrations import LATEST_VERSION, MIGRATIONS
 from flynn.postgres.urls import passwords_in, shown_url, strike
+
+log = structlog.get_logger(__name__)
 
 Params = Sequence[object] | Mapping[str, object]
 Row = DictRow
@@ -37,6 +46,14 @@ _NAMED = re.compile(r"(?<![:\w]):(\w+)")
 _NULL_SAFE = re.compile(r"\bIS (?=[:?])")
 _DIAGNOSIS_SECONDS = 2
 """How long the attempt that says why no connection came may take (libpq's shortest)."""
+REACH_SECONDS = 1.0
+"""How long a statement waits for a connection before one attempt of its own asks whether the
+server answers at all (a pool whose connections are all in use waits on, up to its timeout)."""
+RECHECK_SECONDS = 1.0
+"""Between attempts to reach a server found down."""
+_RECONNECT_SECONDS = 5.0
+"""How long the pool retries one lost connection (with its growing delay) before it gives up
+and makes a new one when next asked: never minutes behind a server that is back."""
 _MIGRATION_LOCK = 0x466C796E6E  # "Flynn": one worker migrates, the others wait and see it done
 # The cheapest write that reaches the server's log: the newest ledger row, rewritten as it is.
 _PROBE = """
@@ -49,6 +66,10 @@ CREATE TABLE IF NOT EXISTS flynn_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+class _Unreachable(Exception):
+    """No connection: the server does not answer (the reason, without the password)."""
 
 
 @lru_cache(maxsize=1024)
@@ -90,6 +111,10 @@ class PostgresDatabase:
         # The connection of the transaction open in each thread (``transaction``).
         self._local = threading.local()
         self._closed = False
+        self._down_lock = threading.Lock()
+        self._down: str | None = None
+        """Why the server was found down (``_found_down``); None while it answers."""
+        self._closing = threading.Event()
 
     @classmethod
     def open(
@@ -136,6 +161,7 @@ class PostgresDatabase:
             open=False,
             name="flynn",
             timeout=timeout_seconds,
+            reconnect_timeout=_RECONNECT_SECONDS,
         )
         try:
             pool.open(wait=True, timeout=timeout_seconds)
@@ -161,6 +187,12 @@ class PostgresDatabase:
         row = self.fetchone("SELECT coalesce(max(version), 0) AS version FROM flynn_migrations")
         assert row is not None
         return int(row["version"])
+
+    @property
+    def is_down(self) -> bool:
+        """Whether the server was found down and has not answered since (statements fail at
+        once meanwhile)."""
+        return self._down is not None
 
     @property
     def in_transaction(self) -> bool:
@@ -220,7 +252,7 @@ class PostgresDatabase:
             with self._errors("transaction failed"), self._held.transaction():
                 yield
             return
-        with self._errors("transaction failed"), self._pool.connection() as connection:
+        with self._errors("transaction failed"), self._pooled() as connection:
             self._local.held = connection
             try:
                 with connection.transaction():
@@ -246,15 +278,17 @@ class PostgresDatabase:
         database is inside a transaction."""
         if self._held is not None:
             raise StoreError("cannot probe the database inside a transaction")
-        timeout = None if busy_timeout_ms is None else busy_timeout_ms / 1000
+        timeout = self._pool.timeout if busy_timeout_ms is None else busy_timeout_ms / 1000
         shown = self._shown
         try:
-            with self._pool.connection(timeout=timeout) as connection, connection.transaction():
+            with self._pooled(timeout) as connection, connection.transaction():
                 if busy_timeout_ms is not None:
                     connection.execute(f"SET LOCAL lock_timeout = {busy_timeout_ms:d}")
                 connection.execute(_PROBE)
         except PoolTimeout:
             raise StorageUnusable(f"database {shown} cannot be reached: no connection") from None
+        except _Unreachable as exc:
+            raise StorageUnusable(f"database {shown} cannot be reached: {exc}") from None
         except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
             raise StoreError(f"database {shown} is busy: {self._struck(exc)}") from exc
         except psycopg.errors.ReadOnlySqlTransaction as exc:
@@ -278,9 +312,16 @@ class PostgresDatabase:
             connection = await psycopg.AsyncConnection.connect(
                 conninfo, connect_timeout=max(1, round(pool.timeout)), **_settings()
             )
-            await connection.execute("SET TIME ZONE 'UTC'")
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect ({self._shown}): {self._struck(exc)}") from None
+        try:
+            await connection.execute("SET TIME ZONE 'UTC'")
+        except BaseException as exc:
+            # Cancelled or failed here, it is nobody's: closed, not left to the collector.
+            await connection.close()
+            if isinstance(exc, psycopg.Error):
+                raise StoreError(f"cannot connect ({self._shown}): {self._struck(exc)}") from None
+            raise
         return connection
 
     def close(self) -> None:
@@ -288,6 +329,7 @@ class PostgresDatabase:
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._pool.close()
 
     def __enter__(self) -> PostgresDatabase:
@@ -306,8 +348,73 @@ class PostgresDatabase:
         if self._held is not None:
             yield self._held
             return
-        with self._pool.connection() as connection:
+        with self._pooled() as connection:
             yield connection
+
+    @contextmanager
+    def _pooled(self, timeout: float | None = None) -> Iterator[Connection]:
+        """A connection of the pool for the block (as ``ConnectionPool.connection``), waiting up
+        to ``timeout`` (the pool's unless given) for one. Raises ``_Unreachable`` at once while the
+        server is down, and after ``REACH_SECONDS`` when it is found down now; ``PoolTimeout``
+        when the server answers but no connection came in time."""
+        pool = self._pool
+        wait = pool.timeout if timeout is None else timeout
+        if (down := self._down) is not None:
+            raise _Unreachable(down)
+        try:
+            connection = pool.getconn(timeout=min(wait, REACH_SECONDS))
+        except PoolTimeout:
+            why = self._why_unreachable()
+            if why is not None:
+                self._found_down(why)
+                raise _Unreachable(why) from None
+            if wait <= REACH_SECONDS:
+                raise
+            # It answers: the pool's connections are in use, or being made again.
+            connection = pool.getconn(timeout=wait - REACH_SECONDS)
+        try:
+            with connection:  # as the pool's own: rolled back on an error, committed otherwise
+                yield connection
+        finally:
+            pool.putconn(connection)
+
+    def _found_down(self, why: str) -> None:
+        """Statements fail at once from now on, until ``_watch`` reaches the server again."""
+        with self._down_lock:
+            if self._down is not None or self._closed:
+                return
+            self._down = why
+        log.warning("database.down", database=self._shown, error=why)
+        threading.Thread(target=self._watch, name="flynn-database-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        """Tries to connect every ``RECHECK_SECONDS`` until the server answers (or the database
+        is closed); then replaces the pool's dead connections before statements run again, so
+        none of them draws one."""
+        while not self._closing.wait(RECHECK_SECONDS):
+            if self._why_unreachable() is not None:
+                continue
+            try:
+                self._pool.check()
+            except psycopg.Error:
+                continue
+            with self._down_lock:
+                self._down = None
+            log.info("database.back", database=self._shown)
+            return
+
+    def _why_unreachable(self) -> str | None:
+        """Why one connection attempt of our own failed (the server down, out of reach, refusing
+        the login), or None when it connected; ``_DIAGNOSIS_SECONDS`` at most."""
+        pool = self._pool
+        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
+        try:
+            # A server that drops packets adds 2 s to the failure, not another pool timeout.
+            with psycopg.connect(conninfo, connect_timeout=_DIAGNOSIS_SECONDS, **_settings()):
+                pass
+        except psycopg.Error as exc:
+            return strike(" ".join(str(exc).split()), self._passwords)
+        return None
 
     def _struck(self, exc: psycopg.Error) -> str:
         return strike(" ".join(str(exc).split()), self._passwords)
@@ -316,6 +423,8 @@ class PostgresDatabase:
     def _errors(self, action: str) -> Iterator[None]:
         try:
             yield
+        except _Unreachable as exc:
+            raise StoreUnreachable(f"{action} ({self._shown}): cannot connect: {exc}") from None
         except PoolTimeout as exc:  # a ``psycopg.Error`` too, which says nothing of why
             raise StoreError(f"{action} ({self._shown}): {self._why_no_connection()}") from exc
         except psycopg.Error as exc:
@@ -323,18 +432,10 @@ class PostgresDatabase:
             raise StoreError(f"{action} ({self._shown}): {message}") from exc
 
     def _why_no_connection(self) -> str:
-        """Why the pool gave no connection within its timeout: one connection attempt of our
-        own tells a server that is down, out of reach or refusing the login (the driver's
-        reason) from a pool whose connections are all in use or that has not reconnected yet
-        to a server that is back."""
+        """Why the pool gave no connection within its timeout, the server answering (one
+        attempt of our own connected, ``_pooled``): its connections are all in use, or it has
+        not reconnected yet to a server that is back."""
         pool = self._pool
-        conninfo = pool.conninfo if isinstance(pool.conninfo, str) else pool.conninfo()
-        try:
-            # A server that drops packets adds 2 s to the failure, not another pool timeout.
-            with psycopg.connect(conninfo, connect_timeout=_DIAGNOSIS_SECONDS, **_settings()):
-                pass
-        except psycopg.Error as exc:
-            return f"cannot connect: {strike(str(exc).strip(), self._passwords)}"
         # The pool's counts cannot tell the two apart: a connection it is still making (it
         # retries a lost server with a growing delay) counts as one given out.
         return (

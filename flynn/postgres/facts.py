@@ -89,6 +89,10 @@ class CountedFacts:
     def wrote(self) -> None:
         """Nothing to do: the trigger counts every write."""
 
+    def moved_alone(self, before: tuple[int, int], after: tuple[int, int]) -> bool:
+        """Never known: one counter moves at every worker's commit."""
+        return False
+
 
 class PostingsFactIndex(PlannedFactIndex):
     """``FactIndex`` on ``fact_terms``: FTS5's terms of each fact's field and value, planned

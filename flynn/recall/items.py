@@ -115,17 +115,18 @@ def exchanges(
     tuning: Tuning,
     *,
     exclude: str | None = None,
+    limit: int | None = None,
 ) -> list[RecallItem]:
     """Each of the ``best`` turns with the turns around it (``exchange_before`` and
-    ``exchange_after``), best first; a turn already shown in a better exchange is not shown
-    again, and a candidate inside one adds nothing new. Past the first ``exchanges``,
-    turns come alone: a deep hit is there for its words, and context would crowd out
-    other hits from the budget. The turns of ``exclude`` still in its context are never
-    shown (the prompt holds them)."""
+    ``exchange_after``), best first, at most ``limit`` items; a turn already shown in a better
+    exchange is not shown again, and a candidate inside one adds nothing new. Past the first
+    ``exchanges``, turns come alone: a deep hit is there for its words, and context would
+    crowd out other hits from the budget. The turns of ``exclude`` still in its context are
+    never shown (the prompt holds them)."""
     before, after = tuning.exchange_before, tuning.exchange_after
     radius = max(before, after)
     if radius <= 0:
-        return [message_item(message, score) for message, score in best]
+        return [message_item(message, score) for message, score in best[:limit]]
     shape = (
         {message.id: _reach(message, before, after, tuning.exchange_reply) for message, _ in best}
         if tuning.exchange_by_role
@@ -148,6 +149,8 @@ def exchanges(
     shown: set[int] = set()
     items: list[RecallItem] = []
     for position, (anchor, score) in enumerate(best):
+        if len(items) == limit:
+            break
         if anchor.id in shown:
             continue
         around = neighbours(position) if len(items) < tuning.exchanges else ()

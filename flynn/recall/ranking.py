@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from flynn.memory.bm25 import K1, read_best
 from flynn.memory.graph_store import Entity, Graph
 from flynn.memory.store import Facts, History, StoredMessage, still_in_prompt
-from flynn.memory.vectors import VectorSearch
+from flynn.memory.vectors import VectorSearch, awaited
 from flynn.recall.comparison import merge
 from flynn.recall.items import (
     RecallItem,
@@ -32,12 +32,12 @@ from flynn.recall.items import (
     graph_items,
     summary_items,
 )
-from flynn.recall.query import QueryAnalysis, analyse, mentions
+from flynn.recall.query import AnswerKind, QueryAnalysis, analyse, mentions
 from flynn.recall.search_terms import QueryWords, searched_words
 from flynn.recall.weights import Tuning, lighter, with_vectors
 
 if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix, QueryVectors
+    from flynn.memory.vectors import Matrix, QueryVectors, QueryVectorsLater
 
 
 @dataclass(slots=True)
@@ -53,6 +53,8 @@ _TURNS_PER_ITEM = 3
 """Candidate turns offered for each item asked for (an exchange shows up to three turns)."""
 _PAGES = 4
 """Pages of a ranked list read at most, when the best turns are mostly out of scope."""
+_MENTIONS_KEPT = 1 << 14
+"""Texts whose ``mentions`` are remembered, per kind, before they are forgotten all at once."""
 
 
 class HybridRanker:
@@ -76,6 +78,11 @@ class HybridRanker:
         self.tuning = tuning or Tuning()
         # For plain statements (``flynn.recall.query.recall_depth``), unless always full.
         self.light = lighter(self.tuning) if adaptive else self.tuning
+        # What ``mentions`` said of each candidate's text: a person's turns are candidates
+        # question after question. Plain dicts of strings and booleans, which a full garbage
+        # collection walks as one object each (an ``lru_cache``'s entries are objects of their
+        # own, and lengthened every collection by more than they saved).
+        self._mentions: dict[AnswerKind, dict[str, bool]] = {}
 
     def rank(
         self,
@@ -85,7 +92,7 @@ class HybridRanker:
         now: datetime,
         limit: int,
         exclude: str | None = None,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
     ) -> list[RecallItem]:
         entities = self._entities(root, query)
         search = object()  # the question's searches share what they count and read
@@ -121,7 +128,7 @@ class HybridRanker:
         limit: int,
         exclude: str | None,
         search: Hashable,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
         tuning: Tuning | None = None,
     ) -> list[RecallItem]:
         # A plain statement gets a light recall, unless it names something the graph knows.
@@ -146,8 +153,13 @@ class HybridRanker:
             key=lambda c: (c.score, c.message.created_at),
         )
         items = exchanges(
-            self._history, root, [(c.message, c.score) for c in best], tuning, exclude=exclude
-        )[:limit]
+            self._history,
+            root,
+            [(c.message, c.score) for c in best],
+            tuning,
+            exclude=exclude,
+            limit=limit,
+        )
         items.extend(fact_items(self._facts, root, query, tuning))
         items.extend(summary_items(self._history, root, query, exclude, tuning))
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
@@ -162,7 +174,7 @@ class HybridRanker:
         now: datetime,
         exclude: str | None,
         tuning: Tuning,
-        query_vectors: QueryVectors | None,
+        query_vectors: QueryVectors | QueryVectorsLater | None,
         *,
         vectors: bool,
     ) -> dict[int, _Candidate]:
@@ -268,15 +280,17 @@ class HybridRanker:
         candidates: dict[int, _Candidate],
         exclude: str | None,
         tuning: Tuning,
-        vectors: QueryVectors | None,
+        pending: QueryVectors | QueryVectorsLater | None,
     ) -> dict[int, float]:
         """The turns nearest the question by meaning join the candidates; when it names
         someone, also those nearest its topic alone (as for words: in a conversation with
         Caroline, her name is in half the turns and pulls the question's vector towards all of
         them). Returns the cosine similarity to the question of the turns nearest it, for the
-        score (a turn farther off has 0)."""
+        score (a turn farther off has 0). Called after the word search: embeddings still being
+        computed (``pending``) are waited for here."""
         if self._vectors is None or tuning.semantic_candidates <= 0:
             return {}
+        vectors = awaited(pending)
         similarity = self._add_nearest(
             root,
             query.text,
@@ -387,9 +401,9 @@ class HybridRanker:
                 score += name
             if window is not None:
                 score += tuning.time_window * window.closeness(message.created_at)
-            if asks_when and mentions("time", message.content):
+            if asks_when and self._mentions_in("time", message.content):
                 score += tuning.when
-            if expected is not None and mentions(expected, message.content):
+            if expected is not None and self._mentions_in(expected, message.content):
                 score += tuning.answer
             if message.id in mentioned:
                 score += tuning.graph
@@ -399,6 +413,18 @@ class HybridRanker:
             if own and message.role == "user":
                 score += own  # a neighbour too: "Tuesday at seven" answers the question
             candidate.score = score
+
+    def _mentions_in(self, kind: AnswerKind, text: str) -> bool:
+        """``mentions(kind, text)``, remembered (at most ``_MENTIONS_KEPT`` texts a kind)."""
+        known = self._mentions.get(kind)
+        if known is None:
+            known = self._mentions[kind] = {}
+        found = known.get(text)
+        if found is None:
+            if len(known) >= _MENTIONS_KEPT:
+                known.clear()
+            found = known[text] = mentions(kind, text)
+        return found
 
     def _neighbours(
         self,

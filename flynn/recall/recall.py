@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -19,7 +20,7 @@ from flynn.language import WEEKDAYS
 from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
 from flynn.memory.store import Facts, History
-from flynn.memory.vectors import QueryVectors, VectorSearch
+from flynn.memory.vectors import QueryVectors, QueryVectorsLater, VectorSearch, awaited
 from flynn.recall.items import RecallItem, Trust
 from flynn.recall.passages import passage
 from flynn.recall.query import analyse
@@ -181,6 +182,22 @@ class Recall:
         vectors = self._vectors.embed([query, topic] if topic else [query])
         return QueryVectors(vectors[0], vectors[1] if topic else None)
 
+    def embed_query_later(
+        self, query: str, *, now: datetime, executor: Executor
+    ) -> QueryVectorsLater | None:
+        """``embed_query`` in ``executor``'s threads, the question and its topic each in its
+        own (at once when two are free: the topic no longer waits for the question); ``None``
+        when ranking uses no embeddings. The vectors are ``embed_query``'s: the model embeds
+        each text alone."""
+        vectors = self._vectors
+        if vectors is None or not vectors.ready or not query.strip():
+            return None
+        question = executor.submit(vectors.embed, [query])  # first: the analysis takes a while
+        topic = analyse(query, now=now).topic_text if self._hybrid.tuning.semantic_topic else ""
+        return QueryVectorsLater(
+            question, executor.submit(vectors.embed, [topic]) if topic else None
+        )
+
     def rank(
         self,
         root: str,
@@ -189,7 +206,7 @@ class Recall:
         now: datetime,
         limit: int = RANK_LIMIT,
         exclude_session: str | None = None,
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
     ) -> list[RecallItem]:
         """The items most relevant to ``query`` under ``root``, best first, at most ``limit``;
         for the hybrid ranker, then what the graph says about the names ``query`` mentions
@@ -200,7 +217,7 @@ class Recall:
         worth injecting); ``exclude_session``'s turns still in its context are left out (the
         asking conversation's prompt holds them) and so is its summary; its compacted turns
         are recalled like any past turn. ``query_vectors`` are ``query``'s embeddings when
-        already computed (``query_vectors()``).
+        already computed (``query_vectors()``), or being computed in another thread.
         """
         if limit <= 0 or not query.strip():
             return []
@@ -317,11 +334,13 @@ class Recall:
         budget_tokens: int,
         exclude_session: str | None = None,
         skip_lines: Iterable[str] = (),
-        query_vectors: QueryVectors | None = None,
+        query_vectors: QueryVectors | QueryVectorsLater | None = None,
         team: bool = False,
     ) -> RecalledMemory:
         """``pack(rank(...))``: what the orchestrator injects for one message; with ``team``
-        (a known person, not session memory), passages of the team's documents too."""
+        (a known person, not session memory), passages of the team's documents too.
+        ``query_vectors`` may still be being computed (``RecallWorker``): the word search runs
+        meanwhile."""
         if budget_tokens <= 0:
             return RecalledMemory()
         items = self.rank(
@@ -329,7 +348,7 @@ class Recall:
         )
         items = self.relevant(items)
         if team and self._team is not None:
-            items = [*items, *self._team.items(query, query_vectors=query_vectors)]
+            items = [*items, *self._team.items(query, query_vectors=awaited(query_vectors))]
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines, query=query)
 
 

@@ -1,7 +1,9 @@
 """Recall off the event loop (``RecallWorker``): a turn's query embedding, vector and word search
 and ranking run in a few worker threads, each with its own read-only connection (SQLite) or on
 a database every thread may share (PostgreSQL's pool), so that one person's recall never holds
-up another person's stream.
+up another person's stream. The question's embedding is computed in a thread of its own while
+the recall thread searches by words (the model releases the GIL): the turn waits for the
+longer of the two, not their sum.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import asyncio
 import functools
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import datetime
 from typing import TypeVar
 
@@ -65,6 +67,9 @@ class RecallWorker:
         self._opened: list[Database] = []
         self._opened_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-recall")
+        # Two embeddings a recall (a question and its topic), at once when the other recall
+        # thread is idle: one embedding thread per recall thread.
+        self._embedding = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-query")
         self._closed = False
 
     async def call(self, work: Callable[[Recall], T]) -> T:
@@ -89,11 +94,12 @@ class RecallWorker:
         skip_lines: Sequence[str] = (),
         team: bool = False,
     ) -> RecalledMemory:
-        """``Recall.recall`` with the query's embeddings (``Recall.embed_query``), both in a
-        worker thread."""
+        """``Recall.recall`` in a worker thread, with the query's embeddings
+        (``Recall.embed_query``) computed in another meanwhile."""
         return await self.call(
             functools.partial(
                 _recall,
+                embedding=self._embedding,
                 root=root,
                 query=query,
                 now=now,
@@ -111,6 +117,7 @@ class RecallWorker:
             return
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._embedding.shutdown(wait=True, cancel_futures=True)  # none left once recalls end
         with self._opened_lock:
             opened, self._opened = self._opened, []
         for db in opened:
@@ -139,6 +146,7 @@ class RecallWorker:
 def _recall(
     recall: Recall,
     *,
+    embedding: Executor,
     root: str,
     query: str,
     now: datetime,
@@ -147,7 +155,9 @@ def _recall(
     skip_lines: tuple[str, ...],
     team: bool,
 ) -> RecalledMemory:
-    vectors = recall.embed_query(query, now=now) if budget_tokens > 0 else None
+    vectors = (
+        recall.embed_query_later(query, now=now, executor=embedding) if budget_tokens > 0 else None
+    )
     return recall.recall(
         root,
         query,

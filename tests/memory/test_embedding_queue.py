@@ -5,6 +5,8 @@ with nothing lost past the bound."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -16,7 +18,7 @@ from fakes.embedder import HashingEmbedder
 
 from flynn.errors import StoreError
 from flynn.identity import MemoryScope
-from flynn.learning.embedding_queue import EmbeddingQueue
+from flynn.learning.embedding_queue import BACKGROUND_NICENESS, EmbeddingQueue
 from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import SqliteVectors, Still
@@ -103,6 +105,60 @@ async def test_stored_messages_are_embedded_in_batches_by_one_thread(
     assert [len(texts) for texts, _ in embedder.calls] == [4, 4, 2]
     assert {thread for _, thread in embedder.calls} == {"flynn-embed_0"}
     assert _unembedded(memory, embedder) == 0
+    await queue.aclose()
+
+
+async def test_once_empty_and_quiet_it_hands_the_heap_back_in_its_thread(
+    memory: SqliteMemory,
+) -> None:
+    embedder = SteppedEmbedder()
+    loop = asyncio.get_running_loop()
+    rested = asyncio.Event()
+    seen: list[tuple[str, int]] = []  # (thread, embedding calls made by then)
+
+    def at_rest() -> None:
+        seen.append((threading.current_thread().name, len(embedder.calls)))
+        loop.call_soon_threadsafe(rested.set)
+
+    vectors = SqliteVectors(memory.db, embedder)
+    queue = EmbeddingQueue(vectors, memory.history, _row, batch=1, at_rest=at_rest, quiet_seconds=0)
+    waiting = [asyncio.create_task(queue.embed(message)) for message in _stored(memory, 3)]
+    await embedder.entered()
+    embedder.free()
+    await asyncio.gather(*waiting)
+    await asyncio.wait_for(rested.wait(), timeout=5)
+    assert seen == [("flynn-embed_0", 3)]  # once the three batches were done, not between
+    rested.clear()
+    await queue.embed(_stored(memory, 1, session="s2")[0])
+    await asyncio.wait_for(rested.wait(), timeout=5)
+    assert seen[1:] == [("flynn-embed_0", 4)]  # and again after the next work
+    await asyncio.wait_for(queue.rested(), timeout=5)
+    await queue.aclose()
+
+
+class NicenessEmbedder(HashingEmbedder):
+    """Records the niceness of each thread it embeds in."""
+
+    def __init__(self) -> None:
+        self.niceness: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed(texts)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads' own niceness: Linux")
+async def test_stored_messages_are_embedded_at_a_lower_priority_than_turns(
+    memory: SqliteMemory,
+) -> None:
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if ours + BACKGROUND_NICENESS > 19:
+        pytest.skip("the tests run too nicely for the thread to be any nicer")
+    embedder = NicenessEmbedder()
+    queue = _queue(memory, embedder)
+    await asyncio.gather(*(queue.embed(message) for message in _stored(memory, 3)))
+    assert embedder.niceness == [ours + BACKGROUND_NICENESS]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == ours  # the loop's
     await queue.aclose()
 
 

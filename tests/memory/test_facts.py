@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from flynn.errors import StoreError
-from flynn.memory.facts import SqlFacts
-from flynn.memory.store import NewFact
+from flynn.memory.database import Database
+from flynn.memory.facts import SQLITE_FACTS, FtsFactIndex, RewrittenFacts, SqlFacts
+from flynn.memory.store import NewFact, Postings
 from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 T0 = datetime(2026, 2, 25, 11, 30, tzinfo=UTC)
 
@@ -283,6 +286,51 @@ def test_confirm_and_history_of_observations(facts: SqlFacts) -> None:
     assert [f.value for f in facts.history("user/profile", None)] == ["likes jazz"]
     facts.retire(seen.id, now=T0)
     assert not facts.confirm(seen.id, now=T0)
+
+
+def test_search_shows_a_confirmed_facts_new_time(facts: SqlFacts) -> None:
+    tea = facts.add(_fact("green tea in the morning", field="drink"), now=T0)
+    assert [f.updated_at for f in facts.search("user", "tea", limit=5)] == [T0]
+    assert facts.confirm(tea.id, now=T0 + timedelta(2))
+    assert [f.updated_at for f in facts.search("user", "tea", limit=5)] == [T0 + timedelta(2)]
+    facts.retire(tea.id, now=T0)
+    assert facts.search("user", "tea", limit=5) == []
+
+
+class _RecordedIndex(FtsFactIndex):
+    """SQLite's fact index, recording what generation each search keeps its reads under."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.kept_under: list[Hashable] = []
+
+    def postings(
+        self, query: str, *, namespace_prefix: str, generation: Hashable
+    ) -> Postings | None:
+        self.kept_under.append(generation)
+        return super().postings(query, namespace_prefix=namespace_prefix, generation=generation)
+
+
+def test_a_confirmation_keeps_what_search_read(memory: SqliteMemory) -> None:
+    # A person repeats what they told before every few turns: that moves no fact's words, so
+    # the counts and lists search keeps stay valid (only the confirmed fact is read again).
+    index = _RecordedIndex(memory.db)
+    facts = SqlFacts(memory.db, SQLITE_FACTS, index, RewrittenFacts(memory.db))
+    tea = facts.add(_fact("green tea in the morning", field="drink"), now=T0)
+    facts.search("user", "tea", limit=5)
+    assert facts.confirm(tea.id, now=T0 + timedelta(2))
+    (found,) = facts.search("user", "tea", limit=5)
+    assert found.updated_at == T0 + timedelta(2)
+    assert index.kept_under[1] == index.kept_under[0]
+    # Any other write does move it: another fact, a confirmation on another connection.
+    facts.add(_fact("tea with mint"), now=T0)
+    assert len(facts.search("user", "tea", limit=5)) == 2
+    assert index.kept_under[2] != index.kept_under[1]
+    with SqliteMemory.open(memory.db.path, SCHEMA) as other:
+        assert other.facts.confirm(tea.id, now=T0 + timedelta(3))
+    found = next(f for f in facts.search("user", "tea", limit=5) if f.id == tea.id)
+    assert found.updated_at == T0 + timedelta(3)
+    assert index.kept_under[3] != index.kept_under[2]
 
 
 def test_generation_moves_with_every_kind_of_write(facts: SqlFacts) -> None:

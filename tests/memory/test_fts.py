@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from flynn.memory.fts import MAX_TERMS, FtsQueryPlanner, search_terms
+from flynn.memory.fts import MAX_TERMS, FtsQueryPlanner, GrowingLists, search_terms
 from flynn.memory.namespaces import namespace_root, namespace_token
 from flynn.memory.store import NewMessage
 from flynn.memory.stores import SqliteMemory
@@ -157,3 +157,51 @@ def test_namespace_root_groups_person_and_session_scopes() -> None:
     assert namespace_token("sessions/") is None
     assert namespace_token("users/alice/") == namespace_token("users/alice/work")
     assert namespace_token("users/alice") != namespace_token("users/bob")
+
+
+class _ListedIndex:
+    """A ``TermIndex`` of one word's rows, recording from which row id each read began."""
+
+    def __init__(self, rows: list[int]) -> None:
+        self.rows_held = rows
+        self.read_from: list[int] = []
+
+    def count(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        return min(limit, len(self.rows_held))
+
+    def window(self, terms: tuple[str, ...], root: str, limit: int) -> int:
+        return 0
+
+    def count_each(self, terms: tuple[str, ...], root: str, limit: int) -> dict[str, int]:
+        return {term: self.count((term,), root, limit) for term in terms}
+
+    def rows(self, term: str, root: str, min_rowid: int) -> tuple[int, ...]:
+        self.read_from.append(min_rowid)
+        return tuple(row for row in self.rows_held if row >= min_rowid)
+
+    def rows_each(
+        self, terms: tuple[str, ...], root: str, min_rowid: int
+    ) -> dict[str, tuple[int, ...]]:
+        return {term: self.rows(term, root, min_rowid) for term in terms}
+
+    def documents(self) -> int:
+        return max(self.rows_held, default=0)
+
+
+def test_growing_lists_read_only_the_rows_stored_since() -> None:
+    index = _ListedIndex([3, 8])
+    stamp = [0]
+    lists = GrowingLists(index, lambda: stamp[0])
+    assert lists.rows("kayak", "", 0) == (3, 8)
+    index.rows_held += [12, 20]
+    assert lists.rows("kayak", "", 0) == (3, 8, 12, 20)
+    assert index.read_from == [0, 9]
+    # A window that moved on keeps only its rows; one reaching further back reads again.
+    assert lists.rows("kayak", "", 10) == (12, 20)
+    assert lists.rows("kayak", "", 5) == (8, 12, 20)
+    assert index.read_from == [0, 9, 21, 5]
+    # Another stamp (a row deleted or rewritten) reads the whole list again.
+    index.rows_held.remove(12)
+    stamp[0] += 1
+    assert lists.rows("kayak", "", 0) == (3, 8, 20)
+    assert index.read_from[-1] == 0

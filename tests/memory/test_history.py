@@ -263,6 +263,30 @@ def test_postings_list_the_matching_rows_of_each_searched_word(
     assert history.postings("zebra") is None
 
 
+def test_postings_follow_what_is_stored_and_deleted_since_the_last_search(
+    memory: SqliteMemory,
+) -> None:
+    """A word's list is kept between searches and grows with what is stored after; a
+    deletion, or another connection's commit, starts it afresh."""
+    history = memory.history
+
+    def listed(word: str) -> tuple[int, ...]:
+        postings = history.postings(word)
+        return () if postings is None else postings.terms[word]
+
+    first = _say(history, "a kayak on the river", session="telegram:1")
+    assert listed("kayak") == (first.id,)
+    _say(history, "nothing to see")
+    second = _say(history, "the kayak again", session="telegram:2")
+    assert listed("kayak") == (first.id, second.id)
+    history.forget_session("telegram:1")
+    assert listed("kayak") == (second.id,)
+    with SqliteMemory.open(memory.db.path, SCHEMA) as other:
+        third = _say(other.history, "kayaks for sale", session="telegram:3")
+        other.history.forget_session("telegram:2")
+    assert listed("kayak") == (third.id,)
+
+
 def test_one_questions_searches_share_what_they_counted_and_read(
     history_backend: HistoryBackend,
 ) -> None:

@@ -3,11 +3,15 @@ int8, its vectors against the model's published behaviour and against the float 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from flynn.errors import ConfigError
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.vector_index import VectorIndex
+from flynn.memory.vectors import SqliteVectors
 from flynn.recall import minilm, minilm_int8
 from flynn.recall.embeddings import WordLlamaEmbedder, chosen_model, load_embedder, model_name
 from flynn.recall.onnx_int8 import quantized
@@ -106,3 +110,31 @@ def test_a_file_that_is_not_the_model_is_a_clear_error(
     monkeypatch.setattr(minilm_int8, "model_file", lambda: tmp_path / "gone.onnx")
     with pytest.raises(ConfigError, match=r"memory\.embeddings.*gone\.onnx"):
         load_embedder("minilm-int8")
+
+
+def test_a_person_whose_vectors_made_room_for_another_is_found_by_meaning_again(
+    memory: SqliteMemory, encoder: minilm_int8.MiniLMInt8Encoder
+) -> None:
+    now = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
+    said = {
+        "users/ana": ["My manager Priscila wants the report on Friday.", "I had soup for lunch."],
+        "users/bob": ["The garden needs water.", "My sister visits in May."],
+    }
+    rows = [
+        (memory.history.append("s-" + root, root, "user", text, tokens=9, now=now).id, root, text)
+        for root, texts in said.items()
+        for text in texts
+    ]
+    # Room for one person's rows at a time: two MiniLM rows, each 384 int8 codes, a float
+    # scale and an int64 id, take 792 bytes (blocks are sized to the rows they hold).
+    index = VectorIndex(max_bytes=1200)
+    vectors = SqliteVectors(memory.db, encoder, index=index)
+    vectors.add("message", rows)
+    boss = "who is my boss?"
+    assert vectors.nearest("users/ana", boss, kind="message", limit=1)[0][0] == rows[0][0]
+    assert vectors.nearest("users/bob", "family", kind="message", limit=1)[0][0] == rows[3][0]
+    assert index.snapshot(("users/ana", "message")) is None  # made room for Bob's
+    # Read from the database again: the same row, by meaning (no word shared).
+    assert vectors.nearest("users/ana", boss, kind="message", limit=1)[0][0] == rows[0][0]
+    assert index.snapshot(("users/ana", "message")) is not None
+    assert index.snapshot(("users/bob", "message")) is None

@@ -14,6 +14,7 @@ from flynn.learning.rules import ProposedFact, RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.store import MessageRole, NewFact
 from flynn.memory.stores import SqliteMemory
+from flynn.recall.items import exchanges
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker, _Candidate, _session_words
 from flynn.recall.recall import (
@@ -409,8 +410,9 @@ def test_comparison_rankers_still_rank(memory: SqliteMemory, ranker: OtherRanker
     assert baseline_relevance(1.0, 1.0, 1.0) == pytest.approx(1.0)
 
 
-def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
-    for day in range(30):
+def _studio_days(memory: SqliteMemory, days: int) -> None:
+    """A conversation a day about the pottery wheel, three turns each."""
+    for day in range(days):
         _say(
             memory,
             ANA,
@@ -422,10 +424,26 @@ def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
             at=NOW - timedelta(days=40 - day),
             session=f"gateway:{day}",
         )
+
+
+def test_only_the_best_turns_come_as_exchanges(memory: SqliteMemory) -> None:
+    _studio_days(memory, 30)
     items = _recall(memory, depth="full").rank("users/ana", "pottery wheel", now=NOW)
     shapes = [bool(item.parts) for item in items if item.kind == "message"]
     assert len(shapes) > Tuning().exchanges
     assert all(shapes[: Tuning().exchanges]) and not any(shapes[Tuning().exchanges :])
+
+
+def test_exchanges_stop_at_the_limit_with_the_items_they_would_have_begun_with(
+    memory: SqliteMemory,
+) -> None:
+    _studio_days(memory, 12)
+    turns = [m for day in range(12) for m in memory.history.recent(f"gateway:{day}")]
+    best = [(message, 1.0 / (1 + rank)) for rank, message in enumerate(reversed(turns))]
+    whole = exchanges(memory.history, "users/ana", best, Tuning())
+    assert len(whole) > 6
+    for limit in (0, 1, 5, len(whole), len(whole) + 3):
+        assert exchanges(memory.history, "users/ana", best, Tuning(), limit=limit) == whole[:limit]
 
 
 def test_lexical_strength_is_measured_against_a_turn_with_every_word(

@@ -3,13 +3,16 @@ the event loop's connection finds, sees what the loop wrote and forgot since, an
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from fakes.embedder import HashingEmbedder
+from fakes.embedder import HashingEmbedder, HeldEmbedder
 
 from flynn.errors import StorageUnusable, StoreError
 from flynn.identity import MemoryScope
@@ -20,13 +23,16 @@ from flynn.memory.database import Database
 from flynn.memory.facts import SqliteFacts
 from flynn.memory.graph import SqliteGraph
 from flynn.memory.history import SqliteHistory
-from flynn.memory.store import NewFact
+from flynn.memory.store import NewFact, StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam
 from flynn.memory.vectors import SqliteVectors
 from flynn.recall.recall import Recall
 from flynn.recall.team import TeamRecall
 from flynn.recall.worker import RecallWorker
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 pytest.importorskip("numpy")
 
@@ -106,6 +112,93 @@ async def test_the_worker_recalls_what_the_loop_would(memory: SqliteMemory) -> N
     worker.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):
         await worker.recall("users/ana", "kiln", now=NOW, budget_tokens=600)
+
+
+class _WatchedHistory(SqliteHistory):
+    """Sets ``searched`` when ranking reads the turns its word search found."""
+
+    def __init__(self, db: Database, searched: threading.Event) -> None:
+        super().__init__(db)
+        self._searched = searched
+
+    def messages_under(
+        self, namespace_prefix: str, ids: Sequence[int], *, exclude_session: str | None = None
+    ) -> list[StoredMessage]:
+        self._searched.set()
+        return super().messages_under(namespace_prefix, ids, exclude_session=exclude_session)
+
+
+class _BesideEmbedder(HeldEmbedder):
+    """``HeldEmbedder`` that also sets ``beside`` once a text other than the held one was
+    embedded (after ``beside`` was cleared), and records those texts."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.beside = threading.Event()
+        self.embedded_beside: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        vectors = super().embed(texts)
+        if self.text not in texts:
+            self.embedded_beside.extend(texts)
+            self.beside.set()
+        return vectors
+
+
+async def test_the_question_is_embedded_while_the_words_are_searched(
+    memory: SqliteMemory,
+) -> None:
+    """And its topic (the question without the name it mentions) beside it, at once."""
+    question = "where does Lena work"
+    embedder = _BesideEmbedder(question)
+    embedder.release.set()  # filling embeds the stored turns, never the question
+    vectors = SqliteVectors(memory.db, embedder)
+    _fill(memory, vectors)
+    on_loop = _recall(memory.db, vectors)
+    expected = on_loop.recall(
+        "users/ana",
+        question,
+        now=NOW,
+        budget_tokens=600,
+        query_vectors=on_loop.embed_query(question, now=NOW),
+    )
+    searched = threading.Event()
+
+    def reading(db: Database) -> Recall:
+        threaded = SqliteVectors(db, embedder, index=vectors.index)
+        return Recall(
+            SqliteFacts(db),
+            _WatchedHistory(db, searched),
+            threshold=0.3,
+            graph=SqliteGraph(db),
+            vectors=threaded,
+            team=TeamRecall(SqliteTeam(db), vectors=threaded),
+        )
+
+    worker = RecallWorker(memory.db, reading)
+    try:
+        embedder.release.clear()
+        embedder.holding.clear()
+        embedder.held_in.clear()
+        embedder.beside.clear()
+        embedder.embedded_beside.clear()
+        recalling = asyncio.create_task(
+            worker.recall("users/ana", question, now=NOW, budget_tokens=600)
+        )
+        # The question's embedding is held in its thread; the recall thread searches by
+        # words meanwhile (one after the other, this would wait for the release forever).
+        assert await asyncio.to_thread(embedder.holding.wait, 10)
+        assert await asyncio.to_thread(searched.wait, 10), "the word search waited"
+        assert await asyncio.to_thread(embedder.beside.wait, 10), "the topic waited"
+        assert embedder.embedded_beside == ["where does work"]
+        assert not recalling.done()
+        embedder.release.set()
+        got = await recalling
+        assert got == expected and not got.is_empty
+        assert [name[: len("flynn-query")] for name in embedder.held_in] == ["flynn-query"]
+    finally:
+        embedder.release.set()
+        worker.close()
 
 
 def _open_files(path: Path) -> int:

@@ -72,12 +72,28 @@ def test_a_search_reads_the_rows_as_they_were_and_adds_land_in_loads() -> None:
 
 def test_the_room_is_bounded_and_the_last_loaded_stays() -> None:
     rows = _unit_rows(10, width=8)
-    index = VectorIndex(max_bytes=BLOCK_ROWS * 12)  # one block of 8 int8 and a scale: 12 B a row
+    index = VectorIndex(max_bytes=15 * 20)  # 8 int8, a float32 scale and an int64 id a row
     for name in ("a", "b", "c"):
         loading = index.begin_load((name, "message"))
         index.finish_load(loading, [(list(range(10)), rows)])
     assert index.snapshot(("c", "message")) is not None
     assert index.snapshot(("a", "message")) is None and index.snapshot(("b", "message")) is None
+
+
+def test_many_small_namespaces_take_the_room_their_rows_take() -> None:
+    # A block of 4,096 rows for each (1.6 MB with MiniLM) let 60 people of a few hundred
+    # turns stay in 96 MiB; the others were loaded again, from the database, every turn.
+    rows = _unit_rows(300, width=384)
+    index = VectorIndex(max_bytes=120 * 300 * (384 + 4 + 8))
+    for person in range(120):
+        loading = index.begin_load((f"users/p{person}", "message"))
+        index.finish_load(loading, [(list(range(300)), rows)])
+    assert all(index.snapshot((f"users/p{p}", "message")) is not None for p in range(120))
+    # Rows added one at a time later take a doubling block, not one each.
+    for ref in range(300, 310):
+        index.add("message", [(ref, "users/p0", rows[ref - 300])])
+    snapshot = index.snapshot(("users/p0", "message"))
+    assert snapshot is not None and len(snapshot) == 310 and len(snapshot.blocks) == 2
 
 
 def test_a_reader_sees_what_the_writer_published(memory: SqliteMemory) -> None:
@@ -216,3 +232,27 @@ def test_lists_built_from_a_dropped_entry_answer_only_their_own_search() -> None
     organised = index.organised(key, snapshot)
     assert organised.lists is not None and len(organised) == len(rows)
     assert index.snapshot(key) is None
+
+
+def test_a_row_stored_again_is_held_once_and_an_older_one_joins() -> None:
+    rows = _unit_rows(EXACT_ROWS + 3, width=16)
+    index = VectorIndex()
+    key = ("users/ana", "message")
+    ids = [ref for ref in range(1, EXACT_ROWS + 2) if ref != 7]  # 7 has no vector yet
+    loading = index.begin_load(key)
+    listed = index.organised(key, index.finish_load(loading, [(ids, rows[ids])]))
+    assert listed.lists is not None
+    newest = EXACT_ROWS + 2
+    index.add("message", [(newest, "users/ana", rows[newest])])  # a new turn, unlisted
+    # Stored again (one in the lists, the unlisted one), then the old turn 7, embedded only
+    # now by the catch-up: its id is below the newest held.
+    again = [(5, rows[0]), (newest, rows[0]), (newest, rows[1])]
+    index.add("message", [(ref, "users/ana", vector) for ref, vector in again])
+    index.add("message", [(7, "users/ana", rows[7])])
+    snapshot = index.snapshot(key)
+    assert snapshot is not None and len(snapshot) == EXACT_ROWS + 2
+    assert index.ids(key) == set(range(1, newest + 1))
+    assert snapshot.nearest(rows[7], 1)[0][0] == 7
+    for ref in (5, newest):  # each once, with the vector it was first stored with
+        found = [found for found, _ in snapshot.nearest(rows[ref], 3, exact=True)]
+        assert found[0] == ref and found.count(ref) == 1

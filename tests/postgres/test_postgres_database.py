@@ -9,13 +9,14 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 import traceback
 from urllib.parse import urlsplit
 
 import psycopg
 import pytest
 
-from flynn.errors import StoreError
+from flynn.errors import StorageUnusable, StoreError
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.migrations import LATEST_VERSION
 
@@ -187,26 +188,32 @@ def test_a_server_out_of_reach_is_a_clear_error_without_the_password(
     with PostgresDatabase.open(outage.url, max_connections=2, timeout_seconds=1) as db:
         assert db.fetchone("SELECT 1 AS one") == {"one": 1}
         outage.cut()
+        assert not db.is_down
         with pytest.raises(StoreError, match=r"cannot connect.*Connection refused") as raised:
             db.fetchone("SELECT 1 AS one")
+        # Found down: every statement fails at once now, none waits for the pool.
+        assert db.is_down
         with pytest.raises(StoreError, match="cannot connect"), db.transaction():
             db.execute("SELECT 1")
+        with pytest.raises(StorageUnusable, match=r"cannot be reached: .*Connection refused"):
+            db.probe_write(busy_timeout_ms=50)
         shown = "".join(traceback.format_exception(raised.value))
         assert "***" in shown and password not in shown
         assert all(password not in record.getMessage() for record in caplog.records)
         outage.restore()
         assert _answers_again(db)
+        assert not db.is_down
 
 
 def _answers_again(db: PostgresDatabase, attempts: int = 30) -> bool:
-    """Whether a statement works again within ``attempts`` tries (each waits up to the pool's
-    timeout): the pool reconnects to a server that is back after a delay that grew with each
-    failed attempt."""
+    """Whether a statement works again within ``attempts`` tries a second apart: the database
+    finds the server back within ``RECHECK_SECONDS`` (statements fail at once until then)."""
     for _ in range(attempts):
         try:
             return db.fetchone("SELECT 1 AS one") == {"one": 1}
         except StoreError as exc:
-            assert "not reconnected yet" in str(exc)
+            assert "cannot connect" in str(exc) or "not reconnected yet" in str(exc)
+        time.sleep(1)
     return False
 
 

@@ -507,13 +507,13 @@ def test_two_sweeps_at_once_take_each_orphaned_message_once(postgres_url: str) -
             dead.accepted(message.intake_key)
         # The dead worker's lease ran out; the other two sweep at the same moment.
         clock.advance(seconds=FAST.alive_seconds + 1)
-        taken = at_once(*(partial(sweeper.take_over, clock()) for sweeper in sweepers))
+        taken = at_once(*(partial(sweeper.claim_orphans, clock()) for sweeper in sweepers))
         claimed = [keys for keys in taken if isinstance(keys, frozenset)]
         assert len(claimed) == 2 and not claimed[0] & claimed[1]
         assert len(claimed[0] | claimed[1]) == 40
         # Taken: the owner is alive now, so nobody takes them again.
-        assert sweepers[0].take_over(clock()) == frozenset()
-        assert sweepers[1].take_over(clock()) == frozenset()
+        assert sweepers[0].claim_orphans(clock()) == frozenset()
+        assert sweepers[1].claim_orphans(clock()) == frozenset()
     finally:
         for db in dbs:
             db.close()

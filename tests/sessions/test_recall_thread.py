@@ -69,9 +69,10 @@ async def test_a_turn_alone_that_embeds_its_question_recalls_in_a_thread(
 
     await h.session("gateway", "laptop").handle(QUESTION)
 
-    # Embedded for recall in a recall thread, never on the loop's. The stored message is
-    # embedded in the background queue's thread (``flynn-embed``), which may come first.
-    assert any(name.startswith("flynn-recall") for name in embedder.held_in), embedder.held_in
-    assert all(name.startswith(("flynn-recall", "flynn-embed")) for name in embedder.held_in)
+    # Embedded for recall in the recall worker's embedding thread (beside its recall thread),
+    # never on the loop's. The stored message is embedded in the background queue's thread
+    # (``flynn-embed``), which may come first.
+    assert any(name.startswith("flynn-query") for name in embedder.held_in), embedder.held_in
+    assert all(name.startswith(("flynn-query", "flynn-embed")) for name in embedder.held_in)
     assert threading.main_thread().name not in embedder.held_in
     assert any("Dr Okafor" in line for line in memory_in(h.chat.requests[-1].system).recalled)

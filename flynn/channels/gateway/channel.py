@@ -43,7 +43,7 @@ from flynn.channels.gateway.protocol import (
     ready_frame,
     reply_frame,
 )
-from flynn.errors import SessionBusy
+from flynn.errors import SessionBusy, StoreError
 from flynn.identity import GatewayClient
 from flynn.messages import Delivery, InboundMessage, OutboundMessage
 from flynn.settings import GatewaySettings
@@ -66,6 +66,10 @@ _REFUSE_CLOSE_SECONDS = 1.0
 """How long a connection refused before ``hello`` may take to answer our close frame."""
 _TOO_FAST = "You are sending messages too fast; wait a moment and try again."
 _BUSY = "Flynn is still working on your earlier messages; try again in a moment."
+_NO_DATABASE = (
+    "Flynn can't reach its database right now, so it could not take that message; "
+    "send it again in a moment."
+)
 
 OnClientReady = Callable[[str], Awaitable[None]]
 """Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
@@ -531,6 +535,11 @@ class GatewayChannel:
             await self._on_message(message)
         except SessionBusy:
             await ws.send(error_frame("rate_limited", _BUSY, frame_id))
+        except StoreError:
+            # Not taken (nothing of it kept): the client may send it again, under the same id.
+            log.warning("gateway.intake_refused", client=client_id)
+            self._record_error("intake refused: the database is out of reach")
+            await ws.send(error_frame("internal", _NO_DATABASE, frame_id))
         except Exception as exc:  # per-frame boundary: answer, keep the connection
             log.exception("gateway.intake_failed", client=client_id)
             self._record_error(f"intake failed: {type(exc).__name__}")
