@@ -15,7 +15,9 @@ way, as each store redacts what it writes (``_REDACTED``): a row is still one ro
 are cut from the redacted text, and a vector of a redacted message is left out (``KindCount``).
 
 ``copied_from`` names the install a database was filled from: a database holding rows that are
-not a copy of this install is refused before anything is written.
+not a copy of this install is refused before anything is written, and so is one that went live
+(``went_live``, PostgreSQL migration 14: anything but the copy wrote to it), where a rerun would
+mix both sides' rows of the same ids or write over what people edited since.
 """
 
 from __future__ import annotations
