@@ -162,7 +162,9 @@ class App:
             users=settings.users,
             approvals=self.pairing,
         )
-        self.sessions = SessionRegistry(self.identity, services)
+        self.sessions = SessionRegistry(
+            self.identity, services, tell_workers=self.coordination.forgotten
+        )
         self.distiller = _distiller(settings, storage, providers, services)
 
     @classmethod

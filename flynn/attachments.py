@@ -354,6 +354,13 @@ def _notes(kept: Sequence[KeptFile], *, sees: bool, stored: bool) -> list[str]:
     return notes
 
 
+def kept_bytes(name: str, data: bytes) -> bytes:
+    """A file's bytes as ``FileStore.keep`` keeps them, told by its name alone (moving house
+    knows no media type): a text file's with credentials redacted, any other as they are."""
+    decoded = _decoded(data) if is_text("", name) else None
+    return data if decoded is None else redact(decoded)[0].encode("utf-8")
+
+
 def _looked_at(name: str, attachment: Attachment, data: bytes) -> KeptFile:
     """``data`` as the turn uses it: an image for the model, or a text file's words with
     credentials redacted (its size then that of the redacted text)."""

@@ -23,7 +23,8 @@ def add_storage_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     actions = storage.add_subparsers(title="storage commands", metavar="ACTION")
     described = (
         "copy this install (flynn.db and the people's folders in data_dir) into PostgreSQL, "
-        "then count every kind on both sides; safe to run again. Stop the daemon first."
+        "then count every kind on both sides; safe to run again until workers start on it. "
+        "Stop the daemon first."
     )
     copy = actions.add_parser("copy", help=described, description=described)
     copy.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
@@ -76,6 +77,17 @@ def _table(report: CopyReport) -> str:
         mark = "" if kind.matches else "  differs"
         lines.append(f"{kind.kind:<24}{kind.source:>10}{kind.target:>12}{kind.copied:>12}{mark}")
     differing = [kind.kind for kind in report.kinds if not kind.matches]
+    if report.redacted:
+        lines.append(
+            f"{report.redacted} rows and files held a credential an older flynn kept: removed "
+            "on the way (each still one row)"
+        )
+    left_out = sum(kind.left_out for kind in report.kinds)
+    if left_out:
+        lines.append(
+            f"{left_out} vectors of those messages left out: `flynn memory embed` (or a "
+            "running worker) embeds them anew"
+        )
     if differing:
         lines.append(f"{len(differing)} kind(s) differ: {', '.join(differing)}")
     elif report.copied:
@@ -92,12 +104,15 @@ def _json(report: CopyReport) -> str:
             "target": report.target,
             "matches": report.matches,
             "copied": report.copied,
+            "redacted": report.redacted,
             "kinds": [
                 {
                     "kind": kind.kind,
                     "sqlite": kind.source,
                     "postgresql": kind.target,
                     "copied": kind.copied,
+                    "redacted": kind.redacted,
+                    "left_out": kind.left_out,
                 }
                 for kind in report.kinds
             ],

@@ -21,7 +21,7 @@ from flynn.memory.database import Database
 from flynn.people.files import DirectoryPersonFiles
 from flynn.people.moving import PersonFilesCopy, UploadsCopy, person_namespaces
 from flynn.people_place import person_files
-from flynn.postgres.copy import CopiedKind, KindCount, Progress, copy_install
+from flynn.postgres.copy import COPY_WRITER, CopiedKind, KindCount, Progress, copy_install
 from flynn.postgres.gateway_token import PostgresGatewayToken
 from flynn.postgres.memory import PostgresMemory
 from flynn.schedule.migrations import SCHEMA
@@ -44,6 +44,11 @@ class CopyReport:
     @property
     def copied(self) -> int:
         return sum(kind.copied for kind in self.kinds)
+
+    @property
+    def redacted(self) -> int:
+        """Rows and files whose credentials were removed on the way (``KindCount.redacted``)."""
+        return sum(kind.redacted for kind in self.kinds)
 
 
 INSTALL_FILE = "install-id"
@@ -69,7 +74,10 @@ def copy_to_postgres(
         raise StoreError(f"no flynn install to copy in {data_dir}: {path} does not exist")
     with DataDirLock(data_dir):
         install = install_name(data_dir)
-        with Database.open(path, SCHEMA) as source, PostgresMemory.open(url) as target:
+        with (
+            Database.open(path, SCHEMA) as source,
+            PostgresMemory.open(url, writer=COPY_WRITER) as target,
+        ):
             namespaces = person_namespaces(data_dir)
             documents = person_files(settings, target.documents, clock, shared_database=True)
             also: list[CopiedKind] = [
@@ -78,6 +86,10 @@ def copy_to_postgres(
                 GatewayTokenCopy(data_dir, PostgresGatewayToken(target.db), clock),
             ]
             kinds = copy_install(source, target.db, install, also=also, progress=progress)
+            # Indexed here, by the copy, rather than by the next open (a worker's, a
+            # command's), which would count as going live (``claim``).
+            target.facts.index.index_missing()
+            target.team.index.index_missing()
             return CopyReport(path, target.db.shown_url, kinds)
 
 
@@ -87,6 +99,7 @@ class GatewayTokenCopy:
     database holding another token's digest is left alone, and the count says so."""
 
     kind = "gateway token"
+    redacted = 0
 
     def __init__(
         self, data_dir: Path, target: PostgresGatewayToken, clock: Callable[[], datetime]

@@ -78,7 +78,7 @@ RULES: dict[str, Rule] = {
     "persona": rule("stores", "language"),
     # the same stores on PostgreSQL (docs/postgresql.md): only the composition root may choose
     # them (test_only_the_composition_root_may_choose_the_postgresql_backend)
-    "postgres": rule("stores", "coordination errors memory messages"),
+    "postgres": rule("stores", "coordination credentials errors memory messages"),
     "access": rule("stores", "identity memory messages"),
     "attachments": rule("stores", "credentials messages providers.base"),
     # a person's own files (their folder, their task list), beside the stores

@@ -65,13 +65,15 @@ def test_a_copy_prints_each_kind_on_both_sides_and_a_rerun_copies_nothing(
     _no_password(again, postgres_server.password)
     assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)
-    assert report["matches"] is True and report["copied"] == 0
+    assert report["matches"] is True and report["copied"] == 0 and report["redacted"] == 0
     kinds = {kind["kind"]: kind for kind in report["kinds"]}
     assert kinds["uploaded files"] == {
         "kind": "uploaded files",
         "sqlite": 2,
         "postgresql": 2,
         "copied": 0,
+        "redacted": 0,
+        "left_out": 0,
     }
     assert "nothing to copy" in _copy(install.data_dir, postgres_url).stdout
 

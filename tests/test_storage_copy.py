@@ -22,7 +22,7 @@ from flynn.memory.vectors import SqliteVectors
 from flynn.messages import Attachment, ChannelAccount, InboundMessage
 from flynn.people.documents import DocumentsPersonFiles
 from flynn.people.files import DirectoryPersonFiles, person_directory
-from flynn.postgres.copy import KindCount, copy_install
+from flynn.postgres.copy import COPY_WRITER, KindCount, copy_install
 from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.vectors import PostgresVectors
 from flynn.schedule.jobs import PushLimits, Target
@@ -288,9 +288,13 @@ def test_a_copy_interrupted_midway_completes_on_the_next_run_without_duplicates(
 
     name = install_name(install.data_dir)
     with Database.open(install.data_dir / "flynn.db", SCHEMA) as source:
-        with PostgresMemory.open(postgres_url) as target, pytest.raises(Interrupted):
+        # The copy's own connections (``COPY_WRITER``): its writes do not mark the database live.
+        with (
+            PostgresMemory.open(postgres_url, writer=COPY_WRITER) as target,
+            pytest.raises(Interrupted),
+        ):
             copy_install(source, target.db, name, progress=fault, batch_rows=2)
-        with PostgresMemory.open(postgres_url) as target:
+        with PostgresMemory.open(postgres_url, writer=COPY_WRITER) as target:
             partial = target.db.fetchone("SELECT count(*) AS n FROM messages")
             assert partial is not None and 0 < partial["n"] < 6
             counts = copy_install(source, target.db, name, batch_rows=2)

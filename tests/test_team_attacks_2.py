@@ -26,7 +26,7 @@ from test_storage_copy import T0, build_install
 from websockets.asyncio.client import ClientConnection, connect
 from worker_pool import Worker, make_worker, rows, start_all, worker_config
 
-from flynn.errors import StorageUnusable
+from flynn.errors import CopyRefused, StorageUnusable
 from flynn.people.documents import DocumentsPersonFiles
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.memory import PostgresMemory
@@ -118,13 +118,6 @@ def _older_rows(data_dir: Path) -> None:
     (data_dir / "user" / "files" / "wifi.txt").write_text(f"password: {CREDENTIAL}\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: `flynn storage copy` copies rows as they are (flynn/postgres/copy.py "
-    "converts types only), so credentials an older install kept (messages.content, "
-    "documents.content, facts.value, a sent text file) are written into PostgreSQL; no store "
-    "path would write them there",
-)
 def test_a_copy_carries_no_credential_an_older_install_kept(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -134,6 +127,38 @@ def test_a_copy_carries_no_credential_an_older_install_kept(
     assert report.copied > 0
     held = _holding(postgres_url, CREDENTIAL)
     assert held == [], ", ".join(held)
+    # Each redacted row is still one row, and the report says how many were redacted.
+    kinds = {kind.kind: kind for kind in report.kinds}
+    assert report.matches, report.kinds
+    assert {name: kind.redacted for name, kind in kinds.items() if kind.redacted} == {
+        "documents": 1,
+        "messages": 1,
+        "facts": 1,
+        "uploaded files": 1,
+    }
+    assert report.redacted == 4
+    # The redacted message's postings are the redacted text's; its vector (and the next
+    # message's in its session, which embeds it too) is left out, to be embedded anew.
+    assert kinds["message_terms"].matches
+    assert kinds["embeddings"].left_out == 2
+    assert rows(postgres_url, "SELECT ref_id FROM embeddings WHERE ref_id IN (1, 2)") == []
+    assert rows(
+        postgres_url, "SELECT count(*) FROM message_terms WHERE term = 'zebra' AND message_id = 1"
+    ) == [(0,)]
+    # A rerun says the same, and writes nothing.
+    again = copy_to_postgres(install.settings, postgres_url)
+    assert again.matches and again.copied == 0 and again.redacted == 4
+    # What `flynn memory embed` and a worker's catch-up run embeds them anew, from the
+    # redacted text.
+    from fakes.embedder import HashingEmbedder
+
+    from flynn.postgres.vectors import PostgresVectors
+
+    with PostgresMemory.open(postgres_url) as pg:
+        vectors = PostgresVectors(pg.db, HashingEmbedder())
+        assert vectors.unembedded() == 2
+        assert sum(vectors.backfill()) == 2
+        assert vectors.unembedded() == 0
 
 
 def _person_file(url: str, namespace: str, name: str) -> str:
@@ -141,13 +166,6 @@ def _person_file(url: str, namespace: str, name: str) -> str:
         return DocumentsPersonFiles(pg.documents, lambda: T0).read(namespace, name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: a rerun of `flynn storage copy` after workers served the database "
-    "(docs/team.md: 'safe to run again') overwrites a person's file edited since with the "
-    "data dir's older text (PersonFilesCopy writes whenever the texts differ); the counts "
-    "match, it exits 0, and the edit is gone",
-)
 def test_a_rerun_after_going_live_keeps_a_file_a_person_edited_since(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -157,18 +175,12 @@ def test_a_rerun_after_going_live_keeps_a_file_a_person_edited_since(
     with PostgresMemory.open(postgres_url) as pg:
         files = DocumentsPersonFiles(pg.documents, lambda: T0 + timedelta(days=1))
         files.write("user", "USER.md", "# About me\n- Name: Ana\n- Moved to Porto\n")
-    # The operator runs the copy again, as the page says is safe.
-    copy_to_postgres(install.settings, postgres_url)
+    # The operator runs the copy again: refused, since the database went live (docs/team.md).
+    with pytest.raises(CopyRefused, match=r"in use since .*first to documents"):
+        copy_to_postgres(install.settings, postgres_url)
     assert "Porto" in _person_file(postgres_url, "user", "USER.md")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: after a copy, workers on PostgreSQL and the data dir's SQLite both number "
-    "new rows from the same id; a rerun of the copy (ON CONFLICT DO NOTHING on each table "
-    "alone) then hangs the SQLite message's tool steps (message_tools, keyed by message_id) "
-    "on another person's PostgreSQL message of that id",
-)
 def test_a_rerun_after_both_sides_moved_on_never_hangs_ones_rows_on_anothers(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -193,8 +205,9 @@ def test_a_rerun_after_both_sides_moved_on_never_hangs_ones_rows_on_anothers(
             now=now,
             tool_steps='[{"tool": "scratch_write", "text": "Ana private notes"}]',
         )
-    assert ana.id == bob.id  # the collision the rerun meets
-    copy_to_postgres(install.settings, postgres_url)
+    assert ana.id == bob.id  # the collision the rerun would meet
+    with pytest.raises(CopyRefused, match="in use since"):
+        copy_to_postgres(install.settings, postgres_url)
     assert (
         rows(
             postgres_url,
@@ -203,6 +216,42 @@ def test_a_rerun_after_both_sides_moved_on_never_hangs_ones_rows_on_anothers(
         )
         == []
     )
+
+
+async def test_a_first_copy_into_a_database_a_worker_already_served_is_refused(
+    tmp_path: Path, postgres_url: str, pool: list[Worker]
+) -> None:
+    # A worker started on the empty database before the install was copied: its start wrote
+    # (its lease on life, the gateway token), and what it wrote would meet the copy's ids.
+    worker = make_worker("1", worker_config(tmp_path / "w", llm=OFFLINE), tmp_path, postgres_url)
+    pool.append(worker)
+    await start_all([worker])
+    assert await worker.daemon.stop() == 0
+    install = build_install(tmp_path / "data")
+    with pytest.raises(CopyRefused) as refused:
+        copy_to_postgres(install.settings, postgres_url)
+    assert "copy into an empty database" in str(refused.value), refused.value
+    assert "\n" not in str(refused.value)
+    [(first,)] = rows(postgres_url, "SELECT first FROM went_live")  # what claim() also reads
+    assert first
+    assert rows(postgres_url, "SELECT count(*) FROM messages") == [(0,)]
+    assert rows(postgres_url, "SELECT count(*) FROM copied_from") == [(0,)]
+
+
+def test_every_table_a_worker_writes_marks_the_database_live(postgres_url: str) -> None:
+    # A table added later without the trigger would let a rerun of the copy write over it.
+    with PostgresMemory.open(postgres_url):
+        pass
+    left_out = {"flynn_migrations", "copied_from", "went_live"}
+    postings = {"message_terms", "fact_terms", "team_chunk_terms"}  # written with their rows
+    unmarked = rows(
+        postgres_url,
+        "SELECT table_name FROM information_schema.tables t WHERE table_schema = current_schema() "
+        "AND table_type = 'BASE TABLE' AND NOT EXISTS (SELECT 1 FROM information_schema.triggers "
+        "WHERE event_object_schema = t.table_schema AND event_object_table = t.table_name "
+        "AND trigger_name = 'flynn_went_live')",
+    )
+    assert {name for (name,) in unmarked} == left_out | postings
 
 
 # -- 3. two workers, several people ------------------------------------------------------------
@@ -639,16 +688,7 @@ async def test_a_copy_killed_with_sigkill_midway_is_completed_by_the_next_run(
     [
         "page",
         "command",
-        pytest.param(
-            "chat",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: `/forget name` in a chat rebuilds only its own session "
-                "(sessions/commands.py _forget -> session.rebuild_context); the person's other "
-                "live sessions, on this worker or another, keep their loaded turns and send the "
-                "forgotten name to the model at their next turn",
-            ),
-        ),
+        "chat",
     ],
 )
 async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches_no_prompt(

@@ -1,14 +1,14 @@
 """Moving a person's own files from one place to another (``flynn storage copy``): their files
 (USER.md, MEMORY_*.md, ...) from one ``PersonFiles`` to another, and the pictures and files they
 sent from one ``FileShelf`` to another, each written only where the target lacks it, so a rerun
-writes nothing."""
+writes nothing. Credentials are redacted on the way, as every write redacts them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from flynn.attachments import FILES_FOLDER, FileShelf
+from flynn.attachments import FILES_FOLDER, FileShelf, kept_bytes
 from flynn.people.files import person_directory
 from flynn.people.store import FORGOTTEN_MARK, PERSON_FILE_NAMES, PersonFiles, redacted
 
@@ -39,13 +39,16 @@ class PersonFilesCopy:
         self._source = source
         self._target = target
         self._namespaces = namespaces
+        self.redacted = 0
 
     def copy(self) -> int:
-        written = 0
+        written = self.redacted = 0
         for namespace in self._namespaces:
             held = {file.name for file in self._target.list_files(namespace)}
             for file in self._source.list_files(namespace):
-                text = redacted(file.name, self._source.read(namespace, file.name))
+                kept = self._source.read(namespace, file.name)
+                text = redacted(file.name, kept)
+                self.redacted += text != kept
                 if file.name not in held or self._target.read(namespace, file.name) != text:
                     self._target.write(namespace, file.name, text)
                     written += 1
@@ -60,7 +63,8 @@ class PersonFilesCopy:
 
 class UploadsCopy:
     """The pictures and files each person sent, from ``source`` to ``target`` under the same
-    names, their bytes as they are; one the target already has is left alone."""
+    names, their bytes as they are but a text file's credentials (an older install kept them:
+    ``kept_bytes``); one the target already has is left alone."""
 
     kind = "uploaded files"
 
@@ -70,14 +74,19 @@ class UploadsCopy:
         self._source = source
         self._target = target
         self._folders = [person_directory(data_dir, namespace) for namespace in namespaces]
+        self.redacted = 0
 
     def copy(self) -> int:
-        written = 0
+        written = self.redacted = 0
         for folder in self._folders:
             for name, _ in self._source.names(folder):
                 data = self._source.read(folder, name)
-                if data is not None and self._target.read(folder, name) is None:
-                    self._target.add(folder, name, data)
+                if data is None:
+                    continue
+                kept = kept_bytes(name, data)
+                self.redacted += kept != data
+                if self._target.read(folder, name) is None:
+                    self._target.add(folder, name, kept)
                     written += 1
         return written
 

@@ -10,18 +10,25 @@ the same messages the same way on both. Then each identity's sequence is moved p
 copied ids (and past SQLite's ``sqlite_sequence``: ids of deleted rows are not reused), so new
 rows do not collide. Vectors are copied as the bytes they are, under their model's name.
 
+Credentials an older install kept (stored before the stores redacted them) are redacted on the
+way, as each store redacts what it writes (``_REDACTED``): a row is still one row, the postings
+are cut from the redacted text, and a vector of a redacted message is left out (``KindCount``).
+
 ``copied_from`` names the install a database was filled from: a database holding rows that are
-not a copy of this install is refused before anything is written.
+not a copy of this install is refused before anything is written, and so is one that went live
+(``went_live``, PostgreSQL migration 14: anything but the copy wrote to it), where a rerun would
+mix both sides' rows of the same ids or write over what people edited since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import structlog
 
+from flynn.credentials import REDACTED_SECRET, is_secret_name, redact, redact_json
 from flynn.errors import CopyRefused
 from flynn.memory.database import Database, decode_time
 from flynn.memory.fts_words import FtsWords
@@ -30,6 +37,10 @@ from flynn.memory.sql import storable
 from flynn.postgres.database import PostgresDatabase
 
 log = structlog.get_logger(__name__)
+
+COPY_WRITER = "copy"
+"""The copy's ``flynn.writer`` (``PostgresDatabase.open(writer=...)``): what it writes does not
+mark the database live (``went_live``), so a rerun of an interrupted copy goes on."""
 
 BATCH_ROWS = 2_000
 """Rows a batch (one transaction) copies: what an interrupted run loses at most per table."""
@@ -44,10 +55,17 @@ class KindCount:
     target: int
     copied: int
     """Written by this run (0 on a rerun over a complete copy)."""
+    redacted: int = 0
+    """Source rows (files) whose text held a credential, removed on the way: each is still one
+    row. Counted over all of them on every run, so a rerun says the same."""
+    left_out: int = 0
+    """Source rows not copied on purpose: the vectors of messages whose text (or the text of
+    the message before them, which a vector embeds too) the copy redacted; ``flynn memory
+    embed`` and the daemon's catch-up embed those messages anew."""
 
     @property
     def matches(self) -> bool:
-        return self.source == self.target
+        return self.source == self.target + self.left_out
 
 
 class CopiedKind(Protocol):
@@ -63,6 +81,12 @@ class CopiedKind(Protocol):
 
     def counts(self) -> tuple[int, int]:
         """How many there are in the source and in the target."""
+        ...
+
+    @property
+    def redacted(self) -> int:
+        """How many of the source's had credentials removed on the way (by the last ``copy``,
+        which looks at them all)."""
         ...
 
 
@@ -115,6 +139,7 @@ WHERE table_schema = current_schema() AND table_name = %s AND is_generated = 'NE
 ORDER BY ordinal_position
 """
 _ORIGIN = "SELECT install FROM copied_from WHERE id = 1"
+_WENT_LIVE = "SELECT first, at FROM went_live WHERE id = 1"
 _CLAIM = "INSERT INTO copied_from (id, install) VALUES (1, %s) ON CONFLICT (id) DO NOTHING"
 _EXISTING_MESSAGES = "SELECT id FROM messages WHERE id = ANY(%s)"
 _COPY_TERMS = "COPY message_terms (term, message_id, root, occurs) FROM STDIN"
@@ -152,6 +177,71 @@ _CONVERTERS: dict[str, _Converter] = {
 }
 
 
+_Row = dict[str, Any]
+_Redaction = Callable[[Any, _Row], Any]
+
+
+def _text(value: Any, row: _Row) -> Any:
+    return value if value is None else redact(str(value))[0]
+
+
+def _json(value: Any, row: _Row) -> Any:
+    return value if value is None else redact_json(str(value))[0]
+
+
+def _fact_value(value: Any, row: _Row) -> Any:
+    # A fact under a credential's name is never stored (``is_secret``); the row stays, blank.
+    field_name = row.get("field")
+    if field_name and is_secret_name(str(field_name)):
+        return REDACTED_SECRET
+    return _text(value, row)
+
+
+# What each store redacts on write (``flynn.credentials``), by table and column.
+_REDACTED: dict[str, dict[str, _Redaction]] = {
+    "documents": {"content": _text},
+    "sessions": {"summary": _text},
+    "messages": {"content": _text},
+    "message_tools": {"steps": _json},
+    "facts": {"value": _fact_value},
+    "entities": {"description": _text},
+    "intake": {"text": _text, "reply": _text},
+    "team_documents": {"title": _text},
+    "team_chunks": {"heading": _text, "content": _text},
+    "jobs": {"text": _text},
+    "pushes": {"text": _text},
+    "job_runs": {"text": _text},
+}
+
+
+@dataclass(slots=True)
+class _Redactions:
+    """What one run's scan of the source found: rows redacted per table, the messages whose
+    vectors are stale, and how the redacted messages' postings differ from FTS5's."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+    stale_vectors: set[int] = field(default_factory=set)
+    left_out: int = 0
+    postings_delta: int = 0
+
+
+def _redacted(table: str, batch: Sequence[Any], found: _Redactions) -> list[_Row]:
+    """The batch's rows as dicts, credentials redacted (counted in ``found``)."""
+    columns = _REDACTED.get(table, {})
+    rows = [dict(row) for row in batch]
+    if not columns:
+        return rows
+    changed = 0
+    for row in rows:
+        before = [row.get(name) for name in columns]
+        for name, redaction in columns.items():
+            if name in row:
+                row[name] = redaction(row[name], row)
+        changed += before != [row.get(name) for name in columns]
+    found.rows[table] = found.rows.get(table, 0) + changed
+    return rows
+
+
 def copy_install(
     source: Database,
     target: PostgresDatabase,
@@ -169,56 +259,75 @@ def copy_install(
     claim(target, install)
     log.info("storage.copy.started", source=str(source.path), target=target.shown_url)
     copied: dict[str, int] = {}
+    found = _Redactions()
     for table in TABLES:
         if table.name == "messages":
             copied["messages"], copied[POSTINGS] = _copy_messages(
-                source, target, progress, batch_rows
+                source, target, progress, batch_rows, found
             )
         else:
-            copied[table.name] = _copy_table(source, target, table, progress, batch_rows)
+            copied[table.name] = _copy_table(source, target, table, progress, batch_rows, found)
         log.info("storage.copy.table", table=table.name, copied=copied[table.name])
     _advance_sequences(source, target)
     extra = {}
     for kind in also:
         extra[kind.kind] = kind.copy()
         log.info("storage.copy.table", table=kind.kind, copied=extra[kind.kind])
-    counts = count_kinds(source, target, copied)
+    counts = count_kinds(source, target, copied, found)
     for kind in also:
-        found, held = kind.counts()
-        counts.append(KindCount(kind.kind, found, held, extra[kind.kind]))
+        source_count, held = kind.counts()
+        counts.append(KindCount(kind.kind, source_count, held, extra[kind.kind], kind.redacted))
+    if redacted_rows := sum(count.redacted for count in counts):
+        log.info("storage.copy.redacted", rows=redacted_rows)
     return counts
 
 
 def claim(target: PostgresDatabase, install: str) -> None:
     """Marks ``target`` as filled from ``install``; ``CopyRefused`` when it was filled from
-    another, or holds rows and does not say where from."""
+    another, holds rows and does not say where from, or went live: a worker or a command wrote
+    to it (``went_live``, marked by the first row anything but a copy writes; a worker's start
+    writes one). After that, both sides number new rows from the same ids and a person may have
+    edited what the copy would write again: only a copy into a database nothing else has
+    written is safe to repeat."""
     row = target.fetchone(_ORIGIN)
-    if row is not None:
-        if row["install"] != install:
-            raise CopyRefused(
-                f"{target.shown_url} holds a copy of another flynn install, not of this one: "
-                "copy into an empty database"
-            )
-        return
-    occupied = [table.name for table in TABLES if _has_rows(target, table.name)]
-    if occupied:
+    if row is not None and row["install"] != install:
         raise CopyRefused(
-            f"{target.shown_url} already holds data that is not a copy of this install "
-            f"({', '.join(occupied)}): copy into an empty database"
+            f"{target.shown_url} holds a copy of another flynn install, not of this one: "
+            "copy into an empty database"
         )
-    target.execute(_CLAIM, (install,))
+    if row is None:
+        occupied = [table.name for table in TABLES if _has_rows(target, table.name)]
+        if occupied:
+            raise CopyRefused(
+                f"{target.shown_url} already holds data that is not a copy of this install "
+                f"({', '.join(occupied)}): copy into an empty database"
+            )
+    live = target.fetchone(_WENT_LIVE)
+    if live is not None:
+        raise CopyRefused(
+            f"{target.shown_url} has been in use since {live['at']:%Y-%m-%d %H:%M} UTC "
+            f"(workers or commands wrote to it, first to {live['first']}), so copying again "
+            "could overwrite or mix up their rows: keep it as it is, or copy into an empty database"
+        )
+    if row is None:
+        target.execute(_CLAIM, (install,))
 
 
 def count_kinds(
-    source: Database, target: PostgresDatabase, copied: dict[str, int] | None = None
+    source: Database,
+    target: PostgresDatabase,
+    copied: Mapping[str, int],
+    found: _Redactions,
 ) -> list[KindCount]:
     """Each table's rows on both sides, and the search postings; ``copied`` says how many this
-    run wrote. A target's documents count those the source has (the rest are person files,
-    counted on their own)."""
-    written = copied or {}
+    run wrote, ``found`` what its scan redacted and left out. A target's documents count those
+    the source has (the rest are person files, counted on their own). The source's postings
+    are FTS5's, but for the redacted messages: theirs are counted from the redacted text, as
+    they were written."""
+    written = copied
     counts = []
     for table in TABLES:
-        found = _count(source.fetchone(f"SELECT count(*) AS n FROM {table.name}"))
+        rows = _count(source.fetchone(f"SELECT count(*) AS n FROM {table.name}"))
         if table.name == "documents":
             names = [row["namespace"] for row in source.fetchall("SELECT namespace FROM documents")]
             held = _count(
@@ -228,9 +337,18 @@ def count_kinds(
             )
         else:
             held = _count(target.fetchone(f"SELECT count(*) AS n FROM {table.name}"))
-        counts.append(KindCount(table.name, found, held, written.get(table.name, 0)))
+        counts.append(
+            KindCount(
+                table.name,
+                rows,
+                held,
+                written.get(table.name, 0),
+                found.rows.get(table.name, 0),
+                found.left_out if table.name == "embeddings" else 0,
+            )
+        )
     source.execute(_SOURCE_VOCABULARY)
-    postings = _count(source.fetchone(_SOURCE_POSTINGS))
+    postings = _count(source.fetchone(_SOURCE_POSTINGS)) + found.postings_delta
     held = _count(target.fetchone(_TARGET_POSTINGS))
     counts.append(KindCount(POSTINGS, postings, held, written.get(POSTINGS, 0)))
     return counts
@@ -284,20 +402,32 @@ def _copy_table(
     table: _Table,
     progress: Progress | None,
     batch_rows: int,
+    found: _Redactions,
 ) -> int:
     columns = _columns(source, target, table.name)
     select = ", ".join(f'"{column.name}"' for column in columns)
     statement = _insert(table.name, columns)
     written = 0
-    for rows in source.batches(
+    for batch in source.batches(
         f"SELECT {select} FROM {table.name} ORDER BY {table.order}", size=batch_rows
     ):
+        rows = _redacted(table.name, batch, found)
+        if table.name == "embeddings":
+            kept = [row for row in rows if not _is_stale(row, found.stale_vectors)]
+            found.left_out += len(rows) - len(kept)
+            rows = kept
+            if not rows:
+                continue
         with target.transaction():
             stored = target.execute(statement, _arrays(columns, rows))
         written += stored
         if progress is not None:
             progress(table.name, stored)
     return written
+
+
+def _is_stale(row: _Row, stale: set[int]) -> bool:
+    return row["kind"] == "message" and int(row["ref_id"]) in stale
 
 
 def _columns(source: Database, target: PostgresDatabase, table: str) -> list[_Column]:
@@ -308,21 +438,43 @@ def _columns(source: Database, target: PostgresDatabase, table: str) -> list[_Co
 
 
 def _copy_messages(
-    source: Database, target: PostgresDatabase, progress: Progress | None, batch_rows: int
+    source: Database,
+    target: PostgresDatabase,
+    progress: Progress | None,
+    batch_rows: int,
+    found: _Redactions,
 ) -> tuple[int, int]:
     """Messages with their search postings, each batch with its postings in one transaction;
-    those already copied are left alone (not cut into words again). Returns the messages and
-    the term instances (postings weighed by their counts) written."""
+    those already copied are left alone (not cut into words again). Credentials are redacted
+    first (every batch, copied or not, so ``found`` is whole on a rerun too): the postings are
+    the redacted text's, and the vectors of a redacted message and of the next one in its
+    session (which embeds it too) are marked stale. Returns the messages and the term
+    instances (postings weighed by their counts) written."""
     columns = _columns(source, target, "messages")
     words = FtsWords()
     derived = [_Column("root", "text", False), _Column("terms", "int4", False)]
     statement = _insert("messages", [*columns, *derived], returning="id")
     select = ", ".join(f'"{column.name}"' for column in columns)
     written = instances = 0
+    redacted_last: dict[str, bool] = {}  # each session's last message so far: was it redacted?
     for batch in source.batches(f"SELECT {select} FROM messages ORDER BY id", size=batch_rows):
-        ids = [int(row["id"]) for row in batch]
+        redacted = _redacted("messages", batch, found)
+        changed = []
+        for before, row in zip(batch, redacted, strict=True):
+            message_id, session = int(row["id"]), str(row["session"])
+            is_changed = row["content"] != before["content"]
+            if is_changed or redacted_last.get(session, False):
+                found.stale_vectors.add(message_id)
+            redacted_last[session] = is_changed
+            if is_changed:
+                changed.append((str(before["content"]), str(row["content"])))
+        if changed:
+            was = words.index([old for old, _ in changed])
+            now = words.index([new for _, new in changed])
+            found.postings_delta += sum(t.length for t in now) - sum(t.length for t in was)
+        ids = [int(row["id"]) for row in redacted]
         there = {int(row["id"]) for row in target.fetchall(_EXISTING_MESSAGES, (ids,))}
-        rows = [row for row in batch if int(row["id"]) not in there]
+        rows = [row for row in redacted if int(row["id"]) not in there]
         if not rows:
             continue
         indexed = words.index([str(row["content"]) for row in rows])

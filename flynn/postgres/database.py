@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 import structlog
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -117,10 +118,17 @@ class PostgresDatabase:
 
     @classmethod
     def open(
-        cls, url: str, *, max_connections: int = 4, timeout_seconds: float = 10.0
+        cls,
+        url: str,
+        *,
+        max_connections: int = 4,
+        timeout_seconds: float = 10.0,
+        writer: str | None = None,
     ) -> PostgresDatabase:
         """Connects to the database at ``url`` (``postgresql://user:password@host/name``) and
         migrates it to the latest schema, then keeps up to ``max_connections`` open.
+        ``writer`` is set as each connection's ``flynn.writer``: ``"copy"`` (moving house)
+        writes without marking the database live (migration 14, ``went_live``).
 
         Raises ``StorageUnusable`` when the server cannot be reached or refuses the login,
         ``StoreError`` when a migration fails or the schema is newer than this code; their
@@ -129,6 +137,10 @@ class PostgresDatabase:
         passwords = passwords_in(url)
         settings = _settings()
         try:
+            if writer is not None:
+                # Beside the URL's own options (a search_path), which a keyword would replace.
+                given = conninfo_to_dict(url).get("options") or ""
+                settings["options"] = f"{given} -c flynn.writer={writer}".strip()
             with psycopg.connect(url, connect_timeout=max(1, round(timeout_seconds)), **settings):
                 pass
         except psycopg.Error as exc:

@@ -124,11 +124,17 @@ class PostgresMemory:
 
     @classmethod
     def open(
-        cls, url: str, parts: Iterable[Part] = (), relations: RelationsOf | None = None
+        cls,
+        url: str,
+        parts: Iterable[Part] = (),
+        relations: RelationsOf | None = None,
+        *,
+        writer: str | None = None,
     ) -> PostgresMemory:
-        """Connects to and migrates the database at ``url`` (``PostgresDatabase.open``); raises
-        ``StorageUnusable`` or ``StoreError`` (without the password) if it cannot."""
-        return cls(PostgresDatabase.open(url), parts, relations)
+        """Connects to and migrates the database at ``url`` (``PostgresDatabase.open``, which
+        says what ``writer`` is); raises ``StorageUnusable`` or ``StoreError`` (without the
+        password) if it cannot."""
+        return cls(PostgresDatabase.open(url, writer=writer), parts, relations)
 
     def uploads(self, data_dir: Path) -> PostgresUploads:
         """The pictures and files people send (``FileStore``'s shelf), for a worker whose

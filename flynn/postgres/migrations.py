@@ -550,6 +550,50 @@ CREATE INDEX team_chunks_unindexed ON team_chunks (id) WHERE terms IS NULL;
 ALTER TABLE team_chunks DROP COLUMN words;
 """
 
+# Moving house may be run again only while nothing else has written (``flynn.postgres.copy``
+# ``claim``): the first row any worker or command writes, in any table but the ledgers below and
+# the postings (written only with their rows), records itself in ``went_live``. The copy's own
+# connections say ``flynn.writer = copy`` (``PostgresDatabase.open(writer=...)``) and are left
+# out. Row-level, so a statement that changes nothing (an open's indexing of what is already
+# indexed) marks nothing; once marked, each row written costs one probe of a one-row table.
+_WENT_LIVE = """
+CREATE TABLE went_live (
+    id         integer PRIMARY KEY CHECK (id = 1),
+    first      text NOT NULL,
+    at         timestamptz NOT NULL DEFAULT now()
+);
+-- A database workers served before this version: what they leave behind says so.
+INSERT INTO went_live (id, first)
+SELECT 1, 'workers' WHERE EXISTS (SELECT 1 FROM workers)
+    OR EXISTS (SELECT 1 FROM leader_leases)
+    OR EXISTS (SELECT 1 FROM intake WHERE owner IS NOT NULL);
+CREATE FUNCTION flynn_note_live_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('flynn.writer', true) IS DISTINCT FROM 'copy'
+       AND NOT EXISTS (SELECT 1 FROM went_live) THEN
+        INSERT INTO went_live (id, first) VALUES (1, TG_TABLE_NAME) ON CONFLICT (id) DO NOTHING;
+    END IF;
+    RETURN NULL;
+END
+$$;
+DO $$
+DECLARE
+    name text;
+BEGIN
+    FOR name IN
+        SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+          AND table_name NOT IN ('flynn_migrations', 'copied_from', 'went_live',
+                                 'message_terms', 'fact_terms', 'team_chunk_terms')
+    LOOP
+        EXECUTE format(
+            'CREATE TRIGGER flynn_went_live AFTER INSERT OR UPDATE OR DELETE ON %I '
+            'FOR EACH ROW EXECUTE FUNCTION flynn_note_live_write()', name);
+    END LOOP;
+END
+$$;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -564,5 +608,6 @@ MIGRATIONS: tuple[str, ...] = (
     _WORKERS,
     _GATEWAY_TOKEN,
     _POSTINGS,
+    _WENT_LIVE,
 )
 LATEST_VERSION = len(MIGRATIONS)

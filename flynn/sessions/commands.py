@@ -78,6 +78,11 @@ class Session(Protocol):
 
     def rebuild_context(self) -> None: ...
 
+    def forgot(self) -> None:
+        """Something of the session's memory root was forgotten: once the command is done, the
+        person's other live sessions, here and on the other workers, drop what they loaded."""
+        ...
+
     async def compact_now(
         self, *, shrink: bool = False, use_model: bool | None = None
     ) -> CompactionOutcome | None: ...
@@ -317,8 +322,10 @@ async def _forget(session: Session, arg: str) -> TurnResult:
         counts = services.memory.forgetter.forget_field(session.scope.root, field_name)
         if not counts.get("facts"):
             return TurnResult(f"I had nothing stored under {field_name!r}.")
-        # The session context and the loaded turns may quote the value: rebuild them.
+        # The session context and the loaded turns may quote the value: rebuild them, here
+        # and in the person's other sessions.
         session.rebuild_context()
+        session.forgot()
         writer = services.learning.writer
         if writer.embeds and counts.get("embeddings"):
             # Redacted messages (and those after them) lost their vectors: embed them anew.
@@ -332,6 +339,7 @@ async def _forget(session: Session, arg: str) -> TurnResult:
         )
     removed = services.memory.history.forget_session(session.session_id)
     session.rebuild_context()
+    session.forgot()
     return TurnResult(
         f"Deleted this conversation ({removed} messages). Facts you told me are kept; "
         "use /forget FIELD (e.g. /forget name) to remove one." + _distilled_forgotten(session)

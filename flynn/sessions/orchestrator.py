@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -62,13 +62,30 @@ class _Prepared:
     """The pictures and text files that came with the message, for this request only."""
 
 
-class Orchestrator:
-    """Serves one session key with one memory scope."""
+async def _nobody_else(orchestrator: Orchestrator) -> None:
+    pass
 
-    def __init__(self, key: SessionKey, scope: MemoryScope, services: SessionServices) -> None:
+
+class Orchestrator:
+    """Serves one session key with one memory scope.
+
+    ``on_forgotten`` is called once a command that forgot something of the scope's root is done
+    (outside the session's lock): the person's other sessions drop what they loaded
+    (``SessionRegistry``); this one rebuilt its own already."""
+
+    def __init__(
+        self,
+        key: SessionKey,
+        scope: MemoryScope,
+        services: SessionServices,
+        *,
+        on_forgotten: Callable[[Orchestrator], Awaitable[None]] = _nobody_else,
+    ) -> None:
         self.key = key
         self.scope = scope
         self._services = services
+        self._on_forgotten = on_forgotten
+        self._forgot = False  # a command forgot something of the root: tell the others after it
         self.session_id = str(key)
         self._lock = asyncio.Lock()
         self._conversation = Conversation(services.memory.history, self.session_id)
@@ -237,10 +254,24 @@ class Orchestrator:
             # A command may forget or reset what background learning is about to write.
             await self._learning.wait()
             try:
-                return await commands.run(self, name, arg)
+                result = await commands.run(self, name, arg)
             except Exception:
                 log.exception("command.crashed", command=name)
-                return TurnResult("That command failed on my side; please try again.", "internal")
+                result = TurnResult("That command failed on my side; please try again.", "internal")
+        if self._forgot:
+            self._forgot = False
+            # Outside this session's lock: the other sessions' wait for their turns in flight
+            # must neither hold this one up nor wait on it (two /forget at once).
+            try:
+                await self._on_forgotten(self)
+            except Exception:  # the command is done; a session not told keeps what it loaded
+                log.exception("command.forgotten_not_told", command=name)
+        return result
+
+    def forgot(self) -> None:
+        """Something of the scope's root was forgotten by the running command: once it is
+        done, the person's other sessions drop what they loaded (``on_forgotten``)."""
+        self._forgot = True
 
     async def wait_idle(self) -> None:
         """Returns once no turn runs and no compaction, background learning or embedding is

@@ -3,10 +3,16 @@ dropped when idle; the router's ``Sessions`` seam."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flynn.identity import Identity, MemoryScope
 from flynn.messages import Attachment, ChannelAccount, SessionKey
 from flynn.sessions.orchestrator import Orchestrator
 from flynn.sessions.services import SessionServices
+
+
+def _nobody(root: str) -> None:
+    pass
 
 
 class SessionRegistry:
@@ -14,9 +20,18 @@ class SessionRegistry:
 
     ``aclose`` waits for every session's compaction, learning and embedding in flight."""
 
-    def __init__(self, identity: Identity, services: SessionServices) -> None:
+    def __init__(
+        self,
+        identity: Identity,
+        services: SessionServices,
+        *,
+        tell_workers: Callable[[str], None] = _nobody,
+    ) -> None:
+        """``tell_workers(root)``: the other workers' live sessions of ``root`` drop what they
+        loaded (``Coordination.forgotten``), after a ``/forget`` here."""
         self._identity = identity
         self._services = services
+        self._tell_workers = tell_workers
         self._live: dict[SessionKey, Orchestrator] = {}
         self._started: set[SessionKey] = set()
         self._people: set[str] = set()
@@ -40,7 +55,7 @@ class SessionRegistry:
                 # from `flynn init`, everyone else's at their first message.
                 self._people.add(scope.root)
                 files.ensure_templates(scope.root)
-            orchestrator = Orchestrator(key, scope, self._services)
+            orchestrator = Orchestrator(key, scope, self._services, on_forgotten=self._forgot_in)
             orchestrator.choose_tier(self._tiers.pop(key, None))
             if key not in self._started:
                 # A session starts at its first message after the daemon starts:
@@ -86,15 +101,22 @@ class SessionRegistry:
                 self._tiers[key] = orchestrator.chosen_tier
             await orchestrator.aclose()
 
-    async def forgotten(self, root: str) -> None:
+    async def forgotten(self, root: str, *, but: SessionKey | None = None) -> None:
         """Something under the memory ``root`` was forgotten from outside a session (the memory
-        page): each live session of it drops its session context and loaded turns, which may
-        quote it, once its work in flight is done (as ``/forget`` does for its own)."""
-        for orchestrator in list(self._live.values()):
-            if orchestrator.scope.root == root:
+        page), or by ``/forget`` in session ``but`` (which rebuilt itself): each other live
+        session of it drops its session context and loaded turns, which may quote it, once its
+        work in flight is done (as ``/forget`` does for its own)."""
+        for key, orchestrator in list(self._live.items()):
+            if orchestrator.scope.root == root and key != but:
                 await orchestrator.wait_idle()
                 # No await since wait_idle returned: no turn can have started in between.
                 orchestrator.rebuild_context()
+
+    async def _forgot_in(self, orchestrator: Orchestrator) -> None:
+        """A command of ``orchestrator``'s session (``/forget``) forgot something of its root:
+        the other workers are told, then this process's other sessions of it rebuilt."""
+        self._tell_workers(orchestrator.scope.root)
+        await self.forgotten(orchestrator.scope.root, but=orchestrator.key)
 
     async def aclose(self) -> None:
         """Waits for every session's work in flight, then forgets them all."""

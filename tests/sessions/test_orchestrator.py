@@ -423,6 +423,26 @@ async def test_forget_field_in_chat_removes_the_fact_and_its_mentions(
     assert memory_in(request.system).user_name is None
 
 
+async def test_forget_in_chat_reaches_the_persons_other_sessions_of_this_daemon(
+    harness: Callable[..., Harness],
+) -> None:
+    # One daemon on SQLite: the laptop's turns are loaded (and its session context built)
+    # when the phone says /forget; the laptop's next prompt must not quote the name.
+    h = harness(**SHARED)
+    app = h.open()
+    laptop, phone = h.session("gateway", "laptop"), h.session("telegram", "42")
+    await laptop.handle("My name is Zanzibar.")
+    await laptop.handle("hello again")
+    assert "Zanzibar" in repr(h.chat.requests[-1])
+    await phone.handle("hi")
+
+    forgot = await phone.handle(CommandCall("forget", "name"))
+    assert "Forgotten: name" in forgot.text
+    assert app.memory.history.search("user", "Zanzibar", limit=5) == []
+    await laptop.handle("who am I?")
+    assert "Zanzibar" not in repr(h.chat.requests[-1])
+
+
 async def test_the_context_estimate_follows_the_turns_it_holds(
     harness: Callable[..., Harness],
 ) -> None:
