@@ -317,6 +317,52 @@ async def test_a_kept_lock_connection_the_server_dropped_is_replaced(postgres_ur
         db.close()
 
 
+async def test_a_turn_cancelled_as_it_gives_its_lock_back_closes_its_connection(
+    postgres_url: str,
+) -> None:
+    """A drain's cancellation landing as a turn gives its session back (the unlock under way)
+    closes the lock connection: kept by nobody, it stayed open (a ``ResourceWarning`` when
+    collected) and its place among the few was lost, so a worker with one waited for ever."""
+    clock = FakeClock()
+    db = PostgresDatabase.open(f"{postgres_url}&application_name=locks")
+    try:
+        coordination = PostgresCoordination(
+            db, worker_id="locks", clock=clock, times=FAST, lock_connections=1
+        )
+        inbound = PostgresInboundLog(db)
+        keys = []
+        for n in (1, 2):
+            message = InboundMessage(
+                channel="gateway",
+                chat_id="c1",
+                sender_id="p",
+                text=f"message {n}",
+                message_id=f"m{n}",
+                received_at=clock(),
+            )
+            inbound.accept(message, "gateway:c1", "user", keep_text=True, now=clock())
+            coordination.accepted(message.intake_key)
+            keys.append(message.intake_key)
+
+        async def cancelled_at_its_end() -> None:
+            async with coordination.turn("gateway:c1", keys[0]) as ours:
+                assert ours
+                task = asyncio.current_task()
+                assert task is not None
+                task.cancel()  # delivered at the turn's next wait: the unlock's statement
+
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.create_task(cancelled_at_its_end())
+        assert coordination.lock_connections == 0
+        # The one lock connection is to be had again, and the session's lock went with it.
+        async with asyncio.timeout(20), coordination.turn("gateway:c1", keys[1]) as ours:
+            assert ours
+        await coordination.release()
+        assert coordination.lock_connections == 0
+    finally:
+        db.close()
+
+
 async def test_a_worker_killed_mid_turn_has_its_message_answered_once_by_the_other(
     workers: Workers, postgres_url: str
 ) -> None:
