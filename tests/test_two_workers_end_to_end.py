@@ -61,6 +61,8 @@ async def test_a_fact_told_to_one_worker_is_recalled_through_the_other(
     assert "Noted" in await laptop.say("m1", "I live in Lisbon.")
     assert "Lisbon" in await phone.say("m1", "where do I live?")
     assert "Lisbon" not in await phone.say("m2", "what is the capital of the moon?")
+    # Each worker has recorded the acknowledgements it was sent before the database is read.
+    await asyncio.gather(laptop.settle(), phone.settle())
     await laptop.close()
     await phone.close()
 
@@ -180,8 +182,11 @@ async def test_kill_9_of_a_worker_mid_turn_under_20_clients_loses_and_doubles_no
             await client.send("m2", f"turn 2 from {client.client_id}")
         taken_over = await asyncio.gather(*(c.until("reply", "m1") for c in on_a))
         await asyncio.gather(*(c.until("reply", "m2") for c in on_b))
-        # A barrier per client: a further turn, answered after anything still owed to it.
+        # A barrier per client: a further turn, answered after anything still owed to it, and
+        # its acknowledgement recorded (read at once after the last reply, the database could
+        # still say ``answered`` for a reply the client had, and had acknowledged).
         await asyncio.gather(*(c.say("m3", f"turn 3 from {c.client_id}") for c in clients))
+        await asyncio.gather(*(c.settle() for c in clients))
         await asyncio.gather(*(c.close() for c in clients))
 
     assert [r["text"] for r in taken_over] == [f"re: turn 1 from {c.client_id}" for c in on_a]

@@ -159,6 +159,17 @@ class Client:
         reply: str = (await self.until("reply", frame_id))["text"]
         return reply
 
+    async def settle(self) -> None:
+        """A ``history`` request and its answer: a worker handles a connection's frames one at
+        a time, each acknowledgement recorded in the database before the next frame is read,
+        so once the answer comes every ``ack`` this client sent before it is recorded. (A
+        reply read is acknowledged, but the worker may not have recorded it yet when a test
+        closes the connection and reads the database.)"""
+        assert self.ws is not None
+        frame_id = f"settle-{len(self.frames)}"
+        await self.ws.send(json.dumps({"type": "history", "id": frame_id, "limit": 1}))
+        await self.until("history", frame_id)
+
     def got(self, kind: str, frame_id: str | None = None) -> list[dict[str, Any]]:
         return [
             frame

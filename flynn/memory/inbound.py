@@ -81,10 +81,13 @@ UPDATE intake SET state = ?, text = NULL, attachments = NULL, reply = ?, reply_e
                   answered_at = ?
 WHERE {_KEY}
 """
+# Only a stored reply is delivered: an acknowledged notice about a message not answered yet
+# (an error frame under its id, "restarting") would otherwise close the row, and its answer,
+# stored later, would stay ``answered`` for good, sent again at every hello.
 _DELIVERED = f"""
 UPDATE intake SET state = CASE state WHEN 'answered' THEN 'delivered' ELSE state END,
                   completed_at = ?
-WHERE {_KEY} AND completed_at IS NULL
+WHERE {_KEY} AND completed_at IS NULL AND state IN ('answered', 'failed')
 """
 _GIVE_UP = f"""
 UPDATE intake SET state = 'failed', text = NULL, attachments = NULL, completed_at = ?

@@ -268,6 +268,12 @@ class PostgresCoordination:
             await self._locks.give_back(connection, broken=True)
             log.warning("workers.unlock_failed", session=session)
             return
+        except BaseException:
+            # Cancelled while giving the lock back (a drain's deadline as the turn ends): whether
+            # the unlock ran is unknown, so the connection goes, and the lock with it; kept by
+            # nobody, it would stay open, and its place among the few would be lost.
+            await self._locks.give_back(connection, broken=True)
+            raise
         await self._locks.give_back(connection)
 
     async def _take_session(self, session: str, key: IntakeKey) -> tuple[AsyncConnection, bool]:

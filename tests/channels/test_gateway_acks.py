@@ -72,6 +72,34 @@ async def test_a_push_is_acknowledged_by_its_id() -> None:
         assert await acks.next() == Acknowledged("phone", push_id="17")
 
 
+async def test_a_frame_offered_again_just_after_its_ack_is_not_sent_again() -> None:
+    """A schedule round that read a push as waiting just before its ``ack`` was recorded offers
+    it once more: the client has it, so it is not sent again (and counts as delivered). A
+    different frame under an acknowledged id (a message's answer after a notice about it)
+    still goes."""
+    acks = Acks()
+    async with (
+        running_gateway(on_acknowledged=acks) as gateway,
+        gateway.client("phone", protocol=2) as ws,
+    ):
+        channel = gateway.channel
+        assert await channel.send(_push("phone", "stretch", "17")) == Delivery.deferred(["p17"])
+        assert (await recv(ws))["id"] == "p17"
+        await send(ws, {"type": "ack", "id": "p17"})
+        assert await acks.next() == Acknowledged("phone", push_id="17")
+        assert await channel.send(_push("phone", "stretch", "17")) == Delivery.delivered(["p17"])
+        notice = OutboundMessage(
+            SessionKey("gateway", "phone"), "restarting", reply_to="c1", error_code="internal"
+        )
+        await channel.send(notice)
+        assert (await recv(ws))["type"] == "error"
+        await send(ws, {"type": "ack", "id": "c1"})
+        await acks.next()
+        assert await channel.send(_reply("phone", "the answer", "c1")) == Delivery.deferred(["c1"])
+        frame = await recv(ws)  # nothing came between: the push was not sent again
+        assert (frame["type"], frame["id"], frame["text"]) == ("reply", "c1", "the answer")
+
+
 async def test_what_was_not_acknowledged_is_sent_again_on_the_next_connection() -> None:
     async with running_gateway() as gateway:
         channel = gateway.channel

@@ -185,6 +185,24 @@ def test_undelivered_replies_are_one_chats_in_order_until_delivered(inbound: Sql
     assert [u.reply for u in inbound.undelivered("gateway", "web-b")] == ["r1"]
 
 
+def test_an_acknowledged_notice_leaves_the_message_to_be_answered_and_delivered(
+    inbound: SqlInboundLog,
+) -> None:
+    """A notice under a message's id before its answer ("Flynn is restarting", "I can't reach
+    my database"), acknowledged by a protocol 2 client, is not the answer: the answer, stored
+    later, is delivered by its own acknowledgement, and not sent again after."""
+    first = message("hello", "c1", "gateway", "web")
+    inbound.accept(first, "gateway:web", "user", keep_text=True, now=T0)
+    assert not inbound.delivered(key("c1", "gateway", "web"), now=T0)  # the notice's ack
+    inbound.answered(key("c1", "gateway", "web"), reply="hi!", error_code=None, now=T0)
+    assert [u.reply for u in inbound.undelivered("gateway", "web")] == ["hi!"]
+    assert inbound.delivered(key("c1", "gateway", "web"), now=T0)
+    assert inbound.undelivered("gateway", "web") == []
+    assert inbound.unfinished() == []
+    again = inbound.accept(first, "gateway:web", "user", keep_text=True, now=T0)
+    assert again.state == "delivered"
+
+
 def test_an_older_gateway_row_keeps_its_frame_id_across_the_migration(db_path: Path) -> None:
     """Rows written before intake had three key columns held ``<client_id>:<frame_id>``; the
     migration leaves the frame id, so a reply stored then is still sent under its own id."""

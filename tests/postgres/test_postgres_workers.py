@@ -29,7 +29,7 @@ from evals.scripted_provider import ScriptedProvider
 from flynn.app import App, Service, ServiceOptions, build_service
 from flynn.channels.gateway import GatewayChannel
 from flynn.coordination import WorkerEvents
-from flynn.messages import InboundMessage
+from flynn.messages import InboundMessage, IntakeKey
 from flynn.postgres.coordination import LOCK_CONNECTIONS, PostgresCoordination, WorkerTimes
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.inbound import PostgresInboundLog
@@ -279,27 +279,35 @@ async def test_many_sessions_on_one_worker_share_a_few_lock_connections_and_all_
     assert provider.log.count(("end", "person 0 says 1")) == 1
 
 
+def _one_lock_and_two_messages(
+    db: PostgresDatabase, clock: FakeClock
+) -> tuple[PostgresCoordination, list[IntakeKey]]:
+    """A worker with one lock connection, and two messages of one session it accepted."""
+    coordination = PostgresCoordination(
+        db, worker_id="locks", clock=clock, times=FAST, lock_connections=1
+    )
+    inbound = PostgresInboundLog(db)
+    keys = []
+    for n in (1, 2):
+        message = InboundMessage(
+            channel="gateway",
+            chat_id="c1",
+            sender_id="p",
+            text=f"message {n}",
+            message_id=f"m{n}",
+            received_at=clock(),
+        )
+        inbound.accept(message, "gateway:c1", "user", keep_text=True, now=clock())
+        coordination.accepted(message.intake_key)
+        keys.append(message.intake_key)
+    return coordination, keys
+
+
 async def test_a_kept_lock_connection_the_server_dropped_is_replaced(postgres_url: str) -> None:
     clock = FakeClock()
     db = PostgresDatabase.open(f"{postgres_url}&application_name=locks")
     try:
-        coordination = PostgresCoordination(
-            db, worker_id="locks", clock=clock, times=FAST, lock_connections=1
-        )
-        inbound = PostgresInboundLog(db)
-        keys = []
-        for n in (1, 2):
-            message = InboundMessage(
-                channel="gateway",
-                chat_id="c1",
-                sender_id="p",
-                text=f"message {n}",
-                message_id=f"m{n}",
-                received_at=clock(),
-            )
-            inbound.accept(message, "gateway:c1", "user", keep_text=True, now=clock())
-            coordination.accepted(message.intake_key)
-            keys.append(message.intake_key)
+        coordination, keys = _one_lock_and_two_messages(db, clock)
         async with coordination.turn("gateway:c1", keys[0]) as ours:
             assert ours
         # The server drops every connection of this worker (a restart, a failover).
@@ -311,6 +319,36 @@ async def test_a_kept_lock_connection_the_server_dropped_is_replaced(postgres_ur
         async with coordination.turn("gateway:c1", keys[1]) as ours:
             assert ours
         assert coordination.lock_connections == 1
+        await coordination.release()
+        assert coordination.lock_connections == 0
+    finally:
+        db.close()
+
+
+async def test_a_turn_cancelled_as_it_gives_its_lock_back_closes_its_connection(
+    postgres_url: str,
+) -> None:
+    """A drain's cancellation landing as a turn gives its session back (the unlock under way)
+    closes the lock connection: kept by nobody, it stayed open (a ``ResourceWarning`` when
+    collected) and its place among the few was lost, so a worker with one waited for ever."""
+    clock = FakeClock()
+    db = PostgresDatabase.open(f"{postgres_url}&application_name=locks")
+    try:
+        coordination, keys = _one_lock_and_two_messages(db, clock)
+
+        async def cancelled_at_its_end() -> None:
+            async with coordination.turn("gateway:c1", keys[0]) as ours:
+                assert ours
+                task = asyncio.current_task()
+                assert task is not None
+                task.cancel()  # delivered at the turn's next wait: the unlock's statement
+
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.create_task(cancelled_at_its_end())
+        assert coordination.lock_connections == 0
+        # The one lock connection is to be had again, and the session's lock went with it.
+        async with asyncio.timeout(20), coordination.turn("gateway:c1", keys[1]) as ours:
+            assert ours
         await coordination.release()
         assert coordination.lock_connections == 0
     finally:

@@ -74,6 +74,11 @@ _NO_DATABASE = (
 OnClientReady = Callable[[str], Awaitable[None]]
 """Called with a client_id once one of its connections is ready (see ``GatewayChannel``)."""
 
+ACKNOWLEDGED_KEPT = 256
+"""Per client, how many acknowledged frames are remembered so they are not sent to it again:
+a round that read a push as waiting just before its ``ack`` was recorded offers it once
+more, moments later."""
+
 PING_SECONDS = 20.0
 """WebSocket pings every 20 s, each answered within 20 s: a connection that went silent (a
 phone that slept with the page open, a cable pulled) stops counting within 40 s and is gone
@@ -103,6 +108,15 @@ class _Client:
     ws: ServerConnection
     protocol: int
     sent: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class _Awaiting:
+    """A final frame sent to a protocol 2 client: what its ``ack`` confirms, and the frame's
+    hash (remembered once acknowledged)."""
+
+    confirms: Acknowledged
+    frame: int
 
 
 def _utc_now() -> datetime:
@@ -195,10 +209,14 @@ class GatewayChannel:
             self._hard_max = max(self._hard_max, 2 * (settings.max_message_bytes + allowance))
         self._http = GatewayHttp(readiness)
         self._clients: dict[str, list[_Client]] = {}
-        self._unacknowledged: dict[str, dict[str, Acknowledged]] = {}
+        self._unacknowledged: dict[str, dict[str, _Awaiting]] = {}
         """Per client: the final frames sent to a protocol 2 connection, by frame id, and what
         their acknowledgement confirms. Dropped with the client's last connection: what was
         not acknowledged is offered again from storage after its next hello."""
+        self._acknowledged: dict[str, dict[str, int]] = {}
+        """Per client: the last ``ACKNOWLEDGED_KEPT`` frames it acknowledged, by frame id, and
+        the hash of the frame (a notice under a message's id is not its answer). Dropped with
+        the client's last connection."""
         self._authenticated = 0
         self._waiting = WaitingRoom(
             max_waiting=max_unauthenticated, max_per_address=max_unauthenticated_per_address
@@ -331,6 +349,10 @@ class GatewayChannel:
     async def _send_final(
         self, client_id: str, frame_id: str, data: str, confirms: Acknowledged
     ) -> Delivery:
+        if self._acknowledged.get(client_id, {}).get(frame_id) == hash(data):
+            # This very frame was acknowledged here a moment ago (the offer read it as waiting
+            # before the ack was recorded): the client has it.
+            return Delivery.delivered([frame_id])
         delivered = awaiting = False
         for client in tuple(self._clients.get(client_id, ())):
             if client.protocol < 2:
@@ -339,7 +361,8 @@ class GatewayChannel:
                 awaiting = True
             elif await _deliver(client.ws, data, self._send_timeout):
                 client.sent.add(frame_id)
-                self._unacknowledged.setdefault(client_id, {})[frame_id] = confirms
+                awaited = _Awaiting(confirms, hash(data))
+                self._unacknowledged.setdefault(client_id, {})[frame_id] = awaited
                 awaiting = True
         if delivered:
             return Delivery.delivered([frame_id])
@@ -354,13 +377,20 @@ class GatewayChannel:
 
     async def _acknowledge(self, client_id: str, frame_id: str) -> None:
         """A protocol 2 client has ``frame_id``: confirmed once (several tabs may each ack)."""
-        confirms = self._unacknowledged.get(client_id, {}).pop(frame_id, None)
+        awaited = self._unacknowledged.get(client_id, {}).pop(frame_id, None)
         for client in self._clients.get(client_id, ()):
             client.sent.discard(frame_id)
-        if confirms is None or self._on_acknowledged is None:
+        if awaited is None:
+            return
+        if client_id in self._clients:
+            kept = self._acknowledged.setdefault(client_id, {})
+            kept[frame_id] = awaited.frame
+            if len(kept) > ACKNOWLEDGED_KEPT:
+                del kept[next(iter(kept))]
+        if self._on_acknowledged is None:
             return
         try:
-            await self._on_acknowledged(confirms)
+            await self._on_acknowledged(awaited.confirms)
         except Exception:  # the hook's failure: the frame is offered again after a hello
             log.exception("gateway.ack_not_recorded", client=client_id)
 
@@ -395,6 +425,7 @@ class GatewayChannel:
                 if not connections:
                     del self._clients[client_id]
                     self._unacknowledged.pop(client_id, None)
+                    self._acknowledged.pop(client_id, None)
         except ConnectionClosed:
             pass
         finally:
