@@ -63,3 +63,27 @@ def test_a_credentials_word_is_found_in_any_case(line: str, kept: str) -> None:
 def test_a_credentials_stem_inside_other_words_leaves_the_line_alone() -> None:
     line = "the barcode scanner in the spinning room prints keyboard codes: see the manual"
     assert redact(line) == (line, 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        # A recalled turn as the prompt shows it, stored by an install that kept credentials.
+        ("- 2025-03-02 Sun, they said: pay with 4111 1111 1111 1111 please", "4111 1111 1111"),
+        ("- 2025-03-02 Sun, they said: my pwd: Hunter22x", "Hunter22x"),
+        ("- 2025-03-02 Sun, you said: run curl --user bob:s3cretpw https://x", "s3cretpw"),
+        ("- 2025-03-02 Sun, they said: the door code is 4711", "4711"),
+    ],
+)
+def test_a_credential_in_a_recalled_line_is_removed(line: str, secret: str) -> None:
+    """``code``, ``pwd`` and ``--user`` are found by the shorter stems inside them, and a
+    card's digits are counted with the date's."""
+    text, found = redact(line)
+    assert secret not in text
+    assert found >= 1
+
+
+def test_thirteen_digits_with_a_date_are_tried_as_a_card_and_twelve_are_not() -> None:
+    assert redact("- 2025-03-02 Sun, they said: 4111 1111 1111 1111")[1] == 1
+    # 8 + 4 digits: too few for any card, so no card pattern runs (a lone 4-digit number).
+    assert redact("- 2025-03-02 Sun, they said: 4111 apples")[1] == 0
