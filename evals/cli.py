@@ -162,6 +162,14 @@ def _add_bench_commands(bench: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write cProfile statistics of the timed turns only to FILE (python -m pstats FILE)",
     )
+    turn.add_argument(
+        "--pause-ms",
+        type=_count(0),
+        default=0,
+        metavar="MS",
+        help="wait MS between timed turns, untimed, as a real model's answer would "
+        "(default 0: back to back)",
+    )
     turn.set_defaults(handler=_cmd_bench_turn)
     recall = bench_command(
         "recall", "recall quality (recall@k), injected tokens and latency over a dataset"
@@ -542,6 +550,7 @@ def _cmd_bench_turn(args: argparse.Namespace) -> int:
             embeddings=settings.memory.embeddings if args.embeddings is None else args.embeddings,
             embeddings_model=args.embeddings_model or settings.memory.embeddings_model,
             profile=args.profile,
+            pause_ms=args.pause_ms,
         )
     )
     print(json.dumps(result))

@@ -92,6 +92,7 @@ async def bench_turn(
     embeddings: bool = False,
     embeddings_model: EmbeddingModel = "auto",
     profile: Path | None = None,
+    pause_ms: int = 0,
 ) -> dict[str, object]:
     """Times ``turns`` turns over a store holding ``messages`` messages and ``facts`` facts,
     with recall at ``depth`` (``memory.recall_depth``), Flynn's tools offered or not,
@@ -99,7 +100,11 @@ async def bench_turn(
     ``mcp_servers`` stdio MCP servers offering ``mcp_tools`` tools between them; with servers,
     one is then killed and the time to notice and to recover it is measured too. With
     ``profile``, cProfile statistics of the timed turns only (not the set-up, the warm-up or
-    the event loop's work between turns) are written there, for ``python -m pstats``.
+    the event loop's work between turns) are written there, for ``python -m pstats``. With
+    ``pause_ms``, the process waits that long between timed turns, untimed: the time a real
+    model's answer and the person's next message leave between turns, in which the stored
+    messages' embeddings are made in the background (back to back, a turn with vectors on also
+    waits on the embeddings of the turns before it).
 
     With ``embeddings``, each turn is embedded and recalled with ``embeddings_model`` as in the
     daemon, and the stored messages get vectors first: random unit ones (a brute-force search
@@ -172,7 +177,7 @@ async def bench_turn(
                     # A daemon's turn ends in network I/O, where the event loop runs its other
                     # tasks (the checkpointer among them); a turn with an instant provider never
                     # gives it the chance, so the loop gets it here, between timed turns.
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(pause_ms / 1000)
             finally:
                 checkpointer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -217,6 +222,7 @@ async def bench_turn(
         "rss_mib_at_rest": rss_mib_at_rest,
         "mcp_servers": mcp_servers,
         "mcp_tools": mcp_tools if mcp_servers else 0,
+        "pause_ms": pause_ms,
         **recovery,
     }
 

@@ -38,6 +38,7 @@ WRONG = [
         ("gateway", "--rounds", "3"),
         "--rounds 3 needs --storage-url postgresql://... or --throwaway-postgres",
     ),
+    (("turn", "--pause-ms", "-5"), "argument --pause-ms: must be at least 0, not -5"),
     (("schedule", "--jobs", "-1"), "argument --jobs: must be at least 0, not -1"),
     (("schedule", "--burst", "-10"), "argument --burst: must be at least 0, not -10"),
     (

@@ -125,7 +125,9 @@ def test_benchmarks_take_the_memory_settings_of_a_config(home: Path, tmp_path: P
     flagged = bench("recall", "--dataset", str(dataset), "--k", "1", "--ranker", "bm25")
     assert flagged["config"] == flagged["config"] | {"ranker": "bm25", "recall_depth": "full"}
     turn = bench("turn", "--messages", "50", "--facts", "10", "--turns", "5")
-    assert turn["recall_depth"] == "full"
+    assert (turn["recall_depth"], turn["pause_ms"]) == ("full", 0)
+    paused = bench("turn", "--messages", "50", "--facts", "10", "--turns", "3", "--pause-ms", "2")
+    assert (paused["turns"], paused["pause_ms"]) == (3, 2)
 
 
 def test_the_ranker_is_no_longer_a_setting(home: Path, tmp_path: Path) -> None:
