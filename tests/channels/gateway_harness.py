@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -161,6 +162,12 @@ async def running_gateway(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def fix_socket_buffer(transport: asyncio.BaseTransport, option: int) -> None:
+    """Sets a connected socket's kernel buffer (``socket.SO_RCVBUF`` or ``SO_SNDBUF``) to 16 KiB,
+    which also stops the kernel growing it: a peer that stops reading holds up a send soon."""
+    transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, option, 16_384)
 
 
 async def recv(ws: ClientConnection) -> Mapping[str, Any]:

@@ -12,7 +12,15 @@ from datetime import UTC, datetime
 
 import pytest
 import structlog
-from gateway_harness import TOKEN, Gateway, recv, recv_close, running_gateway, send
+from gateway_harness import (
+    TOKEN,
+    Gateway,
+    fix_socket_buffer,
+    recv,
+    recv_close,
+    running_gateway,
+    send,
+)
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -407,9 +415,9 @@ async def test_a_tab_that_stopped_reading_is_dropped_and_its_replies_not_counted
             # Kernel buffers of a fixed size on both ends: left to the kernel they grow with the
             # traffic (by megabytes, more or less of them as the machine is busy), and so did the
             # number of sends, each rendered, that it took to fill them.
-            _fix_buffer(ws.transport, socket.SO_RCVBUF)
+            fix_socket_buffer(ws.transport, socket.SO_RCVBUF)
             (server_side,) = gateway.channel.connections("stuck")
-            _fix_buffer(server_side.transport, socket.SO_SNDBUF)
+            fix_socket_buffer(server_side.transport, socket.SO_SNDBUF)
             for index in range(400):
                 delivery = await gateway.channel.send(
                     OutboundMessage(key, chunk, reply_to=f"r{index}")
@@ -421,11 +429,6 @@ async def test_a_tab_that_stopped_reading_is_dropped_and_its_replies_not_counted
         # Once dropped, nothing more counts as delivered (the router keeps those stored).
         first_deferred = states.index("deferred")
         assert states[first_deferred:] == ["deferred"] * 5
-
-
-def _fix_buffer(transport: asyncio.BaseTransport, option: int) -> None:
-    """Sets a connected socket's kernel buffer to 16 KiB, which also stops the kernel growing it."""
-    transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, option, 16_384)
 
 
 async def test_server_initiated_message_gets_a_server_id(gateway: Gateway) -> None:

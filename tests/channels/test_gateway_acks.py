@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 
-from gateway_harness import TOKEN, recv, recv_close, running_gateway, send
-from websockets.asyncio.client import connect
+from gateway_harness import (
+    TIMEOUT,
+    TOKEN,
+    fix_socket_buffer,
+    recv,
+    recv_close,
+    running_gateway,
+    send,
+)
+from websockets.asyncio.client import ClientConnection, connect
 
 from flynn.channels.gateway import CLOSE_BAD_HELLO, Acknowledged, GatewayChannel
 from flynn.messages import Delivery, OutboundMessage, SessionKey
@@ -110,6 +119,109 @@ async def test_what_was_not_acknowledged_is_sent_again_on_the_next_connection() 
             # What the schedule offers after the hello goes to the new connection, same id.
             assert await channel.send(_push("phone", "first", "1")) == Delivery.deferred(["p1"])
             assert (await recv(ws))["id"] == "p1"
+
+
+class HeldAcks:
+    """An ``on_acknowledged`` hook that records what it hears and then waits for ``release``,
+    as a database write under way does."""
+
+    def __init__(self) -> None:
+        self.heard: list[Acknowledged] = []
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def __call__(self, ack: Acknowledged) -> None:
+        self.heard.append(ack)
+        self.entered.set()
+        await self.release.wait()
+
+
+async def _ids_until(ws: ClientConnection, last: str) -> list[str]:
+    """The ids of the frames read up to and including the one with id ``last``."""
+    ids: list[str] = []
+    while not ids or ids[-1] != last:
+        ids.append((await recv(ws))["id"])
+    return ids
+
+
+async def test_an_offer_while_the_first_send_of_a_frame_waits_does_not_send_it_again() -> None:
+    """Two offers of one push at once (a schedule round, and another worker's word that it
+    waits): while the first send waits on a tab slow to read, the second sends nothing."""
+    async with running_gateway() as gateway:
+        channel = gateway.channel
+        async with gateway.client("phone", protocol=2, close_timeout=0) as ws:
+            (server_side,) = channel.connections("phone")
+            fix_socket_buffer(ws.transport, socket.SO_RCVBUF)
+            fix_socket_buffer(server_side.transport, socket.SO_SNDBUF)
+            ws.transport.pause_reading()
+            # Far more than both kernel buffers hold: the first send waits for the tab to read.
+            push = _push("phone", "z" * 512 * 1024, "1")
+            offers = [asyncio.create_task(channel.send(push)) for _ in range(2)]
+            done, _ = await asyncio.wait(
+                offers, timeout=TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+            )
+            ws.transport.resume_reading()
+            assert await asyncio.gather(*offers) == [Delivery.deferred(["p1"])] * 2
+            await channel.send(_push("phone", "next", "2"))
+            assert await _ids_until(ws, "p2") == ["p1", "p2"]
+            assert done == {offers[1]}  # it did not wait for the tab: it sent nothing
+
+
+async def test_an_offer_while_the_acknowledgement_is_recorded_does_not_send_it_again() -> None:
+    acks = HeldAcks()
+    async with (
+        running_gateway(on_acknowledged=acks) as gateway,
+        gateway.client("phone", protocol=2) as ws,
+    ):
+        channel = gateway.channel
+        push = _push("phone", "stretch", "1")
+        assert await channel.send(push) == Delivery.deferred(["p1"])
+        assert (await recv(ws))["id"] == "p1"
+        await send(ws, {"type": "ack", "id": "p1"})
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                await acks.entered.wait()
+            # Offered again while the database still says undelivered: the tab has it.
+            delivery = await channel.send(push)
+        finally:
+            acks.release.set()  # else the connection's handler waits for ever, and the stop
+        await channel.send(_push("phone", "next", "2"))
+        assert await _ids_until(ws, "p2") == ["p2"]
+        assert delivery == Delivery.delivered(["p1"])
+        assert acks.heard == [Acknowledged("phone", push_id="1")]
+
+
+async def test_an_offer_read_before_the_acknowledgement_was_recorded_reaches_no_tab() -> None:
+    """A round that read the push as undelivered just before the acknowledgement was written
+    offers it after: neither the tab that acknowledged it nor the other one gets it again."""
+    acks = Acks()
+    async with (
+        running_gateway(on_acknowledged=acks) as gateway,
+        gateway.client("phone", protocol=2) as one,
+        gateway.client("phone", protocol=2) as two,
+    ):
+        push = _push("phone", "stretch", "1")
+        assert await gateway.channel.send(push) == Delivery.deferred(["p1"])
+        for tab in (one, two):
+            assert (await recv(tab))["id"] == "p1"
+        await send(one, {"type": "ack", "id": "p1"})
+        assert await acks.next() == Acknowledged("phone", push_id="1")
+        delivery = await gateway.channel.send(push)
+        await gateway.channel.send(_push("phone", "next", "2"))
+        for tab in (one, two):
+            assert await _ids_until(tab, "p2") == ["p2"]
+        assert delivery == Delivery.delivered(["p1"])
+
+
+async def test_a_message_sent_again_after_its_error_was_acknowledged_gets_its_answer() -> None:
+    """A message whose turn failed is answered by an error; sent again under the same id, it
+    is run again, and its answer goes even when it is the very same error."""
+    async with running_gateway() as gateway, gateway.client("phone", protocol=2) as ws:
+        for _ in range(2):
+            await send(ws, {"type": "message", "id": "c1", "text": "fail"})
+            frame = await recv(ws)
+            assert (frame["type"], frame["id"], frame["code"]) == ("error", "c1", "llm_unavailable")
+            await send(ws, {"type": "ack", "id": "c1"})
 
 
 async def test_a_v1_connection_takes_delivery_as_before() -> None:

@@ -103,7 +103,8 @@ OnAcknowledged = Callable[[Acknowledged], Awaitable[None]]
 @dataclass(slots=True)
 class _Client:
     """One authenticated connection: the protocol it speaks, and (protocol 2) the final frames
-    sent on it and not yet acknowledged, so an offer again does not send them twice."""
+    sent on it (from before their send starts) and not yet acknowledged, so an offer again does
+    not send them twice."""
 
     ws: ServerConnection
     protocol: int
@@ -210,9 +211,10 @@ class GatewayChannel:
         self._http = GatewayHttp(readiness)
         self._clients: dict[str, list[_Client]] = {}
         self._unacknowledged: dict[str, dict[str, _Awaiting]] = {}
-        """Per client: the final frames sent to a protocol 2 connection, by frame id, and what
-        their acknowledgement confirms. Dropped with the client's last connection: what was
-        not acknowledged is offered again from storage after its next hello."""
+        """Per client: the final frames sent (or being sent) to a protocol 2 connection, by
+        frame id, and what their acknowledgement confirms. Dropped with the client's last
+        connection: what was not acknowledged is offered again from storage after its next
+        hello."""
         self._acknowledged: dict[str, dict[str, int]] = {}
         """Per client: the last ``ACKNOWLEDGED_KEPT`` frames it acknowledged, by frame id, and
         the hash of the frame (a notice under a message's id is not its answer). Dropped with
@@ -359,14 +361,30 @@ class GatewayChannel:
                 delivered = await _deliver(client.ws, data, self._send_timeout) or delivered
             elif frame_id in client.sent:
                 awaiting = True
-            elif await _deliver(client.ws, data, self._send_timeout):
-                client.sent.add(frame_id)
+            elif client in self._clients.get(client_id, ()):  # not gone during a send before
                 awaited = _Awaiting(confirms, hash(data))
-                self._unacknowledged.setdefault(client_id, {})[frame_id] = awaited
-                awaiting = True
+                sent = await self._send_awaited(client_id, client, frame_id, data, awaited)
+                awaiting = sent or awaiting
         if delivered:
             return Delivery.delivered([frame_id])
         return Delivery.deferred([frame_id] if awaiting else [])
+
+    async def _send_awaited(
+        self, client_id: str, client: _Client, frame_id: str, data: str, awaited: _Awaiting
+    ) -> bool:
+        """Sends a final frame to a protocol 2 connection, to await its acknowledgement;
+        whether the connection took it. It counts as sent from before the send starts, which
+        may wait on a tab slow to read: an offer of it meanwhile does not send it again, and an
+        ``ack`` meanwhile is heard. A send that failed is forgotten."""
+        waiting = self._unacknowledged.setdefault(client_id, {})
+        waiting[frame_id] = awaited
+        client.sent.add(frame_id)
+        if await _deliver(client.ws, data, self._send_timeout):
+            return True
+        client.sent.discard(frame_id)
+        if not any(frame_id in other.sent for other in self._clients.get(client_id, ())):
+            waiting.pop(frame_id, None)
+        return False
 
     async def _broadcast(self, client_id: str, data: str) -> bool:
         """Sends ``data`` to each live connection of ``client_id``; whether any took it."""
@@ -549,6 +567,9 @@ class GatewayChannel:
         assert self._on_message is not None, "frames arrive only while run() is serving"
         # A generated id is random so it never matches an earlier dedupe key.
         frame_id = frame.id or f"cmd-{secrets.token_hex(6)}"
+        # Sent again (after an error its turn runs again): its answer may be the same frame as
+        # the one acknowledged (the same error), and must go all the same.
+        self._acknowledged.get(client_id, {}).pop(frame_id, None)
         reply = FrameReply(client_id, frame_id)
         message = InboundMessage(
             channel=CHANNEL,
