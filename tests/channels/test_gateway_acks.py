@@ -224,6 +224,19 @@ async def test_a_message_sent_again_after_its_error_was_acknowledged_gets_its_an
             await send(ws, {"type": "ack", "id": "c1"})
 
 
+async def test_a_message_sent_again_before_its_reply_was_acknowledged_gets_it_again() -> None:
+    """The protocol's promise: a resend of an id whose reply you have not acknowledged gets
+    that reply again, on the same connection too (the first may be lost to the page)."""
+    async with running_gateway() as gateway, gateway.client("phone", protocol=2) as ws:
+        for _ in range(2):
+            await send(ws, {"type": "message", "id": "c1", "text": "hi"})
+            frame = await recv(ws)
+            while frame["type"] == "delta":
+                frame = await recv(ws)
+            assert (frame["type"], frame["id"], frame["text"]) == ("reply", "c1", "echo: hi")
+        await send(ws, {"type": "ack", "id": "c1"})
+
+
 async def test_a_v1_connection_takes_delivery_as_before() -> None:
     async with (
         running_gateway() as gateway,

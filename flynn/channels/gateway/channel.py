@@ -568,8 +568,13 @@ class GatewayChannel:
         # A generated id is random so it never matches an earlier dedupe key.
         frame_id = frame.id or f"cmd-{secrets.token_hex(6)}"
         # Sent again (after an error its turn runs again): its answer may be the same frame as
-        # the one acknowledged (the same error), and must go all the same.
+        # the one acknowledged (the same error), and must go all the same. Sent again before
+        # its answer was acknowledged, the answer goes again on this connection too: the page
+        # asking again is the evidence that it does not have the first.
         self._acknowledged.get(client_id, {}).pop(frame_id, None)
+        for client in self._clients.get(client_id, ()):
+            if client.ws is ws:
+                client.sent.discard(frame_id)
         reply = FrameReply(client_id, frame_id)
         message = InboundMessage(
             channel=CHANNEL,
