@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -255,18 +252,6 @@ def test_every_table_a_worker_writes_marks_the_database_live(postgres_url: str) 
 
 
 # -- 3. two workers, several people ------------------------------------------------------------
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[list[Worker]]:
-    """Where each test puts its workers; whatever still runs at the end is killed."""
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        process = worker.daemon.process
-        if process is not None and process.returncode is None:
-            os.kill(process.pid, signal.SIGCONT)
-        await worker.daemon.kill()
 
 
 PEOPLE = {
