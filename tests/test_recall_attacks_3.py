@@ -82,3 +82,44 @@ async def test_a_model_failing_on_the_question_still_answers_the_turn_by_words(
     finally:
         stop.set()
         assert await asyncio.wait_for(running, 10) == 0
+
+
+class _Recording(HashingEmbedder):
+    """Keeps every text it was asked to embed, in whatever thread."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+async def test_a_credential_typed_in_a_turn_is_never_embedded(tmp_path: Path) -> None:
+    settings = load_settings(
+        {"data_dir": str(tmp_path / "data"), "channels": {"gateway": {"port": 0, "token": TOKEN}}}
+    )
+    provider = ScriptedProvider(default="noted")
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
+    embedder = _Recording()
+
+    def load(model: EmbeddingModel) -> Embedder:
+        return embedder
+
+    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        await asyncio.wait_for(daemon.caught_up.wait(), 30)
+        assert daemon.service is not None
+        port = daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        await _say(port, "first", "My sister Lena moved to Porto for a robotics job.")
+        frame = await _say(port, "second", "my bank password is Zq8#tLw0vRx, where is Lena?")
+        assert frame["type"] == "reply", frame
+        await _say(port, "third", "and what does Lena do?")  # the reply's context embedded
+    finally:
+        stop.set()
+        assert await asyncio.wait_for(running, 10) == 0
+    assert any("Lena" in text for text in embedder.texts)
+    assert not [text for text in embedder.texts if "Zq8#tLw0vRx" in text]
