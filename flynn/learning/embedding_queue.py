@@ -20,7 +20,10 @@ Two kinds of work share the task, a batch at a time:
   embeddings were on, those a forget redacted, those a burst left behind, those the model
   failed on. A pass asked for while another of the same namespace runs is a pass of its own
   (the running one may have read past what the new one is for); a pass retries a failed batch
-  twice, then gives up until the next one.
+  twice, then gives up until the next one. A batch the model fails on is embedded a message
+  at a time, and a message it fails on alone is left without a vector
+  (``memory.embedding_skipped``): one text the model refuses must not keep every later
+  message of the person from theirs.
 
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
 the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
@@ -38,11 +41,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
+from flynn.errors import EmbeddingFailed
 from flynn.memory.store import History, StoredMessage
 from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import VectorStore
@@ -311,18 +314,54 @@ class EmbeddingQueue:
         rows still as they were read, checked inside the store's transaction, are stored (a
         forget meanwhile wins, made here or by another process; it asks for a pass of its
         own)."""
-        rows = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
-        if not rows:
+        read = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
+        if not read:
             return True
-        vectors = await self._vectors.embed_in_thread(
-            [text for _, _, text in rows], executor=self._thread()
-        )
-        still = partial(self._vectors.unchanged, current.prefix, rows)
+        rows, vectors = await self._embedded(read)
+
+        def still() -> list[int]:
+            # Asked of the batch as read (``unchanged`` reads the rows after the first), for
+            # the rows that got a vector.
+            unchanged = {read[i] for i in self._vectors.unchanged(current.prefix, read)}
+            return [index for index, row in enumerate(rows) if row in unchanged]
+
         current.embedded += self._vectors.store("message", rows, vectors, still=still)
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.
-        current.after = rows[-1][0]
+        current.after = read[-1][0]
         return False
+
+    async def _embedded(self, rows: list[Row]) -> tuple[list[Row], Matrix]:
+        """``rows``' vectors, with the rows they are for: when the model fails on the batch,
+        each row alone, leaving out (and logging) those it fails on. Raises ``EmbeddingFailed``
+        when it fails on every one: a model failing on everything is not one bad text."""
+        try:
+            vectors = await self._vectors.embed_in_thread(
+                [text for _, _, text in rows], executor=self._thread()
+            )
+        except EmbeddingFailed:
+            if len(rows) == 1:
+                raise
+        else:
+            return rows, vectors
+        kept: list[Row] = []
+        parts: list[Matrix] = []
+        failed: EmbeddingFailed | None = None
+        for row in rows:
+            try:
+                parts.append(await self._vectors.embed_in_thread([row[2]], executor=self._thread()))
+            except EmbeddingFailed as exc:
+                failed = exc
+                # Its id, not its text: what a person said stays out of the log.
+                log.warning("memory.embedding_skipped", message=row[0], error=type(exc).__name__)
+            else:
+                kept.append(row)
+        if not kept:
+            assert failed is not None
+            raise failed
+        import numpy as np  # the queue runs only with embeddings on
+
+        return kept, np.concatenate(parts)
 
 
 def _resolve(future: asyncio.Future[T], value: T) -> None:
