@@ -3,13 +3,11 @@ must cost that message its vector, not the vectors of every message of the perso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import pytest
 import structlog
-from fakes.embedder import HashingEmbedder
+from fakes.embedder import FailingEmbedder
 
 from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory.store import StoredMessage
@@ -18,25 +16,10 @@ from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.recall.embeddings import LoadingEmbedder
 from flynn.settings import EmbeddingModel
 
-if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
-
 pytest.importorskip("numpy")
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ROOT = "users/ana"
-
-
-class _FailsOn(HashingEmbedder):
-    """A model that raises on any batch holding ``word`` (a text its tokenizer refuses)."""
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        if any(self.word in text for text in texts):
-            raise RuntimeError("the tokenizer refused a text")
-        return super().embed(texts)
 
 
 def _row(message: StoredMessage) -> tuple[int, str, str]:
@@ -49,7 +32,7 @@ async def test_a_message_the_model_always_fails_on_costs_only_its_own_vector(
     monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
 
     def load(model: EmbeddingModel) -> Embedder:
-        return _FailsOn("poison")
+        return FailingEmbedder("poison")
 
     model = LoadingEmbedder("auto", load)  # as the daemon wraps the model
     assert model.load()
