@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes.embedder import FailingEmbedder, RecordingEmbedder
-from gateway_daemon import gateway_settings, say, serving
+from gateway_daemon import TOKEN, gateway_settings, say, serving
 
 from evals.scripted_provider import ScriptedProvider
+from flynn.app import database_path
+from flynn.memory.stores import SqliteMemory
+from flynn.schedule.migrations import SCHEMA
 
 
 async def test_a_model_failing_on_the_question_still_answers_the_turn_by_words(
@@ -36,3 +39,36 @@ async def test_a_credential_typed_in_a_turn_is_never_embedded(tmp_path: Path) ->
         await say(port, "third", "and what does Lena do?")
     assert any("where is Lena" in text for text in embedder.texts)
     assert not [text for text in embedder.texts if "Zq8#tLw0vRx" in text]
+
+
+async def test_the_real_model_takes_odd_and_huge_messages_and_recall_still_finds_by_meaning(
+    tmp_path: Path,
+) -> None:
+    from flynn.recall.embeddings import load_embedder
+    from flynn.settings import load_settings
+
+    settings = load_settings(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "channels": {
+                "gateway": {"port": 0, "token": TOKEN, "max_message_bytes": 2 * 1024 * 1024}
+            },
+        }
+    )
+    provider = ScriptedProvider(default="noted")
+    odd = {
+        "huge": "lorem ipsum dolor " * 60_000,  # about 1 MB
+        "nul": "a\x00b\x00c my cat\x00 Miso",
+        "emoji": "😀" * 10_000,
+        "joiners": "👩\u200d👩\u200d👧" * 2_000 + "\u0301" * 5_000,
+    }
+    async with serving(settings, provider, load_embedder("auto")) as port:
+        await say(port, "first", "My manager Priscila approved my vacation in March.")
+        for client, text in odd.items():
+            assert (await say(port, client, text))["type"] == "reply", client
+        assert (await say(port, "last", "who is my boss?"))["type"] == "reply"
+        assert "Priscila" in repr(provider.requests[-1])  # no word shared: by meaning
+    with SqliteMemory.open(database_path(settings), SCHEMA) as memory:
+        stored = memory.db.fetchall("SELECT content FROM messages WHERE role = 'user'")
+    assert len(stored) == 6  # nothing lost; a NUL is stored replaced (``storable``)
+    assert any("my cat" in row[0] and "\x00" not in row[0] for row in stored)
