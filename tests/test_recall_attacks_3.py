@@ -72,3 +72,38 @@ async def test_the_real_model_takes_odd_and_huge_messages_and_recall_still_finds
         stored = memory.db.fetchall("SELECT content FROM messages WHERE role = 'user'")
     assert len(stored) == 6  # nothing lost; a NUL is stored replaced (``storable``)
     assert any("my cat" in row[0] and "\x00" not in row[0] for row in stored)
+
+
+def test_a_team_documents_chunks_are_embedded_as_stored_without_their_credentials(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime
+
+    from flynn.learning.documents import DocumentIngestor
+    from flynn.learning.graph_extraction import RuleGraphExtractor
+    from flynn.learning.graph_ingest import GraphIngestor
+    from flynn.memory.vectors import SqliteVectors
+
+    secrets = ("Lighthouse!2024", "AKIAIOSFODNN7EXAMPLE")
+    wiki = tmp_path / "wiki.md"
+    wiki.write_text(
+        "# Staging password: Lighthouse!2024\n\nThe staging database password is "
+        "Lighthouse!2024; Maria Lopez rotates it.\n\n## Build\n\n"
+        "The build uses AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE on Tuesdays.\n",
+        encoding="utf-8",
+    )
+    embedder = RecordingEmbedder()
+    with SqliteMemory.open(tmp_path / "flynn.db", SCHEMA) as memory:
+        ingestor = DocumentIngestor(
+            memory.team,
+            GraphIngestor(memory.graph, RuleGraphExtractor()),
+            vectors=SqliteVectors(memory.db, embedder),
+            clock=lambda: datetime(2026, 6, 15, tzinfo=UTC),
+        )
+        ingestor.add(wiki)
+        stored = [row[0] for row in memory.db.fetchall("SELECT content FROM team_chunks")]
+    assert stored and not [text for text in stored if any(s in text for s in secrets)]
+    assert any("Maria Lopez" in text for text in embedder.texts)
+    # A guard (it passes on main: ``document_text`` redacts before chunking); the credentials
+    # test of team documents runs without vectors.
+    assert [text for text in embedder.texts if any(s in text for s in secrets)] == []
