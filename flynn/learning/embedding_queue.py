@@ -22,7 +22,7 @@ Two kinds of work share the task, a batch at a time:
   (the running one may have read past what the new one is for); a pass retries a failed batch
   twice, then gives up until the next one. A batch the model fails on is embedded a message
   at a time, and a message it fails on alone is left without a vector
-  (``memory.embedding_skipped``): one text the model refuses must not keep every later
+  (``flynn.memory.vectors.embed_each``): one text the model refuses must not keep every later
   message of the person from theirs.
 
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
@@ -45,10 +45,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
-from flynn.errors import EmbeddingFailed
 from flynn.memory.store import History, StoredMessage
 from flynn.memory.vector_index import return_free_memory
-from flynn.memory.vectors import VectorStore
+from flynn.memory.vectors import Row, VectorStore, embed_each
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -69,8 +68,6 @@ BACKGROUND_NICENESS = 10
 busy thread of niceness 0 on one core it gets about a tenth of it (the kernel's weights 110
 against 1,024), so a turn's recall and the question's embedding are not slowed by the stored
 turns' embeddings, which still get every core nothing else wants."""
-Row = tuple[int, str, str]
-"""``(message id, namespace, text as embedded)``."""
 
 
 class VectorWriter(VectorStore, Protocol):
@@ -85,9 +82,17 @@ class VectorWriter(VectorStore, Protocol):
         self, texts: Sequence[str], *, executor: Executor | None = None
     ) -> Matrix: ...
 
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
 
-    def unchanged(self, namespace_prefix: str | None, rows: Sequence[Row]) -> list[int]: ...
+    def store_pending(
+        self,
+        namespace_prefix: str | None,
+        read: Sequence[Row],
+        rows: Sequence[Row],
+        vectors: Matrix,
+    ) -> int: ...
 
     def unembedded(self, namespace_prefix: str | None = None) -> int: ...
 
@@ -317,51 +322,15 @@ class EmbeddingQueue:
         read = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
         if not read:
             return True
-        rows, vectors = await self._embedded(read)
-
-        def still() -> list[int]:
-            # Asked of the batch as read (``unchanged`` reads the rows after the first), for
-            # the rows that got a vector.
-            unchanged = {read[i] for i in self._vectors.unchanged(current.prefix, read)}
-            return [index for index, row in enumerate(rows) if row in unchanged]
-
-        current.embedded += self._vectors.store("message", rows, vectors, still=still)
+        loop = asyncio.get_running_loop()
+        rows, vectors = await loop.run_in_executor(
+            self._thread(), embed_each, self._vectors.embed, read
+        )
+        current.embedded += self._vectors.store_pending(current.prefix, read, rows, vectors)
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.
         current.after = read[-1][0]
         return False
-
-    async def _embedded(self, rows: list[Row]) -> tuple[list[Row], Matrix]:
-        """``rows``' vectors, with the rows they are for: when the model fails on the batch,
-        each row alone, leaving out (and logging) those it fails on. Raises ``EmbeddingFailed``
-        when it fails on every one: a model failing on everything is not one bad text."""
-        try:
-            vectors = await self._vectors.embed_in_thread(
-                [text for _, _, text in rows], executor=self._thread()
-            )
-        except EmbeddingFailed:
-            if len(rows) == 1:
-                raise
-        else:
-            return rows, vectors
-        kept: list[Row] = []
-        parts: list[Matrix] = []
-        failed: EmbeddingFailed | None = None
-        for row in rows:
-            try:
-                parts.append(await self._vectors.embed_in_thread([row[2]], executor=self._thread()))
-            except EmbeddingFailed as exc:
-                failed = exc
-                # Its id, not its text: what a person said stays out of the log.
-                log.warning("memory.embedding_skipped", message=row[0], error=type(exc).__name__)
-            else:
-                kept.append(row)
-        if not kept:
-            assert failed is not None
-            raise failed
-        import numpy as np  # the queue runs only with embeddings on
-
-        return kept, np.concatenate(parts)
 
 
 def _resolve(future: asyncio.Future[T], value: T) -> None:

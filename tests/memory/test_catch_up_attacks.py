@@ -1,5 +1,6 @@
-"""Attacks on the background catch-up (``EmbeddingQueue``): a message the model always fails on
-must cost that message its vector, not the vectors of every message of the person after it."""
+"""Attacks on the catch-up (the daemon's ``EmbeddingQueue``, ``flynn memory embed``'s
+``backfill``): a message the model always fails on must cost that message its vector, not the
+vectors of every message of the person after it."""
 
 from __future__ import annotations
 
@@ -50,5 +51,22 @@ async def test_a_message_the_model_always_fails_on_costs_only_its_own_vector(
     # it can do (on main: the pass gave up on its first batch, and no message got one).
     assert (embedded, again) == (38, 0)
     assert vectors.unembedded(ROOT) == 2
-    (skipped,) = [e for e in logs if e["event"] == "memory.embedding_skipped"][:1]
-    assert "poison" not in repr(skipped)  # what the person said is not logged
+    skipped = [e for e in logs if e["event"] == "memory.embedding_skipped"]
+    assert skipped and "poison" not in repr(skipped)  # what the person said is not logged
+
+
+def test_flynn_memory_embed_gets_past_a_message_the_model_always_fails_on(
+    memory: SqliteMemory,
+) -> None:
+    # ``flynn memory embed`` and a forget's embedding anew run ``backfill`` with the model as
+    # it loads (no ``LoadingEmbedder``): its own errors, of no common type. On main the
+    # command stopped at that batch with a traceback, every time.
+    for i in range(40):
+        text = "a poison pill" if i == 2 else f"note {i} about tea"
+        memory.history.append("s1", ROOT, "user", text, tokens=4, now=NOW)
+    vectors = SqliteVectors(memory.db, FailingEmbedder("poison"))
+    with structlog.testing.capture_logs() as logs:
+        assert sum(vectors.backfill(ROOT, batch=16)) == 38
+    assert vectors.unembedded(ROOT) == 2
+    skipped = [e for e in logs if e["event"] == "memory.embedding_skipped"]
+    assert len(skipped) == 2 and "poison" not in repr(skipped)
