@@ -5,6 +5,7 @@ what a turn does to memory, without a process of its own (``e2e_daemon`` runs on
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from flynn.providers.base import TASKS, Provider, Task
 from flynn.settings import EmbeddingModel, Settings, load_settings
 
 TOKEN = "secret-token-for-tests"
+_FRAME_IDS = itertools.count(1)
 
 
 def gateway_settings(data_dir: Path) -> Settings:
@@ -54,14 +56,15 @@ async def serving(
 
 
 async def say(port: int, client: str, text: str) -> dict[str, Any]:
-    """Sends ``text`` as ``client`` and returns the frame that ends its turn (``reply`` or
-    ``error``)."""
+    """Sends ``text`` as ``client`` (a frame id of its own: a client may say several) and
+    returns the frame that ends its turn (``reply`` or ``error``)."""
     async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
         await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client}))
         assert json.loads(await ws.recv())["type"] == "ready"
-        await ws.send(json.dumps({"type": "message", "id": "1", "text": text}))
+        frame_id = f"m{next(_FRAME_IDS)}"
+        await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
         async with asyncio.timeout(30):
             while True:
                 frame: dict[str, Any] = json.loads(await ws.recv())
-                if frame["type"] in ("reply", "error"):
+                if frame["type"] in ("reply", "error") and frame.get("id") == frame_id:
                     return frame

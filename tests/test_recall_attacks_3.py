@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fakes.embedder import FailingEmbedder, RecordingEmbedder
+from fakes.embedder import FailingEmbedder, HashingEmbedder, RecordingEmbedder
 from gateway_daemon import TOKEN, gateway_settings, say, serving
 
 from evals.scripted_provider import ScriptedProvider
@@ -25,6 +25,23 @@ async def test_a_model_failing_on_the_question_still_answers_the_turn_by_words(
         assert (await say(port, "second", "Did Lena like Porto?"))["type"] == "reply"
         assert "robotics" in repr(provider.requests[-1])  # recalled by words
         assert (await say(port, "third", "Where does Lena work?"))["type"] == "reply"
+
+
+async def test_a_turn_redacted_by_forget_is_not_recalled_in_its_old_words_by_any_thread(
+    tmp_path: Path,
+) -> None:
+    # A guard (it passes on main): /forget FIELD rewrites the turns that said the value; the
+    # recall threads' row caches and the shared vectors must not keep the old text.
+    provider = ScriptedProvider(default="noted")
+    async with serving(gateway_settings(tmp_path / "data"), provider, HashingEmbedder()) as port:
+        await say(port, "first", "My name is Alicia Zanzibar and I live in Porto.")
+        await say(port, "second", "What is my name?")
+        assert "Zanzibar" in repr(provider.requests[-1])  # recalled, so cached by a thread
+        forgot = await say(port, "first", "/forget name")
+        assert "mentions redacted" in forgot["text"], forgot
+        for client in ("third", "fourth", "fifth"):  # both recall threads, likely
+            await say(port, client, "What is my name? Alicia who?")
+            assert "Zanzibar" not in repr(provider.requests[-1])
 
 
 async def test_a_credential_typed_in_a_turn_is_never_embedded(tmp_path: Path) -> None:
