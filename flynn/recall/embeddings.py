@@ -229,7 +229,9 @@ class LoadingEmbedder:
         try:
             return embedder.embed(texts)
         except Exception as exc:  # the model's and its libraries' errors, of no common type
-            raise EmbeddingFailed(f"the embedding model {self._name} failed: {exc!r}") from exc
+            # The type, not the message: a library's message may quote the text it refused.
+            failure = type(exc).__name__
+            raise EmbeddingFailed(f"the embedding model {self._name} failed ({failure})") from exc
 
 
 class WordLlamaEmbedder:
