@@ -10,19 +10,10 @@ import asyncio
 import json
 from pathlib import Path
 
-import yaml
 from e2e_daemon import PATIENCE, run_flynn
 from fakes import FakeOpenAI
-from test_team_attacks_2 import PEOPLE, Tab, _person_token
-from worker_pool import (
-    Worker,
-    background_reply,
-    make_worker,
-    model_config,
-    rows,
-    start_all,
-    worker_config,
-)
+from test_team_attacks_2 import Tab, _person_token, _team
+from worker_pool import Worker, background_reply, model_config, rows
 
 BOSS = "My manager Priscila approved my vacation in March."
 QUESTION = "who is my boss?"  # no word in common with BOSS but "my"
@@ -45,14 +36,8 @@ async def test_vectors_never_carry_one_persons_turns_to_another_and_a_forget_rea
 ) -> None:
     async with FakeOpenAI() as model:
         model.responder = background_reply
-        path = worker_config(tmp_path / "w", llm=model_config(model), memory={"embeddings": True})
-        config = yaml.safe_load(path.read_text())
-        config["users"] = PEOPLE
-        path.write_text(yaml.safe_dump(config))
-        one = make_worker("1", path, tmp_path, postgres_url)
-        two = make_worker("2", path, tmp_path / "b", postgres_url)
-        pool += [one, two]
-        await start_all([one, two])
+        llm, memory = model_config(model), {"embeddings": True}
+        path, one, two = await _team(tmp_path, postgres_url, pool, llm=llm, memory=memory)
         await asyncio.gather(
             one.daemon.wait_for("memory.embeddings_loaded"),
             two.daemon.wait_for("memory.embeddings_loaded"),
