@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
 from fakes.embedder import FailingEmbedder, HashingEmbedder, RecordingEmbedder
 from gateway_daemon import TOKEN, gateway_settings, say, serving
 
@@ -135,16 +134,12 @@ def test_a_team_documents_chunks_are_embedded_as_stored_without_their_credential
     assert [text for text in embedder.texts if any(s in text for s in secrets)] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="left for a merge with t-turnperf7: memory_search recalls on the event loop "
-    "(flynn/tools/memory.py calls Recall.recall there, embedding and vector search included)",
-)
 async def test_the_memory_search_tool_recalls_off_the_event_loop(tmp_path: Path) -> None:
     # The turn's own recall runs in a recall thread so that one person's recall never holds up
-    # another's stream; the model's memory_search tool recalls on the loop: the question's
-    # embedding, the vector search and, for a person whose vectors were dropped (more people
-    # than VectorIndex.MAX_BYTES holds), loading them again (1.5-2.6 s at 100,000 turns).
+    # another's stream; on main the model's memory_search tool recalled on the loop: the
+    # question's embedding, the vector search and, for a person whose vectors were dropped
+    # (more than VectorIndex.MAX_BYTES of people), loading them again (1.5-2.6 s at 100,000
+    # turns). On main its query was embedded on MainThread.
     searched = "Lena's new city"
     embedder = _Threads(searched)
     call = ToolCall("c1", "memory_search", json.dumps({"query": searched}))
