@@ -680,11 +680,17 @@ def _services(
             team=TeamRecall(stores.team, vectors=stores.vectors),
         )
 
+    recall_worker = storage.recall_worker(
+        reading_recall,
+        embeddings if vectors is not None else None,
+        vectors.index if vectors is not None else None,
+    )
     file_store = FileStore(file_limits(settings), storage.file_shelf(settings.data_dir))
     tools = (
         builtin_tools(
             reconciler=reconciler,
             recall=recall,
+            recall_worker=recall_worker,
             history=memory.history,
             schedule=schedule,
             route=reminder_route(settings),
@@ -759,11 +765,7 @@ def _services(
         ),
         clock=clock,
         synthesis=_synthesis(settings, providers),
-        recall_worker=storage.recall_worker(
-            reading_recall,
-            embeddings if vectors is not None else None,
-            vectors.index if vectors is not None else None,
-        ),
+        recall_worker=recall_worker,
     )
 
 

@@ -8,6 +8,7 @@ FlynnError
 ├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
 ├── CopyRefused              ``flynn storage copy``: the target holds another install's rows
 ├── UnreadableFile           a person's file (``TASKS.json``) does not hold what it should
+├── EmbeddingFailed          the embedding model, loaded, failed on a text; recall goes on by words
 ├── ProviderError            a language-model call failed; retry and fallback branch on the type
 │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
 │   ├── Unavailable          5xx, connection refused or reset, overloaded
@@ -91,6 +92,12 @@ class CopyRefused(FlynnError):
 class UnreadableFile(FlynnError):
     """A file in a person's folder cannot be read as what it should hold; the message says why in
     words for the person (who may edit it by hand), and the file is left as it is."""
+
+
+class EmbeddingFailed(FlynnError):
+    """The embedding model, loaded, raised while embedding (ONNX Runtime out of memory, the
+    tokenizer refusing a text): the caller goes on without vectors (recall by words, the message
+    left to a catch-up)."""
 
 
 class ProviderError(FlynnError):

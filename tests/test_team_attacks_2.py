@@ -268,8 +268,11 @@ async def _team(
     telegram: dict[str, Any] | None = None,
     gateway_token: str | None = None,
     env: dict[str, str] | None = None,
+    llm: dict[str, Any] | None = None,
+    memory: dict[str, Any] | None = None,
 ) -> tuple[Path, Worker, Worker]:
-    path = worker_config(tmp_path / "w", llm=OFFLINE, telegram=telegram)
+    """Two workers for ``PEOPLE`` on ``url``, started; the config's path and the workers."""
+    path = worker_config(tmp_path / "w", llm=llm or OFFLINE, telegram=telegram, memory=memory)
     config = yaml.safe_load(path.read_text())
     config["users"] = PEOPLE
     if gateway_token is not None:
@@ -686,15 +689,7 @@ async def test_a_person_forgotten_while_both_workers_hold_their_sessions_reaches
         # Turns are answered "noted", learning's calls in the shapes their parsers take: what
         # is looked at is what the model is sent.
         model.responder = background_reply
-        llm = model_config(model)
-        path = worker_config(tmp_path / "w", llm=llm)
-        config = yaml.safe_load(path.read_text())
-        config["users"] = PEOPLE
-        path.write_text(yaml.safe_dump(config))
-        one = make_worker("1", path, tmp_path, postgres_url)
-        two = make_worker("2", path, tmp_path / "b", postgres_url)
-        pool += [one, two]
-        await start_all([one, two])
+        path, one, two = await _team(tmp_path, postgres_url, pool, llm=model_config(model))
         alice_token = await _person_token(path, tmp_path, postgres_url, "alice")
         laptop, phone = Tab(), Tab()
         await laptop.open(two, alice_token, "laptop")

@@ -20,7 +20,10 @@ Two kinds of work share the task, a batch at a time:
   embeddings were on, those a forget redacted, those a burst left behind, those the model
   failed on. A pass asked for while another of the same namespace runs is a pass of its own
   (the running one may have read past what the new one is for); a pass retries a failed batch
-  twice, then gives up until the next one.
+  twice, then gives up until the next one. A batch the model fails on is embedded a message
+  at a time, and a message it fails on alone is left without a vector
+  (``flynn.memory.vectors.embed_each``): one text the model refuses must not keep every later
+  message of the person from theirs.
 
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
 the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
@@ -38,14 +41,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
 from flynn.memory.store import History, StoredMessage
 from flynn.memory.vector_index import return_free_memory
-from flynn.memory.vectors import VectorStore
+from flynn.memory.vectors import Row, VectorStore, embed_each
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -66,8 +68,6 @@ BACKGROUND_NICENESS = 10
 busy thread of niceness 0 on one core it gets about a tenth of it (the kernel's weights 110
 against 1,024), so a turn's recall and the question's embedding are not slowed by the stored
 turns' embeddings, which still get every core nothing else wants."""
-Row = tuple[int, str, str]
-"""``(message id, namespace, text as embedded)``."""
 
 
 class VectorWriter(VectorStore, Protocol):
@@ -82,9 +82,17 @@ class VectorWriter(VectorStore, Protocol):
         self, texts: Sequence[str], *, executor: Executor | None = None
     ) -> Matrix: ...
 
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
 
-    def unchanged(self, namespace_prefix: str | None, rows: Sequence[Row]) -> list[int]: ...
+    def store_pending(
+        self,
+        namespace_prefix: str | None,
+        read: Sequence[Row],
+        rows: Sequence[Row],
+        vectors: Matrix,
+    ) -> int: ...
 
     def unembedded(self, namespace_prefix: str | None = None) -> int: ...
 
@@ -311,17 +319,17 @@ class EmbeddingQueue:
         rows still as they were read, checked inside the store's transaction, are stored (a
         forget meanwhile wins, made here or by another process; it asks for a pass of its
         own)."""
-        rows = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
-        if not rows:
+        read = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
+        if not read:
             return True
-        vectors = await self._vectors.embed_in_thread(
-            [text for _, _, text in rows], executor=self._thread()
+        loop = asyncio.get_running_loop()
+        rows, vectors = await loop.run_in_executor(
+            self._thread(), embed_each, self._vectors.embed, read
         )
-        still = partial(self._vectors.unchanged, current.prefix, rows)
-        current.embedded += self._vectors.store("message", rows, vectors, still=still)
+        current.embedded += self._vectors.store_pending(current.prefix, read, rows, vectors)
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.
-        current.after = rows[-1][0]
+        current.after = read[-1][0]
         return False
 
 

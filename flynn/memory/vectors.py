@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Protocol
+
+import structlog
 
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
@@ -128,6 +129,8 @@ class VectorSearch(Protocol):
         ...
 
 
+log = structlog.get_logger(__name__)
+
 CONTEXT_CHARS = 200
 """How much of the message before it a message is embedded with (its end, nearest the reply)."""
 
@@ -219,6 +222,44 @@ class VectorsDialect:
 SQLITE_VECTORS = VectorsDialect(
     _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS
 )
+
+
+Row = tuple[int, str, str]
+"""``(ref_id, namespace, text as embedded)``."""
+
+
+def embed_each(
+    embed: Callable[[list[str]], Matrix], rows: Sequence[Row]
+) -> tuple[list[Row], Matrix]:
+    """``rows``' vectors (``embed`` of their texts), with the rows they are for: when ``embed``
+    raises on the batch, each row alone, leaving out (and logging, by id) those it raises on:
+    one text the model refuses must not keep every row after it from its vector. Raises what
+    ``embed`` raised when it fails on every row (a model failing on everything is not one bad
+    text)."""
+    try:
+        return list(rows), embed([text for _, _, text in rows])
+    except Exception:  # the model's errors, of no common type (``EmbeddingFailed`` in a daemon)
+        if len(rows) == 1:
+            raise
+    kept: list[Row] = []
+    parts: list[Matrix] = []
+    failure: Exception | None = None
+    for row in rows:
+        try:
+            parts.append(embed([row[2]]))
+        except Exception as exc:  # noqa: BLE001 - one text's failure: logged, the rest go on
+            failure = exc
+            # Its id and the error's type, not its text: what a person said stays out of the
+            # log (an error's message may quote its input).
+            log.warning("memory.embedding_skipped", message=row[0], error=type(exc).__name__)
+        else:
+            kept.append(row)
+    if not kept:
+        assert failure is not None
+        raise failure
+    import numpy as np
+
+    return kept, np.concatenate(parts)
 
 
 def encode_vector(vector: Matrix) -> bytes:
@@ -352,15 +393,31 @@ class SqlVectors:
         vector of this model, oldest first, each in its context as ``MemoryWriter`` does; one
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
         each batch stored: a message forgotten or redacted while its batch was embedded (by
-        another process too) gets no vector of what it said (``unchanged``). (A running daemon
-        does this in ``flynn.learning.embedding_queue``.)"""
+        another process too) gets no vector of what it said (``unchanged``), and one the model
+        fails on alone gets none either (``embed_each``). (A running daemon does this in
+        ``flynn.learning.embedding_queue``.)"""
         after = 0
-        while rows := self.pending(namespace_prefix, after=after, limit=batch):
-            vectors = self.embed([text for _, _, text in rows])
-            yield self.store(
-                "message", rows, vectors, still=partial(self.unchanged, namespace_prefix, rows)
-            )
-            after = rows[-1][0]
+        while read := self.pending(namespace_prefix, after=after, limit=batch):
+            rows, vectors = embed_each(self.embed, read)
+            yield self.store_pending(namespace_prefix, read, rows, vectors)
+            after = read[-1][0]
+
+    def store_pending(
+        self,
+        namespace_prefix: str | None,
+        read: Sequence[Row],
+        rows: Sequence[Row],
+        vectors: Matrix,
+    ) -> int:
+        """Stores the ``vectors`` of ``rows`` (those of the batch ``read`` by ``pending`` that
+        were embedded) still as they were read (``unchanged``, asked inside the store's
+        transaction); returns how many."""
+
+        def still() -> list[int]:
+            now = {read[index] for index in self.unchanged(namespace_prefix, read)}
+            return [index for index, row in enumerate(rows) if row in now]
+
+        return self.store("message", rows, vectors, still=still)
 
     def pending(
         self, namespace_prefix: str | None, *, after: int, limit: int

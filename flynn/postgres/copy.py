@@ -60,8 +60,9 @@ class KindCount:
     row. Counted over all of them on every run, so a rerun says the same."""
     left_out: int = 0
     """Source rows not copied on purpose: the vectors of messages whose text (or the text of
-    the message before them, which a vector embeds too) the copy redacted; ``flynn memory
-    embed`` and the daemon's catch-up embed those messages anew."""
+    the message before them, which a vector embeds too) the copy redacted, and of facts and
+    team chunks it redacted; ``flynn memory embed`` and the daemon's catch-up embed those
+    messages anew, a fact gets its vector when next compared, a document when added again."""
 
     @property
     def matches(self) -> bool:
@@ -102,7 +103,8 @@ class _Table:
 
 
 # In an order foreign keys allow: sessions and messages before what points at messages, entities
-# before relations and mentions, documents before chunks, pushes before their drops.
+# before relations and mentions, documents before chunks, pushes before their drops; the vectors
+# after the messages, facts and chunks they embed.
 TABLES = (
     _Table("documents", "namespace"),
     _Table("costs", "id"),
@@ -113,7 +115,6 @@ TABLES = (
     _Table("entities", "id"),
     _Table("relations", "id"),
     _Table("entity_mentions", "entity_id, message_id"),
-    _Table("embeddings", "kind, ref_id, model"),
     _Table("intake", "id"),
     _Table("person_tokens", "id"),
     _Table("pairing_requests", "code"),
@@ -121,6 +122,8 @@ TABLES = (
     _Table("team_documents", "id"),
     _Table("team_chunks", "id"),
     _Table("team_document_entities", "document_id, entity_id"),
+    # After every row a vector embeds: the vectors of those the copy redacted are left out.
+    _Table("embeddings", "kind, ref_id, model"),
     _Table("telegram_updates", "bot_id, update_id"),
     _Table("jobs", "id"),
     _Table("pushes", "id"),
@@ -214,13 +217,18 @@ _REDACTED: dict[str, dict[str, _Redaction]] = {
 }
 
 
+_EMBEDDED_AS = {"facts": "fact", "team_chunks": "chunk"}
+"""The kind of vector that embeds a row of these tables (messages: ``_copy_messages``)."""
+
+
 @dataclass(slots=True)
 class _Redactions:
     """What one run's scan of the source found: rows redacted per table, the messages whose
     vectors are stale, and how the redacted messages' postings differ from FTS5's."""
 
     rows: dict[str, int] = field(default_factory=dict)
-    stale_vectors: set[int] = field(default_factory=set)
+    stale_vectors: set[tuple[str, int]] = field(default_factory=set)
+    """``(kind, ref_id)`` of the vectors of what was redacted: each derived from a secret."""
     left_out: int = 0
     postings_delta: int = 0
 
@@ -232,12 +240,16 @@ def _redacted(table: str, batch: Sequence[Any], found: _Redactions) -> list[_Row
     if not columns:
         return rows
     changed = 0
+    embedded_as = _EMBEDDED_AS.get(table)
     for row in rows:
         before = [row.get(name) for name in columns]
         for name, redaction in columns.items():
             if name in row:
                 row[name] = redaction(row[name], row)
-        changed += before != [row.get(name) for name in columns]
+        if before != [row.get(name) for name in columns]:
+            changed += 1
+            if embedded_as is not None:
+                found.stale_vectors.add((embedded_as, int(row["id"])))
     found.rows[table] = found.rows.get(table, 0) + changed
     return rows
 
@@ -426,8 +438,8 @@ def _copy_table(
     return written
 
 
-def _is_stale(row: _Row, stale: set[int]) -> bool:
-    return row["kind"] == "message" and int(row["ref_id"]) in stale
+def _is_stale(row: _Row, stale: set[tuple[str, int]]) -> bool:
+    return (str(row["kind"]), int(row["ref_id"])) in stale
 
 
 def _columns(source: Database, target: PostgresDatabase, table: str) -> list[_Column]:
@@ -464,7 +476,7 @@ def _copy_messages(
             message_id, session = int(row["id"]), str(row["session"])
             is_changed = row["content"] != before["content"]
             if is_changed or redacted_last.get(session, False):
-                found.stale_vectors.add(message_id)
+                found.stale_vectors.add(("message", message_id))
             redacted_last[session] = is_changed
             if is_changed:
                 changed.append((str(before["content"]), str(row["content"])))

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
-from flynn.errors import ConfigError, ConfigProblem
+from flynn.errors import ConfigError, ConfigProblem, EmbeddingFailed
 from flynn.recall import minilm, minilm_int8
 from flynn.settings import EmbeddingModel
 
@@ -184,7 +184,9 @@ class LoadingEmbedder:
     the daemon calls it in a worker thread after it starts serving, so no reply waits for the
     model. Until it has loaded, and for good when it cannot load, ``ready`` is false: recall
     is by words and stored messages wait for the catch-up; ``embed`` is a bug then (every
-    user asks ``ready`` first) and raises ``RuntimeError``."""
+    user asks ``ready`` first) and raises ``RuntimeError``. Once loaded, whatever the model
+    raises on a text comes out as ``EmbeddingFailed``, so that callers fall back to words on
+    that one type."""
 
     def __init__(self, model: EmbeddingModel, load: Callable[[EmbeddingModel], Embedder]) -> None:
         self._setting = model
@@ -224,7 +226,12 @@ class LoadingEmbedder:
         embedder = self._embedder
         if embedder is None:
             raise RuntimeError(f"the embedding model {self._name} is not loaded")
-        return embedder.embed(texts)
+        try:
+            return embedder.embed(texts)
+        except Exception as exc:  # the model's and its libraries' errors, of no common type
+            # The type, not the message: a library's message may quote the text it refused.
+            failure = type(exc).__name__
+            raise EmbeddingFailed(f"the embedding model {self._name} failed ({failure})") from exc
 
 
 class WordLlamaEmbedder:

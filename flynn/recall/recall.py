@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+import structlog
+
+from flynn.errors import EmbeddingFailed
 from flynn.language import WEEKDAYS
 from flynn.memory.fts import search_terms
 from flynn.memory.graph_store import Graph
@@ -44,6 +47,8 @@ ITEM_MAX_TOKENS = 120
 FRAME_TOKENS = 48
 """Kept out of the budget for what frames the blocks in the prompt (``render_recalled``'s
 heading and its instruction to trust the current message)."""
+
+log = structlog.get_logger(__name__)
 
 __all__ = [
     "DEPTHS",
@@ -170,7 +175,10 @@ class Recall:
         computing the embeddings on the event loop."""
         if not self.reads_vectors or not query.strip():
             return None
-        return await asyncio.to_thread(self.embed_query, query, now=now)
+        try:
+            return await asyncio.to_thread(self.embed_query, query, now=now)
+        except EmbeddingFailed:
+            return None  # ``rank`` tries once more, says so, and ranks by words
 
     def embed_query(self, query: str, *, now: datetime) -> QueryVectors | None:
         """``query``'s embeddings (``QueryVectors``: the whole question, and its topic when it
@@ -222,14 +230,25 @@ class Recall:
         if limit <= 0 or not query.strip():
             return []
         ranker = self._hybrid if self._vectors is None or self._vectors.ready else self._by_words
-        return ranker.rank(
-            root,
-            analyse(query, now=now),
-            now=now,
-            limit=limit,
-            exclude=exclude_session,
-            query_vectors=query_vectors,
-        )
+        analysed = analyse(query, now=now)
+        try:
+            return ranker.rank(
+                root,
+                analysed,
+                now=now,
+                limit=limit,
+                exclude=exclude_session,
+                query_vectors=query_vectors,
+            )
+        except EmbeddingFailed:
+            if ranker is self._by_words:
+                raise
+            # The model failed on this question (it loaded, so it is not missing): the turn
+            # still gets its memory, found by words with the weights earned without vectors.
+            log.warning("recall.embedding_failed", by="words", exc_info=True)
+            return self._by_words.rank(
+                root, analysed, now=now, limit=limit, exclude=exclude_session
+            )
 
     def relevant(self, items: Sequence[RecallItem]) -> list[RecallItem]:
         """The ranked ``items`` worth injecting: for the hybrid ranker, those scoring at least
@@ -348,7 +367,11 @@ class Recall:
         )
         items = self.relevant(items)
         if team and self._team is not None:
-            items = [*items, *self._team.items(query, query_vectors=awaited(query_vectors))]
+            try:
+                vectors = awaited(query_vectors)
+            except EmbeddingFailed:
+                vectors = None  # ``rank`` said so; the team's passages are found by words
+            items = [*items, *self._team.items(query, query_vectors=vectors)]
         return self.pack(items, budget_tokens=budget_tokens, skip_lines=skip_lines, query=query)
 
 

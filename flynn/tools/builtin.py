@@ -9,6 +9,7 @@ from flynn.attachments import FileStore
 from flynn.learning.reconcile import RuleReconciler
 from flynn.memory.store import History
 from flynn.recall.recall import Recall
+from flynn.recall.worker import RecallWorker
 from flynn.schedule.jobs import Schedule
 from flynn.tools.base import Tool, ToolRegistry, ToolSource
 from flynn.tools.files import FileRead
@@ -43,6 +44,7 @@ def builtin_tools(
     *,
     reconciler: RuleReconciler,
     recall: Recall,
+    recall_worker: RecallWorker | None = None,
     history: History,
     schedule: Schedule,
     route: Route,
@@ -55,7 +57,7 @@ def builtin_tools(
 ) -> ToolRegistry:
     tools: list[Tool] = [
         Remember(reconciler),
-        MemorySearch(recall),
+        MemorySearch(recall, recall_worker),
         SessionSearch(history),
         ReminderSet(schedule, route, on_schedule_change, reminder_limits),
         ReminderList(schedule),

@@ -13,6 +13,7 @@ from flynn.learning.secrets import is_secret
 from flynn.memory.store import History
 from flynn.recall.recall import Recall
 from flynn.recall.session_search import render_results, search_sessions
+from flynn.recall.worker import RecallWorker
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 SEARCH_BUDGET_TOKENS = 1200
@@ -91,18 +92,32 @@ class MemorySearch(TypedTool[SearchArguments]):
     )
     arguments = SearchArguments
 
-    def __init__(self, recall: Recall) -> None:
+    def __init__(self, recall: Recall, worker: RecallWorker | None = None) -> None:
+        """``worker``: the recall threads the turns' own recall runs in; the search runs there
+        too, so that it never holds up the event loop (another person's stream) for the
+        question's embedding, the vector search, or a reload of the person's vectors."""
         self._recall = recall
+        self._worker = worker
 
     async def run(self, args: SearchArguments, context: ToolContext) -> str:
-        recalled = self._recall.recall(
-            context.namespace,
-            args.query,
-            now=context.now,
-            budget_tokens=SEARCH_BUDGET_TOKENS,
-            # A known person (not session memory) may read the team's documents too.
-            team=context.user is not None,
-        )
+        # A known person (not session memory) may read the team's documents too.
+        team = context.user is not None
+        if self._worker is not None:
+            recalled = await self._worker.recall(
+                context.namespace,
+                args.query,
+                now=context.now,
+                budget_tokens=SEARCH_BUDGET_TOKENS,
+                team=team,
+            )
+        else:
+            recalled = self._recall.recall(
+                context.namespace,
+                args.query,
+                now=context.now,
+                budget_tokens=SEARCH_BUDGET_TOKENS,
+                team=team,
+            )
         if recalled.is_empty:
             return f"Nothing in memory matches “{args.query}”."
         parts = []

@@ -1,5 +1,6 @@
-"""Embedders that need no model: a bag of hashed words (texts sharing words are close), and one
-that holds its caller at a gate for the texts a test names."""
+"""Embedders that need no model: a bag of hashed words (texts sharing words are close), one that
+holds its caller at a gate for the texts a test names, one that keeps what it was asked to embed,
+and one that fails on the texts a test names."""
 
 from __future__ import annotations
 
@@ -47,4 +48,28 @@ class HeldEmbedder(HashingEmbedder):
             self.held_in.append(threading.current_thread().name)
             self.holding.set()
             assert self.release.wait(10), "the test never released the embedder"
+        return super().embed(texts)
+
+
+class RecordingEmbedder(HashingEmbedder):
+    """Keeps every text it was asked to embed (``texts``), in whatever thread."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+class FailingEmbedder(HashingEmbedder):
+    """A loaded model that raises mid-call (ONNX Runtime out of memory, a tokenizer refusing a
+    text) on any batch holding ``word``."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if any(self.word in text for text in texts):
+            raise RuntimeError("onnxruntime: Failed to allocate memory")
         return super().embed(texts)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import pytest
-from fakes.embedder import HashingEmbedder
+from fakes.embedder import HashingEmbedder, RecordingEmbedder
 from memory.conftest import VectorsBackend
 
 from flynn.identity import MemoryScope
@@ -159,15 +159,6 @@ def test_the_writer_embeds_each_message_after_its_predecessor(memory: SqliteMemo
     assert recorded[2] == (second.id, "users/ana", "What year is the van?\nA 1978 Westfalia.")
     assert memory.history.previous("s1", second.id) == first
     assert memory.history.previous("s1", first.id) is None
-
-
-class RecordingEmbedder(HashingEmbedder):
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        self.texts.extend(texts)
-        return super().embed(texts)
 
 
 def test_backfill_embeds_what_was_stored_before_embeddings_were_on(

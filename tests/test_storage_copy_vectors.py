@@ -1,0 +1,75 @@
+"""Moving house with vectors: what ``flynn storage copy`` redacts on the way (credentials an older
+install kept) takes its vector with it, for every kind of row a vector embeds (messages, facts,
+team chunks): the vector of a secret is derived from it, and never reaches PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fakes.embedder import HashingEmbedder
+
+from flynn.memory.store import NewFact
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import TEAM_NAMESPACE, NewChunk
+from flynn.memory.vectors import SqliteVectors
+from flynn.postgres.database import PostgresDatabase
+from flynn.schedule.migrations import SCHEMA
+from flynn.settings import Settings
+from flynn.storage_copy import copy_to_postgres
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+SECRET = "Zq8#tLw0vRx-41"
+HELD = f"the wifi password is {SECRET}"
+
+
+def test_a_row_the_copy_redacts_arrives_without_its_vector(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    with SqliteMemory.open(data_dir / "flynn.db", SCHEMA) as memory:
+        plain = memory.history.append("gateway:ana", "user", "user", "hello", tokens=1, now=T0)
+        held = memory.history.append("gateway:ana", "user", "user", "later", tokens=1, now=T0)
+        fact = memory.facts.add(
+            NewFact(namespace="user/profile", kind="profile", field="home", value="later"), now=T0
+        )
+        calm = memory.facts.add(
+            NewFact(namespace="user/profile", kind="profile", field="drink", value="tea"), now=T0
+        )
+        memory.team.put(
+            path="wifi.md",
+            title="Wifi",
+            digest="d1",
+            chars=10,
+            chunks=[NewChunk("Wifi", "later"), NewChunk("Tea", "green tea on Fridays")],
+            now=T0,
+        )
+        chunk, other = (int(row[0]) for row in memory.db.fetchall("SELECT id FROM team_chunks"))
+        # As an older install kept them, before its credential rules knew this shape: the
+        # secret in the text, and each row's vector of it.
+        memory.db.execute("UPDATE messages SET content = ? WHERE id = ?", (HELD, held.id))
+        memory.db.execute("UPDATE facts SET value = ? WHERE id = ?", (HELD, fact.id))
+        memory.db.execute("UPDATE team_chunks SET content = ? WHERE id = ?", (HELD, chunk))
+        vectors = SqliteVectors(memory.db, HashingEmbedder())
+        for kind, rows in (
+            ("message", [(plain.id, "user", "hello"), (held.id, "user", HELD)]),
+            ("fact", [(fact.id, "user/profile", f"home {HELD}"), (calm.id, "user/profile", "tea")]),
+            ("chunk", [(chunk, TEAM_NAMESPACE, HELD), (other, TEAM_NAMESPACE, "green tea")]),
+        ):
+            vectors.store(kind, rows, vectors.embed([text for _, _, text in rows]))
+
+    report = copy_to_postgres(Settings.model_validate({"data_dir": str(data_dir)}), postgres_url)
+
+    assert report.redacted >= 3
+    with PostgresDatabase.open(postgres_url) as pg:
+        rows = pg.fetchall("SELECT kind, ref_id FROM embeddings")
+        kept = {(str(row["kind"]), int(row["ref_id"])) for row in rows}
+        texts = [str(row["content"]) for row in pg.fetchall("SELECT content FROM team_chunks")]
+    assert not [text for text in texts if SECRET in text]
+    # The rows the copy did not redact keep theirs (and the message after the redacted one
+    # embeds it as context: it goes too, as before).
+    assert ("message", plain.id) in kept and ("fact", calm.id) in kept
+    assert ("chunk", other) in kept
+    # On main only the message's went: the fact's and the chunk's vectors of the secret stayed.
+    assert {("message", held.id), ("fact", fact.id), ("chunk", chunk)} & kept == set()
