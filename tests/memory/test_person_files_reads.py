@@ -85,36 +85,21 @@ def test_a_file_changed_just_now_is_read_again_until_it_settles(
     tmp_path: Path, reads: list[Path]
 ) -> None:
     # An edit in place within the file system's clock tick, of the same size, would change
-    # none of the file's times: a file this recent is not trusted to stay as it was read.
-    now = [0]
-    files = DirectoryPersonFiles(tmp_path, clock_ns=lambda: now[0])
-    path = files.folder(ALICE) / USER_FILE
-    _write(path, "- Name: Alice\n")
-    now[0] = path.stat().st_ctime_ns + 1
-    assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
-    assert len(reads) == 2
-    now[0] += RECENT_NS
-    assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
-    assert len(reads) == 3
-
-
-def test_a_file_with_a_fine_change_time_settles_within_a_tenth_of_a_second(
-    tmp_path: Path, reads: list[Path]
-) -> None:
-    # A change time with a fraction of a second: the file system's tick is a jiffy at most,
-    # so the file is trusted a tenth of a second after its change, not two seconds (a turn's
-    # four files were read again for the first two seconds after every write).
+    # none of the file's times: a file this recent is not trusted to stay as it was read. Where
+    # its change time has a fraction of a second the tick is a jiffy at most, and it settles in
+    # a tenth of a second, not two (a turn's four files were read again for two seconds after
+    # every write).
     now = [0]
     files = DirectoryPersonFiles(tmp_path, clock_ns=lambda: now[0])
     path = files.folder(ALICE) / USER_FILE
     _write(path, "- Name: Alice\n")
     changed = path.stat().st_ctime_ns
-    if changed % 1_000_000_000 == 0:
-        pytest.skip("this file system records whole seconds (or this change fell on one)")
+    settles = unsettled_ns(changed)
+    assert settles == (RECENT_NS if changed % 1_000_000_000 == 0 else FINE_RECENT_NS)
     now[0] = changed + 1
     assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
     assert len(reads) == 2
-    now[0] = changed + FINE_RECENT_NS + 1
+    now[0] = changed + settles + 1
     assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
     assert len(reads) == 3
 
