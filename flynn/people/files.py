@@ -41,7 +41,16 @@ def person_directory(data_dir: Path, namespace: str) -> Path:
 RECENT_NS = 2_000_000_000
 """A file changed this recently (by its times) is read again at the next look even if its
 times and size stay the same: an edit in place within the file system's clock tick, of the
-same size, would leave them all as they were."""
+same size, would leave them all as they were. Two seconds covers the coarsest ticks (FAT's
+two seconds, ext3's and HFS+'s one); it applies where the file's change time is a whole
+second."""
+
+FINE_RECENT_NS = 100_000_000
+"""As ``RECENT_NS`` where the file's change time has a fraction of a second, which a file
+system with one-second ticks never records: there the tick is the kernel's (a jiffy, 1 to
+10 ms) or finer (exFAT's 10 ms, NTFS's 100 ns), and a tenth of a second is ten of the
+coarsest. A change time is always the kernel's own stamp (``touch`` and ``rsync -t`` set
+the modification time, not it)."""
 
 
 class DirectoryPersonFiles:
@@ -50,7 +59,7 @@ class DirectoryPersonFiles:
     write renames a new file over it), other times (an edit in place, a ``chmod``) or size."""
 
     def __init__(self, data_dir: Path, *, clock_ns: Callable[[], int] = time.time_ns) -> None:
-        """``clock_ns`` is the wall clock file times are compared with (``RECENT_NS``)."""
+        """``clock_ns`` is the wall clock file times are compared with (``unsettled_ns``)."""
         self._data_dir = data_dir
         self._clock_ns = clock_ns
         # Each file's text as last read, by path, with the version (inode, times, size) it had.
@@ -84,6 +93,8 @@ class DirectoryPersonFiles:
         if folder is None:
             folder = self._folders[namespace] = str(self.folder(namespace))
         path = os.path.join(folder, name)  # noqa: PTH118 (a turn's cost, see _folders)
+        # Before the look: an edit after this instant gets a later tick than one before it.
+        looked_ns = self._clock_ns()
         try:
             status = os.stat(path)  # noqa: PTH116
         except FileNotFoundError:
@@ -94,7 +105,8 @@ class DirectoryPersonFiles:
         if cached is not None and cached[0] == version:
             return cached[1]
         text = read_text(Path(path))
-        if self._clock_ns() - max(status.st_mtime_ns, status.st_ctime_ns) > RECENT_NS:
+        changed_ns = max(status.st_mtime_ns, status.st_ctime_ns)
+        if looked_ns - changed_ns > unsettled_ns(status.st_ctime_ns):
             self._texts[path] = (version, text)
         else:
             self._texts.pop(path, None)
@@ -136,6 +148,14 @@ class DirectoryPersonFiles:
 
     def forget(self, namespace: str) -> int:
         return forget_person_files(self.folder(namespace))
+
+
+def unsettled_ns(ctime_ns: int) -> int:
+    """How long after a change a file whose change time is ``ctime_ns`` is read again at every
+    look: ``FINE_RECENT_NS`` where that time shows the file system records fractions of a
+    second, ``RECENT_NS`` where it is a whole second (a one-second tick, or one time in a
+    billion a fine one: read again for longer, never too briefly)."""
+    return RECENT_NS if ctime_ns % 1_000_000_000 == 0 else FINE_RECENT_NS
 
 
 def read_text(path: Path) -> str:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import stat
@@ -192,6 +193,27 @@ def test_rewrites_see_other_connections_commit(db_path: Path) -> None:
             other.execute("DELETE FROM costs")
             other.commit()
         assert db.rewrites("costs") != before
+
+
+async def test_rewrites_read_data_version_once_a_step_of_the_loop(db_path: Path) -> None:
+    # A turn's caches look at ``rewrites`` six times in one step of the loop: one query does,
+    # and another connection's commit is seen from the next step on (this connection's own
+    # writes at once). Without a loop (the CLI, a thread), every call asks, as above.
+    with Database.open(db_path, SCHEMA) as db:
+        db.watch_rewrites("costs")
+        db.execute(
+            "INSERT INTO costs (provider, model, task, input_tokens, output_tokens, created_at) "
+            "VALUES ('p', 'm', 'chat', 1, 2, 'x')"
+        )
+        before = db.rewrites("costs")
+        with closing(sqlite3.connect(db_path)) as other:
+            other.execute("DELETE FROM costs")
+            other.commit()
+        assert db.rewrites("costs") == before  # the same step: not asked again
+        await asyncio.sleep(0)
+        after = db.rewrites("costs")
+        assert after[1] != before[1]
+        assert db.rewrites("costs") == after
 
 
 def test_a_reader_reads_the_last_commit_while_the_writer_writes_and_never_writes(

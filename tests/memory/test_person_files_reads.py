@@ -18,7 +18,7 @@ from flynn.memory.store import Document, Documents
 from flynn.memory.stores import SqliteMemory
 from flynn.people import files as files_module
 from flynn.people.documents import DocumentsPersonFiles
-from flynn.people.files import RECENT_NS, DirectoryPersonFiles
+from flynn.people.files import FINE_RECENT_NS, RECENT_NS, DirectoryPersonFiles, unsettled_ns
 from flynn.people.store import (
     MEMORY_FILES,
     PERSON_FILE_NAMES,
@@ -85,17 +85,29 @@ def test_a_file_changed_just_now_is_read_again_until_it_settles(
     tmp_path: Path, reads: list[Path]
 ) -> None:
     # An edit in place within the file system's clock tick, of the same size, would change
-    # none of the file's times: a file this recent is not trusted to stay as it was read.
+    # none of the file's times: a file this recent is not trusted to stay as it was read. Where
+    # its change time has a fraction of a second the tick is a jiffy at most, and it settles in
+    # a tenth of a second, not two (a turn's four files were read again for two seconds after
+    # every write).
     now = [0]
     files = DirectoryPersonFiles(tmp_path, clock_ns=lambda: now[0])
     path = files.folder(ALICE) / USER_FILE
     _write(path, "- Name: Alice\n")
-    now[0] = path.stat().st_ctime_ns + 1
+    changed = path.stat().st_ctime_ns
+    settles = unsettled_ns(changed)
+    assert settles == (RECENT_NS if changed % 1_000_000_000 == 0 else FINE_RECENT_NS)
+    now[0] = changed + 1
     assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
     assert len(reads) == 2
-    now[0] += RECENT_NS
+    now[0] = changed + settles + 1
     assert files.read(ALICE, USER_FILE) == files.read(ALICE, USER_FILE) == "- Name: Alice\n"
     assert len(reads) == 3
+
+
+def test_a_whole_second_change_time_is_trusted_only_after_two_seconds() -> None:
+    assert unsettled_ns(1_700_000_000 * 10**9) == RECENT_NS
+    assert unsettled_ns(1_700_000_000 * 10**9 + 4_000_000) == FINE_RECENT_NS
+    assert FINE_RECENT_NS < RECENT_NS
 
 
 def test_an_edit_in_place_of_the_same_size_in_the_same_second_is_seen(tmp_path: Path) -> None:
