@@ -73,3 +73,47 @@ def test_a_row_the_copy_redacts_arrives_without_its_vector(
     assert ("chunk", other) in kept
     # On main only the message's went: the fact's and the chunk's vectors of the secret stayed.
     assert {("message", held.id), ("fact", fact.id), ("chunk", chunk)} & kept == set()
+
+
+def test_the_chunks_of_a_document_whose_title_the_copy_redacts_arrive_without_vectors(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    # A chunk's vector embeds its document's title ("title: heading\ncontent", as
+    # flynn.learning.documents adds it): when the copy redacts the title, the chunks' vectors
+    # are derived from the secret as much as the title was, though their own rows are clean.
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    with SqliteMemory.open(data_dir / "flynn.db", SCHEMA) as memory:
+        for path, title in (("held.md", "Wifi"), ("calm.md", "Tea")):
+            memory.team.put(
+                path=path,
+                title=title,
+                digest="d1",
+                chars=10,
+                chunks=[NewChunk("Notes", "green tea on Fridays")],
+                now=T0,
+            )
+        rows = memory.db.fetchall(
+            "SELECT c.id, d.title FROM team_chunks c JOIN team_documents d ON d.id = c.document_id"
+        )
+        chunk = {str(row[1]): int(row[0]) for row in rows}
+        # As an older install kept it: the secret in the title, and the vector of it.
+        memory.db.execute("UPDATE team_documents SET title = ? WHERE path = 'held.md'", (HELD,))
+        vectors = SqliteVectors(memory.db, HashingEmbedder())
+        embedded = [
+            (chunk["Wifi"], TEAM_NAMESPACE, f"{HELD}: Notes\ngreen tea on Fridays"),
+            (chunk["Tea"], TEAM_NAMESPACE, "Tea: Notes\ngreen tea on Fridays"),
+        ]
+        vectors.store("chunk", embedded, vectors.embed([text for _, _, text in embedded]))
+
+    report = copy_to_postgres(Settings.model_validate({"data_dir": str(data_dir)}), postgres_url)
+
+    assert report.redacted >= 1
+    with PostgresDatabase.open(postgres_url) as pg:
+        rows = pg.fetchall("SELECT kind, ref_id FROM embeddings")
+        kept = {(str(row["kind"]), int(row["ref_id"])) for row in rows}
+        titles = [str(row["title"]) for row in pg.fetchall("SELECT title FROM team_documents")]
+    assert not [title for title in titles if SECRET in title]
+    assert ("chunk", chunk["Tea"]) in kept
+    # On main the chunk's vector of the redacted title was copied.
+    assert ("chunk", chunk["Wifi"]) not in kept
