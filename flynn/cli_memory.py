@@ -548,8 +548,19 @@ def _cmd_memory_file(args: argparse.Namespace) -> int:
             return show_person_file(files, scope.root, args.name)
         if args.set_from is not None:
             return set_person_file(files, scope.root, args.name, _text_from(args.set_from))
-        edited = _edited(files.read(scope.root, args.name), args.name)
+        before = files.read(scope.root, args.name)
+        edited = _edited(before, args.name)
         if edited is None:
+            return EXIT_FAILED
+        if files.read(scope.root, args.name) != before:
+            # Written while the editor was open (a chat's task_add, the distiller, another
+            # edit): the copy would be saved over it, and what was written lost.
+            print(
+                f"flynn: {args.name} changed while you edited it; nothing saved (your version "
+                "follows: edit again, or save it with --set-from -)",
+                file=sys.stderr,
+            )
+            print(edited, end="" if edited.endswith("\n") else "\n")
             return EXIT_FAILED
         return set_person_file(files, scope.root, args.name, edited)
 

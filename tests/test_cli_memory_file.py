@@ -5,6 +5,7 @@ database the workers share (``tests/memory/test_person_files_store.py`` runs it 
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
 
 from test_cli import flynn
@@ -75,3 +76,43 @@ def test_only_a_persons_own_file_names_are_taken(tmp_path: Path) -> None:
     refused = flynn("memory", "file", "show", "../flynn.db", home=tmp_path)
     assert refused.returncode == 2
     assert "invalid choice" in refused.stderr
+
+
+def test_an_edit_is_not_saved_over_what_was_written_while_the_editor_was_open(
+    tmp_path: Path,
+) -> None:
+    # The editor may stay open for minutes while the daemon keeps running: a task the person
+    # adds in a chat meanwhile (task_add writes TASKS.json whole) must not be lost when the
+    # editor's copy, read before it, is written back over it.
+    tasks = '[\n  {"id": 1, "text": "buy milk", "done": false, "created_at": ""}\n]\n'
+    saved = flynn(
+        "memory", "file", "edit", "TASKS.json", "--set-from", "-", home=tmp_path, stdin=tasks
+    )
+    assert saved.returncode == 0, saved.stderr
+    kept = tmp_path / ".flynn" / "user" / "TASKS.json"
+    # While "editing": another process adds a task as the daemon's task_add does, then the
+    # person changes their copy.
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from flynn.people.files import DirectoryPersonFiles\n"
+        "from flynn.people.tasks import Task, load_tasks, save_tasks\n"
+        f"files = DirectoryPersonFiles(Path({str(kept.parent.parent)!r}))\n"
+        "tasks = load_tasks(files, 'user')\n"
+        "save_tasks(files, 'user', [*tasks, Task(2, 'call the dentist', False, '')])\n"
+        "copy = Path(sys.argv[1])\n"
+        "copy.write_text(copy.read_text().replace('buy milk', 'buy oat milk'))\n",
+        encoding="utf-8",
+    )
+    editor.chmod(0o700)
+    edited = flynn(
+        "memory", "file", "edit", "TASKS.json", home=tmp_path, env={"EDITOR": str(editor)}
+    )
+    text = kept.read_text(encoding="utf-8")
+    # On main the copy was saved over it: the dentist was gone.
+    assert "call the dentist" in text, edited.stdout + edited.stderr
+    assert edited.returncode == 1
+    assert "changed while" in edited.stderr
+    assert "buy oat milk" in edited.stdout  # the person's edit is shown, not lost

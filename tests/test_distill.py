@@ -14,7 +14,7 @@ import pytest
 from fakes.clock import FakeClock
 
 from evals.scripted_provider import ScriptedProvider
-from flynn.distill.distiller import Distiller, DistillFailed, Tier
+from flynn.distill.distiller import Distilled, Distiller, DistillFailed, Tier
 from flynn.distill.runs import DistillRuns, notice, plan_jobs
 from flynn.errors import ProviderTimeout
 from flynn.learning.own_words import mark_forwarded
@@ -366,13 +366,10 @@ def test_the_notice_says_what_happened(tmp_path: Path) -> None:
 # -- what an independent review found ----------------------------------------------------------
 
 
-async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_notes(
+async def _held_mid_run(
     memory: SqliteMemory, tmp_path: Path, clock: FakeClock
-) -> None:
-    from flynn.people.files import forget_distilled
-
-    _conversation(memory, clock)
-    (tmp_path / "user").mkdir(exist_ok=True)
+) -> tuple[asyncio.Task[Distilled], asyncio.Event]:
+    """A mid run of the owner's notes, held while its model writes until the event is set."""
     model = ScriptedProvider()
     asked = asyncio.Event()
     release = asyncio.Event()
@@ -385,12 +382,49 @@ async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_no
     model.chat = slow  # type: ignore[method-assign]
     run = asyncio.create_task(_distiller(memory, tmp_path, clock, model).run("mid", "user"))
     await asyncio.wait_for(asked.wait(), 5)
+    return run, release
+
+
+async def test_a_forget_while_the_model_writes_keeps_the_forgotten_out_of_the_notes(
+    memory: SqliteMemory, tmp_path: Path, clock: FakeClock
+) -> None:
+    from flynn.people.files import forget_distilled
+
+    _conversation(memory, clock)
+    (tmp_path / "user").mkdir(exist_ok=True)
+    run, release = await _held_mid_run(memory, tmp_path, clock)
     memory.forget_namespace("user")  # what `flynn memory forget --all` does, meanwhile
     forget_distilled(tmp_path / "user")
     release.set()
     with pytest.raises(DistillFailed, match="forgotten while this ran"):
         await run
     assert not (tmp_path / "user" / "MEMORY_MID.md").exists()
+
+
+async def test_a_second_forget_stamped_in_the_same_tick_as_the_first_is_still_seen(
+    memory: SqliteMemory, tmp_path: Path, clock: FakeClock
+) -> None:
+    # The mark of a forget in a folder was its file's modification time: on a file system whose
+    # times are whole seconds (ext3, HFS+; FAT's two), a forget in the same second as the one
+    # before left it as it was, and the run wrote notes made from what was just forgotten.
+    import os
+
+    from flynn.people.files import forget_distilled
+    from flynn.people.store import FORGOTTEN_MARK
+
+    _conversation(memory, clock)
+    folder = tmp_path / "user"
+    folder.mkdir(exist_ok=True)
+    forget_distilled(folder)  # an earlier forget, in the same second
+    stamp = (folder / FORGOTTEN_MARK).stat().st_mtime_ns
+    run, release = await _held_mid_run(memory, tmp_path, clock)
+    memory.forget_namespace("user")
+    forget_distilled(folder)
+    os.utime(folder / FORGOTTEN_MARK, ns=(stamp, stamp))  # as a one-second tick stamps it
+    release.set()
+    with pytest.raises(DistillFailed, match="forgotten while this ran"):
+        await run
+    assert not (folder / "MEMORY_MID.md").exists()
 
 
 def test_the_jobs_of_someone_no_longer_configured_are_cancelled(memory: SqliteMemory) -> None:

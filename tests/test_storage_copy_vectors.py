@@ -26,8 +26,7 @@ HELD = f"the wifi password is {SECRET}"
 def test_a_row_the_copy_redacts_arrives_without_its_vector(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
+    data_dir = _data_dir(tmp_path)
     with SqliteMemory.open(data_dir / "flynn.db", SCHEMA) as memory:
         plain = memory.history.append("gateway:ana", "user", "user", "hello", tokens=1, now=T0)
         held = memory.history.append("gateway:ana", "user", "user", "later", tokens=1, now=T0)
@@ -59,13 +58,9 @@ def test_a_row_the_copy_redacts_arrives_without_its_vector(
         ):
             vectors.store(kind, rows, vectors.embed([text for _, _, text in rows]))
 
-    report = copy_to_postgres(Settings.model_validate({"data_dir": str(data_dir)}), postgres_url)
+    redacted, kept, texts = _copied(data_dir, postgres_url, "SELECT content FROM team_chunks")
 
-    assert report.redacted >= 3
-    with PostgresDatabase.open(postgres_url) as pg:
-        rows = pg.fetchall("SELECT kind, ref_id FROM embeddings")
-        kept = {(str(row["kind"]), int(row["ref_id"])) for row in rows}
-        texts = [str(row["content"]) for row in pg.fetchall("SELECT content FROM team_chunks")]
+    assert redacted >= 3
     assert not [text for text in texts if SECRET in text]
     # The rows the copy did not redact keep theirs (and the message after the redacted one
     # embeds it as context: it goes too, as before).
@@ -73,3 +68,62 @@ def test_a_row_the_copy_redacts_arrives_without_its_vector(
     assert ("chunk", other) in kept
     # On main only the message's went: the fact's and the chunk's vectors of the secret stayed.
     assert {("message", held.id), ("fact", fact.id), ("chunk", chunk)} & kept == set()
+
+
+def test_the_chunks_of_a_document_whose_title_the_copy_redacts_arrive_without_vectors(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    # A chunk's vector embeds its document's title ("title: heading\ncontent", as
+    # flynn.learning.documents adds it): when the copy redacts the title, the chunks' vectors
+    # are derived from the secret as much as the title was, though their own rows are clean.
+    data_dir = _data_dir(tmp_path)
+    with SqliteMemory.open(data_dir / "flynn.db", SCHEMA) as memory:
+        for path, title in (("held.md", "Wifi"), ("calm.md", "Tea")):
+            memory.team.put(
+                path=path,
+                title=title,
+                digest="d1",
+                chars=10,
+                chunks=[NewChunk("Notes", "green tea on Fridays")],
+                now=T0,
+            )
+        rows = memory.db.fetchall(
+            "SELECT c.id, d.title FROM team_chunks c JOIN team_documents d ON d.id = c.document_id"
+        )
+        chunk = {str(row[1]): int(row[0]) for row in rows}
+        # As an older install kept it: the secret in the title, and the vector of it.
+        memory.db.execute("UPDATE team_documents SET title = ? WHERE path = 'held.md'", (HELD,))
+        vectors = SqliteVectors(memory.db, HashingEmbedder())
+        embedded = [
+            (chunk["Wifi"], TEAM_NAMESPACE, f"{HELD}: Notes\ngreen tea on Fridays"),
+            (chunk["Tea"], TEAM_NAMESPACE, "Tea: Notes\ngreen tea on Fridays"),
+        ]
+        vectors.store("chunk", embedded, vectors.embed([text for _, _, text in embedded]))
+
+    redacted, kept, titles = _copied(data_dir, postgres_url, "SELECT title FROM team_documents")
+
+    assert redacted >= 1
+    assert not [title for title in titles if SECRET in title]
+    assert ("chunk", chunk["Tea"]) in kept
+    # On main the chunk's vector of the redacted title was copied.
+    assert ("chunk", chunk["Wifi"]) not in kept
+
+
+def _copied(
+    data_dir: Path, postgres_url: str, texts: str
+) -> tuple[int, set[tuple[str, int]], list[str]]:
+    """Copies ``data_dir``'s store to PostgreSQL: how many rows it redacted, the ``(kind,
+    ref_id)`` of the vectors that arrived, and the one column ``texts`` selects, as copied."""
+    report = copy_to_postgres(Settings.model_validate({"data_dir": str(data_dir)}), postgres_url)
+    with PostgresDatabase.open(postgres_url) as pg:
+        rows = pg.fetchall("SELECT kind, ref_id FROM embeddings")
+        kept = {(str(row["kind"]), int(row["ref_id"])) for row in rows}
+        copied = [str(next(iter(row.values()))) for row in pg.fetchall(texts)]
+    return report.redacted, kept, copied
+
+
+def _data_dir(tmp_path: Path) -> Path:
+    """An install's data dir, whose ``flynn.db`` the test fills as an older install did."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    return data_dir

@@ -117,6 +117,7 @@ class Database:
         self._published: dict[str, tuple[int, int]] = {}
         # ``data_version`` as ``rewrites`` read it in this step of the event loop (see there).
         self._step_version: int | None = None
+        self._step_loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     def open(cls, path: Path, schema: Schema) -> Database:
@@ -258,18 +259,19 @@ class Database:
         between two awaits that wait), and at every call without one. A turn's caches look at
         it six times in one step, at 3.6 us a query; another process's commit during that
         step is seen at the next one, as if it had come a moment later."""
+        loop = asyncio._get_running_loop()
         version = self._step_version
-        if version is not None:
+        # Only in the loop that read it: one stopped and closed in that step never forgets it.
+        if version is not None and loop is self._step_loop:
             return version
         version = self.data_version()
-        loop = asyncio._get_running_loop()
         if loop is not None:
-            self._step_version = version
+            self._step_version, self._step_loop = version, loop
             loop.call_soon(self._forget_step_version)
         return version
 
     def _forget_step_version(self) -> None:
-        self._step_version = None
+        self._step_version, self._step_loop = None, None
 
     def note_write(self, table: str) -> None:
         """Counts a write to the watched ``table`` in its ``rewrites``, as an update is: for an

@@ -6,6 +6,7 @@ may edit them by hand."""
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -206,14 +207,22 @@ def forget_distilled(folder: Path) -> int:
     nothing. Returns how many files."""
     removed = _unlink(folder, tuple(MEMORY_FILES.values()))
     if folder.is_dir():
-        write_text(folder / FORGOTTEN_MARK, f"{time.time_ns()}\n")
+        # Random, as ``DocumentsPersonFiles`` marks it: read back by ``forget_mark``. Not the
+        # time in nanoseconds: 19 digits that one time in ten pass for a card number, and
+        # are written as a redaction.
+        write_text(folder / FORGOTTEN_MARK, f"{secrets.randbits(39) + 1}\n")
     return removed
 
 
 def forget_mark(folder: Path) -> int:
-    """When the person last forgot something (0 when never), to compare with ``forgotten_since``."""
+    """Changes at every forget (0 when never): the number the mark holds, not its file's
+    modification time, which two forgets within one tick of the file system's clock (a second
+    on ext3 or HFS+, two on FAT) leave the same. A mark without one (an older Flynn's, which
+    may read as a redaction) gives that time instead."""
+    path = folder / FORGOTTEN_MARK
     try:
-        return (folder / FORGOTTEN_MARK).stat().st_mtime_ns
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return int(text.strip()) if text.strip().isdigit() else path.stat().st_mtime_ns
     except OSError:
         return 0
 

@@ -229,6 +229,8 @@ class _Redactions:
     rows: dict[str, int] = field(default_factory=dict)
     stale_vectors: set[tuple[str, int]] = field(default_factory=set)
     """``(kind, ref_id)`` of the vectors of what was redacted: each derived from a secret."""
+    titled: set[int] = field(default_factory=set)
+    """The team documents whose title was redacted: every chunk's vector embeds its title."""
     left_out: int = 0
     postings_delta: int = 0
 
@@ -250,6 +252,11 @@ def _redacted(table: str, batch: Sequence[Any], found: _Redactions) -> list[_Row
             changed += 1
             if embedded_as is not None:
                 found.stale_vectors.add((embedded_as, int(row["id"])))
+            if table == "team_documents":
+                found.titled.add(int(row["id"]))
+        elif table == "team_chunks" and int(row["document_id"]) in found.titled:
+            # Clean itself, but its vector embeds the title (``flynn.learning.documents``).
+            found.stale_vectors.add(("chunk", int(row["id"])))
     found.rows[table] = found.rows.get(table, 0) + changed
     return rows
 

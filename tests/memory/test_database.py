@@ -216,6 +216,32 @@ async def test_rewrites_read_data_version_once_a_step_of_the_loop(db_path: Path)
         assert db.rewrites("costs") == after
 
 
+def test_a_loop_stopped_in_the_step_that_read_data_version_leaves_no_version_behind(
+    db_path: Path,
+) -> None:
+    # The step's version is forgotten by a callback of the loop that read it: a loop stopped
+    # in that step and closed never runs it, and the connection kept that version for good,
+    # blind to every later commit of another process (also when a thread without a loop, or
+    # another loop, asked).
+    with Database.open(db_path, SCHEMA) as db:
+        db.watch_rewrites("costs")
+        loop = asyncio.new_event_loop()
+
+        def last_step() -> None:
+            db.rewrites("costs")
+            loop.stop()
+
+        loop.call_soon(last_step)
+        loop.run_forever()
+        loop.close()
+        before = db.rewrites("costs")
+        with closing(sqlite3.connect(db_path)) as other:
+            other.execute("DELETE FROM costs")
+            other.commit()
+        # On main: the version read in the loop's last step, for good.
+        assert db.rewrites("costs") != before
+
+
 def test_a_reader_reads_the_last_commit_while_the_writer_writes_and_never_writes(
     db_path: Path,
 ) -> None:
