@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from flynn.errors import ConfigError, ConfigProblem, EmbeddingFailed
 from flynn.recall import minilm, minilm_int8
+from flynn.recall.leading_tokens import LLAMA_CUTS, leading_ids_each
 from flynn.settings import EmbeddingModel
 
 if TYPE_CHECKING:
@@ -280,10 +281,11 @@ class WordLlamaEmbedder:
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # A long text's first tokens are read from a prefix of it (``leading_tokens``).
+        leading = leading_ids_each(texts, self._ids, self._ids_each, _MAX_TOKENS, LLAMA_CUTS)
         vocabulary = self._table.shape[0]
-        for row, encoding in enumerate(encodings):
-            ids = [i for i in encoding.ids[:_MAX_TOKENS] if 0 <= i < vocabulary]
+        for row, first in enumerate(leading):
+            ids = [i for i in first if 0 <= i < vocabulary]
             if not ids:
                 continue
             vector = self._table[ids].mean(axis=0)
@@ -291,3 +293,11 @@ class WordLlamaEmbedder:
             if norm > 0:
                 out[row] = vector / norm
         return out
+
+    def _ids(self, text: str) -> list[int]:
+        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
+        return ids[:_MAX_TOKENS]
+
+    def _ids_each(self, texts: list[str]) -> list[list[int]]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [encoding.ids[:_MAX_TOKENS] for encoding in encodings]
