@@ -5,15 +5,14 @@ embedding queue skips what it fails on at once instead of pausing to try it agai
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import structlog
 from fakes.embedder import FailingEmbedder, HashingEmbedder
+from test_catch_up_attacks import NOW, ROOT, _row
 
 from flynn.learning.embedding_queue import EmbeddingQueue
-from flynn.memory.store import StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.recall.embeddings import LoadingEmbedder
@@ -21,9 +20,6 @@ from flynn.recall.model_failures import REPEAT_SECONDS, ModelFailures
 from flynn.settings import EmbeddingModel
 
 pytest.importorskip("numpy")
-
-NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
-ROOT = "users/ana"
 
 
 class _Clock:
@@ -71,10 +67,6 @@ def _failing(clock: _Clock) -> LoadingEmbedder:
     model = LoadingEmbedder("auto", load, clock=clock)
     assert model.load()
     return model
-
-
-def _row(message: StoredMessage) -> tuple[int, str, str]:
-    return (message.id, message.namespace, message.content)
 
 
 async def test_a_model_failing_on_everything_is_one_warning_and_no_pause(
