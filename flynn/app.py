@@ -116,6 +116,10 @@ class ScheduleSignal:
             self._listener()
 
 
+CATCH_UP_LEASE = "embedding-catch-up"
+"""The lease a worker holds while it embeds what has no vector (``App.catch_up_embeddings``)."""
+
+
 class App:
     """The composed process: memory, providers, identity, the schedule, and the live sessions
     (``sessions``, one orchestrator per session key).
@@ -226,9 +230,21 @@ class App:
         return embedding_model.load(self.embeddings)
 
     async def catch_up_embeddings(self) -> None:
-        """``embedding_model.catch_up``: the model loaded, then what has no vector embedded."""
+        """``embedding_model.catch_up``: the model loaded, then what has no vector embedded,
+        by one worker of a team at a time (the lease ``CATCH_UP_LEASE``): each worker used to
+        embed every message of every person, one row of it kept. Each loads its model first,
+        for its own turns; the one that waited finds little or nothing left when its turn
+        comes (what has a vector is read from the database), and takes over the catch-up of a
+        worker that dies in it."""
+        embeddings = self.embeddings
+        if embeddings is None or not await asyncio.to_thread(self.load_embeddings):
+            return
         writer = self.services.learning.writer
-        await embedding_model.catch_up(self.embeddings, self.storage.embedding_progress, writer)
+
+        async def catch_up() -> None:
+            await embedding_model.catch_up(embeddings, self.storage.embedding_progress, writer)
+
+        await self.coordination.lead(CATCH_UP_LEASE, catch_up)
 
     def embeddings_state(self) -> str:
         """``off``, ``loading`` or ``ready`` (``embedding_model.state``)."""

@@ -420,3 +420,35 @@ def test_re_adding_drops_the_names_only_the_old_version_had_and_an_interrupted_a
     again = ingestor.add(path)
     assert again.outcome == "replaced"  # not "unchanged": the first try never finished
     assert memory.graph.find(TEAM_NAMESPACE, "Frank Ocean") is not None
+
+
+def test_a_credential_in_a_title_is_neither_embedded_nor_a_change(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    # The stored title was redacted, but the chunks' vectors were made of the title as given
+    # (by --title, or the file's name): on main the key went to the embedder, and a file so
+    # titled was stored and embedded again at every add, never "unchanged".
+    from fakes.embedder import RecordingEmbedder
+
+    from flynn.memory.vectors import SqliteVectors
+
+    key = "sk-ant-api03-Zq8wX2vBn5mK1pL7rT4yU9iO3aS6dF0gH2jK"
+    embedder = RecordingEmbedder()
+    ingestor = DocumentIngestor(
+        memory.team,
+        GraphIngestor(memory.graph, RuleGraphExtractor()),
+        vectors=SqliteVectors(memory.db, embedder),
+        clock=lambda: NOW,
+    )
+    given = _write(tmp_path / "handbook.md", HANDBOOK)
+    named = _write(tmp_path / f"key {key}.md", "Maria Lopez approves each release.\n")
+    outcomes = [
+        ingestor.add(given, title=f"Deploy handbook (api key {key})").outcome,
+        ingestor.add(named).outcome,
+        ingestor.add(given, title=f"Deploy handbook (api key {key})").outcome,
+        ingestor.add(named).outcome,
+    ]
+    assert outcomes == ["added", "added", "unchanged", "unchanged"]
+    assert len(embedder.texts) == 2  # one chunk each, embedded once
+    assert [text for text in embedder.texts if "sk-ant" in text] == []
+    assert all("[secret removed]" in text for text in embedder.texts)

@@ -24,7 +24,14 @@ from flynn.learning.graph_extraction import (
 )
 from flynn.learning.graph_ingest import GraphIngestor
 from flynn.memory.graph_names import USER_ENTITY, name_key
-from flynn.memory.team import TEAM_NAMESPACE, NewChunk, SqlTeam, TeamDocument, safe_passage
+from flynn.memory.team import (
+    TEAM_NAMESPACE,
+    NewChunk,
+    SqlTeam,
+    TeamDocument,
+    safe_passage,
+    storable_title,
+)
 from flynn.memory.vectors import SqlVectors
 
 CHUNK_CHARS = 1000
@@ -284,7 +291,9 @@ class DocumentIngestor:
         raw = read_document(resolved)
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()
         text = document_text(raw)
-        name = title or title_of(text, resolved)
+        # The title as stored (a credential in it redacted), so that it is what the chunks'
+        # vectors are made of too, and an unchanged file with such a title stays unchanged.
+        name = storable_title(title or title_of(text, resolved))
         known = self._team.by_path(str(resolved))
         if known is not None and self._complete(known, digest, name):
             return Added(known, "unchanged")
@@ -313,7 +322,7 @@ class DocumentIngestor:
         if self._vectors is not None:
             ids = self._team.chunk_ids(document.id)
             rows = [
-                (chunk_id, TEAM_NAMESPACE, f"{name}: {chunk.heading}\n{chunk.content}")
+                (chunk_id, TEAM_NAMESPACE, f"{document.title}: {chunk.heading}\n{chunk.content}")
                 for chunk_id, chunk in zip(ids, chunks, strict=True)
             ]
             for start in range(0, len(rows), 64):

@@ -20,10 +20,11 @@ Two kinds of work share the task, a batch at a time:
   embeddings were on, those a forget redacted, those a burst left behind, those the model
   failed on. A pass asked for while another of the same namespace runs is a pass of its own
   (the running one may have read past what the new one is for); a pass retries a failed batch
-  twice, then gives up until the next one. A batch the model fails on is embedded a message
-  at a time, and a message it fails on alone is left without a vector
+  twice (a locked database, say), then gives up until the next one. A batch the model fails on
+  is embedded a message at a time, and a message it fails on alone is left without a vector
   (``flynn.memory.vectors.embed_each``): one text the model refuses must not keep every later
-  message of the person from theirs.
+  message of the person from theirs. A batch it fails on every message of is skipped at once,
+  not retried after a pause; three in a row, and the pass gives up.
 
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
 the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import structlog
 
+from flynn.errors import EmbeddingFailed
 from flynn.memory.store import History, StoredMessage
 from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import Row, VectorStore, embed_each
@@ -107,6 +109,7 @@ class _Pass:
     embedded: int = 0
     started: bool = False
     failures: int = 0
+    refused: int = 0  # batches in a row the model failed on every text of
 
 
 class EmbeddingQueue:
@@ -265,9 +268,13 @@ class EmbeddingQueue:
         batch = [self._waiting.popleft() for _ in range(size)]
         try:
             await self._embed_new([stored for stored, _ in batch])
-        except Exception:
-            # The model failed on one of them: a catch-up pass tries them again.
-            log.exception("memory.embedding_failed", messages=len(batch))
+        except Exception as exc:
+            # A catch-up pass tries them again, a message at a time. The model's failure was
+            # told once for its kind (``ModelFailures``): no traceback a batch for it.
+            if isinstance(exc, EmbeddingFailed):
+                log.debug("memory.embedding_failed", messages=len(batch))
+            else:
+                log.exception("memory.embedding_failed", messages=len(batch))
             for namespace in {stored.namespace for stored, _ in batch}:
                 self._ask(namespace)
         finally:
@@ -323,9 +330,22 @@ class EmbeddingQueue:
         if not read:
             return True
         loop = asyncio.get_running_loop()
-        rows, vectors = await loop.run_in_executor(
-            self._thread(), embed_each, self._vectors.embed, read
-        )
+        try:
+            rows, vectors = await loop.run_in_executor(
+                self._thread(), embed_each, self._vectors.embed, read
+            )
+        except EmbeddingFailed:
+            # The model failed on each of these texts alone (``embed_each``): trying them again
+            # a second later would not help and would hold up the queue (new turns too). They
+            # are skipped, as one text it refuses is; after a few such batches in a row (a
+            # model failing on everything) the pass gives up until the next one.
+            current.after = read[-1][0]
+            current.refused += 1
+            if current.refused < _PASS_ATTEMPTS:
+                return False
+            log.info("memory.embedding_failed", namespace=current.prefix, gives_up=True)
+            return True
+        current.refused = 0
         current.embedded += self._vectors.store_pending(current.prefix, read, rows, vectors)
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.

@@ -233,6 +233,11 @@ class TeamSql(TransactionalSql, Protocol):
         ...
 
 
+def storable_title(title: str) -> str:
+    """A document's title as it is stored: a credential in it redacted."""
+    return storable(redact(title)[0])
+
+
 class SqlTeam:
     """The ``team_documents`` and ``team_chunks`` tables, and full-text search over chunks."""
 
@@ -258,7 +263,7 @@ class SqlTeam:
         credential in the title or a chunk is redacted."""
         sql = self._sql
         stamp = sql.time(now)
-        title = storable(redact(title)[0])
+        title = storable_title(title)
         with self._db.transaction():
             if sql.serialise is not None:
                 self._db.execute(sql.serialise)

@@ -251,7 +251,9 @@ def embed_each(
             failure = exc
             # Its id and the error's type, not its text: what a person said stays out of the
             # log (an error's message may quote its input).
-            log.warning("memory.embedding_skipped", message=row[0], error=type(exc).__name__)
+            # A line a message, not a warning: a daemon's model tells its failures once for
+            # each kind (``ModelFailures``).
+            log.info("memory.embedding_skipped", message=row[0], error=type(exc).__name__)
         else:
             kept.append(row)
     if not kept:

@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 from flynn.errors import ConfigError, ConfigProblem, EmbeddingFailed
 from flynn.recall import minilm, minilm_int8
+from flynn.recall.leading_tokens import LLAMA_CUTS, leading_ids_each
+from flynn.recall.model_failures import ModelFailures
 from flynn.settings import EmbeddingModel
 
 if TYPE_CHECKING:
@@ -186,11 +189,19 @@ class LoadingEmbedder:
     is by words and stored messages wait for the catch-up; ``embed`` is a bug then (every
     user asks ``ready`` first) and raises ``RuntimeError``. Once loaded, whatever the model
     raises on a text comes out as ``EmbeddingFailed``, so that callers fall back to words on
-    that one type."""
+    that one type, and is told in the log here, once for each kind (``ModelFailures``)."""
 
-    def __init__(self, model: EmbeddingModel, load: Callable[[EmbeddingModel], Embedder]) -> None:
+    def __init__(
+        self,
+        model: EmbeddingModel,
+        load: Callable[[EmbeddingModel], Embedder],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._setting = model
         self._name = model_name(model)
+        self._clock = clock
+        self._failures: ModelFailures | None = None
         self._load = load
         self._lock = threading.Lock()
         self._embedder: Embedder | None = None
@@ -219,6 +230,7 @@ class LoadingEmbedder:
                     self.problem = "; ".join(problem.message for problem in exc.problems)
                 else:
                     self._name = embedder.model
+                    self._failures = ModelFailures(self._name, clock=self._clock)
                     self._embedder = embedder
             return self._embedder is not None
 
@@ -229,6 +241,10 @@ class LoadingEmbedder:
         try:
             return embedder.embed(texts)
         except Exception as exc:  # the model's and its libraries' errors, of no common type
+            # Told here, once for each kind (``ModelFailures``): the callers fall back to
+            # words or skip the text without a traceback of their own.
+            if self._failures is not None:
+                self._failures.failed(exc)
             # The type, not the message: a library's message may quote the text it refused.
             failure = type(exc).__name__
             raise EmbeddingFailed(f"the embedding model {self._name} failed ({failure})") from exc
@@ -280,10 +296,11 @@ class WordLlamaEmbedder:
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # A long text's first tokens are read from a prefix of it (``leading_tokens``).
+        leading = leading_ids_each(texts, self._ids, self._ids_each, _MAX_TOKENS, LLAMA_CUTS)
         vocabulary = self._table.shape[0]
-        for row, encoding in enumerate(encodings):
-            ids = [i for i in encoding.ids[:_MAX_TOKENS] if 0 <= i < vocabulary]
+        for row, first in enumerate(leading):
+            ids = [i for i in first if 0 <= i < vocabulary]
             if not ids:
                 continue
             vector = self._table[ids].mean(axis=0)
@@ -291,3 +308,11 @@ class WordLlamaEmbedder:
             if norm > 0:
                 out[row] = vector / norm
         return out
+
+    def _ids(self, text: str) -> list[int]:
+        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
+        return ids[:_MAX_TOKENS]
+
+    def _ids_each(self, texts: list[str]) -> list[list[int]]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [encoding.ids[:_MAX_TOKENS] for encoding in encodings]

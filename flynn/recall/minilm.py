@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flynn.recall.leading_tokens import BERT_CUTS, leading_ids_each
+
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
 
@@ -126,7 +128,8 @@ class MiniLMEncoder:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # The shipped tokenizer pads every text to 128 tokens; pooling must see real tokens only.
         self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(min(_MAX_TOKENS, int(self._positions.shape[0])))
+        self._max_tokens = min(_MAX_TOKENS, int(self._positions.shape[0]))
+        self._tokenizer.enable_truncation(self._max_tokens)
 
     @classmethod
     def installed(cls) -> MiniLMEncoder:
@@ -154,23 +157,27 @@ class MiniLMEncoder:
         out = np.zeros((len(texts), self._hidden), dtype=np.float32)
         if not texts:
             return out
-        # One text (a question) is encoded in this thread: ``encode_batch`` hands even one to
-        # the tokenizer's thread pool, whose wake-up showed as milliseconds on a busy machine.
-        encodings = (
-            [self._tokenizer.encode(texts[0])]
-            if len(texts) == 1
-            else self._tokenizer.encode_batch(list(texts))
-        )
+        ids = self._token_ids(texts)
         # Similar lengths batched together: padding costs as much as real tokens. A blank text
         # stays a zero row, as for the other embedders (it says nothing).
         order = sorted(
             (row for row, text in enumerate(texts) if text.strip()),
-            key=lambda row: len(encodings[row].ids),
+            key=lambda row: len(ids[row]),
         )
         for start in range(0, len(order), _BATCH):
             rows = order[start : start + _BATCH]
-            out[rows] = self._encode([encodings[row].ids for row in rows])
+            out[rows] = self._encode([ids[row] for row in rows])
         return out
+
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        def encode_batch(batch: list[str]) -> list[list[int]]:
+            return [encoding.ids for encoding in self._tokenizer.encode_batch(batch)]
+
+        return leading_ids_each(texts, self._ids, encode_batch, self._max_tokens, BERT_CUTS)
+
+    def _ids(self, text: str) -> list[int]:
+        ids: list[int] = self._tokenizer.encode(text).ids
+        return ids
 
     def _encode(self, batch: Sequence[Sequence[int]]) -> Matrix:
         import numpy as np

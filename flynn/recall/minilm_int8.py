@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flynn.recall.leading_tokens import BERT_CUTS, leading_ids
 from flynn.recall.onnx_int8 import quantized
 
 if TYPE_CHECKING:
@@ -129,11 +130,16 @@ class MiniLMInt8Encoder:
         # Each text alone, never padded into a batch: the activations are quantized when
         # multiplied, so padding would move a short text's vector, and a text's vector must
         # not depend on what was embedded with it. Batches gained little over this (10 ms a
-        # stored turn either way). A blank text stays a zero row (it says nothing).
+        # stored turn either way). A blank text stays a zero row (it says nothing). A long
+        # text's first 256 tokens are read from a prefix of it (``leading_tokens``).
         for row, text in enumerate(texts):
             if text.strip():
-                out[row] = self._encode(self._tokenizer.encode(text).ids)
+                out[row] = self._encode(leading_ids(self._ids, text, _MAX_TOKENS, BERT_CUTS))
         return out
+
+    def _ids(self, text: str) -> list[int]:
+        ids: list[int] = self._tokenizer.encode(text).ids
+        return ids
 
     def _encode(self, tokens: Sequence[int]) -> Matrix:
         import numpy as np

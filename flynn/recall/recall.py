@@ -245,7 +245,8 @@ class Recall:
                 raise
             # The model failed on this question (it loaded, so it is not missing): the turn
             # still gets its memory, found by words with the weights earned without vectors.
-            log.warning("recall.embedding_failed", by="words", exc_info=True)
+            # The model's failure was told once for its kind (``ModelFailures``), not per turn.
+            log.debug("recall.embedding_failed", by="words")
             return self._by_words.rank(
                 root, analysed, now=now, limit=limit, exclude=exclude_session
             )
