@@ -452,3 +452,39 @@ def test_a_credential_in_a_title_is_neither_embedded_nor_a_change(
     assert len(embedder.texts) == 2  # one chunk each, embedded once
     assert [text for text in embedder.texts if "sk-ant" in text] == []
     assert all("[secret removed]" in text for text in embedder.texts)
+
+
+def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    # One chunk the loaded model refuses (a tokenizer error, say) failed the whole `flynn docs
+    # add`, every time: the document never got its vectors. Now that chunk alone is found by
+    # its words, the others by meaning too.
+    from fakes.embedder import FailingEmbedder
+
+    from flynn.memory.vectors import SqliteVectors
+
+    vectors = SqliteVectors(memory.db, FailingEmbedder("paid leave"))
+    ingestor = DocumentIngestor(
+        memory.team,
+        GraphIngestor(memory.graph, RuleGraphExtractor()),
+        vectors=vectors,
+        clock=lambda: NOW,
+    )
+    sections = [
+        f"## {topic}\n\n" + f"{sentence}\n" * lines
+        for topic, sentence, lines in [
+            ("Releases", "We release the billing service every Tuesday after the backup.", 60),
+            ("Leave", "Everyone gets 25 days of paid leave a year; Tom Baker approves it.", 1),
+            ("On call", "The on-call engineer carries the pager from Monday to Monday.", 60),
+        ]
+    ]
+    added = ingestor.add(_write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections)))
+    assert added.outcome == "added"
+    document = added.document
+    assert len(memory.team.chunk_ids(document.id)) >= 3
+    assert memory.team.unembedded(document.id, vectors.model) == 1
+    embedded = memory.db.fetchall(
+        "SELECT ref_id FROM embeddings WHERE kind = 'chunk' AND model = ?", (vectors.model,)
+    )
+    assert len(embedded) == len(memory.team.chunk_ids(document.id)) - 1

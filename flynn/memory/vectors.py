@@ -313,9 +313,11 @@ class SqlVectors:
         return self._embedder.ready
 
     def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
-        """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction."""
+        """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction; a row the
+        model fails on is left without a vector (``embed_each``: found by its words), unless it
+        fails on every row."""
         if rows:
-            self.store(kind, rows, self._embedder.embed([text for _, _, text in rows]))
+            self.store(kind, *embed_each(self._embedder.embed, rows))
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self._embedder.embed(list(texts))
