@@ -6,10 +6,11 @@ hold its modules resident (docs/embeddings.md, "Resident memory"). A guarantee o
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from e2e_daemon import clean_env
 
 UNCONFIGURED = frozenset(
     {"mcp", "mcp_types", "httpx2", "telegram", "discord", "openai", "anthropic", "psycopg"}
@@ -45,16 +46,10 @@ def _built(tmp_path: Path, tools: dict[str, object]) -> tuple[bool, set[str]]:
         "memory": {"embeddings": False},
         "tools": tools,
     }
-    environment = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(("FLYNN_", "ANTHROPIC_", "OPENAI_"))
-    }
-    environment["HOME"] = str(tmp_path)
     subprocess.run(
         [sys.executable, "-c", _BUILD, str(report), json.dumps(config)],
         cwd=tmp_path,
-        env=environment,
+        env=clean_env(tmp_path),
         capture_output=True,
         text=True,
         timeout=60,
