@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -197,6 +198,7 @@ async def bench_turn(
                 # its last work (the turns' and their learning's), hands the freed heap back.
                 await asyncio.wait_for(app.services.learning.writer.rested(), timeout=120)
             rss_mib_at_rest = resident_mib()
+            harness_mib = harness_imports_mib()
         finally:
             if supervising is not None:
                 supervising.cancel()
@@ -220,11 +222,48 @@ async def bench_turn(
         "setup_s": round(setup_seconds, 2),
         "rss_mib": rss_mib,
         "rss_mib_at_rest": rss_mib_at_rest,
+        "rss_mib_harness_imports": harness_mib,
+        "rss_mib_at_rest_less_harness": (
+            None
+            if rss_mib_at_rest is None or harness_mib is None
+            else round(rss_mib_at_rest - harness_mib, 1)
+        ),
         "mcp_servers": mcp_servers,
         "mcp_tools": mcp_tools if mcp_servers else 0,
         "pause_ms": pause_ms,
         **recovery,
     }
+
+
+_RESIDENT_AFTER = (
+    "import sys; import {modules}; "
+    "print(next(int(line.split()[1]) for line in open('/proc/self/status') "
+    "if line.startswith('VmRSS:')))"
+)
+
+
+def harness_imports_mib() -> float | None:
+    """What this benchmark's own modules add to its resident memory, which a daemon does not
+    hold: ``evals`` imports every benchmark's harness (psycopg and the MCP SDK among them). The
+    difference between two fresh interpreters, one importing ``evals.cli`` and one importing
+    what ``flynn run`` imports before it serves; ``None`` where /proc has no ``VmRSS``."""
+    resident = []
+    for modules in (
+        "flynn.cli, flynn.daemon, flynn.app, evals.cli",
+        "flynn.cli, flynn.daemon, flynn.app",
+    ):
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _RESIDENT_AFTER.format(modules=modules)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        resident.append(int(done.stdout.strip()) / 1024)
+    return round(resident[0] - resident[1], 1)
 
 
 _MCP_SERVER = """

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -86,8 +87,10 @@ from flynn.storage_place import (
 from flynn.switchboard import GATEWAY_CHANNEL, PushDelivery, Switchboard
 from flynn.tools.base import ToolContext
 from flynn.tools.builtin import builtin_tools
-from flynn.tools.mcp import McpServers, mcp_servers
 from flynn.tools.reminders import ReminderLimits, Route
+
+if TYPE_CHECKING:
+    from flynn.tools.mcp import McpServers
 
 log = structlog.get_logger(__name__)
 
@@ -95,6 +98,17 @@ log = structlog.get_logger(__name__)
 __all__ = ["DATABASE_FILE", "App", "build_service", "database_path", "push_limits"]
 
 PERSONA_RECHECK_SECONDS = 1.0
+
+
+def _mcp_servers(settings: Settings) -> McpServers | None:
+    """The configured MCP servers, or ``None``. Their module is imported only when some are:
+    it brings the MCP types and an HTTP client (5 MiB resident) a daemon without them never
+    uses."""
+    if not (settings.tools.enabled and settings.tools.mcp_servers):
+        return None
+    from flynn.tools.mcp import mcp_servers
+
+    return mcp_servers(settings.tools.mcp_servers, owner=settings.memory.user_namespace)
 
 
 def utc_now() -> datetime:
@@ -205,11 +219,7 @@ class App:
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
             signal = ScheduleSignal()
-            mcp = (
-                mcp_servers(settings.tools.mcp_servers, owner=settings.memory.user_namespace)
-                if settings.tools.enabled and settings.tools.mcp_servers
-                else None
-            )
+            mcp = _mcp_servers(settings)
             embeddings = embedding_model.embeddings_for(settings, embedder or load_embedder)
             services = _services(settings, storage, providers, clock, signal, mcp, embeddings)
         except BaseException:

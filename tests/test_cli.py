@@ -150,6 +150,12 @@ def test_bench_turn_prints_one_json_object_last(home: Path) -> None:
     assert report["turns"] == 20
     assert report["recall_depth"] == "adaptive"
     assert 0 < report["p50_ms"] <= report["p99_ms"]
+    # The harness's own imports (psycopg, the MCP SDK, every benchmark's modules) are told
+    # apart from what a daemon would hold.
+    assert report["rss_mib_harness_imports"] > 0
+    assert report["rss_mib_at_rest_less_harness"] == round(
+        report["rss_mib_at_rest"] - report["rss_mib_harness_imports"], 1
+    )
 
 
 def test_bench_turn_profiles_the_timed_turns_only(home: Path, tmp_path: Path) -> None:

@@ -22,6 +22,12 @@ from flynn.memory.migrations import Schema, statements
 
 Params = Sequence[object] | Mapping[str, object]
 
+WRITER_CACHE_KIB = 8192
+"""The writer's page cache (SQLite's ``cache_size``), in KiB."""
+READER_CACHE_KIB = 8192
+"""Each reader's page cache, in KiB: a reader's pages come from the OS's cache when not in
+its own, and a daemon keeps a reader per recall thread."""
+
 _BUSY_TIMEOUT_PRAGMA = "PRAGMA busy_timeout = 5000"
 _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
@@ -29,8 +35,11 @@ _PRAGMAS = (
     _BUSY_TIMEOUT_PRAGMA,
     # NORMAL under WAL may lose the last commits on power loss, never consistency.
     "PRAGMA synchronous = NORMAL",
-    # 32 MiB of page cache keeps the FTS indexes of a large history hot between turns.
-    "PRAGMA cache_size = -32768",
+    # A resident cost while the daemon rests, not a speed-up: the cache fills to its cap (a
+    # start's quick_check reads every page) and stays full. 32 MiB and 8 MiB missed as many
+    # pages a turn (130 at 100,000 messages: the pages the turn writes) for the same CPU;
+    # 2 MiB cost ~1.5 ms more CPU a turn (docs/embeddings.md, "Resident memory").
+    f"PRAGMA cache_size = -{WRITER_CACHE_KIB:d}",
     # A turn writes ~10 pages, so the default (1000) made every ~100th turn pay for a checkpoint
     # and its fsyncs. Fewer, larger ones keep that out of the 99th percentile; with a
     # ``WalCheckpointer`` running, this is only a safety net.
@@ -39,9 +48,7 @@ _PRAGMAS = (
 
 _READER_PRAGMAS = (
     "PRAGMA query_only = ON",
-    # 8 MiB each: a reader's pages come from the OS's cache when not in its own, and a
-    # daemon keeps a reader per recall thread (resident memory at rest, not speed, set this).
-    "PRAGMA cache_size = -8192",
+    f"PRAGMA cache_size = -{READER_CACHE_KIB:d}",
 )
 
 

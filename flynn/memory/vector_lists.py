@@ -33,8 +33,8 @@ TRAIN_ROUNDS = 6
 IMBALANCE = 3.0
 """Lists are trained again when rows added since make them this uneven (faiss's imbalance
 factor: 1 when every list holds as many rows; a search's cost grows with it)."""
-_CHUNK = 8192
-"""Rows widened to float32 at a time when assigning them to lists."""
+_CHUNK = 2048
+"""Rows widened to float32 at a time when assigning them to lists (and when training them)."""
 _SEARCH_ROWS = 1024
 """Rows a search widens to float32 at a time (1.5 MiB with 384 dimensions): as fast as 8,192
 rows, whose 12 MiB buffer glibc kept in each recall thread's heap once freed (``flynn bench
@@ -149,7 +149,7 @@ def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> Vecto
     train = codes[np.sort(sample)].astype(np.float32) * scales[np.sort(sample), None]
     centroids = train[rng.choice(train.shape[0], size=lists, replace=False)].copy()
     for _ in range(TRAIN_ROUNDS):
-        labels = np.argmax(train @ centroids.T, axis=1)
+        labels = _assign(train, centroids)
         order = np.argsort(labels, kind="stable")
         chosen, starts = np.unique(labels[order], return_index=True)
         sums = np.add.reduceat(train[order], starts, axis=0)
@@ -169,13 +169,16 @@ def _pieces(runs: list[slice], most: int) -> list[slice]:
     ]
 
 
-def _assign(codes: Codes, centroids: Matrix) -> Ids:
-    """Each row's nearest centroid. A row's scale is positive, so it cannot change which."""
+def _assign(rows: Codes | Matrix, centroids: Matrix) -> Ids:
+    """Each row's nearest centroid (a row's scale is positive, so it cannot change which),
+    ``_CHUNK`` rows a product: OpenBLAS packs a product's rows into its 32 MiB scratch buffer
+    and keeps what it touched resident for the process's life (15 MiB after one 20,000-row
+    product at 100,000 turns; docs/embeddings.md)."""
     import numpy as np
 
-    labels = np.empty(codes.shape[0], np.int64)
-    for start in range(0, codes.shape[0], _CHUNK):
-        part = codes[start : start + _CHUNK].astype(np.float32)
+    labels = np.empty(rows.shape[0], np.int64)
+    for start in range(0, rows.shape[0], _CHUNK):
+        part = rows[start : start + _CHUNK].astype(np.float32, copy=False)
         labels[start : start + _CHUNK] = np.argmax(part @ centroids.T, axis=1)
     return labels
 

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from flynn.errors import StorageUnusable, StoreError
-from flynn.memory.database import Database, decode_time, encode_time
+from flynn.memory.database import (
+    READER_CACHE_KIB,
+    WRITER_CACHE_KIB,
+    Database,
+    decode_time,
+    encode_time,
+)
 from flynn.memory.health import StorageHealth, StorageStatus
 from flynn.memory.migrations import Schema, SchemaPart
 from flynn.schedule.migrations import SCHEMA
@@ -30,6 +36,16 @@ def test_open_creates_directory_and_migrates(db_path: Path) -> None:
         foreign_keys = db.fetchone("PRAGMA foreign_keys")
         assert journal is not None and journal[0] == "wal"
         assert foreign_keys is not None and foreign_keys[0] == 1
+
+
+def test_the_writer_and_each_reader_cap_their_page_cache_at_8_mib(db_path: Path) -> None:
+    # What a daemon at rest holds for SQLite: each cache fills to its cap and stays full
+    # (docs/embeddings.md, "Resident memory": the writer's 32 MiB were 25 MiB of it).
+    assert WRITER_CACHE_KIB == READER_CACHE_KIB == 8192
+    with Database.open(db_path, SCHEMA) as writer, Database.open_reader(writer) as reader:
+        for db, kib in ((writer, WRITER_CACHE_KIB), (reader, READER_CACHE_KIB)):
+            row = db.fetchone("PRAGMA cache_size")
+            assert row is not None and row[0] == -kib  # negative: KiB, not pages
 
 
 def test_migrations_are_idempotent_and_keep_data(db_path: Path) -> None:
