@@ -23,7 +23,7 @@ from flynn.channels.gateway.history import PushLog, Transcript
 from flynn.channels.gateway.memory import MemoryBrowser
 from flynn.coordination import Coordination, Leadership
 from flynn.datadir import prepare_data_dir
-from flynn.dates import parse_timezone
+from flynn.dates import host_timezone, parse_timezone
 from flynn.distill.distiller import TASKS as DISTILL_TASKS
 from flynn.distill.distiller import TIERS, Distiller, Tier
 from flynn.distill.people import notice_target
@@ -611,17 +611,6 @@ def reminder_route(settings: Settings) -> Route:
         return notify_target(context.user, person) or chat_target(context.session)
 
     return route
-
-
-def host_timezone() -> str:
-    """The machine's IANA zone name, for people who set none (UTC when it cannot be told)."""
-    try:
-        import tzlocal  # APScheduler's own dependency; imported where it is needed
-
-        name = tzlocal.get_localzone_name()
-    except Exception:  # noqa: BLE001 - any failure to read the host's zone means UTC
-        return "UTC"
-    return name if name and parse_timezone(name) is not None else "UTC"
 
 
 def _services(

@@ -62,7 +62,7 @@ def add_sessions_export_command(
 
 
 def _cmd_sessions_export(args: argparse.Namespace) -> int:
-    from flynn.app import host_timezone
+    from flynn.dates import host_timezone
     from flynn.sessions.personal import PersonalFiles
     from flynn.storage_place import opened_storage
     from flynn.transcripts import transcript_parts

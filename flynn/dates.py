@@ -382,6 +382,17 @@ def parse_timezone(name: str) -> tzinfo | None:
         return None
 
 
+def host_timezone() -> str:
+    """The machine's IANA zone name, for people who set none (UTC when it cannot be told)."""
+    try:
+        import tzlocal  # APScheduler's own dependency; imported where it is needed
+
+        name = tzlocal.get_localzone_name()
+    except Exception:  # noqa: BLE001 - any failure to read the host's zone means UTC
+        return "UTC"
+    return name if name and parse_timezone(name) is not None else "UTC"
+
+
 def local_when(moment: datetime, timezone: str) -> str:
     """``Tue 2 Dec 2025 09:30 (Europe/Lisbon)``: ``moment`` in ``timezone`` (an IANA name or a
     fixed offset such as ``UTC+05:30``), seconds only when there are some. The one way a

@@ -184,7 +184,8 @@ RULES: dict[str, Rule] = {
         "cli_memory cli_settings datadir learning memory plurals recall settings storage_place",
     ),
     "cli_transcripts": rule(
-        "cli", "app cli_memory cli_settings errors identity sessions storage_place transcripts"
+        "cli",
+        "app cli_memory cli_settings dates errors identity sessions storage_place transcripts",
     ),
     "cli_users": rule(
         "cli", "cli_settings datadir identity memory messages settings storage_place"
