@@ -15,7 +15,7 @@ from flynn.errors import StoreError
 from flynn.memory.database import Database
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vector_index import BLOCK_ROWS, Snapshot, VectorIndex, quantize
-from flynn.memory.vector_lists import EXACT_ROWS
+from flynn.memory.vector_lists import _SEARCH_ROWS, EXACT_ROWS, PROBE_SHARE, VectorLists
 from flynn.memory.vectors import SqliteVectors
 
 np = pytest.importorskip("numpy")
@@ -274,3 +274,23 @@ def test_every_row_is_listed_under_its_most_similar_centroid() -> None:
     # Up to float rounding between two products of the same numbers (a near tie).
     shortfall = similarity.max(axis=1) - similarity[np.arange(9_000), listed]
     assert shortfall.max() <= 1e-4
+
+
+def test_each_row_a_search_reads_comes_back_with_its_own_id_and_similarity() -> None:
+    # Uneven lists, some empty and some longer than a search widens at once, read a list after
+    # another: the scales and ids gathered for them must be each row's own.
+    sizes = [3000, 0, 1500, 7, 1024, 1025, 0, 400] + [600] * 30
+    rows = _unit_rows(sum(sizes), width=32)
+    codes, scales = quantize(rows)
+    ids = np.arange(10, 10 + len(rows), dtype=np.int64)[::-1].copy()  # not the row order
+    centroids = _unit_rows(len(sizes), seed=9, width=32)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    lists = VectorLists(centroids, offsets, codes, scales, ids, len(rows))
+    assert max(sizes) > _SEARCH_ROWS
+    for query, exact in ((rows[5], False), (rows[-1], False), (rows[11], True)):
+        found, similarity = lists.search(query, exact=exact)
+        assert len(set(found.tolist())) == len(found)
+        assert len(found) == len(rows) if exact else PROBE_SHARE * len(rows) <= len(found)
+        own = (10 + len(rows) - 1) - found  # each id's row
+        expected = (codes[own].astype(np.float32) @ query) * scales[own]
+        assert np.allclose(similarity, expected, rtol=1e-5, atol=1e-6)
