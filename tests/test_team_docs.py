@@ -465,7 +465,17 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
 
     from flynn.memory.vectors import SqliteVectors
 
-    vectors = SqliteVectors(memory.db, FailingEmbedder("paid leave"))
+    class Recording(FailingEmbedder):
+        def __init__(self, word: str) -> None:
+            super().__init__(word)
+            self.texts: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> Any:
+            self.texts.extend(texts)
+            return super().embed(texts)
+
+    embedder = Recording("paid leave")
+    vectors = SqliteVectors(memory.db, embedder)
     ingestor = DocumentIngestor(
         memory.team,
         GraphIngestor(memory.graph, RuleGraphExtractor()),
@@ -480,7 +490,8 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
             ("On call", "The on-call engineer carries the pager from Monday to Monday.", 60),
         ]
     ]
-    added = ingestor.add(_write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections)))
+    path = _write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections))
+    added = ingestor.add(path)
     assert added.outcome == "added"
     document = added.document
     assert len(memory.team.chunk_ids(document.id)) >= 3
@@ -490,47 +501,13 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
     )
     assert len(embedded) == len(memory.team.chunk_ids(document.id)) - 1
 
-
-def test_a_file_with_a_chunk_the_model_refuses_is_unchanged_when_added_again(
-    memory: SqliteMemory, tmp_path: Path
-) -> None:
-    # The chunk without a vector made the stored document never "complete": every later add of
-    # the unchanged file was "replaced", stored again and every chunk embedded again (c6c4248).
-    # Now only the chunk still without a vector is tried again.
-    from fakes.embedder import FailingEmbedder
-
-    from flynn.memory.vectors import SqliteVectors
-
-    class Counting(FailingEmbedder):
-        def __init__(self, word: str) -> None:
-            super().__init__(word)
-            self.texts: list[str] = []
-
-        def embed(self, texts: Sequence[str]) -> Any:
-            self.texts.extend(texts)
-            return super().embed(texts)
-
-    embedder = Counting("paid leave")
-    vectors = SqliteVectors(memory.db, embedder)
-    ingestor = DocumentIngestor(
-        memory.team,
-        GraphIngestor(memory.graph, RuleGraphExtractor()),
-        vectors=vectors,
-        clock=lambda: NOW,
-    )
-    sections = [
-        f"## {topic}\n\n" + f"{sentence}\n" * lines
-        for topic, sentence, lines in [
-            ("Releases", "We release the billing service every Tuesday after the backup.", 60),
-            ("Leave", "Everyone gets 25 days of paid leave a year; Tom Baker approves it.", 1),
-        ]
-    ]
-    path = _write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections))
-    first = ingestor.add(path)
-    chunks = memory.team.chunk_ids(first.document.id)
+    # The file added again, unchanged: only the chunk without a vector is tried again. On main
+    # the document was never "complete": "replaced", stored again (new chunk ids, the graph
+    # ingested again) and every chunk embedded anew, at every add.
+    chunks = memory.team.chunk_ids(document.id)
     embedder.texts.clear()
     again = ingestor.add(path)
-    assert (again.outcome, again.document.id) == ("unchanged", first.document.id)
-    assert memory.team.chunk_ids(first.document.id) == chunks
-    assert [text for text in embedder.texts if "paid leave" not in text] == []
-    assert memory.team.unembedded(first.document.id, vectors.model) == 1
+    assert (again.outcome, again.document.id) == ("unchanged", document.id)
+    assert memory.team.chunk_ids(document.id) == chunks
+    assert embedder.texts and all("paid leave" in text for text in embedder.texts)
+    assert memory.team.unembedded(document.id, vectors.model) == 1
