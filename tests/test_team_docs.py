@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -464,7 +465,17 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
 
     from flynn.memory.vectors import SqliteVectors
 
-    vectors = SqliteVectors(memory.db, FailingEmbedder("paid leave"))
+    class Recording(FailingEmbedder):
+        def __init__(self, word: str) -> None:
+            super().__init__(word)
+            self.texts: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> Any:
+            self.texts.extend(texts)
+            return super().embed(texts)
+
+    embedder = Recording("paid leave")
+    vectors = SqliteVectors(memory.db, embedder)
     ingestor = DocumentIngestor(
         memory.team,
         GraphIngestor(memory.graph, RuleGraphExtractor()),
@@ -479,7 +490,8 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
             ("On call", "The on-call engineer carries the pager from Monday to Monday.", 60),
         ]
     ]
-    added = ingestor.add(_write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections)))
+    path = _write(tmp_path / "handbook.md", "# Handbook\n\n" + "\n".join(sections))
+    added = ingestor.add(path)
     assert added.outcome == "added"
     document = added.document
     assert len(memory.team.chunk_ids(document.id)) >= 3
@@ -488,3 +500,14 @@ def test_a_chunk_the_model_fails_on_leaves_the_rest_of_the_document_embedded(
         "SELECT ref_id FROM embeddings WHERE kind = 'chunk' AND model = ?", (vectors.model,)
     )
     assert len(embedded) == len(memory.team.chunk_ids(document.id)) - 1
+
+    # The file added again, unchanged: only the chunk without a vector is tried again. On main
+    # the document was never "complete": "replaced", stored again (new chunk ids, the graph
+    # ingested again) and every chunk embedded anew, at every add.
+    chunks = memory.team.chunk_ids(document.id)
+    embedder.texts.clear()
+    again = ingestor.add(path)
+    assert (again.outcome, again.document.id) == ("unchanged", document.id)
+    assert memory.team.chunk_ids(document.id) == chunks
+    assert embedder.texts and all("paid leave" in text for text in embedder.texts)
+    assert memory.team.unembedded(document.id, vectors.model) == 1

@@ -32,7 +32,7 @@ from flynn.memory.team import (
     safe_passage,
     storable_title,
 )
-from flynn.memory.vectors import SqlVectors
+from flynn.memory.vectors import SqlVectors, embed_each
 
 CHUNK_CHARS = 1000
 """About how long a chunk is (a paragraph or two): a paragraph longer than this is cut at
@@ -295,7 +295,8 @@ class DocumentIngestor:
         # vectors are made of too, and an unchanged file with such a title stays unchanged.
         name = storable_title(title or title_of(text, resolved))
         known = self._team.by_path(str(resolved))
-        if known is not None and self._complete(known, digest, name):
+        if known is not None and known.digest == digest and known.title == name:
+            self._embed_missing(known)
             return Added(known, "unchanged")
         chunks = chunk_text(text)
         if not chunks:
@@ -330,12 +331,26 @@ class DocumentIngestor:
         self._team.set_digest(document.id, digest)
         return Added(document, "replaced" if replaced else "added", len(entities))
 
-    def _complete(self, known: TeamDocument, digest: str, title: str) -> bool:
-        """Whether the stored document is this file as it is now, names and vectors included
-        (a document stored before embeddings were turned on has none)."""
-        if known.digest != digest or known.title != title:
-            return False
-        return self._vectors is None or not self._team.unembedded(known.id, self._vectors.model)
+    def _embed_missing(self, known: TeamDocument) -> None:
+        """Embeds the chunks of the stored (unchanged) document that have no vector: all of
+        them when it was stored before embeddings were turned on, or those the model failed on
+        (``SqlVectors.add``), tried again. Not the document stored again: that embedded every
+        chunk anew at every add, and said "replaced" of an unchanged file."""
+        vectors = self._vectors
+        if vectors is None or not self._team.unembedded(known.id, vectors.model):
+            return
+        have = vectors.ids(TEAM_NAMESPACE, "chunk")
+        rows = [
+            (chunk.id, TEAM_NAMESPACE, f"{known.title}: {chunk.heading}\n{chunk.content}")
+            for chunk in self._team.chunks(self._team.chunk_ids(known.id))
+            if chunk.id not in have
+        ]
+        for start in range(0, len(rows), 64):
+            try:
+                kept, made = embed_each(vectors.embed, rows[start : start + 64])
+            except Exception:  # noqa: BLE001 - the model's errors, of no common type
+                continue  # refused again, each alone: those chunks are found by their words
+            vectors.store("chunk", kept, made)
 
     def _proposal(self, chunks: list[NewChunk]) -> GraphProposal:
         """What the chunks name, at most the per-document limits; never the person ("User"):

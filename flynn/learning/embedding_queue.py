@@ -24,7 +24,8 @@ Two kinds of work share the task, a batch at a time:
   is embedded a message at a time, and a message it fails on alone is left without a vector
   (``flynn.memory.vectors.embed_each``): one text the model refuses must not keep every later
   message of the person from theirs. A batch it fails on every message of is skipped at once,
-  not retried after a pause; three in a row, and the pass gives up.
+  not retried after a pause, and read once more when the pass reaches its end (the failure
+  may have been a moment's); three in a row, and the pass gives up.
 
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
 the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
@@ -110,6 +111,8 @@ class _Pass:
     started: bool = False
     failures: int = 0
     refused: int = 0  # batches in a row the model failed on every text of
+    skipped_after: int | None = None  # where the first batch it refused began, not read again
+    swept: bool = False  # whether the pass went back for what it skipped
 
 
 class EmbeddingQueue:
@@ -327,6 +330,11 @@ class EmbeddingQueue:
         forget meanwhile wins, made here or by another process; it asks for a pass of its
         own)."""
         read = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
+        if not read and current.skipped_after is not None and not current.swept:
+            # A failure of a moment (out of memory once) must not leave the batches it met
+            # without vectors until the next start: they are read once more at the end.
+            current.after, current.swept = current.skipped_after, True
+            read = self._vectors.pending(current.prefix, after=current.after, limit=self._batch)
         if not read:
             return True
         loop = asyncio.get_running_loop()
@@ -339,6 +347,8 @@ class EmbeddingQueue:
             # a second later would not help and would hold up the queue (new turns too). They
             # are skipped, as one text it refuses is; after a few such batches in a row (a
             # model failing on everything) the pass gives up until the next one.
+            if current.skipped_after is None:
+                current.skipped_after = current.after
             current.after = read[-1][0]
             current.refused += 1
             if current.refused < _PASS_ATTEMPTS:

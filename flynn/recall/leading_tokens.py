@@ -23,17 +23,22 @@ _GROWTH = 4
 
 BERT_CUTS = re.compile(
     "[ \t\n\r\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U0002a6df\U0002a700-\U0002ceaf\U0002f800-\U0002fa1f]"
+    "\U00020000-\U0002a6df\U0002a700-\U0002b81f\U0002b920-\U0002ceaf\U0002f800-\U0002fa1f]"
 )
-"""Before a space, tab or line break, or a CJK ideograph (BERT's ``_is_chinese_char``, which
-its normalizer sets apart with spaces): BERT's normalizer changes each character by itself
-and its pre-tokenizer splits there, so no WordPiece token spans it. (Not before punctuation,
-which it also splits on: an added token such as ``[CLS]`` contains some.)"""
+"""Before a space, tab or line break, or a CJK ideograph (the ranges of the ``tokenizers``
+library's ``is_chinese_char``, which its BERT normalizer sets apart with spaces: not
+U+2B820-U+2B91F, which Google's BERT has but that library leaves inside a word): BERT's
+normalizer changes each character by itself and its pre-tokenizer splits there, so no
+WordPiece token spans it (``tests/memory/test_leading_tokens_fuzz.py`` checks every
+character). (Not before punctuation, which it also splits on: an added token such as
+``[CLS]`` contains some.)"""
 
-LLAMA_CUTS = re.compile("(?<=[^ ]) ")
-"""Before a space that follows another character: the Llama tokenizer (WordLlama's) turns
-spaces into ``▁`` and has no pre-tokenizer, but no token of its vocabulary has a ``▁`` after
-another character, so none spans such a place (checked on its vocabulary by the test)."""
+LLAMA_CUTS = re.compile("(?<=[^ \u2581]) ")
+"""Before a space that follows a character other than a space or ``▁``: the Llama tokenizer
+(WordLlama's) turns spaces into ``▁`` and has no pre-tokenizer, but no token of its
+vocabulary has a ``▁`` after another character, so none spans such a place (a ``▁`` written
+in the text is one the space after it would join: ``▁▁`` is a token). Checked on its
+vocabulary by the tests."""
 
 
 def leading_ids(

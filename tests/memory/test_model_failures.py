@@ -5,7 +5,9 @@ embedding queue skips what it fails on at once instead of pausing to try it agai
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import structlog
@@ -18,6 +20,9 @@ from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.recall.embeddings import LoadingEmbedder
 from flynn.recall.model_failures import REPEAT_SECONDS, ModelFailures
 from flynn.settings import EmbeddingModel
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 pytest.importorskip("numpy")
 
@@ -140,3 +145,38 @@ def test_a_healthy_model_tells_nothing() -> None:
     with structlog.testing.capture_logs() as logs:
         model.embed(["tea"])
     assert logs == []
+
+
+class _Outage(HashingEmbedder):
+    """A model that fails on every call while ``failing`` calls remain (a moment out of memory,
+    say), then works again."""
+
+    def __init__(self, failing: int) -> None:
+        self.failing = failing
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if self.failing > 0:
+            self.failing -= 1
+            raise MemoryError
+        return super().embed(texts)
+
+
+async def test_a_batch_skipped_in_a_moment_of_failure_is_tried_again_by_its_pass(
+    memory: SqliteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first batch and each of its four messages alone fail (five calls), then the model
+    # works. On main the pass skipped those four for good: left without vectors until the next
+    # start, where before the skip the pass tried the batch again.
+    monkeypatch.setattr("flynn.learning.embedding_queue._RETRY_SECONDS", 0.0)
+    outage = _Outage(failing=5)
+    model = LoadingEmbedder("auto", lambda _: outage, clock=_Clock())
+    assert model.load()
+    for i in range(20):
+        memory.history.append("s1", ROOT, "user", f"note {i} about tea", tokens=4, now=NOW)
+    vectors = SqliteVectors(memory.db, model)
+    queue = EmbeddingQueue(vectors, memory.history, _row, batch=4)
+    with structlog.testing.capture_logs():
+        embedded = await queue.catch_up(ROOT)
+    await queue.aclose()
+    assert outage.failing == 0
+    assert (embedded, vectors.unembedded(ROOT)) == (20, 0)
