@@ -175,13 +175,20 @@ async def test_reminders_show_the_persons_own_numbers(memory: SqliteMemory, tmp_
     assert job["number"] == 1 and job["id"] == 2
 
 
-async def test_a_save_from_a_file_that_changed_since_writes_nothing(
+async def opened_user_md(
     memory: SqliteMemory, tmp_path: Path
-) -> None:
+) -> tuple[DirectoryPersonFiles, MemoryView, dict[str, object]]:
+    """The owner's USER.md holding ``- Name: Ana``, its view, and the page's ``file`` of it."""
     files = DirectoryPersonFiles(tmp_path / "data")
     files.write("user", "USER.md", "- Name: Ana\n")
     view = owner_view(memory, tmp_path / "data")
-    opened = await view.file("page", "USER.md")
+    return files, view, await view.file("page", "USER.md")
+
+
+async def test_a_save_from_a_file_that_changed_since_writes_nothing(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    files, view, opened = await opened_user_md(memory, tmp_path)
     # While the page's editor is open, a chat's turn writes the file (the model noted a fact).
     files.write("user", "USER.md", "- Name: Ana\n- Allergic to penicillin\n")
 
@@ -196,10 +203,7 @@ async def test_a_save_from_a_file_that_changed_since_writes_nothing(
 async def test_a_save_from_the_current_text_or_without_a_base_is_written(
     memory: SqliteMemory, tmp_path: Path
 ) -> None:
-    files = DirectoryPersonFiles(tmp_path / "data")
-    files.write("user", "USER.md", "- Name: Ana\n")
-    view = owner_view(memory, tmp_path / "data")
-    opened = await view.file("page", "USER.md")
+    files, view, opened = await opened_user_md(memory, tmp_path)
 
     saved = await view.save_file("page", "USER.md", "- Name: Ana Lima\n", str(opened["base"]))
     assert files.read("user", "USER.md") == "- Name: Ana Lima\n"
