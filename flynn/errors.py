@@ -94,6 +94,18 @@ class UnreadableFile(FlynnError):
     words for the person (who may edit it by hand), and the file is left as it is."""
 
 
+class FileChanged(FlynnError):
+    """A save of a person's file refused: the file is no longer the text the edit started from
+    (a tool, the distiller or another editor wrote it meanwhile). Nothing was written; ``text``
+    is the file as it is now and ``base`` its digest, to edit from again."""
+
+    def __init__(self, name: str, text: str, base: str) -> None:
+        super().__init__(f"{name} changed since it was opened; nothing was saved.")
+        self.name = name
+        self.text = text
+        self.base = base
+
+
 class EmbeddingFailed(FlynnError):
     """The embedding model, loaded, raised while embedding (ONNX Runtime out of memory, the
     tokenizer refusing a text): the caller goes on without vectors (recall by words, the message

@@ -10,6 +10,7 @@ worker thread.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
-from flynn.errors import UnreadableFile
+from flynn.errors import FileChanged, UnreadableFile
 from flynn.identity import Identity, MemoryScope
 from flynn.memory.browse import MemoryBrowsing
 from flynn.memory.graph_names import USER_ENTITY
@@ -233,15 +234,26 @@ class MemoryView:
         """The person's own file ``name`` whole, as kept (guidance comments too), to edit."""
         scope = self.scope(client_id)
         text = self._files.read(scope.root, name)
-        return {"name": name, "text": text}
+        return {"name": name, "text": text, "base": text_digest(text)}
 
-    async def save_file(self, client_id: str, name: str, text: str) -> dict[str, object]:
+    async def save_file(
+        self, client_id: str, name: str, text: str, base: str | None = None
+    ) -> dict[str, object]:
         """Replaces the person's own file ``name`` whole (credentials redacted on write);
-        answers with what was kept, and whether a credential was taken out."""
+        answers with what was kept (and its ``base``, to save again from), and whether a
+        credential was taken out. With ``base`` (``file``'s digest of the text the edit
+        started from), raises ``FileChanged`` and writes nothing when the file is no longer
+        that text: a tool, the distiller or another editor wrote it meanwhile."""
         scope = self.scope(client_id)
+        if base is not None:
+            # Read, compared and written with no await between: nothing on this loop (a
+            # turn's task_add) writes the file in between.
+            current = self._files.read(scope.root, name)
+            if text_digest(current) != base:
+                raise FileChanged(name, current, text_digest(current))
         self._files.write(scope.root, name, text)
         kept = self._files.read(scope.root, name)
-        return {"name": name, "text": kept, "redacted": kept != text}
+        return {"name": name, "text": kept, "base": text_digest(kept), "redacted": kept != text}
 
     def _chain(self, fact: Fact) -> list[Fact]:
         """An observation's supersession chain through ``fact``, oldest first."""
@@ -356,6 +368,12 @@ def _read_files(
         return files, {"items": [], "more": False, "error": str(exc)}
     shown = [task.as_json() for task in tasks[:TASKS_SHOWN]]
     return files, {"items": shown, "more": len(tasks) > TASKS_SHOWN}
+
+
+def text_digest(text: str) -> str:
+    """A file text's short digest (the first 16 hex digits of its SHA-256): the ``base`` a
+    save names to say which text its edit started from."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _fact_namespaces(scope: MemoryScope) -> tuple[str, str, str]:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from flynn import memory_view as view_module
+from flynn.errors import FileChanged
 from flynn.identity import Identity
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.browse import SqliteMemoryBrowser
@@ -172,3 +173,44 @@ async def test_reminders_show_the_persons_own_numbers(memory: SqliteMemory, tmp_
     (job,) = reminders["items"]
     assert job["text"] == "call the dentist"
     assert job["number"] == 1 and job["id"] == 2
+
+
+async def opened_user_md(
+    memory: SqliteMemory, tmp_path: Path
+) -> tuple[DirectoryPersonFiles, MemoryView, dict[str, object]]:
+    """The owner's USER.md holding ``- Name: Ana``, its view, and the page's ``file`` of it."""
+    files = DirectoryPersonFiles(tmp_path / "data")
+    files.write("user", "USER.md", "- Name: Ana\n")
+    view = owner_view(memory, tmp_path / "data")
+    return files, view, await view.file("page", "USER.md")
+
+
+async def test_a_save_from_a_file_that_changed_since_writes_nothing(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    files, view, opened = await opened_user_md(memory, tmp_path)
+    # While the page's editor is open, a chat's turn writes the file (the model noted a fact).
+    files.write("user", "USER.md", "- Name: Ana\n- Allergic to penicillin\n")
+
+    with pytest.raises(FileChanged) as refused:
+        await view.save_file("page", "USER.md", "- Name: Ana Lima\n", str(opened["base"]))
+
+    assert files.read("user", "USER.md") == "- Name: Ana\n- Allergic to penicillin\n"
+    assert refused.value.text == "- Name: Ana\n- Allergic to penicillin\n"
+    assert refused.value.base == (await view.file("page", "USER.md"))["base"] != opened["base"]
+
+
+async def test_a_save_from_the_current_text_or_without_a_base_is_written(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    files, view, opened = await opened_user_md(memory, tmp_path)
+
+    saved = await view.save_file("page", "USER.md", "- Name: Ana Lima\n", str(opened["base"]))
+    assert files.read("user", "USER.md") == "- Name: Ana Lima\n"
+    # The answer's base is the saved text's: a second save from it is written too.
+    await view.save_file("page", "USER.md", "- Name: Ana L.\n", str(saved["base"]))
+    assert files.read("user", "USER.md") == "- Name: Ana L.\n"
+    # Without a base (an old page, a script), a save replaces whatever the file holds.
+    files.write("user", "USER.md", "- Name: Ana\n- Allergic to penicillin\n")
+    await view.save_file("page", "USER.md", "- Name: Ana Lima\n")
+    assert files.read("user", "USER.md") == "- Name: Ana Lima\n"

@@ -487,3 +487,47 @@ async def test_a_person_edits_their_own_user_md_on_the_page(tmp_path: Path) -> N
         bobs = files.read("users/bob", "USER.md")
         assert bobs.startswith("- Name: Bob\n- key ") and key not in bobs
         assert world.problems == []
+
+
+async def test_a_save_over_user_md_changed_while_editing_keeps_both(tmp_path: Path) -> None:
+    """USER.md changed by another process while the page's editor was open: Save writes
+    nothing over it, the typed text stays in the box, the page says so and shows the file as it
+    is now; "Load current version" puts that in the box and the next Save writes it."""
+    async with memory_world(tmp_path, memory={"user_namespace": "user"}) as world:
+        files = DirectoryPersonFiles(world.settings.data_dir)
+        files.write("user", "USER.md", "- Name: Ana\n")
+        [page] = (await memory_pages(world, {"owner": TOKEN}, DESKTOP)).values()
+        await expect(page.locator("#files")).to_contain_text("- Name: Ana")
+        await page.locator(".file summary", has_text="USER.md").click()
+        await page.get_by_role("button", name="Edit USER.md").click()
+        area = page.get_by_label("USER.md text")
+        await expect(area).to_have_value("- Name: Ana\n")
+        typed = "- Name: Ana Lima\n- Prefers: short answers\n"
+        await area.fill(typed)
+        # Meanwhile the file is written from another process (as a chat's turn or an editor).
+        changed = tmp_path / "changed.md"
+        changed.write_text("- Name: Ana\n- Allergic to penicillin\n")
+        await world.flynn("memory", "file", "edit", "USER.md", "--set-from", str(changed))
+
+        await page.get_by_role("button", name="Save").click()
+        await expect(page.locator(".file-status")).to_contain_text(
+            "USER.md changed since you opened it"
+        )
+        await expect(area).to_have_value(typed)
+        await expect(page.locator(".file-conflict pre")).to_have_text(
+            "- Name: Ana\n- Allergic to penicillin\n"
+        )
+        assert files.read("user", "USER.md") == "- Name: Ana\n- Allergic to penicillin\n"
+        await page.screenshot(path=str(SCREENSHOTS / "flynn-memory-edit-conflict.png"))
+
+        await page.get_by_role("button", name="Load current version").click()
+        await expect(area).to_have_value("- Name: Ana\n- Allergic to penicillin\n")
+        await expect(page.locator(".file-conflict")).to_have_count(0)
+        await area.fill("- Name: Ana Lima\n- Allergic to penicillin\n- Prefers: short answers\n")
+        await page.get_by_role("button", name="Save").click()
+        await expect(page.locator("#notice")).to_have_text(
+            "USER.md saved. Flynn reads it from your next message."
+        )
+        assert files.read("user", "USER.md") == (
+            "- Name: Ana Lima\n- Allergic to penicillin\n- Prefers: short answers\n"
+        )

@@ -22,7 +22,7 @@ from flynn.memory.browse import SqliteMemoryBrowser
 from flynn.memory.person_tokens import SqlitePersonTokens
 from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
-from flynn.memory_view import MemoryView
+from flynn.memory_view import MemoryView, text_digest
 from flynn.people.documents import DocumentsPersonFiles
 from flynn.people.files import DirectoryPersonFiles
 from flynn.people.store import PersonFiles
@@ -273,6 +273,7 @@ async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> No
         ),
         ({"op": "save_file", "name": "USER.md"}, "Say what the file should hold: its text."),
         ({"op": "save_file", "name": "USER.md", "text": 7}, "Say what the file should hold"),
+        ({"op": "save_file", "name": "USER.md", "text": "x", "base": 7}, "A file's base is"),
     ],
 )
 async def test_malformed_requests_get_error_frames_and_the_connection_stays(
@@ -440,10 +441,14 @@ async def test_a_person_reads_and_saves_their_own_file_and_nobody_elses(
     async with w.alice(gateway) as alice, w.bob(gateway) as bob:
         mine = await ask(alice, op="file", name="USER.md", id="f1")
         assert (mine["id"], mine["op"]) == ("f1", "file")
-        assert mine["data"] == {"name": "USER.md", "text": "<!-- guidance -->\n- Name: Alice\n"}
+        assert mine["data"] == {
+            "name": "USER.md",
+            "text": "<!-- guidance -->\n- Name: Alice\n",
+            "base": text_digest("<!-- guidance -->\n- Name: Alice\n"),
+        }
         # Bob's token reaches Bob's file only, whatever he names.
         theirs = await ask(bob, op="file", name="USER.md")
-        assert theirs["data"] == {"name": "USER.md", "text": ""}
+        assert theirs["data"] == {"name": "USER.md", "text": "", "base": text_digest("")}
         saved = await ask(bob, op="save_file", name="USER.md", text=f"- Name: Bob\n- key {key}\n")
         assert saved["data"]["redacted"] is True and key not in str(saved)
         # Alice's file is as she left it; hers is saved and shown in her overview.
@@ -456,3 +461,48 @@ async def test_a_person_reads_and_saves_their_own_file_and_nobody_elses(
     assert w.files.read("users/alice", "USER.md") == "- Name: Alice Lima\n"
     bob_md = w.files.read("users/bob", "USER.md")
     assert bob_md.startswith("- Name: Bob\n- key ") and key not in bob_md
+
+
+async def test_a_save_over_a_file_changed_since_it_was_opened_is_refused(
+    files_world: tuple[World, Gateway],
+) -> None:
+    w, gateway = files_world
+    w.files.write("users/alice", "USER.md", "- Name: Alice\n")
+    async with w.alice(gateway) as alice:
+        opened = await ask(alice, op="file", name="USER.md")
+        # Meanwhile a chat's turn notes a fact in the file.
+        w.files.write("users/alice", "USER.md", "- Name: Alice\n- Allergic to penicillin\n")
+        refused = await ask(
+            alice,
+            op="save_file",
+            id="s1",
+            name="USER.md",
+            text="- Name: Alice Lima\n",
+            base=opened["data"]["base"],
+        )
+        assert refused == {
+            "type": "error",
+            "id": "s1",
+            "code": "conflict",
+            "message": "USER.md changed since you opened it (Flynn or another editor wrote it), "
+            "so nothing was saved. Make your change to its current text and save again.",
+            "data": {
+                "name": "USER.md",
+                "text": "- Name: Alice\n- Allergic to penicillin\n",
+                "base": text_digest("- Name: Alice\n- Allergic to penicillin\n"),
+            },
+        }
+        assert w.files.read("users/alice", "USER.md") == "- Name: Alice\n- Allergic to penicillin\n"
+        # From the current text, the save is written; the connection kept going.
+        saved = await ask(
+            alice,
+            op="save_file",
+            name="USER.md",
+            text="- Name: Alice Lima\n- Allergic to penicillin\n",
+            base=refused["data"]["base"],
+        )
+        assert saved["type"] == "memory" and saved["data"]["redacted"] is False
+        # Without a base, as before: written whatever the file holds.
+        w.files.write("users/alice", "USER.md", "- Name: Alice\n")
+        await ask(alice, op="save_file", name="USER.md", text="- Name: A.\n")
+    assert w.files.read("users/alice", "USER.md") == "- Name: A.\n"

@@ -11,6 +11,7 @@ from typing import Protocol
 import structlog
 
 from flynn.channels.gateway.protocol import MemoryRequest, error_frame, memory_frame
+from flynn.errors import FileChanged
 
 log = structlog.get_logger(__name__)
 
@@ -49,9 +50,12 @@ class MemoryBrowser(Protocol):
         """The person's own file ``name`` (USER.md, REMINDERS.md) whole, as kept."""
         ...
 
-    async def save_file(self, client_id: str, name: str, text: str) -> MemoryData:
+    async def save_file(
+        self, client_id: str, name: str, text: str, base: str | None = None
+    ) -> MemoryData:
         """Replaces the person's own file ``name`` with ``text`` (credentials redacted), as
-        ``flynn memory file edit`` does."""
+        ``flynn memory file edit`` does. With ``base`` (the ``file`` answer's), raises
+        ``FileChanged`` and writes nothing when the file changed since."""
         ...
 
 
@@ -93,13 +97,21 @@ async def answer_memory(
                 data = await browser.file(client_id, request.name)
             else:
                 assert request.text is not None, "parse_frame checks a save has its text"
-                data = await browser.save_file(client_id, request.name, request.text)
+                data = await browser.save_file(client_id, request.name, request.text, request.base)
         else:
             assert request.fact is not None, "parse_frame checks history and forget have one"
             if request.op == "history":
                 data = await browser.history(client_id, request.fact)
             else:
                 data = await browser.forget(client_id, request.fact)
+    except FileChanged as changed:
+        log.info("gateway.memory_file_conflict", client=client_id, file=request.name)
+        message = (
+            f"{changed.name} changed since you opened it (Flynn or another editor wrote it), "
+            "so nothing was saved. Make your change to its current text and save again."
+        )
+        current = {"name": changed.name, "text": changed.text, "base": changed.base}
+        return error_frame("conflict", message, request.id, current)
     except Exception:  # per-frame boundary: answer, keep the connection
         log.exception("gateway.memory_failed", client=client_id, op=request.op)
         return error_frame("internal", _FAILED[request.op], request.id)

@@ -10,7 +10,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, get_args
@@ -52,6 +52,7 @@ FILE_MAX_CHARS = 20_000
 """What a ``memory`` frame asks for (the memory page, ``gateway.memory``)."""
 _MEMORY_OPS: dict[str, MemoryOp] = {op: op for op in get_args(MemoryOp)}
 _MAX_ROW_ID = 2**63 - 1
+_MAX_BASE_CHARS = 128
 
 # Finds a frame's id on error paths that do not parse the frame (too large, over the rate
 # limit); the web page always sends "id" before "text".
@@ -115,6 +116,9 @@ class MemoryRequest:
     """The file of ``file`` and ``save_file`` (one of ``EDITABLE_FILES``)."""
     text: str | None = None
     """What ``save_file`` writes, whole."""
+    base: str | None = None
+    """``save_file``'s digest of the text the edit started from (``file``'s ``base``): when
+    the file is no longer that text, nothing is written. ``None``: written whatever it holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +305,7 @@ def _memory(frame: dict[str, object], frame_id: str | None) -> MemoryRequest | R
 def _file_request(
     op: MemoryOp, frame: dict[str, object], frame_id: str | None
 ) -> MemoryRequest | Rejected:
-    name, text = frame.get("name"), frame.get("text")
+    name, text, base = frame.get("name"), frame.get("text"), frame.get("base")
     if name not in EDITABLE_FILES:
         known = ", ".join(EDITABLE_FILES)
         return Rejected("bad_request", f"Say which file: one of {known}.", frame_id)
@@ -316,7 +320,11 @@ def _file_request(
             f"A file the page saves holds at most {FILE_MAX_CHARS:,} characters.",
             frame_id,
         )
-    return MemoryRequest(op, frame_id, name=name, text=text)
+    if base is not None and not (isinstance(base, str) and 0 < len(base) <= _MAX_BASE_CHARS):
+        return Rejected(
+            "bad_request", "A file's base is the one its file answer gave, a short text.", frame_id
+        )
+    return MemoryRequest(op, frame_id, name=name, text=text, base=base)
 
 
 def _is_row_id(value: object) -> bool:
@@ -425,7 +433,17 @@ def push_frame(frame_id: str, kind: str, text: str, timing: PushTiming | None = 
     return _encode(frame)
 
 
-def error_frame(code: str, message: str, frame_id: str | None = None) -> str:
-    if frame_id is None:
-        return _encode({"type": "error", "code": code, "message": message})
-    return _encode({"type": "error", "id": frame_id, "code": code, "message": message})
+def error_frame(
+    code: str,
+    message: str,
+    frame_id: str | None = None,
+    data: Mapping[str, object] | None = None,
+) -> str:
+    """An ``error`` frame; ``data``, when given, is what the client needs to go on (a
+    ``conflict``'s file as it is now)."""
+    frame: dict[str, object] = {"type": "error", "code": code, "message": message}
+    if frame_id is not None:
+        frame = {"type": "error", "id": frame_id, "code": code, "message": message}
+    if data is not None:
+        frame["data"] = data
+    return _encode(frame)

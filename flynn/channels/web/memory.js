@@ -339,12 +339,15 @@
     }
   }
 
-  // Editing one of your own files: the whole text as kept (guidance comments too), saved whole.
+  // Editing one of your own files: the whole text as kept (guidance comments too), saved whole,
+  // and only over the text it was opened from (its base): a save over a file Flynn or another
+  // editor wrote meanwhile is refused, and the text typed here stays.
   function showEditor(context, data) {
     const { details, edit } = context;
     const form = el("form", "file-editor");
     const area = el("textarea", "file-text");
     area.value = typeof data.text === "string" ? data.text : "";
+    const editing = { base: typeof data.base === "string" ? data.base : null };
     area.rows = 14;
     area.setAttribute("aria-label", `${data.name} text`);
     const save = el("button", "", "Save");
@@ -362,7 +365,9 @@
       save.disabled = cancel.disabled = true;
       status.textContent = "Saving…";
       const buttons = [save, cancel];
-      if (!ask("save_file", { name: data.name, text: area.value }, { status, buttons, saved: true })) {
+      const request = { name: data.name, text: area.value };
+      if (editing.base !== null) request.base = editing.base;
+      if (!ask("save_file", request, { status, buttons, saved: true, form, area, editing })) {
         status.textContent = "Not connected; nothing saved.";
         save.disabled = cancel.disabled = false;
       }
@@ -371,6 +376,33 @@
     details.open = true;
     details.append(form);
     area.focus();
+  }
+
+  // The file changed since the editor opened it: nothing was saved. What was typed stays in the
+  // box; the file as it is now is shown below it, and loading it starts the edit again from it.
+  function changedMeanwhile(context, message, current) {
+    const { form, area, editing, status } = context;
+    form.querySelector(".file-conflict")?.remove();
+    status.textContent = message;
+    status.dataset.kind = "error";
+    if (typeof current?.text !== "string" || typeof current?.base !== "string") return;
+    const conflict = el("div", "file-conflict");
+    const load = el("button", "", "Load current version");
+    load.type = "button";
+    load.addEventListener("click", () => {
+      area.value = current.text;
+      editing.base = current.base;
+      conflict.remove();
+      delete status.dataset.kind;
+      status.textContent = `This is ${current.name} as it is now: make your change again, then save.`;
+      area.focus();
+    });
+    conflict.append(
+      el("p", "hint", `${current.name} as it is now (what you typed is still in the box above):`),
+      el("pre", "text", current.text),
+      load,
+    );
+    form.append(conflict);
   }
 
   function saved(context, data) {
@@ -455,6 +487,10 @@
     if (context?.status) {
       context.status.textContent = message;
       for (const button of context.buttons) button.disabled = false;
+      if (frame.code === "conflict" && context.editing) {
+        changedMeanwhile(context, message, frame.data);
+        return;
+      }
       if (frame.code === "bad_request") refresh(); // it is gone already: show what is there
       return;
     }
