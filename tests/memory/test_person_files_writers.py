@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,6 +19,7 @@ from person_files_place import PersonFilesPlace
 
 from flynn.cli_memory import set_person_file
 from flynn.identity import SessionKey
+from flynn.people.files import DirectoryPersonFiles
 from flynn.people.store import SCRATCH_FILE, TASKS_FILE, USER_FILE, PersonFiles
 from flynn.tools.base import ToolContext
 from flynn.tools.scratch import ScratchWrite, ScratchWriteArguments
@@ -170,3 +173,51 @@ def test_an_edit_saved_after_another_writer_wrote_the_file_saves_nothing(
     assert code != 0
     assert other.read(ALICE, USER_FILE) == "- Name: Alice\n- Allergic to penicillin\n"
     assert "changed while you edited it" in capsys.readouterr().err
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+
+from flynn.people.files import person_lock, write_text
+
+folder = Path(sys.argv[1])
+with person_lock(folder):
+    print("held", flush=True)
+    sys.stdin.readline()
+    write_text(folder / "TASKS.json", sys.argv[2])
+"""
+
+
+def test_a_task_add_waits_for_another_process_writing_the_folder(tmp_path: Path) -> None:
+    files = DirectoryPersonFiles(tmp_path)
+    add_task(files, "water the plants")
+    written_elsewhere = (
+        '[{"id": 1, "text": "water the plants"}, {"id": 2, "text": "call the bank"}]'
+    )
+    # Another process (``flynn memory file edit`` next to the daemon) holds Alice's lock and
+    # writes her list once told to; the task is added meanwhile.
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(files.folder(ALICE)), written_elsewhere],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline() == "held\n"
+        answers: list[str] = []
+        adding = threading.Thread(target=lambda: answers.append(add_task(files, "buy milk")))
+        adding.start()
+        holder.stdin.write("go\n")
+        holder.stdin.close()
+        assert holder.wait(timeout=60) == 0
+        adding.join(timeout=60)
+
+    # Whether the add read the list before or after the other write, its write came after it
+    # (it waited for the lock) and over what it read: the other process's task is kept.
+    assert answers == ["Added task 3: buy milk"]
+    assert stored_tasks(files) == [
+        (1, "water the plants", False),
+        (2, "call the bank", False),
+        (3, "buy milk", False),
+    ]
