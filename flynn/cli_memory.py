@@ -552,17 +552,7 @@ def _cmd_memory_file(args: argparse.Namespace) -> int:
         edited = _edited(before, args.name)
         if edited is None:
             return EXIT_FAILED
-        if files.read(scope.root, args.name) != before:
-            # Written while the editor was open (a chat's task_add, the distiller, another
-            # edit): the copy would be saved over it, and what was written lost.
-            print(
-                f"flynn: {args.name} changed while you edited it; nothing saved (your version "
-                "follows: edit again, or save it with --set-from -)",
-                file=sys.stderr,
-            )
-            print(edited, end="" if edited.endswith("\n") else "\n")
-            return EXIT_FAILED
-        return set_person_file(files, scope.root, args.name, edited)
+        return set_person_file(files, scope.root, args.name, edited, expected=before)
 
 
 def show_person_file(files: PersonFiles, namespace: str, name: str) -> int:
@@ -579,13 +569,31 @@ def show_person_file(files: PersonFiles, namespace: str, name: str) -> int:
     return EXIT_OK
 
 
-def set_person_file(files: PersonFiles, namespace: str, name: str, text: str) -> int:
+def set_person_file(
+    files: PersonFiles, namespace: str, name: str, text: str, *, expected: str | None = None
+) -> int:
     """``flynn memory file edit``: writes ``text`` whole (credentials redacted) unless it is
-    what the file holds already; says which, and where the file is kept."""
-    if text == files.read(namespace, name):
-        print(f"{name} unchanged ({files.where(namespace, name)})")
-        return EXIT_OK
-    files.write(namespace, name, text)
+    what the file holds already; says which, and where the file is kept. With ``expected``
+    (the text the editor opened), only over that text: a file written while the editor was
+    open (a chat's task_add, the distiller, another edit; on another worker too) is left as
+    it is, and ``text`` printed to edit again."""
+    current = files.read(namespace, name)
+    if expected is None or current == expected:
+        if text == current:
+            print(f"{name} unchanged ({files.where(namespace, name)})")
+            return EXIT_OK
+        if files.write(namespace, name, text, expected=expected):
+            return _saved(files, namespace, name, text)
+    print(
+        f"flynn: {name} changed while you edited it; nothing saved (your version "
+        "follows: edit again, or save it with --set-from -)",
+        file=sys.stderr,
+    )
+    print(text, end="" if text.endswith("\n") else "\n")
+    return EXIT_FAILED
+
+
+def _saved(files: PersonFiles, namespace: str, name: str, text: str) -> int:
     kept = files.read(namespace, name)
     note = " (a credential in it was redacted)" if kept != text else ""
     print(f"{name} saved, {len(kept):,} characters{note} ({files.where(namespace, name)})")

@@ -8,6 +8,8 @@ FlynnError
 ├── DataDirLocked            another flynn daemon holds the data dir; ``pid`` names it
 ├── CopyRefused              ``flynn storage copy``: the target holds another install's rows
 ├── UnreadableFile           a person's file (``TASKS.json``) does not hold what it should
+├── FileChanged              a save of a person's file refused: it changed since it was opened
+├── FileBusy                 a change to a person's file met another writer at every attempt
 ├── EmbeddingFailed          the embedding model, loaded, failed on a text; recall goes on by words
 ├── ProviderError            a language-model call failed; retry and fallback branch on the type
 │   ├── RateLimited          429; ``retry_after`` seconds when the server said so
@@ -104,6 +106,11 @@ class FileChanged(FlynnError):
         self.name = name
         self.text = text
         self.base = base
+
+
+class FileBusy(FlynnError):
+    """A change to a person's file not written: other writers changed the file between each
+    of its reads and its write (``flynn.people.store.update_file``)."""
 
 
 class EmbeddingFailed(FlynnError):

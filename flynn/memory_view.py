@@ -246,12 +246,16 @@ class MemoryView:
         that text: a tool, the distiller or another editor wrote it meanwhile."""
         scope = self.scope(client_id)
         if base is not None:
-            # Read, compared and written with no await between: nothing on this loop (a
-            # turn's task_add) writes the file in between.
             current = self._files.read(scope.root, name)
-            if text_digest(current) != base:
-                raise FileChanged(name, current, text_digest(current))
-        self._files.write(scope.root, name, text)
+            # Written only over the text compared, atomically against another process or
+            # worker that writes it between this read and the write.
+            if text_digest(current) != base or not self._files.write(
+                scope.root, name, text, expected=current
+            ):
+                found = self._files.read(scope.root, name)
+                raise FileChanged(name, found, text_digest(found))
+        else:
+            self._files.write(scope.root, name, text)
         kept = self._files.read(scope.root, name)
         return {"name": name, "text": kept, "base": text_digest(kept), "redacted": kept != text}
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from person_files_between import WriterBetween
 
 from flynn import memory_view as view_module
 from flynn.errors import FileChanged
@@ -198,6 +199,32 @@ async def test_a_save_from_a_file_that_changed_since_writes_nothing(
     assert files.read("user", "USER.md") == "- Name: Ana\n- Allergic to penicillin\n"
     assert refused.value.text == "- Name: Ana\n- Allergic to penicillin\n"
     assert refused.value.base == (await view.file("page", "USER.md"))["base"] != opened["base"]
+
+
+async def test_a_save_with_another_writer_between_its_check_and_its_write_writes_nothing(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    other = DirectoryPersonFiles(tmp_path / "data")  # another process on the same folder
+    other.write("user", "USER.md", "- Name: Ana\n")
+    files = WriterBetween(DirectoryPersonFiles(tmp_path / "data"), "USER.md")
+    view = MemoryView(
+        memory,
+        SqliteMemoryBrowser(memory.db),
+        Identity(user_namespace="user", users={}),
+        files=files,
+        clock=lambda: NOW,
+    )
+    opened = await view.file("page", "USER.md")
+    # The save reads the file and finds the text the edit started from; before it writes,
+    # the other process writes the file.
+    files.arm(lambda: other.write("user", "USER.md", "- Name: Ana\n- Allergic to penicillin\n"))
+
+    with pytest.raises(FileChanged) as refused:
+        await view.save_file("page", "USER.md", "- Name: Ana Lima\n", str(opened["base"]))
+
+    assert files.ran
+    assert other.read("user", "USER.md") == "- Name: Ana\n- Allergic to penicillin\n"
+    assert refused.value.text == "- Name: Ana\n- Allergic to penicillin\n"
 
 
 async def test_a_save_from_the_current_text_or_without_a_base_is_written(

@@ -36,6 +36,21 @@ ON CONFLICT (namespace) DO UPDATE SET
     updated_at = excluded.updated_at
 RETURNING {_COLUMNS}
 """
+# A write over an expected text, in one statement so no other writer comes between the
+# compare and the write: over a text, an update of the row holding it; over '' (no document
+# or an empty one), an insert that updates only an empty row.
+_REPLACE_IF = f"""
+UPDATE documents SET content = ?, updated_at = ?, expires_at = NULL
+WHERE namespace = ? AND content = ?
+RETURNING {_COLUMNS}
+"""
+_CREATE_IF_EMPTY = f"""
+INSERT INTO documents (namespace, content, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (namespace) DO UPDATE SET
+    content = excluded.content, updated_at = excluded.updated_at, expires_at = NULL
+WHERE documents.content = ''
+RETURNING {_COLUMNS}
+"""
 _DELETE = "DELETE FROM documents WHERE namespace = ?"
 _LIST = f"SELECT {_COLUMNS} FROM documents WHERE {namespace_scope('namespace')} ORDER BY namespace"
 _FORGET = f"DELETE FROM documents WHERE {namespace_scope('namespace')}"
@@ -52,6 +67,8 @@ class DocumentsDialect:
     delete: str
     list: str
     forget: str
+    replace_if: str
+    create_if_empty: str
     time: Callable[[datetime], object]
     """Raises ``ValueError`` for a naive time."""
     stored_time: Callable[[Any], datetime]
@@ -59,7 +76,16 @@ class DocumentsDialect:
 
 
 SQLITE_DOCUMENTS = DocumentsDialect(
-    _READ, _REPLACE, _APPEND, _DELETE, _LIST, _FORGET, encode_time, decode_time
+    _READ,
+    _REPLACE,
+    _APPEND,
+    _DELETE,
+    _LIST,
+    _FORGET,
+    _REPLACE_IF,
+    _CREATE_IF_EMPTY,
+    encode_time,
+    decode_time,
 )
 
 
@@ -84,6 +110,23 @@ class SqlDocuments:
             self._sql.replace, (namespace, content, self._sql.time(now), expires)
         )
         return self._returned(row)
+
+    def replace_if(
+        self, namespace: str, content: str, expected: str, *, now: datetime
+    ) -> Document | None:
+        """Replaces the document with ``content`` (no expiry) only if it still holds
+        ``expected`` ('' for none or an empty one), in one statement; ``None``, writing
+        nothing, when it holds anything else."""
+        content = storable(redact(content)[0])
+        if expected:
+            row = self._db.fetchone(
+                self._sql.replace_if, (content, self._sql.time(now), namespace, expected)
+            )
+        else:
+            row = self._db.fetchone(
+                self._sql.create_if_empty, (namespace, content, self._sql.time(now))
+            )
+        return None if row is None else self._document(row)
 
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         """Adds ``content`` on a new line after what is there (or creates the document)."""

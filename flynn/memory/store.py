@@ -164,6 +164,13 @@ class Documents(Protocol):
         self, namespace: str, content: str, *, now: datetime, expires_at: datetime | None = None
     ) -> Document: ...
 
+    def replace_if(
+        self, namespace: str, content: str, expected: str, *, now: datetime
+    ) -> Document | None:
+        """Replaces the document only if it still holds ``expected`` ('' for none or an empty
+        one), atomically against every other writer; ``None``, writing nothing, otherwise."""
+        ...
+
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         """Adds ``content`` on a new line after what is there (or creates the document)."""
         ...

@@ -38,7 +38,8 @@ def files_prefix(namespace: str) -> str:
 
 class DocumentsPersonFiles:
     """``PersonFiles`` on a ``Documents`` store (SQLite's or PostgreSQL's). A write replaces the
-    document in one statement, so readers see the old text or the new."""
+    document in one statement, so readers see the old text or the new; a write over an
+    ``expected`` text compares and writes in that one statement too."""
 
     def __init__(self, documents: Documents, clock: Callable[[], datetime]) -> None:
         self._documents = documents
@@ -59,10 +60,12 @@ class DocumentsPersonFiles:
         }
         return {name: kept.get(name, "") for name in wanted}
 
-    def write(self, namespace: str, name: str, text: str) -> None:
-        self._documents.replace(
-            file_namespace(namespace, name), redacted(name, text), now=self._clock()
-        )
+    def write(self, namespace: str, name: str, text: str, *, expected: str | None = None) -> bool:
+        key, kept = file_namespace(namespace, name), redacted(name, text)
+        if expected is None:
+            self._documents.replace(key, kept, now=self._clock())
+            return True
+        return self._documents.replace_if(key, kept, expected, now=self._clock()) is not None
 
     def list_files(self, namespace: str) -> list[PersonFile]:
         prefix = files_prefix(namespace) + "/"

@@ -1,15 +1,17 @@
 """A person's own files under ``data_dir/<namespace>/`` (``DirectoryPersonFiles``): written
-whole and atomically (a temporary file renamed over the old one), owner-only, so a crash mid-write
-leaves the previous version and nobody else on the machine can read them; a person or an admin
-may edit them by hand."""
+whole and atomically (a temporary file renamed over the old one) under the person's lock file,
+owner-only, so a crash mid-write leaves the previous version and nobody else on the machine can
+read them; a person or an admin may edit them by hand."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -113,8 +115,15 @@ class DirectoryPersonFiles:
             self._texts.pop(path, None)
         return text
 
-    def write(self, namespace: str, name: str, text: str) -> None:
-        write_text(self.folder(namespace) / check_name(name), text)
+    def write(self, namespace: str, name: str, text: str, *, expected: str | None = None) -> bool:
+        folder = self.folder(namespace)
+        path = folder / check_name(name)
+        with person_lock(folder):
+            # Read from the disk, not the cache: another process may have written a moment ago.
+            if expected is not None and read_text(path) != expected:
+                return False
+            write_text(path, text)
+        return True
 
     def list_files(self, namespace: str) -> list[PersonFile]:
         try:
@@ -157,6 +166,25 @@ def unsettled_ns(ctime_ns: int) -> int:
     second, ``RECENT_NS`` where it is a whole second (a one-second tick, or one time in a
     billion a fine one: read again for longer, never too briefly)."""
     return RECENT_NS if ctime_ns % 1_000_000_000 == 0 else FINE_RECENT_NS
+
+
+LOCK_FILE = ".lock"
+"""In a person's folder: held (``flock``) by every write through ``DirectoryPersonFiles``, so a
+write over an expected text compares and renames with no other Flynn process writing between.
+Hand edits do not take it."""
+
+
+@contextmanager
+def person_lock(folder: Path) -> Iterator[None]:
+    """Holds the person's ``LOCK_FILE`` (creating their folder, owner-only, if needed), waiting
+    for another process or thread that holds it; released when the block ends."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # which releases the flock
 
 
 def read_text(path: Path) -> str:

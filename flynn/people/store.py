@@ -5,13 +5,15 @@ database, as documents in it (``flynn.people.documents``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from flynn.credentials import redact, redact_json
-from flynn.errors import UnreadableFile
+from flynn.errors import FileBusy, UnreadableFile
+
+T = TypeVar("T")
 
 TASKS_FILE = "TASKS.json"
 SCRATCH_FILE = "SCRATCH.md"
@@ -114,10 +116,13 @@ class PersonFiles(Protocol):
         the database cannot be reached."""
         ...
 
-    def write(self, namespace: str, name: str, text: str) -> None:
+    def write(self, namespace: str, name: str, text: str, *, expected: str | None = None) -> bool:
         """Replaces the file whole (a reader sees the old text or the new, never a mix). A
-        credential in ``text`` is redacted first (in a ``.json`` file, in its strings). Raises
-        ``OSError`` or ``StoreError`` when it cannot be written."""
+        credential in ``text`` is redacted first (in a ``.json`` file, in its strings). With
+        ``expected`` (the text ``read`` gave, '' for no file), writes only if the file still
+        holds it, atomically against every other Flynn writer (another process, another
+        worker on the database), and returns False, writing nothing, when it does not; True
+        when written. Raises ``OSError`` or ``StoreError`` when it cannot be written."""
         ...
 
     def list_files(self, namespace: str) -> list[PersonFile]:
@@ -155,6 +160,32 @@ class PersonFiles(Protocol):
         (``WRITTEN_BY_FLYNN``, marking the forget as ``forget_distilled`` does, and in a folder
         the pictures and files they sent); returns how many files."""
         ...
+
+
+UPDATE_ATTEMPTS = 5
+"""How many times ``update_file`` reads, changes and writes again when another writer changed
+the file between its read and its write: each retry means another write landed, so five in a
+row would take five writers on one person's file within a few milliseconds."""
+
+
+def update_file(
+    files: PersonFiles,
+    namespace: str,
+    name: str,
+    change: Callable[[str], tuple[str | None, T]],
+) -> T:
+    """Reads the file, applies ``change`` to its text (the text to write, or ``None`` for no
+    write, and what to answer) and writes the result only if the file still holds what was
+    read; when another writer (a turn on another worker, the memory page) changed it
+    meanwhile, applies ``change`` again to the fresh text, up to ``UPDATE_ATTEMPTS`` times.
+    Raises what ``read``, ``change`` and ``write`` raise, and ``FileBusy`` when every attempt
+    met a change."""
+    for _ in range(UPDATE_ATTEMPTS):
+        loaded = files.read(namespace, name)
+        changed, answer = change(loaded)
+        if changed is None or files.write(namespace, name, changed, expected=loaded):
+            return answer
+    raise FileBusy(f"{name} kept changing while it was being written; try again")
 
 
 def check_name(name: str) -> str:

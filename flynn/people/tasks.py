@@ -5,12 +5,16 @@ overwritten."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from flynn.errors import UnreadableFile
-from flynn.people.store import TASKS_FILE, PersonFiles
+from flynn.people.store import TASKS_FILE, PersonFiles, update_file
 
 MAX_TASKS = 500
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +73,33 @@ def parse_tasks(text: str) -> list[Task]:
     return tasks
 
 
-def save_tasks(files: PersonFiles, namespace: str, tasks: list[Task]) -> None:
-    text = json.dumps([task.as_json() for task in tasks], ensure_ascii=False, indent=2)
-    files.write(namespace, TASKS_FILE, text + "\n")
+def save_tasks(
+    files: PersonFiles, namespace: str, tasks: list[Task], *, loaded: str | None = None
+) -> bool:
+    """Writes ``tasks`` as the person's file. With ``loaded`` (the text they were read from),
+    only if the file still holds it: False, writing nothing, when another writer changed it."""
+    return files.write(namespace, TASKS_FILE, tasks_text(tasks), expected=loaded)
+
+
+def tasks_text(tasks: list[Task]) -> str:
+    return json.dumps([task.as_json() for task in tasks], ensure_ascii=False, indent=2) + "\n"
+
+
+def update_tasks(
+    files: PersonFiles,
+    namespace: str,
+    change: Callable[[list[Task]], tuple[list[Task] | None, T]],
+) -> T:
+    """``update_file`` on the person's task list: ``change`` gets the tasks as read (the list
+    to write, or ``None`` for no write, and what to answer) and is applied again to a fresh
+    list when another writer changed the file meanwhile. Raises ``UnreadableFile``, what
+    ``change`` raises, and ``FileBusy``."""
+
+    def changed_text(text: str) -> tuple[str | None, T]:
+        tasks, answer = change(parse_tasks(text))
+        return (None if tasks is None else tasks_text(tasks)), answer
+
+    return update_file(files, namespace, TASKS_FILE, changed_text)
 
 
 def render_tasks(tasks: list[Task], *, include_done: bool = False) -> str:

@@ -29,12 +29,37 @@ ON CONFLICT (namespace) DO UPDATE SET
     updated_at = excluded.updated_at
 RETURNING {_COLUMNS}
 """
+# As ``flynn.memory.documents``'s: one statement each, so no other worker comes between the
+# compare and the write (a concurrent update makes the ``WHERE`` look at its new row).
+_REPLACE_IF = f"""
+UPDATE documents SET content = %s, updated_at = %s, expires_at = NULL
+WHERE namespace = %s AND content = %s
+RETURNING {_COLUMNS}
+"""
+_CREATE_IF_EMPTY = f"""
+INSERT INTO documents AS d (namespace, content, updated_at) VALUES (%s, %s, %s)
+ON CONFLICT (namespace) DO UPDATE SET
+    content = excluded.content, updated_at = excluded.updated_at, expires_at = NULL
+WHERE d.content = ''
+RETURNING {_COLUMNS}
+"""
 _DELETE = "DELETE FROM documents WHERE namespace = %s"
 _LIST = f"SELECT {_COLUMNS} FROM documents WHERE {_SCOPE} ORDER BY namespace"
 _FORGET = f"DELETE FROM documents WHERE {_SCOPE}"
 
 
-POSTGRES_DOCUMENTS = DocumentsDialect(_READ, _REPLACE, _APPEND, _DELETE, _LIST, _FORGET, aware, utc)
+POSTGRES_DOCUMENTS = DocumentsDialect(
+    read=_READ,
+    replace=_REPLACE,
+    append=_APPEND,
+    delete=_DELETE,
+    list=_LIST,
+    forget=_FORGET,
+    replace_if=_REPLACE_IF,
+    create_if_empty=_CREATE_IF_EMPTY,
+    time=aware,
+    stored_time=utc,
+)
 
 
 class PostgresDocuments(SqlDocuments):

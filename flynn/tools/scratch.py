@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from flynn.errors import UnreadableFile
-from flynn.people.store import SCRATCH_FILE
+from flynn.errors import FileBusy, UnreadableFile
+from flynn.people.store import SCRATCH_FILE, update_file
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 MAX_SCRATCH_CHARS = 20_000
@@ -43,17 +43,28 @@ class ScratchWrite(TypedTool[ScratchWriteArguments]):
     writes = True
 
     async def run(self, args: ScratchWriteArguments, context: ToolContext) -> str:
-        text = args.text
-        if args.append:
-            old = _read(context).rstrip("\n")
-            text = f"{old}\n{text}" if old else text
-        if len(text) > MAX_SCRATCH_CHARS:
-            raise ToolError(
-                f"the scratchpad would hold {len(text)} characters; the limit is "
-                f"{MAX_SCRATCH_CHARS}: replace it with a shorter version"
-            )
-        context.person_files().write(context.namespace, SCRATCH_FILE, text.rstrip("\n") + "\n")
-        return f"Scratchpad saved ({len(text)} characters)."
+        def written(old: str) -> tuple[str, str]:
+            text = args.text
+            if args.append:
+                old = old.rstrip("\n")
+                text = f"{old}\n{text}" if old else text
+            if len(text) > MAX_SCRATCH_CHARS:
+                raise ToolError(
+                    f"the scratchpad would hold {len(text)} characters; the limit is "
+                    f"{MAX_SCRATCH_CHARS}: replace it with a shorter version"
+                )
+            return text.rstrip("\n") + "\n", f"Scratchpad saved ({len(text)} characters)."
+
+        if not args.append:
+            text, answer = written("")
+            context.person_files().write(context.namespace, SCRATCH_FILE, text)
+            return answer
+        # Appended over the pad as read, again over a fresh read when another worker wrote it
+        # meanwhile: its note is kept.
+        try:
+            return update_file(context.person_files(), context.namespace, SCRATCH_FILE, written)
+        except (UnreadableFile, FileBusy) as exc:
+            raise ToolError(str(exc)) from None
 
 
 def _read(context: ToolContext) -> str:

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import Field
 
-from flynn.errors import UnreadableFile
-from flynn.people.tasks import MAX_TASKS, Task, load_tasks, render_tasks, save_tasks
+from flynn.errors import FileBusy, UnreadableFile
+from flynn.people.tasks import MAX_TASKS, Task, load_tasks, render_tasks, update_tasks
 from flynn.tools.base import Arguments, ToolContext, ToolError, TypedTool
 
 
@@ -17,6 +18,18 @@ def _load(context: ToolContext) -> list[Task]:
     try:
         return load_tasks(context.person_files(), context.namespace)
     except UnreadableFile as exc:
+        raise ToolError(str(exc)) from None
+
+
+def _update(
+    context: ToolContext, change: Callable[[list[Task]], tuple[list[Task] | None, str]]
+) -> str:
+    """``update_tasks`` on the person's list: read, changed and written only over what was
+    read, again on a fresh read when another worker wrote between; a file that cannot be read,
+    or one that never stops changing, is a ``ToolError`` the model reads."""
+    try:
+        return update_tasks(context.person_files(), context.namespace, change)
+    except (UnreadableFile, FileBusy) as exc:
         raise ToolError(str(exc)) from None
 
 
@@ -31,17 +44,16 @@ class TaskAdd(TypedTool[TaskAddArguments]):
     writes = True
 
     async def run(self, args: TaskAddArguments, context: ToolContext) -> str:
-        tasks = _load(context)
-        if sum(not task.done for task in tasks) >= MAX_TASKS:
-            raise ToolError(f"the task list already holds {MAX_TASKS} open tasks")
-        task = Task(
-            max((task.id for task in tasks), default=0) + 1,
-            " ".join(args.text.split()),
-            False,
-            _stamp(context.now),
-        )
-        save_tasks(context.person_files(), context.namespace, [*tasks, task])
-        return f"Added task {task.id}: {task.text}"
+        text = " ".join(args.text.split())
+
+        def add(tasks: list[Task]) -> tuple[list[Task], str]:
+            if sum(not task.done for task in tasks) >= MAX_TASKS:
+                raise ToolError(f"the task list already holds {MAX_TASKS} open tasks")
+            task_id = max((task.id for task in tasks), default=0) + 1
+            task = Task(task_id, text, False, _stamp(context.now))
+            return [*tasks, task], f"Added task {task.id}: {task.text}"
+
+        return _update(context, add)
 
 
 class TaskListArguments(Arguments):
@@ -68,15 +80,18 @@ class TaskDone(TypedTool[TaskDoneArguments]):
     writes = True
 
     async def run(self, args: TaskDoneArguments, context: ToolContext) -> str:
-        tasks = _load(context)
-        for index, task in enumerate(tasks):
-            if task.id == args.id:
-                if task.done:
-                    return f"Task {task.id} was already done: {task.text}"
-                tasks[index] = Task(task.id, task.text, True, task.created_at, _stamp(context.now))
-                save_tasks(context.person_files(), context.namespace, tasks)
-                return f"Done: task {task.id}, {task.text}"
-        raise ToolError(f"there is no task {args.id}; task_list shows the numbers")
+        def finish(tasks: list[Task]) -> tuple[list[Task] | None, str]:
+            for index, task in enumerate(tasks):
+                if task.id == args.id:
+                    if task.done:
+                        return None, f"Task {task.id} was already done: {task.text}"
+                    done = Task(task.id, task.text, True, task.created_at, _stamp(context.now))
+                    return [*tasks[:index], done, *tasks[index + 1 :]], (
+                        f"Done: task {task.id}, {task.text}"
+                    )
+            raise ToolError(f"there is no task {args.id}; task_list shows the numbers")
+
+        return _update(context, finish)
 
 
 def _stamp(now: datetime) -> str:

@@ -172,6 +172,11 @@ class CountingDocuments:
     ) -> Document:
         return self._documents.replace(namespace, content, now=now, expires_at=expires_at)
 
+    def replace_if(
+        self, namespace: str, content: str, expected: str, *, now: datetime
+    ) -> Document | None:
+        return self._documents.replace_if(namespace, content, expected, now=now)
+
     def append(self, namespace: str, content: str, *, now: datetime) -> Document:
         return self._documents.append(namespace, content, now=now)
 
