@@ -71,12 +71,16 @@ def in_another_thread(work: Callable[[], object]) -> Callable[[], None]:
     return run
 
 
+TWO_WORKERS = pytest.mark.parametrize(
+    "person_files_place", ["directory", "postgresql"], indirect=True
+)
+"""The places where a second worker can write at the same moment: not SQLite, whose
+connections stay in their thread and whose data dir one daemon holds (``DataDirLocked``); its
+write over an expected text is the contract test's."""
+
+
 def second_worker(place: PersonFilesPlace) -> PersonFiles:
-    """Another worker's way to the files, for a test that runs it in another thread: none on
-    SQLite, whose connections stay in their thread and whose data dir one daemon holds
-    (``DataDirLocked``); its write over an expected text is the contract test's."""
-    if place.name == "sqlite":
-        pytest.skip("one process holds a SQLite data dir: there is no second worker")
+    """Another worker's way to the files, for a test that runs it in another thread."""
     return place.other_worker()
 
 
@@ -104,6 +108,7 @@ def test_a_write_over_a_text_the_file_no_longer_holds_writes_nothing(
     assert other.read(ALICE, USER_FILE) == "- Name: Alice E.\n"
 
 
+@TWO_WORKERS
 def test_two_task_adds_at_the_same_moment_both_land(person_files_place: PersonFilesPlace) -> None:
     other = second_worker(person_files_place)
     first = WriterBetween(person_files_place.files, TASKS_FILE)
@@ -123,6 +128,7 @@ def test_two_task_adds_at_the_same_moment_both_land(person_files_place: PersonFi
     ]
 
 
+@TWO_WORKERS
 def test_a_task_done_while_another_worker_adds_one_keeps_both(
     person_files_place: PersonFilesPlace,
 ) -> None:
@@ -137,6 +143,7 @@ def test_a_task_done_while_another_worker_adds_one_keeps_both(
     assert stored_tasks(other) == [(1, "water the plants", True), (2, "call the bank", False)]
 
 
+@TWO_WORKERS
 def test_two_scratchpad_appends_at_the_same_moment_keep_both_notes(
     person_files_place: PersonFilesPlace,
 ) -> None:
