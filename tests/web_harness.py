@@ -13,6 +13,7 @@ from pathlib import Path
 from fakes import Fail, FakeOpenAI, RecordedRequest, Reply
 from fakes.words_only import words_only
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from worker_pool import model_config
 
 from flynn.daemon import Daemon
 from flynn.settings import Settings, load_settings
@@ -119,14 +120,7 @@ async def web_world(tmp_path: Path) -> AsyncIterator[WebWorld]:
         settings = load_settings(
             {
                 "data_dir": str(tmp_path / "data"),
-                "llm": {
-                    "provider": "openai",
-                    "base_url": model.base_url,
-                    "model": "fake-model",
-                    "api_key": "sk-test",
-                    "max_retries": 0,
-                    "stream": True,
-                },
+                "llm": model_config(model),
                 "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
             },
             env={},
