@@ -8,6 +8,8 @@ import asyncio
 import http.client
 import json
 import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,8 @@ from flynn.providers.base import TASKS, Provider, Task
 from flynn.recall import minilm
 from flynn.recall.embeddings import LoadingEmbedder
 from flynn.recall.model_failures import ModelFailures
-from flynn.settings import EmbeddingModel, load_settings
+from flynn.settings import EmbeddingModel, Settings, load_settings
+from flynn.switchboard import Switchboard
 
 pytest.importorskip("numpy")
 
@@ -132,6 +135,25 @@ async def test_a_failing_model_is_degraded_in_readyz_and_doctor_says_what_to_do(
     assert doctor.code == 0, doctor.stdout  # a warning: the daemon serves
 
 
+@asynccontextmanager
+async def _running(
+    settings: Settings, load: Callable[[EmbeddingModel], Embedder] | None = None
+) -> AsyncIterator[tuple[Daemon, Switchboard]]:
+    """The daemon in this process (its embedding model loaded by ``load``, else the real
+    loader), yielding it and its switchboard once it is ready; it must stop cleanly."""
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="ok"))
+    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        assert daemon.service is not None
+        yield daemon, daemon.service.switchboard
+    finally:
+        stop.set()
+        assert await asyncio.wait_for(running, 10) == 0
+
+
 async def test_readyz_says_loading_then_ready_and_is_ready_throughout(tmp_path: Path) -> None:
     release = threading.Event()
 
@@ -139,49 +161,32 @@ async def test_readyz_says_loading_then_ready_and_is_ready_throughout(tmp_path: 
         assert release.wait(30), "the test never let the model load"
         return HashingEmbedder()
 
-    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="ok"))
-    settings = load_settings(_config(tmp_path, 0))
-    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
-    stop = asyncio.Event()
-    running = asyncio.create_task(daemon.run(stop))
     try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        assert daemon.service is not None
-        loading = daemon.service.switchboard.readiness()
-        assert loading["ready"] is True
-        assert loading["embeddings"]["state"] == "loading"  # type: ignore[index]
-        release.set()
-        await asyncio.wait_for(daemon.caught_up.wait(), 30)
-        ready = daemon.service.switchboard.readiness()
-        assert ready["embeddings"] == {  # the entry's whole shape
-            "state": "ready",
-            "model": "hashing-64",
-            "degraded": False,
-            "detail": "loaded",
-            "failures": [],
-        }
+        async with _running(load_settings(_config(tmp_path, 0)), load) as (daemon, switchboard):
+            loading = switchboard.readiness()
+            assert loading["ready"] is True
+            assert loading["embeddings"]["state"] == "loading"  # type: ignore[index]
+            release.set()
+            await asyncio.wait_for(daemon.caught_up.wait(), 30)
+            ready = switchboard.readiness()
+            assert ready["embeddings"] == {  # the entry's whole shape
+                "state": "ready",
+                "model": "hashing-64",
+                "degraded": False,
+                "detail": "loaded",
+                "failures": [],
+            }
     finally:
         release.set()
-        stop.set()
-        assert await asyncio.wait_for(running, 10) == 0
 
 
 async def test_a_missing_package_is_unavailable_with_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(minilm, "model_dir", lambda: None)
-    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="ok"))
     settings = load_settings(_config(tmp_path, 0, embeddings_model="minilm"))
-    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None)
-    stop = asyncio.Event()
-    running = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        assert daemon.service is not None
-        state = daemon.service.switchboard.readiness()
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(running, 10) == 0
+    async with _running(settings) as (_, switchboard):
+        state = switchboard.readiness()
     assert state["ready"] is True
     entry = state["embeddings"]
     assert isinstance(entry, dict)
