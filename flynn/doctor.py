@@ -508,7 +508,8 @@ def _running(settings: Settings) -> list[Check]:
 
 
 def _readiness_checks(state: Mapping[str, object]) -> list[Check]:
-    """``/readyz``'s body as doctor's lines (the contract is in docs/gateway-protocol.md)."""
+    """``/readyz``'s body as doctor's lines (the contract: docs/operations.md, "The embedding
+    model failing at run time")."""
     name = "running daemon"
     checks = []
     ready = state.get("ready") is True
