@@ -44,6 +44,7 @@ from flynn.learning.reconcile import RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.checkpointer import WalCheckpointer
+from flynn.memory.embeddings_health import EmbeddingsStatus
 from flynn.memory.telegram_updates import SqlTelegramUpdates
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files
@@ -256,9 +257,9 @@ class App:
 
         await self.coordination.lead(CATCH_UP_LEASE, catch_up)
 
-    def embeddings_state(self) -> str:
-        """``off``, ``loading`` or ``ready`` (``embedding_model.state``)."""
-        return embedding_model.state(self.embeddings)
+    def embeddings_status(self) -> EmbeddingsStatus:
+        """The embedding model's entry in ``/readyz`` (``embedding_model.status``)."""
+        return embedding_model.status(self.settings, self.embeddings)
 
     async def aclose(self) -> None:
         await self.sessions.aclose()
@@ -310,7 +311,7 @@ def build_service(app: App, options: ServiceOptions = ServiceOptions()) -> Servi
     without its token, a gateway token someone broke)."""
     settings, clock = app.settings, app.services.clock
     storage = app.storage.health()
-    switchboard = Switchboard(app.pushes, storage, clock=clock)
+    switchboard = Switchboard(app.pushes, storage, clock=clock, embeddings=app.embeddings_status)
     token = gateway_token(settings, app.storage.gateway_token, now=clock)
     if token is not None and token.created:
         log.info("gateway.token_generated", kept="database" if token.kept else "data_dir")

@@ -576,21 +576,46 @@ def set_person_file(
     what the file holds already; says which, and where the file is kept. With ``expected``
     (the text the editor opened), only over that text: a file written while the editor was
     open (a chat's task_add, the distiller, another edit; on another worker too) is left as
-    it is, and ``text`` printed to edit again."""
+    it is, and ``text`` printed to edit again. Without (``--set-from``), it replaces what the
+    file holds, but only what was read just before: a write landing between (a task the
+    model added that millisecond) is not lost, the same way; and the lines it held that
+    ``text`` has not are told on stderr, so one nobody expected there is seen."""
     current = files.read(namespace, name)
     if expected is None or current == expected:
         if text == current:
             print(f"{name} unchanged ({files.where(namespace, name)})")
             return EXIT_OK
-        if files.write(namespace, name, text, expected=expected):
+        if files.write(namespace, name, text, expected=current):
+            if expected is None:
+                _tell_replaced(name, current, text)
             return _saved(files, namespace, name, text)
+    during = "you edited it" if expected is not None else "it was being saved"
     print(
-        f"flynn: {name} changed while you edited it; nothing saved (your version "
+        f"flynn: {name} changed while {during}; nothing saved (your version "
         "follows: edit again, or save it with --set-from -)",
         file=sys.stderr,
     )
     print(text, end="" if text.endswith("\n") else "\n")
     return EXIT_FAILED
+
+
+REPLACED_LINES_SHOWN = 10
+
+
+def _tell_replaced(name: str, old: str, new: str) -> None:
+    """On stderr: the lines ``old`` held that ``new`` does not (at most ten, then how many
+    more), which ``--set-from`` has just replaced."""
+    kept = {line.strip() for line in new.splitlines()}
+    gone = [line for line in old.splitlines() if line.strip() and line.strip() not in kept]
+    if not gone:
+        return
+    shown = "\n".join(f"  {line}" for line in gone[:REPLACED_LINES_SHOWN])
+    more = len(gone) - REPLACED_LINES_SHOWN
+    tail = f"\n  ... and {more} more" if more > 0 else ""
+    print(
+        f"flynn: {name} held {len(gone)} line(s) that yours has not, now replaced:\n{shown}{tail}",
+        file=sys.stderr,
+    )
 
 
 def _saved(files: PersonFiles, namespace: str, name: str, text: str) -> int:

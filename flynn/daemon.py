@@ -184,7 +184,7 @@ class Daemon:
                 "daemon.ready",
                 channels=sorted(service.channels),
                 provider=router_provider_name(app),
-                embeddings=app.embeddings_state(),
+                embeddings=app.embeddings_status().state,
             )
             await stop.wait()
 

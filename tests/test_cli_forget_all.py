@@ -114,6 +114,7 @@ def test_all_deletes_the_files_flynn_wrote_and_keeps_user_md(home: Path) -> None
     assert "5 files" in forgot.stdout  # and the MEMORY_MID.md template of the first chat
     assert sorted(path.name for path in folder.iterdir() if path.is_file()) == [
         ".forgotten",
+        ".lock",  # taken by every write in the folder (the first chat's templates too)
         "REMINDERS.md",
         "USER.md",
     ]

@@ -96,6 +96,10 @@ async def test_the_port_of_this_data_dirs_running_daemon_is_fine(tmp_path: Path)
     gateway = checks["gateway"]
     assert gateway.ok and not gateway.warning, gateway
     assert "served by this flynn" in gateway.detail
+    # What the daemon says of itself (/readyz): ready, and its real model loaded and working.
+    assert checks["running daemon"].ok and "ready" in checks["running daemon"].detail
+    embeddings = checks["running embeddings"]
+    assert embeddings.ok and embeddings.detail == "all-MiniLM-L6-v2-int8 ready", embeddings
 
 
 def _telegram(tmp_path: Path, base_url: str, **section: Any):  # type: ignore[no-untyped-def]

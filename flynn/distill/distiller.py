@@ -182,7 +182,8 @@ class Distiller:
         name = MEMORY_FILES[tier]
         where = self._files.where(namespace, name)
         mark = self._files.forgotten_mark(namespace)
-        before = self._read(namespace, name)
+        kept = self._read(namespace, name)
+        before = clean_file_text(name, kept)
         material = gather(
             namespace,
             facts=self._facts,
@@ -208,9 +209,21 @@ class Distiller:
             # may hold it, so nothing is written; the next run reads what remains.
             raise DistillFailed("memory was forgotten while this ran; nothing was written")
         try:
-            self._files.write(namespace, name, after)
+            # Only over the text read at the start: an edit (the memory page, `flynn memory
+            # file edit`) or a forget that landed while the model wrote is not written over.
+            written = self._files.write(namespace, name, after, expected=kept)
         except OSError as exc:
             raise DistillFailed(f"cannot write {where}: {exc.strerror or exc}") from exc
+        if not written:
+            raise DistillFailed(
+                f"{name} changed while this ran (an edit, or a forget); nothing was written, "
+                "and the next run starts from it"
+            )
+        if self._files.forgotten_mark(namespace) != mark:
+            # A forget marks first, then deletes: one that marked after the check above but
+            # before this write (which then found no file, as it expected) is seen here.
+            self._files.remove(namespace, [name])
+            raise DistillFailed("memory was forgotten while this ran; nothing was kept")
         result = Distilled(
             tier,
             namespace,
@@ -283,7 +296,8 @@ class Distiller:
             below = digest(material, budget=self._budgets["short"], zone=zone, shape=SHORT)
             parts.append(f"<recent_days>\n{below or '(nothing)'}\n</recent_days>")
         else:
-            below = self._read(material.namespace, MEMORY_FILES["mid"])
+            mid = MEMORY_FILES["mid"]
+            below = clean_file_text(mid, self._read(material.namespace, mid))
             if not below:
                 below = digest(material, budget=self._budgets["mid"], zone=zone, shape=MID)
             parts.append(f"<memory_mid>\n{_body(below) or '(nothing)'}\n</memory_mid>")
@@ -301,8 +315,9 @@ class Distiller:
         return guidance + TRUST_LINE.format(when=local.strftime("%Y-%m-%d")) + "\n\n" + notes + "\n"
 
     def _read(self, namespace: str, name: str) -> str:
+        """The file as kept (guidance comments too); ``DistillFailed`` when unreadable."""
         try:
-            return clean_file_text(name, self._files.read(namespace, name))
+            return self._files.read(namespace, name)
         except UnreadableFile as exc:
             raise DistillFailed(str(exc)) from exc
 

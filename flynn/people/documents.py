@@ -87,26 +87,26 @@ class DocumentsPersonFiles:
         return sum(1 for key in keys if self._documents.delete(key))
 
     def write_templates(self, namespace: str) -> list[str]:
-        # Looked up, then written: a file the person saves in between (at their very first
-        # message) would be replaced by its template, a window too small to lock for.
+        # Looked up, then each written only where no file is (in one statement): one the
+        # person saved in between (at their very first message) stays.
         have = {file.name for file in self.list_files(namespace)}
-        written = []
-        for name, text in PERSON_TEMPLATES.items():
-            if name not in have:
-                self.write(namespace, name, text)
-                written.append(name)
-        return written
+        return [
+            name
+            for name, text in PERSON_TEMPLATES.items()
+            if name not in have and self.write(namespace, name, text, expected="")
+        ]
 
     def forget_distilled(self, namespace: str) -> int:
-        removed = self.remove(namespace, MEMORY_FILES.values())
         # Random, not a time or a count: two forgets in the same instant, on workers with skewed
         # clocks, or around a forget of everything (which deletes the mark) still change it. At
         # most 12 digits: a longer number may pass as a card number and be redacted on write.
+        # Marked before the files go: a distillation writing meanwhile sees the mark after its
+        # write, or has its file deleted here.
         mark = secrets.randbits(39) + 1
         self._documents.replace(
             file_namespace(namespace, FORGOTTEN_MARK), f"{mark}\n", now=self._clock()
         )
-        return removed
+        return self.remove(namespace, MEMORY_FILES.values())
 
     def forgotten_mark(self, namespace: str) -> int:
         document = self._documents.read(file_namespace(namespace, FORGOTTEN_MARK))

@@ -148,7 +148,13 @@ class DirectoryPersonFiles:
         return _unlink(self.folder(namespace), tuple(check_name(name) for name in names))
 
     def write_templates(self, namespace: str) -> list[str]:
-        return [path.name for path in write_person_templates(self.folder(namespace))]
+        # Each only where no file is, under the lock: one the person saved a moment ago stays.
+        folder = self.folder(namespace)
+        return [
+            name
+            for name, text in PERSON_TEMPLATES.items()
+            if not (folder / name).exists() and self.write(namespace, name, text, expected="")
+        ]
 
     def forget_distilled(self, namespace: str) -> int:
         return forget_distilled(self.folder(namespace))
@@ -233,13 +239,13 @@ def forget_distilled(folder: Path) -> int:
     edited surgically when some of that is forgotten, and the next distillation writes them
     anew from what remains. Marks the forget, so a distillation running meanwhile writes
     nothing. Returns how many files."""
-    removed = _unlink(folder, tuple(MEMORY_FILES.values()))
     if folder.is_dir():
         # Random, as ``DocumentsPersonFiles`` marks it: read back by ``forget_mark``. Not the
         # time in nanoseconds: 19 digits that one time in ten pass for a card number, and
-        # are written as a redaction.
+        # are written as a redaction. Marked before the files go: a distillation writing
+        # meanwhile sees the mark after its write, or has its file deleted here.
         write_text(folder / FORGOTTEN_MARK, f"{secrets.randbits(39) + 1}\n")
-    return removed
+    return _unlink(folder, tuple(MEMORY_FILES.values()))
 
 
 def forget_mark(folder: Path) -> int:
@@ -284,24 +290,26 @@ def move_shared_person_files(persona: Path, owner: Path | None) -> list[str]:
             fix="move each person's own copy to data_dir/users/<name>/",
         )
         return []
-    owner.mkdir(mode=0o700, parents=True, exist_ok=True)
     moved: list[str] = []
     kept: list[str] = []
-    for name in found:
-        source, destination = persona / name, owner / name
-        if destination.exists() and not _only_guidance(destination):
-            if _same_content(source, destination) or _only_guidance(source):
-                source.unlink()
-                moved.append(name)
-            else:
-                kept.append(name)
-            continue
-        try:
-            source.replace(destination)
-        except OSError as exc:
-            log.warning("persona.person_file_not_moved", file=str(source), error=str(exc))
-            continue
-        moved.append(name)
+    # Under the owner's lock, as every write of theirs: a file saved there meanwhile (a `flynn
+    # memory file edit` beside a starting daemon) is looked at before a move could replace it.
+    with person_lock(owner):
+        for name in found:
+            source, destination = persona / name, owner / name
+            if destination.exists() and not _only_guidance(destination):
+                if _same_content(source, destination) or _only_guidance(source):
+                    source.unlink()
+                    moved.append(name)
+                else:
+                    kept.append(name)
+                continue
+            try:
+                source.replace(destination)
+            except OSError as exc:
+                log.warning("persona.person_file_not_moved", file=str(source), error=str(exc))
+                continue
+            moved.append(name)
     if moved:
         log.info("persona.person_files_moved", files=moved, to=str(owner))
     if kept:

@@ -49,8 +49,12 @@ class PersonFilesCopy:
                 kept = self._source.read(namespace, file.name)
                 text = redacted(file.name, kept)
                 self.redacted += text != kept
-                if file.name not in held or self._target.read(namespace, file.name) != text:
-                    self._target.write(namespace, file.name, text)
+                there = self._target.read(namespace, file.name) if file.name in held else ""
+                # Only over what was just read there: a worker started on the target that
+                # wrote the file meanwhile keeps its text (the copy refuses a live database).
+                if (file.name not in held or there != text) and self._target.write(
+                    namespace, file.name, text, expected=there
+                ):
                     written += 1
         return written
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 from flynn.errors import ConfigError, ConfigProblem, EmbeddingFailed
+from flynn.memory.embeddings_health import FailureCount
 from flynn.recall import minilm, minilm_int8
 from flynn.recall.leading_tokens import LLAMA_CUTS, leading_ids_each
 from flynn.recall.model_failures import ModelFailures
@@ -216,6 +217,10 @@ class LoadingEmbedder:
     @property
     def ready(self) -> bool:
         return self._embedder is not None
+
+    def failures(self) -> tuple[FailureCount, ...]:
+        """Each kind of failure since the model loaded (``ModelFailures.counts``)."""
+        return () if self._failures is None else self._failures.counts()
 
     def load(self) -> bool:
         """Loads the model, blocking (the first call only: later ones wait for it, then return

@@ -66,7 +66,10 @@ async def test_a_person_gets_their_templates_at_their_first_message(
         SessionKey("gateway", "bob@bob-laptop"), ChannelAccount("gateway", "bob@bob-laptop")
     )
     await bob.handle("hi")
+    # and the lock every write takes in a folder (each template is written only where no
+    # file is, under it)
     assert sorted(path.name for path in folder.iterdir()) == [
+        ".lock",
         "MEMORY_LONG.md",
         "MEMORY_MID.md",
         "MEMORY_SHORT.md",
