@@ -145,19 +145,25 @@ class DirectoryPersonFiles:
         return str(self.folder(namespace) / check_name(name))
 
     def remove(self, namespace: str, names: Iterable[str]) -> int:
-        return _unlink(self.folder(namespace), tuple(check_name(name) for name in names))
+        folder, names = self.folder(namespace), tuple(check_name(name) for name in names)
+        with held_if_there(folder):
+            return _unlink(folder, names)
 
     def write_templates(self, namespace: str) -> list[str]:
         return [path.name for path in write_person_templates(self.folder(namespace))]
 
     def forget_distilled(self, namespace: str) -> int:
-        return forget_distilled(self.folder(namespace))
+        folder = self.folder(namespace)
+        with held_if_there(folder):
+            return forget_distilled(folder)
 
     def forgotten_mark(self, namespace: str) -> int:
         return forget_mark(self.folder(namespace))
 
     def forget(self, namespace: str) -> int:
-        return forget_person_files(self.folder(namespace))
+        folder = self.folder(namespace)
+        with held_if_there(folder):
+            return forget_person_files(folder)
 
 
 def unsettled_ns(ctime_ns: int) -> int:
@@ -169,9 +175,9 @@ def unsettled_ns(ctime_ns: int) -> int:
 
 
 LOCK_FILE = ".lock"
-"""In a person's folder: held (``flock``) by every write through ``DirectoryPersonFiles``, so a
-write over an expected text compares and renames with no other Flynn process writing between.
-Hand edits do not take it."""
+"""In a person's folder: held (``flock``) by every write and deletion through
+``DirectoryPersonFiles``, so a write over an expected text compares and renames with no other
+Flynn process writing between, and no forget deletes between. Hand edits do not take it."""
 
 
 @contextmanager
@@ -185,6 +191,18 @@ def person_lock(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # which releases the flock
+
+
+@contextmanager
+def held_if_there(folder: Path) -> Iterator[None]:
+    """``person_lock`` for a deletion in the person's folder, when there is one (a person
+    with no folder gets none): a write under way (between its compare and its rename) ends
+    first, so it cannot bring back what the deletion took away."""
+    if not folder.is_dir():
+        yield
+        return
+    with person_lock(folder):
+        yield
 
 
 def read_text(path: Path) -> str:
