@@ -6,6 +6,7 @@ read them; a person or an admin may edit them by hand."""
 from __future__ import annotations
 
 import fcntl
+import glob
 import os
 import secrets
 import tempfile
@@ -274,8 +275,13 @@ def forget_mark(folder: Path) -> int:
 
 
 def _unlink(folder: Path, names: tuple[str, ...]) -> int:
+    """Deletes the files ``names`` in ``folder``, and the temporary copies of them a write cut
+    short left (``write_text``'s, before its rename: under the person's lock none is being
+    written); how many files, not counting those copies."""
     removed = 0
     for name in names:
+        for stale in folder.glob(f".{glob.escape(name)}.*.tmp"):
+            stale.unlink(missing_ok=True)
         try:
             (folder / name).unlink()
         except FileNotFoundError:

@@ -261,3 +261,18 @@ def test_a_forget_waits_for_a_write_under_way_and_what_it_forgot_stays_gone(
     # back after the forget had deleted it).
     assert not forgetting.is_alive()
     assert files.read(ALICE, TASKS_FILE) == ""
+
+
+def test_a_forget_deletes_the_copy_a_write_cut_short_left_behind(tmp_path: Path) -> None:
+    files = DirectoryPersonFiles(tmp_path)
+    add_task(files, "see the doctor about the rash")
+    folder = files.folder(ALICE)
+    # A write killed between its temporary copy and the rename (SIGKILL, a power cut) leaves
+    # the copy beside the file, hidden by its dot from every listing.
+    (folder / ".TASKS.json.k3j2h1.tmp").write_text(files.read(ALICE, TASKS_FILE))
+    (folder / ".MEMORY_SHORT.md.p0q9r8.tmp").write_text("- a rash on the left arm\n")
+
+    assert files.forget(ALICE) == 1
+
+    kept = [path.read_text() for path in folder.rglob("*") if path.is_file()]
+    assert not [text for text in kept if "rash" in text]
