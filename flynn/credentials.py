@@ -269,16 +269,23 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
             count += found
         if opened:
             head, below = lines[index - 1].rstrip(), lines[index]
-            value = below.lstrip()
-            if value and len(below) - len(value) <= len(head) - len(head.lstrip()):
+            marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
+            value = below[len(marker) :]
+            indent = len(below) - len(below.lstrip())
+            if value and indent <= len(head) - len(head.lstrip()):
                 if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
                     redacted, found = _redact_below_remembered(head, value)
                 else:
                     redacted, found = _redact_below(head, value)
-                lines[index] = below[: len(below) - len(value)] + redacted
+                lines[index] = marker + redacted
                 count += found
         opened = opens
     return count
+
+
+# What starts a line before its words: an indent, a quote's '>' (an e-mail's, a chat's), a
+# list's bullet: kept in place when the rest is the value announced on the line above.
+_LINE_MARKER = re.compile(r"[ \t]*(?:[>|][ \t]*|[-*•+][ \t]+)*")
 
 
 # A line that ends where a credential's value would begin ("my password is", "PIN:", "change
@@ -288,6 +295,8 @@ _OPEN_ENDED = re.compile(
     rf"(?:[ \t]+(?:{COPULAS}|{CHANGED_TO}|{NOW}))*[ \t]*(?::|=|->|=>)?[ \t]*$",
     re.IGNORECASE,
 )
+_CLOSING = frozenset(".!?,;)]}\"'`")
+"""How most lines end (a sentence, a call, a quotation), never where a value begins."""
 _A_STEM = re.compile("|".join(map(re.escape, _WORD_STEMS)))
 # The last words of a line that may be followed by a credential's value on the next line.
 _OPENING_WORDS = frozenset(
@@ -300,7 +309,7 @@ def _opens_a_value(line: str) -> bool:
     colon ('clientSecret:', a JSON '"password":') or a credential's word and what may follow
     it ('my password is', 'the alarm code', 'the code for the gate is')."""
     head = line.rstrip()
-    if not head:
+    if not head or head[-1] in _CLOSING:
         return False
     last = head[head.rfind(" ") + 1 :].lower()
     if _A_STEM.search(last):

@@ -117,11 +117,14 @@ ON_TWO_LINES = [
 def test_a_credential_announced_at_a_lines_end_is_removed_from_the_next(
     two_lines: str, secret: str
 ) -> None:
-    for text in (two_lines, f"Notes\n{two_lines}\nthanks", f"  {two_lines}".replace("\n", "\n  ")):
+    # As typed, among other lines, indented, quoted (an e-mail's or a chat's '>'), as a list.
+    for start in ("", "  ", "> ", "- "):
+        text = f"Notes\n{start}{two_lines.replace(chr(10), chr(10) + start)}\nthanks"
         kept, found = redact(text)
         assert secret not in kept, text
         assert found >= 1
         assert redact(kept) == (kept, 0)
+        assert kept.split("\n")[2].startswith(start)  # the quote or the bullet stays
 
 
 @pytest.mark.parametrize("sentence", ORDINARY)
