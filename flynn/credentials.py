@@ -272,7 +272,8 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
             marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
             value = below[len(marker) :]
             indent = len(below) - len(below.lstrip())
-            if value and indent <= len(head) - len(head.lstrip()):
+            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024').
+            if value and (indent <= len(head) - len(head.lstrip()) or marker.strip()):
                 if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
                     redacted, found = _redact_below_remembered(head, value)
                 else:

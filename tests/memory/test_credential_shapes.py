@@ -141,3 +141,9 @@ def test_a_block_under_a_credentials_name_is_left_alone() -> None:
         "for password in passwords:\n    text = text.replace(password, HIDDEN)"
     )
     assert redact(code) == (code, 0)
+
+
+def test_a_value_in_a_list_under_its_credential_is_removed() -> None:
+    # USER.md as a person writes it on the memory page: the value an item under its label.
+    text = "- Wifi password:\n  - GuestNet2024\n- Likes: green tea"
+    assert redact(text) == ("- Wifi password:\n  - [secret removed]\n- Likes: green tea", 1)
