@@ -248,19 +248,103 @@ def redact(text: str) -> tuple[str, int]:
     # Line by line, each pattern only where a cheap look finds what it needs: a prompt of
     # 60,000 characters is redacted in a few milliseconds, not in a fifth of a second.
     lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if len(line) >= 3:
-            if len(line) <= REMEMBERED_LINE_CHARS:
-                lines[index], found = _redact_remembered(line)
-            else:
-                lines[index], found = _redact_line(line)
-            count += found
+    count += _redact_lines(lines)
     return "\n".join(lines), count
 
 
+def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
+    """Redacts ``lines`` in place, each on its own (``remember``: a line seen lately gives its
+    result again), then each value announced at the end of one line and written at the start
+    of the next ('my password is' / 'hunter2', a wiki's 'Wifi password:' above its value) as
+    the one line the two stand for; how many credentials. Not a line indented deeper than the
+    one above it: that is a block under it (code's ``if not token:``)."""
+    count, opened = 0, False
+    for index, line in enumerate(lines):
+        opens = False
+        if len(line) >= 3:
+            if remember and len(line) <= REMEMBERED_LINE_CHARS:
+                lines[index], found, opens = _redact_remembered(line)
+            else:
+                lines[index], found, opens = _redact_whole_line(line)
+            count += found
+        if opened:
+            head, below = lines[index - 1].rstrip(), lines[index]
+            marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
+            value = below[len(marker) :]
+            indent = len(below) - len(below.lstrip())
+            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024').
+            if value and (indent <= len(head) - len(head.lstrip()) or marker.strip()):
+                if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
+                    redacted, found = _redact_below_remembered(head, value)
+                else:
+                    redacted, found = _redact_below(head, value)
+                lines[index] = marker + redacted
+                count += found
+        opened = opens
+    return count
+
+
+# What starts a line before its words: an indent, a quote's '>' (an e-mail's, a chat's), a
+# list's bullet: kept in place when the rest is the value announced on the line above.
+_LINE_MARKER = re.compile(r"[ \t]*(?:[>|][ \t]*|[-*•+][ \t]+)*")
+
+
+# A line that ends where a credential's value would begin ("my password is", "PIN:", "change
+# my password to", "alarm code"): its value may stand at the start of the next line.
+_OPEN_ENDED = re.compile(
+    rf"(?<![\w-]){_WHAT}(?![\w-]){_QUALIFIED}(?:['’]s)?"
+    rf"(?:[ \t]+(?:{COPULAS}|{CHANGED_TO}|{NOW}))*[ \t]*(?::|=|->|=>)?[ \t]*$",
+    re.IGNORECASE,
+)
+_CLOSING = frozenset(".!?,;)]}\"'`")
+"""How most lines end (a sentence, a call, a quotation), never where a value begins."""
+_A_STEM = re.compile("|".join(map(re.escape, _WORD_STEMS)))
+# The last words of a line that may be followed by a credential's value on the next line.
+_OPENING_WORDS = frozenset(
+    word.split("\\s+")[-1] for word in f"{COPULAS}|{CHANGED_TO}|{NOW}".split("|")
+)
+
+
+def _opens_a_value(line: str) -> bool:
+    """Whether ``line`` ends where a credential's value would begin: with a name and its
+    colon ('clientSecret:', a JSON '"password":') or a credential's word and what may follow
+    it ('my password is', 'the alarm code', 'the code for the gate is')."""
+    head = line.rstrip()
+    if not head or head[-1] in _CLOSING:
+        return False
+    last = head[head.rfind(" ") + 1 :].lower()
+    if _A_STEM.search(last):
+        if head[-1] in ":=":
+            return True  # the name of what follows: 'clientSecret:', '"password":'
+    elif (last not in _OPENING_WORDS and head[-1] not in ":=>") or not _A_STEM.search(head.lower()):
+        return False  # most lines, cheaply
+    # The words of a credential before the line's end: 'my password is', 'alarm code'.
+    return _OPEN_ENDED.search(head, max(0, len(head) - 200)) is not None
+
+
 @functools.lru_cache(maxsize=_REMEMBERED)
-def _redact_remembered(line: str) -> tuple[str, int]:
-    return _redact_line(line)
+def _redact_below_remembered(head: str, value: str) -> tuple[str, int]:
+    return _redact_below(head, value)
+
+
+def _redact_below(head: str, value: str) -> tuple[str, int]:
+    """``value``, the line below ``head`` (its indent taken off), redacted as the rest of
+    ``head``'s line, and how many credentials that took out of it."""
+    redacted, found = _redact_line(f"{head} {value}")
+    if not found or not redacted.startswith(f"{head} "):
+        return value, 0
+    return redacted[len(head) + 1 :], found
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _redact_remembered(line: str) -> tuple[str, int, bool]:
+    return _redact_whole_line(line)
+
+
+def _redact_whole_line(line: str) -> tuple[str, int, bool]:
+    """The line redacted, how many credentials, and whether it ends announcing a value."""
+    redacted, found = _redact_line(line)
+    return redacted, found, _opens_a_value(line)
 
 
 def _redact_line(text: str) -> tuple[str, int]:

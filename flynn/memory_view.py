@@ -35,6 +35,7 @@ from flynn.people.store import (
     REMINDERS_FILE,
     USER_FILE,
     PersonFiles,
+    redacted,
 )
 from flynn.people.tasks import load_tasks
 from flynn.persona import clean_file_text
@@ -243,7 +244,9 @@ class MemoryView:
         answers with what was kept (and its ``base``, to save again from), and whether a
         credential was taken out. With ``base`` (``file``'s digest of the text the edit
         started from), raises ``FileChanged`` and writes nothing when the file is no longer
-        that text: a tool, the distiller or another editor wrote it meanwhile."""
+        that text: a tool, the distiller or another editor wrote it meanwhile. A file that
+        holds the text being saved already (the same save sent again after the connection
+        dropped before its answer, or from another tab) is answered as saved."""
         scope = self.scope(client_id)
         if base is not None:
             current = self._files.read(scope.root, name)
@@ -253,7 +256,8 @@ class MemoryView:
                 scope.root, name, text, expected=current
             ):
                 found = self._files.read(scope.root, name)
-                raise FileChanged(name, found, text_digest(found))
+                if found != redacted(name, text):
+                    raise FileChanged(name, found, text_digest(found))
         else:
             self._files.write(scope.root, name, text)
         kept = self._files.read(scope.root, name)

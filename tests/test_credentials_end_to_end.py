@@ -118,6 +118,30 @@ async def test_no_said_credential_is_stored_or_sent(world: tuple[FakeOpenAI, App
     assert "Mein Passwort ist [secret removed]" in said  # the words around it do go
 
 
+BELOW = {
+    "our wifi password is\nGuestNet2024 (the guests' one)": "GuestNet2024",
+    "Door code:\n4711": "4711",
+    "  Mein Passwort ist\n  Sommerregen88": "Sommerregen88",
+    "remember the alarm code\n0815 please": "0815",
+}
+
+
+async def test_a_value_on_the_line_below_its_credential_is_neither_stored_nor_sent(
+    world: tuple[FakeOpenAI, App],
+) -> None:
+    """A person pressed Enter between the words and the value: the two lines are one."""
+    server, app = world
+    session = app.sessions.orchestrator(
+        SessionKey("gateway", "laptop"), ChannelAccount("gateway", "laptop")
+    )
+    for text in BELOW:
+        assert not (await session.handle(text)).is_error
+    await session.wait_idle()
+    database = app.settings.data_dir / "flynn.db"
+    assert leaks(database, app.settings.data_dir, BELOW.values()) == {}
+    assert sent(server, BELOW.values()) == []
+
+
 async def test_tool_calls_with_credentials_keep_none(world: tuple[FakeOpenAI, App]) -> None:
     server, app = world
     server.enqueue(

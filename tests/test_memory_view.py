@@ -241,3 +241,21 @@ async def test_a_save_from_the_current_text_or_without_a_base_is_written(
     files.write("user", "USER.md", "- Name: Ana\n- Allergic to penicillin\n")
     await view.save_file("page", "USER.md", "- Name: Ana Lima\n")
     assert files.read("user", "USER.md") == "- Name: Ana Lima\n"
+
+
+async def test_a_save_sent_again_after_it_landed_is_answered_as_saved(
+    memory: SqliteMemory, tmp_path: Path
+) -> None:
+    files, view, opened = await opened_user_md(memory, tmp_path)
+    key = "sk-ant-api03-Zq8wX2vBn5mK1pL7rT4yU9iO3aS6dF0gH2jK"
+    typed = f"- Name: Ana Lima\n- key {key}\n"
+    first = await view.save_file("page", "USER.md", typed, str(opened["base"]))
+    # The connection dropped before the answer came: the page, told to try again, sends the
+    # same save from the same base. The file holds it already (its credential redacted).
+    again = await view.save_file("page", "USER.md", typed, str(opened["base"]))
+
+    assert again == first and again["redacted"] is True
+    assert files.read("user", "USER.md") == first["text"]
+    # Another text from that base is still refused.
+    with pytest.raises(FileChanged):
+        await view.save_file("page", "USER.md", "- Name: Ana L.\n", str(opened["base"]))

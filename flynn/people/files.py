@@ -6,6 +6,7 @@ read them; a person or an admin may edit them by hand."""
 from __future__ import annotations
 
 import fcntl
+import glob
 import os
 import secrets
 import tempfile
@@ -145,7 +146,9 @@ class DirectoryPersonFiles:
         return str(self.folder(namespace) / check_name(name))
 
     def remove(self, namespace: str, names: Iterable[str]) -> int:
-        return _unlink(self.folder(namespace), tuple(check_name(name) for name in names))
+        folder, names = self.folder(namespace), tuple(check_name(name) for name in names)
+        with held_if_there(folder):
+            return _unlink(folder, names)
 
     def write_templates(self, namespace: str) -> list[str]:
         # Each only where no file is, under the lock: one the person saved a moment ago stays.
@@ -157,13 +160,17 @@ class DirectoryPersonFiles:
         ]
 
     def forget_distilled(self, namespace: str) -> int:
-        return forget_distilled(self.folder(namespace))
+        folder = self.folder(namespace)
+        with held_if_there(folder):
+            return forget_distilled(folder)
 
     def forgotten_mark(self, namespace: str) -> int:
         return forget_mark(self.folder(namespace))
 
     def forget(self, namespace: str) -> int:
-        return forget_person_files(self.folder(namespace))
+        folder = self.folder(namespace)
+        with held_if_there(folder):
+            return forget_person_files(folder)
 
 
 def unsettled_ns(ctime_ns: int) -> int:
@@ -175,9 +182,9 @@ def unsettled_ns(ctime_ns: int) -> int:
 
 
 LOCK_FILE = ".lock"
-"""In a person's folder: held (``flock``) by every write through ``DirectoryPersonFiles``, so a
-write over an expected text compares and renames with no other Flynn process writing between.
-Hand edits do not take it."""
+"""In a person's folder: held (``flock``) by every write and deletion through
+``DirectoryPersonFiles``, so a write over an expected text compares and renames with no other
+Flynn process writing between, and no forget deletes between. Hand edits do not take it."""
 
 
 @contextmanager
@@ -191,6 +198,18 @@ def person_lock(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # which releases the flock
+
+
+@contextmanager
+def held_if_there(folder: Path) -> Iterator[None]:
+    """``person_lock`` for a deletion in the person's folder, when there is one (a person
+    with no folder gets none): a write under way (between its compare and its rename) ends
+    first, so it cannot bring back what the deletion took away."""
+    if not folder.is_dir():
+        yield
+        return
+    with person_lock(folder):
+        yield
 
 
 def read_text(path: Path) -> str:
@@ -262,8 +281,13 @@ def forget_mark(folder: Path) -> int:
 
 
 def _unlink(folder: Path, names: tuple[str, ...]) -> int:
+    """Deletes the files ``names`` in ``folder``, and the temporary copies of them a write cut
+    short left (``write_text``'s, before its rename: under the person's lock none is being
+    written); how many files, not counting those copies."""
     removed = 0
     for name in names:
+        for stale in folder.glob(f".{glob.escape(name)}.*.tmp"):
+            stale.unlink(missing_ok=True)
         try:
             (folder / name).unlink()
         except FileNotFoundError:

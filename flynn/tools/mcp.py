@@ -23,7 +23,7 @@ import mcp_types
 import structlog
 
 from flynn.backoff import Backoff
-from flynn.credentials import redact
+from flynn.credentials import redact, redact_json
 from flynn.providers.base import ToolSpec
 from flynn.settings import McpServerSettings
 from flynn.tools.base import Tool, ToolContext, ToolError
@@ -390,11 +390,14 @@ def _content_text(result: mcp_types.CallToolResult) -> str:
     parts: list[str] = []
     for block in result.content:
         if isinstance(block, mcp_types.TextContent):
-            parts.append(block.text)
+            # A JSON block's strings read as text, a '\\n' in them a line break: a value on
+            # the line below its words ('password is\\nGuestNet2024') is one line's, as said.
+            parts.append(redact_json(block.text)[0])
         else:
             parts.append(f"[{block.type} content not shown]")
     if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+        structured = json.dumps(result.structured_content, ensure_ascii=False)
+        parts.append(redact_json(structured)[0])
     return "\n".join(parts) or "(no output)"
 
 

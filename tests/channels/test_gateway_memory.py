@@ -274,6 +274,13 @@ async def test_graph_map_and_history_answers(world: tuple[World, Gateway]) -> No
         ({"op": "save_file", "name": "USER.md"}, "Say what the file should hold: its text."),
         ({"op": "save_file", "name": "USER.md", "text": 7}, "Say what the file should hold"),
         ({"op": "save_file", "name": "USER.md", "text": "x", "base": 7}, "A file's base is"),
+        # A lone surrogate (a broken emoji pasted in the page) could not be written: refused
+        # as a chat's text is, not an internal error with a traceback.
+        (
+            {"op": "save_file", "name": "USER.md", "text": "- Likes: \ud83d\n"},
+            "The text holds an unpaired surrogate.",
+        ),
+        ({"op": "save_file", "name": "USER.md", "text": "x", "base": "\udc00"}, "A file's base"),
     ],
 )
 async def test_malformed_requests_get_error_frames_and_the_connection_stays(

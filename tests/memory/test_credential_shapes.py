@@ -5,6 +5,7 @@ them has."""
 from __future__ import annotations
 
 import pytest
+from credentials_corpus import CREDENTIALS, ORDINARY
 
 from flynn.credentials import REDACTED_SECRET, redact
 
@@ -87,3 +88,62 @@ def test_thirteen_digits_with_a_date_are_tried_as_a_card_and_twelve_are_not() ->
     assert redact("- 2025-03-02 Sun, they said: 4111 1111 1111 1111")[1] == 1
     # 8 + 4 digits: too few for any card, so no card pattern runs (a lone 4-digit number).
     assert redact("- 2025-03-02 Sun, they said: 4111 apples")[1] == 0
+
+
+def _value_on_the_next_line(phrase: str, secret: str) -> str | None:
+    """``phrase`` with the line broken before its secret ('my password is\nhunter2'), as a
+    person presses Enter or a wiki page sets a value under its label; ``None`` where no word
+    comes before the secret."""
+    before, _, after = phrase.partition(secret)
+    quote = before[-1:] if before[-1:] in ("'", '"') else ""
+    label = before.removesuffix(quote)
+    if not label.endswith(" ") or not label.strip():
+        return None
+    return f"{label.rstrip()}\n{quote}{secret}{after}"
+
+
+# Written on one line only: a command, a header, a login with its address, "use X as".
+ONE_LINE_FORMS = ("curl ", "Authorization", "psql ", "@", "use ", "credentials: bob /")
+
+ON_TWO_LINES = [
+    (two_lines, secret)
+    for phrase, secret in CREDENTIALS
+    if not any(form in phrase for form in ONE_LINE_FORMS)
+    and (two_lines := _value_on_the_next_line(phrase, secret)) is not None
+]
+
+
+@pytest.mark.parametrize(("two_lines", "secret"), ON_TWO_LINES)
+def test_a_credential_announced_at_a_lines_end_is_removed_from_the_next(
+    two_lines: str, secret: str
+) -> None:
+    # As typed, among other lines, indented, quoted (an e-mail's or a chat's '>'), as a list.
+    for start in ("", "  ", "> ", "- "):
+        text = f"Notes\n{start}{two_lines.replace(chr(10), chr(10) + start)}\nthanks"
+        kept, found = redact(text)
+        assert secret not in kept, text
+        assert found >= 1
+        assert redact(kept) == (kept, 0)
+        assert kept.split("\n")[2].startswith(start)  # the quote or the bullet stays
+
+
+@pytest.mark.parametrize("sentence", ORDINARY)
+def test_an_ordinary_sentence_over_two_lines_is_left_alone(sentence: str) -> None:
+    for word in (" is ", ": ", " = "):
+        if word in sentence:
+            two_lines = sentence.replace(word, word.rstrip() + "\n", 1)
+            assert redact(two_lines) == (two_lines, 0)
+
+
+def test_a_block_under_a_credentials_name_is_left_alone() -> None:
+    code = (
+        "if not token:\n    return None\n"
+        "for password in passwords:\n    text = text.replace(password, HIDDEN)"
+    )
+    assert redact(code) == (code, 0)
+
+
+def test_a_value_in_a_list_under_its_credential_is_removed() -> None:
+    # USER.md as a person writes it on the memory page: the value an item under its label.
+    text = "- Wifi password:\n  - GuestNet2024\n- Likes: green tea"
+    assert redact(text) == ("- Wifi password:\n  - [secret removed]\n- Likes: green tea", 1)

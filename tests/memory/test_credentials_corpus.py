@@ -12,7 +12,7 @@ from credentials_corpus import CREDENTIALS, NOT_ORDERS, ORDERS, ORDINARY
 from flynn.credentials import (
     REDACTED_SECRET,
     REMEMBERED_LINE_CHARS,
-    _redact_line,
+    _redact_lines,
     _redact_remembered,
     is_secret,
     is_secret_name,
@@ -114,9 +114,6 @@ def test_redacting_lines_again_gives_what_redacting_them_anew_does() -> None:
 
 def _from_scratch(text: str) -> tuple[str, int]:
     """``redact`` without anything remembered, for text without a private key block."""
-    lines, count = [], 0
-    for line in text.split("\n"):
-        cleaned, found = _redact_line(line) if len(line) >= 3 else (line, 0)
-        lines.append(cleaned)
-        count += found
+    lines = text.split("\n")
+    count = _redact_lines(lines, remember=False)
     return "\n".join(lines), count

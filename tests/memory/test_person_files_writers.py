@@ -5,6 +5,7 @@ between, and the task tools read, change and write again, so neither task is los
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from person_files_place import PersonFilesPlace
 
 from flynn.cli_memory import set_person_file
 from flynn.identity import SessionKey
-from flynn.people.files import DirectoryPersonFiles
+from flynn.people.files import DirectoryPersonFiles, person_lock, write_text
 from flynn.people.store import SCRATCH_FILE, TASKS_FILE, USER_FILE, PersonFiles
 from flynn.tools.base import ToolContext
 from flynn.tools.scratch import ScratchWrite, ScratchWriteArguments
@@ -228,3 +229,50 @@ def test_a_task_add_waits_for_another_process_writing_the_folder(tmp_path: Path)
         (2, "call the bank", False),
         (3, "buy milk", False),
     ]
+
+
+@pytest.mark.parametrize(
+    "forget", [lambda files: files.forget(ALICE), lambda files: files.remove(ALICE, [TASKS_FILE])]
+)
+def test_a_forget_waits_for_a_write_under_way_and_what_it_forgot_stays_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forget: Callable[[PersonFiles], int]
+) -> None:
+    files = DirectoryPersonFiles(tmp_path)
+    add_task(files, "water the plants")
+    folder = files.folder(ALICE)
+    stopped = threading.Event()  # the forget waits for the lock, or (unlocked) is done
+    flock = fcntl.flock
+
+    def noted_flock(fd: int, operation: int) -> None:
+        stopped.set()
+        flock(fd, operation)
+
+    # A task_add between its compare and its rename, under Alice's lock; meanwhile she asks
+    # Flynn to forget her tasks.
+    with person_lock(folder):
+        monkeypatch.setattr(fcntl, "flock", noted_flock)
+        forgetting = threading.Thread(target=lambda: (forget(files), stopped.set()))
+        forgetting.start()
+        assert stopped.wait(timeout=60)
+        write_text(folder / TASKS_FILE, '[{"id": 1, "text": "water the plants"}]')
+    forgetting.join(timeout=60)
+
+    # The forget came after the write, whole: the list is gone (before, the rename brought it
+    # back after the forget had deleted it).
+    assert not forgetting.is_alive()
+    assert files.read(ALICE, TASKS_FILE) == ""
+
+
+def test_a_forget_deletes_the_copy_a_write_cut_short_left_behind(tmp_path: Path) -> None:
+    files = DirectoryPersonFiles(tmp_path)
+    add_task(files, "see the doctor about the rash")
+    folder = files.folder(ALICE)
+    # A write killed between its temporary copy and the rename (SIGKILL, a power cut) leaves
+    # the copy beside the file, hidden by its dot from every listing.
+    (folder / ".TASKS.json.k3j2h1.tmp").write_text(files.read(ALICE, TASKS_FILE))
+    (folder / ".MEMORY_SHORT.md.p0q9r8.tmp").write_text("- a rash on the left arm\n")
+
+    assert files.forget(ALICE) == 1
+
+    kept = [path.read_text() for path in folder.rglob("*") if path.is_file()]
+    assert not [text for text in kept if "rash" in text]

@@ -320,7 +320,12 @@ def _file_request(
             f"A file the page saves holds at most {FILE_MAX_CHARS:,} characters.",
             frame_id,
         )
-    if base is not None and not (isinstance(base, str) and 0 < len(base) <= _MAX_BASE_CHARS):
+    if not _is_unicode(text):
+        # No store can encode it: the write would fail as an internal error, with a traceback.
+        return Rejected("bad_request", "The text holds an unpaired surrogate.", frame_id)
+    if base is not None and not (
+        isinstance(base, str) and 0 < len(base) <= _MAX_BASE_CHARS and _is_unicode(base)
+    ):
         return Rejected(
             "bad_request", "A file's base is the one its file answer gave, a short text.", frame_id
         )
