@@ -24,9 +24,10 @@ class Tuning:
     soon as it holds the searched words about as often as an ideal turn would, which a long
     reply does with the question's common words ("much", "going", "away") and a related word
     ("keeping" for "saving") when the question's own word is in no turn; by meaning, the turn
-    that answers may share no word at all. 0.7 since t-recall7 (``evals/README.md``), with
+    that answers may share no word at all. 0.7 since t-recall7 (docs/recall-performance.md), with
     ``coverage_semantic`` 0.3: at 10 turns +.004 assistant_next, +.005 heldout, +.008
-    generated and assistant_small, +.030 handwritten; no set or budget more than .004 lower."""
+    generated and assistant_small, +.030 handwritten; nothing more than .005 lower (heldout
+    session@5 -.0045, generated at 20 turns -.0039)."""
     coverage_semantic: float = 0.3
     """``coverage`` when ranking with embeddings (``lexical_semantic`` says why it is lower
     than without them)."""
