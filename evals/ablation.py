@@ -119,6 +119,27 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "semantic_candidates_200": {"semantic_candidates": 200},
     "no_vector_rrf": {"semantic_rrf": 0.0, "semantic_topic": 0.0, "fused_semantic": 0.6},
     "no_semantic": {"semantic": 0.0},
+    # t-recall7 (with --embeddings): the word signals' weights when ranking with vectors.
+    "semantic_24": {"semantic": 2.4},
+    "fused_semantic_10": {"fused_semantic": 1.0},
+    "session_4": {"session": 0.4},
+    "session_words_4": {"session_words": 0.4},
+    "rrf_k_10": {"rrf_k": 10.0},
+    "neighbours_of_5": {"neighbours_of": 5},
+    "lexical_semantic_5": {"lexical_semantic": 0.5},
+    "lexical_semantic_7": {"lexical_semantic": 0.7},
+    "lexical_semantic_8": {"lexical_semantic": 0.8},
+    "lexical_semantic_10": {"lexical_semantic": 1.0},
+    "coverage_semantic_0": {"coverage_semantic": 0.0},
+    "coverage_semantic_2": {"coverage_semantic": 0.2},
+    "coverage_semantic_3": {"coverage_semantic": 0.3},
+    "coverage_semantic_5": {"coverage_semantic": 0.5},
+    "lexical_7_coverage_3": {"lexical_semantic": 0.7, "coverage_semantic": 0.3},
+    "lexical_8_coverage_3": {"lexical_semantic": 0.8, "coverage_semantic": 0.3},
+    "lexical_10_coverage_5": {"lexical_semantic": 1.0, "coverage_semantic": 0.5},
+    "lexical_7_semantic_20": {"lexical_semantic": 0.7, "semantic": 2.0},
+    "coverage_3_fused_10": {"coverage_semantic": 0.3, "fused_semantic": 1.0},
+    "coverage_3_neighbour_2": {"coverage_semantic": 0.3, "neighbour_semantic": 0.2},
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 
@@ -139,7 +160,7 @@ def run(
     dataset = load_dataset(name)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="flynn-ablation-") as tmp:
-        memory: dict[str, Any] = {"embeddings": embeddings, "embeddings_model": "minilm"}
+        memory: dict[str, Any] = {"embeddings": embeddings}
         if threshold is not None:
             memory["retrieval_threshold"] = threshold
         settings = load_settings(
@@ -148,6 +169,7 @@ def run(
         provider = ScriptedProvider(default="ok")
         providers: dict[Task, Provider] = dict.fromkeys(TASKS, provider)
         opened = App.open(settings, {}, providers=providers)
+        opened.load_embeddings()  # as `flynn bench recall` does: vectors from the first question
         app = BenchApp.of(opened)
         try:
             cache = default_directory()

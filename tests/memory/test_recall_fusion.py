@@ -198,3 +198,31 @@ def test_without_embeddings_the_weights_used_with_them_change_nothing(
         lexical = _rank(memory, question, vectors=False)
         assert lexical, question
         assert _rank(memory, question, vectors=False, tuning=vector_weights) == lexical
+
+
+def test_a_turn_meaning_the_question_outranks_one_matching_a_related_word(
+    memory: SqliteMemory,
+) -> None:
+    # "keeping" is searched for "saving" (a related word); the jar turn holds "Keep" and
+    # nothing of what the question means. With vectors its word match counts for less
+    # (``lexical_semantic``, ``coverage_semantic``), and the turn that says what they are
+    # saving for comes first.
+    _small_talk(memory)
+    start = NOW - timedelta(days=30)
+    answer, keep, _ = _say(
+        memory,
+        [
+            (
+                "user",
+                "Dropped another twenty quid into the holiday jar for our trip to Porto.",
+                start,
+            ),
+            ("assistant", "Keep the jar away from the damp window sill.", start + timedelta(2)),
+            ("assistant", "The neighbours are away for the summer.", start + timedelta(3)),
+        ],
+    )
+    question = "What are we saving up for?"
+    before = replace(Tuning(), lexical_semantic=1.0, coverage_semantic=0.5)
+    ranked = _ids(_rank(memory, question, vectors=True, tuning=before))
+    assert ranked.index(keep.id) < ranked.index(answer.id)
+    assert _ids(_rank(memory, question, vectors=True))[0] == answer.id
