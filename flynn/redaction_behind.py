@@ -10,7 +10,7 @@ from datetime import datetime
 import structlog
 
 from flynn.coordination import Leadership
-from flynn.memory.redaction import BATCH_ROWS, RedactionPass
+from flynn.memory.redaction import BATCH_ROWS, Progress, RedactionCounts, RedactionPass
 from flynn.people.store import PersonFileRedaction
 from flynn.settings import Settings
 from flynn.storage_place import Storage, storage_files
@@ -48,3 +48,16 @@ async def redact_behind(redaction: RedactionPass, leadership: Leadership) -> Non
         await leadership.lead(REDACTION_LEASE, work)
     except Exception:
         log.exception("redaction.failed")
+
+
+async def redact_now(
+    redaction: RedactionPass, leadership: Leadership, progress: Progress | None = None
+) -> RedactionCounts:
+    """``flynn memory redact``: the whole pass, due or not, under ``REDACTION_LEASE`` (beside
+    a team's workers on PostgreSQL, after the one running it finishes). Raises ``StoreError``."""
+
+    async def work() -> None:
+        await redaction.run_behind(progress, only_if_due=False)
+
+    await leadership.lead(REDACTION_LEASE, work)
+    return redaction.counts

@@ -177,7 +177,8 @@ RULES: dict[str, Rule] = {
     "cli_memory": rule(
         "cli",
         "cli_settings datadir dates errors identity learning memory messages people "
-        "people_place persona plurals recall schedule.migrations settings storage_place",
+        "people_place persona plurals recall redaction_behind schedule.migrations settings "
+        "storage_place",
     ),
     "cli_costs": rule("cli", "cli_memory cli_settings memory storage_place"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),

@@ -36,6 +36,9 @@ held at a time (only the batch's changed rows are written)."""
 
 _Redaction = Callable[[Any, NamedRow], Any]
 
+Progress = Callable[[str, int, int], None]
+"""Told after each batch: its kind (a table), the rows it looked at and those it changed."""
+
 
 def _text(value: Any, row: NamedRow) -> Any:
     return value if value is None else redact(str(value))[0]
@@ -347,7 +350,7 @@ class RedactionPass:
             vectors_deleted=self.counts.vectors,
         )
 
-    def run(self, progress: Callable[[str, int, int], None] | None = None) -> RedactionCounts:
+    def run(self, progress: Progress | None = None) -> RedactionCounts:
         """The whole pass in the calling thread (a command's): ``progress`` is told each
         batch's kind, rows seen and rows changed."""
         for batch in self.batches():
@@ -359,17 +362,22 @@ class RedactionPass:
         self.finish()
         return self.counts
 
-    async def run_behind(self) -> RedactionCounts | None:
-        """The whole pass beside the daemon's turns, if it is due (else ``None``): each batch
-        read and written on the event loop (one short transaction, only its changed rows),
-        redacted in a worker thread, the loop let go between batches. Cancelled, it stops
-        after the batch written last; the next run goes on from there. Raises ``StoreError``."""
-        if not self.is_due:
+    async def run_behind(
+        self, progress: Progress | None = None, *, only_if_due: bool = True
+    ) -> RedactionCounts | None:
+        """The whole pass beside the daemon's turns, if it is due (else ``None``; always, when
+        not ``only_if_due``): each batch read and written on the event loop (one short
+        transaction, only its changed rows), redacted in a worker thread, the loop let go
+        between batches. Cancelled, it stops after the batch written last; the next run goes
+        on from there. Raises ``StoreError``."""
+        if only_if_due and not self.is_due:
             return None
-        log.info("redaction.started", version=self._version)
+        log.info("redaction.started", version=self._version, dry_run=self._dry_run)
         for batch in self.batches():
             found = await asyncio.to_thread(changes, batch)
             self.write(batch, found)
+            if progress is not None:
+                progress(batch.kind.table, len(batch.rows), len(found))
             await asyncio.sleep(0)
         await asyncio.to_thread(self.redact_files, self.roots())
         self.finish()
@@ -380,12 +388,8 @@ class SqliteRedaction(SqlRedaction):
     """``SqlRedaction`` on SQLite: the triggers keep ``messages_fts`` and ``facts_fts``;
     ``team_chunks_fts`` (external content, no update trigger) is kept here."""
 
-    def __init__(self, db: TransactionalSql) -> None:
-        super().__init__(db)
-        self._sqlite = db
-
     def columns(self, table: str) -> set[str]:
-        return {str(row["name"]) for row in self._sqlite.fetchall(f"PRAGMA table_info({table})")}
+        return {str(row["name"]) for row in self._db.fetchall(f"PRAGMA table_info({table})")}
 
     def _update(self, kind: StoredKind, change: Change) -> None:
         if kind.table != "team_chunks":
@@ -393,13 +397,13 @@ class SqliteRedaction(SqlRedaction):
             return
         old = change.row
         new = {"heading": old["heading"], "content": old["content"], **change.values}
-        self._sqlite.execute(
+        self._db.execute(
             "INSERT INTO team_chunks_fts(team_chunks_fts, rowid, heading, content) "
             "VALUES ('delete', ?, ?, ?)",
             (change.key, old["heading"], old["content"]),
         )
         super()._update(kind, change)
-        self._sqlite.execute(
+        self._db.execute(
             "INSERT INTO team_chunks_fts(rowid, heading, content) VALUES (?, ?, ?)",
             (change.key, new["heading"], new["content"]),
         )
