@@ -24,8 +24,11 @@ from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import NewChunk, SqlTeam
 from flynn.people.files import DirectoryPersonFiles, person_directory
 from flynn.people.store import PersonFileRedaction
+from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
+from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.memory import PostgresMemory
 from flynn.postgres.redaction import PostgresRedaction
+from flynn.redaction_behind import redact_behind
 from flynn.schedule.jobs import Target
 from flynn.schedule.migrations import SCHEMA
 from flynn.schedule.postgres import PostgresPushes, PostgresSchedule
@@ -265,3 +268,26 @@ def test_a_dry_run_counts_and_writes_nothing(place: Place, monkeypatch: pytest.M
     assert counts.changed["messages"] == 1
     assert holding(place, "messages", "content") == 1
     assert place.redaction.stamp()[0] < REDACTION_VERSION
+
+
+async def test_two_workers_starting_together_redact_once(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
+        for number in range(30):
+            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    times = WorkerTimes(leader_renew_seconds=0.05, leader_try_seconds=0.05)
+    with contextlib.ExitStack() as stack:
+        workers = []
+        for name in ("w1", "w2"):
+            db = stack.enter_context(PostgresDatabase.open(postgres_url))
+            redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+            workers.append((redaction, PostgresCoordination(db, worker_id=name, times=times)))
+
+        await asyncio.gather(*(redact_behind(pass_, lead) for pass_, lead in workers))
+
+        # One of them redacted every row; the other found the stamp written and did nothing.
+        assert sorted(sum(pass_.counts.changed.values()) for pass_, _ in workers) == [0, 30]
+        pg = stack.enter_context(PostgresDatabase.open(postgres_url))
+        assert pg.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
+        assert PostgresRedaction(pg).stamp()[0] == REDACTION_VERSION
