@@ -48,6 +48,15 @@ def _json(value: Any, row: NamedRow) -> Any:
     return value if value is None else redact_json(str(value))[0]
 
 
+def _document(value: Any, row: NamedRow) -> Any:
+    # A person's file kept as a document (``users/ana/files/TASKS.json``): a JSON one is
+    # redacted in its strings, so it stays JSON (``flynn.people.store.redacted``).
+    if value is not None and str(row["namespace"]).endswith(".json"):
+        cleaned, count = redact_json(str(value))
+        return cleaned + "\n" if count else value
+    return _text(value, row)
+
+
 def _fact_value(value: Any, row: NamedRow) -> Any:
     # A fact under a credential's name is never stored (``is_secret``); the row stays, blank.
     name = row["field"]
@@ -74,7 +83,7 @@ KINDS = (
     StoredKind("messages", "id", {"content": _text}, ("session",)),
     StoredKind("message_tools", "message_id", {"steps": _json}),
     StoredKind("sessions", "key", {"summary": _text}, numbered=False),
-    StoredKind("documents", "namespace", {"content": _text}, numbered=False),
+    StoredKind("documents", "namespace", {"content": _document}, numbered=False),
     StoredKind("facts", "id", {"value": _fact_value}, ("field",)),
     StoredKind("entities", "id", {"description": _text}),
     StoredKind("intake", "id", {"text": _text, "reply": _text}),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -147,6 +148,10 @@ def test_a_pass_redacts_every_kind_of_row_an_older_gate_kept(
         place.history.save_summary("s1", f"Ana said {SAID}", through_id=after.id, now=NOW)
         fact = place.facts.add(NewFact("users/ana", "note", SAID), now=NOW)
         place.replace_document("users/ana/working", f"wifi: {SAID}", now=NOW)  # type: ignore[operator]
+        # A person's file kept as a document (on PostgreSQL, where the workers share them).
+        place.replace_document(  # type: ignore[operator]
+            "users/ana/files/TASKS.json", json.dumps({"tasks": [{"text": SAID}]}), now=NOW
+        )
         document, _ = place.team.put(
             path="wifi.md",
             title="Guest wifi",
@@ -210,6 +215,11 @@ def test_a_pass_redacts_every_kind_of_row_an_older_gate_kept(
         == 1
     )
     assert SECRET not in (folder / "USER.md").read_text()
+    tasks = place.sql.fetchone(
+        "SELECT content FROM documents WHERE namespace = 'users/ana/files/TASKS.json'"
+    )
+    assert tasks is not None and SECRET not in tasks["content"]
+    assert json.loads(tasks["content"])["tasks"][0]["text"].endswith(REDACTED_SECRET)
     assert SECRET not in (folder / "TASKS.json").read_text()
     # The vectors of what changed (and of the message after it, which embeds it) are gone.
     assert vectors(place, "message", leaked.id) == vectors(place, "message", after.id) == 0
