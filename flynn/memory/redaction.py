@@ -34,7 +34,8 @@ BATCH_ROWS = 500
 """Rows a batch reads, redacts and writes: the most a crash redoes, and how long the writer is
 held at a time (only the batch's changed rows are written)."""
 
-_Redaction = Callable[[Any, NamedRow], Any]
+Redaction = Callable[[Any, NamedRow], Any]
+"""A column's value as its store keeps it, given the value and its row."""
 
 Progress = Callable[[str, int, int], None]
 """Told after each batch: its kind (a table), the rows it looked at and those it changed."""
@@ -72,7 +73,7 @@ class StoredKind:
 
     table: str
     key: str
-    columns: Mapping[str, _Redaction]
+    columns: Mapping[str, Redaction]
     also: tuple[str, ...] = ()
     numbered: bool = True
     """An integer key (else text, compared as text)."""
