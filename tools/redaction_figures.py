@@ -68,7 +68,7 @@ def measure(path: Path, batch_rows: int) -> dict[str, float]:
         store = SqliteRedaction(memory.db)
         write = store.write
 
-        def timed(batch: Batch, found: list[Change]) -> int:
+        def timed(batch: Batch, found: list[Change]) -> tuple[int, int]:
             began = time.perf_counter()
             try:
                 return write(batch, found)

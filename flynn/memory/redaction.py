@@ -204,25 +204,30 @@ class SqlRedaction:
             (version,),
         )
 
-    def write(self, batch: Batch, found: Sequence[Change]) -> int:
-        """Writes ``found`` and moves the cursor past ``batch``, in one transaction; returns
-        how many vectors it deleted."""
+    def write(self, batch: Batch, found: Sequence[Change]) -> tuple[int, int]:
+        """Writes those of ``found`` whose row still holds what was read and moves the cursor
+        past ``batch``, in one transaction; returns how many rows it wrote and how many
+        vectors it deleted."""
         kind = batch.kind
         deleted = 0
+        written = []
         with self._db.transaction():
             for change in found:
+                if not self._unchanged(kind, change):
+                    continue  # written since it was read, by a store redacting with today's gate
+                written.append(change.key)
                 if kind.table == "messages":
                     self.rewrite_message(int(change.key), str(change.values["content"]))
                 else:
                     self._update(kind, change)
                 deleted += self._drop_vectors(kind, change)
-            if found:
-                self.rewritten(kind.table, [change.key for change in found])
+            if written:
+                self.rewritten(kind.table, written)
             self._db.execute(
                 self._sql("UPDATE redaction_stamp SET kind = ?, after = ? WHERE id = 1"),
                 (kind.table, batch.last),
             )
-        return deleted
+        return len(written), deleted
 
     def finish(self, version: int) -> None:
         self._db.execute(
@@ -245,6 +250,21 @@ class SqlRedaction:
 
     def rewritten(self, table: str, keys: Sequence[Any]) -> None:
         """After rows of ``table`` changed, in their transaction: a backend's own index."""
+
+    _LOCK = ""
+    """What a backend adds to a read inside the batch's transaction to hold the row until it
+    commits (SQLite's ``BEGIN IMMEDIATE`` already holds the whole database)."""
+
+    def _unchanged(self, kind: StoredKind, change: Change) -> bool:
+        """Whether the row still holds what was read: nothing wrote it meanwhile (a person's
+        edit, a compaction's summary, a forget's rewrite), which the pass must not undo."""
+        held = " AND ".join(f"{name} IS ?" for name in change.values)
+        row = self._db.fetchone(
+            self._sql(f"SELECT 1 AS n FROM {kind.table} WHERE {kind.key} = ? AND {held}")
+            + self._LOCK,
+            (change.key, *(change.row[name] for name in change.values)),
+        )
+        return row is not None
 
     def _update(self, kind: StoredKind, change: Change) -> None:
         sets = ", ".join(f"{name} = ?" for name in change.values)
@@ -332,9 +352,11 @@ class RedactionPass:
 
     def write(self, batch: Batch, found: Sequence[Change]) -> None:
         """Writes what ``changes`` found in ``batch`` (counts it only, dry)."""
-        self.counts.add(batch.kind.table, len(batch.rows), len(found))
+        changed = len(found)
         if not self._dry_run:
-            self.counts.vectors += self._store.write(batch, found)
+            changed, vectors = self._store.write(batch, found)
+            self.counts.vectors += vectors
+        self.counts.add(batch.kind.table, len(batch.rows), changed)
 
     def roots(self) -> list[str]:
         """The memory roots whose files ``redact_files`` looks at (on the database's thread)."""

@@ -29,6 +29,8 @@ _UNINDEX_CHUNKS = (
 
 
 class PostgresRedaction(SqlRedaction):
+    _LOCK = " FOR UPDATE"
+
     def __init__(self, db: PostgresDatabase, *, words: FtsWords | None = None) -> None:
         super().__init__(db, statement=psycopg_statement)
         self._pg = db

@@ -301,3 +301,22 @@ async def test_two_workers_starting_together_redact_once(
         pg = stack.enter_context(PostgresDatabase.open(postgres_url))
         assert pg.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
         assert PostgresRedaction(pg).stamp()[0] == REDACTION_VERSION
+
+
+def test_a_row_written_after_it_was_read_is_left_as_written(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch):
+        place.replace_document("users/ana/working", f"wifi: {SAID}", now=NOW)  # type: ignore[operator]
+    redaction = RedactionPass(place.redaction)
+    batches = redaction.batches()
+    batch = next(batch for batch in batches if batch.kind.table == "documents")
+    found = changes(batch)
+    # A compaction writes the working memory anew between the read and the write.
+    place.replace_document("users/ana/working", "Ana is planning a trip", now=NOW)  # type: ignore[operator]
+
+    redaction.write(batch, found)
+
+    assert len(found) == 1 and redaction.counts.changed["documents"] == 0
+    row = place.sql.fetchone("SELECT content FROM documents")
+    assert row is not None and row["content"] == "Ana is planning a trip"
