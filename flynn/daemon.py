@@ -155,7 +155,8 @@ class Daemon:
             # embedded in the background, the most recently active person first.
             behind = group.create_task(self._embed_behind(app), name="embeddings")
             # Rows stored under older rules of the credential gate are redacted again, once,
-            # in batches beside the turns (``flynn.memory.redaction``).
+            # in batches beside the turns (``flynn.memory.redaction``), before the embedding
+            # catch-up reads them.
             redacting = group.create_task(self._redact_behind(app), name="redaction")
             tasks = []
             for name, channel in service.channels.items():
@@ -222,8 +223,12 @@ class Daemon:
             await app.mcp.run()
 
     async def _embed_behind(self, app: App) -> None:
-        """``App.catch_up_embeddings``, then ``caught_up`` (also when it ends early)."""
+        """``App.catch_up_embeddings`` once the stored rows are redacted with today's rules
+        (``redacted``: at once, but after an upgrade), so no credential an older version kept
+        is embedded, and the vectors the redaction deleted are made again in this catch-up;
+        then ``caught_up`` (also when it ends early)."""
         try:
+            await self.redacted.wait()
             await app.catch_up_embeddings()
         finally:
             self.caught_up.set()

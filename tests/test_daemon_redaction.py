@@ -5,8 +5,10 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import structlog
@@ -16,9 +18,14 @@ from flynn.app import database_path
 from flynn.credentials import REDACTION_VERSION
 from flynn.daemon import Daemon
 from flynn.memory.stores import SqliteMemory
+from flynn.memory.vectors import Embedder
 from flynn.providers.base import TASKS, Provider, Task
+from flynn.recall.embeddings import load_embedder
 from flynn.schedule.migrations import SCHEMA
-from flynn.settings import load_settings
+from flynn.settings import EmbeddingModel, load_settings
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 NOW = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 SAID = "my wifi password is\nGuestNet2024"
@@ -67,3 +74,60 @@ async def test_a_start_redacts_what_an_older_version_stored_once(
     again = await _start_and_stop(tmp_path)
 
     assert not [e for e in again if str(e["event"]).startswith("redaction.")]
+
+
+class _Recording:
+    """The real embedder, remembering every text it was given."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self.texts: list[str] = []
+
+    @property
+    def model(self) -> str:
+        return self._embedder.model
+
+    @property
+    def ready(self) -> bool:
+        return self._embedder.ready
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return self._embedder.embed(texts)
+
+
+async def test_the_catch_up_embeds_only_what_the_redaction_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = load_settings(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "channels": {"gateway": {"port": 0, "token": "secret-token-for-tests"}},
+        }
+    )
+    path = database_path(settings)
+    with monkeypatch.context() as older, SqliteMemory.open(path, SCHEMA) as memory:
+        older.setattr("flynn.memory.history.redact", lambda text: (text, 0))
+        for text in ("hello", SAID, "noted, I will keep it safe"):
+            memory.history.append("cli:ana", "user", "user", text, tokens=5, now=NOW)
+    recorded: list[_Recording] = []
+
+    def load(model: EmbeddingModel) -> Embedder:
+        recorded.append(_Recording(load_embedder(model)))
+        return recorded[0]
+
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="noted"))
+    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
+    stop = asyncio.Event()
+    running = asyncio.create_task(daemon.run(stop))
+    await asyncio.wait_for(daemon.caught_up.wait(), 60)
+    stop.set()
+    assert await asyncio.wait_for(running, 10) == 0
+
+    assert recorded and recorded[0].texts
+    assert not [text for text in recorded[0].texts if "GuestNet2024" in text]
+    with SqliteMemory.open(path, SCHEMA) as memory:
+        counts = memory.db.fetchone(
+            "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
+        )
+        assert counts is not None and tuple(counts) == (3, 3)
