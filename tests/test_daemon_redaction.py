@@ -5,13 +5,12 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 import structlog
+from fakes.embedder import RecordingEmbedder
 
 from evals.scripted_provider import ScriptedProvider
 from flynn.app import database_path
@@ -20,12 +19,8 @@ from flynn.daemon import Daemon
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import Embedder
 from flynn.providers.base import TASKS, Provider, Task
-from flynn.recall.embeddings import load_embedder
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import EmbeddingModel, load_settings
-
-if TYPE_CHECKING:
-    from flynn.memory.vectors import Matrix
 
 NOW = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 SAID = "my wifi password is\nGuestNet2024"
@@ -76,26 +71,6 @@ async def test_a_start_redacts_what_an_older_version_stored_once(
     assert not [e for e in again if str(e["event"]).startswith("redaction.")]
 
 
-class _Recording:
-    """The real embedder, remembering every text it was given."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self.texts: list[str] = []
-
-    @property
-    def model(self) -> str:
-        return self._embedder.model
-
-    @property
-    def ready(self) -> bool:
-        return self._embedder.ready
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        self.texts.extend(texts)
-        return self._embedder.embed(texts)
-
-
 async def test_the_catch_up_embeds_only_what_the_redaction_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -110,11 +85,10 @@ async def test_the_catch_up_embeds_only_what_the_redaction_left(
         older.setattr("flynn.memory.history.redact", lambda text: (text, 0))
         for text in ("hello", SAID, "noted, I will keep it safe"):
             memory.history.append("cli:ana", "user", "user", text, tokens=5, now=NOW)
-    recorded: list[_Recording] = []
+    recording = RecordingEmbedder()
 
     def load(model: EmbeddingModel) -> Embedder:
-        recorded.append(_Recording(load_embedder(model)))
-        return recorded[0]
+        return recording
 
     providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="noted"))
     daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
@@ -124,8 +98,8 @@ async def test_the_catch_up_embeds_only_what_the_redaction_left(
     stop.set()
     assert await asyncio.wait_for(running, 10) == 0
 
-    assert recorded and recorded[0].texts
-    assert not [text for text in recorded[0].texts if "GuestNet2024" in text]
+    assert recording.texts
+    assert not [text for text in recording.texts if "GuestNet2024" in text]
     with SqliteMemory.open(path, SCHEMA) as memory:
         counts = memory.db.fetchone(
             "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
