@@ -1,6 +1,7 @@
-"""``flynn memory show|export|forget|embed|file``: what flynn remembers of a person, read,
-exported, deleted for real, or embedded for recall by meaning (and how far that has come), and
-their own files (USER.md, ...) shown or edited wherever they are kept."""
+"""``flynn memory show|export|forget|embed|redact|file``: what flynn remembers of a person, read,
+exported, deleted for real, or embedded for recall by meaning (and how far that has come),
+everything stored redacted again with today's credential rules, and their own files (USER.md,
+...) shown or edited wherever they are kept."""
 
 from __future__ import annotations
 
@@ -125,6 +126,21 @@ def add_memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="with --follow: seconds between two readings (default 5)",
     )
     embed.set_defaults(handler=_cmd_memory_embed)
+    redact = memory_commands.add_parser(
+        "redact",
+        help="redact every stored row and person file again with today's credential rules",
+        description="Redacts what an older version stored, with today's rules for credentials: "
+        "every message (and its search index), tool round, summary, document, fact, reminder, "
+        "push, team document and person file, in batches; a changed row keeps its id and time, "
+        "its vector is deleted (and made again from the redacted text). The daemon does this "
+        "once by itself after an upgrade. With SQLite, stop the daemon first; on PostgreSQL it "
+        "runs beside the workers, one pass at a time. Safe to interrupt and run again.",
+    )
+    redact.add_argument("--config", type=Path, help="YAML config file (default: $FLYNN_CONFIG)")
+    redact.add_argument(
+        "--dry-run", action="store_true", help="count what would change, write nothing"
+    )
+    redact.set_defaults(handler=_cmd_memory_redact)
     files = memory_commands.add_parser(
         "file",
         help="show or edit a person's own file (USER.md, ...) wherever it is kept",
@@ -432,6 +448,58 @@ def _cmd_memory_embed(args: argparse.Namespace) -> int:
             f"kept {sum(others.values())} vector(s) of other models ({', '.join(sorted(others))}); "
             "recall ignores them"
         )
+    return EXIT_OK
+
+
+def _cmd_memory_redact(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from flynn.datadir import lock_holder
+    from flynn.redaction_behind import redact_now, redaction_pass
+    from flynn.storage_place import opened_storage
+
+    settings = command_settings(args)
+    command_logging(settings, quiet=True)
+    with opened_storage(settings) as storage:
+        daemon = lock_holder(settings.data_dir)
+        if daemon is not None and not storage.shared and not args.dry_run:
+            holder = f"pid {daemon}" if daemon else "a running daemon"
+            print(
+                f"flynn: the daemon ({holder}) holds {settings.data_dir}; it redacts what is "
+                "stored by itself after an upgrade. Stop it to run this now, or use --dry-run.",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
+        redaction = redaction_pass(storage, settings, utc_now, dry_run=args.dry_run)
+        started = perf_counter()
+        seen = changed = 0
+
+        def progress(kind: str, rows: int, found: int) -> None:
+            nonlocal seen, changed
+            seen, changed = seen + rows, changed + found
+            rate = seen / max(perf_counter() - started, 1e-9)
+            print(
+                f"\r{kind}: {seen} row(s) looked at, {changed} redacted ({rate:.0f} rows/s)   ",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        if args.dry_run:
+            counts = redaction.run(progress)
+        else:
+            counts = asyncio.run(redact_now(redaction, storage.coordination(utc_now), progress))
+        if seen:
+            print(file=sys.stderr)
+    seconds = perf_counter() - started
+    verb = "would redact" if args.dry_run else "redacted"
+    total = sum(counts.seen.values())
+    print(f"looked at {total} row(s) in {seconds:.1f} s ({total / max(seconds, 1e-9):.0f} rows/s)")
+    for kind in sorted(counts.changed):
+        if counts.changed[kind]:
+            print(f"  {kind}: {verb} {counts.changed[kind]}")
+    print(f"{verb} {sum(counts.changed.values())} row(s) and file(s) in all", end="")
+    print(f"; deleted {counts.vectors} vector(s)" if counts.vectors else "")
     return EXIT_OK
 
 

@@ -32,6 +32,7 @@ from flynn.coordination import WorkerEvents
 from flynn.embedding_model import EmbedderLoader
 from flynn.errors import ConfigError, StoreError
 from flynn.providers.base import Provider, Task
+from flynn.redaction_behind import redact_behind, redaction_pass
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
 
@@ -92,6 +93,9 @@ class Daemon:
         """Set once the catch-up after start is over: the embedding model has loaded (or could
         not, or embeddings are off) and every message stored before has a vector (or the
         daemon is stopping)."""
+        self.redacted = asyncio.Event()
+        """Set once the stored rows are redacted with today's credential gate (or that pass
+        ended early: it failed, or the daemon is stopping)."""
         self.app: App | None = None
         self.service: Service | None = None
 
@@ -150,6 +154,10 @@ class Daemon:
             # before embeddings were on, under another model, or during the load) are
             # embedded in the background, the most recently active person first.
             behind = group.create_task(self._embed_behind(app), name="embeddings")
+            # Rows stored under older rules of the credential gate are redacted again, once,
+            # in batches beside the turns (``flynn.memory.redaction``), before the embedding
+            # catch-up reads them.
+            redacting = group.create_task(self._redact_behind(app), name="redaction")
             tasks = []
             for name, channel in service.channels.items():
                 listening = channel.listening
@@ -195,7 +203,7 @@ class Daemon:
             await app.coordination.release()
             self._prune_intake(app)
             log.info("daemon.drained", cancelled_sessions=cancelled)
-            for task in (scheduler, *tasks, watchdog, behind, mcp, workers):
+            for task in (scheduler, *tasks, watchdog, behind, redacting, mcp, workers):
                 task.cancel()
             if checkpointer is not None:
                 checkpointer.cancel()
@@ -215,11 +223,23 @@ class Daemon:
             await app.mcp.run()
 
     async def _embed_behind(self, app: App) -> None:
-        """``App.catch_up_embeddings``, then ``caught_up`` (also when it ends early)."""
+        """``App.catch_up_embeddings`` once the stored rows are redacted with today's rules
+        (``redacted``: at once, but after an upgrade), so no credential an older version kept
+        is embedded, and the vectors the redaction deleted are made again in this catch-up;
+        then ``caught_up`` (also when it ends early)."""
         try:
+            await self.redacted.wait()
             await app.catch_up_embeddings()
         finally:
             self.caught_up.set()
+
+    async def _redact_behind(self, app: App) -> None:
+        """``redact_behind``, then ``redacted`` (also when it ends early)."""
+        try:
+            redaction = redaction_pass(app.storage, app.settings, app.services.clock)
+            await redact_behind(redaction, app.coordination)
+        finally:
+            self.redacted.set()
 
     @staticmethod
     async def _wait_started(started: asyncio.Event, task: asyncio.Task[None]) -> None:

@@ -31,6 +31,7 @@ from flynn.memory.history import SqliteHistory
 from flynn.memory.inbound import SqlInboundLog
 from flynn.memory.pairing import SqlitePairing, SqlPairing
 from flynn.memory.person_tokens import SqlitePersonTokens, SqlPersonTokens
+from flynn.memory.redaction import SqliteRedaction, SqlRedaction
 from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import Facts, History
 from flynn.memory.stores import SqliteMemory
@@ -179,6 +180,10 @@ class Storage(Protocol):
 
     def browser(self) -> MemoryBrowsing: ...
 
+    def redaction(self) -> SqlRedaction:
+        """The stored rows as ``flynn.memory.redaction`` redacts them again."""
+        ...
+
     def file_shelf(self, data_dir: Path) -> FileShelf:
         """Where the pictures and files people send are kept: their folder under ``data_dir``,
         or (PostgreSQL) rows every worker reads."""
@@ -322,6 +327,9 @@ class _SqliteStorage(_Opened):
     def browser(self) -> MemoryBrowsing:
         return SqliteMemoryBrowser(self._db)
 
+    def redaction(self) -> SqlRedaction:
+        return SqliteRedaction(self._db)
+
     def file_shelf(self, data_dir: Path) -> FileShelf:
         return FolderShelf()
 
@@ -388,6 +396,11 @@ class _PostgresStorage(_Opened):
         from flynn.postgres.browse import PostgresMemoryBrowser
 
         return PostgresMemoryBrowser(self._pg)
+
+    def redaction(self) -> SqlRedaction:
+        from flynn.postgres.redaction import PostgresRedaction
+
+        return PostgresRedaction(self._pg)
 
     def file_shelf(self, data_dir: Path) -> FileShelf:
         return self._uploads(data_dir)

@@ -141,6 +141,8 @@ RULES: dict[str, Rule] = {
         "attachments coordination errors gateway_token learning memory people people_place "
         "postgres recall schedule settings",
     ),
+    # stored rows redacted again with today's credential gate, in the background or on demand
+    "redaction_behind": rule("app", "coordination memory people settings storage_place"),
     # where people's files are kept (a folder each, or the database the workers share)
     "people_place": rule("app", "memory people settings"),
     # moving house: reads SQLite, writes PostgreSQL, so beside the composition root
@@ -157,8 +159,8 @@ RULES: dict[str, Rule] = {
     # daemon: what app built, run and stopped; a channel is known only by its Protocol
     "daemon": rule(
         "daemon",
-        "app backoff channels.base coordination embedding_model errors providers.base settings "
-        "systemd",
+        "app backoff channels.base coordination embedding_model errors providers.base "
+        "redaction_behind settings systemd",
     ),
     "systemd": rule("daemon"),
     # cli
@@ -175,7 +177,8 @@ RULES: dict[str, Rule] = {
     "cli_memory": rule(
         "cli",
         "cli_settings datadir dates errors identity learning memory messages people "
-        "people_place persona plurals recall schedule.migrations settings storage_place",
+        "people_place persona plurals recall redaction_behind schedule.migrations settings "
+        "storage_place",
     ),
     "cli_costs": rule("cli", "cli_memory cli_settings memory storage_place"),
     "cli_distill": rule("cli", "app cli_memory cli_settings distill settings"),

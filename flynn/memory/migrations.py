@@ -536,6 +536,20 @@ CREATE TABLE telegram_updates (
 CREATE INDEX telegram_updates_claimed_at ON telegram_updates(claimed_at);
 """
 
+# Which rules of the credential gate (``flynn.credentials.REDACTION_VERSION``) the stored rows
+# were last redacted with, and where a pass to today's stands (``flynn.memory.redaction``): one
+# row, created on open; ``done`` 0 is a store written before the stamp existed.
+_SCHEMA_V21 = """
+CREATE TABLE redaction_stamp (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    done     INTEGER NOT NULL,
+    running  INTEGER,
+    kind     TEXT,
+    after    TEXT
+);
+INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -557,6 +571,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V18,
     "",  # 19: the schedule's job runs (flynn.schedule.migrations)
     _SCHEMA_V20,
+    _SCHEMA_V21,
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
 version only a part above memory changed. The ledger of versions for every part: append only;

@@ -203,3 +203,27 @@ def redacted(name: str, text: str) -> str:
         cleaned, count = redact_json(text)
         return cleaned + "\n" if count else text
     return redact(text)[0]
+
+
+class PersonFileRedaction:
+    """``flynn.memory.redaction.FileRedaction`` on ``PersonFiles``: each of a person's files
+    redacted with today's gate (``redacted``), written back only when that changed it and
+    nobody wrote it since it was read (a person's edit meanwhile wins; the next pass looks
+    again)."""
+
+    def __init__(self, files: PersonFiles) -> None:
+        self._files = files
+
+    def redact_files(self, root: str, *, dry_run: bool) -> int:
+        changed = 0
+        for found in self._files.list_files(root):
+            try:
+                text = self._files.read(root, found.name)
+            except (UnreadableFile, ValueError):
+                continue
+            cleaned = redacted(found.name, text)
+            if cleaned == text:
+                continue
+            if dry_run or self._files.write(root, found.name, cleaned, expected=text):
+                changed += 1
+        return changed

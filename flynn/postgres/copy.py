@@ -28,11 +28,11 @@ from typing import Any, Protocol
 
 import structlog
 
-from flynn.credentials import REDACTED_SECRET, is_secret_name, redact, redact_json
 from flynn.errors import CopyRefused
 from flynn.memory.database import Database, decode_time
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
+from flynn.memory.redaction import KINDS, Redaction
 from flynn.memory.sql import storable
 from flynn.postgres.database import PostgresDatabase
 
@@ -181,40 +181,10 @@ _CONVERTERS: dict[str, _Converter] = {
 
 
 _Row = dict[str, Any]
-_Redaction = Callable[[Any, _Row], Any]
 
-
-def _text(value: Any, row: _Row) -> Any:
-    return value if value is None else redact(str(value))[0]
-
-
-def _json(value: Any, row: _Row) -> Any:
-    return value if value is None else redact_json(str(value))[0]
-
-
-def _fact_value(value: Any, row: _Row) -> Any:
-    # A fact under a credential's name is never stored (``is_secret``); the row stays, blank.
-    field_name = row.get("field")
-    if field_name and is_secret_name(str(field_name)):
-        return REDACTED_SECRET
-    return _text(value, row)
-
-
-# What each store redacts on write (``flynn.credentials``), by table and column.
-_REDACTED: dict[str, dict[str, _Redaction]] = {
-    "documents": {"content": _text},
-    "sessions": {"summary": _text},
-    "messages": {"content": _text},
-    "message_tools": {"steps": _json},
-    "facts": {"value": _fact_value},
-    "entities": {"description": _text},
-    "intake": {"text": _text, "reply": _text},
-    "team_documents": {"title": _text},
-    "team_chunks": {"heading": _text, "content": _text},
-    "jobs": {"text": _text},
-    "pushes": {"text": _text},
-    "job_runs": {"text": _text},
-}
+# What each store redacts on write (``flynn.credentials``), by table and column: the same
+# redactions a re-redaction after an upgrade applies (``flynn.memory.redaction.KINDS``).
+_REDACTED: dict[str, dict[str, Redaction]] = {kind.table: dict(kind.columns) for kind in KINDS}
 
 
 _EMBEDDED_AS = {"facts": "fact", "team_chunks": "chunk"}

@@ -594,6 +594,19 @@ END
 $$;
 """
 
+# Which rules of the credential gate the stored rows were last redacted with, and where a pass
+# to today's stands (``flynn.memory.redaction``; SQLite's migration 21).
+_REDACTION_STAMP = """
+CREATE TABLE redaction_stamp (
+    id       integer PRIMARY KEY CHECK (id = 1),
+    done     integer NOT NULL,
+    running  integer,
+    kind     text,
+    after    text
+);
+INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -609,5 +622,6 @@ MIGRATIONS: tuple[str, ...] = (
     _GATEWAY_TOKEN,
     _POSTINGS,
     _WENT_LIVE,
+    _REDACTION_STAMP,
 )
 LATEST_VERSION = len(MIGRATIONS)

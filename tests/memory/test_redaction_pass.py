@@ -1,0 +1,322 @@
+"""The re-redaction after an upgrade (``flynn.memory.redaction``), on both backends: rows an older
+credential gate let through (written here with the gate switched off, as an older version wrote
+them) are redacted in place, their search index with them, the vectors derived from them
+deleted, and the stamp written so the next start does nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from flynn.credentials import REDACTED_SECRET, REDACTION_VERSION
+from flynn.memory.facts import SqlFacts
+from flynn.memory.history import SqliteHistory
+from flynn.memory.redaction import RedactionPass, SqliteRedaction, SqlRedaction, changes
+from flynn.memory.sql import TransactionalSql
+from flynn.memory.store import History, NewFact
+from flynn.memory.stores import SqliteMemory
+from flynn.memory.team import NewChunk, SqlTeam
+from flynn.people.files import DirectoryPersonFiles, person_directory
+from flynn.people.store import PersonFileRedaction
+from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.memory import PostgresMemory
+from flynn.postgres.redaction import PostgresRedaction
+from flynn.redaction_behind import redact_behind
+from flynn.schedule.jobs import Target
+from flynn.schedule.migrations import SCHEMA
+from flynn.schedule.postgres import PostgresPushes, PostgresSchedule
+from flynn.schedule.sqlite import SqlitePushes, SqliteSchedule
+from flynn.schedule.store import SqlPushes, SqlSchedule
+
+NOW = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+SECRET = "GuestNet2024"
+SAID = f"my wifi password is\n{SECRET}"
+"""A value on the line below its words: what the gate before version 2 kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    name: str
+    sql: TransactionalSql
+    history: History
+    facts: SqlFacts
+    team: SqlTeam
+    schedule: SqlSchedule
+    pushes: SqlPushes
+    redaction: SqlRedaction
+    replace_document: object
+
+    def count(self, sql: str, params: tuple[object, ...] = ()) -> int:
+        if self.name == "postgresql":
+            sql = sql.replace("?", "%s")
+        row = self.sql.fetchone(f"SELECT count(*) AS n FROM ({sql}) AS counted", params)
+        assert row is not None
+        return int(row["n"])
+
+    def finds(self, word: str, index: str = "messages") -> int:
+        """Rows (messages, facts, team_chunks) whose search index holds ``word``."""
+        if isinstance(self.history, SqliteHistory):
+            fts = f"{index}_fts"
+            return self.count(f"SELECT 1 FROM {fts} WHERE {fts} MATCH '\"{word}\"'")
+        terms = {
+            "messages": "message_terms",
+            "facts": "fact_terms",
+            "team_chunks": "team_chunk_terms",
+        }
+        return self.count(f"SELECT 1 FROM {terms[index]} WHERE term = ?", (word.lower(),))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
+    if request.param == "sqlite":
+        with SqliteMemory.open(tmp_path / "data" / "flynn.db", SCHEMA) as memory:
+            db = memory.db
+            yield Place(
+                "sqlite",
+                db,
+                memory.history,
+                memory.facts,
+                memory.team,
+                SqliteSchedule(db),
+                SqlitePushes(db),
+                SqliteRedaction(db),
+                memory.documents.replace,
+            )
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    with PostgresMemory.open(url) as pg_memory:
+        pg = pg_memory.db
+        yield Place(
+            "postgresql",
+            pg,
+            pg_memory.history,
+            pg_memory.facts,
+            pg_memory.team,
+            PostgresSchedule(pg),
+            PostgresPushes(pg),
+            PostgresRedaction(pg),
+            pg_memory.documents.replace,
+        )
+
+
+@contextlib.contextmanager
+def older_gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The stores write as a version whose gate missed everything here did."""
+    with monkeypatch.context() as patched:
+        for module in ("history", "facts", "team", "documents"):
+            patched.setattr(f"flynn.memory.{module}.redact", lambda text: (text, 0))
+        patched.setattr("flynn.memory.history.redact_json", lambda text: (text, 0))
+        patched.setattr("flynn.schedule.store.redact", lambda text: (text, 0))
+        yield
+
+
+def add_vector(place: Place, kind: str, ref_id: int) -> None:
+    statement = (
+        "INSERT INTO embeddings (kind, ref_id, namespace, model, vector) VALUES (?, ?, ?, ?, ?)"
+    )
+    if place.name == "postgresql":
+        statement = statement.replace("?", "%s")
+    place.sql.execute(statement, (kind, ref_id, "users/ana", "m", b"\x00\x00\x80?"))
+
+
+def vectors(place: Place, kind: str, ref_id: int) -> int:
+    return place.count("SELECT 1 FROM embeddings WHERE kind = ? AND ref_id = ?", (kind, ref_id))
+
+
+def holding(place: Place, table: str, column: str) -> int:
+    """Rows of ``table`` whose ``column`` still holds the secret."""
+    return place.count(f"SELECT 1 FROM {table} WHERE {column} LIKE ?", (f"%{SECRET}%",))
+
+
+def test_a_pass_redacts_every_kind_of_row_an_older_gate_kept(
+    place: Place, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with older_gate(monkeypatch):
+        before = place.history.append("s1", "users/ana", "user", "hello there", tokens=2, now=NOW)
+        leaked = place.history.append(
+            "s1", "users/ana", "user", SAID, tokens=5, now=NOW, tool_steps=f'["{SAID}"]'
+        )
+        after = place.history.append("s1", "users/ana", "assistant", "noted", tokens=1, now=NOW)
+        place.history.save_summary("s1", f"Ana said {SAID}", through_id=after.id, now=NOW)
+        fact = place.facts.add(NewFact("users/ana", "note", SAID), now=NOW)
+        place.replace_document("users/ana/working", f"wifi: {SAID}", now=NOW)  # type: ignore[operator]
+        # A person's file kept as a document (on PostgreSQL, where the workers share them).
+        place.replace_document(  # type: ignore[operator]
+            "users/ana/files/TASKS.json", json.dumps({"tasks": [{"text": SAID}]}), now=NOW
+        )
+        document, _ = place.team.put(
+            path="wifi.md",
+            title="Guest wifi",
+            digest="d",
+            chars=10,
+            chunks=[NewChunk("Wifi", SAID)],
+            now=NOW,
+        )
+        place.schedule.add(
+            namespace="users/ana",
+            kind="reminder",
+            text=f"tell Bob {SAID}",
+            at=NOW,
+            repeat=None,
+            timezone="UTC",
+            target=Target("telegram", "1"),
+            now=NOW,
+        )
+        place.pushes.add(
+            namespace="users/ana", kind="notice", text=SAID, target=Target("telegram", "1"), now=NOW
+        )
+    folder = person_directory(tmp_path / "files", "users/ana")
+    folder.mkdir(parents=True)
+    (folder / "USER.md").write_text(f"# Ana\n{SAID}\n")
+    (folder / "TASKS.json").write_text(
+        '{"tasks": [{"text": "my wifi password is\\nGuestNet2024"}]}'
+    )
+    chunk = place.count("SELECT id FROM team_chunks")
+    chunk_id = int(place.sql.fetchall("SELECT id FROM team_chunks")[0]["id"])
+    for kind, ref in (("message", before.id), ("message", leaked.id), ("message", after.id)):
+        add_vector(place, kind, ref)
+    add_vector(place, "fact", fact.id)
+    add_vector(place, "chunk", chunk_id)
+    assert chunk == 1 and holding(place, "messages", "content") == 1
+    assert [place.finds(SECRET, index) for index in ("messages", "facts", "team_chunks")] == [1] * 3
+
+    redaction = RedactionPass(
+        place.redaction, PersonFileRedaction(DirectoryPersonFiles(tmp_path / "files"))
+    )
+    assert redaction.is_due
+    counts = asyncio.run(redaction.run_behind())
+
+    assert counts is not None
+    for table, column in (
+        ("messages", "content"),
+        ("message_tools", "steps"),
+        ("sessions", "summary"),
+        ("facts", "value"),
+        ("documents", "content"),
+        ("team_chunks", "content"),
+        ("jobs", "text"),
+        ("pushes", "text"),
+    ):
+        assert holding(place, table, column) == 0, table
+    assert [place.finds(SECRET, index) for index in ("messages", "facts", "team_chunks")] == [0] * 3
+    assert place.finds("wifi", "team_chunks") == 1  # the redacted text is indexed again
+    assert (
+        place.count(
+            "SELECT 1 FROM messages WHERE content = ?", (f"my wifi password is\n{REDACTED_SECRET}",)
+        )
+        == 1
+    )
+    assert SECRET not in (folder / "USER.md").read_text()
+    tasks = place.sql.fetchone(
+        "SELECT content FROM documents WHERE namespace = 'users/ana/files/TASKS.json'"
+    )
+    assert tasks is not None and SECRET not in tasks["content"]
+    assert json.loads(tasks["content"])["tasks"][0]["text"].endswith(REDACTED_SECRET)
+    assert SECRET not in (folder / "TASKS.json").read_text()
+    # The vectors of what changed (and of the message after it, which embeds it) are gone.
+    assert vectors(place, "message", leaked.id) == vectors(place, "message", after.id) == 0
+    assert vectors(place, "fact", fact.id) == vectors(place, "chunk", chunk_id) == 0
+    assert vectors(place, "message", before.id) == 1
+    assert counts.changed["messages"] == 1 and counts.changed["files"] == 2
+    # Nothing else moved: ids, times and order are as they were.
+    ids = [int(row["id"]) for row in place.sql.fetchall("SELECT id FROM messages ORDER BY id")]
+    assert ids == [before.id, leaked.id, after.id]
+    assert place.redaction.stamp()[0] == REDACTION_VERSION
+    assert document.title == "Guest wifi"
+
+
+def test_a_stamped_store_is_not_redacted_again(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert asyncio.run(RedactionPass(place.redaction).run_behind()) is not None
+    with older_gate(monkeypatch):
+        place.history.append("s1", "users/ana", "user", SAID, tokens=5, now=NOW)
+
+    again = RedactionPass(place.redaction)
+    assert not again.is_due
+    assert asyncio.run(again.run_behind()) is None
+    assert holding(place, "messages", "content") == 1  # nothing written: the pass did not run
+
+
+def test_a_pass_cut_short_goes_on_from_its_last_batch(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch):
+        for number in range(5):
+            place.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    first = RedactionPass(place.redaction, batch_rows=2)
+    batches = first.batches()
+    for _ in range(2):  # two batches written, then the process dies
+        batch = next(batches)
+        first.write(batch, changes(batch))
+    batches.close()
+    assert holding(place, "messages", "content") == 1
+
+    resumed = RedactionPass(place.redaction, batch_rows=2)
+    counts = asyncio.run(resumed.run_behind())
+
+    assert counts is not None
+    assert counts.seen["messages"] == 1  # only what the first pass had not reached
+    assert holding(place, "messages", "content") == 0
+    assert place.redaction.stamp()[0] == REDACTION_VERSION
+
+
+def test_a_dry_run_counts_and_writes_nothing(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
+    with older_gate(monkeypatch):
+        place.history.append("s1", "users/ana", "user", SAID, tokens=5, now=NOW)
+
+    counts = RedactionPass(place.redaction, dry_run=True).run()
+
+    assert counts.changed["messages"] == 1
+    assert holding(place, "messages", "content") == 1
+    assert place.redaction.stamp()[0] < REDACTION_VERSION
+
+
+async def test_two_workers_starting_together_redact_once(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
+        for number in range(30):
+            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    times = WorkerTimes(leader_renew_seconds=0.05, leader_try_seconds=0.05)
+    with contextlib.ExitStack() as stack:
+        workers = []
+        for name in ("w1", "w2"):
+            db = stack.enter_context(PostgresDatabase.open(postgres_url))
+            redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+            workers.append((redaction, PostgresCoordination(db, worker_id=name, times=times)))
+
+        await asyncio.gather(*(redact_behind(pass_, lead) for pass_, lead in workers))
+
+        # One of them redacted every row; the other found the stamp written and did nothing.
+        assert sorted(sum(pass_.counts.changed.values()) for pass_, _ in workers) == [0, 30]
+        pg = stack.enter_context(PostgresDatabase.open(postgres_url))
+        assert pg.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
+        assert PostgresRedaction(pg).stamp()[0] == REDACTION_VERSION
+
+
+def test_a_row_written_after_it_was_read_is_left_as_written(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch):
+        place.replace_document("users/ana/working", f"wifi: {SAID}", now=NOW)  # type: ignore[operator]
+    redaction = RedactionPass(place.redaction)
+    batches = redaction.batches()
+    batch = next(batch for batch in batches if batch.kind.table == "documents")
+    found = changes(batch)
+    # A compaction writes the working memory anew between the read and the write.
+    place.replace_document("users/ana/working", "Ana is planning a trip", now=NOW)  # type: ignore[operator]
+
+    redaction.write(batch, found)
+
+    assert len(found) == 1 and redaction.counts.changed["documents"] == 0
+    row = place.sql.fetchone("SELECT content FROM documents")
+    assert row is not None and row["content"] == "Ana is planning a trip"
