@@ -5,51 +5,22 @@ never the key, the prompt or the error's text, nor a daemon made unready by it."
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
 from e2e_daemon import free_port, run_flynn
 from fakes import Fail, FakeAnthropic, RecordedRequest, Reply, Step
-from gateway_daemon import TOKEN, say
+from gateway_daemon import TOKEN, readyz, say, serving_daemon
 
 from flynn.daemon import Daemon
 from flynn.datadir import DataDirLock
 from flynn.doctor import _readiness_checks
-from flynn.settings import Settings, load_settings
+from flynn.settings import load_settings
 
 KEY = "sk-ant-api03-ROTATEDAWAY0123456789abcdef"
 MODEL = "claude-haiku-4-5"
-
-
-def _readyz(port: int) -> tuple[int, dict[str, Any]]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", "/readyz")
-        response = connection.getresponse()
-        body: dict[str, Any] = json.loads(response.read())
-        return response.status, body
-    finally:
-        connection.close()
-
-
-@asynccontextmanager
-async def _serving(settings: Settings) -> AsyncIterator[Daemon]:
-    """The daemon with the configured (real SDK) providers, until the block ends; it must stop
-    cleanly."""
-    daemon = Daemon(settings, {}, announce=lambda _: None)
-    stop = asyncio.Event()
-    running = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        yield daemon
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(running, 10) == 0
 
 
 def _answers(*steps: Step) -> Any:
@@ -89,10 +60,10 @@ async def test_a_refused_key_then_rate_limits_show_in_readyz_and_doctor_says_wha
     fake_anthropic.responder = _answers(refused)
     # Held as ``flynn run`` holds it, so doctor knows a daemon runs on this data dir.
     with DataDirLock(settings.data_dir):
-        async with _serving(settings):
+        async with serving_daemon(Daemon(settings, {}, announce=lambda _: None)):
             frame = await say(port, "first", "My sister Lena moved to Porto.")
             assert KEY not in json.dumps(frame)
-            status, body = await asyncio.to_thread(_readyz, port)
+            status, body = await asyncio.to_thread(readyz, port)
             # Commands, reminders and the memory still work: the daemon stays in rotation.
             assert status == 200 and body["ready"] is True
             entry = body["model"]
@@ -113,7 +84,7 @@ async def test_a_refused_key_then_rate_limits_show_in_readyz_and_doctor_says_wha
             fake_anthropic.responder = _answers(Fail.rate_limited(retry_after="0"), Reply("hi"))
             frame = await say(port, "first", "And what about Porto?")
             assert frame["type"] == "reply"
-            status, after = await asyncio.to_thread(_readyz, port)
+            status, after = await asyncio.to_thread(readyz, port)
             assert status == 200 and after["model"]["state"] == "degraded"
             degraded = await run_flynn(
                 "doctor", "--no-network", "--config", str(path), home=tmp_path
