@@ -475,7 +475,8 @@ def _get(
 def _running(settings: Settings) -> list[Check]:
     """What the running daemon says of itself (``/readyz`` on its gateway): one line for its
     readiness, and one for each problem it reports (the database, a channel, the embedding
-    model failing or unavailable), with what to do. Nothing when no daemon runs here."""
+    model failing or unavailable, each kind of chat-model failure), with what to do. Nothing
+    when no daemon runs here."""
     gateway = settings.channels.gateway
     running = storage_url(settings) is not None or lock_holder(settings.data_dir) is not None
     if not running:
@@ -510,7 +511,7 @@ def _running(settings: Settings) -> list[Check]:
 
 def _readiness_checks(state: Mapping[str, object]) -> list[Check]:
     """``/readyz``'s body as doctor's lines (the contract: docs/operations.md, "The embedding
-    model failing at run time")."""
+    model failing at run time" and "The chat model failing at run time")."""
     name = "running daemon"
     checks = []
     ready = state.get("ready") is True

@@ -43,8 +43,7 @@ class KindCount:
 @dataclass(frozen=True, slots=True)
 class ModelStatus:
     """One backend (``provider:model``) as ``/readyz`` shows it. ``key_from`` says where its key
-    came from (``ANTHROPIC_API_KEY``, ``llm.api_key``...), never the key; ``recent`` are the
-    kinds met in the last ``FAILING_SECONDS``, the problems doctor tells of."""
+    came from (``ANTHROPIC_API_KEY``, ``llm.api_key``...), never the key."""
 
     provider: str
     model: str
@@ -53,10 +52,6 @@ class ModelStatus:
     last_success_at: datetime | None
     last_failure_at: datetime | None
     failures: tuple[KindCount, ...]
-
-    @property
-    def recent(self) -> tuple[KindCount, ...]:
-        return tuple(f for f in self.failures if f.seconds_ago < FAILING_SECONDS)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -194,8 +189,8 @@ class ModelHealth:
 
 class WatchedProvider:
     """Wraps one concrete backend (inside the retries, so each attempt counts): an answer is a
-    success, a ``ProviderError`` a failure of its type; a stream abandoned by its reader is
-    neither."""
+    success, a ``ProviderError`` a failure of its type; a call cancelled (the turn's deadline,
+    a stop) or a stream abandoned by its reader is neither."""
 
     def __init__(self, inner: ClosableProvider, record: ModelRecord) -> None:
         self._inner = inner
