@@ -160,7 +160,7 @@ RULES: dict[str, Rule] = {
     "daemon": rule(
         "daemon",
         "app backoff channels.base coordination embedding_model errors providers.base "
-        "redaction_behind settings systemd",
+        "providers.health redaction_behind settings systemd",
     ),
     "systemd": rule("daemon"),
     # cli
