@@ -22,9 +22,10 @@ CONFIG_TEMPLATE = """\
 data_dir: ~/.flynn
 
 llm:
-  # Backend: auto | anthropic | openai | offline. auto picks anthropic when ANTHROPIC_API_KEY
-  # is set, else openai when OPENAI_API_KEY is set, else offline (no language model; for
-  # trying flynn out and for tests).
+  # Backend: auto | anthropic | openai | offline. auto picks an OpenAI-compatible server when
+  # base_url is set, else anthropic when ANTHROPIC_API_KEY is set, else openai when
+  # OPENAI_API_KEY is set, else anthropic when only api_key is set, else offline (no language
+  # model; for trying flynn out and for tests).
   provider: auto
   # Model name; null uses the provider's default model.
   model: null
