@@ -302,7 +302,8 @@ channels:
 
 # Where memory is kept. No url: one SQLite file in data_dir (one process). A team's PostgreSQL
 # (several workers on one database, docs/team.md): best set in the environment, since it holds
-# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn
+# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn. It needs the
+# PostgreSQL driver, which a plain install lacks: pip install 'flynn[postgresql]'.
 storage:
   url: null
 
