@@ -706,14 +706,13 @@ def _problems(exc: ValidationError, env: Mapping[str, str]) -> list[ConfigProble
     by_variable = {name.upper(): name for name in env if name.upper().startswith(ENV_PREFIX)}
     problems = []
     for error in exc.errors(include_url=False, include_input=False):
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        path = ".".join(str(part) for part in error["loc"]) or "(top level)"
         parts = [str(part) for part in error["loc"]]
         variable = by_variable.get((ENV_PREFIX + "__".join(parts)).upper()) if parts else None
-        if variable is not None:
-            key = f"{variable} ({key})"
+        key = path if variable is None else f"{variable} ({path})"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
-            message = RETIRED.get(key, "unknown key")
+            message = RETIRED.get(path, "unknown key")
         elif message.startswith("Value error, "):
             message = message.removeprefix("Value error, ")
         problems.append(ConfigProblem(key, message))

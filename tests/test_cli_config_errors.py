@@ -103,6 +103,14 @@ def test_unknown_config_variables_are_refused_by_name(tmp_path: Path) -> None:
     assert_one_line_config_error(result, "FLYNN_BOGUS__KEY", "flynn_other__thing")
 
 
+def test_a_retired_key_set_in_the_environment_says_it_is_retired(tmp_path: Path) -> None:
+    # docs/configuration.md promises the same line for the variable as for the file's key.
+    result = flynn("memory", "show", home=tmp_path, env={"FLYNN_MEMORY__RECALL_RANKER": "bm25"})
+    assert_one_line_config_error(
+        result, "FLYNN_MEMORY__RECALL_RANKER (memory.recall_ranker): no longer a setting"
+    )
+
+
 def test_documented_flynn_variables_still_work(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"data_dir: {tmp_path / 'from-file'}\n")
