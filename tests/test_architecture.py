@@ -173,7 +173,7 @@ RULES: dict[str, Rule] = {
         "systemd",
     ),
     "cli_settings": rule("cli", "datadir errors logs settings"),
-    "cli_storage": rule("cli", "cli_settings storage_copy"),
+    "cli_storage": rule("cli", "cli_settings errors storage_copy"),
     "cli_memory": rule(
         "cli",
         "cli_settings datadir dates errors identity learning memory messages people "
