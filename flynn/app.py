@@ -739,6 +739,7 @@ def _services(
                 reconciler,
                 graph=graph,
                 vectors=vectors,
+                give_way=recall_worker.in_flight.give_way,  # behind recalls, a text at a time
             ),
             learner=learner,
             every_turns=settings.memory.extract_every_turns,
