@@ -104,22 +104,26 @@ def _stored(memory: SqliteMemory, count: int) -> list[StoredMessage]:
     ]
 
 
-def _queue(memory: SqliteMemory, embedder: HashingEmbedder, gate: _Gate) -> EmbeddingQueue:
-    return EmbeddingQueue(
+def _watched(
+    memory: SqliteMemory,
+) -> tuple[RecallsInFlight, _WatchingEmbedder, _Gate, EmbeddingQueue]:
+    """Recall work in flight, and a queue that gives way to it through a watched gate."""
+    in_flight = RecallsInFlight(most_seconds=NEVER)
+    embedder = _WatchingEmbedder(in_flight)
+    gate = _Gate(in_flight)
+    queue = EmbeddingQueue(
         SqliteVectors(memory.db, embedder),
         memory.history,
         lambda m: (m.id, m.namespace, m.content),
         give_way=gate.give_way,
     )
+    return in_flight, embedder, gate, queue
 
 
 async def test_stored_messages_wait_between_texts_for_the_recall_in_flight(
     memory: SqliteMemory,
 ) -> None:
-    in_flight = RecallsInFlight(most_seconds=NEVER)
-    embedder = _WatchingEmbedder(in_flight)
-    gate = _Gate(in_flight)
-    queue = _queue(memory, embedder, gate)
+    in_flight, embedder, gate, queue = _watched(memory)
     first = _Recalling(in_flight)
     embedding = asyncio.gather(*(queue.embed(message) for message in _stored(memory, 2)))
     await gate.reached(1)  # before the first text, behind the recall
@@ -140,10 +144,7 @@ async def test_stored_messages_wait_between_texts_for_the_recall_in_flight(
 async def test_recalls_that_keep_coming_do_not_starve_the_background_embedding(
     memory: SqliteMemory,
 ) -> None:
-    in_flight = RecallsInFlight(most_seconds=NEVER)
-    embedder = _WatchingEmbedder(in_flight)
-    gate = _Gate(in_flight)
-    queue = _queue(memory, embedder, gate)
+    in_flight, embedder, gate, queue = _watched(memory)
     recalls = [_Recalling(in_flight)]
     embedding = asyncio.gather(*(queue.embed(message) for message in _stored(memory, 3)))
     try:
