@@ -683,8 +683,7 @@ def _services(
     )
 
     def reading_recall(stores: ReadStores) -> Recall:
-        """The same recall over a worker thread's stores (``Storage.recall_worker``), with the
-        vectors the loop's keep in memory (one copy for all)."""
+        """The same recall over a worker thread's stores, with the loop's vectors in memory."""
         return Recall(
             stores.facts,
             stores.history,
