@@ -685,8 +685,7 @@ def _services(
     )
 
     def reading_recall(stores: ReadStores) -> Recall:
-        """The same recall over a worker thread's stores (``Storage.recall_worker``), with the
-        vectors the loop's keep in memory (one copy for all)."""
+        """The same recall over a worker thread's stores, with the loop's vectors in memory."""
         return Recall(
             stores.facts,
             stores.history,
@@ -741,6 +740,7 @@ def _services(
                 reconciler,
                 graph=graph,
                 vectors=vectors,
+                give_way=recall_worker.in_flight.give_way,  # behind recalls, a text at a time
             ),
             learner=learner,
             every_turns=settings.memory.extract_every_turns,
