@@ -320,3 +320,28 @@ def test_a_row_written_after_it_was_read_is_left_as_written(
     assert len(found) == 1 and redaction.counts.changed["documents"] == 0
     row = place.sql.fetchone("SELECT content FROM documents")
     assert row is not None and row["content"] == "Ana is planning a trip"
+
+
+# Markdown's backticks around a value, on its line and on the line below its words.
+BACKTICKED = ("my wifi password: `GuestNet2024`", "PIN:\n`4711`", "api_key = `abc123`")
+
+
+def test_rows_written_with_todays_gate_are_left_as_they_are(place: Place) -> None:
+    # Redacting is idempotent, so the pass (and ``flynn memory redact`` run on demand) finds
+    # nothing to change in what today's stores wrote: the gate once took a value's opening
+    # backtick with it, and made "`[secret removed]`" into "[secret removed] removed]`".
+    written = [
+        place.history.append("s1", "users/ana", "user", text, tokens=5, now=NOW)
+        for text in BACKTICKED
+    ]
+    place.replace_document("users/ana/working", "\n".join(BACKTICKED), now=NOW)  # type: ignore[operator]
+    stored = [message.content for message in place.history.messages([m.id for m in written])]
+    assert all(f"`{REDACTED_SECRET}`" in text for text in stored)
+    for message in written:
+        add_vector(place, "message", message.id)
+
+    counts = asyncio.run(RedactionPass(place.redaction).run_behind(only_if_due=False))
+
+    assert counts is not None and sum(counts.changed.values()) == 0
+    assert [m.content for m in place.history.messages([m.id for m in written])] == stored
+    assert all(vectors(place, "message", message.id) == 1 for message in written)
