@@ -345,3 +345,35 @@ def test_rows_written_with_todays_gate_are_left_as_they_are(place: Place) -> Non
     assert counts is not None and sum(counts.changed.values()) == 0
     assert [m.content for m in place.history.messages([m.id for m in written])] == stored
     assert all(vectors(place, "message", message.id) == 1 for message in written)
+
+
+def test_after_a_pass_every_word_left_is_found_and_the_counts_agree(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch):
+        for number in range(7):
+            said = SAID if number % 2 else f"the ferry to Brindisi leaves at {number}"
+            place.history.append("s1", "users/ana", "user", said, tokens=5, now=NOW)
+        place.facts.add(NewFact("users/ana", "note", f"Brindisi wifi: {SAID}"), now=NOW)
+        place.facts.add(NewFact("users/ana", "plan", "a ferry to Brindisi"), now=NOW)
+
+    counts = asyncio.run(RedactionPass(place.redaction, batch_rows=2).run_behind())
+
+    assert counts is not None
+    assert {kind: n for kind, n in counts.changed.items() if n} == {"messages": 3, "facts": 1}
+    assert place.finds(SECRET) == place.finds(SECRET, "facts") == 0
+    # Words of the redacted rows and of those left alone are all found, once per row.
+    assert (place.finds("wifi"), place.finds("Brindisi")) == (3, 4)
+    assert (place.finds("Brindisi", "facts"), place.finds("wifi", "facts")) == (2, 1)
+    assert place.finds("secret") == 3  # the mark, indexed in its place
+    if place.name == "postgresql":
+        # A message's length in terms, its postings and its root's totals in step.
+        row = place.sql.fetchone(
+            "SELECT (SELECT sum(terms) FROM messages) AS terms,"
+            " (SELECT sum(occurs) FROM message_terms) AS occurs,"
+            " (SELECT terms FROM message_roots WHERE root = 'users/ana') AS root_terms,"
+            " (SELECT messages FROM message_roots WHERE root = 'users/ana') AS root_messages"
+        )
+        assert row is not None
+        assert row["terms"] == row["occurs"] == row["root_terms"] and row["root_messages"] == 7
+        assert place.count("SELECT 1 FROM facts WHERE root IS NULL") == 0
