@@ -105,3 +105,13 @@ async def test_the_catch_up_embeds_only_what_the_redaction_left(
             "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM embeddings)"
         )
         assert counts is not None and tuple(counts) == (3, 3)
+
+
+async def test_a_start_on_a_new_store_stamps_it_without_a_pass(tmp_path: Path) -> None:
+    logs = await _start_and_stop(tmp_path)
+
+    # The store was created stamped: everything in it is written through today's gate.
+    assert not [e for e in logs if str(e["event"]).startswith("redaction.")]
+    with SqliteMemory.open(database_path(_settings(tmp_path)), SCHEMA) as memory:
+        stamp = memory.db.fetchone("SELECT done FROM redaction_stamp")
+        assert stamp is not None and stamp["done"] == REDACTION_VERSION

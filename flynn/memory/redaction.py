@@ -241,6 +241,12 @@ class SqlRedaction:
             )
         return len(written), deleted
 
+    def stamp_current(self) -> None:
+        """Stamps the rows as redacted with today's rules, no pass run: a store this open
+        created (everything it will hold is written through today's gate), or one ``flynn
+        storage copy`` filled (it redacts every row and file it copies)."""
+        self.finish(REDACTION_VERSION)
+
     def finish(self, version: int) -> None:
         self._db.execute(
             self._sql(
