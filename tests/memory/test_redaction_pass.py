@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -377,3 +378,83 @@ def test_after_a_pass_every_word_left_is_found_and_the_counts_agree(
         assert row is not None
         assert row["terms"] == row["occurs"] == row["root_terms"] and row["root_messages"] == 7
         assert place.count("SELECT 1 FROM facts WHERE root IS NULL") == 0
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+_KILLED_WORKER = """
+import asyncio, sys
+from flynn.memory.redaction import RedactionPass
+from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.redaction import PostgresRedaction
+from flynn.redaction_behind import REDACTION_LEASE
+
+times = WorkerTimes(leader_seconds=1.0, leader_renew_seconds=0.2, leader_try_seconds=0.1)
+
+
+def progress(kind: str, rows: int, changed: int) -> None:
+    print(kind, rows, changed, flush=True)
+    if kind == "messages":
+        input()  # the test says go on, or kills it while it waits here (its lease unrenewed)
+
+
+async def main() -> None:
+    with PostgresDatabase.open(sys.argv[1]) as db:
+        redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+        lead = PostgresCoordination(db, worker_id="killed", times=times)
+
+        async def work() -> None:
+            await redaction.run_behind(progress)
+
+        await lead.lead(REDACTION_LEASE, work)
+
+
+asyncio.run(main())
+"""
+
+
+async def test_a_worker_killed_mid_pass_is_taken_over_from_its_cursor(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
+        for number in range(14):
+            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _KILLED_WORKER,
+        postgres_url,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=REPOSITORY,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    output = child.stdout
+
+    async def batch() -> list[bytes]:
+        while True:  # past its log lines
+            line = await asyncio.wait_for(output.readline(), 30)
+            if line.startswith(b"messages") or not line:
+                return line.split()
+
+    for _ in range(2):  # two batches written (and their cursor), then it is killed mid-pass
+        assert await batch() == [b"messages", b"4", b"4"]
+        child.stdin.write(b"go on\n")
+    assert await batch() == [b"messages", b"4", b"4"]
+    child.kill()
+    await child.wait()
+
+    times = WorkerTimes(leader_seconds=1.0, leader_renew_seconds=0.2, leader_try_seconds=0.1)
+    with PostgresDatabase.open(postgres_url) as db:
+        assert PostgresRedaction(db).stamp()[1:3] == (REDACTION_VERSION, "messages")
+        redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+        lead = PostgresCoordination(db, worker_id="next", times=times)
+        # Within 30 s instead of never: the killed worker's lease runs out (1 s), the pass goes
+        # on after the third batch, which the killed worker wrote (its cursor with it).
+        await asyncio.wait_for(redact_behind(redaction, lead), 30)
+
+        assert redaction.counts.seen["messages"] == 2  # the last two of 14
+        assert db.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
+        assert PostgresRedaction(db).stamp() == (REDACTION_VERSION, None, None, None)
+        ids = [int(row["id"]) for row in db.fetchall("SELECT id FROM messages ORDER BY id")]
+        assert len(ids) == 14 and sorted(set(ids)) == ids
