@@ -281,12 +281,17 @@ def test_a_dry_run_counts_and_writes_nothing(place: Place, monkeypatch: pytest.M
     assert place.redaction.stamp()[0] < REDACTION_VERSION
 
 
+def said_on_postgres(url: str, monkeypatch: pytest.MonkeyPatch, messages: int) -> None:
+    """``messages`` messages an older gate stored, each holding the secret."""
+    with older_gate(monkeypatch), PostgresMemory.open(url) as memory:
+        for number in range(messages):
+            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+
+
 async def test_two_workers_starting_together_redact_once(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
-        for number in range(30):
-            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    said_on_postgres(postgres_url, monkeypatch, 30)
     times = WorkerTimes(leader_renew_seconds=0.05, leader_try_seconds=0.05)
     with contextlib.ExitStack() as stack:
         workers = []
@@ -416,9 +421,7 @@ asyncio.run(main())
 async def test_a_worker_killed_mid_pass_is_taken_over_from_its_cursor(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
-        for number in range(14):
-            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    said_on_postgres(postgres_url, monkeypatch, 14)
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
