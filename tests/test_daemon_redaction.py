@@ -115,3 +115,35 @@ async def test_a_start_on_a_new_store_stamps_it_without_a_pass(tmp_path: Path) -
     with SqliteMemory.open(database_path(_settings(tmp_path)), SCHEMA) as memory:
         stamp = memory.db.fetchone("SELECT done FROM redaction_stamp")
         assert stamp is not None and stamp["done"] == REDACTION_VERSION
+
+
+async def test_a_pass_that_fails_leaves_the_catch_up_and_the_turns_going(tmp_path: Path) -> None:
+    settings = load_settings(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "channels": {"gateway": {"port": 0, "token": "secret-token-for-tests"}},
+        }
+    )
+    with SqliteMemory.open(database_path(settings), SCHEMA) as memory:
+        memory.history.append("cli:ana", "user", "user", "hello", tokens=5, now=NOW)
+        memory.db.execute("DROP TABLE redaction_stamp")  # every read of the stamp fails
+    recording = RecordingEmbedder()
+
+    def load(model: EmbeddingModel) -> Embedder:
+        return recording
+
+    providers: dict[Task, Provider] = dict.fromkeys(TASKS, ScriptedProvider(default="noted"))
+    daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
+    stop = asyncio.Event()
+    with structlog.testing.capture_logs() as logs:
+        running = asyncio.create_task(daemon.run(stop))
+        # Within 60 s instead of never: the catch-up does not wait for a pass that failed.
+        await asyncio.wait_for(daemon.caught_up.wait(), 60)
+        assert daemon.service is not None and not running.done()
+        stop.set()
+        assert await asyncio.wait_for(running, 10) == 0
+
+    assert [e["event"] for e in logs if str(e["event"]).startswith("redaction.")] == [
+        "redaction.failed"
+    ]
+    assert recording.texts == ["hello"]
