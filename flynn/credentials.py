@@ -108,7 +108,10 @@ _ASSIGNED = re.compile(
     r"(?<![\w$])(?P<quote>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,60})(?P=quote)"
     r"\s*(?::=|=>|=|:)\s*"
     # The value is looked at, not taken: "note: DB_PASSWORD=..." finds the name after "note:".
-    r"(?=(?P<value>\"(?:[^\"\\\n]|\\.){0,300}\"|'[^'\n]{0,300}'|[^\s\"',;&<>]+))"
+    # A value in backticks is one too (markdown's `hunter2`): else its opening backtick is
+    # taken with it, which redacts "`[secret removed]`" again (redacting must be idempotent).
+    r"(?=(?P<value>\"(?:[^\"\\\n]|\\.){0,300}\"|'[^'\n]{0,300}'|`[^`\n]{1,300}`"
+    r"|[^\s\"',;&<>]+))"
 )
 # postgres://app:S3cret@db, https://user:pass@host, redis://:pass@host
 _URL_LOGIN = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]*:(?P<value>[^\s@/]+)@", re.I)

@@ -240,18 +240,24 @@ def open_storage(settings: Settings) -> Storage:
     SQLite file, a server that cannot be reached or refuses the login: said without the
     password), ``StoreError`` otherwise."""
     url, limits = storage_url(settings), push_limits(settings)
+    storage: _SqliteStorage | _PostgresStorage
     if url is None:
         memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
-        return _SqliteStorage(memory, limits)
-    try:
-        from flynn.postgres.memory import PostgresMemory
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != "psycopg":
-            raise
-        raise postgres_driver_missing("storage.url") from None
-    from flynn.schedule.postgres import PostgresSchedule
+        storage, created = _SqliteStorage(memory, limits), memory.db.created
+    else:
+        try:
+            from flynn.postgres.memory import PostgresMemory
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").partition(".")[0] != "psycopg":
+                raise
+            raise postgres_driver_missing("storage.url") from None
+        from flynn.schedule.postgres import PostgresSchedule
 
-    return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule], FactRelations), limits)
+        pg = PostgresMemory.open(url, [PostgresSchedule], FactRelations)
+        storage, created = _PostgresStorage(pg, limits), pg.db.created
+    if created:
+        storage.redaction().stamp_current()
+    return storage
 
 
 def push_limits(settings: Settings) -> PushLimits:

@@ -12,6 +12,7 @@ import pytest
 from fakes.embedder import HashingEmbedder
 
 from flynn.attachments import FileLimits, FileStore, FolderShelf
+from flynn.credentials import REDACTION_VERSION
 from flynn.errors import CopyRefused
 from flynn.gateway_token import token_digest
 from flynn.memory.database import Database
@@ -24,6 +25,7 @@ from flynn.people.documents import DocumentsPersonFiles
 from flynn.people.files import DirectoryPersonFiles, person_directory
 from flynn.postgres.copy import COPY_WRITER, KindCount, copy_install
 from flynn.postgres.memory import PostgresMemory
+from flynn.postgres.redaction import PostgresRedaction
 from flynn.postgres.vectors import PostgresVectors
 from flynn.schedule.jobs import PushLimits, Target
 from flynn.schedule.migrations import SCHEMA
@@ -297,11 +299,14 @@ def test_a_copy_interrupted_midway_completes_on_the_next_run_without_duplicates(
         with PostgresMemory.open(postgres_url, writer=COPY_WRITER) as target:
             partial = target.db.fetchone("SELECT count(*) AS n FROM messages")
             assert partial is not None and 0 < partial["n"] < 6
+            assert PostgresRedaction(target.db).stamp()[0] == 0  # not all copied yet
             counts = copy_install(source, target.db, name, batch_rows=2)
             assert all(count.matches for count in counts), counts
             assert _by_kind(counts)["messages"].copied == 6 - partial["n"]
             # No message's postings twice, none missing: the index matches SQLite's.
             assert _by_kind(counts)["message_terms"].matches
+            # Every row went through today's gate: the first start runs no pass over them.
+            assert PostgresRedaction(target.db).stamp()[0] == REDACTION_VERSION
     report = copy_to_postgres(install.settings, postgres_url)
     assert report.matches
     assert _by_kind(report.kinds)["person files"].copied > 0

@@ -117,6 +117,8 @@ class Database:
         self._schema = schema
         self._depth = 0
         self._closed = False
+        self.created = False
+        """This open created the database (it had no schema): nothing an older version wrote."""
         # Rows of watched tables this connection updated or deleted (see ``watch_rewrites``).
         self._rewrites: dict[str, int] = {}
         # A reader's caches are valid for what its writer last published (``publish_rewrites``).
@@ -481,6 +483,7 @@ class Database:
                 # Another process may have migrated while we waited for the write lock.
                 if self.version >= version:
                     continue
+                self.created = self.created or version == 1
                 with _mapped_errors(f"migration {version} of {self._path} failed"):
                     for statement in statements(self._schema.migrations[version - 1]):
                         self._connection.execute(statement).close()

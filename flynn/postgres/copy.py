@@ -32,9 +32,9 @@ from flynn.errors import CopyRefused
 from flynn.memory.database import Database, decode_time
 from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
-from flynn.memory.redaction import KINDS, Redaction
+from flynn.memory.redaction import KINDS, Redaction, SqlRedaction
 from flynn.memory.sql import storable
-from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.database import PostgresDatabase, psycopg_statement
 
 log = structlog.get_logger(__name__)
 
@@ -268,6 +268,9 @@ def copy_install(
         counts.append(KindCount(kind.kind, source_count, held, extra[kind.kind], kind.redacted))
     if redacted_rows := sum(count.redacted for count in counts):
         log.info("storage.copy.redacted", rows=redacted_rows)
+    # Every row and file went through today's gate: no re-redaction pass is due at the first
+    # start (an interrupted copy leaves the stamp as it was, and is run again).
+    SqlRedaction(target, statement=psycopg_statement).stamp_current()
     return counts
 
 

@@ -111,6 +111,8 @@ class PostgresDatabase:
         # The connection of the transaction open in each thread (``transaction``).
         self._local = threading.local()
         self._closed = False
+        self.created = False
+        """This open created the schema (no migration had run): nothing an older version wrote."""
         self._down_lock = threading.Lock()
         self._down: str | None = None
         """Why the server was found down (``_found_down``); None while it answers."""
@@ -458,6 +460,7 @@ class PostgresDatabase:
                     )
                 if current >= version:
                     continue
+                self.created = self.created or version == 1
                 with self._errors(f"migration {version} failed"):
                     assert self._held is not None
                     # No parameters: psycopg sends the script as one simple query.

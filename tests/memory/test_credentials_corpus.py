@@ -117,3 +117,16 @@ def _from_scratch(text: str) -> tuple[str, int]:
     lines = text.split("\n")
     count = _redact_lines(lines, remember=False)
     return "\n".join(lines), count
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password: `hunter2`", "my PIN:\n`4711`", "DB_PASSWORD=`s3cret`", "token = `abc` and `x`"],
+)
+def test_a_value_in_backticks_keeps_them_and_stays_redacted(text: str) -> None:
+    # Its opening backtick was once taken as part of the value and redacted again with the
+    # mark inside: "password: [secret removed] removed]`".
+    redacted, count = redact(text)
+    assert count >= 1 and f"`{REDACTED_SECRET}`" in redacted
+    assert "removed] removed]" not in redacted
+    assert redact(redacted) == (redacted, 0)

@@ -19,9 +19,10 @@ from flynn.memory.store import MessageRole, StoredMessage
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vectors import Embedder, SqliteVectors
 from flynn.recall import minilm
+from flynn.recall.embeddings import LoadingEmbedder
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker
-from flynn.recall.recall import RecallItem
+from flynn.recall.recall import Recall, RecallItem
 from flynn.recall.weights import Tuning
 
 pytestmark = pytest.mark.skipif(
@@ -226,3 +227,34 @@ def test_a_turn_meaning_the_question_outranks_one_matching_a_related_word(
     ranked = _ids(_rank(memory, question, vectors=True, tuning=before))
     assert ranked.index(keep.id) < ranked.index(answer.id)
     assert _ids(_rank(memory, question, vectors=True))[0] == answer.id
+
+
+def test_while_the_model_loads_recall_ranks_as_with_embeddings_off(memory: SqliteMemory) -> None:
+    # Recall by words until the model has loaded, with the weights earned without vectors
+    # (``lexical``, ``coverage``): ``lexical_semantic`` and ``coverage_semantic`` on a turn
+    # that has no vectors to rank by would be worse than either.
+    _small_talk(memory)
+    _say(
+        memory,
+        [
+            ("user", "Dropped another twenty quid into the holiday jar.", NOW - timedelta(3)),
+            ("assistant", "Keep the jar away from the damp window sill.", NOW - timedelta(2)),
+        ],
+    )
+    loads: list[object] = []
+
+    def load(model: object) -> Embedder:
+        loads.append(model)
+        raise AssertionError("not loaded in this test")
+
+    loading = SqliteVectors(memory.db, LoadingEmbedder("auto", load))
+    assert not loading.ready
+    while_loading = Recall(memory.facts, memory.history, threshold=0.0, vectors=loading)
+    off = Recall(memory.facts, memory.history, threshold=0.0)
+    for question in ("What are we saving up for?", "Where is the jar kept?", "How was Lyon?"):
+        ranked = while_loading.rank(ANA.root, question, now=NOW)
+        assert ranked
+        assert [(item.text, item.score) for item in ranked] == [
+            (item.text, item.score) for item in off.rank(ANA.root, question, now=NOW)
+        ]
+    assert not loads

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -280,12 +281,17 @@ def test_a_dry_run_counts_and_writes_nothing(place: Place, monkeypatch: pytest.M
     assert place.redaction.stamp()[0] < REDACTION_VERSION
 
 
+def said_on_postgres(url: str, monkeypatch: pytest.MonkeyPatch, messages: int) -> None:
+    """``messages`` messages an older gate stored, each holding the secret."""
+    with older_gate(monkeypatch), PostgresMemory.open(url) as memory:
+        for number in range(messages):
+            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+
+
 async def test_two_workers_starting_together_redact_once(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with older_gate(monkeypatch), PostgresMemory.open(postgres_url) as memory:
-        for number in range(30):
-            memory.history.append("s1", "users/ana", "user", f"{number} {SAID}", tokens=5, now=NOW)
+    said_on_postgres(postgres_url, monkeypatch, 30)
     times = WorkerTimes(leader_renew_seconds=0.05, leader_try_seconds=0.05)
     with contextlib.ExitStack() as stack:
         workers = []
@@ -320,3 +326,138 @@ def test_a_row_written_after_it_was_read_is_left_as_written(
     assert len(found) == 1 and redaction.counts.changed["documents"] == 0
     row = place.sql.fetchone("SELECT content FROM documents")
     assert row is not None and row["content"] == "Ana is planning a trip"
+
+
+# Markdown's backticks around a value, on its line and on the line below its words.
+BACKTICKED = ("my wifi password: `GuestNet2024`", "PIN:\n`4711`", "api_key = `abc123`")
+
+
+def test_rows_written_with_todays_gate_are_left_as_they_are(place: Place) -> None:
+    # Redacting is idempotent, so the pass (and ``flynn memory redact`` run on demand) finds
+    # nothing to change in what today's stores wrote: the gate once took a value's opening
+    # backtick with it, and made "`[secret removed]`" into "[secret removed] removed]`".
+    written = [
+        place.history.append("s1", "users/ana", "user", text, tokens=5, now=NOW)
+        for text in BACKTICKED
+    ]
+    place.replace_document("users/ana/working", "\n".join(BACKTICKED), now=NOW)  # type: ignore[operator]
+    stored = [message.content for message in place.history.messages([m.id for m in written])]
+    assert all(f"`{REDACTED_SECRET}`" in text for text in stored)
+    for message in written:
+        add_vector(place, "message", message.id)
+
+    counts = asyncio.run(RedactionPass(place.redaction).run_behind(only_if_due=False))
+
+    assert counts is not None and sum(counts.changed.values()) == 0
+    assert [m.content for m in place.history.messages([m.id for m in written])] == stored
+    assert all(vectors(place, "message", message.id) == 1 for message in written)
+
+
+def test_after_a_pass_every_word_left_is_found_and_the_counts_agree(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with older_gate(monkeypatch):
+        for number in range(7):
+            said = SAID if number % 2 else f"the ferry to Brindisi leaves at {number}"
+            place.history.append("s1", "users/ana", "user", said, tokens=5, now=NOW)
+        place.facts.add(NewFact("users/ana", "note", f"Brindisi wifi: {SAID}"), now=NOW)
+        place.facts.add(NewFact("users/ana", "plan", "a ferry to Brindisi"), now=NOW)
+
+    counts = asyncio.run(RedactionPass(place.redaction, batch_rows=2).run_behind())
+
+    assert counts is not None
+    assert {kind: n for kind, n in counts.changed.items() if n} == {"messages": 3, "facts": 1}
+    assert place.finds(SECRET) == place.finds(SECRET, "facts") == 0
+    # Words of the redacted rows and of those left alone are all found, once per row.
+    assert (place.finds("wifi"), place.finds("Brindisi")) == (3, 4)
+    assert (place.finds("Brindisi", "facts"), place.finds("wifi", "facts")) == (2, 1)
+    assert place.finds("secret") == 3  # the mark, indexed in its place
+    if place.name == "postgresql":
+        # A message's length in terms, its postings and its root's totals in step.
+        row = place.sql.fetchone(
+            "SELECT (SELECT sum(terms) FROM messages) AS terms,"
+            " (SELECT sum(occurs) FROM message_terms) AS occurs,"
+            " (SELECT terms FROM message_roots WHERE root = 'users/ana') AS root_terms,"
+            " (SELECT messages FROM message_roots WHERE root = 'users/ana') AS root_messages"
+        )
+        assert row is not None
+        assert row["terms"] == row["occurs"] == row["root_terms"] and row["root_messages"] == 7
+        assert place.count("SELECT 1 FROM facts WHERE root IS NULL") == 0
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+_KILLED_WORKER = """
+import asyncio, sys
+from flynn.memory.redaction import RedactionPass
+from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
+from flynn.postgres.database import PostgresDatabase
+from flynn.postgres.redaction import PostgresRedaction
+from flynn.redaction_behind import REDACTION_LEASE
+
+times = WorkerTimes(leader_seconds=1.0, leader_renew_seconds=0.2, leader_try_seconds=0.1)
+
+
+def progress(kind: str, rows: int, changed: int) -> None:
+    print(kind, rows, changed, flush=True)
+    if kind == "messages":
+        input()  # the test says go on, or kills it while it waits here (its lease unrenewed)
+
+
+async def main() -> None:
+    with PostgresDatabase.open(sys.argv[1]) as db:
+        redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+        lead = PostgresCoordination(db, worker_id="killed", times=times)
+
+        async def work() -> None:
+            await redaction.run_behind(progress)
+
+        await lead.lead(REDACTION_LEASE, work)
+
+
+asyncio.run(main())
+"""
+
+
+async def test_a_worker_killed_mid_pass_is_taken_over_from_its_cursor(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said_on_postgres(postgres_url, monkeypatch, 14)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _KILLED_WORKER,
+        postgres_url,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=REPOSITORY,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    output = child.stdout
+
+    async def batch() -> list[bytes]:
+        while True:  # past its log lines
+            line = await asyncio.wait_for(output.readline(), 30)
+            if line.startswith(b"messages") or not line:
+                return line.split()
+
+    for _ in range(2):  # two batches written (and their cursor), then it is killed mid-pass
+        assert await batch() == [b"messages", b"4", b"4"]
+        child.stdin.write(b"go on\n")
+    assert await batch() == [b"messages", b"4", b"4"]
+    child.kill()
+    await child.wait()
+
+    times = WorkerTimes(leader_seconds=1.0, leader_renew_seconds=0.2, leader_try_seconds=0.1)
+    with PostgresDatabase.open(postgres_url) as db:
+        assert PostgresRedaction(db).stamp()[1:3] == (REDACTION_VERSION, "messages")
+        redaction = RedactionPass(PostgresRedaction(db), batch_rows=4)
+        lead = PostgresCoordination(db, worker_id="next", times=times)
+        # Within 30 s instead of never: the killed worker's lease runs out (1 s), the pass goes
+        # on after the third batch, which the killed worker wrote (its cursor with it).
+        await asyncio.wait_for(redact_behind(redaction, lead), 30)
+
+        assert redaction.counts.seen["messages"] == 2  # the last two of 14
+        assert db.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
+        assert PostgresRedaction(db).stamp() == (REDACTION_VERSION, None, None, None)
+        ids = [int(row["id"]) for row in db.fetchall("SELECT id FROM messages ORDER BY id")]
+        assert len(ids) == 14 and sorted(set(ids)) == ids
