@@ -53,6 +53,7 @@ from flynn.persona import Persona, persona_directory
 from flynn.providers.base import Provider, Task
 from flynn.providers.build import build_task_providers
 from flynn.providers.completion import TaskCompletion
+from flynn.providers.health import ModelHealth
 from flynn.providers.lifecycle import close_providers
 from flynn.providers.offline import OFFLINE
 from flynn.providers.prices import PriceTable
@@ -94,7 +95,6 @@ if TYPE_CHECKING:
     from flynn.tools.mcp import McpServers
 
 log = structlog.get_logger(__name__)
-
 
 __all__ = ["DATABASE_FILE", "App", "build_service", "database_path", "push_limits"]
 
@@ -195,12 +195,13 @@ class App:
         clock: Callable[[], datetime] = utc_now,
         providers: Mapping[Task, Provider] | None = None,
         embedder: EmbedderLoader | None = None,
+        models: ModelHealth | None = None,
     ) -> App:
         """Opens the database and builds every part. ``providers`` replaces the configured ones
-        (benchmarks and tests pass a scripted provider); ``embedder`` loads the embedding model
-        (``load_embedder`` unless given: tests pass one that waits). Raises ``ConfigError`` /
-        ``StoreError`` (``StorageUnusable`` when the database is empty, corrupt or cannot be
-        written, or its server cannot be reached)."""
+        (tests pass a scripted provider), else ``models`` (the daemon's) watches how they fare;
+        ``embedder`` loads the embedding model (``load_embedder`` unless given: tests pass one
+        that waits). Raises ``ConfigError`` / ``StoreError`` (``StorageUnusable`` when the
+        database is empty, corrupt or cannot be written, or its server cannot be reached)."""
         prepare_data_dir(settings.data_dir)
         storage = open_storage(settings)
         try:
@@ -215,7 +216,7 @@ class App:
                 # Each call's cost is stored with it, at the prices of its day.
                 prices = PriceTable.configured(settings.llm.prices)
                 costs = storage.costs(clock=clock, prices=prices)
-                providers = build_task_providers(settings.llm, env, costs)
+                providers = build_task_providers(settings.llm, env, costs, models)
             schedule = storage.schedule
             if numbered := schedule.number_unnumbered():
                 log.warning("schedule.reminders_numbered", count=numbered)
@@ -684,8 +685,7 @@ def _services(
     )
 
     def reading_recall(stores: ReadStores) -> Recall:
-        """The same recall over a worker thread's stores (``Storage.recall_worker``), with the
-        vectors the loop's keep in memory (one copy for all)."""
+        """The same recall over a worker thread's stores, with the loop's vectors in memory."""
         return Recall(
             stores.facts,
             stores.history,
@@ -740,6 +740,7 @@ def _services(
                 reconciler,
                 graph=graph,
                 vectors=vectors,
+                give_way=recall_worker.in_flight.give_way,  # behind recalls, a text at a time
             ),
             learner=learner,
             every_turns=settings.memory.extract_every_turns,
@@ -748,8 +749,7 @@ def _services(
             persona=Persona(
                 persona_directory(settings.data_dir, settings.persona.name),
                 settings.persona.tier,
-                # Seven stats per turn otherwise; an edit to the files still applies within a
-                # second.
+                # Seven stats a turn otherwise; an edit to the files still applies within a second.
                 recheck_seconds=PERSONA_RECHECK_SECONDS,
             ),
             files=PersonalFiles(

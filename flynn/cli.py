@@ -423,5 +423,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if str(CHECKOUT) not in sys.path:
         # An editable install maps only the flynn package; evals sits beside it.
         sys.path.append(str(CHECKOUT))
-    evals_cli = importlib.import_module("evals.cli")
+    try:
+        evals_cli = importlib.import_module("evals.cli")
+    except ModuleNotFoundError as exc:
+        # `make run` installs Flynn without the dev extras the benchmarks import (psycopg, ...).
+        missing = (exc.name or "a package").partition(".")[0]
+        print(
+            f"flynn: `flynn bench` needs the dev extras ({missing} is not installed): "
+            "make .venv/.installed-dev, or pip install -e '.[dev]'",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     return int(evals_cli.main(args.bench))

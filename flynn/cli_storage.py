@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flynn.cli_settings import EXIT_FAILED, EXIT_OK, UsageError, command_logging, command_settings
+from flynn.errors import postgres_driver_missing
 
 if TYPE_CHECKING:  # the command imports it when it runs (flynn.cli_settings says why)
     from flynn.storage_copy import CopyReport
@@ -39,7 +40,12 @@ def add_storage_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _cmd_copy(args: argparse.Namespace) -> int:
-    from flynn.storage_copy import copy_to_postgres
+    try:
+        from flynn.storage_copy import copy_to_postgres
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "psycopg":
+            raise
+        raise postgres_driver_missing("--to") from None
 
     settings = command_settings(args)
     command_logging(settings, quiet=True)

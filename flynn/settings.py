@@ -657,7 +657,8 @@ def load_settings(
 
 def unknown_variables(env: Mapping[str, str]) -> list[ConfigProblem]:
     """One problem naming every ``FLYNN_<X>__...`` variable whose ``X`` is no top-level key (none
-    when all are known): shaped as a setting, it would otherwise be ignored in silence.
+    when all are known): shaped as a setting, it would otherwise be ignored in silence. Then one
+    for each variable that misspells a key's path with one underscore (``FLYNN_STORAGE_URL``).
     Case-insensitive, as settings are."""
     sections = set(Settings.model_fields)
     unknown = []
@@ -669,9 +670,53 @@ def unknown_variables(env: Mapping[str, str]) -> list[ConfigProblem]:
         if nested and head.lower() not in sections:
             unknown.append(name)
     if not unknown:
-        return []
+        return [_misspelt(name, path) for name in sorted(env) if (path := _one_underscore(name))]
     known = ", ".join(sorted(sections))
     return [ConfigProblem(", ".join(unknown), f"unknown setting (config sections: {known})")]
+
+
+def _one_underscore(name: str) -> list[str] | None:
+    """The key path a ``FLYNN_`` variable meant when it joins a section and its key with one
+    underscore (``FLYNN_STORAGE_URL``) or drops one from a top-level key (``FLYNN_DATADIR``):
+    such a variable is no setting, and ignoring it would run on SQLite while its writer thinks
+    otherwise. ``None`` for a setting, ``FLYNN_CONFIG`` and every other name: variables of the
+    same prefix that look like no key (``FLYNN_BENCH_CACHE``) are left alone."""
+    upper = name.upper()
+    if not upper.startswith(ENV_PREFIX) or upper in NON_SETTING_VARIABLES or "__" in upper:
+        return None
+    rest = upper.removeprefix(ENV_PREFIX).lower()
+    if rest in Settings.model_fields:
+        return None
+    for field in Settings.model_fields:
+        if rest.replace("_", "") == field.replace("_", ""):
+            return [field]
+    return _path_in(Settings, rest.split("_"))
+
+
+def _path_in(model: type[BaseModel], words: list[str]) -> list[str] | None:
+    """Fields of ``model`` (and of the models below them) that ``words`` spell out, each field's
+    own underscores kept: ``["storage", "url"]`` for ``storage_url``; two keys at least."""
+    for end in range(1, len(words)):
+        field = "_".join(words[:end])
+        info = model.model_fields.get(field)
+        if info is None:
+            continue
+        tail = words[end:]
+        inner = info.annotation
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            key = "_".join(tail)
+            if key in inner.model_fields:
+                return [field, key]
+            deeper = _path_in(inner, tail)
+            if deeper is not None:
+                return [field, *deeper]
+    return None
+
+
+def _misspelt(name: str, path: list[str]) -> ConfigProblem:
+    meant = ENV_PREFIX + "__".join(part.upper() for part in path)
+    why = " (a section and its keys are joined by two underscores)" if len(path) > 1 else ""
+    return ConfigProblem(name, f"not a setting: did you mean {meant}{why}?")
 
 
 _FIELD_IN_SETTINGS_ERROR = re.compile(r'field "([^"]+)"')
@@ -706,14 +751,13 @@ def _problems(exc: ValidationError, env: Mapping[str, str]) -> list[ConfigProble
     by_variable = {name.upper(): name for name in env if name.upper().startswith(ENV_PREFIX)}
     problems = []
     for error in exc.errors(include_url=False, include_input=False):
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        path = ".".join(str(part) for part in error["loc"]) or "(top level)"
         parts = [str(part) for part in error["loc"]]
         variable = by_variable.get((ENV_PREFIX + "__".join(parts)).upper()) if parts else None
-        if variable is not None:
-            key = f"{variable} ({key})"
+        key = path if variable is None else f"{variable} ({path})"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
-            message = RETIRED.get(key, "unknown key")
+            message = RETIRED.get(path, "unknown key")
         elif message.startswith("Value error, "):
             message = message.removeprefix("Value error, ")
         problems.append(ConfigProblem(key, message))

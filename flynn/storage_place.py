@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from flynn.attachments import FileShelf, FolderShelf
 from flynn.coordination import Coordination, LocalCoordination
+from flynn.errors import postgres_driver_missing
 from flynn.gateway_token import KeptDigest
 from flynn.learning.fact_relations import FactRelations
 from flynn.memory.browse import MemoryBrowsing, SqliteMemoryBrowser
@@ -242,7 +243,12 @@ def open_storage(settings: Settings) -> Storage:
     if url is None:
         memory = SqliteMemory.open(database_path(settings), SCHEMA, FactRelations)
         return _SqliteStorage(memory, limits)
-    from flynn.postgres.memory import PostgresMemory
+    try:
+        from flynn.postgres.memory import PostgresMemory
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "psycopg":
+            raise
+        raise postgres_driver_missing("storage.url") from None
     from flynn.schedule.postgres import PostgresSchedule
 
     return _PostgresStorage(PostgresMemory.open(url, [PostgresSchedule], FactRelations), limits)

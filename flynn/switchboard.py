@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Protocol
 
 import structlog
 
@@ -23,6 +24,12 @@ log = structlog.get_logger(__name__)
 
 GATEWAY_CHANNEL = "gateway"
 """The channel whose clients come and go (``Switchboard.client_ready``, ``acknowledged``)."""
+
+
+class Report(Protocol):
+    """A part's entry in ``/readyz`` (``flynn.providers.health.ModelsStatus``)."""
+
+    def as_json(self) -> dict[str, object]: ...
 
 
 class Switchboard:
@@ -49,6 +56,7 @@ class Switchboard:
         self._channels: Mapping[str, Channel] = {}
         self._router: Router | None = None
         self._scheduler: Scheduler | None = None
+        self._models: Callable[[], Report] | None = None
         self.ready = asyncio.Event()
         """Set by the daemon once everything started (``readiness`` says ready only then)."""
 
@@ -56,6 +64,10 @@ class Switchboard:
         self, channels: Mapping[str, Channel], router: Router, scheduler: Scheduler
     ) -> None:
         self._channels, self._router, self._scheduler = channels, router, scheduler
+
+    def show_models(self, status: Callable[[], Report]) -> None:
+        """``/readyz`` tells how the chat models fare (``model``: ``status()``) from now on."""
+        self._models = status
 
     def readiness(self) -> dict[str, object]:
         statuses = {name: channel.status() for name, channel in self._channels.items()}
@@ -72,6 +84,10 @@ class Switchboard:
         # every message is still answered; the entry says it is degraded, and why.
         if self._embeddings is not None:
             state["embeddings"] = self._embeddings().as_json()
+        # Nor is the chat model: commands, reminders and what is stored still work without it,
+        # and each person whose reply failed was told so.
+        if self._models is not None:
+            state["model"] = self._models().as_json()
         return state
 
     async def client_ready(self, client_id: str) -> None:

@@ -5,6 +5,7 @@ what a turn does to memory, without a process of its own (``e2e_daemon`` runs on
 from __future__ import annotations
 
 import asyncio
+import http.client
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -43,16 +44,36 @@ async def serving(
         return embedder
 
     daemon = Daemon(settings, {}, providers=providers, announce=lambda _: None, embedder=load)
+    async with serving_daemon(daemon):
+        await asyncio.wait_for(daemon.caught_up.wait(), 30)
+        assert daemon.service is not None
+        yield daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+
+
+@asynccontextmanager
+async def serving_daemon(daemon: Daemon) -> AsyncIterator[Daemon]:
+    """``daemon`` running in-process, ready, until the block exits (then stopped, and it must
+    exit 0)."""
     stop = asyncio.Event()
     running = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        await asyncio.wait_for(daemon.caught_up.wait(), 30)
-        assert daemon.service is not None
-        yield daemon.service.channels["gateway"].bound_port  # type: ignore[attr-defined]
+        yield daemon
     finally:
         stop.set()
-        assert await asyncio.wait_for(running, 10) == 0
+        assert await asyncio.wait_for(running, 20) == 0
+
+
+def readyz(port: int) -> tuple[int, dict[str, Any]]:
+    """``GET /readyz`` on the gateway at ``port``: its status and its JSON body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/readyz")
+        response = connection.getresponse()
+        body: dict[str, Any] = json.loads(response.read())
+        return response.status, body
+    finally:
+        connection.close()
 
 
 async def say(port: int, client: str, text: str) -> dict[str, Any]:

@@ -160,7 +160,7 @@ RULES: dict[str, Rule] = {
     "daemon": rule(
         "daemon",
         "app backoff channels.base coordination embedding_model errors providers.base "
-        "redaction_behind settings systemd",
+        "providers.health redaction_behind settings systemd",
     ),
     "systemd": rule("daemon"),
     # cli
@@ -173,7 +173,7 @@ RULES: dict[str, Rule] = {
         "systemd",
     ),
     "cli_settings": rule("cli", "datadir errors logs settings"),
-    "cli_storage": rule("cli", "cli_settings storage_copy"),
+    "cli_storage": rule("cli", "cli_settings errors storage_copy"),
     "cli_memory": rule(
         "cli",
         "cli_settings datadir dates errors identity learning memory messages people "

@@ -103,6 +103,48 @@ def test_unknown_config_variables_are_refused_by_name(tmp_path: Path) -> None:
     assert_one_line_config_error(result, "FLYNN_BOGUS__KEY", "flynn_other__thing")
 
 
+@pytest.mark.parametrize(
+    ("variable", "meant"),
+    [
+        # With one underscore it would be ignored: a team's workers on SQLite, each its own.
+        ("FLYNN_STORAGE_URL", "FLYNN_STORAGE__URL (a section and its keys are joined by two"),
+        ("flynn_llm_model", "FLYNN_LLM__MODEL"),
+        ("FLYNN_CHANNELS_TELEGRAM_TOKEN", "FLYNN_CHANNELS__TELEGRAM__TOKEN"),
+        ("FLYNN_MEMORY_EMBEDDINGS", "FLYNN_MEMORY__EMBEDDINGS"),
+        ("FLYNN_DATADIR", "FLYNN_DATA_DIR?"),
+    ],
+)
+def test_a_variable_that_joins_a_key_with_one_underscore_is_refused_by_name(
+    tmp_path: Path, variable: str, meant: str
+) -> None:
+    result = flynn("memory", "show", home=tmp_path, env={variable: "postgresql://x"})
+    assert_one_line_config_error(result, f"{variable}: not a setting: did you mean {meant}")
+
+
+def test_flynn_variables_that_look_like_no_key_are_left_alone(tmp_path: Path) -> None:
+    # The benchmarks' cache and the image tests' switches share the prefix.
+    result = flynn(
+        "memory",
+        "show",
+        home=tmp_path,
+        env={
+            "FLYNN_DATA_DIR": str(tmp_path / "data"),
+            "FLYNN_BENCH_CACHE": str(tmp_path / "cache"),
+            "FLYNN_IMAGE_TEST_CHROMIUM": "1",
+            "FLYNN_LLM": "{}",
+        },
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_retired_key_set_in_the_environment_says_it_is_retired(tmp_path: Path) -> None:
+    # docs/configuration.md promises the same line for the variable as for the file's key.
+    result = flynn("memory", "show", home=tmp_path, env={"FLYNN_MEMORY__RECALL_RANKER": "bm25"})
+    assert_one_line_config_error(
+        result, "FLYNN_MEMORY__RECALL_RANKER (memory.recall_ranker): no longer a setting"
+    )
+
+
 def test_documented_flynn_variables_still_work(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"data_dir: {tmp_path / 'from-file'}\n")

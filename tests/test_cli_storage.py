@@ -156,6 +156,10 @@ def test_what_flynn_creates_is_private_whatever_the_umask(tmp_path: Path) -> Non
     distilled = flynn("distill", "short", home=tmp_path)
     assert distilled.returncode == 0, distilled.stderr
     data = tmp_path / "data"
+    # The persona's templates too, in persona/<name>/, whose persona/ mkdir(parents=True) made
+    # with the umask's 0755.
+    initialised = flynn("init", str(data), home=tmp_path)
+    assert initialised.returncode == 0, initialised.stderr
     assert _mode(data) == 0o700
     for name in ("flynn.db", "flynn.db-wal", "flynn.db-shm"):
         if (data / name).exists():

@@ -204,6 +204,18 @@ def test_person_templates_are_the_persons_own_files(tmp_path: Path) -> None:
     assert (folder / "USER.md").read_text(encoding="utf-8") == "I am Alice"
 
 
+def test_the_folders_above_the_templates_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    # mkdir(parents=True) makes the folders above with the umask's mode: users/ was 0755.
+    old = os.umask(0o022)
+    try:
+        write_person_templates(tmp_path / "data" / "users" / "alice")
+        write_persona_templates(tmp_path / "data" / "persona" / "flynn")
+    finally:
+        os.umask(old)
+    for folder in ("users", "users/alice", "persona", "persona/flynn"):
+        assert (tmp_path / "data" / folder).stat().st_mode & 0o777 == 0o700, folder
+
+
 def test_templates_render_without_their_guidance(tmp_path: Path) -> None:
     write_persona_templates(tmp_path)
     text = Persona(tmp_path, 4).render()

@@ -5,7 +5,6 @@ the daemon unready, since recall falls back to words."""
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -17,7 +16,7 @@ import pytest
 import yaml
 from e2e_daemon import free_port, run_flynn
 from fakes.embedder import FailingEmbedder, HashingEmbedder
-from gateway_daemon import TOKEN, say, serving
+from gateway_daemon import TOKEN, readyz, say, serving
 
 from evals.scripted_provider import ScriptedProvider
 from flynn import embedding_model
@@ -41,17 +40,6 @@ def _config(tmp_path: Path, port: int, **memory: object) -> dict[str, Any]:
         "memory": {"embeddings": True, **memory},
         "logging": {"format": "json"},
     }
-
-
-def _readyz(port: int) -> tuple[int, dict[str, Any]]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", "/readyz")
-        response = connection.getresponse()
-        body: dict[str, Any] = json.loads(response.read())
-        return response.status, body
-    finally:
-        connection.close()
 
 
 class _Clock:
@@ -115,7 +103,7 @@ async def test_a_failing_model_is_degraded_in_readyz_and_doctor_says_what_to_do(
         async with serving(settings, provider, FailingEmbedder("Porto")) as served:
             assert served == port
             await say(port, "first", "My sister Lena moved to Porto for a robotics job.")
-            status, body = await asyncio.to_thread(_readyz, port)
+            status, body = await asyncio.to_thread(readyz, port)
             # The model failing never takes the daemon out of rotation: recall is by words.
             assert status == 200 and body["ready"] is True
             entry = body["embeddings"]

@@ -6,7 +6,13 @@ embedding a reply waits for (the question's, ``Recall.query_vectors``): on the g
 benchmark with MiniLM, the median reply took 2.4 s. Here one task embeds stored messages in
 batches (cheaper per message) in a thread of its own, so at most one core goes to them and the
 question's embedding never waits in their queue. That thread runs at a lower priority
-(``BACKGROUND_NICENESS``): when a turn's recall wants the core, the turn gets it.
+(``BACKGROUND_NICENESS``): when a turn's recall wants the core, the turn gets it. With
+``give_way`` (the recall worker's ``RecallsInFlight.give_way``) it also embeds a text at a time
+and waits, before each, for the recall work then in flight (a question's embedding, its search)
+to end: a lower priority only counts on a core both threads want, and on two cores the stored
+turn's embedding otherwise ran beside the question's, sharing the cache and the memory bus with
+it, and took a core when anything else ran. It never waits for recall work that began after it
+started waiting, so steady recalls do not starve it.
 
 Two kinds of work share the task, a batch at a time:
 
@@ -129,9 +135,12 @@ class EmbeddingQueue:
         limit: int = 256,
         at_rest: Callable[[], None] = return_free_memory,
         quiet_seconds: float = QUIET_SECONDS,
+        give_way: Callable[[], None] | None = None,
     ) -> None:
         """``at_rest`` runs in the queue's thread once it has been empty for
-        ``quiet_seconds`` after some work; it must not raise."""
+        ``quiet_seconds`` after some work; it must not raise. ``give_way`` runs in the queue's
+        thread before each text is embedded, and returns when the text may be (it must not
+        raise, and must return in bounded time)."""
         self._vectors = vectors
         self._history = history
         self._row = row
@@ -146,6 +155,7 @@ class EmbeddingQueue:
         self._quiet = quiet_seconds
         self._resting: asyncio.TimerHandle | None = None
         self._rested = asyncio.Event()
+        self._give_way = give_way
 
     @property
     def waiting(self) -> int:
@@ -309,9 +319,12 @@ class EmbeddingQueue:
         inside the store's transaction (a forget meanwhile wins, for the message or the one
         before it, made here or by another process)."""
         rows = [self._row(stored) for stored in batch]
-        vectors = await self._vectors.embed_in_thread(
-            [text for _, _, text in rows], executor=self._thread()
-        )
+        texts = [text for _, _, text in rows]
+        if self._give_way is None:
+            vectors = await self._vectors.embed_in_thread(texts, executor=self._thread())
+        else:
+            loop = asyncio.get_running_loop()
+            vectors = await loop.run_in_executor(self._thread(), self._embed_giving_way, texts)
 
         def still() -> list[int]:
             ids = [row[0] for row in rows]
@@ -339,9 +352,8 @@ class EmbeddingQueue:
             return True
         loop = asyncio.get_running_loop()
         try:
-            rows, vectors = await loop.run_in_executor(
-                self._thread(), embed_each, self._vectors.embed, read
-            )
+            embed = self._vectors.embed if self._give_way is None else self._embed_giving_way
+            rows, vectors = await loop.run_in_executor(self._thread(), embed_each, embed, read)
         except EmbeddingFailed:
             # The model failed on each of these texts alone (``embed_each``): trying them again
             # a second later would not help and would hold up the queue (new turns too). They
@@ -361,6 +373,21 @@ class EmbeddingQueue:
         # long) is read again by the pass's next attempt, not skipped until the next start.
         current.after = read[-1][0]
         return False
+
+    def _embed_giving_way(self, texts: Sequence[str]) -> Matrix:
+        """``texts``' vectors, a text at a time, each after ``give_way``: in the queue's
+        thread. The default model embeds each text alone anyway (``minilm_int8``), so its
+        vectors and its cost are a batch's."""
+        import numpy as np
+
+        assert self._give_way is not None
+        if not texts:
+            return self._vectors.embed([])
+        parts = []
+        for text in texts:
+            self._give_way()
+            parts.append(self._vectors.embed([text]))
+        return np.concatenate(parts)
 
 
 def _resolve(future: asyncio.Future[T], value: T) -> None:

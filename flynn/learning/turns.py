@@ -8,6 +8,7 @@ through it, so the benchmark measures recall over exactly what live turns leave 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
@@ -57,14 +58,19 @@ class MemoryWriter:
         *,
         graph: MessageIngestor | None = None,
         vectors: VectorWriter | None = None,
+        give_way: Callable[[], None] | None = None,
     ) -> None:
+        """``give_way``: called by the background embedding before each stored message it
+        embeds (``EmbeddingQueue``), to wait for the recall work in flight."""
         self._history = history
         self._rules = rules
         self._reconciler = reconciler
         self._graph = graph
         self._vectors = vectors
         self._queue = (
-            EmbeddingQueue(vectors, history, self._vector_row) if vectors is not None else None
+            EmbeddingQueue(vectors, history, self._vector_row, give_way=give_way)
+            if vectors is not None
+            else None
         )
 
     def message(

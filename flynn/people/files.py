@@ -241,7 +241,6 @@ def write_text(path: Path, text: str) -> None:
 def write_person_templates(folder: Path) -> list[Path]:
     """Writes the templates ``folder`` lacks (creating it, owner-only); returns those written.
     Existing files are never overwritten."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return write_templates(folder, PERSON_TEMPLATES)
 
 

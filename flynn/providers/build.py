@@ -14,6 +14,7 @@ from flynn.errors import ConfigError, ConfigProblem
 from flynn.providers.base import TASKS, Task, UsageSink
 from flynn.providers.defaults import DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL
 from flynn.providers.fallback import FallbackProvider
+from flynn.providers.health import ModelHealth, WatchedProvider
 from flynn.providers.lifecycle import ClosableProvider
 from flynn.providers.metered import MeteredProvider
 from flynn.providers.offline import OFFLINE, OfflineProvider
@@ -55,9 +56,10 @@ class _Route:
 
 
 def build_task_providers(
-    llm: LlmSettings, env: Mapping[str, str], sink: UsageSink
+    llm: LlmSettings, env: Mapping[str, str], sink: UsageSink, health: ModelHealth | None = None
 ) -> dict[Task, ClosableProvider]:
-    """A provider for every task, each ``Redacting(Metered(Fallback([Retrying(concrete), ...])))``.
+    """A provider for every task, each ``Redacting(Metered(Fallback([Retrying(concrete), ...])))``;
+    with ``health``, each concrete one is watched there (``Retrying(Watched(concrete))``).
 
     Tasks that resolve to the same backend share one SDK client; closing each returned provider
     is still safe (``aclose`` is idempotent). Raises ``ConfigError`` listing every backend that
@@ -79,7 +81,7 @@ def build_task_providers(
     def backend_provider(backend: Backend, max_output_tokens: int) -> ClosableProvider:
         key = (backend, max_output_tokens)
         if key not in concrete:
-            concrete[key] = _concrete(backend, llm, max_output_tokens)
+            concrete[key] = _concrete(backend, llm, max_output_tokens, health)
         return concrete[key]
 
     providers: dict[Task, ClosableProvider] = {}
@@ -287,7 +289,9 @@ def _unique(problems: Iterable[ConfigProblem]) -> list[ConfigProblem]:
 # -- construction ------------------------------------------------------------------------------
 
 
-def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> ClosableProvider:
+def _concrete(
+    backend: Backend, llm: LlmSettings, max_output_tokens: int, health: ModelHealth | None
+) -> ClosableProvider:
     if backend.vendor == "offline":
         # Not retried: offline fails only on purpose (tasks other than chat), and at once.
         return OfflineProvider()
@@ -317,6 +321,10 @@ def _concrete(backend: Backend, llm: LlmSettings, max_output_tokens: int) -> Clo
             stream_idle_seconds=llm.stream_idle_seconds,
             max_output_tokens=max_output_tokens,
         )
+    if health is not None:
+        # Inside the retries: a rate limit the next attempt gets past still shows.
+        record = health.watch(backend.vendor, backend.model, key_from=backend.key_source)
+        provider = WatchedProvider(provider, record)
     return RetryingProvider(provider, max_retries=llm.max_retries)
 
 

@@ -3,7 +3,10 @@ and ranking run in a few worker threads, each with its own read-only connection 
 a database every thread may share (PostgreSQL's pool), so that one person's recall never holds
 up another person's stream. The question's embedding is computed in a thread of its own while
 the recall thread searches by words (the model releases the GIL): the turn waits for the
-longer of the two, not their sum.
+longer of the two, not their sum. A turn may start that embedding sooner still
+(``embed_question``), as soon as its message is final, so that it also runs beside the turn's
+work before recall (storing the message, loading the session). Both count as recall work in
+flight (``in_flight``), which the stored turns' background embedding gives way to.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import asyncio
 import functools
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import TypeVar
 
 from flynn.memory.database import Database
+from flynn.memory.vectors import QueryVectorsLater
+from flynn.recall.in_flight import RecallsInFlight
 from flynn.recall.recall import Recall, RecalledMemory
 
 T = TypeVar("T")
@@ -71,6 +76,8 @@ class RecallWorker:
         # thread is idle: one embedding thread per recall thread.
         self._embedding = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="flynn-query")
         self._closed = False
+        self.in_flight = RecallsInFlight()
+        """The recalls and question embeddings running in this worker's threads."""
 
     async def call(self, work: Callable[[Recall], T]) -> T:
         """``work(recall)`` in a worker thread, with that thread's ``Recall``; the loop only
@@ -83,6 +90,21 @@ class RecallWorker:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._run, work)
 
+    def embed_question(
+        self, recall: Recall, query: str, *, now: datetime
+    ) -> QueryVectorsLater | None:
+        """Starts ``query``'s embeddings (``Recall.embed_query_later``) in this worker's
+        embedding threads and returns at once, for a ``recall`` of the same ``query`` and
+        ``now`` to use; ``None`` when ranking uses no embeddings. ``recall`` only lends its
+        model (every thread's ``Recall`` embeds with the same one). Only what may be embedded
+        goes here: a message after the credential gate (``redact_secrets``), never before.
+        A result nobody uses is computed all the same, and dropped."""
+        if self._closed:
+            raise RuntimeError("the recall worker is closed")
+        return recall.embed_query_later(
+            query, now=now, executor=_CountedIn(self._embedding, self.in_flight)
+        )
+
     async def recall(
         self,
         root: str,
@@ -93,13 +115,16 @@ class RecallWorker:
         exclude_session: str | None = None,
         skip_lines: Sequence[str] = (),
         team: bool = False,
+        query_vectors: QueryVectorsLater | None = None,
     ) -> RecalledMemory:
         """``Recall.recall`` in a worker thread, with the query's embeddings
-        (``Recall.embed_query``) computed in another meanwhile."""
+        (``Recall.embed_query``) computed in another meanwhile, or those ``embed_question``
+        started (``query_vectors``) for this ``query`` and ``now``."""
         return await self.call(
             functools.partial(
                 _recall,
-                embedding=self._embedding,
+                embedding=_CountedIn(self._embedding, self.in_flight),
+                query_vectors=query_vectors,
                 root=root,
                 query=query,
                 now=now,
@@ -128,7 +153,8 @@ class RecallWorker:
         if recall is None:
             recall = self._open_thread()
             self._local.recall = recall
-        return work(recall)
+        with self.in_flight.running():
+            return work(recall)
 
     def _open_reader(self, writer: Database, open_recall: OpenRecall) -> Recall:
         """This thread's read connection to ``writer``'s file and its ``Recall``."""
@@ -147,6 +173,7 @@ def _recall(
     recall: Recall,
     *,
     embedding: Executor,
+    query_vectors: QueryVectorsLater | None,
     root: str,
     query: str,
     now: datetime,
@@ -155,9 +182,9 @@ def _recall(
     skip_lines: tuple[str, ...],
     team: bool,
 ) -> RecalledMemory:
-    vectors = (
-        recall.embed_query_later(query, now=now, executor=embedding) if budget_tokens > 0 else None
-    )
+    vectors = query_vectors
+    if vectors is None and budget_tokens > 0:
+        vectors = recall.embed_query_later(query, now=now, executor=embedding)
     return recall.recall(
         root,
         query,
@@ -172,3 +199,18 @@ def _recall(
 
 def _nothing() -> None:
     return None
+
+
+class _CountedIn(Executor):
+    """Submits to ``executor``, each call counted as recall work in flight while it runs."""
+
+    def __init__(self, executor: Executor, in_flight: RecallsInFlight) -> None:
+        self._executor = executor
+        self._in_flight = in_flight
+
+    def submit(self, fn: Callable[..., T], /, *args: object, **kwargs: object) -> Future[T]:
+        return self._executor.submit(self._counted, fn, *args, **kwargs)
+
+    def _counted(self, fn: Callable[..., T], /, *args: object, **kwargs: object) -> T:
+        with self._in_flight.running():
+            return fn(*args, **kwargs)

@@ -322,6 +322,9 @@ class Orchestrator:
         for it and assembles the prompt, compacting first when it would not fit."""
         conversation = self._conversation
         now = self._services.clock()
+        # The question's embedding starts now, beside the rest of the preparation: ``text`` is
+        # final here (the credential gate and the files have had it; it is what is stored).
+        early = self._preparation.embed_early(text, now)
         turns = conversation.turns()
         idle = timedelta(hours=self._services.config.idle_restart_hours)
         if turns and now - turns[-1].created_at > idle:
@@ -352,7 +355,7 @@ class Orchestrator:
         conversation.added_since += estimate_tokens(text)
 
         recalled = await self._preparation.recall(
-            text, now, skip_lines=conversation.session_context.splitlines()
+            text, now, skip_lines=conversation.session_context.splitlines(), query_vectors=early
         )
         compacted = shrunk = False
         prompt = self._preparation.prompt(conversation, text, recalled, now)

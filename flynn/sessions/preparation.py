@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from flynn.identity import MemoryScope
+from flynn.memory.vectors import QueryVectorsLater
 from flynn.memory.working import read_working_memory
 from flynn.messages import SessionKey
 from flynn.persona import system_block
@@ -54,17 +55,40 @@ class TurnPreparation:
         memory.documents.replace(key, context, now=now)
         return context
 
-    async def recall(self, text: str, now: datetime, *, skip_lines: list[str]) -> RecalledMemory:
+    def embed_early(self, text: str, now: datetime) -> QueryVectorsLater | None:
+        """Starts embedding ``text`` for the turn's ``recall`` (pass it back as
+        ``query_vectors``, with the same ``now``) and returns at once, so that the embedding
+        runs beside the rest of the turn's preparation; ``None`` when recall will not embed it
+        (embeddings off or not loaded, no recall budget, no recall worker). ``text`` must have
+        passed the credential gate (``redact_secrets``): what is embedded is what is stored."""
+        services = self._services
+        worker = services.recall_worker
+        if worker is None or services.config.recall_max_tokens <= 0:
+            return None
+        if not services.recall.reads_vectors:
+            return None
+        return worker.embed_question(services.recall, text, now=now)
+
+    async def recall(
+        self,
+        text: str,
+        now: datetime,
+        *,
+        skip_lines: list[str],
+        query_vectors: QueryVectorsLater | None = None,
+    ) -> RecalledMemory:
         """The memory recalled for ``text`` within the recall budget, from this person's other
         sessions and stores, condensed by synthesis when it is on; ``skip_lines`` are already
-        in the prompt."""
+        in the prompt. ``query_vectors``: ``text``'s embeddings ``embed_early`` started."""
         services = self._services
         budget = services.config.recall_max_tokens
         # In a recall thread whenever the loop has someone else to serve: another turn may be
         # streaming its reply, and an embedding and vector search take tens of milliseconds.
         # A turn alone, recalling by words, recalls on the loop: no stream to hold up, and no
         # thread to wake and wait for (under load, that hand-over cost more than the recall).
-        on_loop = services.turns.alone and not services.recall.reads_vectors
+        on_loop = (
+            services.turns.alone and not services.recall.reads_vectors and query_vectors is None
+        )
         if services.recall_worker is not None and not on_loop:
             recalled = await services.recall_worker.recall(
                 self._scope.root,
@@ -74,6 +98,7 @@ class TurnPreparation:
                 exclude_session=str(self._key),
                 skip_lines=skip_lines,
                 team=self._scope.shared,
+                query_vectors=query_vectors,
             )
         else:
             # The embedding model runs in a worker thread, not on the event loop.

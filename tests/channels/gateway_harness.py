@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from fakes.words_only import words_only
+from gateway_daemon import serving_daemon
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -208,20 +209,6 @@ async def running_daemon(settings: Settings) -> AsyncIterator[int]:
         Daemon(words_only(settings), {}, announce=lambda line: None)
     ) as daemon:
         yield gateway_port(daemon)
-
-
-@contextlib.asynccontextmanager
-async def serving_daemon(daemon: Daemon) -> AsyncIterator[Daemon]:
-    """``daemon`` running in-process, ready, until the block exits (then stopped, and it must
-    exit 0)."""
-    stop = asyncio.Event()
-    running = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        yield daemon
-    finally:
-        stop.set()
-        assert await asyncio.wait_for(running, 20) == 0
 
 
 def gateway_port(daemon: Daemon) -> int:
