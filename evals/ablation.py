@@ -140,6 +140,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "lexical_7_semantic_20": {"lexical_semantic": 0.7, "semantic": 2.0},
     "coverage_3_fused_10": {"coverage_semantic": 0.3, "fused_semantic": 1.0},
     "coverage_3_neighbour_2": {"coverage_semantic": 0.3, "neighbour_semantic": 0.2},
+    "absent_15": {"absent": 0.15, "absent_semantic": 0.15},
+    "absent_25": {"absent": 0.25, "absent_semantic": 0.25},
+    "absent_50": {"absent": 0.5, "absent_semantic": 0.5},
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 

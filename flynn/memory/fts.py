@@ -110,6 +110,9 @@ class MatchPlan:
     documents: int = 0
     """The rows in ``root`` when the plan is the root's own (``plan(own_root=True)``): what a
     word's rarity is measured against. 0: the table's."""
+    absent: tuple[str, ...] = ()
+    """Words of the text counted in no row (of ``root``, or of the table): not searched because
+    nothing holds them, unlike the words left out as too common for the budget."""
 
     @property
     def is_windowed(self) -> bool:
@@ -358,6 +361,7 @@ class FtsQueryPlanner:
 
     def _plan(self, text: str, kept: _Kept | None, max_terms: int, root: str) -> MatchPlan | None:
         counted = []
+        absent: list[str] = []
         words = search_terms(text)
         fetched = self._fetch_counts(words, root, kept)
 
@@ -370,6 +374,8 @@ class FtsQueryPlanner:
             count = count_of(key) if kept is None else kept.count(key, count_of)
             if count:
                 counted.append((count, position, term))
+            else:
+                absent.append(term)
         if not counted:
             return None
         counted.sort()
@@ -383,7 +389,7 @@ class FtsQueryPlanner:
         terms = tuple(chosen)
         expression = fts5_expression(terms, root)
         if total <= self._budget:
-            return MatchPlan(expression, terms=terms, root=root)
+            return MatchPlan(expression, terms=terms, root=root, absent=tuple(absent))
         if kept is None:
             min_rowid = self._index.window(terms, root, self._budget)
         else:
@@ -392,7 +398,7 @@ class FtsQueryPlanner:
                 min_rowid = kept.windows[(root, terms)] = self._index.window(
                     terms, root, self._budget
                 )
-        return MatchPlan(expression, min_rowid, terms, root)
+        return MatchPlan(expression, min_rowid, terms, root, absent=tuple(absent))
 
     def postings(self, plan: MatchPlan, *, generation: Hashable = None) -> Postings:
         """The rows matching each word of ``plan`` (no more than it ranks): reading the index
@@ -405,6 +411,7 @@ class FtsQueryPlanner:
             return Postings(
                 documents=plan.documents or index.documents(),
                 terms={term: read[term] for term in plan.terms},
+                absent=frozenset(plan.absent),
             )
         missing = tuple(
             term for term in plan.terms if (plan.root, term, plan.min_rowid) not in kept.lists
@@ -416,7 +423,9 @@ class FtsQueryPlanner:
         terms = {term: kept.lists[(plan.root, term, plan.min_rowid)] for term in plan.terms}
         if kept.documents < 0:
             kept.documents = index.documents()
-        return Postings(documents=plan.documents or kept.documents, terms=terms)
+        return Postings(
+            documents=plan.documents or kept.documents, terms=terms, absent=frozenset(plan.absent)
+        )
 
     def _minority_rows(self, root: str) -> int | None:
         """The rows ``root`` (a namespace root) holds, or ``None`` when it is at least half

@@ -106,6 +106,10 @@ class Postings:
 
     documents: int
     terms: Mapping[str, tuple[int, ...]]
+    absent: frozenset[str] = frozenset()
+    """Words of the query found in no row searched (the namespace root's, when the lists are
+    its own): told apart from words left out of ``terms`` as too common for the search's
+    budget, which do occur."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,7 +271,7 @@ def analyse(text: str, *, now: datetime) -> QueryAnalysis:
     variants: set[str] = set()
     for term in terms:
         base = _base_form(term)
-        forms = _VERB_FORMS.get(term) or _VERB_FORMS.get(base, ())
+        forms = verb_forms(term)
         # The stemmer already finds the base form from "-ing" and "-s" forms.
         skip = forms[:1] if forms and base == forms[0] else ()
         variants.update(form for form in forms if form not in seen and form not in skip)
@@ -370,6 +370,12 @@ def _expects(text: str, lowered: str | None) -> AnswerKind | None:
     if holds_any(lowered, ("who", "what")) and _ASKS_PERSON.search(text):
         return "person"
     return None
+
+
+def verb_forms(word: str) -> tuple[str, ...]:
+    """The forms of the irregular verb ``word`` is a form of ("take", "took", "taken" for
+    "taken" or "taking"), or none."""
+    return _VERB_FORMS.get(word) or _VERB_FORMS.get(_base_form(word), ())
 
 
 def _base_form(word: str) -> str:

@@ -138,14 +138,17 @@ class HybridRanker:
             tuning = replace(tuning, session=0.0, session_cover=0.0, session_words=0.0, exchanges=0)
         if query.about != "assistant" and tuning.passage_words:
             tuning = replace(tuning, passage_words=0)  # only a line of an answer is asked for
-        words = searched_words(self._history, root, query, tuning, search=search)
+        vectors = self._vectors is not None
+        # The words' weights as the ranking will use them (``absent``'s value with vectors).
+        words = searched_words(
+            self._history, root, query, with_vectors(tuning) if vectors else tuning, search=search
+        )
         # Facts and summaries before the turns: the question's embedding, still being computed
         # in another thread, is waited for among the turns (``_semantic``), and these need none.
         # Read while it is computed, they leave the turn's wait (0.8 ms of the 13 a turn takes
         # with vectors on, ``flynn bench turn`` at 100,000 messages).
         facts = fact_items(self._facts, root, query, tuning)
         summaries = summary_items(self._history, root, query, exclude, tuning)
-        vectors = self._vectors is not None
         candidates = self._scored(
             root, query, entities, words, now, exclude, tuning, query_vectors, vectors=vectors
         )

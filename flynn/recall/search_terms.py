@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from flynn.memory.bm25 import TermMatches, idf
 from flynn.memory.fts import search_terms
 from flynn.memory.store import History, Postings
-from flynn.recall.query import QueryAnalysis
+from flynn.recall.query import QueryAnalysis, verb_forms
 from flynn.recall.weights import Tuning
 
 
@@ -31,12 +31,17 @@ class QueryWords:
     """Related words searched (``flynn.recall.related_words``), each with the word it is for."""
     scale: Mapping[str, float] = field(default_factory=dict)
     """What each related word's weight was multiplied by."""
+    absent: Mapping[str, float] = field(default_factory=dict)
+    """Asked words found in no turn searched (``Postings.absent``; not those left out as too
+    common for the search's budget), each with what it weighs in ``ideal``."""
 
     def ideal(self, leave_out: Collection[str]) -> float:
         """What a turn holding every asked word (but ``leave_out``) once weighs. Other forms
         and related words are alternatives, not more words; an asked word found only through
         related words counts as much as the heaviest of them would unscaled, so a turn that
-        holds only a related word is as strong as its share."""
+        holds only a related word is as strong as its share. An asked word found in no turn
+        at all counts its ``absent`` weight: a turn that holds only the question's common
+        words ("much", "going", "away" without "kitty") is not as strong as one holding all."""
         if self.matches is None:
             return 0.0
         weights = self.matches.weights
@@ -44,11 +49,17 @@ class QueryWords:
         total = sum(
             w for term, w in weights.items() if term not in skip and term not in self.related
         )
-        absent: dict[str, float] = {}
+        through_related: dict[str, float] = {}
         for word, source in self.related.items():
             if word in weights and source not in weights and source not in skip:
-                absent[source] = max(absent.get(source, 0.0), weights[word] / self.scale[word])
-        return total + sum(absent.values())
+                through_related[source] = max(
+                    through_related.get(source, 0.0), weights[word] / self.scale[word]
+                )
+        total += sum(through_related.values())
+        for word, weight in self.absent.items():
+            if word not in skip and word not in through_related:
+                total += weight
+        return total
 
     def weight_of(self, found: Collection[str]) -> float:
         """What the searched words ``found`` weigh together, a word and its related words
@@ -91,6 +102,7 @@ def searched_words(
         if asked
         else None
     )
+    found_asked = postings
     # Related words are searched apart, so that rare ones cannot crowd the asked words out
     # of the search's budget; each weighs its similarity times ``Tuning.related``.
     related = {each.word: each for each in query.related} if tuning.related > 0 else {}
@@ -121,6 +133,7 @@ def searched_words(
         postings = Postings(documents=documents, terms=lists)
     sources = {word: related[word].source for word in scale}
     matches = None if postings is None else TermMatches(postings, scale, sources)
+    absent = _absent_weights(asked, found_asked, postings, tuning)
     # A name the search left out (it matches too many rows) is looked for in the text.
     unsearched = sorted(names - set(matches.weights if matches else ()))
     pattern = (
@@ -130,4 +143,22 @@ def searched_words(
     )
     # Forms searched besides the asked words (a word the question also asks is no variant).
     variants = frozenset(search_terms(" ".join(query.variants))) - set(asked)
-    return QueryWords(matches, len(asked), names, pattern, variants, sources, scale)
+    return QueryWords(matches, len(asked), names, pattern, variants, sources, scale, absent)
+
+
+def _absent_weights(
+    asked: list[str], found: Postings | None, postings: Postings | None, tuning: Tuning
+) -> dict[str, float]:
+    """The asked words found in no turn, each weighing ``Tuning.absent`` times the idf of a
+    word in no turn; not one whose other form was found ("taken" when "took" was). ``found`` is
+    the asked words' search (``None``: none of them occurs), ``postings`` the lists ranked
+    (with related words)."""
+    if tuning.absent <= 0 or postings is None:
+        return {}
+    missing = set(asked) if found is None else found.absent
+    weight = tuning.absent * idf(postings.documents, 0)
+    return {
+        word: weight
+        for word in asked
+        if word in missing and not any(form in postings.terms for form in verb_forms(word))
+    }

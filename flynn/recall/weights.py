@@ -42,6 +42,23 @@ class Tuning:
     """Weight of a related word ("dogs" for "pets") against the asked word, times their
     similarity (``flynn.recall.related_words``); 0 searches none."""
     coverage: float = 0.5
+    absent: float = 0.0
+    """What an asked word found in no turn (``Postings.absent``; not one left out as too
+    common for the search's budget) weighs in the ideal turn a word strength is measured
+    against (``QueryWords.ideal``), times the idf of a word in no turn; 0 leaves it out. It
+    keeps a long reply holding the question's common words from full strength when the word
+    that matters ("kitty") is in no turn. 0 since t-recall8 (docs/recall-performance.md): by
+    words alone 0.15-0.5 gained on assistant_next, handwritten and generated but cost heldout
+    .009 at 25 and 35 turns and session@5 (counted in the whole question's list only, .008 on
+    assistant_small at 10 turns instead)."""
+    absent_semantic: float = 0.25
+    """``absent`` when ranking with embeddings. 0.25 since t-recall8 (docs/recall-performance.md):
+    at 10 turns +.016 handwritten, +.018 generated, +.017 assistant_small, level on
+    assistant_next, -.0045 heldout; session@5 up on all five sets (+.0006 to +.012); it costs
+    heldout .0135 at 20 turns (one question of 111, its evidence from 19th to 20th) and
+    assistant_small .003 at 35. No value or form tried (0.1-1.0, the whole question's list only,
+    the heaviest found word's weight) kept heldout at 20 turns within .005; the lead took the
+    trade for the gains elsewhere."""
     name: float = 0.25
     time_window: float = 0.6
     when: float = 0.25
@@ -140,11 +157,12 @@ def lighter(tuning: Tuning) -> Tuning:
 def with_vectors(tuning: Tuning) -> Tuning:
     """``tuning`` as the ranker weighs it when ranking with embeddings: the weights that have
     their own value then (``fused_semantic``, ``neighbour_semantic``, ``lexical_semantic``,
-    ``coverage_semantic``) take their place."""
+    ``coverage_semantic``, ``absent_semantic``) take their place."""
     return replace(
         tuning,
         fused=tuning.fused_semantic,
         neighbour=tuning.neighbour_semantic,
         lexical=tuning.lexical_semantic,
         coverage=tuning.coverage_semantic,
+        absent=tuning.absent_semantic,
     )

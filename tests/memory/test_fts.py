@@ -54,6 +54,26 @@ def test_planner_keeps_rare_words_and_drops_common_ones(memory: SqliteMemory) ->
     assert plan.min_rowid == 0
 
 
+def test_planner_tells_a_word_in_no_row_from_one_too_common_to_search(
+    memory: SqliteMemory,
+) -> None:
+    for i in range(10):
+        _say(memory, f"common chatter {i}", i)
+    zebra = _say(memory, "common zebra")
+    planner = FtsQueryPlanner(memory.db, "messages_fts", budget=3)
+    plan = planner.plan("zebra common kitty")
+    assert plan is not None and plan.terms == ("zebra",)
+    # "common" is left out for the budget (it is in 11 rows); "kitty" is in none.
+    assert plan.absent == ("kitty",)
+    postings = planner.postings(plan)
+    assert dict(postings.terms) == {"zebra": (zebra,)} and postings.absent == {"kitty"}
+    kept = planner.plan("zebra common kitty", generation=1)
+    assert kept is not None
+    assert planner.postings(kept, generation=1).absent == {"kitty"}
+    windowed = planner.plan("common kitty")
+    assert windowed is not None and windowed.is_windowed and windowed.absent == ("kitty",)
+
+
 def test_planner_ranks_recent_matches_when_every_word_is_common(memory: SqliteMemory) -> None:
     ids = [_say(memory, f"common chatter {i}", i) for i in range(10)]
     planner = FtsQueryPlanner(memory.db, "messages_fts", budget=3)

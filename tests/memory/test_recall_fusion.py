@@ -258,3 +258,47 @@ def test_while_the_model_loads_recall_ranks_as_with_embeddings_off(memory: Sqlit
             (item.text, item.score) for item in off.rank(ANA.root, question, now=NOW)
         ]
     assert not loads
+
+
+def test_an_asked_word_in_no_turn_keeps_a_long_reply_of_common_words_from_full_strength(
+    memory: SqliteMemory,
+) -> None:
+    # "kitty" is in no turn of the person's. Measured against the words found alone ("much",
+    # "money", "trip", "away"), the long reply holding them all is as strong as a turn can be,
+    # and outranks the jar the question means. Counting the absent word in the ideal turn
+    # (``Tuning.absent``, ``absent_semantic``) brings the jar above it, by words alone and
+    # with vectors. With vectors it does by default (``absent_semantic`` 0.25); by words alone
+    # ``absent`` stays 0, which cost heldout too much (docs/recall-performance.md, t-recall8).
+    _small_talk(memory)
+    start = NOW - timedelta(days=30)
+    answer, reply, _ = _say(
+        memory,
+        [
+            (
+                "user",
+                "evening! Put another twenty quid in the holiday jar. Now, should I overpay "
+                "the mortgage or save?",
+                start,
+            ),
+            (
+                "assistant",
+                "How much you set aside depends on what is going out each month and how far "
+                "away the big costs are.",
+                start + timedelta(minutes=1),
+            ),
+            ("user", "Thanks, I will think about it.", start + timedelta(minutes=2)),
+        ],
+    )
+    question = "How much money is in the kitty for our trip away?"
+    uncounted = replace(Tuning(), absent=0.0, absent_semantic=0.0)
+    counted = replace(Tuning(), absent=0.5, absent_semantic=0.5)
+    before = {}
+    for vectors in (False, True):
+        before[vectors] = _ids(_rank(memory, question, vectors=vectors, tuning=uncounted))
+        assert before[vectors].index(reply.id) < before[vectors].index(answer.id), vectors
+        ranked = _ids(_rank(memory, question, vectors=vectors, tuning=counted))
+        assert ranked.index(answer.id) < ranked.index(reply.id), vectors
+    # The defaults: with vectors (0.25) the reply is no longer first; by words alone (0) as before.
+    assert before[True].index(reply.id) == 0
+    assert _ids(_rank(memory, question, vectors=True)).index(reply.id) > 0
+    assert _ids(_rank(memory, question, vectors=False)) == before[False]

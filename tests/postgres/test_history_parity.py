@@ -171,7 +171,7 @@ def test_each_roots_counts_are_its_messages(both: Both) -> None:
 @pytest.mark.parametrize("prefix", [None, "users/ana", "team", "users"])
 def test_postings_are_the_same_for_every_question(both: Both, prefix: str | None) -> None:
     sqlite = both.sqlite.history
-    compared = 0
+    compared = absent = 0
     for question in _questions():
         for wide, max_terms in ((False, 0), (True, 0), (True, 3)):
             expected = sqlite.postings(
@@ -182,7 +182,9 @@ def test_postings_are_the_same_for_every_question(both: Both, prefix: str | None
             )
             assert found == expected, (question, wide, max_terms)
             compared += expected is not None
+            absent += expected is not None and bool(expected.absent)
     assert compared > 100
+    assert absent > 10  # words found in no row are told apart alike (``Postings.absent``)
 
 
 def test_searches_find_and_score_the_same_messages(both: Both) -> None:
