@@ -473,10 +473,14 @@ def _cmd_memory_redact(args: argparse.Namespace) -> int:
         redaction = redaction_pass(storage, settings, utc_now, dry_run=args.dry_run)
         started = perf_counter()
         seen = changed = 0
+        # A line rewritten in place: on a terminal only, not a log file's one long line.
+        on_terminal = sys.stderr.isatty()
 
         def progress(kind: str, rows: int, found: int) -> None:
             nonlocal seen, changed
             seen, changed = seen + rows, changed + found
+            if not on_terminal:
+                return
             rate = seen / max(perf_counter() - started, 1e-9)
             print(
                 f"\r{kind}: {seen} row(s) looked at, {changed} redacted ({rate:.0f} rows/s)   ",
@@ -489,7 +493,7 @@ def _cmd_memory_redact(args: argparse.Namespace) -> int:
             counts = redaction.run(progress)
         else:
             counts = asyncio.run(redact_now(redaction, storage.coordination(utc_now), progress))
-        if seen:
+        if seen and on_terminal:
             print(file=sys.stderr)
     seconds = perf_counter() - started
     verb = "would redact" if args.dry_run else "redacted"

@@ -58,6 +58,8 @@ def test_the_command_counts_then_redacts_what_an_older_version_stored(
 
     done = flynn("memory", "redact", home=tmp_path)
     assert done.returncode == 0, done.stderr
+    # Piped (a journal, a log file), no progress line rewritten in place piles up.
+    assert "\r" not in done.stderr + counted.stderr
     assert "messages: redacted 1" in done.stdout and "deleted 1 vector(s)" in done.stdout
     with SqliteMemory.open(path, SCHEMA) as memory:
         assert memory.db.fetchone("SELECT 1 FROM messages WHERE content LIKE '%GuestNet%'") is None
