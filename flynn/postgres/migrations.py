@@ -607,6 +607,30 @@ CREATE TABLE redaction_stamp (
 INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
 """
 
+# A forum topic's or thread's per-person session is its own namespace root (SQLite's migration
+# 22, ``namespace_root``): ``sessions/<key>/u<digits>`` and what lies under it were rooted at
+# ``sessions/<key>``, so two people of one topic shared their postings' statistics. Each such
+# row's ``root`` is set anew, with its postings'; ``message_roots`` follows the messages by its
+# trigger, and a root left with no message goes. Facts not yet indexed (``root`` NULL) are
+# indexed with today's ``namespace_root`` when the memory opens.
+_SENDER_ROOTS = """
+UPDATE messages SET root = substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')
+WHERE namespace >= 'sessions/' AND namespace < 'sessions0'
+  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)'
+  AND root <> substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)');
+UPDATE message_terms AS t SET root = m.root FROM messages AS m
+WHERE t.message_id = m.id AND t.root <> m.root
+  AND m.namespace >= 'sessions/' AND m.namespace < 'sessions0';
+DELETE FROM message_roots WHERE messages = 0;
+UPDATE facts SET root = substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')
+WHERE namespace >= 'sessions/' AND namespace < 'sessions0'
+  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)'
+  AND root <> substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)');
+UPDATE fact_terms AS t SET root = f.root FROM facts AS f
+WHERE t.fact_id = f.id AND t.root <> f.root
+  AND f.namespace >= 'sessions/' AND f.namespace < 'sessions0';
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -623,5 +647,6 @@ MIGRATIONS: tuple[str, ...] = (
     _POSTINGS,
     _WENT_LIVE,
     _REDACTION_STAMP,
+    _SENDER_ROOTS,
 )
 LATEST_VERSION = len(MIGRATIONS)
