@@ -41,6 +41,7 @@ NAMESPACES = (
     "sessions/x/u",
     "sessions/x/ufo",
     "sessions/x/u12x/profile",
+    "sessions/x/u\u0661\u0662",
     "sessions//u7",
     "users/ana/profile",
     "user/working",
@@ -48,7 +49,7 @@ NAMESPACES = (
 )
 """Namespaces of every shape: a topic's per-person sessions and what is kept under them, the
 topic's shared session, a group's per-person session without a topic, a DM, people, the owner,
-the team, and segments that only look like a sender."""
+the team, and segments that only look like a sender (Arabic-Indic digits too)."""
 
 
 OWN_FACTS = {"ferry fact 0", "ferry fact 1"}
@@ -79,6 +80,7 @@ def test_the_roots_of_a_topics_people_are_their_own() -> None:
     assert namespace_root("sessions/x/ufo") == "sessions/x"
     assert namespace_root("sessions/x/u12x/profile") == "sessions/x"
     assert namespace_root("sessions/x/u\u0661\u0662") == "sessions/x"  # Arabic-Indic digits
+    assert namespace_root("sessions/discord:5:6/u7/working") == "sessions/discord:5:6/u7"
     assert namespace_token(ANA) != namespace_token(BEN)
     assert namespace_token(f"{ANA}/") == namespace_token(f"{ANA}/profile")
 
@@ -137,6 +139,16 @@ def _indexed_tokens(memory: SqliteMemory, table: str) -> dict[str, str]:
 
 def _token(root: str) -> str:
     return "n" + root.encode().hex() + "x"
+
+
+def test_sqlites_ns_column_agrees_with_namespace_root(memory: SqliteMemory) -> None:
+    for n, namespace in enumerate(NAMESPACES):
+        memory.history.append("s", namespace, "user", f"line {n}", tokens=2, now=T0)
+        memory.facts.add(NewFact(namespace, "profile", f"fact {n}", "route"), now=T0)
+    expected = {namespace: _token(namespace_root(namespace)) for namespace in NAMESPACES}
+    assert _sqlite_tokens(memory, "messages") == expected
+    assert _sqlite_tokens(memory, "facts") == expected
+    assert _indexed_tokens(memory, "messages_fts") == expected
 
 
 def test_sqlite_migration_22_moves_a_topics_people_onto_their_own_roots(tmp_path: Path) -> None:
