@@ -566,10 +566,37 @@ _NS_TOKEN_V22 = f"""CASE
     ELSE {_NS_TOKEN}
 END"""
 
+
+def _fts_triggers(table: str, columns: tuple[str, ...]) -> str:
+    """The triggers keeping ``<table>_fts`` (external content, with ``ns``) in step with
+    ``table``, as version 7 wrote them for ``messages`` and ``facts``: a row's entry is
+    replaced when its text or namespace changes."""
+    fts = f"{table}_fts"
+    names = ", ".join(columns)
+    new = ", ".join(f"new.{column}" for column in columns)
+    old = ", ".join(f"old.{column}" for column in columns)
+    insert = f"INSERT INTO {fts}(rowid, {names}, ns) VALUES (new.id, {new}, new.ns);"
+    delete = (
+        f"INSERT INTO {fts}({fts}, rowid, {names}, ns)\n"
+        f"    VALUES ('delete', old.id, {old}, old.ns);"
+    )
+    return f"""CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN
+    {insert}
+END;
+CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN
+    {delete}
+END;
+CREATE TRIGGER {fts}_update AFTER UPDATE OF {names}, namespace ON {table} BEGIN
+    {delete}
+    {insert}
+END;"""
+
+
 # Rows whose token changes are taken out of each full-text index under the old token, the
 # column is made again (a virtual column: no row is rewritten) and those rows go back in under
 # the new one; every other row's entry stays as it is. The triggers name ``ns``, so they are
-# dropped and made again as version 7 made them.
+# dropped and made again as version 7 made them (``_fts_triggers``: the text of version 22,
+# never to be edited).
 _REROOTED = f"""
     namespace >= 'sessions/' AND namespace < 'sessions0' AND ({_NS_TOKEN}) <> ({_NS_TOKEN_V22})
 """
@@ -596,30 +623,8 @@ INSERT INTO facts_fts(rowid, field, value, ns)
 SELECT id, field, value, ns FROM facts WHERE id IN (SELECT id FROM rerooted_facts);
 DROP TABLE rerooted_messages;
 DROP TABLE rerooted_facts;
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
-END;
-CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
-    VALUES ('delete', old.id, old.content, old.ns);
-END;
-CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, namespace ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, ns)
-    VALUES ('delete', old.id, old.content, old.ns);
-    INSERT INTO messages_fts(rowid, content, ns) VALUES (new.id, new.content, new.ns);
-END;
-CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
-    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
-END;
-CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
-    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
-    VALUES ('delete', old.id, old.field, old.value, old.ns);
-END;
-CREATE TRIGGER facts_fts_update AFTER UPDATE OF field, value, namespace ON facts BEGIN
-    INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
-    VALUES ('delete', old.id, old.field, old.value, old.ns);
-    INSERT INTO facts_fts(rowid, field, value, ns) VALUES (new.id, new.field, new.value, new.ns);
-END;
+{_fts_triggers("messages", ("content",))}
+{_fts_triggers("facts", ("field", "value"))}
 """
 
 MIGRATIONS: tuple[str, ...] = (

@@ -613,23 +613,27 @@ INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
 # row's ``root`` is set anew, with its postings'; ``message_roots`` follows the messages by its
 # trigger, and a root left with no message goes. Facts not yet indexed (``root`` NULL) are
 # indexed with today's ``namespace_root`` when the memory opens.
-_SENDER_ROOTS = """
-UPDATE messages SET root = substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')
+_SENDER_ROOT = "substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')"
+
+
+def _rerooted(table: str, postings: str, key: str) -> str:
+    """Sets ``root`` anew on the rows of ``table`` under a sender, then on their ``postings``
+    (whose ``key`` is the row's id). The text of version 16: never to be edited."""
+    return f"""
+UPDATE {table} SET root = {_SENDER_ROOT}
 WHERE namespace >= 'sessions/' AND namespace < 'sessions0'
-  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)'
-  AND root <> substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)');
-UPDATE message_terms AS t SET root = m.root FROM messages AS m
-WHERE t.message_id = m.id AND t.root <> m.root
-  AND m.namespace >= 'sessions/' AND m.namespace < 'sessions0';
-DELETE FROM message_roots WHERE messages = 0;
-UPDATE facts SET root = substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')
-WHERE namespace >= 'sessions/' AND namespace < 'sessions0'
-  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)'
-  AND root <> substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)');
-UPDATE fact_terms AS t SET root = f.root FROM facts AS f
-WHERE t.fact_id = f.id AND t.root <> f.root
-  AND f.namespace >= 'sessions/' AND f.namespace < 'sessions0';
+  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)' AND root <> {_SENDER_ROOT};
+UPDATE {postings} AS t SET root = r.root FROM {table} AS r
+WHERE t.{key} = r.id AND t.root <> r.root
+  AND r.namespace >= 'sessions/' AND r.namespace < 'sessions0';
 """
+
+
+_SENDER_ROOTS = (
+    _rerooted("messages", "message_terms", "message_id")
+    + "DELETE FROM message_roots WHERE messages = 0;\n"
+    + _rerooted("facts", "fact_terms", "fact_id")
+)
 
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,

@@ -52,6 +52,7 @@ topic's shared session, a group's per-person session without a topic, a DM, peop
 the team, and segments that only look like a sender (Arabic-Indic digits too)."""
 
 
+WRITES = ("insert", "delete", "update")
 OWN_FACTS = {"ferry fact 0", "ferry fact 1"}
 """The facts kept under Ana's namespace and its ``profile``."""
 
@@ -137,6 +138,13 @@ def _indexed_tokens(memory: SqliteMemory, table: str) -> dict[str, str]:
     return indexed
 
 
+def _fts_triggers(memory: SqliteMemory) -> dict[str, str]:
+    rows = memory.db.fetchall(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%fts%'"
+    )
+    return {str(row["name"]): str(row["sql"]) for row in rows}
+
+
 def _token(root: str) -> str:
     return "n" + root.encode().hex() + "x"
 
@@ -158,8 +166,11 @@ def test_sqlite_migration_22_moves_a_topics_people_onto_their_own_roots(tmp_path
             old.history.append("s", namespace, "user", f"ferry line {n}", tokens=3, now=T0)
             old.facts.add(NewFact(namespace, "profile", f"ferry fact {n}", "route"), now=T0)
         assert _sqlite_tokens(old, "messages")[ANA] == _token(f"sessions/{TOPIC}")
+        triggers = _fts_triggers(old)
+        assert {f"{t}_fts_{on}" for t in ("messages", "facts") for on in WRITES} <= set(triggers)
 
     with SqliteMemory.open(path, SCHEMA) as memory:
+        assert _fts_triggers(memory) == triggers  # made again as they were
         expected = {namespace: _token(namespace_root(namespace)) for namespace in NAMESPACES}
         assert _sqlite_tokens(memory, "messages") == expected
         assert _sqlite_tokens(memory, "facts") == expected
