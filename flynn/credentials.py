@@ -76,6 +76,13 @@ _CODE_BARE = re.compile(
     r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
     re.IGNORECASE,
 )
+# "wifi password GuestNet2024", "Passwort Tr0ub4dor&3": a password right after its word, no verb,
+# when it looks made up (``_looks_made_up``): 'password manager', 'the password policy' and
+# 'change the wifi password tomorrow' name something about it.
+_PASSWORD_BARE = re.compile(
+    rf"(?<![\w-])(?:{PASSWORDS})(?![\w-])[ \t]+(?P<value>[^\s\"'`,;]{{6,200}})",
+    re.IGNORECASE,
+)
 # "my password's hunter2", "my PIN's 4821": the contraction, only before a value with a digit
 # ("the password's length is..." says something about it).
 _CONTRACTED = re.compile(
@@ -402,6 +409,7 @@ def _redact_line(text: str) -> tuple[str, int]:
             text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
             text = _CONTRACTED.sub(value_replacer("value", _keep_announced), text)
             text = _USE_AS.sub(value_replacer("value", _keep_announced), text)
+            text = _PASSWORD_BARE.sub(value_replacer("value", _keep_bare), text)
         if not ascii_text or "machine" in lowered:
             text = _NETRC.sub(value_replacer("value", _keep_nothing), text)
             named = named or _named(text, ascii_text)
@@ -598,6 +606,30 @@ def _keep_announced(match: re.Match[str], value: str) -> bool:
     if match["code"]:
         return not has_digit
     return not has_digit and (len(value) < 12 or " " in value)
+
+
+def _keep_bare(match: re.Match[str], value: str) -> bool:
+    return not _looks_made_up(value)
+
+
+_SYMBOLS = frozenset("!@#$%^&*+=?~|\\§€£")
+
+
+def _looks_made_up(value: str) -> bool:
+    """Whether a value standing bare after a credential's word, with no verb or colon to say
+    it is one, looks like one: six characters or more, and digits only, letters mixed with
+    digits, or letters with a symbol. Not a dictionary word ('password manager'), not a
+    lower-case slug ('a 12-character password'), not an address."""
+    if len(value) < 6 or _is_ordinary(value) or _is_placeholder(value) or "://" in value:
+        return False
+    if "-" in value and value.lower() == value:
+        return False
+    if value.isdigit():
+        return True
+    has_letter = any(char.isalpha() for char in value)
+    if not has_letter:
+        return False
+    return any(char.isdigit() or char in _SYMBOLS for char in value)
 
 
 def _is_ordinary(value: str) -> bool:

@@ -147,3 +147,37 @@ def test_a_value_in_a_list_under_its_credential_is_removed() -> None:
     # USER.md as a person writes it on the memory page: the value an item under its label.
     text = "- Wifi password:\n  - GuestNet2024\n- Likes: green tea"
     assert redact(text) == ("- Wifi password:\n  - [secret removed]\n- Likes: green tea", 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("wifi password GuestNet2024", "GuestNet2024"),
+        ("the guest wifi password GuestNet2024 for the weekend", "GuestNet2024"),
+        ("Passwort Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("router password 48213377.", "48213377"),
+        ("my password P@ssword!", "P@ssword!"),
+    ],
+)
+def test_a_password_right_after_its_word_is_removed(line: str, secret: str) -> None:
+    kept, found = redact(line)
+    assert secret not in kept and found == 1
+    assert redact(kept) == (kept, 0)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password reset link",
+        "password manager",
+        "the password is long",
+        "my password policy",
+        "change the wifi password tomorrow",
+        "a password 12-character minimum",
+        "the password https://example.com/reset2 page",
+        "passwords protected with bcrypt",
+        "my password 2024",
+    ],
+)
+def test_a_word_after_a_password_that_is_no_password_is_left_alone(line: str) -> None:
+    assert redact(line) == (line, 0)
