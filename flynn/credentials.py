@@ -45,8 +45,14 @@ every stored row, once, after the next start (``flynn.memory.redaction``; docs/s
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
-# Further codes after the first ('backup codes: 1234-5678 8765-4321 ...'): words with a digit.
-_MORE = r"(?P<more>(?:[ \t]*[,;/]?[ \t]+(?=[\w-]*\d)[\w-]{3,40}(?![\w-])){0,20})"
+# A further value in a list after the first ('passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c'):
+# after a comma, a semicolon or a slash, a word with a digit or a symbol; not a name and its
+# own value ('Password=S3cret;Host=db1' names the host).
+_LISTED = r"[ \t]*[,;/][ \t]*(?=[^\s,;/=:]*[\d!@#$%^&*+?~|])[^\s\"'`,;/=:]{3,100}(?=[\s,;/]|$)"
+# Further values after the first: listed, or after a space ('backup codes: 1234-5678
+# 8765-4321 ...') words with a digit.
+_MORE = rf"(?P<more>(?:{_LISTED}|[ \t]+(?=[\w-]*\d)[\w-]{{3,40}}(?![\w-])){{0,20}})"
+_FURTHER = re.compile(rf"(?:{_LISTED})+")
 _QUALIFIED = rf"(?:\s+(?:{QUALIFIERS})\s+(?:(?:{OWNERS})\s+)?[\w.@'-]+){{0,2}}"
 
 # "my password is hunter2", "the admin password: hunter2", "Passwort lautet ...", "PIN = 4711".
@@ -224,9 +230,9 @@ _NOT_A_KEY = re.compile(
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _NAME_PARTS = re.compile(r"[_.\-\s]+|(?<=[a-z])(?=[A-Z])")
 _SECRET_PARTS = frozenset(
-    "password passwd passwort kennwort passphrase pass pwd pw secret token apikey credential "
-    "credentials pin otp mdp contrasena contraseña senha wachtwoord privatekey accesskey "
-    "secretkey authtoken accesstoken sas".split()
+    "password passwords passwd passwort kennwort passphrase pass pwd pw secret token apikey "
+    "credential credentials pin otp mdp contrasena contraseña senha wachtwoord privatekey "
+    "accesskey secretkey authtoken accesstoken sas".split()
 )
 _KEY_OWNERS = frozenset(
     "api access private secret signing encryption master license client".split()
@@ -377,7 +383,7 @@ def _redact_line(text: str) -> tuple[str, int]:
             if not bare or _within_mark(match.string, start) or keep(match, bare):
                 return match.group()
             if group == "value" and "more" in match.groupdict() and match["more"]:
-                end = match.end("more")
+                end = match.start("more") + len(match["more"].rstrip(_TRAILING))
             count += 1
             whole, offset = match.group(), match.start()
             return whole[: start - offset] + REDACTED_SECRET + whole[end - offset :]
@@ -468,6 +474,8 @@ def _redact_assigned(text: str) -> tuple[str, int]:
         bare, start, end = _unwrap(match["value"], start, end)
         if not bare or _within_mark(text, start) or _keep_assigned(match, bare):
             continue
+        if end == match.end("value") and (further := _FURTHER.match(text, end)):
+            end += len(further.group().rstrip(_TRAILING))  # 'API_PINS=4711,0815'
         pieces += [text[done:start], REDACTED_SECRET]
         done = end
         count += 1

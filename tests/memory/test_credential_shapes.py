@@ -181,3 +181,33 @@ def test_a_password_right_after_its_word_is_removed(line: str, secret: str) -> N
 )
 def test_a_word_after_a_password_that_is_no_password_is_left_alone(line: str) -> None:
     assert redact(line) == (line, 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "secrets"),
+    [
+        ("passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c", ("hunter22x", "Tr0ub4dor", "&3", "9f8e")),
+        ("my backup codes are A1B2C3,D4E5F6; G7H8I9.", ("A1B2C3", "D4E5F6", "G7H8I9")),
+        ("DB_PASSWORDS=abc123,def456", ("abc123", "def456")),
+        ("API_PINS: 4711, 0815", ("4711", "0815")),
+    ],
+)
+def test_every_value_of_a_list_under_one_name_is_removed(
+    line: str, secrets: tuple[str, ...]
+) -> None:
+    kept, found = redact(line)
+    assert not any(secret in kept for secret in secrets), kept
+    assert found == 1
+    assert redact(kept) == (kept, 0)
+
+
+def test_a_list_ends_where_its_values_stop_looking_made_up() -> None:
+    assert redact("my password is hunter22x, thanks") == (
+        "my password is [secret removed], thanks",
+        1,
+    )
+    # A connection string's other names and values are not the password's.
+    assert redact("Password=S3cret1;Host=db1;Port=5432") == (
+        "Password=[secret removed];Host=db1;Port=5432",
+        1,
+    )
