@@ -279,16 +279,33 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
     result again), then each value announced at the end of one line and written at the start
     of the next ('my password is' / 'hunter2', a wiki's 'Wifi password:' above its value) as
     the one line the two stand for; how many credentials. Not a line indented deeper than the
-    one above it: that is a block under it (code's ``if not token:``)."""
-    count, opened = 0, False
+    one above it: that is a block under it (code's ``if not token:``), unless the line above
+    is a credential's name alone (``_UNDER_A_NAME``: YAML's ``password:``, an INI file's
+    ``password =``), whose values may be indented under it, or a block scalar (``secret: |``),
+    whose every line indented under it is the value."""
+    count, opened = 0, _OPENS_NOTHING
+    under: tuple[str, int, int] | None = None  # a name's line, its indent, what it opens
     for index, line in enumerate(lines):
-        opens = False
+        deeper = under is not None and len(line) - len(line.lstrip()) > under[1]
+        if under is not None and under[2] == _OPENS_BLOCK and (deeper or not line.strip()):
+            count += _redact_block_line(lines, index)  # taken whole: not read on its own
+            continue
+        opens = _OPENS_NOTHING
         if len(line) >= 3:
             if remember and len(line) <= REMEMBERED_LINE_CHARS:
                 lines[index], found, opens = _redact_remembered(line)
             else:
                 lines[index], found, opens = _redact_whole_line(line)
             count += found
+        if under is not None:
+            if not line.strip():
+                continue  # a blank line within what is under the name
+            taken = _redact_under(lines, index, under[0], remember) if deeper else None
+            if taken is not None:
+                count += taken
+                opened = _OPENS_NOTHING
+                continue
+            under = None
         if opened:
             head, below = lines[index - 1].rstrip(), lines[index]
             marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
@@ -296,14 +313,74 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
             indent = len(below) - len(below.lstrip())
             # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024').
             if value and (indent <= len(head) - len(head.lstrip()) or marker.strip()):
-                if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
-                    redacted, found = _redact_below_remembered(head, value)
-                else:
-                    redacted, found = _redact_below(head, value)
+                redacted, found = _below(head, value, remember)
                 lines[index] = marker + redacted
                 count += found
+        if opens in (_OPENS_NAMED, _OPENS_BLOCK):
+            under = (lines[index].rstrip(), len(line) - len(line.lstrip()), opens)
         opened = opens
     return count
+
+
+def _below(head: str, value: str, remember: bool) -> tuple[str, int]:
+    if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
+        return _redact_below_remembered(head, value)
+    return _redact_below(head, value)
+
+
+def _redact_block_line(lines: list[str], index: int) -> int:
+    """Redacts ``lines[index]``, a line of a block scalar's value under a credential's name
+    (``secret: |``), whole; one credential a block, however many lines it takes."""
+    line = lines[index]
+    value = line.strip()
+    if not value or value == REDACTED_SECRET:
+        return 0
+    lines[index] = line[: len(line) - len(line.lstrip())] + REDACTED_SECRET
+    above = lines[index - 1].strip()
+    return 0 if above == REDACTED_SECRET else 1
+
+
+def _redact_under(lines: list[str], index: int, head: str, remember: bool) -> int | None:
+    """Redacts ``lines[index]``, indented under ``head``, a credential's name alone: a value
+    or a list's item, read as the rest of ``head``'s line (a comment is passed over); how
+    many credentials that took. None for a mapping (the name is a section's: 'password:' /
+    '  min_length: 8'), which ends what is under the name."""
+    line = lines[index]
+    marker = _LINE_MARKER.match(line).group()  # type: ignore[union-attr]
+    value = line[len(marker) :]
+    if value.startswith("#"):
+        return 0
+    if _KEY_SHAPED.match(value):
+        return None
+    redacted, found = _below(head, value, remember)
+    lines[index] = marker + redacted
+    return found
+
+
+_OPENS_NOTHING, _OPENS_VALUE, _OPENS_NAMED, _OPENS_BLOCK = range(4)
+"""What a line's end opens: nothing; a value at the start of the next line; a credential's
+name alone (``password:``), whose values may also be indented under it; a block scalar under a
+credential's name (``secret: |``), whose lines indented under it are all its value."""
+# A name alone and its colon or equals sign, perhaps a list's item or quoted, perhaps opening
+# a block scalar: YAML's 'password:' and 'secret: |', an INI file's 'password =', '"token":'.
+_UNDER_A_NAME = re.compile(
+    r"[ \t]*(?:[-*][ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.-]{0,60})[\"']?[ \t]*[:=][ \t]*"
+    r"(?P<block>[|>][-+]?[1-9]?[-+]?)?"
+)
+_BLOCK_INDICATOR = re.compile(r"[|>][-+]?[1-9]?[-+]?")
+_KEY_SHAPED = re.compile(r"[\"']?[\w.-]+[\"']?[ \t]*[:=](?:[ \t]|$)")
+
+
+def _opening(line: str) -> int:
+    """What ``line``'s end opens (``_OPENS_NOTHING`` ...)."""
+    head = line.rstrip()
+    if head and (
+        head[-1] in ":=|>" or (head[-1] in "+-123456789" and ("|" in head or ">" in head))
+    ):
+        named = _UNDER_A_NAME.fullmatch(head)
+        if named and is_secret_name(named["name"]):
+            return _OPENS_BLOCK if named["block"] else _OPENS_NAMED
+    return _OPENS_VALUE if _opens_a_value(line) else _OPENS_NOTHING
 
 
 # What starts a line before its words: an indent, a quote's '>' (an e-mail's, a chat's), a
@@ -359,14 +436,14 @@ def _redact_below(head: str, value: str) -> tuple[str, int]:
 
 
 @functools.lru_cache(maxsize=_REMEMBERED)
-def _redact_remembered(line: str) -> tuple[str, int, bool]:
+def _redact_remembered(line: str) -> tuple[str, int, int]:
     return _redact_whole_line(line)
 
 
-def _redact_whole_line(line: str) -> tuple[str, int, bool]:
-    """The line redacted, how many credentials, and whether it ends announcing a value."""
+def _redact_whole_line(line: str) -> tuple[str, int, int]:
+    """The line redacted, how many credentials, and what its end opens (``_opening``)."""
     redacted, found = _redact_line(line)
-    return redacted, found, _opens_a_value(line)
+    return redacted, found, _opening(line)
 
 
 def _redact_line(text: str) -> tuple[str, int]:
@@ -380,7 +457,12 @@ def _redact_line(text: str) -> tuple[str, int]:
                 return match.group()
             value = match.group(group)
             bare, start, end = _unwrap(value, start, end)
-            if not bare or _within_mark(match.string, start) or keep(match, bare):
+            if (
+                not bare
+                or _within_mark(match.string, start)
+                or _within_mark(match.string, end - 1)
+                or keep(match, bare)
+            ):
                 return match.group()
             if group == "value" and "more" in match.groupdict() and match["more"]:
                 end = match.start("more") + len(match["more"].rstrip(_TRAILING))
@@ -620,7 +702,7 @@ def _keep_bare(match: re.Match[str], value: str) -> bool:
     return not _looks_made_up(value)
 
 
-_SYMBOLS = frozenset("!@#$%^&*+=?~|\\§€£")
+_SYMBOLS = frozenset("!@#$%^&*+=?~|§€£")
 
 
 def _looks_made_up(value: str) -> bool:
@@ -649,6 +731,7 @@ def _is_placeholder(value: str) -> bool:
     return (
         not lowered
         or lowered in PLACEHOLDERS
+        or _BLOCK_INDICATOR.fullmatch(lowered) is not None  # 'secret: |', its value below
         or lowered.startswith(("$", "{{", "<", "%(", "***", "process.env", "os.environ", "env("))
         or set(lowered) <= {"*", "x", "."}
     )

@@ -211,3 +211,53 @@ def test_a_list_ends_where_its_values_stop_looking_made_up() -> None:
         "Password=[secret removed];Host=db1;Port=5432",
         1,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("password:\n    S3cr3tValue!", ("S3cr3tValue",)),
+        ("db:\n  password:\n    S3cr3tValue!\n  host: db1", ("S3cr3tValue",)),
+        ("[db]\nhost = db1\npassword =\n    S3cr3tValue!\nport = 5432", ("S3cr3tValue",)),
+        ("DB_PASSWORD=\n  S3cr3tValue!", ("S3cr3tValue",)),
+        ("passwords:\n  - hunter22x\n  - Tr0ub4dor&3\nnext: 1", ("hunter22x", "Tr0ub4dor")),
+        ("password:\n  # the database's\n  hunter22x", ("hunter22x",)),
+        ("secret: |\n  line1abc9\n\n  line2xyz8\nother: 1", ("line1abc9", "line2xyz8")),
+        ("client_secret: >-\n    folded Secret\n    over lines\n", ("folded", "over lines")),
+    ],
+)
+def test_a_value_indented_under_its_credentials_name_is_removed(
+    text: str, secrets: tuple[str, ...]
+) -> None:
+    # YAML, an INI or .env block pasted into chat: the value on the lines under its name.
+    kept, found = redact(text)
+    assert not any(secret in kept for secret in secrets), kept
+    assert found >= 1
+    assert redact(kept) == (kept, 0)
+    assert len(kept.split("\n")) == len(text.split("\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  min_length: 12\n  max_age: 90d",
+        "description: |\n  my text\n  over lines",
+        "if not token:\n    return None",
+        "for token in tokens:\n    count += 1",
+    ],
+)
+def test_what_is_indented_under_a_name_that_holds_no_credential_is_left_alone(
+    text: str,
+) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_block_scalars_indicator_is_no_value() -> None:
+    # It used to be taken for the value ('secret: [secret removed]'), and the block kept.
+    assert redact("secret: |\n  Abc123xyz") == ("secret: |\n  [secret removed]", 1)
+
+
+def test_a_mark_in_json_read_as_text_is_not_taken_for_a_value() -> None:
+    # A tool's JSON output is read again as text: 'is\\n[secret' is no password.
+    text = '{"note":"our wifi password is\\n[secret removed]"}'
+    assert redact(text) == (text, 0)
