@@ -569,7 +569,8 @@ def redact_json(text: str) -> tuple[str, int]:
     redacted, and how many: a value under a credential's name (``{"password": "..."}``), the
     values beside a field that names one (``{"field": "password", "text": "..."}``), and any
     string that holds one; JSON nested in a string is read too. Text that is not JSON is
-    redacted as text. Unchanged JSON comes back byte for byte."""
+    redacted as text. Unchanged JSON comes back byte for byte; changed, in the layout it had
+    (``_dumped_like``)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -577,7 +578,34 @@ def redact_json(text: str) -> tuple[str, int]:
     cleaned, count = _redact_value(value)
     if not count:
         return text, 0
-    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")), count
+    return _dumped_like(cleaned, text), count
+
+
+def redact_file(name: str, text: str) -> tuple[str, int]:
+    """The text of a file called ``name`` with every credential redacted, and how many: a
+    JSON file's as JSON (``redact_json``: by its keys too, still JSON, in its layout), any
+    other's as text."""
+    if name.lower().endswith(".json"):
+        return redact_json(text)
+    return redact(text)
+
+
+# The indent of JSON written over several lines: the first line's that has one.
+_JSON_INDENT = re.compile(r"\n([ \t]*)\S")
+
+
+def _dumped_like(value: object, text: str) -> str:
+    """``value`` as JSON laid out as ``text`` was: compact on one line (tool arguments), or
+    indented as its second line is (a person's ``TASKS.json``, a file sent), between the
+    whitespace ``text`` had around it."""
+    body = text.strip()
+    indent = _JSON_INDENT.search(body) if "\n" in body else None
+    if indent is None:
+        dumped = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        colon = ": " if '": ' in body else ":"
+        dumped = json.dumps(value, ensure_ascii=False, indent=indent[1], separators=(",", colon))
+    return text[: len(text) - len(text.lstrip())] + dumped + text[len(text.rstrip()) :]
 
 
 def is_secret(field: str | None, value: str) -> bool:
