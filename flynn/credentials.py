@@ -37,11 +37,13 @@ from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
 
-REDACTION_VERSION = 2
+REDACTION_VERSION = 3
 """The stamp of these rules. Bump it with every change that redacts something more (a new
 pattern, word or shape; ``flynn.credential_words`` too): a store stamped older is redacted again,
 every stored row, once, after the next start (``flynn.memory.redaction``; docs/security.md).
-1: the rules before the stamp existed; 2: a value on the line below its words."""
+1: the rules before the stamp existed; 2: a value on the line below its words; 3: a password
+right after its word ('wifi password GuestNet2024'), every value of a list, a value indented
+under its name (YAML, INI) or in a block scalar, a JSON file by its keys."""
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
