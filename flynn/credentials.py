@@ -739,7 +739,9 @@ def _looks_made_up(value: str) -> bool:
     """Whether a value standing bare after a credential's word, with no verb or colon to say
     it is one, looks like one: six characters or more, and digits only, letters mixed with
     digits, or letters with a symbol. Not a dictionary word ('password manager'), not a
-    lower-case slug ('a 12-character password'), not an address."""
+    lower-case slug ('a 12-character password'), not an address; judged without the marks
+    of emphasis around it ('Password Manager**:')."""
+    value = value.strip("*_~")
     if len(value) < 6 or _is_ordinary(value) or _is_placeholder(value) or "://" in value:
         return False
     if "-" in value and value.lower() == value:

@@ -177,6 +177,7 @@ def test_a_password_right_after_its_word_is_removed(line: str, secret: str) -> N
         "the password https://example.com/reset2 page",
         "passwords protected with bcrypt",
         "my password 2024",
+        "4. **Apple Passwords / Google Password Manager**: fine on one platform",
     ],
 )
 def test_a_word_after_a_password_that_is_no_password_is_left_alone(line: str) -> None:
