@@ -556,7 +556,12 @@ def _redact_assigned(text: str) -> tuple[str, int]:
         if start < done:
             continue
         bare, start, end = _unwrap(match["value"], start, end)
-        if not bare or _within_mark(text, start) or _keep_assigned(match, bare):
+        if (
+            not bare
+            or _within_mark(text, start)
+            or _within_mark(text, end - 1)
+            or _keep_assigned(match, bare)
+        ):
             continue
         if end == match.end("value") and (further := _FURTHER.match(text, end)):
             end += len(further.group().rstrip(_TRAILING))  # 'API_PINS=4711,0815'

@@ -262,3 +262,10 @@ def test_a_mark_in_json_read_as_text_is_not_taken_for_a_value() -> None:
     # A tool's JSON output is read again as text: 'is\\n[secret' is no password.
     text = '{"note":"our wifi password is\\n[secret removed]"}'
     assert redact(text) == (text, 0)
+
+
+def test_a_value_that_runs_into_a_mark_is_not_redacted_over_it() -> None:
+    # config.example.yaml's comment: the URL's password went first, then 'password:' took
+    # everything up to the mark's middle ('[secret removed] removed]@db.internal').
+    line = "# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn."
+    assert redact(line) == (line.replace(":PASSWORD@", f":{REDACTED_SECRET}@"), 1)
