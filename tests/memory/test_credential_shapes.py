@@ -109,6 +109,7 @@ ON_TWO_LINES = [
     (two_lines, secret)
     for phrase, secret in CREDENTIALS
     if not any(form in phrase for form in ONE_LINE_FORMS)
+    and "\n" not in phrase  # on several lines already (YAML, a block scalar)
     and (two_lines := _value_on_the_next_line(phrase, secret)) is not None
 ]
 
