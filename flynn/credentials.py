@@ -50,7 +50,10 @@ _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`
 # A further value in a list after the first ('passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c'):
 # after a comma, a semicolon or a slash, a word with a digit or a symbol; not a name and its
 # own value ('Password=S3cret;Host=db1' names the host).
-_LISTED = r"[ \t]*[,;/][ \t]*(?=[^\s,;/=:]*[\d!@#$%^&*+?~|])[^\s\"'`,;/=:]{3,100}(?=[\s,;/]|$)"
+_LISTED = (
+    r"[ \t]*[,;/][ \t]*(?=[^\s,;/=:]*[\d!@#$%^&*+?~|])[^\s\"'`,;/=:]{3,100}"
+    r"(?=[\s,;/\"'`)\]}]|$)"
+)
 # Further values after the first: listed, or after a space ('backup codes: 1234-5678
 # 8765-4321 ...') words with a digit.
 _MORE = rf"(?P<more>(?:{_LISTED}|[ \t]+(?=[\w-]*\d)[\w-]{{3,40}}(?![\w-])){{0,20}})"
@@ -313,8 +316,13 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
             marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
             value = below[len(marker) :]
             indent = len(below) - len(below.lstrip())
-            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024').
-            if value and (indent <= len(head) - len(head.lstrip()) or marker.strip()):
+            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024');
+            # never a name and its own value (YAML's empty 'password:' above 'host: db1').
+            if (
+                value
+                and (indent <= len(head) - len(head.lstrip()) or marker.strip())
+                and not _KEY_SHAPED.match(value)
+            ):
                 redacted, found = _below(head, value, remember)
                 lines[index] = marker + redacted
                 count += found

@@ -191,6 +191,7 @@ def test_a_word_after_a_password_that_is_no_password_is_left_alone(line: str) ->
         ("passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c", ("hunter22x", "Tr0ub4dor", "&3", "9f8e")),
         ("my backup codes are A1B2C3,D4E5F6; G7H8I9.", ("A1B2C3", "D4E5F6", "G7H8I9")),
         ("DB_PASSWORDS=abc123,def456", ("abc123", "def456")),
+        ("`DB_PASSWORDS=abc123,def456`: in backticks", ("abc123", "def456")),
         ("API_PINS: 4711, 0815", ("4711", "0815")),
     ],
 )
@@ -270,3 +271,13 @@ def test_a_value_that_runs_into_a_mark_is_not_redacted_over_it() -> None:
     # everything up to the mark's middle ('[secret removed] removed]@db.internal').
     line = "# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn."
     assert redact(line) == (line.replace(":PASSWORD@", f":{REDACTED_SECRET}@"), 1)
+
+
+def test_a_name_with_its_own_value_below_an_empty_password_is_left_alone() -> None:
+    # YAML with the password left empty: the next key is no password ('host: [secret removed]').
+    for text in (
+        "password:\nhost: db1",
+        "- password:\n- host: db1",
+        "db:\n  password:\n  port: 5432",
+    ):
+        assert redact(text) == (text, 0)
