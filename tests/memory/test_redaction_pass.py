@@ -263,6 +263,31 @@ def test_a_json_file_keeps_its_layout_through_a_pass(
         assert (person_directory(tmp_path / "files", name) / "TASKS.json").read_text() == text
 
 
+def test_a_store_stamped_2_gets_the_rules_of_version_3(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the version 2 gate kept: a bare password, a list's later values, YAML under a name.
+    kept = (
+        "wifi password GuestNet2024",
+        "passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c",
+        "db:\n  password:\n    S3cr3tValue!",
+    )
+    with older_gate(monkeypatch):
+        for text in kept:
+            place.history.append("s1", "users/ana", "user", text, tokens=5, now=NOW)
+    place.redaction.finish(2)
+
+    redaction = RedactionPass(place.redaction)
+    assert redaction.is_due
+    counts = asyncio.run(redaction.run_behind())
+
+    assert counts is not None and counts.changed["messages"] == 3
+    stored = " ".join(row["content"] for row in place.sql.fetchall("SELECT content FROM messages"))
+    for secret in ("GuestNet2024", "Tr0ub4dor", "9f8e7d6c", "S3cr3tValue"):
+        assert secret not in stored
+    assert place.redaction.stamp()[0] == REDACTION_VERSION == 3
+
+
 def test_a_stamped_store_is_not_redacted_again(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
