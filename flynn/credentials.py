@@ -3,10 +3,13 @@ a PIN or a door code is found here and replaced by ``REDACTED_SECRET`` (``redact
 for JSON such as tool arguments), and ``is_secret`` says whether a fact would store one.
 
 Found by announcement ('my password is ...', 'Passwort: ...', 'change my PIN to ...', '4711 is the
-door code'), in the words of ``flynn.credential_words``; by assignment in pasted config and shell
-lines (``DB_PASSWORD=...``, ``"password": "..."``, ``mysql -p...``, ``curl -u user:...``,
-``Authorization: Bearer ...``); in URLs (``postgres://app:...@host``); and by the value's own shape
-(vendor keys, JWTs, private key blocks, long generated tokens, card numbers that pass Luhn).
+door code', 'wifi password GuestNet2024' when the value looks made up), in the words of
+``flynn.credential_words``, every value of a list ('passwords: a1b2c3, d4e5f6'); by assignment in
+pasted config and shell lines (``DB_PASSWORD=...``, ``"password": "..."``, ``mysql -p...``,
+``curl -u user:...``, ``Authorization: Bearer ...``), the value on the line below or indented
+under its name (YAML, INI, ``secret: |``); in URLs (``postgres://app:...@host``); and by the
+value's own shape (vendor keys, JWTs, private key blocks, long generated tokens, card numbers
+that pass Luhn). JSON (tool arguments, a JSON file) by its keys too (``redact_json``).
 
 Deliberately left alone: phone numbers, commit hashes, checksums and UUIDs (ids people talk
 about, never a login), e-mail addresses and user names, and a credential's word used about it
