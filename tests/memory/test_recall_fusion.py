@@ -304,32 +304,33 @@ def test_an_asked_word_in_no_turn_keeps_a_long_reply_of_common_words_from_full_s
     assert _ids(_rank(memory, question, vectors=False)) == before[False]
 
 
+def _conversation(memory: SqliteMemory, days_ago: int, texts: Sequence[str]) -> StoredMessage:
+    """The person's turns a minute apart in one day's conversation; returns the first."""
+    at = NOW - timedelta(days=days_ago)
+    turns: list[tuple[MessageRole, str, datetime]] = [
+        ("user", text, at + timedelta(minutes=minute)) for minute, text in enumerate(texts)
+    ]
+    return _say(memory, turns)[0]
+
+
 def test_a_session_with_two_good_turns_outranks_one_lucky_match(memory: SqliteMemory) -> None:
     _small_talk(memory)
-    (lucky, *_) = _say(
+    lucky = _conversation(
         memory,
+        30,
         [
-            ("user", text, NOW - timedelta(days=30, minutes=-minute))
-            for minute, text in enumerate(
-                [
-                    "Biscuit's vet says he's a good boy; leg day at the gym for me.",
-                    "Made pancakes for breakfast.",
-                    "The bus was late again.",
-                ]
-            )
+            "Biscuit's vet says he's a good boy; leg day at the gym for me.",
+            "Made pancakes for breakfast.",
+            "The bus was late again.",
         ],
     )
-    (visit, *_) = _say(
+    visit = _conversation(
         memory,
+        20,
         [
-            ("user", text, NOW - timedelta(days=20, minutes=-minute))
-            for minute, text in enumerate(
-                [
-                    "Took Biscuit to the vet this morning.",
-                    "His leg is only sprained, she said, a week of rest.",
-                    "She said to keep his walks short until the leg heals.",
-                ]
-            )
+            "Took Biscuit to the vet this morning.",
+            "His leg is only sprained, she said, a week of rest.",
+            "She said to keep his walks short until the leg heals.",
         ],
     )
     question = "What did the vet say about Biscuit's leg?"
@@ -344,23 +345,17 @@ def test_a_question_over_many_occasions_shows_each_first_with_vectors(
     memory: SqliteMemory,
 ) -> None:
     _small_talk(memory)
-    trips = [
+    _conversation(
+        memory,
+        30,
         [
             "Went bouldering at the climbing gym with Theo today.",
             "The climbing gym's new overhang wall is brutal.",
             "Theo says the climbing gym will add a lead wall.",
         ],
-        ["Climbing trip to the sea cliffs at Dalkey, two routes done."],
-        ["Climbing in the Mournes this weekend, wet rock all day."],
-    ]
-    for days, trip in zip((30, 20, 10), trips, strict=True):
-        _say(
-            memory,
-            [
-                ("user", text, NOW - timedelta(days=days, minutes=-minute))
-                for minute, text in enumerate(trip)
-            ],
-        )
+    )
+    _conversation(memory, 20, ["Climbing trip to the sea cliffs at Dalkey, two routes done."])
+    _conversation(memory, 10, ["Climbing in the Mournes this weekend, wet rock all day."])
     question = "How many times have I been climbing?"
 
     def sessions(tuning: Tuning | None = None) -> set[str | None]:

@@ -94,38 +94,25 @@ def _say(
         writer.learn(ANA, stored, now=moment, channel="telegram")
 
 
+CLIMBING = {
+    "gateway:gym": [
+        "Went bouldering at the climbing gym with Theo today.",
+        "The climbing gym's new overhang wall is brutal.",
+        "Theo says the climbing gym will add a lead wall.",
+        "My forearms are wrecked from the climbing gym.",
+    ],
+    "gateway:cliffs": ["Climbing trip to the sea cliffs at Dalkey, two routes done."],
+    "gateway:mournes": ["Climbing in the Mournes this weekend, wet rock all day."],
+}
+"""Three climbing trips, one of them talked over at length."""
+
+
 def _climbing(memory: SqliteMemory) -> None:
-    """Three climbing trips, one of them talked over at length, among small talk."""
-    for day in range(12):
-        _say(
-            memory,
-            [("user", f"Small talk number {day}, nothing much.")],
-            at=NOW - timedelta(days=40 + day),
-            session=f"gateway:talk{day}",
-        )
-    _say(
-        memory,
-        [
-            ("user", "Went bouldering at the climbing gym with Theo today."),
-            ("user", "The climbing gym's new overhang wall is brutal."),
-            ("user", "Theo says the climbing gym will add a lead wall."),
-            ("user", "My forearms are wrecked from the climbing gym."),
-        ],
-        at=NOW - timedelta(days=30),
-        session="gateway:gym",
-    )
-    _say(
-        memory,
-        [("user", "Climbing trip to the sea cliffs at Dalkey, two routes done.")],
-        at=NOW - timedelta(days=20),
-        session="gateway:cliffs",
-    )
-    _say(
-        memory,
-        [("user", "Climbing in the Mournes this weekend, wet rock all day.")],
-        at=NOW - timedelta(days=10),
-        session="gateway:mournes",
-    )
+    """The climbing trips ten days apart, after a dozen conversations of small talk."""
+    talk = {f"gateway:talk{day}": [f"Small talk number {day}, nothing much."] for day in range(12)}
+    for days, (session, texts) in enumerate(reversed({**talk, **CLIMBING}.items())):
+        turns: list[tuple[MessageRole, str]] = [("user", text) for text in texts]
+        _say(memory, turns, at=NOW - timedelta(days=10 * (days + 1)), session=session)
 
 
 def test_a_question_over_many_occasions_shows_each_before_a_second_turn_of_one(
@@ -143,11 +130,7 @@ def test_a_question_over_many_occasions_shows_each_before_a_second_turn_of_one(
 
     # By score alone, the long talk about the gym takes more than one of the first places.
     assert len(set(first_sessions(Tuning(across_repeat=0.0)))) < 3
-    assert set(first_sessions(Tuning(across_repeat=1.0))) == {
-        "gateway:gym",
-        "gateway:cliffs",
-        "gateway:mournes",
-    }
+    assert set(first_sessions(Tuning(across_repeat=1.0))) == set(CLIMBING)
     # A question about one occasion keeps that occasion's turns together.
     one = "What did Theo say about the climbing gym?"
     assert not analyse(one, now=NOW).asks_across
