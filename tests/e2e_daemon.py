@@ -167,8 +167,8 @@ class Daemon:
         """Every line of that name logged so far, by every process started."""
         return [record for record in self.events if record.get("event") == event]
 
-    async def wait_for(self, event: str) -> dict[str, Any]:
-        async with asyncio.timeout(PATIENCE), self._changed:
+    async def wait_for(self, event: str, *, patience: float = PATIENCE) -> dict[str, Any]:
+        async with asyncio.timeout(patience), self._changed:
             while True:
                 for index in range(self._cursor, len(self.events)):
                     if self.events[index].get("event") == event:
