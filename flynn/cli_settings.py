@@ -84,7 +84,10 @@ def install_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
     """The install's own secrets, by value, for the logs to strike whatever their shape: every
     secret setting (API keys, channel tokens, the gateway token, ``storage.url``), each MCP
     server's headers and the credentials of its environment, and the credentials of this
-    process's environment (``ANTHROPIC_API_KEY``...)."""
+    process's environment (``ANTHROPIC_API_KEY``...); of any URL set (``llm.base_url``,
+    ``webhook_url``...), its password and the credentials of its query (``?api_key=``)."""
+    from urllib.parse import parse_qsl, urlsplit
+
     from pydantic import BaseModel, SecretStr
 
     from flynn.logs import named_credentials
@@ -94,6 +97,13 @@ def install_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
     def walk(value: object) -> None:
         if isinstance(value, SecretStr):
             found.append(value.get_secret_value())
+        elif isinstance(value, str) and "://" in value:
+            try:
+                url = urlsplit(value)
+                found.extend([url.password] if url.password else [])
+            except ValueError:
+                return  # not a URL after all (a bad port): nothing of it is a secret we know
+            found.extend(named_credentials(dict(parse_qsl(url.query))))
         elif isinstance(value, BaseModel):
             for name in type(value).model_fields:
                 walk(getattr(value, name))

@@ -105,7 +105,11 @@ def test_a_traceback_on_the_console_and_a_librarys_line_are_redacted() -> None:
 def test_the_installs_secrets_are_every_secret_setting_and_credential_in_the_environment() -> None:
     settings = load_settings(
         {
-            "llm": {"provider": "openai", "api_key": "llm-key-0123"},
+            "llm": {
+                "provider": "openai",
+                "api_key": "llm-key-0123",
+                "base_url": "https://proxy.example/v1?api_key=query-key-0123&region=eu-west",
+            },
             "channels": {
                 "telegram": {"token": "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ"},
                 "gateway": {"token": "gateway-token-0123456789"},
@@ -131,6 +135,7 @@ def test_the_installs_secrets_are_every_secret_setting_and_credential_in_the_env
         "hdr-value-9",
         "gh-value-9",
         "env-key-0123",
+        "query-key-0123",
     ):
         assert secret in found
-    assert "/h" not in found and "/usr/bin" not in found
+    assert not {"/h", "/usr/bin", "eu-west"} & set(found)
