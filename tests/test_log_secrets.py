@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-import yaml
-from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
+from e2e_daemon import free_port, openai_llm, running_daemon
 from fakes import Fail, FakeOpenAI, RecordedRequest, Step
-from websockets.asyncio.client import connect
+from gateway_daemon import TOKEN, say
 
 from flynn.cli_settings import install_secrets
 from flynn.logs import configure_logging
@@ -38,37 +37,17 @@ async def test_a_key_the_server_echoes_is_in_no_line_of_a_failed_distillation(
         model.responder = refuse
         config: dict[str, Any] = {
             "data_dir": str(tmp_path / "data"),
-            "llm": {
-                "provider": "openai",
-                "base_url": model.base_url,
-                "model": "fake-model",
-                "api_key": KEY,
-                "max_retries": 0,
-                "stream": False,
-            },
+            "llm": openai_llm(model.base_url, KEY),
             "memory": {"user_namespace": "user", "auto_extract": False, "embeddings": False},
             "distill": {"short": "off", "mid": "* * * * *", "long": "off"},
-            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": GATEWAY_TOKEN}},
-            "logging": {"level": "info", "format": "json"},
+            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
+            "logging": {"format": "json"},
         }
-        path = tmp_path / "config.yaml"
-        path.write_text(yaml.safe_dump(config))
-        daemon = Daemon(path, tmp_path)
-        try:
-            await daemon.start()
-            async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-                hello = {"type": "hello", "token": GATEWAY_TOKEN, "client_id": "tab"}
-                await ws.send(json.dumps(hello))
-                await ws.recv()
-                said = {"type": "message", "id": "c1", "text": "I moved to Lisbon in May."}
-                await ws.send(json.dumps(said))
-                while json.loads(await ws.recv())["type"] not in ("reply", "error"):
-                    pass
+        async with running_daemon(tmp_path, config) as daemon:
+            assert (await say(port, "tab", "I moved to Lisbon in May."))["type"] == "error"
             # The mid tier runs at the next minute: material (the stored message), the model.
             failed = await daemon.wait_for("schedule.run_failed", patience=150)
             assert await daemon.stop() == 0
-        finally:
-            await daemon.kill()
     assert any(r.headers.get("authorization") == f"Bearer {KEY}" for r in model.requests)
     assert "AuthenticationError" in failed["exception"]  # the cause is logged, without the key
     lines = [json.dumps(record) for record in daemon.events] + daemon.other_lines
