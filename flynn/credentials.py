@@ -37,16 +37,18 @@ from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
 
-REDACTION_VERSION = 2
+REDACTION_VERSION = 3
 """The stamp of these rules. Bump it with every change that redacts something more (a new
 pattern, word or shape; ``flynn.credential_words`` too): a store stamped older is redacted again,
 every stored row, once, after the next start (``flynn.memory.redaction``; docs/security.md).
-1: the rules before the stamp existed; 2: a value on the line below its words."""
+1: the rules before the stamp existed; 2: a value on the line below its words; 3: a code written
+in spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1')."""
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
-# Further codes after the first ('backup codes: 1234-5678 8765-4321 ...'): words with a digit.
-_MORE = r"(?P<more>(?:[ \t]*[,;/]?[ \t]+(?=[\w-]*\d)[\w-]{3,40}(?![\w-])){0,20})"
+# Further codes after the first ('backup codes: 1234-5678 8765-4321 ...'): words with a digit,
+# or the digits of a code written spaced ('my PIN is 4 8 2 1').
+_MORE = r"(?P<more>(?:(?:[ \t]+\d{1,2}|[ \t]*[,;/]?[ \t]+(?=[\w-]*\d)[\w-]{3,40})(?![\w-])){0,20})"
 _QUALIFIED = rf"(?:\s+(?:{QUALIFIERS})\s+(?:(?:{OWNERS})\s+)?[\w.@'-]+){{0,2}}"
 
 # "my password is hunter2", "the admin password: hunter2", "Passwort lautet ...", "PIN = 4711".
@@ -73,7 +75,7 @@ _NAMED_AFTER = re.compile(
 _CODE_BARE = re.compile(
     rf"(?<![\w-])(?:(?P<code>(?!pins?\b(?![\s-]*(?:codes?|numbers?|nummer)\b))(?:{CODES}))"
     r"|(?P<pin>(?-i:PIN)))(?![\w-])"
-    r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
+    r"\s+(?P<value>[#*]?\d[\w#*-]{2,40}|\d{1,2}(?:[ \t]\d{1,2}){2,11})(?![\w-])",
     re.IGNORECASE,
 )
 # "my password's hunter2", "my PIN's 4821": the contraction, only before a value with a digit
@@ -429,7 +431,14 @@ def _redact_line(text: str) -> tuple[str, int]:
         # An ASCII line's digits counted by deleting them from its bytes: one pass in C.
         if not text.isascii() or len(text) - len(text.encode().translate(None, _DIGITS)) >= 13:
             text = _CARD.sub(lambda m: shaped(m) if _luhn(m.group()) else m.group(), text)
+        if REDACTED_SECRET in text:
+            # The rest of a code written spaced, where a gate before version 3 cut it after
+            # its first digits ('my PIN is [secret removed] 8 2 1'): a stored row loses it too.
+            text = _MARK_TAIL.sub(REDACTED_SECRET, text)
     return text, count
+
+
+_MARK_TAIL = re.compile(re.escape(REDACTED_SECRET) + r"(?:[ \t]+\d{1,2}(?![\w-]))+")
 
 
 _Sub = Callable[[re.Match[str]], str]
