@@ -32,6 +32,19 @@ def gateway_settings(data_dir: Path) -> Settings:
     )
 
 
+def offline_settings(data_dir: Path, port: int) -> Settings:
+    """The offline provider (it answers from memory, no model), the owner's memory without
+    embeddings, and the gateway on ``port`` of 127.0.0.1."""
+    return load_settings(
+        {
+            "data_dir": str(data_dir),
+            "llm": {"provider": "offline"},
+            "memory": {"user_namespace": "user", "embeddings": False},
+            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
+        }
+    )
+
+
 @asynccontextmanager
 async def serving(
     settings: Settings, provider: ScriptedProvider, embedder: Embedder

@@ -9,11 +9,10 @@ import sqlite3
 from pathlib import Path
 
 from e2e_daemon import free_port
-from gateway_daemon import TOKEN, serving_daemon
+from gateway_daemon import TOKEN, offline_settings, serving_daemon
 from websockets.asyncio.client import connect
 
 from flynn.daemon import Daemon
-from flynn.settings import load_settings
 
 KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"
 
@@ -22,14 +21,7 @@ async def test_a_files_name_that_is_a_credential_is_kept_nowhere(tmp_path: Path)
     """Before: the file was kept as ``data/user/files/<key>.txt``, and the memory page and the
     ``list_files`` tool named it."""
     port = free_port()
-    settings = load_settings(
-        {
-            "data_dir": str(tmp_path / "data"),
-            "llm": {"provider": "offline"},
-            "memory": {"user_namespace": "user", "embeddings": False},
-            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
-        }
-    )
+    settings = offline_settings(tmp_path / "data", port)
     notes = base64.b64encode(b"the boiler's service is due in May").decode()
     frames = []
     async with (

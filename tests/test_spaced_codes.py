@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from e2e_daemon import free_port
-from gateway_daemon import TOKEN, say, serving_daemon
+from gateway_daemon import offline_settings, say, serving_daemon
 from test_daemon_redaction import NOW, _start_and_stop
 
 from flynn.app import database_path
@@ -25,14 +25,7 @@ async def test_no_digit_of_a_spaced_code_is_stored(tmp_path: Path) -> None:
     """Before: stored as 'my PIN is [secret removed] 8 2 1' (three of its four digits), 'the
     alarm code is [secret removed] 3 7 5' and 'PIN 6 0 2 8 for the bike lock'."""
     port = free_port()
-    settings = load_settings(
-        {
-            "data_dir": str(tmp_path / "data"),
-            "llm": {"provider": "offline"},
-            "memory": {"user_namespace": "user", "embeddings": False},
-            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
-        }
-    )
+    settings = offline_settings(tmp_path / "data", port)
     async with serving_daemon(Daemon(settings, {}, announce=lambda _: None)):
         replies = [await say(port, "tab", text) for text in SAID]
 
