@@ -89,11 +89,11 @@ def readyz(port: int) -> tuple[int, dict[str, Any]]:
         connection.close()
 
 
-async def say(port: int, client: str, text: str) -> dict[str, Any]:
+async def say(port: int, client: str, text: str, *, token: str = TOKEN) -> dict[str, Any]:
     """Sends ``text`` as ``client`` (a frame id of its own: a client may say several) and
     returns the frame that ends its turn (``reply`` or ``error``)."""
     async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-        await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client}))
+        await ws.send(json.dumps({"type": "hello", "token": token, "client_id": client}))
         assert json.loads(await ws.recv())["type"] == "ready"
         frame_id = f"m{next(_FRAME_IDS)}"
         await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))
