@@ -42,7 +42,7 @@ REDACTION_VERSION = 3
 pattern, word or shape; ``flynn.credential_words`` too): a store stamped older is redacted again,
 every stored row, once, after the next start (``flynn.memory.redaction``; docs/security.md).
 1: the rules before the stamp existed; 2: a value on the line below its words; 3: a code written
-in spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1')."""
+in spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1'), Slack's and Discord's webhook URLs."""
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
@@ -132,6 +132,9 @@ _SHAPES = re.compile(
     r"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bnpm_[A-Za-z0-9]{30,}|\bhf_[A-Za-z0-9]{30,}"
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}|\bSG\.[\w-]{16,}\.[\w-]{16,}"
     r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    # Webhook URLs, whose path is the secret: whoever has one posts as the integration.
+    r"|\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,}"
+    r"|\bhttps?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"
 )
 _BOT_TOKEN = re.compile(r"\b\d{6,12}:[A-Za-z0-9_-]{30,}\b")  # a Telegram bot token
 _PRIVATE_KEY = re.compile(
@@ -162,6 +165,8 @@ _SHAPE_STEMS = (
     "aiza",
     "sg.",
     "eyj",
+    "hooks.slack.com",
+    "/api/webhooks/",
 )
 _WORD_STEMS = (
     "pass",
