@@ -143,6 +143,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "absent_15": {"absent": 0.15, "absent_semantic": 0.15},
     "absent_25": {"absent": 0.25, "absent_semantic": 0.25},
     "absent_50": {"absent": 0.5, "absent_semantic": 0.5},
+    # t-recall9: a session's backing of its best turn, and occasions spread for "how many"
+    # (with --embeddings the ``_semantic`` weights apply; by words alone the others).
+    "no_support": {"session_support_semantic": 0.0},
+    "no_repeat": {"across_repeat_semantic": 0.0},
+    "t_recall8": {"session_support_semantic": 0.0, "across_repeat_semantic": 0.0},
+    "support_5": {"session_support_semantic": 0.05},
+    "support_15": {"session_support_semantic": 0.15},
+    "support_20": {"session_support_semantic": 0.2},
+    "repeat_50": {"across_repeat_semantic": 0.5},
+    "repeat_200": {"across_repeat_semantic": 2.0},
+    "words_support_10": {"session_support": 0.1},
+    "words_repeat_100": {"across_repeat": 1.0},
 }
 """Name -> the ``Tuning`` fields it changes; ``floor_0`` (no relevance floor) is separate."""
 

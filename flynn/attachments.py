@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from flynn.credentials import redact
+from flynn.credentials import redact, redact_file, redact_json
 from flynn.messages import Attachment, AttachmentKind
 from flynn.providers.base import ChatMessage, ImagePart
 
@@ -359,7 +359,7 @@ def kept_bytes(name: str, data: bytes) -> bytes:
     """A file's bytes as ``FileStore.keep`` keeps them, told by its name alone (moving house
     knows no media type): a text file's with credentials redacted, any other as they are."""
     decoded = _decoded(data) if is_text("", name) else None
-    return data if decoded is None else redact(decoded)[0].encode("utf-8")
+    return data if decoded is None else redact_file(name, decoded)[0].encode("utf-8")
 
 
 def _looked_at(name: str, attachment: Attachment, data: bytes) -> KeptFile:
@@ -370,7 +370,9 @@ def _looked_at(name: str, attachment: Attachment, data: bytes) -> KeptFile:
     if attachment.media_type not in IMAGE_TYPES and is_text(attachment.media_type, name):
         decoded = _decoded(data)
         if decoded is not None:
-            text, redacted = redact(decoded)
+            # A JSON file as JSON: by its keys too, and still JSON, in its layout.
+            json_file = attachment.media_type == "application/json"
+            text, redacted = redact_json(decoded) if json_file else redact_file(name, decoded)
             data = text.encode("utf-8")
     image = ImagePart(attachment.media_type, data) if attachment.media_type in IMAGE_TYPES else None
     return KeptFile(name, attachment.kind, attachment.media_type, len(data), image, text, redacted)

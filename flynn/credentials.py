@@ -3,10 +3,13 @@ a PIN or a door code is found here and replaced by ``REDACTED_SECRET`` (``redact
 for JSON such as tool arguments), and ``is_secret`` says whether a fact would store one.
 
 Found by announcement ('my password is ...', 'Passwort: ...', 'change my PIN to ...', '4711 is the
-door code'), in the words of ``flynn.credential_words``; by assignment in pasted config and shell
-lines (``DB_PASSWORD=...``, ``"password": "..."``, ``mysql -p...``, ``curl -u user:...``,
-``Authorization: Bearer ...``); in URLs (``postgres://app:...@host``); and by the value's own shape
-(vendor keys, JWTs, private key blocks, long generated tokens, card numbers that pass Luhn).
+door code', 'wifi password GuestNet2024' when the value looks made up), in the words of
+``flynn.credential_words``, every value of a list ('passwords: a1b2c3, d4e5f6'); by assignment in
+pasted config and shell lines (``DB_PASSWORD=...``, ``"password": "..."``, ``mysql -p...``,
+``curl -u user:...``, ``Authorization: Bearer ...``), the value on the line below or indented
+under its name (YAML, INI, ``secret: |``); in URLs (``postgres://app:...@host``); and by the
+value's own shape (vendor keys, JWTs, private key blocks, long generated tokens, card numbers
+that pass Luhn). JSON (tool arguments, a JSON file) by its keys too (``redact_json``).
 
 Deliberately left alone: phone numbers, commit hashes, checksums and UUIDs (ids people talk
 about, never a login), e-mail addresses and user names, and a credential's word used about it
@@ -37,18 +40,32 @@ from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
 
-REDACTION_VERSION = 3
+REDACTION_VERSION = 4
 """The stamp of these rules. Bump it with every change that redacts something more (a new
 pattern, word or shape; ``flynn.credential_words`` too): a store stamped older is redacted again,
 every stored row, once, after the next start (``flynn.memory.redaction``; docs/security.md).
-1: the rules before the stamp existed; 2: a value on the line below its words; 3: a code written
-in spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1'), Slack's and Discord's webhook URLs."""
+1: the rules before the stamp existed; 2: a value on the line below its words; 3: a password
+right after its word ('wifi password GuestNet2024'), every value of a list, a value indented
+under its name (YAML, INI) or in a block scalar, a JSON file by its keys; 4: a code written in
+spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1'), Slack's and Discord's webhook URLs."""
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
-# Further codes after the first ('backup codes: 1234-5678 8765-4321 ...'): words with a digit,
-# or the digits of a code written spaced ('my PIN is 4 8 2 1').
-_MORE = r"(?P<more>(?:(?:[ \t]+\d{1,2}|[ \t]*[,;/]?[ \t]+(?=[\w-]*\d)[\w-]{3,40})(?![\w-])){0,20})"
+# A further value in a list after the first ('passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c'):
+# after a comma, a semicolon or a slash, a word with a digit or a symbol; not a name and its
+# own value ('Password=S3cret;Host=db1' names the host).
+_LISTED = (
+    r"[ \t]*[,;/][ \t]*(?=[^\s,;/=:]*[\d!@#$%^&*+?~|])[^\s\"'`,;/=:]{3,100}"
+    r"(?=[\s,;/\"'`)\]}]|$)"
+)
+# Further values after the first: listed, or after a space ('backup codes: 1234-5678
+# 8765-4321 ...') words with a digit, or the digits of a code written spaced ('my PIN is
+# 4 8 2 1').
+_MORE = (
+    rf"(?P<more>(?:{_LISTED}|[ \t]+\d{{1,2}}(?![\w-])"
+    rf"|[ \t]+(?=[\w-]*\d)[\w-]{{3,40}}(?![\w-])){{0,20}})"
+)
+_FURTHER = re.compile(rf"(?:{_LISTED})+")
 _QUALIFIED = rf"(?:\s+(?:{QUALIFIERS})\s+(?:(?:{OWNERS})\s+)?[\w.@'-]+){{0,2}}"
 
 # "my password is hunter2", "the admin password: hunter2", "Passwort lautet ...", "PIN = 4711".
@@ -76,6 +93,13 @@ _CODE_BARE = re.compile(
     rf"(?<![\w-])(?:(?P<code>(?!pins?\b(?![\s-]*(?:codes?|numbers?|nummer)\b))(?:{CODES}))"
     r"|(?P<pin>(?-i:PIN)))(?![\w-])"
     r"\s+(?P<value>[#*]?\d[\w#*-]{2,40}|\d{1,2}(?:[ \t]\d{1,2}){2,11})(?![\w-])",
+    re.IGNORECASE,
+)
+# "wifi password GuestNet2024", "Passwort Tr0ub4dor&3": a password right after its word, no verb,
+# when it looks made up (``_looks_made_up``): 'password manager', 'the password policy' and
+# 'change the wifi password tomorrow' name something about it.
+_PASSWORD_BARE = re.compile(
+    rf"(?<![\w-])(?:{PASSWORDS})(?![\w-])[ \t]+(?P<value>[^\s\"'`,;]{{6,200}})",
     re.IGNORECASE,
 )
 # "my password's hunter2", "my PIN's 4821": the contraction, only before a value with a digit
@@ -143,30 +167,9 @@ _PRIVATE_KEY = re.compile(
 # What a line must hold for each family of patterns to be worth trying there.
 # A stem holding another (``--user``, ``code``, ``pwd``) is left out: the other finds it.
 _SHELL_STEMS = ("mysql", "mariadb", "-u", "authorization", "bearer", "--")
-_SHAPE_STEMS = (
-    "sk-",
-    "sk_",
-    "pk-",
-    "pk_",
-    "rk-",
-    "rk_",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat",
-    "glpat-",
-    "xox",
-    "npm_",
-    "hf_",
-    "akia",
-    "asia",
-    "aiza",
-    "sg.",
-    "eyj",
-    "hooks.slack.com",
-    "/api/webhooks/",
+_SHAPE_STEMS = tuple(
+    "sk- sk_ pk- pk_ rk- rk_ ghp_ gho_ ghu_ ghs_ ghr_ github_pat glpat- xox npm_ hf_ akia asia "
+    "aiza sg. eyj hooks.slack.com /api/webhooks/".split()
 )
 _WORD_STEMS = (
     "pass",
@@ -224,9 +227,9 @@ _NOT_A_KEY = re.compile(
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _NAME_PARTS = re.compile(r"[_.\-\s]+|(?<=[a-z])(?=[A-Z])")
 _SECRET_PARTS = frozenset(
-    "password passwd passwort kennwort passphrase pass pwd pw secret token apikey credential "
-    "credentials pin otp mdp contrasena contraseña senha wachtwoord privatekey accesskey "
-    "secretkey authtoken accesstoken sas".split()
+    "password passwords passwd passwort kennwort passphrase pass pwd pw secret token apikey "
+    "credential credentials pin otp mdp contrasena contraseña senha wachtwoord privatekey "
+    "accesskey secretkey authtoken accesstoken sas".split()
 )
 _KEY_OWNERS = frozenset(
     "api access private secret signing encryption master license client".split()
@@ -273,31 +276,113 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
     result again), then each value announced at the end of one line and written at the start
     of the next ('my password is' / 'hunter2', a wiki's 'Wifi password:' above its value) as
     the one line the two stand for; how many credentials. Not a line indented deeper than the
-    one above it: that is a block under it (code's ``if not token:``)."""
-    count, opened = 0, False
+    one above it: that is a block under it (code's ``if not token:``), unless the line above
+    is a credential's name alone (``_UNDER_A_NAME``: YAML's ``password:``, an INI file's
+    ``password =``), whose values may be indented under it, or a block scalar (``secret: |``),
+    whose every line indented under it is the value."""
+    count, opened = 0, _OPENS_NOTHING
+    under: tuple[str, int, int] | None = None  # a name's line, its indent, what it opens
     for index, line in enumerate(lines):
-        opens = False
+        deeper = under is not None and len(line) - len(line.lstrip()) > under[1]
+        if under is not None and under[2] == _OPENS_BLOCK and (deeper or not line.strip()):
+            count += _redact_block_line(lines, index)  # taken whole: not read on its own
+            continue
+        opens = _OPENS_NOTHING
         if len(line) >= 3:
             if remember and len(line) <= REMEMBERED_LINE_CHARS:
                 lines[index], found, opens = _redact_remembered(line)
             else:
                 lines[index], found, opens = _redact_whole_line(line)
             count += found
+        if under is not None:
+            if not line.strip():
+                continue  # a blank line within what is under the name
+            taken = _redact_under(lines, index, under[0], remember) if deeper else None
+            if taken is not None:
+                count += taken
+                opened = _OPENS_NOTHING
+                continue
+            under = None
         if opened:
             head, below = lines[index - 1].rstrip(), lines[index]
             marker = _LINE_MARKER.match(below).group()  # type: ignore[union-attr]
             value = below[len(marker) :]
             indent = len(below) - len(below.lstrip())
-            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024').
-            if value and (indent <= len(head) - len(head.lstrip()) or marker.strip()):
-                if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
-                    redacted, found = _redact_below_remembered(head, value)
-                else:
-                    redacted, found = _redact_below(head, value)
+            # Deeper, only an item of a list under it ('- Wifi password:' / '  - GuestNet2024');
+            # never a name and its own value (YAML's empty 'password:' above 'host: db1').
+            if (
+                value
+                and (indent <= len(head) - len(head.lstrip()) or marker.strip())
+                and not _KEY_SHAPED.match(value)
+            ):
+                redacted, found = _below(head, value, remember)
                 lines[index] = marker + redacted
                 count += found
+        if opens in (_OPENS_NAMED, _OPENS_BLOCK):
+            under = (lines[index].rstrip(), len(line) - len(line.lstrip()), opens)
         opened = opens
     return count
+
+
+def _below(head: str, value: str, remember: bool) -> tuple[str, int]:
+    if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
+        return _redact_below_remembered(head, value)
+    return _redact_below(head, value)
+
+
+def _redact_block_line(lines: list[str], index: int) -> int:
+    """Redacts ``lines[index]``, a line of a block scalar's value under a credential's name
+    (``secret: |``), whole; one credential a block, however many lines it takes."""
+    line = lines[index]
+    value = line.strip()
+    if not value or value == REDACTED_SECRET:
+        return 0
+    lines[index] = line[: len(line) - len(line.lstrip())] + REDACTED_SECRET
+    above = lines[index - 1].strip()
+    return 0 if above == REDACTED_SECRET else 1
+
+
+def _redact_under(lines: list[str], index: int, head: str, remember: bool) -> int | None:
+    """Redacts ``lines[index]``, indented under ``head``, a credential's name alone: a value
+    or a list's item, read as the rest of ``head``'s line (a comment is passed over); how
+    many credentials that took. None for a mapping (the name is a section's: 'password:' /
+    '  min_length: 8'), which ends what is under the name."""
+    line = lines[index]
+    marker = _LINE_MARKER.match(line).group()  # type: ignore[union-attr]
+    value = line[len(marker) :]
+    if value.startswith("#"):
+        return 0
+    if _KEY_SHAPED.match(value):
+        return None
+    redacted, found = _below(head, value, remember)
+    lines[index] = marker + redacted
+    return found
+
+
+_OPENS_NOTHING, _OPENS_VALUE, _OPENS_NAMED, _OPENS_BLOCK = range(4)
+"""What a line's end opens: nothing; a value at the start of the next line; a credential's
+name alone (``password:``), whose values may also be indented under it; a block scalar under a
+credential's name (``secret: |``), whose lines indented under it are all its value."""
+# A name alone and its colon or equals sign, perhaps a list's item or quoted, perhaps opening
+# a block scalar: YAML's 'password:' and 'secret: |', an INI file's 'password =', '"token":'.
+_UNDER_A_NAME = re.compile(
+    r"[ \t]*(?:[-*][ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.-]{0,60})[\"']?[ \t]*[:=][ \t]*"
+    r"(?P<block>[|>][-+]?[1-9]?[-+]?)?"
+)
+_BLOCK_INDICATOR = re.compile(r"[|>][-+]?[1-9]?[-+]?")
+_KEY_SHAPED = re.compile(r"[\"']?[\w.-]+[\"']?[ \t]*[:=](?:[ \t]|$)")
+
+
+def _opening(line: str) -> int:
+    """What ``line``'s end opens (``_OPENS_NOTHING`` ...)."""
+    head = line.rstrip()
+    if head and (
+        head[-1] in ":=|>" or (head[-1] in "+-123456789" and ("|" in head or ">" in head))
+    ):
+        named = _UNDER_A_NAME.fullmatch(head)
+        if named and is_secret_name(named["name"]):
+            return _OPENS_BLOCK if named["block"] else _OPENS_NAMED
+    return _OPENS_VALUE if _opens_a_value(line) else _OPENS_NOTHING
 
 
 # What starts a line before its words: an indent, a quote's '>' (an e-mail's, a chat's), a
@@ -353,14 +438,14 @@ def _redact_below(head: str, value: str) -> tuple[str, int]:
 
 
 @functools.lru_cache(maxsize=_REMEMBERED)
-def _redact_remembered(line: str) -> tuple[str, int, bool]:
+def _redact_remembered(line: str) -> tuple[str, int, int]:
     return _redact_whole_line(line)
 
 
-def _redact_whole_line(line: str) -> tuple[str, int, bool]:
-    """The line redacted, how many credentials, and whether it ends announcing a value."""
+def _redact_whole_line(line: str) -> tuple[str, int, int]:
+    """The line redacted, how many credentials, and what its end opens (``_opening``)."""
     redacted, found = _redact_line(line)
-    return redacted, found, _opens_a_value(line)
+    return redacted, found, _opening(line)
 
 
 def _redact_line(text: str) -> tuple[str, int]:
@@ -374,10 +459,15 @@ def _redact_line(text: str) -> tuple[str, int]:
                 return match.group()
             value = match.group(group)
             bare, start, end = _unwrap(value, start, end)
-            if not bare or _within_mark(match.string, start) or keep(match, bare):
+            if (
+                not bare
+                or _within_mark(match.string, start)
+                or _within_mark(match.string, end - 1)
+                or keep(match, bare)
+            ):
                 return match.group()
             if group == "value" and "more" in match.groupdict() and match["more"]:
-                end = match.end("more")
+                end = match.start("more") + len(match["more"].rstrip(_TRAILING))
             count += 1
             whole, offset = match.group(), match.start()
             return whole[: start - offset] + REDACTED_SECRET + whole[end - offset :]
@@ -409,6 +499,7 @@ def _redact_line(text: str) -> tuple[str, int]:
             text = _ANNOUNCED.sub(value_replacer("value", _keep_announced), text)
             text = _CONTRACTED.sub(value_replacer("value", _keep_announced), text)
             text = _USE_AS.sub(value_replacer("value", _keep_announced), text)
+            text = _PASSWORD_BARE.sub(value_replacer("value", _keep_bare), text)
         if not ascii_text or "machine" in lowered:
             text = _NETRC.sub(value_replacer("value", _keep_nothing), text)
             named = named or _named(text, ascii_text)
@@ -472,8 +563,15 @@ def _redact_assigned(text: str) -> tuple[str, int]:
         if start < done:
             continue
         bare, start, end = _unwrap(match["value"], start, end)
-        if not bare or _within_mark(text, start) or _keep_assigned(match, bare):
+        if (
+            not bare
+            or _within_mark(text, start)
+            or _within_mark(text, end - 1)
+            or _keep_assigned(match, bare)
+        ):
             continue
+        if end == match.end("value") and (further := _FURTHER.match(text, end)):
+            end += len(further.group().rstrip(_TRAILING))  # 'API_PINS=4711,0815'
         pieces += [text[done:start], REDACTED_SECRET]
         done = end
         count += 1
@@ -485,7 +583,8 @@ def redact_json(text: str) -> tuple[str, int]:
     redacted, and how many: a value under a credential's name (``{"password": "..."}``), the
     values beside a field that names one (``{"field": "password", "text": "..."}``), and any
     string that holds one; JSON nested in a string is read too. Text that is not JSON is
-    redacted as text. Unchanged JSON comes back byte for byte."""
+    redacted as text. Unchanged JSON comes back byte for byte; changed, in the layout it had
+    (``_dumped_like``)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -493,7 +592,34 @@ def redact_json(text: str) -> tuple[str, int]:
     cleaned, count = _redact_value(value)
     if not count:
         return text, 0
-    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")), count
+    return _dumped_like(cleaned, text), count
+
+
+def redact_file(name: str, text: str) -> tuple[str, int]:
+    """The text of a file called ``name`` with every credential redacted, and how many: a
+    JSON file's as JSON (``redact_json``: by its keys too, still JSON, in its layout), any
+    other's as text."""
+    if name.lower().endswith(".json"):
+        return redact_json(text)
+    return redact(text)
+
+
+# The indent of JSON written over several lines: the first line's that has one.
+_JSON_INDENT = re.compile(r"\n([ \t]*)\S")
+
+
+def _dumped_like(value: object, text: str) -> str:
+    """``value`` as JSON laid out as ``text`` was: compact on one line (tool arguments), or
+    indented as its second line is (a person's ``TASKS.json``, a file sent), between the
+    whitespace ``text`` had around it."""
+    body = text.strip()
+    indent = _JSON_INDENT.search(body) if "\n" in body else None
+    if indent is None:
+        dumped = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        colon = ": " if '": ' in body else ":"
+        dumped = json.dumps(value, ensure_ascii=False, indent=indent[1], separators=(",", colon))
+    return text[: len(text) - len(text.lstrip())] + dumped + text[len(text.rstrip()) :]
 
 
 def is_secret(field: str | None, value: str) -> bool:
@@ -614,6 +740,32 @@ def _keep_announced(match: re.Match[str], value: str) -> bool:
     return not has_digit and (len(value) < 12 or " " in value)
 
 
+def _keep_bare(match: re.Match[str], value: str) -> bool:
+    return not _looks_made_up(value)
+
+
+_SYMBOLS = frozenset("!@#$%^&*+=?~|§€£")
+
+
+def _looks_made_up(value: str) -> bool:
+    """Whether a value standing bare after a credential's word, with no verb or colon to say
+    it is one, looks like one: six characters or more, and digits only, letters mixed with
+    digits, or letters with a symbol. Not a dictionary word ('password manager'), not a
+    lower-case slug ('a 12-character password'), not an address; judged without the marks
+    of emphasis around it ('Password Manager**:')."""
+    value = value.strip("*_~")
+    if len(value) < 6 or _is_ordinary(value) or _is_placeholder(value) or "://" in value:
+        return False
+    if "-" in value and value.lower() == value:
+        return False
+    if value.isdigit():
+        return True
+    has_letter = any(char.isalpha() for char in value)
+    if not has_letter:
+        return False
+    return any(char.isdigit() or char in _SYMBOLS for char in value)
+
+
 def _is_ordinary(value: str) -> bool:
     return value.isalpha() and value.lower() in ORDINARY
 
@@ -623,6 +775,7 @@ def _is_placeholder(value: str) -> bool:
     return (
         not lowered
         or lowered in PLACEHOLDERS
+        or _BLOCK_INDICATOR.fullmatch(lowered) is not None  # 'secret: |', its value below
         or lowered.startswith(("$", "{{", "<", "%(", "***", "process.env", "os.environ", "env("))
         or set(lowered) <= {"*", "x", "."}
     )

@@ -1,12 +1,14 @@
 """The daemon as people run it: a real ``flynn run`` process, the gateway over a real websockets
 client, Telegram through the fake Bot API, the model through the fake OpenAI server, SIGTERM, and a
-restart. One person's memory must follow them from the web chat to Telegram."""
+restart. One person's memory must follow them from the web chat to Telegram; two people of one
+forum topic each find their own turns there, whatever the other says, and only theirs."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,14 @@ import pytest
 import yaml
 from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
 from fakes import FakeOpenAI, Reply
-from fakes.fake_telegram import OWNER_ID, TOKEN, FakeTelegram
+from fakes.fake_telegram import BOT_USERNAME, GROUP_ID, OWNER_ID, TOKEN, FakeTelegram
 from fakes.http_server import RecordedRequest
 from websockets.asyncio.client import connect
+
+from flynn.memory.store import NewMessage
+from flynn.memory.stores import SqliteMemory
+from flynn.messages import SessionKey
+from flynn.schedule.migrations import SCHEMA
 
 SUMMARY = "- Ana is migrating the billing service to Postgres; next step: cut over on Friday"
 FILLER = "We keep the old billing API stable while the Postgres migration runs in batches. " * 12
@@ -138,3 +145,79 @@ async def test_memory_follows_the_person_from_web_chat_to_telegram_across_a_rest
         assert "--- Who you're talking to ---" not in system
         assert "--- Recent context ---" not in system
         assert "Ana" not in system
+
+
+ANA_ID = 2001
+BEN_ID = 2002
+TOPIC = 77
+ANA_TURNS = 400
+"""More of Ana's turns about the ferry than ``/search`` ranks (``CANDIDATE_BUDGET``, 300)."""
+
+
+def _topic_session(sender: int) -> str:
+    return str(SessionKey("telegram", str(GROUP_ID), str(TOPIC), str(sender)))
+
+
+def _topic_namespace(sender: int) -> str:
+    """Where the daemon keeps a topic person's session (checked against what it writes)."""
+    return f"sessions/{_topic_session(sender)}"
+
+
+def _topic_config(tmp_path: Path, model: FakeOpenAI, telegram: FakeTelegram) -> Path:
+    """Ana and Ben may talk to Flynn, neither is in ``users:`` (only the owner is): each has
+    memory of their own session only. What the topic held before this run: Ben's ferry, then
+    Ana's, many times over."""
+    path, _ = _config(tmp_path, model, telegram, shared=True)
+    config = yaml.safe_load(path.read_text())
+    config["llm"]["context_window"] = 200_000  # Ana's 400 turns are not compacted
+    config["memory"]["embeddings"] = False
+    config["users"] = {"owner": {"telegram": [OWNER_ID]}}
+    config["channels"]["telegram"]["allowed_users"] = [OWNER_ID, ANA_ID, BEN_ID]
+    path.write_text(yaml.safe_dump(config))
+    at = datetime.now(UTC) - timedelta(days=2)
+    with SqliteMemory.open(tmp_path / "data" / "flynn.db", SCHEMA) as memory:
+        ben = [NewMessage("user", "I take the ferry at 7:40 from Cais do Sodre", 12, at)]
+        memory.history.append_many(_topic_session(BEN_ID), _topic_namespace(BEN_ID), ben)
+        ana = [
+            NewMessage("user", f"I take the ferry again, trip {n}", 8, at + timedelta(minutes=1))
+            for n in range(ANA_TURNS)
+        ]
+        memory.history.append_many(_topic_session(ANA_ID), _topic_namespace(ANA_ID), ana)
+    return path
+
+
+async def test_each_person_of_a_forum_topic_finds_their_own_turns_and_only_theirs(
+    world: tuple[FakeOpenAI, FakeTelegram, Path],
+) -> None:
+    model, telegram, tmp_path = world
+    daemon = Daemon(_topic_config(tmp_path, model, telegram), tmp_path)
+    try:
+        await daemon.start()
+        telegram.queue_group("I take the ferry too", user_id=ANA_ID, mention=True, thread=TOPIC)
+        telegram.queue_group("the ferry is late", user_id=BEN_ID, mention=True, thread=TOPIC)
+        await telegram.wait_for_sent(2)
+        telegram.queue_group(f"/search@{BOT_USERNAME} ferry", user_id=BEN_ID, thread=TOPIC)
+        [in_topic] = (await telegram.wait_for_sent(3))[2:]
+        telegram.queue_private("/search ferry", user_id=BEN_ID)
+        telegram.queue_private("/search ferry", user_id=ANA_ID)
+        bens_dm, anas_dm = (await telegram.wait_for_sent(5))[3:]
+        assert await daemon.stop() == 0
+    finally:
+        await daemon.kill()
+
+    with SqliteMemory.open(tmp_path / "data" / "flynn.db", SCHEMA) as memory:
+        rows = memory.db.fetchall("SELECT namespace, content FROM messages WHERE role = 'user'")
+    said = {str(row["content"]): str(row["namespace"]) for row in rows}
+    assert said["I take the ferry too"] == _topic_namespace(ANA_ID)
+    assert said["the ferry is late"] == _topic_namespace(BEN_ID)
+
+    # Before each person of a topic was a namespace root of their own, Ana's 400 filled the
+    # rows the search ranked and Ben's 7:40 was not among them.
+    assert (in_topic.chat_id, in_topic.thread) == (GROUP_ID, TOPIC)
+    assert "7:40" in in_topic.text, in_topic.text
+    assert "trip" not in in_topic.text
+    # A DM is a session of its own: neither finds what anyone said in the topic.
+    assert (bens_dm.chat_id, anas_dm.chat_id) == (BEN_ID, ANA_ID)
+    for dm in (bens_dm, anas_dm):
+        assert "7:40" not in dm.text and "trip" not in dm.text and "late" not in dm.text
+    assert not any("7:40" in str(r.json) for r in model.requests if "ferry too" in str(r.json))

@@ -4,6 +4,7 @@ forgetting on both."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from flynn.attachments import FileLimits, FileShelf, FileStore, FolderShelf, RefusedFile
+from flynn.credentials import REDACTED_SECRET
 from flynn.messages import Attachment
 from flynn.people.files import person_directory
 from flynn.postgres.memory import PostgresMemory
@@ -85,6 +87,22 @@ def test_a_text_file_is_kept_without_its_credentials(shelves: Shelves) -> None:
     assert not isinstance(kept, RefusedFile) and kept.redacted == 1
     stored = shelves.shelf.read(folder, "env.txt")
     assert stored is not None and SECRET.encode() not in stored
+
+
+def test_a_json_file_is_kept_as_json_without_its_credentials(shelves: Shelves) -> None:
+    # Read as text, a value named by the field beside it was kept ('"field": "password"').
+    sent = json.dumps(
+        {"wifi": [{"field": "password", "value": "GuestNet2024"}], "note": "guests welcome"},
+        indent=4,
+    )
+    store = FileStore(FileLimits(), shelves.shelf)
+    folder = person_directory(shelves.data_dir, "user")
+    kept = store.keep(folder, _sent("home.json", sent.encode(), "application/json"), store=True)
+    assert not isinstance(kept, RefusedFile) and kept.redacted == 1
+    stored = shelves.shelf.read(folder, "home.json")
+    assert stored is not None and b"GuestNet2024" not in stored
+    expected = {"wifi": [{"field": "password", "value": REDACTED_SECRET}], "note": "guests welcome"}
+    assert stored.decode() == json.dumps(expected, indent=4)  # still JSON, as it was laid out
 
 
 def test_a_redelivered_message_discards_its_second_copy(shelves: Shelves) -> None:

@@ -550,6 +550,83 @@ CREATE TABLE redaction_stamp (
 INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
 """
 
+# The root of a namespace under a forum topic's or thread's per-person session: before this
+# version ``sessions/telegram:-100:77/u1001`` was rooted at ``sessions/telegram:-100:77``, so two
+# people of one topic (neither in ``users:``) had their rows counted together, each one's words
+# crowding the other's out of a search's candidates and making them look common. Now a third
+# segment ``u<digits>`` under ``sessions/`` (the sender, ``SessionKey``) is part of the root, as
+# ``namespace_root`` says. ``_TAIL`` is what follows the session's key and its ``/``;
+# ``_AFTER_SENDER`` what follows the digits of a sender there ('' or ``/...``).
+_TAIL = "substr(namespace, 10 + instr(substr(namespace, 10), '/'))"
+_AFTER_SENDER = f"ltrim(substr({_TAIL}, 2), '0123456789')"
+_NS_TOKEN_V22 = f"""CASE
+    WHEN substr(namespace, 1, 9) = 'sessions/' AND instr(substr(namespace, 10), '/') > 0
+        AND {_TAIL} GLOB 'u[0-9]*' AND {_AFTER_SENDER} || '/' GLOB '/*'
+    THEN 'n' || lower(hex(substr(namespace, 1, length(namespace) - length({_AFTER_SENDER})))) || 'x'
+    ELSE {_NS_TOKEN}
+END"""
+
+
+def _fts_triggers(table: str, columns: tuple[str, ...]) -> str:
+    """The triggers keeping ``<table>_fts`` (external content, with ``ns``) in step with
+    ``table``, as version 7 wrote them for ``messages`` and ``facts``: a row's entry is
+    replaced when its text or namespace changes."""
+    fts = f"{table}_fts"
+    names = ", ".join(columns)
+    new = ", ".join(f"new.{column}" for column in columns)
+    old = ", ".join(f"old.{column}" for column in columns)
+    insert = f"INSERT INTO {fts}(rowid, {names}, ns) VALUES (new.id, {new}, new.ns);"
+    delete = (
+        f"INSERT INTO {fts}({fts}, rowid, {names}, ns)\n"
+        f"    VALUES ('delete', old.id, {old}, old.ns);"
+    )
+    return f"""CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN
+    {insert}
+END;
+CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN
+    {delete}
+END;
+CREATE TRIGGER {fts}_update AFTER UPDATE OF {names}, namespace ON {table} BEGIN
+    {delete}
+    {insert}
+END;"""
+
+
+# Rows whose token changes are taken out of each full-text index under the old token, the
+# column is made again (a virtual column: no row is rewritten) and those rows go back in under
+# the new one; every other row's entry stays as it is. The triggers name ``ns``, so they are
+# dropped and made again as version 7 made them (``_fts_triggers``: the text of version 22,
+# never to be edited).
+_REROOTED = f"""
+    namespace >= 'sessions/' AND namespace < 'sessions0' AND ({_NS_TOKEN}) <> ({_NS_TOKEN_V22})
+"""
+_SCHEMA_V22 = f"""
+CREATE TEMP TABLE rerooted_messages AS SELECT id FROM messages WHERE {_REROOTED};
+CREATE TEMP TABLE rerooted_facts AS SELECT id FROM facts WHERE {_REROOTED};
+INSERT INTO messages_fts(messages_fts, rowid, content, ns)
+SELECT 'delete', id, content, ns FROM messages WHERE id IN (SELECT id FROM rerooted_messages);
+INSERT INTO facts_fts(facts_fts, rowid, field, value, ns)
+SELECT 'delete', id, field, value, ns FROM facts WHERE id IN (SELECT id FROM rerooted_facts);
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TRIGGER facts_fts_insert;
+DROP TRIGGER facts_fts_delete;
+DROP TRIGGER facts_fts_update;
+ALTER TABLE messages DROP COLUMN ns;
+ALTER TABLE facts DROP COLUMN ns;
+ALTER TABLE messages ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN_V22}) VIRTUAL;
+ALTER TABLE facts ADD COLUMN ns TEXT GENERATED ALWAYS AS ({_NS_TOKEN_V22}) VIRTUAL;
+INSERT INTO messages_fts(rowid, content, ns)
+SELECT id, content, ns FROM messages WHERE id IN (SELECT id FROM rerooted_messages);
+INSERT INTO facts_fts(rowid, field, value, ns)
+SELECT id, field, value, ns FROM facts WHERE id IN (SELECT id FROM rerooted_facts);
+DROP TABLE rerooted_messages;
+DROP TABLE rerooted_facts;
+{_fts_triggers("messages", ("content",))}
+{_fts_triggers("facts", ("field", "value"))}
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -572,6 +649,7 @@ MIGRATIONS: tuple[str, ...] = (
     "",  # 19: the schedule's job runs (flynn.schedule.migrations)
     _SCHEMA_V20,
     _SCHEMA_V21,
+    _SCHEMA_V22,
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
 version only a part above memory changed. The ledger of versions for every part: append only;

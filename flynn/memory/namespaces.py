@@ -28,10 +28,23 @@ _ROOTS_TWO_DEEP = ("users", "sessions")
 
 def namespace_root(namespace: str) -> str:
     """The person or session scope a namespace belongs to: its first segment, or its first two
-    under ``users/`` and ``sessions/``. Must agree with ``_NS_TOKEN`` in ``migrations.py``."""
+    under ``users/`` and ``sessions/``, and its first three under ``sessions/`` when the third
+    is a sender (``u`` and digits: ``sessions/telegram:-100:77/u1001``, one person's own session
+    in a forum topic or thread). Must agree with ``_NS_TOKEN_V22`` in ``migrations.py`` and with
+    PostgreSQL's migration 16."""
     parts = namespace.split("/")
     depth = 2 if parts[0] in _ROOTS_TWO_DEEP and len(parts) > 1 else 1
+    if parts[0] == "sessions" and len(parts) > 2 and _is_sender(parts[2]):
+        depth = 3
     return "/".join(parts[:depth])
+
+
+def _is_sender(segment: str) -> bool:
+    """Whether a segment is the sender of a per-person group session (``SessionKey``'s
+    ``u<sender>``): channels' sender ids are ASCII digits, and no namespace under a root is
+    named so."""
+    digits = segment[1:]
+    return segment[:1] == "u" and digits.isascii() and digits.isdigit()
 
 
 def namespace_token(prefix: str) -> str | None:

@@ -24,6 +24,7 @@ from flynn.credentials import (
     REDACTION_VERSION,
     is_secret_name,
     redact,
+    redact_file,
     redact_json,
 )
 from flynn.memory.namespaces import namespace_root
@@ -53,10 +54,7 @@ def _json(value: Any, row: NamedRow) -> Any:
 def _document(value: Any, row: NamedRow) -> Any:
     # A person's file kept as a document (``users/ana/files/TASKS.json``): a JSON one is
     # redacted in its strings, so it stays JSON (``flynn.people.store.redacted``).
-    if value is not None and str(row["namespace"]).endswith(".json"):
-        cleaned, count = redact_json(str(value))
-        return cleaned + "\n" if count else value
-    return _text(value, row)
+    return value if value is None else redact_file(str(row["namespace"]), str(value))[0]
 
 
 def _fact_value(value: Any, row: NamedRow) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
 
-from flynn.credentials import redact, redact_json
+from flynn.credentials import redact_file
 from flynn.errors import FileBusy, UnreadableFile
 
 T = TypeVar("T")
@@ -199,10 +199,7 @@ def check_name(name: str) -> str:
 def redacted(name: str, text: str) -> str:
     """``text`` as the file ``name`` keeps it: credentials redacted (in a ``.json`` file, in
     its strings, so it stays JSON)."""
-    if name.endswith(".json"):
-        cleaned, count = redact_json(text)
-        return cleaned + "\n" if count else text
-    return redact(text)[0]
+    return redact_file(name, text)[0]
 
 
 class PersonFileRedaction:

@@ -607,6 +607,34 @@ CREATE TABLE redaction_stamp (
 INSERT INTO redaction_stamp (id, done) VALUES (1, 0);
 """
 
+# A forum topic's or thread's per-person session is its own namespace root (SQLite's migration
+# 22, ``namespace_root``): ``sessions/<key>/u<digits>`` and what lies under it were rooted at
+# ``sessions/<key>``, so two people of one topic shared their postings' statistics. Each such
+# row's ``root`` is set anew, with its postings'; ``message_roots`` follows the messages by its
+# trigger, and a root left with no message goes. Facts not yet indexed (``root`` NULL) are
+# indexed with today's ``namespace_root`` when the memory opens.
+_SENDER_ROOT = "substring(namespace from '^(sessions/[^/]*/u[0-9]+)(/|$)')"
+
+
+def _rerooted(table: str, postings: str, key: str) -> str:
+    """Sets ``root`` anew on the rows of ``table`` under a sender, then on their ``postings``
+    (whose ``key`` is the row's id). The text of version 16: never to be edited."""
+    return f"""
+UPDATE {table} SET root = {_SENDER_ROOT}
+WHERE namespace >= 'sessions/' AND namespace < 'sessions0'
+  AND namespace ~ '^sessions/[^/]*/u[0-9]+(/|$)' AND root <> {_SENDER_ROOT};
+UPDATE {postings} AS t SET root = r.root FROM {table} AS r
+WHERE t.{key} = r.id AND t.root <> r.root
+  AND r.namespace >= 'sessions/' AND r.namespace < 'sessions0';
+"""
+
+
+_SENDER_ROOTS = (
+    _rerooted("messages", "message_terms", "message_id")
+    + "DELETE FROM message_roots WHERE messages = 0;\n"
+    + _rerooted("facts", "fact_terms", "fact_id")
+)
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -623,5 +651,6 @@ MIGRATIONS: tuple[str, ...] = (
     _POSTINGS,
     _WENT_LIVE,
     _REDACTION_STAMP,
+    _SENDER_ROOTS,
 )
 LATEST_VERSION = len(MIGRATIONS)

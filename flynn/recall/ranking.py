@@ -135,7 +135,15 @@ class HybridRanker:
         if tuning is None:
             tuning = self.tuning if query.depth == "full" or entities else self.light
         if tuning.across and query.asks_across:
-            tuning = replace(tuning, session=0.0, session_cover=0.0, session_words=0.0, exchanges=0)
+            tuning = replace(
+                tuning,
+                session=0.0,
+                session_cover=0.0,
+                session_words=0.0,
+                session_support=0.0,
+                session_support_semantic=0.0,
+                exchanges=0,
+            )
         if query.about != "assistant" and tuning.passage_words:
             tuning = replace(tuning, passage_words=0)  # only a line of an answer is asked for
         vectors = self._vectors is not None
@@ -172,6 +180,9 @@ class HybridRanker:
         items.extend(facts)
         items.extend(summaries)
         items.sort(key=lambda item: (item.score, item.time), reverse=True)
+        repeat = tuning.across_repeat_semantic if vectors else tuning.across_repeat
+        if repeat and tuning.across and query.asks_across:
+            items = _spread(items, repeat)
         return items[:limit]
 
     def _scored(
@@ -489,9 +500,11 @@ class HybridRanker:
         best = max(strength.values(), default=0.0) or 1.0
         cover = self._session_cover(pool, words) if tuning.session_cover else {}
         about = _session_words(pool, words) if tuning.session_words else {}
+        support = _session_support(pool, top) if tuning.session_support else {}
         for candidate in pool:
             session = candidate.message.session
             candidate.score += tuning.session * strength[session] / best
+            candidate.score += tuning.session_support * support.get(session, 0.0)
             candidate.score += tuning.session_cover * cover.get(session, 0.0)
             candidate.score += tuning.session_words * about.get(session, 0.0)
 
@@ -511,6 +524,37 @@ class HybridRanker:
         return {
             session: min(1.0, words.weight_of(terms) / total) for session, terms in found.items()
         }
+
+
+def _session_support(pool: Sequence[_Candidate], top: int) -> dict[str, float]:
+    """How well each session in ``pool`` backs up its best turn: the sum of its next best
+    ``top - 1`` turns' own scores (before a neighbour's share, which every strong hit lends the
+    turns around it), scaled so the best-backed session has 1. A conversation with two good
+    turns on the question outranks one with a single lucky match."""
+    own: dict[str, list[float]] = defaultdict(list)
+    for candidate in pool:
+        own[candidate.message.session].append(candidate.score - candidate.inherited)
+    backing = {session: sum(heapq.nlargest(top, scores)[1:]) for session, scores in own.items()}
+    best = max(backing.values(), default=0.0) or 1.0
+    return {session: max(0.0, score) / best for session, score in backing.items()}
+
+
+def _spread(items: list[RecallItem], repeat: float) -> list[RecallItem]:
+    """``items`` (best first) with each past turn lowered by ``repeat`` for every better turn
+    of the same conversation: for a question over many occasions, each occasion's best turn
+    comes before a second turn of one already shown. A conversation's turns keep their order,
+    and so do the conversations' best turns, which is what a greedy pick with that penalty
+    gives; facts and summaries keep their scores."""
+    shown: dict[str, int] = defaultdict(int)
+    keyed: list[tuple[float, int, RecallItem]] = []
+    for position, item in enumerate(items):
+        score = item.score
+        if item.kind == "message" and item.session is not None:
+            score -= repeat * shown[item.session]
+            shown[item.session] += 1
+        keyed.append((score, -position, item))
+    keyed.sort(key=lambda each: (each[0], each[1]), reverse=True)
+    return [item for _, _, item in keyed]
 
 
 def _session_words(pool: Sequence[_Candidate], words: QueryWords) -> dict[str, float]:

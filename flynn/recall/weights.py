@@ -102,6 +102,26 @@ class Tuning:
     session_cover: float = 0.2
     session_words: float = 0.2
     """Weight of a session's bm25 as one text (``ranking._session_words``)."""
+    session_support: float = 0.0
+    """Weight of how well a session backs up its best turn: the sum of its next best
+    ``session_top - 1`` turns' own scores, before a neighbour's share
+    (``ranking._session_support``), so that a conversation with two good turns on the question
+    outranks one with a single lucky match. 0 by words alone since t-recall9
+    (docs/recall-performance.md): 0.1 cost assistant_small .008 at 10 and 20 turns and heldout
+    .018 at 25."""
+    session_support_semantic: float = 0.1
+    """``session_support`` when ranking with embeddings. 0.1 since t-recall9
+    (docs/recall-performance.md): +.016 generated at 10 turns, +.009 heldout at 20, session@5
+    up on three sets and level on two; assistant_next -.002 to -.004 at the turn budgets."""
+    across_repeat: float = 0.0
+    """For a question over many occasions (``across``), how much lower a past turn ranks for
+    each better turn of the same conversation (``ranking._spread``): each occasion's best turn
+    before a second turn of one already shown. 0 keeps the order by score; 0 by words alone
+    since t-recall9 (docs/recall-performance.md): 1.0 cost handwritten .012 at 10 turns."""
+    across_repeat_semantic: float = 1.0
+    """``across_repeat`` when ranking with embeddings. 1.0 since t-recall9
+    (docs/recall-performance.md): at 10/20/25/35 turns +.005/+.002/+.003/+.005 assistant_next,
+    +0/+.010/+.010/+.003 assistant_small, the friend chats level (they hardly ask so)."""
     facts: int = 10
     fact: float = 0.9
     summaries: int = 50
@@ -157,7 +177,8 @@ def lighter(tuning: Tuning) -> Tuning:
 def with_vectors(tuning: Tuning) -> Tuning:
     """``tuning`` as the ranker weighs it when ranking with embeddings: the weights that have
     their own value then (``fused_semantic``, ``neighbour_semantic``, ``lexical_semantic``,
-    ``coverage_semantic``, ``absent_semantic``) take their place."""
+    ``coverage_semantic``, ``absent_semantic``, ``session_support_semantic``,
+    ``across_repeat_semantic``) take their place."""
     return replace(
         tuning,
         fused=tuning.fused_semantic,
@@ -165,4 +186,6 @@ def with_vectors(tuning: Tuning) -> Tuning:
         lexical=tuning.lexical_semantic,
         coverage=tuning.coverage_semantic,
         absent=tuning.absent_semantic,
+        session_support=tuning.session_support_semantic,
+        across_repeat=tuning.across_repeat_semantic,
     )

@@ -111,6 +111,12 @@ CREDENTIALS: tuple[tuple[str, str], ...] = (
     ("bob@x.com / hunter2", "hunter2"),
     ("use hunter2 as the password", "hunter2"),
     ("the code for the gate is 2580#", "2580"),
+    # Found by the review after t-attack4 (t-redact5).
+    ("wifi password GuestNet2024", "GuestNet2024"),
+    ("passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c", "hunter22x"),
+    ("db:\n  password:\n    S3cr3tValue!", "S3cr3tValue"),
+    ("[smtp]\npassword =\n    MailS3cret7", "MailS3cret7"),
+    ("secret: |\n  abc123def\n  ghi456jkl", "ghi456jkl"),
 )
 """Each phrasing, and the secret in it that must not survive redaction (the whole secret or a
 part no redaction may leave)."""
@@ -133,6 +139,9 @@ ORDINARY: tuple[str, ...] = (
     "the door code is on the fridge",
     "Bitwarden is my password manager",
     "my password manager is Bitwarden",
+    "the password reset link expired",
+    "change the wifi password tomorrow",
+    "my password policy says 12 characters",
     "the secret to good bread is patience",
     "max_tokens: 4096",
     "PASSWORD_MIN_LENGTH=12",

@@ -109,6 +109,7 @@ ON_TWO_LINES = [
     (two_lines, secret)
     for phrase, secret in CREDENTIALS
     if not any(form in phrase for form in ONE_LINE_FORMS)
+    and "\n" not in phrase  # on several lines already (YAML, a block scalar)
     and (two_lines := _value_on_the_next_line(phrase, secret)) is not None
 ]
 
@@ -147,3 +148,136 @@ def test_a_value_in_a_list_under_its_credential_is_removed() -> None:
     # USER.md as a person writes it on the memory page: the value an item under its label.
     text = "- Wifi password:\n  - GuestNet2024\n- Likes: green tea"
     assert redact(text) == ("- Wifi password:\n  - [secret removed]\n- Likes: green tea", 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("wifi password GuestNet2024", "GuestNet2024"),
+        ("the guest wifi password GuestNet2024 for the weekend", "GuestNet2024"),
+        ("Passwort Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("router password 48213377.", "48213377"),
+        ("my password P@ssword!", "P@ssword!"),
+    ],
+)
+def test_a_password_right_after_its_word_is_removed(line: str, secret: str) -> None:
+    kept, found = redact(line)
+    assert secret not in kept and found == 1
+    assert redact(kept) == (kept, 0)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password reset link",
+        "password manager",
+        "the password is long",
+        "my password policy",
+        "change the wifi password tomorrow",
+        "a password 12-character minimum",
+        "the password https://example.com/reset2 page",
+        "passwords protected with bcrypt",
+        "my password 2024",
+        "4. **Apple Passwords / Google Password Manager**: fine on one platform",
+    ],
+)
+def test_a_word_after_a_password_that_is_no_password_is_left_alone(line: str) -> None:
+    assert redact(line) == (line, 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "secrets"),
+    [
+        ("passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c", ("hunter22x", "Tr0ub4dor", "&3", "9f8e")),
+        ("my backup codes are A1B2C3,D4E5F6; G7H8I9.", ("A1B2C3", "D4E5F6", "G7H8I9")),
+        ("DB_PASSWORDS=abc123,def456", ("abc123", "def456")),
+        ("`DB_PASSWORDS=abc123,def456`: in backticks", ("abc123", "def456")),
+        ("API_PINS: 4711, 0815", ("4711", "0815")),
+    ],
+)
+def test_every_value_of_a_list_under_one_name_is_removed(
+    line: str, secrets: tuple[str, ...]
+) -> None:
+    kept, found = redact(line)
+    assert not any(secret in kept for secret in secrets), kept
+    assert found == 1
+    assert redact(kept) == (kept, 0)
+
+
+def test_a_list_ends_where_its_values_stop_looking_made_up() -> None:
+    assert redact("my password is hunter22x, thanks") == (
+        "my password is [secret removed], thanks",
+        1,
+    )
+    # A connection string's other names and values are not the password's.
+    assert redact("Password=S3cret1;Host=db1;Port=5432") == (
+        "Password=[secret removed];Host=db1;Port=5432",
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("password:\n    S3cr3tValue!", ("S3cr3tValue",)),
+        ("db:\n  password:\n    S3cr3tValue!\n  host: db1", ("S3cr3tValue",)),
+        ("[db]\nhost = db1\npassword =\n    S3cr3tValue!\nport = 5432", ("S3cr3tValue",)),
+        ("DB_PASSWORD=\n  S3cr3tValue!", ("S3cr3tValue",)),
+        ("passwords:\n  - hunter22x\n  - Tr0ub4dor&3\nnext: 1", ("hunter22x", "Tr0ub4dor")),
+        ("password:\n  # the database's\n  hunter22x", ("hunter22x",)),
+        ("secret: |\n  line1abc9\n\n  line2xyz8\nother: 1", ("line1abc9", "line2xyz8")),
+        ("client_secret: >-\n    folded Secret\n    over lines\n", ("folded", "over lines")),
+    ],
+)
+def test_a_value_indented_under_its_credentials_name_is_removed(
+    text: str, secrets: tuple[str, ...]
+) -> None:
+    # YAML, an INI or .env block pasted into chat: the value on the lines under its name.
+    kept, found = redact(text)
+    assert not any(secret in kept for secret in secrets), kept
+    assert found >= 1
+    assert redact(kept) == (kept, 0)
+    assert len(kept.split("\n")) == len(text.split("\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  min_length: 12\n  max_age: 90d",
+        "description: |\n  my text\n  over lines",
+        "if not token:\n    return None",
+        "for token in tokens:\n    count += 1",
+    ],
+)
+def test_what_is_indented_under_a_name_that_holds_no_credential_is_left_alone(
+    text: str,
+) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_block_scalars_indicator_is_no_value() -> None:
+    # It used to be taken for the value ('secret: [secret removed]'), and the block kept.
+    assert redact("secret: |\n  Abc123xyz") == ("secret: |\n  [secret removed]", 1)
+
+
+def test_a_mark_in_json_read_as_text_is_not_taken_for_a_value() -> None:
+    # A tool's JSON output is read again as text: 'is\\n[secret' is no password.
+    text = '{"note":"our wifi password is\\n[secret removed]"}'
+    assert redact(text) == (text, 0)
+
+
+def test_a_value_that_runs_into_a_mark_is_not_redacted_over_it() -> None:
+    # config.example.yaml's comment: the URL's password went first, then 'password:' took
+    # everything up to the mark's middle ('[secret removed] removed]@db.internal').
+    line = "# the password: FLYNN_STORAGE__URL=postgresql://flynn:PASSWORD@db.internal/flynn."
+    assert redact(line) == (line.replace(":PASSWORD@", f":{REDACTED_SECRET}@"), 1)
+
+
+def test_a_name_with_its_own_value_below_an_empty_password_is_left_alone() -> None:
+    # YAML with the password left empty: the next key is no password ('host: [secret removed]').
+    for text in (
+        "password:\nhost: db1",
+        "- password:\n- host: db1",
+        "db:\n  password:\n  port: 5432",
+    ):
+        assert redact(text) == (text, 0)

@@ -130,3 +130,16 @@ def test_a_value_in_backticks_keeps_them_and_stays_redacted(text: str) -> None:
     assert count >= 1 and f"`{REDACTED_SECRET}`" in redacted
     assert "removed] removed]" not in redacted
     assert redact(redacted) == (redacted, 0)
+
+
+def test_json_keeps_its_layout_when_a_credential_is_taken_out() -> None:
+    value = {"tasks": [{"text": "my password is hunter2x", "done": False}]}
+    cleaned = {"tasks": [{"text": f"my password is {REDACTED_SECRET}", "done": False}]}
+    for indent in (2, 4, "\t"):
+        text = json.dumps(value, indent=indent) + "\n"
+        assert redact_json(text) == (json.dumps(cleaned, indent=indent) + "\n", 1)
+    # On one line (tool arguments), compact, as before.
+    assert redact_json(json.dumps(value)) == (
+        json.dumps(cleaned, separators=(",", ":")),
+        1,
+    )

@@ -302,3 +302,64 @@ def test_an_asked_word_in_no_turn_keeps_a_long_reply_of_common_words_from_full_s
     assert before[True].index(reply.id) == 0
     assert _ids(_rank(memory, question, vectors=True)).index(reply.id) > 0
     assert _ids(_rank(memory, question, vectors=False)) == before[False]
+
+
+def _conversation(memory: SqliteMemory, days_ago: int, texts: Sequence[str]) -> StoredMessage:
+    """The person's turns a minute apart in one day's conversation; returns the first."""
+    at = NOW - timedelta(days=days_ago)
+    turns: list[tuple[MessageRole, str, datetime]] = [
+        ("user", text, at + timedelta(minutes=minute)) for minute, text in enumerate(texts)
+    ]
+    return _say(memory, turns)[0]
+
+
+def test_a_session_with_two_good_turns_outranks_one_lucky_match(memory: SqliteMemory) -> None:
+    _small_talk(memory)
+    lucky = _conversation(
+        memory,
+        30,
+        [
+            "Biscuit's vet says he's a good boy; leg day at the gym for me.",
+            "Made pancakes for breakfast.",
+            "The bus was late again.",
+        ],
+    )
+    visit = _conversation(
+        memory,
+        20,
+        [
+            "Took Biscuit to the vet this morning.",
+            "His leg is only sprained, she said, a week of rest.",
+            "She said to keep his walks short until the leg heals.",
+        ],
+    )
+    question = "What did the vet say about Biscuit's leg?"
+    unbacked = Tuning(session_support_semantic=0.0)
+    # One turn holding every word of the question, in a session about other things, comes
+    # first by its own score; the visit's session says it in three turns.
+    assert _ids(_rank(memory, question, vectors=True, tuning=unbacked))[0] == lucky.id
+    assert _ids(_rank(memory, question, vectors=True))[0] == visit.id
+
+
+def test_a_question_over_many_occasions_shows_each_first_with_vectors(
+    memory: SqliteMemory,
+) -> None:
+    _small_talk(memory)
+    _conversation(
+        memory,
+        30,
+        [
+            "Went bouldering at the climbing gym with Theo today.",
+            "The climbing gym's new overhang wall is brutal.",
+            "Theo says the climbing gym will add a lead wall.",
+        ],
+    )
+    _conversation(memory, 20, ["Climbing trip to the sea cliffs at Dalkey, two routes done."])
+    _conversation(memory, 10, ["Climbing in the Mournes this weekend, wet rock all day."])
+    question = "How many times have I been climbing?"
+
+    def sessions(tuning: Tuning | None = None) -> set[str | None]:
+        return {item.session for item in _rank(memory, question, vectors=True, tuning=tuning)[:3]}
+
+    assert len(sessions(Tuning(across_repeat_semantic=0.0))) < 3
+    assert len(sessions()) == 3

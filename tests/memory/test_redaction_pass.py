@@ -234,6 +234,60 @@ def test_a_pass_redacts_every_kind_of_row_an_older_gate_kept(
     assert document.title == "Guest wifi"
 
 
+def test_a_json_file_keeps_its_layout_through_a_pass(
+    place: Place, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # TASKS.json as the tasks tool writes it; the pass used to write it back on one line.
+    held = json.dumps([{"text": SAID, "done": False}], indent=2) + "\n"
+    clean = json.dumps([{"text": "buy milk", "done": False}], indent=2) + "\n"
+    with older_gate(monkeypatch):
+        for name, text in (("users/ana", held), ("users/bob", clean)):
+            place.replace_document(f"{name}/files/TASKS.json", text, now=NOW)  # type: ignore[operator]
+            place.history.append("s1", name, "user", "hello", tokens=1, now=NOW)  # a known root
+    for name, text in (("users/ana", held), ("users/bob", clean)):
+        folder = person_directory(tmp_path / "files", name)
+        folder.mkdir(parents=True)
+        (folder / "TASKS.json").write_text(text)
+    files = PersonFileRedaction(DirectoryPersonFiles(tmp_path / "files"))
+    asyncio.run(RedactionPass(place.redaction, files).run_behind())
+
+    redacted = held.replace("GuestNet2024", REDACTED_SECRET)
+    for name, text in (("users/ana", redacted), ("users/bob", clean)):
+        row = place.sql.fetchone(
+            "SELECT content FROM documents WHERE namespace = ?".replace(
+                "?", "%s" if place.name == "postgresql" else "?"
+            ),
+            (f"{name}/files/TASKS.json",),
+        )
+        assert row is not None and row["content"] == text
+        assert (person_directory(tmp_path / "files", name) / "TASKS.json").read_text() == text
+
+
+def test_a_store_stamped_2_gets_the_rules_of_version_3(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the version 2 gate kept: a bare password, a list's later values, YAML under a name.
+    kept = (
+        "wifi password GuestNet2024",
+        "passwords: hunter22x, Tr0ub4dor&3, 9f8e7d6c",
+        "db:\n  password:\n    S3cr3tValue!",
+    )
+    with older_gate(monkeypatch):
+        for text in kept:
+            place.history.append("s1", "users/ana", "user", text, tokens=5, now=NOW)
+    place.redaction.finish(2)
+
+    redaction = RedactionPass(place.redaction)
+    assert redaction.is_due
+    counts = asyncio.run(redaction.run_behind())
+
+    assert counts is not None and counts.changed["messages"] == 3
+    stored = " ".join(row["content"] for row in place.sql.fetchall("SELECT content FROM messages"))
+    for secret in ("GuestNet2024", "Tr0ub4dor", "9f8e7d6c", "S3cr3tValue"):
+        assert secret not in stored
+    assert place.redaction.stamp()[0] == REDACTION_VERSION  # 3, or a later version
+
+
 def test_a_stamped_store_is_not_redacted_again(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
