@@ -264,7 +264,8 @@ class DiscordChannel:
             text = "\n\n".join(s.content for s in message.message_snapshots if s.content).strip()
         if not text and not message.attachments:
             return
-        refusal = private_in_group(parse_command(text)) if is_group and not forwarded else None
+        mine = is_group and not forwarded and self._access.remembers_across_chats(account)
+        refusal = private_in_group(parse_command(text)) if mine else None
         if refusal is not None:
             await self._say(target, refusal + " (or use the slash command, which only you see)")
             return

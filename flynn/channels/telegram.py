@@ -574,7 +574,9 @@ class TelegramChannel:
         chat_key: ChatKey = (chat.id, thread)
         quote = message.message_id if is_group else None
         command = None if forwarded else parse_command(text)  # without any @botname
-        refusal = private_in_group(command) if is_group else None
+        account = ChannelAccount(self.name, str(sender.id))
+        mine = is_group and self._access.remembers_across_chats(account)
+        refusal = private_in_group(command) if mine else None
         if refusal is not None:
             await self._delivery.send_notice(bot, chat_key, refusal, quote)
             return True
