@@ -46,6 +46,11 @@ class Access(Protocol):
 
     def is_allowed(self, account: ChannelAccount) -> bool: ...
 
+    def remembers_across_chats(self, account: ChannelAccount) -> bool:
+        """Whether ``account``'s memory reaches beyond the chat it writes in (a person, the
+        owner): its memory commands are then not answered in a group (``PRIVATE``)."""
+        ...
+
     def stranger_reply(
         self, account: ChannelAccount, sender_name: str | None, *, private: bool
     ) -> str:
@@ -82,6 +87,10 @@ class ChannelAccess:
         if account.external_id in self._allowed:
             return True
         return self._identity is not None and self._identity.person_of(account) is not None
+
+    def remembers_across_chats(self, account: ChannelAccount) -> bool:
+        # Without an identity nobody is known to be held to one chat: the careful answer.
+        return self._identity is None or self._identity.remembers_across_chats(account)
 
     def stranger_reply(
         self, account: ChannelAccount, sender_name: str | None, *, private: bool

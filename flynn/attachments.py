@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from flynn.credentials import redact_file, redact_json
+from flynn.credentials import redact, redact_file, redact_json
 from flynn.messages import Attachment, AttachmentKind
 from flynn.providers.base import ChatMessage, ImagePart
 
@@ -186,7 +186,8 @@ class FileStore:
             return RefusedFile(attachment.name, attachment.refused)
         if attachment.kept:
             return self._kept_already(folder, attachment)
-        name = sanitise_name(attachment.name, attachment.media_type)
+        # A name can be a credential (a key exported as ``<key>.txt``): never kept or told.
+        name = sanitise_name(redact(attachment.name)[0], attachment.media_type)
         size = attachment.byte_size
         limits = self.limits
         if size > limits.max_file_bytes or not attachment.data:
@@ -239,7 +240,7 @@ class FileStore:
             return attachment
         outcome = self.keep(folder, attachment, store=True)
         if isinstance(outcome, RefusedFile):
-            return replace(attachment, refused=outcome.reason)
+            return replace(attachment, name=outcome.name, refused=outcome.reason)
         return replace(attachment, name=outcome.name, kept=True)
 
     def discard(self, folder: Path, attachments: Iterable[Attachment]) -> None:

@@ -36,6 +36,7 @@ from flynn.cli_settings import (
     command_logging,
     command_settings,
     file_logging,
+    install_secrets,
     local_user,
 )
 from flynn.cli_storage import add_storage_commands
@@ -224,7 +225,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from flynn.logs import configure_logging
 
     settings = command_settings(args)
-    configure_logging("error", "console")
+    configure_logging("error", "console", secrets=install_secrets(settings, os.environ))
     checks = asyncio.run(run_checks(settings, os.environ, network=not args.no_network))
     for check in checks:
         print(check.line())

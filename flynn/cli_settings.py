@@ -77,7 +77,49 @@ def command_logging(settings: Settings, *, quiet: bool = False) -> None:
     if quiet and level in ("debug", "info"):
         # An interactive session would drown in turn logs; debug still shows everything.
         level = "debug" if level == "debug" else "warning"
-    configure_logging(level, settings.logging.format)
+    configure_logging(level, settings.logging.format, secrets=install_secrets(settings, os.environ))
+
+
+def install_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
+    """The install's own secrets, by value, for the logs to strike whatever their shape: every
+    secret setting (API keys, channel tokens, the gateway token, ``storage.url``), each MCP
+    server's headers and the credentials of its environment, and the credentials of this
+    process's environment (``ANTHROPIC_API_KEY``...); of any URL set (``llm.base_url``,
+    ``webhook_url``...), its password and the credentials of its query (``?api_key=``)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from pydantic import BaseModel, SecretStr
+
+    from flynn.logs import named_credentials
+
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, SecretStr):
+            found.append(value.get_secret_value())
+        elif isinstance(value, str) and "://" in value:
+            try:
+                url = urlsplit(value)
+                found.extend([url.password] if url.password else [])
+            except ValueError:
+                return  # not a URL after all (a bad port): nothing of it is a secret we know
+            found.extend(named_credentials(dict(parse_qsl(url.query))))
+        elif isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                walk(getattr(value, name))
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    walk(settings)
+    for server in settings.tools.mcp_servers.values():
+        found.extend(server.headers.values())
+        found.extend(named_credentials(server.env))
+    found.extend(named_credentials(env))
+    return found
 
 
 def file_logging(settings: Settings, path: Path) -> bool:
@@ -101,7 +143,8 @@ def file_logging(settings: Settings, path: Path) -> bool:
         return False
     # Open for the rest of the process, as stderr is: log lines may come until it exits.
     stream = os.fdopen(descriptor, "a", buffering=1, encoding="utf-8")
-    configure_logging(settings.logging.level, settings.logging.format, stream)
+    secrets = install_secrets(settings, os.environ)
+    configure_logging(settings.logging.level, settings.logging.format, stream, secrets=secrets)
     return True
 
 

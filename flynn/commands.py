@@ -43,7 +43,21 @@ CHAT_COMMANDS: Final = (
     Command("help", "What I can do"),
 )
 NAMES: Final = frozenset(command.name for command in CHAT_COMMANDS)
+PRIVATE: Final = frozenset({"status", "reminders", "tasks", "forget", "memory", "search"})
+"""Commands whose answer tells of the asker's memory and plans: answered where the asker alone
+reads it (a private chat, an ephemeral Discord answer), never in a group's chat."""
 ALIASES: Final = {"start": "help"}  # Telegram sends /start when a chat opens
+
+
+def private_in_group(command: CommandCall | None) -> str | None:
+    """What a group is told instead of the answer to ``command`` when the answer is private
+    (``PRIVATE``: everyone in the group would read it); None for any other message."""
+    if command is None or command.name not in PRIVATE:
+        return None
+    return (
+        f"/{command.name} tells of your memory and plans, which everyone here would read: "
+        "ask me in our private chat."
+    )
 
 
 def parse_command(text: str) -> CommandCall | None:

@@ -41,13 +41,14 @@ from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
 
-REDACTION_VERSION = 3
+REDACTION_VERSION = 4
 """The stamp of these rules. Bump it with every change that redacts something more (a new
 pattern, word or shape; ``flynn.credential_words`` too): a store stamped older is redacted again,
 every stored row, once, after the next start (``flynn.memory.redaction``; docs/security.md).
 1: the rules before the stamp existed; 2: a value on the line below its words; 3: a password
 right after its word ('wifi password GuestNet2024'), every value of a list, a value indented
-under its name (YAML, INI) or in a block scalar, a JSON file by its keys."""
+under its name (YAML, INI) or in a block scalar, a JSON file by its keys; 4: a code written in
+spaced digits ('my PIN is 4 8 2 1', 'PIN 4 8 2 1'), Slack's and Discord's webhook URLs."""
 
 _WHAT = rf"(?:(?P<pw>{PASSWORDS})|(?P<code>{CODES})|(?P<key>{KEYS}))"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
@@ -59,8 +60,12 @@ _LISTED = (
     r"(?=[\s,;/\"'`)\]}]|$)"
 )
 # Further values after the first: listed, or after a space ('backup codes: 1234-5678
-# 8765-4321 ...') words with a digit.
-_MORE = rf"(?P<more>(?:{_LISTED}|[ \t]+(?=[\w-]*\d)[\w-]{{3,40}}(?![\w-])){{0,20}})"
+# 8765-4321 ...') words with a digit, or the digits of a code written spaced ('my PIN is
+# 4 8 2 1').
+_MORE = (
+    rf"(?P<more>(?:{_LISTED}|[ \t]+\d{{1,2}}(?![\w-])"
+    rf"|[ \t]+(?=[\w-]*\d)[\w-]{{3,40}}(?![\w-])){{0,20}})"
+)
 _FURTHER = re.compile(rf"(?:{_LISTED})+")
 _QUALIFIED = rf"(?:\s+(?:{QUALIFIERS})\s+(?:(?:{OWNERS})\s+)?[\w.@'-]+){{0,2}}"
 
@@ -88,7 +93,7 @@ _NAMED_AFTER = re.compile(
 _CODE_BARE = re.compile(
     rf"(?<![\w-])(?:(?P<code>(?!pins?\b(?![\s-]*(?:codes?|numbers?|nummer)\b))(?:{CODES}))"
     r"|(?P<pin>(?-i:PIN)))(?![\w-])"
-    r"\s+(?P<value>[#*]?\d[\w#*-]{2,40})(?![\w-])",
+    r"\s+(?P<value>[#*]?\d[\w#*-]{2,40}|\d{1,2}(?:[ \t]\d{1,2}){2,11})(?![\w-])",
     re.IGNORECASE,
 )
 # "wifi password GuestNet2024", "Passwort Tr0ub4dor&3": a password right after its word, no verb,
@@ -153,6 +158,9 @@ _SHAPES = re.compile(
     r"|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bnpm_[A-Za-z0-9]{30,}|\bhf_[A-Za-z0-9]{30,}"
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}|\bSG\.[\w-]{16,}\.[\w-]{16,}"
     r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    # Webhook URLs, whose path is the secret: whoever has one posts as the integration.
+    r"|\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,}"
+    r"|\bhttps?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"
 )
 _BOT_TOKEN = re.compile(r"\b\d{6,12}:[A-Za-z0-9_-]{30,}\b")  # a Telegram bot token
 _PRIVATE_KEY = re.compile(
@@ -161,28 +169,9 @@ _PRIVATE_KEY = re.compile(
 # What a line must hold for each family of patterns to be worth trying there.
 # A stem holding another (``--user``, ``code``, ``pwd``) is left out: the other finds it.
 _SHELL_STEMS = ("mysql", "mariadb", "-u", "authorization", "bearer", "--")
-_SHAPE_STEMS = (
-    "sk-",
-    "sk_",
-    "pk-",
-    "pk_",
-    "rk-",
-    "rk_",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat",
-    "glpat-",
-    "xox",
-    "npm_",
-    "hf_",
-    "akia",
-    "asia",
-    "aiza",
-    "sg.",
-    "eyj",
+_SHAPE_STEMS = tuple(
+    "sk- sk_ pk- pk_ rk- rk_ ghp_ gho_ ghu_ ghs_ ghr_ github_pat glpat- xox npm_ hf_ akia asia "
+    "aiza sg. eyj hooks.slack.com /api/webhooks/".split()
 )
 _WORD_STEMS = (
     "pass",
@@ -546,7 +535,14 @@ def _redact_line(text: str) -> tuple[str, int]:
         # An ASCII line's digits counted by deleting them from its bytes: one pass in C.
         if not text.isascii() or len(text) - len(text.encode().translate(None, _DIGITS)) >= 13:
             text = _CARD.sub(lambda m: shaped(m) if _luhn(m.group()) else m.group(), text)
+        if REDACTED_SECRET in text:
+            # The rest of a code written spaced, where a gate before version 3 cut it after
+            # its first digits ('my PIN is [secret removed] 8 2 1'): a stored row loses it too.
+            text = _MARK_TAIL.sub(REDACTED_SECRET, text)
     return text, count
+
+
+_MARK_TAIL = re.compile(re.escape(REDACTED_SECRET) + r"(?:[ \t]+\d{1,2}(?![\w-]))+")
 
 
 _Sub = Callable[[re.Match[str]], str]

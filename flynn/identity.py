@@ -151,6 +151,14 @@ class Identity:
                 return None  # approved as someone no longer in users:
         return name
 
+    def remembers_across_chats(self, account: ChannelAccount) -> bool:
+        """Whether ``account``'s memory reaches beyond the chat it writes in (a person of
+        ``users:``, the owner), as ``resolve`` scopes a chat account: what its memory commands
+        answer is then more than what it said in that chat."""
+        if self.person_of(account) is not None:
+            return True
+        return not self._people and bool(self._user_namespace)
+
     def resolve(self, account: ChannelAccount, session: SessionKey) -> MemoryScope:
         name = self.person_of(account)
         if name is not None:

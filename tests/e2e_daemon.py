@@ -11,11 +11,12 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from websockets.asyncio.client import ClientConnection
 
 PATIENCE = 60.0
@@ -42,6 +43,18 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def openai_llm(base_url: str, api_key: str = "sk-test") -> dict[str, Any]:
+    """The ``llm`` section for a fake OpenAI server at ``base_url``: one attempt, no stream."""
+    return {
+        "provider": "openai",
+        "base_url": base_url,
+        "model": "fake-model",
+        "api_key": api_key,
+        "max_retries": 0,
+        "stream": False,
+    }
 
 
 def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -167,8 +180,8 @@ class Daemon:
         """Every line of that name logged so far, by every process started."""
         return [record for record in self.events if record.get("event") == event]
 
-    async def wait_for(self, event: str) -> dict[str, Any]:
-        async with asyncio.timeout(PATIENCE), self._changed:
+    async def wait_for(self, event: str, *, patience: float = PATIENCE) -> dict[str, Any]:
+        async with asyncio.timeout(patience), self._changed:
             while True:
                 for index in range(self._cursor, len(self.events)):
                     if self.events[index].get("event") == event:
@@ -204,3 +217,17 @@ class Daemon:
                 await self._reader
             self._reader = None
         self.process = None
+
+
+@contextlib.asynccontextmanager
+async def running_daemon(home: Path, config: Mapping[str, Any]) -> AsyncIterator[Daemon]:
+    """``config`` written to ``home/config.yaml`` and ``flynn run`` started on it, ready; killed
+    when the block ends (a block that wants to see it exit stops it first)."""
+    path = home / "config.yaml"
+    path.write_text(yaml.safe_dump(dict(config)))
+    daemon = Daemon(path, home)
+    try:
+        await daemon.start()
+        yield daemon
+    finally:
+        await daemon.kill()

@@ -32,6 +32,19 @@ def gateway_settings(data_dir: Path) -> Settings:
     )
 
 
+def offline_settings(data_dir: Path, port: int) -> Settings:
+    """The offline provider (it answers from memory, no model), the owner's memory without
+    embeddings, and the gateway on ``port`` of 127.0.0.1."""
+    return load_settings(
+        {
+            "data_dir": str(data_dir),
+            "llm": {"provider": "offline"},
+            "memory": {"user_namespace": "user", "embeddings": False},
+            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": TOKEN}},
+        }
+    )
+
+
 @asynccontextmanager
 async def serving(
     settings: Settings, provider: ScriptedProvider, embedder: Embedder
@@ -76,11 +89,11 @@ def readyz(port: int) -> tuple[int, dict[str, Any]]:
         connection.close()
 
 
-async def say(port: int, client: str, text: str) -> dict[str, Any]:
+async def say(port: int, client: str, text: str, *, token: str = TOKEN) -> dict[str, Any]:
     """Sends ``text`` as ``client`` (a frame id of its own: a client may say several) and
     returns the frame that ends its turn (``reply`` or ``error``)."""
     async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-        await ws.send(json.dumps({"type": "hello", "token": TOKEN, "client_id": client}))
+        await ws.send(json.dumps({"type": "hello", "token": token, "client_id": client}))
         assert json.loads(await ws.recv())["type"] == "ready"
         frame_id = f"m{next(_FRAME_IDS)}"
         await ws.send(json.dumps({"type": "message", "id": frame_id, "text": text}))

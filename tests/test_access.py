@@ -98,3 +98,27 @@ def test_a_stranger_gets_a_code_in_private_and_the_refusal_in_a_group(
     now[0] = NOW + timedelta(hours=1)
     fresh = access.stranger_reply(STRANGER, "Carol", private=True)
     assert fresh != told and code not in fresh
+
+
+def test_whose_memory_reaches_beyond_the_chat_is_whose_commands_a_group_does_not_answer() -> None:
+    """A person of ``users:`` and, alone, the owner remember across chats (their ``/search`` in
+    a group would show what they said elsewhere); an account only let in, beside ``users:``, is
+    remembered in its chat alone (a topic's ``/search`` shows what it said there)."""
+    alice, unlisted = ChannelAccount("telegram", "11"), ChannelAccount("telegram", "77")
+    people = Identity(user_namespace="user", users=USERS)
+    owner_alone = Identity(user_namespace="user", users={})
+    nobody = Identity(user_namespace=None, users={})
+    for identity, account in ((people, unlisted), (owner_alone, unlisted), (people, alice)):
+        scope = identity.resolve(
+            account, SessionKey("telegram", "-100", sender=account.external_id)
+        )
+        assert identity.remembers_across_chats(account) is scope.shared
+    assert people.remembers_across_chats(alice) and owner_alone.remembers_across_chats(unlisted)
+    assert not people.remembers_across_chats(unlisted)
+    assert not nobody.remembers_across_chats(unlisted)
+    assert (
+        ChannelAccess("telegram", frozenset({"77"}), identity=people).remembers_across_chats(
+            unlisted
+        )
+        is False
+    )

@@ -6,31 +6,53 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
-from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port
+from e2e_daemon import GATEWAY_TOKEN, Daemon, free_port, openai_llm, running_daemon
 from fakes import FakeOpenAI, Reply
 from fakes.http_server import RecordedRequest
 from fakes.script import ToolUse
+from gateway_daemon import say
 from websockets.asyncio.client import connect
 
-SERVER = '''
-from mcp.server.mcpserver import MCPServer
 
-server = MCPServer("calendar")
+def _server(name: str, tool: str) -> str:
+    """A stdio MCP server (the official SDK) named ``name`` offering the function ``tool``."""
+    return (
+        f"import os\nfrom mcp.server.mcpserver import MCPServer\n\nserver = MCPServer({name!r})\n"
+        f"\n\n@server.tool()\n{tool}\n\nserver.run()\n"
+    )
 
 
-@server.tool()
-def next_event(person: str) -> str:
+SERVER = _server(
+    "calendar",
+    '''def next_event(person: str) -> str:
     """The person's next event."""
     return f"{person}: dentist on Tuesday at 09:30"
+''',
+)
 
 
-server.run()
-'''
+def _config(
+    tmp_path: Path, model: FakeOpenAI, port: int, name: str, source: str, **server: Any
+) -> dict[str, Any]:
+    """The daemon's config: the fake model, and the stdio server ``source`` (written beside) as
+    ``name``, with ``server``'s further settings."""
+    script = tmp_path / f"{name}_server.py"
+    script.write_text(source)
+    command = {"command": sys.executable, "args": [str(script)], **server}
+    return {
+        "data_dir": str(tmp_path / "data"),
+        "llm": openai_llm(model.base_url),
+        "memory": {"user_namespace": "user", "auto_extract": False, "embeddings": False},
+        "tools": {"mcp_servers": {name: command}},
+        "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": GATEWAY_TOKEN}},
+        "logging": {"level": "info", "format": "json"},
+    }
 
 
 def _tool_results(request: RecordedRequest) -> list[str]:
@@ -47,30 +69,10 @@ def _model(request: RecordedRequest) -> Reply:
 
 
 async def test_the_daemon_starts_the_server_and_the_model_calls_its_tool(tmp_path: Path) -> None:
-    script = tmp_path / "calendar_server.py"
-    script.write_text(SERVER)
     port = free_port()
     async with FakeOpenAI() as model:
         model.responder = _model
-        config: dict[str, Any] = {
-            "data_dir": str(tmp_path / "data"),
-            "llm": {
-                "provider": "openai",
-                "base_url": model.base_url,
-                "model": "fake-model",
-                "api_key": "sk-test",
-                "max_retries": 0,
-                "stream": False,
-            },
-            "memory": {"user_namespace": "user", "auto_extract": False},
-            "tools": {
-                "mcp_servers": {
-                    "calendar": {"command": sys.executable, "args": [str(script)]},
-                }
-            },
-            "channels": {"gateway": {"host": "127.0.0.1", "port": port, "token": GATEWAY_TOKEN}},
-            "logging": {"level": "info", "format": "json"},
-        }
+        config = _config(tmp_path, model, port, "calendar", SERVER)
         path = tmp_path / "config.yaml"
         path.write_text(yaml.safe_dump(config))
         daemon = Daemon(path, tmp_path)
@@ -94,3 +96,41 @@ async def test_the_daemon_starts_the_server_and_the_model_calls_its_tool(tmp_pat
     assert "calendar__next_event" in offered and "remember" in offered
     results = [text for request in model.requests for text in _tool_results(request)]
     assert any("Ana: dentist on Tuesday at 09:30" in text for text in results)
+
+
+KEY = "svckey7f3a9c2e55d1"
+ECHOING = _server(
+    "svc",
+    '''def lookup(what: str) -> str:
+    """Looks something up."""
+    return f"upstream refused key {os.environ['SERVICE_API_KEY']}"
+''',
+)
+
+
+def _calls_lookup(request: RecordedRequest) -> Reply:
+    if not request.json.get("tools"):
+        return Reply('{"profile": [], "actions": [], "observations": []}')
+    if any(m.get("role") == "tool" for m in request.json.get("messages", [])):
+        return Reply("done")
+    return Reply("", tool_calls=(ToolUse("svc__lookup", {"what": "x"}),))
+
+
+async def test_a_key_an_mcp_server_echoes_reaches_no_model_row_or_log(tmp_path: Path) -> None:
+    """A server given a key (its environment's ``SERVICE_API_KEY``, of no vendor's shape) that
+    echoes it in its output. Before (t-attack5): the output went to the model and into
+    ``message_tools`` with the key in it."""
+    port = free_port()
+    async with FakeOpenAI() as model:
+        model.responder = _calls_lookup
+        config = _config(tmp_path, model, port, "svc", ECHOING, env={"SERVICE_API_KEY": KEY})
+        async with running_daemon(tmp_path, config) as daemon:
+            await daemon.wait_for("mcp.server_up")
+            assert (await say(port, "tab", "look it up", token=GATEWAY_TOKEN))["text"] == "done"
+            assert await daemon.stop() == 0
+    results = [text for request in model.requests for text in _tool_results(request)]
+    assert results and all("upstream refused key [secret removed]" in text for text in results)
+    assert not [r for r in model.requests if KEY in json.dumps(r.json)]
+    with sqlite3.connect(tmp_path / "data" / "flynn.db") as db:
+        assert KEY not in "\n".join(db.iterdump())
+    assert not [e for e in daemon.events if KEY in json.dumps(e)]

@@ -36,14 +36,13 @@ from flynn.channels.discord_client import (
     discord_intents,
 )
 from flynn.channels.discord_slash import (
-    PRIVATE,
     DiscordInteractionReply,
     command_tree,
     private_recipient,
     slash_message_id,
 )
 from flynn.channels.split import split_text
-from flynn.commands import parse_command
+from flynn.commands import PRIVATE, parse_command, private_in_group
 from flynn.errors import ConfigError, ConfigProblem, SessionBusy
 from flynn.messages import (
     Attachment,
@@ -264,6 +263,11 @@ class DiscordChannel:
             # Still passed on: the person may ask about it, but it says nothing about them.
             text = "\n\n".join(s.content for s in message.message_snapshots if s.content).strip()
         if not text and not message.attachments:
+            return
+        mine = is_group and not forwarded and self._access.remembers_across_chats(account)
+        refusal = private_in_group(parse_command(text)) if mine else None
+        if refusal is not None:
+            await self._say(target, refusal + " (or use the slash command, which only you see)")
             return
         try:
             attachments = await self._fetch_all(message.attachments)

@@ -18,8 +18,6 @@ from flynn.commands import CHAT_COMMANDS
 
 SLASH_COMMANDS: Final = ("new", "status", "compact", "reminders", "tasks", "forget", "memory")
 """The chat commands offered as slash commands (the others stay typed commands)."""
-PRIVATE: Final = frozenset({"status", "reminders", "tasks", "forget", "memory"})
-"""Slash commands whose answer only the asker sees: it tells of their memory and their plans."""
 _TAKES_WORDS: Final = {
     "reminders": "cancel N",
     "tasks": "add TEXT, done N or all",

@@ -45,7 +45,7 @@ from flynn.channels.telegram_delivery import (
     retry_after_seconds,
 )
 from flynn.channels.typing_indicator import TypingIndicators
-from flynn.commands import CHAT_COMMANDS, parse_command
+from flynn.commands import CHAT_COMMANDS, parse_command, private_in_group
 from flynn.coordination import Leadership, LocalCoordination
 from flynn.errors import ConfigError, ConfigProblem, DeliveryFailed, SessionBusy, StoreError
 from flynn.messages import (
@@ -573,6 +573,13 @@ class TelegramChannel:
         forwarded = message.forward_origin is not None
         chat_key: ChatKey = (chat.id, thread)
         quote = message.message_id if is_group else None
+        command = None if forwarded else parse_command(text)  # without any @botname
+        account = ChannelAccount(self.name, str(sender.id))
+        mine = is_group and self._access.remembers_across_chats(account)
+        refusal = private_in_group(command) if mine else None
+        if refusal is not None:
+            await self._delivery.send_notice(bot, chat_key, refusal, quote)
+            return True
         try:
             attachments = await self._attachments(bot, message)
         except TelegramError as exc:
@@ -591,7 +598,7 @@ class TelegramChannel:
             is_group=is_group,
             # Still passed on: the person may ask about it, but it says nothing about them.
             forwarded=forwarded,
-            command=None if forwarded else parse_command(text),  # without any @botname
+            command=command,
             reply_handle=TelegramReply(chat_key, quote),
             attachments=attachments,
         )

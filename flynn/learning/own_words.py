@@ -28,16 +28,41 @@ _MATERIAL_REQUEST = re.compile(
     r"|turn|convert|format)\b[^:\n]{0,80}(?::|\n)",
     re.IGNORECASE,
 )
-# A pasted forward or a quoted author: "Forwarded from Bob:", "---------- Forwarded message",
-# "Bob wrote:", "On Mon, Bob <b@x> wrote:"; what follows is theirs.
-_FORWARD_HEADER = re.compile(
-    r"(?:^|\n)\s*(?:-{2,}\s*)?(?:forwarded\s+(?:from|message|by)\b|fwd?:|begin forwarded"
-    r"|[^\n]{1,80}\bwrote:|quote:|[^\n]{1,40}\bsaid:)",
+# A request that only ever asks for work on a text, opening a sentence, in the seven languages:
+# the rest is the material, colon or not ("Translate to French my name is Pierre", "Übersetze
+# ins Englische: Ich heiße ...", "can you summarize I moved to ...").
+_TEXT_WORK = re.compile(
+    r"(?:^|[.!?\n]\s*)(?:(?:please|pls|can you|could you|would you|kindly|bitte|por favor"
+    r"|per favore|s'il te pla[iî]t|alsjeblieft)\s+)?"
+    r"(?:translate|summari[sz]e|rewrite|rephrase|paraphrase|proofread"
+    r"|[üu]bersetze?n?|fasse\s+\S+\s+zusammen"
+    r"|tradui[st]|traduire|traduisez|résumez?|reformulez?"
+    r"|trad[uú]ce(?:me|lo)?|traduzca|traducir|resúme(?:me|lo)?|resumir"
+    r"|traduci|tradurre|traducimi|riassumi|riscrivi"
+    r"|traduza|traduzir|traduz|resuma|reescreva"
+    r"|vertaal|vertalen|vat\s+\S+\s+samen)\b",
     re.IGNORECASE,
 )
-# A quotation of a few words or more: "..." “...” «...» and '...' spanning spaces.
+# A pasted forward or a quoted author: "Forwarded from Bob:", "---------- Forwarded message",
+# "Bob wrote:", "On Mon, Bob <b@x> wrote:", "Bob texted me:", a pasted e-mail's headers ("From:"
+# with "Subject:", "To:" or "Date:" below it); what follows is theirs.
+_FORWARD_HEADER = re.compile(
+    r"(?:^|\n)\s*(?:-{2,}\s*)?(?:forwarded\s+(?:from|message|by)\b|fwd?:|begin forwarded"
+    r"|[^\n]{1,80}\bwrote:|quote:|[^\n]{1,40}\bsaid:"
+    r"|[^\n]{1,40}\b(?:says|texted|messaged|emailed|e-mailed|replied|tweeted)"
+    r"(?:\s+(?:me|us|to me|to us))?\s*:"
+    r"|(?:from|von|de|da|van)\s*:[^\n]*\n(?:[^\n]*\n){0,3}?\s*"
+    r"(?:subject|to|date|sent|betreff|an|objet|asunto|para|oggetto|assunto|onderwerp|aan)\s*:)",
+    re.IGNORECASE,
+)
+# A quotation of a few words or more: "..." “...” «...» „...“ and '...' spanning spaces (a
+# single quote only between non-letters, so "I'm at Bob's" is no quotation); a forum's or a
+# page's quote markup, to its end or the text's.
 _QUOTATION = re.compile(
     r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|«[^»\n]*\s[^»\n]*»|„[^“\n]*\s[^“\n]*“"
+    r"|(?<![\w'])'[^'\n]*\s[^'\n]*'(?![\w'])"
+    r"|\[quote\b[^\]]*\].*?(?:\[/quote\]|\Z)|<blockquote\b[^>]*>.*?(?:</blockquote>|\Z)",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -55,6 +80,9 @@ def own_words(text: str) -> str:
     request = _MATERIAL_REQUEST.search(text) if ":" in text or "\n" in text else None
     if request is not None:
         text = text[: request.start()]
+    work = _TEXT_WORK.search(text)
+    if work is not None:
+        text = text[: work.start()]
     if ":" in text or holds_any(folded(text), ("forwarded",)):
         header = _FORWARD_HEADER.search(text)
         if header is not None:

@@ -23,7 +23,7 @@ import mcp_types
 import structlog
 
 from flynn.backoff import Backoff
-from flynn.credentials import redact, redact_json
+from flynn.credentials import REDACTED_SECRET, is_secret_name, redact, redact_json
 from flynn.providers.base import ToolSpec
 from flynn.settings import McpServerSettings
 from flynn.tools.base import Tool, ToolContext, ToolError
@@ -115,6 +115,7 @@ class McpServer:
     ) -> None:
         self.name = name
         self.settings = settings
+        self._secrets = _own_secrets(settings)
         self._people = frozenset(settings.people if settings.people is not None else [owner or ""])
         self._backoff = backoff
         self._clock = clock or (lambda: asyncio.get_running_loop().time())
@@ -144,10 +145,17 @@ class McpServer:
         """Set at the next change of state (take it, then look at ``status``, then wait)."""
         return self._changed
 
+    def _struck(self, text: str) -> str:
+        """``text`` (the server's output or error) without what the server was given to prove
+        itself: a server that echoes its key hands it to no model, store or status."""
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED_SECRET)
+        return text
+
     def _set(self, state: ServerState, error: str | None = None) -> None:
         self._state = state
         if error is not None or state == "up":
-            self._error = error
+            self._error = None if error is None else self._struck(error)
         self._changed.set()
         self._changed = asyncio.Event()
 
@@ -175,13 +183,14 @@ class McpServer:
                 raise ToolError(
                     f"the MCP server {self.name!r} went away during the call; it is being restarted"
                 ) from None
-            raise ToolError(f"the MCP server refused the call: {exc.error.message}") from None
+            message = self._struck(exc.error.message)
+            raise ToolError(f"the MCP server refused the call: {message}") from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             dropped.set()
             raise ToolError(
                 f"the MCP server {self.name!r} is down; it is being restarted"
             ) from None
-        text = _content_text(result)
+        text = self._struck(_content_text(result))
         if result.is_error:
             raise ToolError(f"the MCP tool reported an error: {text}")
         return (
@@ -399,6 +408,17 @@ def _content_text(result: mcp_types.CallToolResult) -> str:
         structured = json.dumps(result.structured_content, ensure_ascii=False)
         parts.append(redact_json(structured)[0])
     return "\n".join(parts) or "(no output)"
+
+
+def _own_secrets(settings: McpServerSettings) -> tuple[str, ...]:
+    """What a server is given to prove itself: its headers, and the credentials of its
+    environment (``GITHUB_TOKEN``...); longest first, so one holding another is struck whole.
+    Shorter than 8 characters, a value would strike ordinary words (the gate still reads it)."""
+    given = [*settings.headers.values()]
+    # 'Authorization: Bearer <token>': the token alone too.
+    given += [value.split()[-1] for value in settings.headers.values() if " " in value.strip()]
+    given += [value for name, value in settings.env.items() if is_secret_name(name)]
+    return tuple(sorted({value for value in given if len(value) >= 8}, key=len, reverse=True))
 
 
 def _describe(exc: BaseException) -> str:

@@ -348,6 +348,23 @@ async def test_guild_mention_passes_with_the_mention_stripped(bot: Harness) -> N
     assert [(m.text, m.is_group, m.chat_id) for m in bot.inbox] == [("what's up?", True, "8")] * 2
 
 
+async def test_a_typed_command_that_tells_of_the_persons_memory_is_not_answered_in_a_guild(
+    bot: Harness,
+) -> None:
+    """Before (t-attack5): typed in a guild channel, ``/memory``, ``/tasks``... were answered
+    there for everyone to read, where the slash commands answer the asker alone."""
+    room = bot.target(8, discord.ChannelType.text)
+    me = bot.client.user
+    for index, text in enumerate(("/memory passport", "/tasks", "/new")):
+        await bot.deliver(
+            FakeMessage(40 + index, owner(), f"<@{BOT_ID}> {text}", room, GUILD, [me])
+        )
+
+    assert [m.command for m in bot.inbox] == [CommandCall("new")]
+    assert [sent.split()[0] for sent in room.texts] == ["/memory", "/tasks"]
+    assert all("ask me in our private chat" in sent for sent in room.texts)
+
+
 async def test_guild_reply_to_the_bot_passes(bot: Harness) -> None:
     room = bot.target(8, discord.ChannelType.text)
     ours = SimpleNamespace(author=bot.client.user)

@@ -157,7 +157,7 @@ async def test_group_needs_a_mention_or_a_reply(
         fake_telegram.queue_group(f"hey @{BOT_USERNAME.upper()}, any news")
         fake_telegram.queue_group("and then?", reply_to_bot=True)
         fake_telegram.queue_group("/status@other_bot")
-        fake_telegram.queue_group(f"/status@{BOT_USERNAME}")
+        fake_telegram.queue_group(f"/new@{BOT_USERNAME}")
         fake_telegram.queue_group("topic chatter", thread=77)
         fake_telegram.queue_group("in the topic", mention=True, thread=77)
         messages = await harness.inbox.wait_for(5)
@@ -166,13 +166,34 @@ async def test_group_needs_a_mention_or_a_reply(
         "what's the plan?",
         "hey any news",
         "and then?",
-        f"/status@{BOT_USERNAME}",
+        f"/new@{BOT_USERNAME}",
         "in the topic",
     ]
     assert all(m.is_group and m.chat_id == str(GROUP_ID) for m in messages)
     assert [m.thread for m in messages] == [None, None, None, None, "77"]
-    assert messages[3].command == CommandCall("status")  # without the @botname
+    assert messages[3].command == CommandCall("new")  # without the @botname
     assert [m.command for m in messages if m is not messages[3]] == [None] * 4
+
+
+async def test_a_command_that_tells_of_the_persons_memory_is_not_answered_in_a_group(
+    harness: Harness, fake_telegram: FakeTelegram
+) -> None:
+    """Before (t-attack5): ``/memory``, ``/tasks``, ``/reminders``, ``/search``... in a group
+    were answered in the group, for everyone in it to read (Discord's slash commands answer them
+    to the asker alone). The group is told to ask in private; the command goes no further."""
+    async with harness.running():
+        asked = [f"/memory@{BOT_USERNAME} passport", f"/tasks@{BOT_USERNAME}", "/search doctor"]
+        for text in asked:
+            fake_telegram.queue_group(text, mention=True)
+        fake_telegram.queue_group(f"/help@{BOT_USERNAME}")
+        fake_telegram.queue_private("/memory passport")
+        messages = await harness.inbox.wait_for(2)
+        sent = await fake_telegram.wait_for_sent(3)
+
+    assert [m.command for m in messages] == [CommandCall("help"), CommandCall("memory", "passport")]
+    assert all(m.chat_id == GROUP_ID for m in sent)
+    assert all("ask me in our private chat" in m.text for m in sent)
+    assert [m.text.split()[0] for m in sent] == ["/memory", "/tasks", "/search"]
 
 
 async def test_group_without_mention_rule_passes_everything(
@@ -465,9 +486,9 @@ async def test_commands_for_other_bots_are_ignored_in_any_group(
 ) -> None:
     async with harness.running(harness.channel(require_mention_in_groups=False)):
         fake_telegram.queue_group("/status@other_bot")
-        fake_telegram.queue_group("/status")
+        fake_telegram.queue_group("/new")
         [message] = await harness.inbox.wait_for(1)
-    assert message.text == "/status"
+    assert message.text == "/new"
 
 
 async def test_deltas_are_ignored(harness: Harness, fake_telegram: FakeTelegram) -> None:

@@ -285,7 +285,7 @@ def test_a_store_stamped_2_gets_the_rules_of_version_3(
     stored = " ".join(row["content"] for row in place.sql.fetchall("SELECT content FROM messages"))
     for secret in ("GuestNet2024", "Tr0ub4dor", "9f8e7d6c", "S3cr3tValue"):
         assert secret not in stored
-    assert place.redaction.stamp()[0] == REDACTION_VERSION == 3
+    assert place.redaction.stamp()[0] == REDACTION_VERSION  # 3, or a later version
 
 
 def test_a_stamped_store_is_not_redacted_again(

@@ -65,6 +65,10 @@ def test_a_fact_is_a_secret_by_its_field_or_its_value() -> None:
         ("> my name is Trudy\nsee?", "see?"),
         ('she said "I live in Paris" yesterday', "she said   yesterday"),
         (mark_forwarded("I work at Initech"), ""),
+        # Still their own (t-attack5): apostrophes are no quotation, "sent:" is no author.
+        ("My name is Ana and I'm at Bob's place", "My name is Ana and I'm at Bob's place"),
+        ("The parcel was sent: I live in Lyon", "The parcel was sent: I live in Lyon"),
+        ("Resume writing is hard; I live in Lyon", "Resume writing is hard; I live in Lyon"),
     ],
 )
 def test_own_words_leave_out_what_is_passed_along(text: str, own: str) -> None:

@@ -369,7 +369,9 @@ async def test_an_http_servers_tool_is_called_through_the_model_with_its_headers
             assert {n for n in _tool_names(asked.json) if "__" in n} == {"calendar__list_events"}
             (result,) = _tool_result_texts(answered.json)
             events = json.loads(result.splitlines()[-1])
-            assert events == {"day": "monday", "events": ["dentist 10:00"], "auth": ["Bearer abc"]}
+            # The server echoes the header it got: the value, never handed on (t-attack5).
+            auth = {"auth": ["[secret removed]"]}
+            assert events == {"day": "monday", "events": ["dentist 10:00"], **auth}
 
 
 @pytest.mark.parametrize(
