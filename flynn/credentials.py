@@ -327,9 +327,19 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
 
 
 def _below(head: str, value: str, remember: bool) -> tuple[str, int]:
+    """``value``, a line below ``head`` (a credential's words or name), redacted as the rest of
+    ``head``'s line. A sentence is left as it is: its first word alone was taken for the value
+    (notes under a heading, 'Passwords:' / '  Remember to rotate them', '- Wifi password:' /
+    '  - ask the host'), and a value of several unquoted words would not be taken whole."""
     if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
-        return _redact_below_remembered(head, value)
-    return _redact_below(head, value)
+        redacted, found = _redact_below_remembered(head, value)
+    else:
+        redacted, found = _redact_below(head, value)
+    first, space, rest = value.partition(" ")
+    words = space and rest.strip() and not rest.lstrip().startswith("#")
+    if words and first.isalpha() and redacted == REDACTED_SECRET + value[len(first) :]:
+        return value, 0
+    return redacted, found
 
 
 def _redact_block_line(lines: list[str], index: int) -> int:
@@ -348,9 +358,7 @@ def _redact_under(lines: list[str], index: int, head: str, remember: bool) -> in
     """Redacts ``lines[index]``, indented under ``head``, a credential's name alone: a value
     or a list's item, read as the rest of ``head``'s line (a comment is passed over); how
     many credentials that took. None for a mapping (the name is a section's: 'password:' /
-    '  min_length: 8'), which ends what is under the name. A sentence is left as it is: its
-    first word alone was taken for the value (notes under a heading, 'Passwords:' / '  Remember
-    to rotate them'), and a value of several words unquoted would not be taken whole anyway."""
+    '  min_length: 8'), which ends what is under the name; a sentence is left (``_below``)."""
     line = lines[index]
     marker = _LINE_MARKER.match(line).group()  # type: ignore[union-attr]
     value = line[len(marker) :]
@@ -359,10 +367,6 @@ def _redact_under(lines: list[str], index: int, head: str, remember: bool) -> in
     if _KEY_SHAPED.match(value):
         return None
     redacted, found = _below(head, value, remember)
-    first, space, rest = value.partition(" ")
-    words = space and rest.strip() and not rest.lstrip().startswith("#")
-    if words and first.isalpha() and redacted == REDACTED_SECRET + value[len(first) :]:
-        return 0
     lines[index] = marker + redacted
     return found
 

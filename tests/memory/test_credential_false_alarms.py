@@ -99,3 +99,15 @@ def test_json_read_faithfully_is_still_redacted_by_its_keys() -> None:
         "pin": REDACTED_SECRET,
         "big": 123456789012345678901234567890,
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Wifi password:\n  - ask the host\n- Likes: green tea",
+        "the wifi password is\nwritten on the router, ask Ana",
+        "Wifi password:\nsee the sticker under the router",
+    ],
+)
+def test_a_sentence_below_a_credentials_words_is_left_alone(text: str) -> None:
+    assert redact(text) == (text, 0)
