@@ -50,6 +50,15 @@ KEYS = (
 """A key or a token: what follows it is one when it holds a digit or looks generated (a long
 run without spaces); 'the token is shiny' and 'the secret is patience' are not keys."""
 
+SEVERAL = (
+    r"credentials?|login\s+details|zugangsdaten|pass(?:words|phrases)|passw(?:o|ö)rte[rs]?"
+    r"|kennw(?:o|ö)rter|mots\s+de\s+passe|contrase(?:ñ|n)as|senhas|palavras[\s-]passe"
+    r"|wachtwoorden"
+)
+"""The words of ``PASSWORDS`` for several credentials or a whole login: never followed bare by
+one, as 'wifi password GuestNet2024' is; what stands there is an id ('credential 4471-XK',
+'credentials v2.3.1', 'passwords 2FA-enabled')."""
+
 COPULAS = (
     r"is|was|are|were|will\s+be|becomes|ist|war|sind|lautet|lauten|heißt|est|était|sont"
     r"|es|era|son|eran|è|sono|é|são|era|zijn|wordt|luidt"

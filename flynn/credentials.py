@@ -19,7 +19,6 @@ about, never a login), e-mail addresses and user names, and a credential's word 
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
 
@@ -35,7 +34,9 @@ from flynn.credential_words import (
     PASSWORDS,
     PLACEHOLDERS,
     QUALIFIERS,
+    SEVERAL,
 )
+from flynn.json_text import dumped_like, faithful_loads
 from flynn.language import EMAIL
 
 REDACTED_SECRET = "[secret removed]"
@@ -99,9 +100,10 @@ _CODE_BARE = re.compile(
 # when it looks made up (``_looks_made_up``): 'password manager', 'the password policy' and
 # 'change the wifi password tomorrow' name something about it.
 _PASSWORD_BARE = re.compile(
-    rf"(?<![\w-])(?:{PASSWORDS})(?![\w-])[ \t]+(?P<value>[^\s\"'`,;]{{6,200}})",
+    rf"(?<![\w-])(?P<word>{PASSWORDS})(?![\w-])[ \t]+(?P<value>[^\s\"'`,;]{{6,200}})",
     re.IGNORECASE,
 )
+_NAMES_SEVERAL = re.compile(SEVERAL, re.IGNORECASE)
 # "my password's hunter2", "my PIN's 4821": the contraction, only before a value with a digit
 # ("the password's length is..." says something about it).
 _CONTRACTED = re.compile(
@@ -325,9 +327,19 @@ def _redact_lines(lines: list[str], *, remember: bool = True) -> int:
 
 
 def _below(head: str, value: str, remember: bool) -> tuple[str, int]:
+    """``value``, a line below ``head`` (a credential's words or name), redacted as the rest of
+    ``head``'s line. A sentence is left as it is: its first word alone was taken for the value
+    (notes under a heading, 'Passwords:' / '  Remember to rotate them', '- Wifi password:' /
+    '  - ask the host'), and a value of several unquoted words would not be taken whole."""
     if remember and len(head) + len(value) < REMEMBERED_LINE_CHARS:
-        return _redact_below_remembered(head, value)
-    return _redact_below(head, value)
+        redacted, found = _redact_below_remembered(head, value)
+    else:
+        redacted, found = _redact_below(head, value)
+    first, space, rest = value.partition(" ")
+    words = space and rest.strip() and not rest.lstrip().startswith("#")
+    if words and first.isalpha() and redacted == REDACTED_SECRET + value[len(first) :]:
+        return value, 0
+    return redacted, found
 
 
 def _redact_block_line(lines: list[str], index: int) -> int:
@@ -346,7 +358,7 @@ def _redact_under(lines: list[str], index: int, head: str, remember: bool) -> in
     """Redacts ``lines[index]``, indented under ``head``, a credential's name alone: a value
     or a list's item, read as the rest of ``head``'s line (a comment is passed over); how
     many credentials that took. None for a mapping (the name is a section's: 'password:' /
-    '  min_length: 8'), which ends what is under the name."""
+    '  min_length: 8'), which ends what is under the name; a sentence is left (``_below``)."""
     line = lines[index]
     marker = _LINE_MARKER.match(line).group()  # type: ignore[union-attr]
     value = line[len(marker) :]
@@ -584,15 +596,16 @@ def redact_json(text: str) -> tuple[str, int]:
     values beside a field that names one (``{"field": "password", "text": "..."}``), and any
     string that holds one; JSON nested in a string is read too. Text that is not JSON is
     redacted as text. Unchanged JSON comes back byte for byte; changed, in the layout it had
-    (``_dumped_like``)."""
+    (``dumped_like``). JSON that would not be written back as it was read (``faithful_loads``:
+    a key given twice, a number no float holds) is redacted as text too, which keeps the rest."""
     try:
-        value = json.loads(text)
+        value = faithful_loads(text)
     except (ValueError, RecursionError):
         return redact(text)
     cleaned, count = _redact_value(value)
     if not count:
         return text, 0
-    return _dumped_like(cleaned, text), count
+    return dumped_like(cleaned, text), count
 
 
 def redact_file(name: str, text: str) -> tuple[str, int]:
@@ -602,24 +615,6 @@ def redact_file(name: str, text: str) -> tuple[str, int]:
     if name.lower().endswith(".json"):
         return redact_json(text)
     return redact(text)
-
-
-# The indent of JSON written over several lines: the first line's that has one.
-_JSON_INDENT = re.compile(r"\n([ \t]*)\S")
-
-
-def _dumped_like(value: object, text: str) -> str:
-    """``value`` as JSON laid out as ``text`` was: compact on one line (tool arguments), or
-    indented as its second line is (a person's ``TASKS.json``, a file sent), between the
-    whitespace ``text`` had around it."""
-    body = text.strip()
-    indent = _JSON_INDENT.search(body) if "\n" in body else None
-    if indent is None:
-        dumped = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    else:
-        colon = ": " if '": ' in body else ":"
-        dumped = json.dumps(value, ensure_ascii=False, indent=indent[1], separators=(",", colon))
-    return text[: len(text) - len(text.lstrip())] + dumped + text[len(text.rstrip()) :]
 
 
 def is_secret(field: str | None, value: str) -> bool:
@@ -741,7 +736,7 @@ def _keep_announced(match: re.Match[str], value: str) -> bool:
 
 
 def _keep_bare(match: re.Match[str], value: str) -> bool:
-    return not _looks_made_up(value)
+    return _NAMES_SEVERAL.fullmatch(match["word"]) is not None or not _looks_made_up(value)
 
 
 _SYMBOLS = frozenset("!@#$%^&*+=?~|§€£")

@@ -5,9 +5,12 @@ and PostgreSQL's 16 move a store written before onto these roots."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 from memory.conftest import HistoryBackend
 
@@ -20,6 +23,7 @@ from flynn.postgres import history as postgres_history
 from flynn.postgres.database import PostgresDatabase
 from flynn.postgres.facts import PostgresFacts
 from flynn.postgres.history import PostgresHistory
+from flynn.postgres.migrations import MIGRATIONS
 from flynn.schedule.migrations import SCHEMA
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -183,10 +187,8 @@ def test_sqlite_migration_22_moves_a_topics_people_onto_their_own_roots(tmp_path
         assert {f.value for f in memory.facts.search(ANA, "ferry", limit=5)} == OWN_FACTS
 
 
-def test_postgresql_migration_16_moves_a_topics_people_onto_their_own_roots(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The store as version 15 wrote it: rows rooted by the old rule, postings and counts too.
+def _written_by_version_15(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store as version 15 wrote it: rows rooted by the old rule, postings and counts too."""
     with monkeypatch.context() as old:
         old.setattr(postgres_database, "LATEST_VERSION", 15)
         old.setattr(postgres_history, "namespace_root", _old_root)
@@ -200,6 +202,18 @@ def test_postgresql_migration_16_moves_a_topics_people_onto_their_own_roots(
                 facts.add(NewFact(namespace, "profile", f"ferry fact {n}", "route"), now=T0)
             roots = db.fetchall("SELECT DISTINCT root FROM message_terms")
             assert {row["root"] for row in roots} == {_old_root(n) for n in NAMESPACES}
+
+
+def _message_roots(postgres_url: str) -> dict[str, str]:
+    with psycopg.connect(postgres_url, autocommit=True) as other:
+        rows = other.execute("SELECT namespace, root FROM messages").fetchall()
+    return {str(namespace): str(root) for namespace, root in rows}
+
+
+def test_postgresql_migration_16_moves_a_topics_people_onto_their_own_roots(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _written_by_version_15(postgres_url, monkeypatch)
 
     with PostgresDatabase.open(postgres_url) as db:
         assert db.version == 16
@@ -223,3 +237,58 @@ def test_postgresql_migration_16_moves_a_topics_people_onto_their_own_roots(
         history.append("s", BEN, "user", "the ferry was late", tokens=4, now=T0)
         assert len(history.search(BEN, "ferry", limit=5)) == 2
         assert {f.value for f in PostgresFacts(db).search(ANA, "ferry", limit=5)} == OWN_FACTS
+
+
+def test_postgresql_migration_16_cut_off_halfway_is_undone_and_runs_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # t-review7: a worker killed while it moves the rows (the migration of a large store takes
+    # a minute) leaves version 15's roots whole, and the next worker to start moves them all.
+    _written_by_version_15(postgres_url, monkeypatch)
+    old_roots = _message_roots(postgres_url)
+    assert old_roots == {namespace: _old_root(namespace) for namespace in NAMESPACES}
+    # Migration 16's statements, then a wait inside its transaction: the worker is cut off there.
+    halted = (*MIGRATIONS[:15], MIGRATIONS[15] + "SELECT pg_sleep(120);")
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            PostgresDatabase.open(postgres_url).close()
+        except BaseException as exc:
+            failures.append(exc)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(postgres_database, "MIGRATIONS", halted)
+        worker = threading.Thread(target=start)
+        worker.start()
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            waiting = (
+                "SELECT pid FROM pg_stat_activity "
+                "WHERE query LIKE '%pg_sleep(120)%' AND pid <> pg_backend_pid()"
+            )
+            deadline = time.monotonic() + 30
+            while (row := admin.execute(waiting).fetchone()) is None:
+                assert time.monotonic() < deadline, "the migration never reached its wait"
+                time.sleep(0.05)  # nothing on the server to wait on: it is polled
+            assert _message_roots(postgres_url) == old_roots  # moved, not yet committed
+            admin.execute("SELECT pg_terminate_backend(%s)", row)
+        worker.join(timeout=60)
+        assert not worker.is_alive() and len(failures) == 1
+    with psycopg.connect(postgres_url, autocommit=True) as other:
+        version = other.execute("SELECT max(version) FROM flynn_migrations").fetchone()
+    assert version == (15,)
+    assert _message_roots(postgres_url) == old_roots
+
+    with PostgresDatabase.open(postgres_url) as db:
+        assert db.version == 16
+        assert _message_roots(postgres_url) == {
+            namespace: namespace_root(namespace) for namespace in NAMESPACES
+        }
+        astray = db.fetchone(
+            "SELECT count(*) AS n FROM message_terms AS t JOIN messages AS r "
+            "ON r.id = t.message_id WHERE t.root <> r.root"
+        )
+        assert astray == {"n": 0}
+        history = PostgresHistory(db)
+        found = [hit.message.namespace for hit in history.search(BEN, "ferry", limit=5)]
+        assert found == [f"{BEN}/context/{TOPIC}/u1002"]

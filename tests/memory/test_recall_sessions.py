@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from flynn.identity import MemoryScope
 from flynn.learning.reconcile import RuleReconciler
@@ -15,7 +17,11 @@ from flynn.memory.stores import SqliteMemory
 from flynn.recall.items import RecallItem, message_item
 from flynn.recall.query import analyse
 from flynn.recall.ranking import HybridRanker, _Candidate, _session_support, _spread
+from flynn.recall.recall import Recall
 from flynn.recall.weights import Tuning
+
+if TYPE_CHECKING:
+    from flynn.memory.vectors import Matrix
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 ANA = MemoryScope("users/ana", shared=True, user="ana")
@@ -137,3 +143,51 @@ def test_a_question_over_many_occasions_shows_each_before_a_second_turn_of_one(
     assert first_sessions(Tuning(across_repeat=1.0), one) == first_sessions(
         Tuning(across_repeat=0.0), one
     )
+
+
+class _LoadingModel:
+    """``VectorSearch`` whose model is still loading: nothing of it may be used."""
+
+    model = "loading"
+    ready = False
+
+    def nearest(
+        self,
+        namespace_prefix: str,
+        text: str,
+        *,
+        kind: str,
+        limit: int,
+        vector: Matrix | None = None,
+    ) -> list[tuple[int, float]]:
+        raise AssertionError("searched vectors of a model still loading")
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        raise AssertionError("embedded with a model still loading")
+
+
+def test_a_daemon_whose_model_is_loading_spreads_occasions_with_the_lexical_weight(
+    memory: SqliteMemory,
+) -> None:
+    # t-review7: ``across_repeat`` differs by words (0) and with vectors (1.0); a daemon with
+    # embeddings on whose model still loads ranks by words, so it must take the lexical one.
+    _climbing(memory)
+    question = "How many times have I been climbing?"
+    assert analyse(question, now=NOW).asks_across
+    loading = Recall(
+        memory.facts, memory.history, threshold=0.3, graph=memory.graph, vectors=_LoadingModel()
+    )
+    by_words = Recall(memory.facts, memory.history, threshold=0.3, graph=memory.graph)
+    assert not loading.reads_vectors
+    assert Tuning().across_repeat != Tuning().across_repeat_semantic
+
+    def ranked(recall: Recall) -> list[tuple[float, str | None, str]]:
+        items = recall.rank("users/ana", question, now=NOW, limit=10)
+        return [(item.score, item.session, item.text) for item in items]
+
+    assert ranked(loading) == ranked(by_words) != []
+    # Whatever the weight with vectors is.
+    reference = HybridRanker(memory.facts, memory.history, graph=memory.graph)
+    reference.tuning = Tuning(across_repeat_semantic=0.0)
+    items = reference.rank("users/ana", analyse(question, now=NOW), now=NOW, limit=10)
+    assert ranked(loading) == [(item.score, item.session, item.text) for item in items]
