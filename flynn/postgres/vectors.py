@@ -71,10 +71,14 @@ SELECT 1 AS n FROM embeddings WHERE kind = 'message' AND ref_id = %s AND model =
 """
 _WRITES = "SELECT version FROM embedding_writes WHERE id = 1"
 _LOCK_WRITES = _WRITES + " FOR UPDATE"
-_BY_NAMESPACE = """
+_BY_NAMESPACE = f"""
 SELECT m.namespace, count(*) AS messages, count(e.ref_id) AS embedded, max(m.id) AS newest
 FROM messages AS m
 LEFT JOIN embeddings AS e ON e.kind = 'message' AND e.ref_id = m.id AND e.model = %s
+    AND (length(m.content) <= {LONG_CHARS} OR EXISTS (
+        SELECT 1 FROM embeddings AS w WHERE w.kind = 'passage'
+        AND w.ref_id = {passage_id(0, 1)} + m.id * {passage_id(1, 0)} AND w.model = e.model
+    ))
 WHERE NOT m.offline
 GROUP BY m.namespace
 """

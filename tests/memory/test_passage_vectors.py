@@ -151,11 +151,14 @@ def test_the_catch_up_embeds_the_windows_of_old_long_turns(
     rows = [(stored.id, "users/ana", text), (short.id, "users/ana", "the door is red")]
     vectors.store("message", rows, embedded)
     assert vectors.unembedded("users/ana") == 1  # counted in messages
+    # ``flynn memory embed`` and the daemon's catch-up go to whom this says is missing some.
+    assert [(p.messages, p.missing) for p in vectors_backend.progress("hashing-64")] == [(2, 1)]
     assert [row[0] for row in vectors.pending("users/ana", after=0, limit=10)] == [stored.id]
     assert sum(vectors.backfill("users/ana")) == 1
     assert vectors_backend.count(PASSAGES) == len(later_windows(text))
     assert vectors.unembedded("users/ana") == 0
     assert vectors.pending("users/ana", after=0, limit=10) == []
+    assert [p.missing for p in vectors_backend.progress("hashing-64")] == [0]
 
 
 async def test_the_background_queue_embeds_new_and_old_long_turns_windows(
