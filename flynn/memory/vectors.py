@@ -201,8 +201,16 @@ WHERE {namespace_scope("namespace")} AND model != ? GROUP BY model ORDER BY mode
 _DROP_OTHER_MODELS = f"""
 DELETE FROM embeddings WHERE {namespace_scope("namespace")} AND model != ?
 """
-PASSAGE_MARGIN = 0.0
-PASSAGE_WEIGHT = 1.0
+PASSAGE_MARGIN = 0.1
+"""Taken from a window's cosine before it counts for its turn: a long turn has several windows,
+and the best of several cosines is higher than one by chance alone."""
+PASSAGE_WEIGHT = 0.5
+"""How much of what a window (less the margin) is nearer than its turn's own vector the turn
+gains. Chosen on the dev sets (``docs/recall-performance.md``, "Passage vectors for long turns"):
+the best of the two with no margin (0, 1) put long replies ahead of the turns that answer
+(``assistant_next`` -.012 at 25 turns, session@5 -.010; ``assistant_small`` -.016, -.012);
+(0.1, 0.5) is at or above today on every set, budget and session@5, and (0.15, 1) about the same.
+"""
 _EVERYWHERE = ("", "", "\U0010ffff")
 """``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
 _LOAD_BATCH = 4096
@@ -514,9 +522,11 @@ class SqlVectors:
         limit: int,
         vector: Matrix | None = None,
     ) -> list[tuple[int, float]]:
-        """Of kind ``message``, a message's nearness is the best of its own vector's and its
-        later windows' (kind ``passage``, ``flynn.memory.windows``): the ``limit`` nearest of
-        each are taken, and the messages nearest by either kept."""
+        """Of kind ``message``, a message's nearness is its own vector's, raised towards its
+        nearest later window's (kind ``passage``, ``flynn.memory.windows``) by
+        ``PASSAGE_WEIGHT`` of what that window, less ``PASSAGE_MARGIN``, is nearer: the
+        ``limit`` nearest of each are taken, and the messages nearest either way kept (a
+        message found by a window alone counts its window's, less the margin)."""
         if limit <= 0 or not text.strip():
             return []
         prefix = namespace_prefix.rstrip("/")
