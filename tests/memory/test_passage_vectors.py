@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fakes.embedder import HashingEmbedder
 from memory.conftest import VectorsBackend
+from memory.test_recall_fusion import SMALL_TALK
 
 from flynn.identity import MemoryScope
 from flynn.learning.embedding_queue import EmbeddingQueue
@@ -197,14 +198,7 @@ PUPPY = (
     "eats her food so fast we had to get a special bowl that slows her down."
 )
 OTHERS = [
-    "The weather was grey all weekend, so we stayed in.",
-    "I finally finished that long novel about the lighthouse keeper.",
-    "Traffic on the ring road was terrible this morning.",
-    "We ordered pizza and watched an old western.",
-    "The new coffee machine at work makes a weak espresso.",
-    "I repainted the hallway a pale green.",
-    "My phone's battery barely lasts until lunch now.",
-    "The train to Lyon was late by an hour.",
+    *SMALL_TALK,
     "My sister is visiting in May with her two kids.",
     "I keep forgetting to water the tomatoes on the balcony.",
     BUDGET + "I also promised to review the hiring plan for the support team this week.",
