@@ -1,5 +1,6 @@
 """Local embeddings (``memory.embeddings``, on by default): one vector per stored message in the
-``embeddings`` table (float16, 768 bytes with MiniLM), and cosine search over a
+``embeddings`` table (float16, 768 bytes with MiniLM), and one per later window of a long one
+(kind ``passage``: ``flynn.memory.windows``), and cosine search over a
 namespace with numpy: row by row in a small one, in the lists nearest the question in a large
 one (``flynn.memory.vector_lists``).
 
