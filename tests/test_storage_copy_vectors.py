@@ -13,6 +13,7 @@ from flynn.memory.store import NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import TEAM_NAMESPACE, NewChunk
 from flynn.memory.vectors import SqliteVectors
+from flynn.memory.windows import turn_of
 from flynn.postgres.database import PostgresDatabase
 from flynn.schedule.migrations import SCHEMA
 from flynn.settings import Settings
@@ -107,6 +108,34 @@ def test_the_chunks_of_a_document_whose_title_the_copy_redacts_arrive_without_ve
     assert ("chunk", chunk["Tea"]) in kept
     # On main the chunk's vector of the redacted title was copied.
     assert ("chunk", chunk["Wifi"]) not in kept
+
+
+def test_a_long_message_the_copy_redacts_arrives_without_its_windows(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    data_dir = _data_dir(tmp_path)
+    before = "We went through the whole move plan, room by room and box by box. " * 20
+    with SqliteMemory.open(data_dir / "flynn.db", SCHEMA) as memory:
+        held = memory.history.append("gateway:ana", "user", "user", "later", tokens=1, now=T0)
+        plain = memory.history.append("gateway:bo", "user", "user", "later", tokens=1, now=T0)
+        # Past what the model reads: only the later windows' vectors hold the secret.
+        memory.db.execute("UPDATE messages SET content = ? WHERE id = ?", (before + HELD, held.id))
+        memory.db.execute("UPDATE messages SET content = ? WHERE id = ?", (before, plain.id))
+        vectors = SqliteVectors(memory.db, HashingEmbedder())
+        vectors.add("message", [(held.id, "user", before + HELD), (plain.id, "user", before)])
+        stored = {
+            (str(row[0]), turn_of(int(row[1])))
+            for row in memory.db.fetchall("SELECT kind, ref_id FROM embeddings")
+            if row[0] == "passage"
+        }
+        assert stored == {("passage", held.id), ("passage", plain.id)}
+
+    redacted, kept, texts = _copied(data_dir, postgres_url, "SELECT content FROM messages")
+
+    assert redacted >= 1 and not [text for text in texts if SECRET in text]
+    windows = {(kind, turn_of(ref)) for kind, ref in kept if kind == "passage"}
+    assert windows == {("passage", plain.id)}  # the redacted message's windows stayed behind
+    assert ("message", held.id) not in kept and ("message", plain.id) in kept
 
 
 def _copied(

@@ -14,6 +14,9 @@ turn's embedding otherwise ran beside the question's, sharing the cache and the 
 it, and took a core when anything else ran. It never waits for recall work that began after it
 started waiting, so steady recalls do not starve it.
 
+A long message's later windows (``flynn.memory.windows``) are embedded right after its batch is
+stored, as that batch's work (a model call each: ``docs/embeddings.md``).
+
 Two kinds of work share the task, a batch at a time:
 
 - *new messages* (``embed``), first: a turn just stored, whose session waits for its vector
@@ -56,7 +59,7 @@ import structlog
 from flynn.errors import EmbeddingFailed
 from flynn.memory.store import History, StoredMessage
 from flynn.memory.vector_index import return_free_memory
-from flynn.memory.vectors import Row, VectorStore, embed_each
+from flynn.memory.vectors import Row, VectorStore, embed_each, passages
 
 if TYPE_CHECKING:
     from flynn.memory.vectors import Matrix
@@ -102,6 +105,8 @@ class VectorWriter(VectorStore, Protocol):
         rows: Sequence[Row],
         vectors: Matrix,
     ) -> int: ...
+
+    def store_passages(self, rows: Sequence[Row], vectors: Matrix) -> int: ...
 
     def unembedded(self, namespace_prefix: str | None = None) -> int: ...
 
@@ -336,6 +341,7 @@ class EmbeddingQueue:
             ]
 
         self._vectors.store("message", rows, vectors, still=still)
+        await self._embed_passages(rows)
 
     async def _catch_up_batch(self, current: _Pass) -> bool:
         """Embeds the next batch of ``current``'s pass; returns whether the pass is done. Only
@@ -369,10 +375,27 @@ class EmbeddingQueue:
             return True
         current.refused = 0
         current.embedded += self._vectors.store_pending(current.prefix, read, rows, vectors)
+        try:
+            await self._embed_passages(rows)
+        except EmbeddingFailed:
+            # Their message is found by its own vector meanwhile; the next pass reads it again.
+            log.debug("memory.embedding_failed", passages_of=len(rows))
         # Only now: a batch whose vectors could not be stored (a full disk, a lock held too
         # long) is read again by the pass's next attempt, not skipped until the next start.
         current.after = read[-1][0]
         return False
+
+    async def _embed_passages(self, rows: Sequence[Row]) -> None:
+        """Embeds and stores the later windows of the long messages of ``rows`` (just stored;
+        ``flynn.memory.windows``), those whose message still has its vector (a forget or a
+        redaction meanwhile wins: ``store_passages``). Raises what ``embed_each`` raises."""
+        windows = passages(rows)
+        if not windows:
+            return
+        loop = asyncio.get_running_loop()
+        embed = self._vectors.embed if self._give_way is None else self._embed_giving_way
+        kept, vectors = await loop.run_in_executor(self._thread(), embed_each, embed, windows)
+        self._vectors.store_passages(kept, vectors)
 
     def _embed_giving_way(self, texts: Sequence[str]) -> Matrix:
         """``texts``' vectors, a text at a time, each after ``give_way``: in the queue's

@@ -9,13 +9,19 @@ from dataclasses import dataclass
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_root
 from flynn.memory.sql import NamedRow
+from flynn.memory.windows import LONG_CHARS, passage_id
 
 # One pass over the messages; the embeddings' primary key (kind, ref_id, model) finds each
-# message's vector, so a message counts once.
-_BY_NAMESPACE = """
+# message's vector, so a message counts once. A long message counts once its later windows have
+# theirs too (``flynn.memory.windows``): the catch-up embeds those of turns stored before them.
+_BY_NAMESPACE = f"""
 SELECT m.namespace, count(*) AS messages, count(e.ref_id) AS embedded, max(m.id) AS newest
 FROM messages AS m
 LEFT JOIN embeddings AS e ON e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
+    AND (length(m.content) <= {LONG_CHARS} OR EXISTS (
+        SELECT 1 FROM embeddings AS w WHERE w.kind = 'passage'
+        AND w.ref_id = {passage_id(0, 1)} + m.id * {passage_id(1, 0)} AND w.model = e.model
+    ))
 WHERE m.offline = 0
 GROUP BY m.namespace
 """
@@ -30,7 +36,7 @@ class PersonProgress:
     messages: int
     """Stored messages that are embedded (the offline provider's replies never are)."""
     embedded: int
-    """Of those, how many have a vector of the model."""
+    """Of those, how many have a vector of the model (a long one: and its later windows)."""
     newest: int
     """The id of their newest message: when they were last active, in the database's order."""
 

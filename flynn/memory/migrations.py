@@ -627,6 +627,17 @@ DROP TABLE rerooted_facts;
 {_fts_triggers("facts", ("field", "value"))}
 """
 
+# A long message's later windows have vectors of their own (kind ``passage``, ids ``message id *
+# 64 + 1..63``: ``flynn.memory.windows``); they go with the message's vector, on every path that
+# deletes one (a forget, through ``messages_embeddings_delete``; a redaction; a model dropped).
+_SCHEMA_V23 = """
+CREATE TRIGGER embeddings_passages_delete AFTER DELETE ON embeddings
+WHEN old.kind = 'message' BEGIN
+    DELETE FROM embeddings WHERE kind = 'passage'
+    AND ref_id BETWEEN old.ref_id * 64 + 1 AND old.ref_id * 64 + 63 AND model = old.model;
+END;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_V2,
@@ -650,6 +661,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V20,
     _SCHEMA_V21,
     _SCHEMA_V22,
+    _SCHEMA_V23,
 )
 """Memory's statements of migration ``n`` (1-based) are ``MIGRATIONS[n - 1]``; an empty one is a
 version only a part above memory changed. The ledger of versions for every part: append only;

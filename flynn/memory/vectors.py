@@ -1,5 +1,6 @@
 """Local embeddings (``memory.embeddings``, on by default): one vector per stored message in the
-``embeddings`` table (float16, 768 bytes with MiniLM), and cosine search over a
+``embeddings`` table (float16, 768 bytes with MiniLM), and one per later window of a long one
+(kind ``passage``: ``flynn.memory.windows``), and cosine search over a
 namespace with numpy: row by row in a small one, in the lists nearest the question in a large
 one (``flynn.memory.vector_lists``).
 
@@ -23,7 +24,8 @@ import structlog
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.sql import TransactionalSql
-from flynn.memory.vector_index import VectorIndex, return_free_memory
+from flynn.memory.vector_index import Snapshot, VectorIndex, return_free_memory
+from flynn.memory.windows import LONG_CHARS, later_windows, passage_id, turn_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -165,8 +167,9 @@ _IDS = f"""
 SELECT ref_id FROM embeddings
 WHERE {namespace_scope("namespace")} AND +kind = ? AND model = ?
 """
-# Messages with no vector of the model yet, each with the message before it in its session (two
-# probes of the (session, summarized, id) index, as ``History.previous`` does).
+# Messages with no vector of the model yet, or long ones without their later windows' (stored
+# before windows were, or left by a failure), each with the message before it in its session
+# (two probes of the (session, summarized, id) index, as ``History.previous`` does).
 _PREVIOUS_CONTENT = """
 (SELECT p.content FROM messages AS p WHERE p.namespace = m.namespace AND p.id = max(
     coalesce((SELECT max(id) FROM messages
@@ -174,26 +177,40 @@ _PREVIOUS_CONTENT = """
     coalesce((SELECT max(id) FROM messages
               WHERE session = m.session AND summarized = 1 AND id < m.id), 0)))
 """
+_NO_VECTOR = f"""(NOT EXISTS (
+    SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
+) OR (length(m.content) > {LONG_CHARS} AND NOT EXISTS (
+    SELECT 1 FROM embeddings AS e
+    WHERE e.kind = 'passage' AND e.ref_id = {passage_id(0, 1)} + m.id * {passage_id(1, 0)}
+    AND e.model = ?
+)))"""
 _UNEMBEDDED = f"""
 SELECT m.id, m.namespace, m.content, {_PREVIOUS_CONTENT} AS previous FROM messages AS m
-WHERE m.id > ? AND {namespace_scope("m.namespace")} AND m.offline = 0
-AND NOT EXISTS (
-    SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
-)
+WHERE m.id > ? AND {namespace_scope("m.namespace")} AND m.offline = 0 AND {_NO_VECTOR}
 ORDER BY m.id LIMIT ?
 """
 _COUNT_UNEMBEDDED = f"""
 SELECT count(*) AS n FROM messages AS m WHERE {namespace_scope("m.namespace")} AND m.offline = 0
-AND NOT EXISTS (
-    SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = ?
-)
+AND {_NO_VECTOR}
 """
+# Whether a message has its vector (``store_passages``: a window goes with its message's).
+_EMBEDDED = "SELECT 1 AS n FROM embeddings WHERE kind = 'message' AND ref_id = ? AND model = ?"
 _OTHER_MODELS = f"""
 SELECT model, count(*) AS n FROM embeddings
 WHERE {namespace_scope("namespace")} AND model != ? GROUP BY model ORDER BY model
 """
 _DROP_OTHER_MODELS = f"""
 DELETE FROM embeddings WHERE {namespace_scope("namespace")} AND model != ?
+"""
+PASSAGE_MARGIN = 0.1
+"""Taken from a window's cosine before it counts for its turn: a long turn has several windows,
+and the best of several cosines is higher than one by chance alone."""
+PASSAGE_WEIGHT = 0.5
+"""How much of what a window (less the margin) is nearer than its turn's own vector the turn
+gains. Chosen on the dev sets (``docs/recall-performance.md``, "Passage vectors for long turns"):
+the best of the two with no margin (0, 1) put long replies ahead of the turns that answer
+(``assistant_next`` -.012 at 25 turns, session@5 -.010; ``assistant_small`` -.016, -.012);
+(0.1, 0.5) is at or above today on every set, budget and session@5, and (0.15, 1) about the same.
 """
 _EVERYWHERE = ("", "", "\U0010ffff")
 """``scope_params`` for every namespace: ``namespace >= ''`` and below the last code point."""
@@ -214,18 +231,33 @@ class VectorsDialect:
     """(kind, ref_id, namespace, model, vector): a vector replaces one of the same model."""
     ids: str
     unembedded: str
+    """(after, *scope, model, model, limit): the model twice, for the message's vector and its
+    windows'."""
     count_unembedded: str
+    """(*scope, model, model)."""
     other_models: str
     drop_other_models: str
+    embedded: str
+    """(ref_id, model): a row when the message has its vector, which stays until the commit."""
 
 
 SQLITE_VECTORS = VectorsDialect(
-    _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS
+    _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS, _EMBEDDED
 )
 
 
 Row = tuple[int, str, str]
 """``(ref_id, namespace, text as embedded)``."""
+
+
+def passages(rows: Sequence[Row]) -> list[Row]:
+    """The later windows (``later_windows``) of the long message ``rows``, as rows of their
+    own: ``(passage_id, namespace, window)``."""
+    return [
+        (passage_id(ref_id, number), namespace, window)
+        for ref_id, namespace, text in rows
+        for number, window in enumerate(later_windows(text), 1)
+    ]
 
 
 def embed_each(
@@ -315,9 +347,38 @@ class SqlVectors:
     def add(self, kind: str, rows: Sequence[tuple[int, str, str]]) -> None:
         """Embeds and stores ``(ref_id, namespace, text)`` rows, in one transaction; a row the
         model fails on is left without a vector (``embed_each``: found by its words), unless it
-        fails on every row."""
+        fails on every row. Long messages' later windows follow, in a transaction of their
+        own (``add_passages``)."""
         if rows:
             self.store(kind, *embed_each(self._embedder.embed, rows))
+            if kind == "message":
+                self.add_passages(rows)
+
+    def add_passages(self, rows: Sequence[Row]) -> int:
+        """Embeds and stores the later windows of the long ``(id, namespace, text as
+        embedded)`` message rows (``passages``, ``store_passages``); returns how many."""
+        windows = passages(rows)
+        if not windows:
+            return 0
+        return self.store_passages(*embed_each(self._embedder.embed, windows))
+
+    def store_passages(self, rows: Sequence[Row], vectors: Matrix) -> int:
+        """Stores windows' vectors (``passages``' rows), those of messages that have their
+        own vector of this model, asked inside the store's transaction: a window goes with its
+        message's vector, deleted with it (a forget, a redaction: the ``embeddings`` trigger
+        of migration 23), so a window of a message changed since it was read is never kept.
+        Returns how many."""
+        model = self._embedder.model
+
+        def still() -> list[int]:
+            present: dict[int, bool] = {}
+            for ref_id, _, _ in rows:
+                turn = turn_of(ref_id)
+                if turn not in present:
+                    present[turn] = self._db.fetchone(self._sql.embedded, (turn, model)) is not None
+            return [index for index, (ref_id, _, _) in enumerate(rows) if present[turn_of(ref_id)]]
+
+        return self.store("passage", rows, vectors, still=still)
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self._embedder.embed(list(texts))
@@ -375,7 +436,7 @@ class SqlVectors:
         """How many stored messages (under ``namespace_prefix``, or anywhere) have no vector of
         this model: those stored before embeddings were on, or under another model."""
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
-        row = self._db.fetchone(self._sql.count_unembedded, (*scope, self.model))
+        row = self._db.fetchone(self._sql.count_unembedded, (*scope, self.model, self.model))
         return 0 if row is None else int(row["n"])
 
     def other_models(self, namespace_prefix: str | None = None) -> dict[str, int]:
@@ -398,12 +459,16 @@ class SqlVectors:
         transaction a batch, so an interrupted backfill keeps what it did. Yields how many
         each batch stored: a message forgotten or redacted while its batch was embedded (by
         another process too) gets no vector of what it said (``unchanged``), and one the model
-        fails on alone gets none either (``embed_each``). (A running daemon does this in
-        ``flynn.learning.embedding_queue``.)"""
+        fails on alone gets none either (``embed_each``). A long message's later windows are
+        embedded after its batch is stored (``add_passages``): also an old one's that has its
+        vector but not theirs (its own vector is then computed again, the same). (A running
+        daemon does this in ``flynn.learning.embedding_queue``.)"""
         after = 0
         while read := self.pending(namespace_prefix, after=after, limit=batch):
             rows, vectors = embed_each(self.embed, read)
-            yield self.store_pending(namespace_prefix, read, rows, vectors)
+            stored = self.store_pending(namespace_prefix, read, rows, vectors)
+            self.add_passages(rows)
+            yield stored
             after = read[-1][0]
 
     def store_pending(
@@ -432,7 +497,9 @@ class SqlVectors:
         scope = _EVERYWHERE if namespace_prefix is None else scope_params(namespace_prefix)
         return [
             (int(row["id"]), row["namespace"], in_context(row["previous"], row["content"]))
-            for row in self._db.fetchall(self._sql.unembedded, (after, *scope, self.model, limit))
+            for row in self._db.fetchall(
+                self._sql.unembedded, (after, *scope, self.model, self.model, limit)
+            )
         ]
 
     def unchanged(
@@ -456,10 +523,36 @@ class SqlVectors:
         limit: int,
         vector: Matrix | None = None,
     ) -> list[tuple[int, float]]:
+        """Of kind ``message``, a message's nearness is its own vector's, raised towards its
+        nearest later window's (kind ``passage``, ``flynn.memory.windows``) by
+        ``PASSAGE_WEIGHT`` of what that window, less ``PASSAGE_MARGIN``, is nearer: the
+        ``limit`` nearest of each are taken, and the messages nearest either way kept (a
+        message found by a window alone counts its window's, less the margin)."""
         if limit <= 0 or not text.strip():
             return []
-        key = (namespace_prefix.rstrip("/"), kind)
+        prefix = namespace_prefix.rstrip("/")
         self._check_version()
+        snapshot = self._snapshot((prefix, kind))
+        windows = self._snapshot((prefix, "passage")) if kind == "message" else None
+        if not len(snapshot) and not windows:
+            return []
+        query = self._embedder.embed([text])[0] if vector is None else vector
+        nearest = snapshot.nearest(query, limit)
+        if not windows:
+            return nearest
+        own = dict(nearest)
+        best = dict(nearest)
+        for ref_id, similarity in windows.nearest(query, limit):
+            turn = turn_of(ref_id)
+            lifted = similarity - PASSAGE_MARGIN
+            base = own.get(turn, lifted)
+            merged = base + PASSAGE_WEIGHT * max(0.0, lifted - base)
+            if merged > best.get(turn, -2.0):
+                best[turn] = merged
+        return sorted(best.items(), key=lambda pair: -pair[1])[:limit]
+
+    def _snapshot(self, key: tuple[str, str]) -> Snapshot:
+        """``key``'s rows in memory, read first when they are not."""
         snapshot = self._index.snapshot(key)
         if snapshot is None:
             loading = self._index.begin_load(key)
@@ -467,10 +560,7 @@ class SqlVectors:
         if snapshot.needs_lists:
             snapshot = self._index.organised(key, snapshot)
             return_free_memory()  # the rows' copies before they were sorted into lists
-        if not len(snapshot):
-            return []
-        query = self._embedder.embed([text])[0] if vector is None else vector
-        return snapshot.nearest(query, limit)
+        return snapshot
 
     def forget_cache(self) -> None:
         """Drops what is kept in memory (done by itself when rows are deleted)."""

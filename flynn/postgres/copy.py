@@ -34,6 +34,7 @@ from flynn.memory.fts_words import FtsWords
 from flynn.memory.namespaces import namespace_root
 from flynn.memory.redaction import KINDS, Redaction, SqlRedaction
 from flynn.memory.sql import storable
+from flynn.memory.windows import turn_of
 from flynn.postgres.database import PostgresDatabase, psycopg_statement
 
 log = structlog.get_logger(__name__)
@@ -419,7 +420,10 @@ def _copy_table(
 
 
 def _is_stale(row: _Row, stale: set[tuple[str, int]]) -> bool:
-    return (str(row["kind"]), int(row["ref_id"])) in stale
+    kind, ref_id = str(row["kind"]), int(row["ref_id"])
+    if kind == "passage":  # a long message's later window goes with its message's vector
+        kind, ref_id = "message", turn_of(ref_id)
+    return (kind, ref_id) in stale
 
 
 def _columns(source: Database, target: PostgresDatabase, table: str) -> list[_Column]:

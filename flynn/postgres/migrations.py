@@ -635,6 +635,18 @@ _SENDER_ROOTS = (
     + _rerooted("facts", "fact_terms", "fact_id")
 )
 
+# A long message's later windows' vectors go with the message's (SQLite's migration 23).
+_PASSAGES = """
+CREATE FUNCTION flynn_message_vector_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM embeddings WHERE kind = 'passage'
+    AND ref_id BETWEEN OLD.ref_id * 64 + 1 AND OLD.ref_id * 64 + 63 AND model = OLD.model;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER embeddings_passages_delete AFTER DELETE ON embeddings
+    FOR EACH ROW WHEN (OLD.kind = 'message') EXECUTE FUNCTION flynn_message_vector_deleted();
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     _SCHEMA_V1,
     _SCHEMA_SCHEDULE,
@@ -652,5 +664,6 @@ MIGRATIONS: tuple[str, ...] = (
     _WENT_LIVE,
     _REDACTION_STAMP,
     _SENDER_ROOTS,
+    _PASSAGES,
 )
 LATEST_VERSION = len(MIGRATIONS)

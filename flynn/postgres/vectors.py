@@ -17,6 +17,7 @@ from flynn.memory.embedding_progress import PersonProgress, people_of
 from flynn.memory.namespaces import scope_params
 from flynn.memory.vector_index import VectorIndex
 from flynn.memory.vectors import Embedder, SqlVectors, Still, VectorsDialect, decode_vectors
+from flynn.memory.windows import LONG_CHARS, passage_id, turn_of
 from flynn.postgres.database import PostgresDatabase
 
 if TYPE_CHECKING:
@@ -42,9 +43,14 @@ _PREVIOUS_CONTENT = """
     (SELECT max(id) FROM messages WHERE session = m.session AND NOT summarized AND id < m.id),
     (SELECT max(id) FROM messages WHERE session = m.session AND summarized AND id < m.id)))
 """
-_NO_VECTOR = """NOT EXISTS (
+# No vector, or a long message without its later windows' (``flynn.memory.windows``).
+_NO_VECTOR = f"""(NOT EXISTS (
     SELECT 1 FROM embeddings AS e WHERE e.kind = 'message' AND e.ref_id = m.id AND e.model = %s
-)"""
+) OR (length(m.content) > {LONG_CHARS} AND NOT EXISTS (
+    SELECT 1 FROM embeddings AS e
+    WHERE e.kind = 'passage' AND e.ref_id = {passage_id(0, 1)} + m.id * {passage_id(1, 0)}
+    AND e.model = %s
+)))"""
 _UNEMBEDDED = f"""
 SELECT m.id, m.namespace, m.content, {_PREVIOUS_CONTENT} AS previous FROM messages AS m
 WHERE m.id > %s AND {_M_SCOPE} AND NOT m.offline AND {_NO_VECTOR}
@@ -58,12 +64,21 @@ SELECT model, count(*) AS n FROM embeddings
 WHERE {_SCOPE} AND model != %s GROUP BY model ORDER BY model
 """
 _DROP_OTHER_MODELS = f"DELETE FROM embeddings WHERE {_SCOPE} AND model != %s"
+# Locked until the commit: a forget or redaction of the message, by any worker, waits for the
+# windows being stored, and its trigger then takes them with the message's vector.
+_EMBEDDED = """
+SELECT 1 AS n FROM embeddings WHERE kind = 'message' AND ref_id = %s AND model = %s FOR SHARE
+"""
 _WRITES = "SELECT version FROM embedding_writes WHERE id = 1"
 _LOCK_WRITES = _WRITES + " FOR UPDATE"
-_BY_NAMESPACE = """
+_BY_NAMESPACE = f"""
 SELECT m.namespace, count(*) AS messages, count(e.ref_id) AS embedded, max(m.id) AS newest
 FROM messages AS m
 LEFT JOIN embeddings AS e ON e.kind = 'message' AND e.ref_id = m.id AND e.model = %s
+    AND (length(m.content) <= {LONG_CHARS} OR EXISTS (
+        SELECT 1 FROM embeddings AS w WHERE w.kind = 'passage'
+        AND w.ref_id = {passage_id(0, 1)} + m.id * {passage_id(1, 0)} AND w.model = e.model
+    ))
 WHERE NOT m.offline
 GROUP BY m.namespace
 """
@@ -74,9 +89,14 @@ _OWNERS = {"message": "messages", "fact": "facts", "chunk": "team_chunks"}
 # any worker) while their vectors are stored. Taken before the version row (``_LOCK_WRITES``),
 # in the order a forget takes them (the rows it deletes, then that row, through the trigger).
 _HOLD = "SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR SHARE"
+# A window's vector is held by its message's (``flynn.memory.windows``), taken as ``_HOLD``.
+_HOLD_MESSAGE_VECTORS = """
+SELECT ref_id FROM embeddings WHERE kind = 'message' AND ref_id = ANY(%s) AND model = %s
+ORDER BY ref_id FOR SHARE
+"""
 
 POSTGRES_VECTORS = VectorsDialect(
-    _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS
+    _INSERT, _IDS, _UNEMBEDDED, _COUNT_UNEMBEDDED, _OTHER_MODELS, _DROP_OTHER_MODELS, _EMBEDDED
 )
 
 
@@ -109,7 +129,13 @@ class PostgresVectors(SqlVectors):
         locked first (``FOR SHARE``), then ``still`` is asked and only the rows that still
         exist get a vector. A row deleted or rewritten by another worker before the lock gets
         none; one deleted after waits for this commit, and its trigger takes the vector with
-        it. (SQLite needs none of this: its write lock is the whole database's.)"""
+        it. A turn's windows (kind ``passage``) are held by the turn's own vector the same way.
+        (SQLite needs none of this: its write lock is the whole database's.)"""
+        if kind == "passage" and rows:
+            with self._pg.transaction():
+                turns = sorted({turn_of(ref_id) for ref_id, _, _ in rows})
+                self._pg.fetchall(_HOLD_MESSAGE_VECTORS, (turns, self._embedder.model))
+                return super().store(kind, rows, vectors, still=still)
         table = _OWNERS.get(kind)
         if table is None or not rows:
             return super().store(kind, rows, vectors, still=still)

@@ -24,6 +24,7 @@ from flynn.memory.sql import TransactionalSql
 from flynn.memory.store import History, NewFact
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import NewChunk, SqlTeam
+from flynn.memory.windows import passage_id
 from flynn.people.files import DirectoryPersonFiles, person_directory
 from flynn.people.store import PersonFileRedaction
 from flynn.postgres.coordination import PostgresCoordination, WorkerTimes
@@ -286,6 +287,26 @@ def test_a_store_stamped_2_gets_the_rules_of_version_3(
     for secret in ("GuestNet2024", "Tr0ub4dor", "9f8e7d6c", "S3cr3tValue"):
         assert secret not in stored
     assert place.redaction.stamp()[0] == REDACTION_VERSION  # 3, or a later version
+
+
+def test_a_long_messages_windows_go_with_its_vector(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = "We went through the whole move plan, room by room and box by box. " * 20
+    with older_gate(monkeypatch):
+        # The secret past the model's 256 tokens: only the later windows' vectors hold it.
+        leaked = place.history.append("s1", "users/ana", "user", before + SAID, tokens=5, now=NOW)
+        plain = place.history.append("s2", "users/ana", "user", before, tokens=5, now=NOW)
+    for message in (leaked, plain):
+        add_vector(place, "message", message.id)
+        for window in (1, 2):
+            add_vector(place, "passage", passage_id(message.id, window))
+
+    assert asyncio.run(RedactionPass(place.redaction).run_behind()) is not None
+
+    windows = "SELECT 1 FROM embeddings WHERE kind = 'passage' AND ref_id BETWEEN ? AND ?"
+    assert place.count(windows, (passage_id(leaked.id, 1), passage_id(leaked.id, 63))) == 0
+    assert place.count(windows, (passage_id(plain.id, 1), passage_id(plain.id, 63))) == 2
 
 
 def test_a_stamped_store_is_not_redacted_again(

@@ -373,7 +373,9 @@ def test_a_persons_vectors_load_through_the_namespace_index(memory: SqliteMemory
         _add(memory.history, vectors, f"users/{person}", "green tea every morning")
     vectors.forget_cache()
     assert vectors.nearest("users/ana", "tea", kind="message", limit=1)
-    [load] = recording.loads
+    # The turns' vectors, then their later windows' (kind ``passage``), by the same statement.
+    load, windows = recording.loads
+    assert load == windows
     params = ("users/ana", "users/ana/", "users/ana0", "message", "hashing-64")
     plan = " ".join(row[3] for row in memory.db.fetchall(f"EXPLAIN QUERY PLAN {load}", params))
     assert "USING INDEX embeddings_namespace" in plan and "PRIMARY KEY" not in plan
