@@ -9,9 +9,11 @@ import ctypes
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flynn.memory.vector_lists import EXACT_ROWS, VectorLists, partition
+from flynn.memory.vector_file import FileRoom, MappedArrays
+from flynn.memory.vector_lists import EXACT_ROWS, Room, VectorLists, partition
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,6 +29,10 @@ dimensions), and an added row never moves the ones before it."""
 MAX_BYTES = 96 << 20
 """What the cached namespaces may take together (a namespace of 100,000 MiniLM vectors takes
 38 MiB); the least recently searched go first, the one just loaded always stays."""
+
+MAPPED_DIRECTORY = "mapped-vectors"
+"""The directory of the data dir that holds the files of ``VectorIndex``'s ``mapped_in``: never
+a name, only open files (``flynn.memory.vector_file``)."""
 
 Key = tuple[str, str]
 """A namespace prefix (without its trailing slash) and a kind of row."""
@@ -65,6 +71,9 @@ class _Entry:
     lists: VectorLists | None = None
     listed: Ids | None = None
     """The ids in ``lists``, sorted (8 bytes a row), for ``holds``."""
+    file: MappedArrays | None = None
+    """The file ``lists`` and ``listed`` are read from, when they are (``VectorIndex``'s
+    ``mapped_in``)."""
     newest: int = -1
     """The largest id held: a row stored after the load has a larger one, and needs no look."""
 
@@ -182,16 +191,17 @@ class Snapshot:
             return len(self) >= EXACT_ROWS
         return self.unlisted > max(BLOCK_ROWS, len(self.lists) // 8)
 
-    def partitioned(self) -> VectorLists:
-        """Lists over every row: the rows added to the lists there are, or new ones."""
+    def partitioned(self, room: Room | None = None) -> VectorLists:
+        """Lists over every row: the rows added to the lists there are, or new ones; their rows
+        in ``room``."""
         import numpy as np
 
         codes = np.concatenate([codes for codes, _, _ in self.blocks])
         scales = np.concatenate([scales for _, scales, _ in self.blocks])
         ids = np.concatenate([ids for _, _, ids in self.blocks])
         if self.lists is None:
-            return partition(codes, scales, ids)
-        return self.lists.with_rows(codes, scales, ids)
+            return partition(codes, scales, ids, room=room)
+        return self.lists.with_rows(codes, scales, ids, room=room)
 
     def nearest(self, query: Matrix, limit: int, *, exact: bool = False) -> list[tuple[int, float]]:
         """Up to ``limit`` ``(id, similarity)`` pairs, most similar first: the dot product of
@@ -240,7 +250,12 @@ class VectorIndex:
     deleted, so it answers their own search and is not kept. New rows join the namespaces they
     belong to (``add``), also each load of them under way."""
 
-    def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, *, max_bytes: int = MAX_BYTES, mapped_in: Path | None = None) -> None:
+        """``mapped_in``: a directory on a disk (not a ``tmpfs``, which is memory) where the
+        rows a namespace's lists hold are written once built, and read through a mapping
+        (``flynn.memory.vector_file``) that ``rest`` hands back to the page cache; ``None``,
+        or a directory that cannot be written: they stay in the process's memory."""
+        self._mapped_in = mapped_in
         self._lock = threading.Lock()
         self._entries: dict[Key, _Entry] = {}
         # Loads under way by namespace (two threads may read one at once); dropped with the
@@ -283,15 +298,17 @@ class VectorIndex:
 
         if not snapshot.needs_lists:
             return snapshot
-        lists = snapshot.partitioned()
+        room = None if self._mapped_in is None else FileRoom(self._mapped_in)
+        lists = snapshot.partitioned(room)
         listed_ids = np.sort(lists.ids)
+        file = None if room is None else room.sealed()
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or entry is not snapshot.source or entry.lists is not snapshot.lists:
                 return Snapshot((), lists)  # answers this search only
             listed = snapshot.unlisted
             blocks, entry.blocks, entry.lists = entry.blocks, [], lists
-            entry.listed = listed_ids
+            entry.listed, entry.file = listed_ids, file
             before = 0  # rows in the blocks before this one
             for block in blocks:
                 begin = max(0, listed - before)
@@ -366,6 +383,17 @@ class VectorIndex:
         with self._lock:
             self._entries.clear()
             self._loading.clear()
+
+    def rest(self) -> None:
+        """What the process does at rest (the embedding queue quiet): the namespaces' mapped
+        rows handed back to the page cache, then the C heap's free pages to the system
+        (``return_free_memory``). A search then reads its lists from the page cache again (from
+        the disk, if the kernel took them meanwhile). Never raises."""
+        with self._lock:
+            files = [entry.file for entry in self._entries.values() if entry.file is not None]
+        for file in files:
+            file.release()
+        return_free_memory()
 
     def _end(self, loading: Loading) -> bool:
         """Takes ``loading`` off the loads under way (the lock held); whether it still was."""
