@@ -46,7 +46,6 @@ from flynn.learning.turns import MemoryWriter
 from flynn.memory.checkpointer import WalCheckpointer
 from flynn.memory.embeddings_health import EmbeddingsStatus
 from flynn.memory.telegram_updates import SqlTelegramUpdates
-from flynn.memory.vector_index import MAPPED_DIRECTORY, VectorIndex, return_free_memory
 from flynn.memory_view import Embeddings, MemoryView
 from flynn.people.files import move_shared_person_files
 from flynn.people_place import owner_directory
@@ -628,10 +627,7 @@ def _services(
     llm = settings.llm
     zone = settings.persona.timezone
     memory, schedule = storage.memory, storage.schedule
-    # A person's listed vectors are read from a file in the data dir, handed back to the page
-    # cache at rest (docs/embeddings.md, "The vectors in a mapped file").
-    index = VectorIndex(mapped_in=settings.data_dir / MAPPED_DIRECTORY)
-    vectors = storage.vectors(embeddings, index=index) if embeddings is not None else None
+    vectors = storage.vectors(embeddings, data_dir=settings.data_dir) if embeddings else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,
@@ -745,7 +741,6 @@ def _services(
                 graph=graph,
                 vectors=vectors,
                 give_way=recall_worker.in_flight.give_way,  # behind recalls, a text at a time
-                at_rest=index.rest if vectors is not None else return_free_memory,
             ),
             learner=learner,
             every_turns=settings.memory.extract_every_turns,

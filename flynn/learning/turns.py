@@ -19,7 +19,6 @@ from flynn.learning.own_words import is_injection, own_words
 from flynn.learning.reconcile import Outcome, RuleReconciler
 from flynn.learning.rules import RuleExtractor
 from flynn.memory.store import History, MessageRole, StoredMessage
-from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import in_context
 from flynn.tokens import estimate_tokens
 
@@ -60,18 +59,16 @@ class MemoryWriter:
         graph: MessageIngestor | None = None,
         vectors: VectorWriter | None = None,
         give_way: Callable[[], None] | None = None,
-        at_rest: Callable[[], None] = return_free_memory,
     ) -> None:
         """``give_way``: called by the background embedding before each stored message it
-        embeds (``EmbeddingQueue``), to wait for the recall work in flight; ``at_rest`` once it
-        has been quiet a while (the vectors' ``VectorIndex.rest``: it must not raise)."""
+        embeds (``EmbeddingQueue``), to wait for the recall work in flight."""
         self._history = history
         self._rules = rules
         self._reconciler = reconciler
         self._graph = graph
         self._vectors = vectors
         self._queue = (
-            EmbeddingQueue(vectors, history, self._vector_row, give_way=give_way, at_rest=at_rest)
+            EmbeddingQueue(vectors, history, self._vector_row, give_way=give_way)
             if vectors is not None
             else None
         )

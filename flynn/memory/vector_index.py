@@ -34,6 +34,16 @@ MAPPED_DIRECTORY = "mapped-vectors"
 """The directory of the data dir that holds the files of ``VectorIndex``'s ``mapped_in``: never
 a name, only open files (``flynn.memory.vector_file``)."""
 
+HEAP_TRIM_BYTES = 1 << 20
+"""Free bytes at the top of a glibc arena past which they go back to the system at once
+(``keep_heap_trimmed``): the daemon at rest with 100,000 turns, 173 MiB with 1 MiB, 188 with 4,
+211-223 left to glibc (docs/embeddings.md)."""
+HEAP_MMAP_BYTES = 32 << 20
+"""Blocks from this size are mapped on their own, smaller ones come from the arenas: glibc's
+largest dynamic threshold, which a daemon reaches after its first large free anyway."""
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
 Key = tuple[str, str]
 """A namespace prefix (without its trailing slash) and a kind of row."""
 
@@ -425,6 +435,34 @@ def return_free_memory() -> None:
     except (OSError, AttributeError):
         return
     trim(0)
+
+
+def in_files(data_dir: Path) -> VectorIndex:
+    """The daemon's index: the rows of large namespaces in files of ``data_dir``'s
+    ``MAPPED_DIRECTORY`` (``mapped_in``), and glibc's heap kept trimmed (``keep_heap_trimmed``)
+    so that what building them frees leaves the process too."""
+    keep_heap_trimmed()
+    return VectorIndex(mapped_in=data_dir / MAPPED_DIRECTORY)
+
+
+def keep_heap_trimmed() -> None:
+    """Sets glibc's thresholds where the process's free heap goes back to the system once a
+    person's rows are in a file (``VectorIndex``'s ``mapped_in``): the top of a thread's arena
+    is handed back when it is over ``HEAP_TRIM_BYTES``, which ``malloc_trim`` never does for a
+    thread's arena (only for the main one). Left to glibc, that threshold grows to twice the
+    largest block freed (up to 64 MiB), and building a person's lists in a recall thread frees
+    tens of megabytes there (the load's blocks, the k-means sample): with the rows in the file
+    and nothing live above them, they stayed resident at the top of that arena, and the daemon
+    at rest held as much as with the rows in memory (docs/embeddings.md). Blocks below
+    ``HEAP_MMAP_BYTES`` still come from the arenas, as glibc's own threshold ends up doing;
+    setting one threshold stops glibc from moving either. Elsewhere than glibc it does nothing;
+    it never raises."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)
+    mallopt(_M_TRIM_THRESHOLD, HEAP_TRIM_BYTES)
 
 
 def _under(namespace: str, prefix: str) -> bool:

@@ -472,6 +472,10 @@ class SqlVectors:
         query = self._embedder.embed([text])[0] if vector is None else vector
         return snapshot.nearest(query, limit)
 
+    def rest(self) -> None:
+        """What the process does at rest (``VectorIndex.rest``). Never raises."""
+        self._index.rest()
+
     def forget_cache(self) -> None:
         """Drops what is kept in memory (done by itself when rows are deleted)."""
         self._index.clear()
