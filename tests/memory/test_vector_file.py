@@ -6,6 +6,7 @@ found in it."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import stat
@@ -17,11 +18,13 @@ import pytest
 import structlog
 from fakes.embedder import HashingEmbedder
 
+from flynn.learning.embedding_queue import EmbeddingQueue
 from flynn.memory import vector_file, vector_index
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.vector_index import BLOCK_ROWS, Snapshot, VectorIndex
 from flynn.memory.vector_lists import EXACT_ROWS
 from flynn.memory.vectors import SqliteVectors
+from flynn.storage_place import _SqliteStorage
 
 np = pytest.importorskip("numpy")
 
@@ -209,3 +212,29 @@ def test_a_forgotten_turn_is_never_found_in_the_mapped_rows(
     memory.db.publish_rewrites()
     assert candidates() == {m.id for m in stored} - doomed
     assert len(_open_files(directory)) == 1  # the rows read again, in a new file
+
+
+async def test_the_daemon_s_store_hands_the_mapped_rows_back_once_embedding_rests(
+    memory: SqliteMemory, tmp_path: Path, linux: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As the daemon builds it (``Storage.vectors(embedder, data_dir=...)``): the index's files
+    # in the data dir, and the embedding queue resting through it.
+    monkeypatch.setattr(vector_index, "EXACT_ROWS", 60)
+    storage = _SqliteStorage(memory)
+    vectors = storage.vectors(HashingEmbedder(), data_dir=tmp_path)
+    directory = tmp_path / vector_index.MAPPED_DIRECTORY
+    stored = [
+        memory.history.append("s", KEY[0], "user", f"tea number {n}", tokens=3, now=NOW)
+        for n in range(80)
+    ]
+    vectors.add("message", [(m.id, KEY[0], m.content) for m in stored])
+    memory.db.publish_rewrites()
+    assert vectors.nearest(KEY[0], "tea", kind="message", limit=5)
+    assert sum(_mapped_rss_kib(directory)) > 0
+    queue = EmbeddingQueue(
+        vectors, memory.history, lambda m: (m.id, m.namespace, m.content), quiet_seconds=0
+    )
+    await queue.embed(memory.history.append("s", KEY[0], "user", "and one more", tokens=3, now=NOW))
+    await asyncio.wait_for(queue.rested(), timeout=10)
+    await queue.aclose()
+    assert _mapped_rss_kib(directory) == [0]
