@@ -235,7 +235,7 @@ def _sorted(
     # Gathered straight into the room, never a copy of the rows in the heap first: freed, that
     # copy stayed resident in the recall thread's arena (glibc trims no thread arena's top).
     # "clip" takes ``out`` as it is ("raise" gathers into a buffer first).
-    np.take(codes, order, axis=0, out=kept_codes, mode="clip")
-    np.take(scales, order, out=kept_scales, mode="clip")
-    np.take(ids, order, out=kept_ids, mode="clip")
+    np.take(codes.astype(np.int8, copy=False), order, axis=0, out=kept_codes, mode="clip")
+    np.take(scales.astype(np.float32, copy=False), order, out=kept_scales, mode="clip")
+    np.take(ids.astype(np.int64, copy=False), order, out=kept_ids, mode="clip")
     return VectorLists(kept_centroids, offsets, kept_codes, kept_scales, kept_ids, trained)

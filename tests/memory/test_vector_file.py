@@ -97,6 +97,19 @@ def test_mapped_rows_answer_as_the_rows_in_memory_also_after_rest(
     assert snapshot is not None and snapshot.lists is mapped.lists
     assert [snapshot.nearest(query, 50) for query in queries] == expected
     assert sum(_mapped_rss_kib(directory)) > 0  # read again from the page cache
+    # Rows added since, joined to the lists (``with_rows``): still the same answers.
+    more = _unit_rows(BLOCK_ROWS + 100, seed=6)
+    grown = []
+    for each in (index, plain := VectorIndex()):
+        if each is plain:
+            _organised(plain, rows)
+        each.add("message", [(len(rows) + 1 + i, KEY[0], row) for i, row in enumerate(more)])  # type: ignore[arg-type]
+        before = each.snapshot(KEY)
+        assert before is not None and before.needs_lists
+        grown.append(each.organised(KEY, before))
+    assert grown[0].lists is not None and not grown[0].lists.codes.flags.writeable
+    assert grown[0].lists.nbytes == grown[1].lists.nbytes  # type: ignore[union-attr]
+    assert [grown[0].nearest(q, 50) for q in queries] == [grown[1].nearest(q, 50) for q in queries]
 
 
 def test_the_file_has_no_name_and_is_private(
