@@ -35,12 +35,18 @@ MAPPED_DIRECTORY = "mapped-vectors"
 a name, only open files (``flynn.memory.vector_file``)."""
 
 HEAP_TRIM_BYTES = 1 << 20
-"""Free bytes at the top of a glibc arena past which they go back to the system at once
-(``keep_heap_trimmed``): the daemon at rest with 100,000 turns, 173 MiB with 1 MiB, 188 with 4,
-211-223 left to glibc (docs/embeddings.md)."""
+"""Free bytes at the top of this thread's glibc arena past which ``trim_thread_arena`` hands
+them back (a page's worth would do; a megabyte leaves the next small allocations their room)."""
+BUSY_TRIM_BYTES = 64 << 20
+"""The top of an arena kept otherwise (``keep_heap_trimmed``): glibc's own threshold grows to
+this once a block of 32 MiB is freed. Lower, the model's activations were handed back after
+each batch and faulted in again for the next: 1 MiB cost 25.0 ms of CPU a stored turn against
+19.1 (``flynn bench embed --dataset assistant_small``)."""
 HEAP_MMAP_BYTES = 32 << 20
 """Blocks from this size are mapped on their own, smaller ones come from the arenas: glibc's
 largest dynamic threshold, which a daemon reaches after its first large free anyway."""
+_TRIGGER_BYTES = 256 << 10
+"""A block freed to make glibc look at its arena's top (it does for a free of 64 KiB or more)."""
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 
@@ -394,6 +400,14 @@ class VectorIndex:
             self._entries.clear()
             self._loading.clear()
 
+    def hand_back(self) -> None:
+        """After a namespace was organised in the calling thread: the free heap back to the
+        system (``return_free_memory``), and the top of this thread's arena when the rows went
+        to a file (``trim_thread_arena``). Never raises."""
+        return_free_memory()
+        if self._mapped_in is not None:
+            trim_thread_arena()
+
     def rest(self) -> None:
         """What the process does at rest (the embedding queue quiet): the namespaces' mapped
         rows handed back to the page cache, then the C heap's free pages to the system
@@ -404,6 +418,8 @@ class VectorIndex:
         for file in files:
             file.release()
         return_free_memory()
+        if self._mapped_in is not None:
+            trim_thread_arena()  # the embedding thread's: the model's activations
 
     def _end(self, loading: Loading) -> bool:
         """Takes ``loading`` off the loads under way (the lock held); whether it still was."""
@@ -446,23 +462,44 @@ def in_files(data_dir: Path) -> VectorIndex:
 
 
 def keep_heap_trimmed() -> None:
-    """Sets glibc's thresholds where the process's free heap goes back to the system once a
-    person's rows are in a file (``VectorIndex``'s ``mapped_in``): the top of a thread's arena
-    is handed back when it is over ``HEAP_TRIM_BYTES``, which ``malloc_trim`` never does for a
-    thread's arena (only for the main one). Left to glibc, that threshold grows to twice the
-    largest block freed (up to 64 MiB), and building a person's lists in a recall thread frees
-    tens of megabytes there (the load's blocks, the k-means sample): with the rows in the file
-    and nothing live above them, they stayed resident at the top of that arena, and the daemon
-    at rest held as much as with the rows in memory (docs/embeddings.md). Blocks below
-    ``HEAP_MMAP_BYTES`` still come from the arenas, as glibc's own threshold ends up doing;
-    setting one threshold stops glibc from moving either. Elsewhere than glibc it does nothing;
-    it never raises."""
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    """Fixes glibc's thresholds where a daemon ends up anyway (``HEAP_MMAP_BYTES``,
+    ``BUSY_TRIM_BYTES``): setting them stops glibc from moving them, so ``trim_thread_arena``
+    can lower the trim threshold for a moment and put it back. Elsewhere than glibc it does
+    nothing; it never raises."""
+    mallopt = _libc_function("mallopt")
+    if mallopt is not None:
+        mallopt(_M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)
+        mallopt(_M_TRIM_THRESHOLD, BUSY_TRIM_BYTES)
+
+
+def trim_thread_arena() -> None:
+    """Hands back the free top of the calling thread's glibc arena, which ``malloc_trim`` never
+    does for a thread's arena (only for the main one): the trim threshold lowered to
+    ``HEAP_TRIM_BYTES``, a block freed (glibc then trims the arena's top), the threshold put back
+    (``keep_heap_trimmed``, which it sets too). Building a person's lists in a recall thread
+    frees tens of megabytes there (the load's blocks, the k-means sample); with the rows in a
+    file and nothing live above them, that stayed resident at the top of the arena, and the
+    daemon at rest held as much as with the rows in the heap (docs/embeddings.md). Elsewhere
+    than glibc it does nothing; it never raises."""
+    mallopt, malloc, free = (_libc_function(name) for name in ("mallopt", "malloc", "free"))
+    if mallopt is None or malloc is None or free is None:
         return
+    malloc.restype = ctypes.c_void_p
+    free.argtypes = [ctypes.c_void_p]
     mallopt(_M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)
     mallopt(_M_TRIM_THRESHOLD, HEAP_TRIM_BYTES)
+    try:
+        free(malloc(_TRIGGER_BYTES))  # free(NULL), should malloc fail, does nothing
+    finally:
+        mallopt(_M_TRIM_THRESHOLD, BUSY_TRIM_BYTES)
+
+
+def _libc_function(name: str) -> ctypes._NamedFuncPointer | None:
+    try:
+        function: ctypes._NamedFuncPointer = getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+    return function
 
 
 def _under(namespace: str, prefix: str) -> bool:

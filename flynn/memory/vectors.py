@@ -23,7 +23,7 @@ import structlog
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.sql import TransactionalSql
-from flynn.memory.vector_index import VectorIndex, return_free_memory
+from flynn.memory.vector_index import VectorIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -466,7 +466,7 @@ class SqlVectors:
             snapshot = self._index.finish_load(loading, self._read(*key))
         if snapshot.needs_lists:
             snapshot = self._index.organised(key, snapshot)
-            return_free_memory()  # the rows' copies before they were sorted into lists
+            self._index.hand_back()  # the rows' copies before they were sorted into lists
         if not len(snapshot):
             return []
         query = self._embedder.embed([text])[0] if vector is None else vector
