@@ -627,7 +627,7 @@ def _services(
     llm = settings.llm
     zone = settings.persona.timezone
     memory, schedule = storage.memory, storage.schedule
-    vectors = storage.vectors(embeddings) if embeddings is not None else None
+    vectors = storage.vectors(embeddings, data_dir=settings.data_dir) if embeddings else None
     reconciler = RuleReconciler(
         memory.facts,
         timezone=parse_timezone(zone) if zone else datetime.now().astimezone().tzinfo,

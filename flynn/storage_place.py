@@ -38,7 +38,7 @@ from flynn.memory.store import Facts, History
 from flynn.memory.stores import SqliteMemory
 from flynn.memory.team import SqliteTeam, SqlTeam
 from flynn.memory.telegram_updates import SqlTelegramUpdates
-from flynn.memory.vector_index import VectorIndex
+from flynn.memory.vector_index import VectorIndex, in_files
 from flynn.memory.vectors import Embedder, SqliteVectors, SqlVectors
 from flynn.people.store import PersonFiles
 from flynn.people_place import person_files
@@ -175,7 +175,12 @@ class Storage(Protocol):
 
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts: ...
 
-    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors: ...
+    def vectors(
+        self, embedder: Embedder, *, index: VectorIndex | None = None, data_dir: Path | None = None
+    ) -> SqlVectors:
+        """The stored vectors, searched through ``index`` (new when ``None``: with ``data_dir``,
+        the daemon's, its listed rows in files there, ``flynn.memory.vector_index.in_files``)."""
+        ...
 
     def embedding_progress(self, model: str) -> list[PersonProgress]: ...
 
@@ -330,8 +335,10 @@ class _SqliteStorage(_Opened):
     def costs(self, *, clock: Callable[[], datetime], prices: Prices | None) -> SqlCosts:
         return SqliteCosts(self._db, clock=clock, prices=prices)
 
-    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
-        return SqliteVectors(self._db, embedder, index=index)
+    def vectors(
+        self, embedder: Embedder, *, index: VectorIndex | None = None, data_dir: Path | None = None
+    ) -> SqlVectors:
+        return SqliteVectors(self._db, embedder, index=_index(index, data_dir))
 
     def embedding_progress(self, model: str) -> list[PersonProgress]:
         return embedding_progress(self._db, model)
@@ -394,10 +401,14 @@ class _PostgresStorage(_Opened):
 
         return PostgresCosts(self._pg, clock=clock, prices=prices)
 
-    def vectors(self, embedder: Embedder, *, index: VectorIndex | None = None) -> SqlVectors:
+    def vectors(
+        self, embedder: Embedder, *, index: VectorIndex | None = None, data_dir: Path | None = None
+    ) -> SqlVectors:
         from flynn.postgres.vectors import PostgresVectors
 
-        return PostgresVectors(self._pg, embedder, index=index)
+        # Each worker's own index, its files in its data dir (workers on one machine may share
+        # it: the files have no names).
+        return PostgresVectors(self._pg, embedder, index=_index(index, data_dir))
 
     def embedding_progress(self, model: str) -> list[PersonProgress]:
         from flynn.postgres import vectors
@@ -459,3 +470,7 @@ class _PostgresStorage(_Opened):
             )
 
         return RecallWorker.sharing(reading)
+
+
+def _index(index: VectorIndex | None, data_dir: Path | None) -> VectorIndex | None:
+    return index if index is not None or data_dir is None else in_files(data_dir)

@@ -39,8 +39,9 @@ Two kinds of work share the task, a batch at a time:
 Once the queue has been empty for ``QUIET_SECONDS`` it hands the process's freed heap back to
 the system (``at_rest``, glibc's ``malloc_trim``), in its thread: the model's activations for a
 long turn and the recall threads' search buffers stay resident once freed otherwise, and a
-daemon at rest held 25 MiB more for them (``docs/embeddings.md``). Not while busy: what is
-handed back is faulted in again by the next batch.
+daemon at rest held 25 MiB more for them (``docs/embeddings.md``). So do the pages of the
+people's vectors mapped from files (``VectorIndex.rest``: 40 MiB at 100,000 turns), which stay
+in the page cache. Not while busy: what is handed back is faulted in again by the next batch.
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ import structlog
 
 from flynn.errors import EmbeddingFailed
 from flynn.memory.store import History, StoredMessage
-from flynn.memory.vector_index import return_free_memory
 from flynn.memory.vectors import Row, VectorStore, embed_each, passages
 
 if TYPE_CHECKING:
@@ -97,6 +97,10 @@ class VectorWriter(VectorStore, Protocol):
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
     def pending(self, namespace_prefix: str | None, *, after: int, limit: int) -> list[Row]: ...
+
+    def rest(self) -> None:
+        """Hands back what the process need not hold at rest (``SqlVectors.rest``: the mapped
+        rows, the free heap). Never raises."""
 
     def store_pending(
         self,
@@ -138,14 +142,14 @@ class EmbeddingQueue:
         *,
         batch: int = 16,
         limit: int = 256,
-        at_rest: Callable[[], None] = return_free_memory,
+        at_rest: Callable[[], None] | None = None,
         quiet_seconds: float = QUIET_SECONDS,
         give_way: Callable[[], None] | None = None,
     ) -> None:
-        """``at_rest`` runs in the queue's thread once it has been empty for
-        ``quiet_seconds`` after some work; it must not raise. ``give_way`` runs in the queue's
-        thread before each text is embedded, and returns when the text may be (it must not
-        raise, and must return in bounded time)."""
+        """``at_rest`` (``vectors.rest`` unless given) runs in the queue's thread once it has
+        been empty for ``quiet_seconds`` after some work; it must not raise. ``give_way`` runs
+        in the queue's thread before each text is embedded, and returns when the text may be
+        (it must not raise, and must return in bounded time)."""
         self._vectors = vectors
         self._history = history
         self._row = row
@@ -156,7 +160,7 @@ class EmbeddingQueue:
         self._worker: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._closed = False
-        self._at_rest = at_rest
+        self._at_rest = vectors.rest if at_rest is None else at_rest
         self._quiet = quiet_seconds
         self._resting: asyncio.TimerHandle | None = None
         self._rested = asyncio.Event()

@@ -9,9 +9,11 @@ import ctypes
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flynn.memory.vector_lists import EXACT_ROWS, VectorLists, partition
+from flynn.memory.vector_file import FileRoom, MappedArrays
+from flynn.memory.vector_lists import EXACT_ROWS, Room, VectorLists, partition
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,6 +29,26 @@ dimensions), and an added row never moves the ones before it."""
 MAX_BYTES = 96 << 20
 """What the cached namespaces may take together (a namespace of 100,000 MiniLM vectors takes
 38 MiB); the least recently searched go first, the one just loaded always stays."""
+
+MAPPED_DIRECTORY = "mapped-vectors"
+"""The directory of the data dir that holds the files of ``VectorIndex``'s ``mapped_in``: never
+a name, only open files (``flynn.memory.vector_file``)."""
+
+HEAP_TRIM_BYTES = 1 << 20
+"""Free bytes at the top of this thread's glibc arena past which ``trim_thread_arena`` hands
+them back (a page's worth would do; a megabyte leaves the next small allocations their room)."""
+BUSY_TRIM_BYTES = 64 << 20
+"""The top of an arena kept otherwise (``keep_heap_trimmed``): glibc's own threshold grows to
+this once a block of 32 MiB is freed. Lower, the model's activations were handed back after
+each batch and faulted in again for the next: 1 MiB cost 25.0 ms of CPU a stored turn against
+19.1 (``flynn bench embed --dataset assistant_small``)."""
+HEAP_MMAP_BYTES = 32 << 20
+"""Blocks from this size are mapped on their own, smaller ones come from the arenas: glibc's
+largest dynamic threshold, which a daemon reaches after its first large free anyway."""
+_TRIGGER_BYTES = 256 << 10
+"""A block freed to make glibc look at its arena's top (it does for a free of 64 KiB or more)."""
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 
 Key = tuple[str, str]
 """A namespace prefix (without its trailing slash) and a kind of row."""
@@ -65,6 +87,9 @@ class _Entry:
     lists: VectorLists | None = None
     listed: Ids | None = None
     """The ids in ``lists``, sorted (8 bytes a row), for ``holds``."""
+    file: MappedArrays | None = None
+    """The file ``lists`` and ``listed`` are read from, when they are (``VectorIndex``'s
+    ``mapped_in``)."""
     newest: int = -1
     """The largest id held: a row stored after the load has a larger one, and needs no look."""
 
@@ -182,16 +207,17 @@ class Snapshot:
             return len(self) >= EXACT_ROWS
         return self.unlisted > max(BLOCK_ROWS, len(self.lists) // 8)
 
-    def partitioned(self) -> VectorLists:
-        """Lists over every row: the rows added to the lists there are, or new ones."""
+    def partitioned(self, room: Room | None = None) -> VectorLists:
+        """Lists over every row: the rows added to the lists there are, or new ones; their rows
+        in ``room``."""
         import numpy as np
 
         codes = np.concatenate([codes for codes, _, _ in self.blocks])
         scales = np.concatenate([scales for _, scales, _ in self.blocks])
         ids = np.concatenate([ids for _, _, ids in self.blocks])
         if self.lists is None:
-            return partition(codes, scales, ids)
-        return self.lists.with_rows(codes, scales, ids)
+            return partition(codes, scales, ids, room=room)
+        return self.lists.with_rows(codes, scales, ids, room=room)
 
     def nearest(self, query: Matrix, limit: int, *, exact: bool = False) -> list[tuple[int, float]]:
         """Up to ``limit`` ``(id, similarity)`` pairs, most similar first: the dot product of
@@ -240,7 +266,12 @@ class VectorIndex:
     deleted, so it answers their own search and is not kept. New rows join the namespaces they
     belong to (``add``), also each load of them under way."""
 
-    def __init__(self, *, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, *, max_bytes: int = MAX_BYTES, mapped_in: Path | None = None) -> None:
+        """``mapped_in``: a directory on a disk (not a ``tmpfs``, which is memory) where the
+        rows a namespace's lists hold are written once built, and read through a mapping
+        (``flynn.memory.vector_file``) that ``rest`` hands back to the page cache; ``None``,
+        or a directory that cannot be written: they stay in the process's memory."""
+        self._mapped_in = mapped_in
         self._lock = threading.Lock()
         self._entries: dict[Key, _Entry] = {}
         # Loads under way by namespace (two threads may read one at once); dropped with the
@@ -283,15 +314,17 @@ class VectorIndex:
 
         if not snapshot.needs_lists:
             return snapshot
-        lists = snapshot.partitioned()
+        room = None if self._mapped_in is None else FileRoom(self._mapped_in)
+        lists = snapshot.partitioned(room)
         listed_ids = np.sort(lists.ids)
+        file = None if room is None else room.sealed()
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or entry is not snapshot.source or entry.lists is not snapshot.lists:
                 return Snapshot((), lists)  # answers this search only
             listed = snapshot.unlisted
             blocks, entry.blocks, entry.lists = entry.blocks, [], lists
-            entry.listed = listed_ids
+            entry.listed, entry.file = listed_ids, file
             before = 0  # rows in the blocks before this one
             for block in blocks:
                 begin = max(0, listed - before)
@@ -367,6 +400,27 @@ class VectorIndex:
             self._entries.clear()
             self._loading.clear()
 
+    def hand_back(self) -> None:
+        """After a namespace was organised in the calling thread: the free heap back to the
+        system (``return_free_memory``), and the top of this thread's arena when the rows went
+        to a file (``trim_thread_arena``). Never raises."""
+        return_free_memory()
+        if self._mapped_in is not None:
+            trim_thread_arena()
+
+    def rest(self) -> None:
+        """What the process does at rest (the embedding queue quiet): the namespaces' mapped
+        rows handed back to the page cache, then the C heap's free pages to the system
+        (``return_free_memory``). A search then reads its lists from the page cache again (from
+        the disk, if the kernel took them meanwhile). Never raises."""
+        with self._lock:
+            files = [entry.file for entry in self._entries.values() if entry.file is not None]
+        for file in files:
+            file.release()
+        return_free_memory()
+        if self._mapped_in is not None:
+            trim_thread_arena()  # the embedding thread's: the model's activations
+
     def _end(self, loading: Loading) -> bool:
         """Takes ``loading`` off the loads under way (the lock held); whether it still was."""
         under_way = self._loading.get(loading.key, [])
@@ -397,6 +451,55 @@ def return_free_memory() -> None:
     except (OSError, AttributeError):
         return
     trim(0)
+
+
+def in_files(data_dir: Path) -> VectorIndex:
+    """The daemon's index: the rows of large namespaces in files of ``data_dir``'s
+    ``MAPPED_DIRECTORY`` (``mapped_in``), and glibc's heap kept trimmed (``keep_heap_trimmed``)
+    so that what building them frees leaves the process too."""
+    keep_heap_trimmed()
+    return VectorIndex(mapped_in=data_dir / MAPPED_DIRECTORY)
+
+
+def keep_heap_trimmed() -> None:
+    """Fixes glibc's thresholds where a daemon ends up anyway (``HEAP_MMAP_BYTES``,
+    ``BUSY_TRIM_BYTES``): setting them stops glibc from moving them, so ``trim_thread_arena``
+    can lower the trim threshold for a moment and put it back. Elsewhere than glibc it does
+    nothing; it never raises."""
+    mallopt = _libc_function("mallopt")
+    if mallopt is not None:
+        mallopt(_M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)
+        mallopt(_M_TRIM_THRESHOLD, BUSY_TRIM_BYTES)
+
+
+def trim_thread_arena() -> None:
+    """Hands back the free top of the calling thread's glibc arena, which ``malloc_trim`` never
+    does for a thread's arena (only for the main one): the trim threshold lowered to
+    ``HEAP_TRIM_BYTES``, a block freed (glibc then trims the arena's top), the threshold put back
+    (``keep_heap_trimmed``, which it sets too). Building a person's lists in a recall thread
+    frees tens of megabytes there (the load's blocks, the k-means sample); with the rows in a
+    file and nothing live above them, that stayed resident at the top of the arena, and the
+    daemon at rest held as much as with the rows in the heap (docs/embeddings.md). Elsewhere
+    than glibc it does nothing; it never raises."""
+    mallopt, malloc, free = (_libc_function(name) for name in ("mallopt", "malloc", "free"))
+    if mallopt is None or malloc is None or free is None:
+        return
+    malloc.restype = ctypes.c_void_p
+    free.argtypes = [ctypes.c_void_p]
+    mallopt(_M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)
+    mallopt(_M_TRIM_THRESHOLD, HEAP_TRIM_BYTES)
+    try:
+        free(malloc(_TRIGGER_BYTES))  # free(NULL), should malloc fail, does nothing
+    finally:
+        mallopt(_M_TRIM_THRESHOLD, BUSY_TRIM_BYTES)
+
+
+def _libc_function(name: str) -> ctypes._NamedFuncPointer | None:
+    try:
+        function: ctypes._NamedFuncPointer = getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+    return function
 
 
 def _under(namespace: str, prefix: str) -> bool:

@@ -6,8 +6,9 @@ nearest the question (a fifth of the rows) instead of every row.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     Matrix = npt.NDArray[np.float32]
     Codes = npt.NDArray[np.int8]
     Ids = npt.NDArray[np.int64]
+
+Room = Callable[[Sequence[tuple[tuple[int, ...], str]]], "list[npt.NDArray[Any]]"]
+"""Where built lists keep their rows: empty arrays of the ``(shape, dtype)`` asked, in order (a
+file's mapping: ``flynn.memory.vector_file.FileRoom``); without one, numpy's own memory."""
 
 EXACT_ROWS = 20_000
 """Below this many rows a namespace is searched row by row: reading them all is then as quick
@@ -115,9 +120,12 @@ class VectorLists:
             return True
         return float(len(sizes) * np.square(sizes).sum() / total**2) <= IMBALANCE
 
-    def with_rows(self, codes: Codes, scales: Matrix, ids: Ids) -> VectorLists:
+    def with_rows(
+        self, codes: Codes, scales: Matrix, ids: Ids, *, room: Room | None = None
+    ) -> VectorLists:
         """These lists with more rows: each joins the list of its nearest centroid; trained
-        again when the rows have doubled since training or the lists grew uneven."""
+        again when the rows have doubled since training or the lists grew uneven. Their rows
+        in ``room`` (``Room``)."""
         import numpy as np
 
         total = len(self) + codes.shape[0]
@@ -125,23 +133,25 @@ class VectorLists:
         all_scales = np.concatenate([self.scales, scales])
         all_ids = np.concatenate([self.ids, ids])
         if total > 2 * self.trained:
-            return partition(all_codes, all_scales, all_ids)
+            return partition(all_codes, all_scales, all_ids, room=room)
         labels = np.concatenate(
             [
                 np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets)),
                 _assign(codes, self.centroids),
             ]
         )
-        grown = _sorted(self.centroids, labels, all_codes, all_scales, all_ids, self.trained)
+        grown = _sorted(self.centroids, labels, all_codes, all_scales, all_ids, self.trained, room)
         if grown.is_balanced():
             return grown
-        return partition(all_codes, all_scales, all_ids)
+        return partition(all_codes, all_scales, all_ids, room=room)
 
 
-def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> VectorLists:
+def partition(
+    codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0, room: Room | None = None
+) -> VectorLists:
     """Lists over the rows: twice the square root of their number, their centroids trained by
     spherical k-means (the rows are unit vectors; similarity is their dot product) on a
-    sample."""
+    sample. Their rows in ``room`` (``Room``)."""
     import numpy as np
 
     count = codes.shape[0]
@@ -159,7 +169,7 @@ def partition(codes: Codes, scales: Matrix, ids: Ids, *, seed: int = 0) -> Vecto
         filled = norms > 0
         # A list no sample row chose keeps its centroid (the rows assigned later may fill it).
         centroids[chosen[filled]] = sums[filled] / norms[filled, None]
-    return _sorted(centroids, _assign(codes, centroids), codes, scales, ids, count)
+    return _sorted(centroids, _assign(codes, centroids), codes, scales, ids, count, room)
 
 
 def _positions(starts: list[int], stops: list[int], total: int) -> Ids:
@@ -190,7 +200,13 @@ def _assign(rows: Codes | Matrix, centroids: Matrix) -> Ids:
 
 
 def _sorted(
-    centroids: Matrix, labels: Ids, codes: Codes, scales: Matrix, ids: Ids, trained: int
+    centroids: Matrix,
+    labels: Ids,
+    codes: Codes,
+    scales: Matrix,
+    ids: Ids,
+    trained: int,
+    room: Room | None = None,
 ) -> VectorLists:
     import numpy as np
 
@@ -198,11 +214,28 @@ def _sorted(
     counts = np.bincount(labels, minlength=centroids.shape[0])
     offsets = np.zeros(centroids.shape[0] + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return VectorLists(
-        centroids.astype(np.float32),
-        offsets,
-        codes[order],
-        scales[order],
-        ids[order].astype(np.int64),
-        trained,
+    if room is None:
+        return VectorLists(
+            centroids.astype(np.float32),
+            offsets,
+            codes[order],
+            scales[order],
+            ids[order].astype(np.int64),
+            trained,
+        )
+    kept_centroids, kept_codes, kept_scales, kept_ids = room(
+        [
+            (centroids.shape, "float32"),
+            (codes.shape, "int8"),
+            (scales.shape, "float32"),
+            (ids.shape, "int64"),
+        ]
     )
+    kept_centroids[...] = centroids
+    # Gathered straight into the room, never a copy of the rows in the heap first: freed, that
+    # copy stayed resident in the recall thread's arena (glibc trims no thread arena's top).
+    # "clip" takes ``out`` as it is ("raise" gathers into a buffer first).
+    np.take(codes.astype(np.int8, copy=False), order, axis=0, out=kept_codes, mode="clip")
+    np.take(scales.astype(np.float32, copy=False), order, out=kept_scales, mode="clip")
+    np.take(ids.astype(np.int64, copy=False), order, out=kept_ids, mode="clip")
+    return VectorLists(kept_centroids, offsets, kept_codes, kept_scales, kept_ids, trained)

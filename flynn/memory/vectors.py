@@ -24,7 +24,7 @@ import structlog
 from flynn.memory.database import Database
 from flynn.memory.namespaces import namespace_scope, scope_params
 from flynn.memory.sql import TransactionalSql
-from flynn.memory.vector_index import Snapshot, VectorIndex, return_free_memory
+from flynn.memory.vector_index import Snapshot, VectorIndex
 from flynn.memory.windows import LONG_CHARS, later_windows, passage_id, turn_of
 
 if TYPE_CHECKING:
@@ -559,8 +559,12 @@ class SqlVectors:
             snapshot = self._index.finish_load(loading, self._read(*key))
         if snapshot.needs_lists:
             snapshot = self._index.organised(key, snapshot)
-            return_free_memory()  # the rows' copies before they were sorted into lists
+            self._index.hand_back()  # the rows' copies before they were sorted into lists
         return snapshot
+
+    def rest(self) -> None:
+        """What the process does at rest (``VectorIndex.rest``). Never raises."""
+        self._index.rest()
 
     def forget_cache(self) -> None:
         """Drops what is kept in memory (done by itself when rows are deleted)."""
